@@ -1,0 +1,13 @@
+#ifndef TILE_CONVERSION_PASSES_H
+#define TILE_CONVERSION_PASSES_H
+
+#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+
+namespace mlir::tile {
+
+#define GEN_PASS_REGISTRATION
+#include "tile/Conversion/Passes.h.inc"
+
+} // namespace mlir::tile
+
+#endif

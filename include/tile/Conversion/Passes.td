@@ -1,0 +1,31 @@
+#ifndef TILE_CONVERSION_PASSES_TD
+#define TILE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm"> {
+  let summary = "lower tile.instr and tile views to the LLVM dialect";
+  let description = [{
+    Each `tile.instr` becomes one `llvm.inline_asm` holding the opcode
+    verbatim, with constraint letters derived from the PTX form table
+    (h, r, l for 16-, 32- and 64-bit registers, b for the predicate, l for an
+    address). Register arithmetic is side-effect free so that unused results
+    can be removed; loads and stores are side-effecting so they are neither
+    dropped nor reordered. A predicated instruction is guarded with `@p`;
+    with `keep` operands each destination is tied to its previous value.
+    `tile.view` and `tile.broadcast` become memref descriptor updates.
+    Run `--tile-expand` first.
+
+    ```mlir
+    %1 = tile.instr "add.rn.f16x2"(%a, %b) : (i32, i32) -> i32
+    ```
+    becomes
+    ```mlir
+    %1 = llvm.inline_asm "add.rn.f16x2 $0, $1, $2;", "=r,r,r" %a, %b
+        : (i32, i32) -> i32
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif

@@ -1,0 +1,38 @@
+#ifndef TILE_CONVERSION_TILETONVVM_TILETONVVM_H
+#define TILE_CONVERSION_TILETONVVM_TILETONVVM_H
+
+#include "mlir/Pass/Pass.h"
+#include "tile/PTX/Forms.h"
+
+#include <string>
+
+namespace mlir {
+class LLVMTypeConverter;
+class RewritePatternSet;
+
+namespace tile {
+
+#define GEN_PASS_DECL_CONVERTTILETONVVM
+#include "tile/Conversion/Passes.h.inc"
+
+/// The inline-asm text and constraint string of one instruction of `form`.
+/// Outputs are numbered first, then the source registers, the address, the
+/// predicate and the tied previous destinations, in that order.
+struct InlineAsm {
+  std::string text;
+  std::string constraints;
+};
+InlineAsm buildInlineAsm(const ptx::Form &form, bool predicated,
+                         bool preserveDst);
+
+/// The inline-asm constraint letter of a register of `bits` bits, or 0 when
+/// NVPTX has none.
+char constraintLetter(unsigned bits);
+
+void populateTileToNVVMConversionPatterns(LLVMTypeConverter &converter,
+                                          RewritePatternSet &patterns);
+
+} // namespace tile
+} // namespace mlir
+
+#endif

@@ -1,0 +1,39 @@
+#ifndef TILE_DIALECT_TILE_IR_TILEOPS_H
+#define TILE_DIALECT_TILE_IR_TILEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#define GET_OP_CLASSES
+#include "tile/Dialect/Tile/IR/TileOps.h.inc"
+
+
+
+#include "tile/PTX/Forms.h"
+
+namespace mlir::tile {
+
+/// Address spaces of tile operands, as numbered by NVPTX. Register tiles are
+/// memrefs in the local space; LLVM promotes them to registers.
+constexpr unsigned kGlobalAddressSpace = 1;
+constexpr unsigned kSharedAddressSpace = 3;
+constexpr unsigned kRegisterAddressSpace = 5;
+
+/// The NVPTX address space of a memref, or std::nullopt when its memory space
+/// is not an integer.
+std::optional<unsigned> getAddressSpace(MemRefType type);
+
+/// The target that gates `op`: the closest `tile.target` string attribute on
+/// an ancestor, else the chip of an NVPTX target of the enclosing gpu.module.
+std::optional<ptx::Target> getTargetFor(Operation *op);
+
+/// The name of the attribute that names a target explicitly.
+constexpr llvm::StringLiteral kTargetAttrName = "tile.target";
+
+} // namespace mlir::tile
+#endif

@@ -1,0 +1,108 @@
+#ifndef TILE_OPS_TD
+#define TILE_OPS_TD
+
+include "tile/Dialect/Tile/IR/TileDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
+
+def Tile_ApplyOp : Tile_Op<"apply", [AttrSizedOperandSegments]> {
+  let summary = "apply one PTX instruction form to every repeat of register tiles";
+  let description = [{
+    Operands follow the PTX operand order of `opcode`, destination first. Each
+    tensor operand is a statically shaped memref whose leading axes are the
+    repeat axes and whose final axis holds the instruction's native registers.
+    A scalar SSA value may stand for a single-register read input and is
+    broadcast over all repeats.
+
+    ```mlir
+    tile.apply "add.rn.f16x2"(%d, %a, %b)
+        : memref<8x1xi32, 5>, memref<8x1xi32, 5>, memref<8x1xi32, 5>
+    tile.apply "abs.f32"(%r, %r) if %p {preserve_dst}
+        : memref<4x1xf32, 5>, memref<4x1xf32, 5>
+    ```
+
+    With `pred`, the instruction executes only where the predicate is true;
+    the destination is then undefined unless `preserve_dst` is set, which keeps
+    its previous value.
+  }];
+  let arguments = (ins StrAttr:$opcode,
+                       Variadic<AnyType>:$args,
+                       Optional<I1>:$pred,
+                       DefaultValuedStrAttr<StrAttr, "thread">:$scope,
+                       UnitAttr:$preserve_dst);
+  let assemblyFormat = [{
+    $opcode `(` $args `)` (`if` $pred^)? attr-dict `:` type($args)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_InstrOp : Tile_Op<"instr", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "one PTX instruction on SSA register values";
+  let description = [{
+    The result of `--tile-expand`: one instruction. `results` are the
+    destination registers in order; `inputs` are the source registers in
+    order; a memory operand (for ld/st) is an element address given as a
+    memref and indices. `keep` carries the previous destination values of a
+    predicated instruction with `preserve_dst`.
+
+    ```mlir
+    %v = tile.instr "ld.global.b32"() [%A[%i, %c0] : memref<8x1xi32, 1>] : () -> i32
+    %s = tile.instr "add.rn.f16x2"(%v, %w) : (i32, i32) -> i32
+    ```
+  }];
+  let arguments = (ins StrAttr:$opcode,
+                       Variadic<AnyType>:$inputs,
+                       Optional<AnyMemRef>:$memref,
+                       Variadic<Index>:$indices,
+                       Optional<I1>:$pred,
+                       Variadic<AnyType>:$keep);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $opcode `(` $inputs `)`
+    (`[` $memref^ `[` $indices `]` `:` type($memref) `]`)?
+    (`if` $pred^)?
+    (`keep` `(` $keep^ `:` type($keep) `)`)?
+    attr-dict `:` `(` type($inputs) `)` `->` type($results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ViewOp : Tile_Op<"view", [Pure,
+    DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
+  let summary = "reinterpret the register carriers of a tile";
+  let description = [{
+    Reinterprets the bits of the final (register) axis with another element
+    type, e.g. (4,1) 32-bit words as (4,2) 16-bit halves, low half first. It
+    changes no value and selects no operation. The final axis must be
+    contiguous; its extent scales by the width ratio, the other strides and
+    the offset are rescaled to the new element.
+
+    ```mlir
+    %h = tile.view %w : memref<4x1xi32, 5> to memref<4x2xi16, 5>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure,
+    DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
+  let summary = "a zero-stride view that repeats a tile along unit axes";
+  let description = [{
+    Expands unit axes of the source to the result's extents with stride 0, so
+    one register is read by every repeat. Legal only as an instruction input.
+
+    ```mlir
+    %b = tile.broadcast %s : memref<1x1xf32, 5> to memref<8x1xf32, strided<[0, 1]>, 5>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // TILE_OPS_TD

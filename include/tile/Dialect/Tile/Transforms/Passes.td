@@ -1,0 +1,50 @@
+#ifndef TILE_TRANSFORMS_PASSES_TD
+#define TILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileExpand : Pass<"tile-expand"> {
+  let summary = "unroll tile.apply into one tile.instr per repeat";
+  let description = [{
+    For each row-major repeat coordinate of a `tile.apply`, binds each tile's
+    final register axis in increasing order and emits exactly one
+    `tile.instr`, with explicit slot loads before it and slot stores after it.
+    Scalar inputs are reused. Nothing else is inserted.
+
+    ```mlir
+    tile.apply "abs.f32"(%d, %s) : memref<2x1xf32, 5>, memref<2x1xf32, 5>
+    ```
+    becomes
+    ```mlir
+    %0 = memref.load %s[%c0, %c0] : memref<2x1xf32, 5>
+    %1 = tile.instr "abs.f32"(%0) : (f32) -> f32
+    memref.store %1, %d[%c0, %c0] : memref<2x1xf32, 5>
+    %2 = memref.load %s[%c1, %c0] : memref<2x1xf32, 5>
+    %3 = tile.instr "abs.f32"(%2) : (f32) -> f32
+    memref.store %3, %d[%c1, %c0] : memref<2x1xf32, 5>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
+  let summary = "give every gpu.module an NVVM target with a sufficient PTX ISA version";
+  let description = [{
+    A gpu.module without targets gets `#nvvm.target` for `chip`. A gpu.module
+    whose NVVM target names no PTX ISA version gets the lowest version that
+    its chip and every tile instruction in it need (or `ptx`, if given), so
+    forms such as `cvt.rn.satfinite.e4m3x2.f32` (PTX ISA 8.1) are emitted
+    with a version that has them.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", [{"sm_90"}],
+           "the chip for gpu.modules that have no target">,
+    Option<"ptxVersion", "ptx", "unsigned", "0",
+           "PTX ISA version times ten (e.g. 86); 0 picks the lowest that works">,
+    Option<"optLevel", "O", "unsigned", "3", "LLVM optimization level">,
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
+#endif

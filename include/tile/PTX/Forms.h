@@ -1,0 +1,99 @@
+//===- Forms.h - The PTX instruction form table -----------------*- C++ -*-===//
+//
+// The one source of truth for PTX facts: given an opcode spelling it answers
+// whether it is a real instruction form, its operands in order with role,
+// register width, register count and state space, and the target floor.
+// The verifier, the lowering, the Python API and the docs all ask it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_PTX_FORMS_H
+#define TILE_PTX_FORMS_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::tile::ptx {
+
+enum class Role { Dst, Src };
+
+/// Where an operand lives: a register, or the memory an address points to.
+enum class Space { Reg, Global, Shared, Local };
+
+llvm::StringRef stringifyRole(Role role);
+llvm::StringRef stringifySpace(Space space);
+
+struct Operand {
+  /// The name used in diagnostics: dst, lhs, rhs, src, src1, ...
+  std::string name;
+  Role role;
+  Space space;
+  /// The PTX type token of each register or memory element: f16x2, s32, b32.
+  std::string type;
+  /// Width in bits of one register (or memory element).
+  unsigned bits;
+  /// Registers bound from the operand's final axis: 1 for a scalar register,
+  /// N for the register side and the memory side of a .vN load or store.
+  unsigned count;
+
+  bool isMemory() const { return space != Space::Reg; }
+  /// The exact float element type this register may be carried in
+  /// ("f16", "bf16", "f32", "f64"), or "" when only bit containers fit.
+  llvm::StringRef floatCarrier() const;
+  /// Element types that may carry one register, in MLIR spelling: the
+  /// equal-width integers, plus the exact float type for scalar float types.
+  std::vector<std::string> carriers() const;
+  /// Width of the PTX register that holds the value: sub-16-bit values sit
+  /// in 16-bit registers.
+  unsigned registerBits() const { return bits < 16 ? 16 : bits; }
+};
+
+struct Form {
+  std::string opcode;
+  std::string family;
+  llvm::SmallVector<Operand, 4> operands;
+  /// Lowest SM version (e.g. 90) and PTX ISA version times ten (e.g. 86).
+  unsigned minSm = 0;
+  unsigned minPtx = 0;
+  /// The form exists only on the arch-specific `a` target of minSm.
+  bool archSpecific = false;
+  bool readsMemory = false;
+  bool writesMemory = false;
+
+  bool accessesMemory() const { return readsMemory || writesMemory; }
+  /// The index of the memory operand, if any.
+  std::optional<unsigned> memoryOperand() const;
+  /// "sm_100 or newer and PTX ISA 8.6"
+  std::string floorText() const;
+};
+
+/// A compilation target such as sm_90 or sm_100a.
+struct Target {
+  unsigned sm = 0;
+  /// 'a' for arch-specific, 'f' for family-specific, 0 for neither.
+  char suffix = 0;
+
+  static std::optional<Target> parse(llvm::StringRef chip);
+  std::string str() const;
+  /// The newest PTX ISA version (times ten) that this toolchain emits.
+  static unsigned maxPtx();
+};
+
+/// Parses an opcode spelling. On failure returns std::nullopt and sets
+/// `error` to a message naming the offending token and what is legal there.
+std::optional<Form> parseForm(llvm::StringRef opcode, std::string &error);
+
+/// Checks that `form` exists on `target`; on failure sets `error`, e.g.
+/// "add.rn.f32x2 requires sm_100 or newer and PTX ISA 8.6".
+bool isAvailableOn(const Form &form, const Target &target, std::string &error);
+
+/// Every family the table knows, for documentation and generators.
+llvm::ArrayRef<llvm::StringRef> families();
+
+} // namespace mlir::tile::ptx
+
+#endif // TILE_PTX_FORMS_H

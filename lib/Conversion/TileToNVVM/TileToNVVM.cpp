@@ -1,0 +1,276 @@
+//===- TileToNVVM.cpp - Lower tile instructions to LLVM inline asm --------===//
+
+#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+#include "tile/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_CONVERTTILETONVVM
+#include "tile/Conversion/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+char mlir::tile::constraintLetter(unsigned bits) {
+  switch (bits) {
+  case 16:
+    return 'h';
+  case 32:
+    return 'r';
+  case 64:
+    return 'l';
+  case 128:
+    return 'q';
+  default:
+    return 0;
+  }
+}
+
+InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
+                                     bool preserveDst) {
+  unsigned numOutputs = 0, numSrcRegs = 0;
+  for (const ptx::Operand &operand : form.operands) {
+    if (operand.isMemory())
+      continue;
+    (operand.role == ptx::Role::Dst ? numOutputs : numSrcRegs) +=
+        operand.count;
+  }
+  unsigned nextOutput = 0, nextInput = numOutputs;
+  unsigned addressIndex = numOutputs + numSrcRegs;
+  unsigned predIndex = addressIndex + (form.accessesMemory() ? 1 : 0);
+
+  std::string text = predicated ? "@$" + std::to_string(predIndex) + " " : "";
+  text += form.opcode;
+  std::vector<std::string> outputs, inputs;
+  for (auto [i, operand] : llvm::enumerate(form.operands)) {
+    text += i == 0 ? " " : ", ";
+    if (operand.isMemory()) {
+      text += "[$" + std::to_string(addressIndex) + "]";
+      continue;
+    }
+    std::string letter(1, constraintLetter(operand.registerBits()));
+    if (operand.count > 1)
+      text += "{";
+    for (unsigned reg = 0; reg < operand.count; ++reg) {
+      if (reg)
+        text += ", ";
+      if (operand.role == ptx::Role::Dst) {
+        text += "$" + std::to_string(nextOutput++);
+        outputs.push_back("=" + letter);
+      } else {
+        text += "$" + std::to_string(nextInput++);
+        inputs.push_back(letter);
+      }
+    }
+    if (operand.count > 1)
+      text += "}";
+  }
+  text += ";";
+  if (form.accessesMemory())
+    inputs.push_back("l");
+  if (predicated)
+    inputs.push_back("b");
+  if (preserveDst)
+    for (unsigned out = 0; out < numOutputs; ++out)
+      inputs.push_back(std::to_string(out));
+  std::string constraints;
+  for (const std::string &c : outputs)
+    constraints += (constraints.empty() ? "" : ",") + c;
+  for (const std::string &c : inputs)
+    constraints += (constraints.empty() ? "" : ",") + c;
+  return {text, constraints};
+}
+
+namespace {
+
+/// Moves a carrier value into the integer register type inline asm takes.
+Value toRegister(OpBuilder &b, Location loc, Value value, unsigned regBits) {
+  Type regType = b.getIntegerType(regBits);
+  unsigned bits = value.getType().getIntOrFloatBitWidth();
+  if (isa<FloatType>(value.getType()))
+    value = LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), value);
+  if (bits < regBits)
+    value = LLVM::ZExtOp::create(b, loc, regType, value);
+  return value;
+}
+
+/// Moves an inline-asm register result back into its carrier type.
+Value fromRegister(OpBuilder &b, Location loc, Value reg, Type carrier) {
+  unsigned bits = carrier.getIntOrFloatBitWidth();
+  if (reg.getType().getIntOrFloatBitWidth() > bits)
+    reg = LLVM::TruncOp::create(b, loc, b.getIntegerType(bits), reg);
+  if (isa<FloatType>(carrier))
+    reg = LLVM::BitcastOp::create(b, loc, carrier, reg);
+  return reg;
+}
+
+struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(InstrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::string error;
+    std::optional<ptx::Form> form = ptx::parseForm(op.getOpcode(), error);
+    if (!form)
+      return rewriter.notifyMatchFailure(op, error);
+    for (const ptx::Operand &operand : form->operands)
+      if (!operand.isMemory() && !constraintLetter(operand.registerBits()))
+        return op.emitOpError()
+               << operand.name << ": no inline-asm register class holds "
+               << operand.registerBits() << "-bit registers";
+
+    Location loc = op.getLoc();
+    SmallVector<const ptx::Operand *> dsts, srcs;
+    for (const ptx::Operand &operand : form->operands) {
+      if (operand.isMemory())
+        continue;
+      for (unsigned reg = 0; reg < operand.count; ++reg)
+        (operand.role == ptx::Role::Dst ? dsts : srcs).push_back(&operand);
+    }
+
+    SmallVector<Value> asmOperands;
+    for (auto [value, operand] : llvm::zip_equal(adaptor.getInputs(), srcs))
+      asmOperands.push_back(
+          toRegister(rewriter, loc, value, operand->registerBits()));
+    if (op.getMemref()) {
+      Value address = getStridedElementPtr(rewriter, loc,
+                                           op.getMemref().getType(),
+                                           adaptor.getMemref(),
+                                           adaptor.getIndices());
+      asmOperands.push_back(
+          LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), address));
+    }
+    if (op.getPred())
+      asmOperands.push_back(adaptor.getPred());
+    for (auto [value, operand] : llvm::zip_equal(adaptor.getKeep(), dsts))
+      asmOperands.push_back(
+          toRegister(rewriter, loc, value, operand->registerBits()));
+
+    SmallVector<Type> regTypes;
+    for (const ptx::Operand *operand : dsts)
+      regTypes.push_back(rewriter.getIntegerType(operand->registerBits()));
+    Type resultType;
+    if (regTypes.size() == 1)
+      resultType = regTypes.front();
+    else if (regTypes.size() > 1)
+      resultType = LLVM::LLVMStructType::getLiteral(getContext(), regTypes);
+    else
+      resultType = LLVM::LLVMVoidType::get(getContext());
+
+    InlineAsm asmText = buildInlineAsm(*form, static_cast<bool>(op.getPred()),
+                                       !op.getKeep().empty());
+    auto inlineAsm = LLVM::InlineAsmOp::create(
+        rewriter, loc, resultType, asmOperands, asmText.text,
+        asmText.constraints,
+        /*has_side_effects=*/form->accessesMemory(),
+        /*is_align_stack=*/false, LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+
+    SmallVector<Value> results;
+    for (auto [i, value] : llvm::enumerate(op.getResults())) {
+      Value reg = regTypes.size() == 1
+                      ? inlineAsm.getResult(0)
+                      : LLVM::ExtractValueOp::create(rewriter, loc,
+                                                     inlineAsm.getResult(0), i)
+                            .getResult();
+      Type carrier = getTypeConverter()->convertType(value.getType());
+      results.push_back(fromRegister(rewriter, loc, reg, carrier));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Builds the descriptor of a view whose static layout is in the result type;
+/// dynamic entries are taken from the source, scaled by num/den.
+template <typename ViewLikeOp>
+struct ViewLowering : public ConvertOpToLLVMPattern<ViewLikeOp> {
+  using ConvertOpToLLVMPattern<ViewLikeOp>::ConvertOpToLLVMPattern;
+  using OpAdaptor = typename ViewLikeOp::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(ViewLikeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemRefType sourceType = op.getSource().getType();
+    MemRefType resultType = op.getResult().getType();
+    int64_t num = sourceType.getElementType().getIntOrFloatBitWidth();
+    int64_t den = resultType.getElementType().getIntOrFloatBitWidth();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(resultType.getStridesAndOffset(strides, offset)))
+      return rewriter.notifyMatchFailure(op, "not a strided layout");
+
+    MemRefDescriptor source(adaptor.getSource());
+    Type descType = this->getTypeConverter()->convertType(resultType);
+    auto result = MemRefDescriptor::poison(rewriter, loc, descType);
+    result.setAllocatedPtr(rewriter, loc, source.allocatedPtr(rewriter, loc));
+    result.setAlignedPtr(rewriter, loc, source.alignedPtr(rewriter, loc));
+    Type indexType = this->getTypeConverter()->getIndexType();
+    auto scaled = [&](Value value) {
+      if (num == den)
+        return value;
+      Value n = LLVM::ConstantOp::create(rewriter, loc, indexType, num);
+      Value d = LLVM::ConstantOp::create(rewriter, loc, indexType, den);
+      Value product = LLVM::MulOp::create(rewriter, loc, value, n);
+      return LLVM::SDivOp::create(rewriter, loc, product, d).getResult();
+    };
+    if (ShapedType::isDynamic(offset))
+      result.setOffset(rewriter, loc, scaled(source.offset(rewriter, loc)));
+    else
+      result.setConstantOffset(rewriter, loc, offset);
+    for (int64_t i = 0, e = resultType.getRank(); i < e; ++i) {
+      int64_t size = resultType.getDimSize(i);
+      if (ShapedType::isDynamic(size))
+        return rewriter.notifyMatchFailure(op, "dynamic sizes");
+      result.setConstantSize(rewriter, loc, i, size);
+      if (ShapedType::isDynamic(strides[i]))
+        result.setStride(rewriter, loc, i,
+                         scaled(source.stride(rewriter, loc, i)));
+      else
+        result.setConstantStride(rewriter, loc, i, strides[i]);
+    }
+    rewriter.replaceOp(op, {result});
+    return success();
+  }
+};
+
+struct ConvertTileToNVVMPass
+    : public tile::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    WalkResult unexpanded = root->walk([](ApplyOp apply) {
+      apply.emitOpError() << "must be expanded first: run --tile-expand "
+                             "before --convert-tile-to-nvvm";
+      return WalkResult::interrupt();
+    });
+    if (unexpanded.wasInterrupted())
+      return signalPassFailure();
+
+    LLVMTypeConverter converter(&getContext());
+    RewritePatternSet patterns(&getContext());
+    populateTileToNVVMConversionPatterns(converter, patterns);
+    ConversionTarget target(getContext());
+    target.addLegalDialect<LLVM::LLVMDialect>();
+    target.addIllegalDialect<TileDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(root, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateTileToNVVMConversionPatterns(
+    LLVMTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<InstrOpLowering, ViewLowering<ViewOp>, ViewLowering<BroadcastOp>>(
+      converter);
+}

@@ -1,0 +1,133 @@
+//===- TileExpand.cpp - Unroll tile.apply into tile.instr -----------------===//
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEEXPAND
+#include "tile/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Emits the instructions of one tile.apply. Index constants are shared by
+/// all repeats of the apply.
+class ApplyExpander {
+public:
+  ApplyExpander(ApplyOp apply, const ptx::Form &form)
+      : apply(apply), form(form), builder(apply) {}
+
+  void expand() {
+    SmallVector<int64_t> repeats = repeatShape();
+    int64_t total = 1;
+    for (int64_t extent : repeats)
+      total *= extent;
+    SmallVector<int64_t> coord(repeats.size(), 0);
+    for (int64_t n = 0; n < total; ++n) {
+      emitInstruction(coord);
+      for (int i = static_cast<int>(repeats.size()) - 1; i >= 0; --i) {
+        if (++coord[i] < repeats[i])
+          break;
+        coord[i] = 0;
+      }
+    }
+  }
+
+private:
+  SmallVector<int64_t> repeatShape() {
+    for (Value arg : apply.getArgs())
+      if (auto type = dyn_cast<MemRefType>(arg.getType()))
+        return SmallVector<int64_t>(type.getShape().drop_back());
+    return {};
+  }
+
+  Value index(int64_t value) {
+    auto [it, inserted] = constants.try_emplace(value, Value());
+    if (inserted) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(apply);
+      it->second = arith::ConstantIndexOp::create(builder, apply.getLoc(), value);
+    }
+    return it->second;
+  }
+
+  SmallVector<Value> slot(ArrayRef<int64_t> coord, int64_t reg) {
+    SmallVector<Value> indices;
+    for (int64_t c : coord)
+      indices.push_back(index(c));
+    indices.push_back(index(reg));
+    return indices;
+  }
+
+  void emitInstruction(ArrayRef<int64_t> coord) {
+    Location loc = apply.getLoc();
+    SmallVector<Value> inputs, keep;
+    SmallVector<Type> resultTypes;
+    Value memref;
+    SmallVector<Value> memIndices;
+    for (auto [value, operand] : llvm::zip_equal(apply.getArgs(), form.operands)) {
+      if (operand.isMemory()) {
+        memref = value;
+        memIndices = slot(coord, 0);
+        continue;
+      }
+      auto tile = dyn_cast<MemRefType>(value.getType());
+      if (operand.role == ptx::Role::Src) {
+        if (!tile) {
+          inputs.push_back(value);
+          continue;
+        }
+        for (unsigned reg = 0; reg < operand.count; ++reg)
+          inputs.push_back(
+              memref::LoadOp::create(builder, loc, value, slot(coord, reg)));
+        continue;
+      }
+      for (unsigned reg = 0; reg < operand.count; ++reg) {
+        resultTypes.push_back(tile.getElementType());
+        if (apply.getPreserveDst())
+          keep.push_back(
+              memref::LoadOp::create(builder, loc, value, slot(coord, reg)));
+      }
+    }
+    auto instr = InstrOp::create(builder, loc, resultTypes,
+                                 apply.getOpcodeAttr(), inputs, memref,
+                                 memIndices, apply.getPred(), keep);
+    unsigned result = 0;
+    for (auto [value, operand] : llvm::zip_equal(apply.getArgs(), form.operands)) {
+      if (operand.isMemory() || operand.role != ptx::Role::Dst)
+        continue;
+      for (unsigned reg = 0; reg < operand.count; ++reg)
+        memref::StoreOp::create(builder, loc, instr.getResult(result++), value,
+                                slot(coord, reg));
+    }
+  }
+
+  ApplyOp apply;
+  const ptx::Form &form;
+  OpBuilder builder;
+  llvm::DenseMap<int64_t, Value> constants;
+};
+
+struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
+  void runOnOperation() override {
+    SmallVector<ApplyOp> applies;
+    getOperation()->walk([&](ApplyOp apply) { applies.push_back(apply); });
+    for (ApplyOp apply : applies) {
+      std::string error;
+      std::optional<ptx::Form> form = ptx::parseForm(apply.getOpcode(), error);
+      if (!form) {
+        apply.emitOpError() << error;
+        return signalPassFailure();
+      }
+      ApplyExpander(apply, *form).expand();
+      apply.erase();
+    }
+  }
+};
+
+} // namespace

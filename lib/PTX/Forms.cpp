@@ -1,0 +1,748 @@
+//===- Forms.cpp - The PTX instruction form table -------------------------===//
+//
+// A compact grammar-driven table: each family lists its types and, per type,
+// the ordered qualifier slots PTX allows (PTX ISA 9.0). Spellings are parsed
+// against that grammar so that errors can name the bad token and what is
+// legal in its place.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/PTX/Forms.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir::tile::ptx;
+using llvm::ArrayRef;
+using llvm::SmallString;
+using llvm::SmallVectorImpl;
+using llvm::SmallVector;
+using llvm::StringRef;
+
+llvm::StringRef mlir::tile::ptx::stringifyRole(Role role) {
+  return role == Role::Dst ? "dst" : "src";
+}
+
+llvm::StringRef mlir::tile::ptx::stringifySpace(Space space) {
+  switch (space) {
+  case Space::Reg:
+    return "reg";
+  case Space::Global:
+    return "global";
+  case Space::Shared:
+    return "shared";
+  case Space::Local:
+    return "local";
+  }
+  llvm_unreachable("unknown space");
+}
+
+namespace {
+
+/// A PTX data type token.
+struct TypeInfo {
+  StringRef name;
+  /// 'b' untyped bits, 'u'/'s' integers, 'f' scalar float, 'p' packed.
+  char kind;
+  unsigned bits;
+};
+
+constexpr TypeInfo kTypes[] = {
+    {"b8", 'b', 8},        {"b16", 'b', 16},      {"b32", 'b', 32},
+    {"b64", 'b', 64},      {"b128", 'b', 128},    {"u8", 'u', 8},
+    {"u16", 'u', 16},      {"u32", 'u', 32},      {"u64", 'u', 64},
+    {"s8", 's', 8},        {"s16", 's', 16},      {"s32", 's', 32},
+    {"s64", 's', 64},      {"f16", 'f', 16},      {"bf16", 'f', 16},
+    {"f32", 'f', 32},      {"f64", 'f', 64},      {"tf32", 'p', 32},
+    {"f16x2", 'p', 32},    {"bf16x2", 'p', 32},   {"f32x2", 'p', 64},
+    {"u16x2", 'p', 32},    {"s16x2", 'p', 32},    {"e4m3x2", 'p', 16},
+    {"e5m2x2", 'p', 16},   {"e2m3x2", 'p', 16},   {"e3m2x2", 'p', 16},
+    {"e2m1x2", 'p', 8},
+};
+
+const TypeInfo *lookupType(StringRef name) {
+  for (const TypeInfo &type : kTypes)
+    if (type.name == name)
+      return &type;
+  return nullptr;
+}
+
+bool isInt(const TypeInfo *t) { return t && (t->kind == 'u' || t->kind == 's'); }
+bool isFloat(const TypeInfo *t) { return t && t->kind == 'f'; }
+
+/// One position in a qualifier sequence: a named set of alternatives.
+struct Slot {
+  StringRef what;
+  SmallVector<StringRef, 8> tokens;
+  bool required = false;
+};
+
+std::string joinTokens(ArrayRef<StringRef> tokens) {
+  return llvm::join(tokens, ", ");
+}
+
+std::string describeSlot(const Slot &slot) {
+  if (slot.tokens.size() == 1)
+    return slot.tokens.front().str();
+  return slot.what.str() + " (" + joinTokens(slot.tokens) + ")";
+}
+
+/// Matches `quals` against `slots` in order. `chosen[i]` receives the token
+/// picked for slot i, or "" when absent. `context` names the form in errors.
+bool matchQualifiers(ArrayRef<StringRef> quals, ArrayRef<Slot> slots,
+                     StringRef context, SmallVectorImpl<StringRef> &chosen,
+                     std::string &error) {
+  chosen.assign(slots.size(), StringRef());
+  int lastSlot = -1;
+  StringRef lastToken;
+  for (StringRef token : quals) {
+    int slotIndex = -1;
+    for (auto [i, slot] : llvm::enumerate(slots))
+      if (llvm::is_contained(slot.tokens, token))
+        slotIndex = i;
+    if (slotIndex < 0) {
+      SmallVector<std::string> expected;
+      for (const Slot &slot : slots)
+        expected.push_back(describeSlot(slot));
+      error = "'" + token.str() + "' is not a qualifier of " + context.str();
+      if (expected.empty())
+        error += ", which takes none";
+      else
+        error += ": expected " + llvm::join(expected, ", ");
+      return false;
+    }
+    const Slot &slot = slots[slotIndex];
+    if (!chosen[slotIndex].empty()) {
+      error = "'" + token.str() + "' cannot follow '" +
+              chosen[slotIndex].str() + "' in " + context.str() + ": one " +
+              slot.what.str() + " of " + joinTokens(slot.tokens);
+      return false;
+    }
+    if (slotIndex < lastSlot) {
+      SmallVector<std::string> order;
+      for (const Slot &s : slots)
+        order.push_back(s.tokens.size() == 1 ? s.tokens.front().str()
+                                             : s.what.str());
+      error = "'" + token.str() + "' cannot follow '" + lastToken.str() +
+              "' in " + context.str() + ": qualifiers go in the order " +
+              llvm::join(order, ", ");
+      return false;
+    }
+    chosen[slotIndex] = token;
+    lastSlot = slotIndex;
+    lastToken = token;
+  }
+  for (auto [i, slot] : llvm::enumerate(slots)) {
+    if (slot.required && chosen[i].empty()) {
+      error = context.str() + " needs a " + slot.what.str() + ": one of " +
+              joinTokens(slot.tokens);
+      return false;
+    }
+  }
+  return true;
+}
+
+Operand reg(StringRef name, Role role, const TypeInfo *type,
+            unsigned count = 1) {
+  return Operand{name.str(), role, Space::Reg, type->name.str(), type->bits,
+                 count};
+}
+
+Operand mem(StringRef name, Role role, Space space, const TypeInfo *type,
+            unsigned count) {
+  return Operand{name.str(), role, space, type->name.str(), type->bits, count};
+}
+
+/// Parsing state shared by the family parsers.
+struct Parser {
+  StringRef opcode;
+  SmallVector<StringRef, 8> tokens;
+  std::string &error;
+  Form form;
+
+  Parser(StringRef opcode, std::string &error) : opcode(opcode), error(error) {
+    opcode.split(tokens, '.');
+    form.opcode = opcode.str();
+    form.family = tokens.front().str();
+  }
+
+  bool fail(const std::string &message) {
+    error = message;
+    return false;
+  }
+
+  void floor(unsigned sm, unsigned ptx) {
+    form.minSm = std::max(form.minSm, sm);
+    form.minPtx = std::max(form.minPtx, ptx);
+  }
+
+  bool unknownType(StringRef token, ArrayRef<StringRef> legal) {
+    return fail("'" + token.str() + "' is not a type of " + form.family +
+                ": expected one of " + joinTokens(legal));
+  }
+
+  bool parseArith();
+  bool parseAbsNeg();
+  bool parseCvt();
+  bool parseMov();
+  bool parseLdSt();
+};
+
+const Slot kFloatRounding{"rounding mode", {"rn", "rz", "rm", "rp"}};
+const Slot kIntRounding{"integer rounding mode", {"rni", "rzi", "rmi", "rpi"}};
+const Slot kFtz{"ftz", {"ftz"}};
+const Slot kSat{"sat", {"sat"}};
+const Slot kRelu{"relu", {"relu"}};
+const Slot kSatfinite{"satfinite", {"satfinite"}};
+
+bool Parser::parseArith() {
+  StringRef family = tokens.front();
+  bool isMul = family == "mul";
+  static const SmallVector<StringRef> kArithTypes = {
+      "u16",   "u32",   "u64",  "s16",    "s32",    "s64",   "f16",
+      "f16x2", "bf16",  "bf16x2", "f32",  "f32x2",  "f64",   "u16x2",
+      "s16x2"};
+  if (tokens.size() < 2)
+    return fail(family.str() + " needs a type: one of " +
+                joinTokens(kArithTypes));
+  StringRef typeName = tokens.back();
+  const TypeInfo *type = lookupType(typeName);
+  ArrayRef<StringRef> quals = ArrayRef(tokens).drop_front().drop_back();
+
+  // Mixed precision: add/sub{.rnd}{.sat}.f32.{f16,bf16}.
+  if (!isMul && (typeName == "f16" || typeName == "bf16") && !quals.empty() &&
+      quals.back() == "f32") {
+    const TypeInfo *f32 = lookupType("f32");
+    std::string context = family.str() + ".f32." + typeName.str();
+    SmallVector<StringRef> chosen;
+    if (!matchQualifiers(quals.drop_back(), {kFloatRounding, kSat}, context,
+                         chosen, error))
+      return false;
+    form.operands = {reg("dst", Role::Dst, f32), reg("lhs", Role::Src, type),
+                     reg("rhs", Role::Src, f32)};
+    floor(100, 86);
+    return true;
+  }
+
+  if (!type || !llvm::is_contained(kArithTypes, typeName) ||
+      (isMul && (typeName == "u16x2" || typeName == "s16x2")))
+    return unknownType(typeName, isMul ? ArrayRef(kArithTypes).drop_back(2)
+                                       : ArrayRef(kArithTypes));
+  std::string context = family.str() + "." + typeName.str();
+  SmallVector<StringRef> chosen;
+  const TypeInfo *dstType = type;
+
+  if (isInt(type)) {
+    if (isMul) {
+      Slot mode{"mode", {"hi", "lo", "wide"}, /*required=*/true};
+      if (!matchQualifiers(quals, {mode}, context, chosen, error))
+        return false;
+      if (chosen[0] == "wide") {
+        if (type->bits == 64)
+          return fail("'wide' is not available for " + context +
+                      ": wide multiplies 16- and 32-bit operands only");
+        SmallString<8> wide;
+        wide += typeName.front();
+        wide += std::to_string(type->bits * 2);
+        dstType = lookupType(wide);
+      }
+    } else {
+      SmallVector<Slot> slots = {Slot{"carry-out", {"cc"}}};
+      if (typeName == "s32")
+        slots.push_back(kSat);
+      if (!matchQualifiers(quals, slots, context, chosen, error))
+        return false;
+      if (!chosen[0].empty() && type->bits < 32)
+        return fail("'cc' is not available for " + context +
+                    ": carry-out needs a 32- or 64-bit type");
+      if (slots.size() == 2 && !chosen[0].empty() && !chosen[1].empty())
+        return fail("'sat' cannot be combined with 'cc' in " + context);
+    }
+  } else if (typeName == "u16x2" || typeName == "s16x2") {
+    if (!matchQualifiers(quals, {}, context, chosen, error))
+      return false;
+    floor(90, 80);
+  } else {
+    SmallVector<Slot> slots;
+    if (typeName == "f32") {
+      slots = {kFloatRounding, kFtz, kSat};
+    } else if (typeName == "f32x2") {
+      slots = {kFloatRounding, kFtz};
+      floor(100, 86);
+    } else if (typeName == "f64") {
+      slots = {kFloatRounding};
+    } else if (typeName == "f16" || typeName == "f16x2") {
+      slots = {Slot{"rounding mode", {"rn"}}, kFtz, kSat};
+      floor(53, 42);
+    } else { // bf16, bf16x2
+      slots = {Slot{"rounding mode", {"rn"}}};
+      floor(90, 78);
+    }
+    if (!matchQualifiers(quals, slots, context, chosen, error))
+      return false;
+  }
+  form.operands = {reg("dst", Role::Dst, dstType), reg("lhs", Role::Src, type),
+                   reg("rhs", Role::Src, type)};
+  return true;
+}
+
+bool Parser::parseAbsNeg() {
+  StringRef family = tokens.front();
+  static const SmallVector<StringRef> kTypesAbs = {
+      "s16", "s32", "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64"};
+  if (tokens.size() < 2)
+    return fail(family.str() + " needs a type: one of " +
+                joinTokens(kTypesAbs));
+  StringRef typeName = tokens.back();
+  const TypeInfo *type = lookupType(typeName);
+  if (!type || !llvm::is_contained(kTypesAbs, typeName))
+    return unknownType(typeName, kTypesAbs);
+  SmallVector<Slot> slots;
+  if (typeName == "f32") {
+    slots = {kFtz};
+  } else if (typeName == "f16" || typeName == "f16x2") {
+    slots = {kFtz};
+    floor(53, family == "abs" ? 65 : 60);
+  } else if (typeName == "bf16" || typeName == "bf16x2") {
+    floor(80, 70);
+  }
+  SmallVector<StringRef> chosen;
+  if (!matchQualifiers(ArrayRef(tokens).drop_front().drop_back(), slots,
+                       family.str() + "." + typeName.str(), chosen, error))
+    return false;
+  form.operands = {reg("dst", Role::Dst, type), reg("src", Role::Src, type)};
+  return true;
+}
+
+bool Parser::parseCvt() {
+  static const SmallVector<StringRef> kScalar = {
+      "u8", "u16", "u32", "u64", "s8",  "s16",
+      "s32", "s64", "f16", "bf16", "f32", "f64"};
+  if (tokens.size() >= 2 && tokens[1] == "pack")
+    return fail("cvt.pack is not in the form table yet");
+  if (tokens.size() < 3)
+    return fail("cvt needs a destination and a source type, e.g. cvt.rn.f16.f32");
+  StringRef dstName = tokens[tokens.size() - 2];
+  StringRef srcName = tokens.back();
+  const TypeInfo *dst = lookupType(dstName);
+  const TypeInfo *src = lookupType(srcName);
+  ArrayRef<StringRef> quals = ArrayRef(tokens).drop_front().drop_back(2);
+  std::string context = "cvt." + dstName.str() + "." + srcName.str();
+  SmallVector<StringRef> chosen;
+  const TypeInfo *f32 = lookupType("f32");
+  const TypeInfo *b16 = lookupType("b16");
+  const TypeInfo *b32 = lookupType("b32");
+  const TypeInfo *b8 = lookupType("b8");
+  auto isF8x2 = [](StringRef n) { return n == "e4m3x2" || n == "e5m2x2"; };
+  auto isF6x2 = [](StringRef n) { return n == "e2m3x2" || n == "e3m2x2"; };
+
+  // Two f32 sources packed into one register; the first source is the high
+  // half.
+  auto packedFromF32 = [&](const TypeInfo *dstCarrier) {
+    form.operands = {reg("dst", Role::Dst, dstCarrier),
+                     reg("src", Role::Src, f32), reg("src1", Role::Src, f32)};
+    return true;
+  };
+
+  if ((dstName == "f16x2" || dstName == "bf16x2") && srcName == "f32") {
+    if (!matchQualifiers(quals,
+                         {Slot{"rounding mode", {"rn", "rz"}, true}, kRelu,
+                          kSatfinite},
+                         context, chosen, error))
+      return false;
+    floor(80, chosen[2].empty() ? 70 : 81);
+    return packedFromF32(b32);
+  }
+  if (isF8x2(dstName) && srcName == "f32") {
+    if (!matchQualifiers(quals,
+                         {Slot{"rounding mode", {"rn"}, true},
+                          Slot{"satfinite", {"satfinite"}, true}, kRelu},
+                         context, chosen, error))
+      return false;
+    floor(89, 81);
+    return packedFromF32(b16);
+  }
+  if ((isF6x2(dstName) || dstName == "e2m1x2") && srcName == "f32") {
+    if (!matchQualifiers(quals,
+                         {Slot{"rounding mode", {"rn"}, true},
+                          Slot{"satfinite", {"satfinite"}, true}, kRelu},
+                         context, chosen, error))
+      return false;
+    floor(100, 86);
+    form.archSpecific = true;
+    return packedFromF32(dstName == "e2m1x2" ? b8 : b16);
+  }
+  if (isF8x2(dstName) && srcName == "f16x2") {
+    if (!matchQualifiers(quals,
+                         {Slot{"rounding mode", {"rn"}, true},
+                          Slot{"satfinite", {"satfinite"}, true}, kRelu},
+                         context, chosen, error))
+      return false;
+    floor(89, 81);
+    form.operands = {reg("dst", Role::Dst, b16), reg("src", Role::Src, b32)};
+    return true;
+  }
+  if (dstName == "f16x2" &&
+      (isF8x2(srcName) || isF6x2(srcName) || srcName == "e2m1x2")) {
+    if (!matchQualifiers(quals, {Slot{"rounding mode", {"rn"}, true}, kRelu},
+                         context, chosen, error))
+      return false;
+    if (isF8x2(srcName)) {
+      floor(89, 81);
+    } else {
+      floor(100, 86);
+      form.archSpecific = true;
+    }
+    form.operands = {reg("dst", Role::Dst, b32),
+                     reg("src", Role::Src, srcName == "e2m1x2" ? b8 : b16)};
+    return true;
+  }
+  if (dstName == "tf32" && srcName == "f32") {
+    if (!matchQualifiers(quals,
+                         {Slot{"rounding mode", {"rna", "rn", "rz"}, true},
+                          kRelu, kSatfinite},
+                         context, chosen, error))
+      return false;
+    if (chosen[0] == "rna") {
+      if (!chosen[1].empty())
+        return fail("'relu' is not available with 'rna' in " + context);
+      floor(80, chosen[2].empty() ? 70 : 81);
+    } else {
+      floor(90, 78);
+    }
+    form.operands = {reg("dst", Role::Dst, b32), reg("src", Role::Src, f32)};
+    return true;
+  }
+
+  if (!dst || !llvm::is_contained(kScalar, dstName))
+    return fail("'" + dstName.str() +
+                "' is not a destination type of cvt: expected one of " +
+                joinTokens(kScalar) +
+                ", or f16x2, bf16x2, tf32, e4m3x2, e5m2x2, e2m3x2, e3m2x2, "
+                "e2m1x2 for packed forms");
+  if (!src || !llvm::is_contained(kScalar, srcName))
+    return fail("'" + srcName.str() + "' is not a source type of " +
+                context + ": expected one of " + joinTokens(kScalar));
+
+  bool touchesF32 = dstName == "f32" || srcName == "f32";
+  SmallVector<Slot> slots;
+  if (isInt(dst) && isInt(src)) {
+    slots = {kSat};
+  } else if (isInt(dst)) {
+    slots = {kIntRounding, kFtz, kSat};
+    slots[0].required = true;
+  } else if (isInt(src)) {
+    slots = {kFloatRounding, kFtz, kSat};
+    slots[0].required = true;
+  } else if (dst->bits == src->bits && dstName == srcName) {
+    slots = {kIntRounding, kFtz, kSat};
+  } else if (dst->bits < src->bits ||
+             (dst->bits == src->bits && dstName != srcName)) {
+    // Narrowing (and f16<->bf16): a float rounding mode is required.
+    slots = {kFloatRounding, kFtz, kSat, kRelu, kSatfinite};
+    slots[0].required = true;
+  } else {
+    // Widening is exact: no rounding mode.
+    slots = {kFtz, kSat};
+  }
+  if (!touchesF32)
+    slots.erase(llvm::remove_if(slots, [](const Slot &s) {
+                  return s.what == "ftz";
+                }),
+                slots.end());
+  if (!matchQualifiers(quals, slots, context, chosen, error))
+    return false;
+  auto has = [&](StringRef what) {
+    for (auto [i, slot] : llvm::enumerate(slots))
+      if (slot.what == what && !chosen[i].empty())
+        return true;
+    return false;
+  };
+  if (has("relu") || has("satfinite")) {
+    bool halfFromF32 =
+        (dstName == "f16" || dstName == "bf16") && srcName == "f32";
+    if (!halfFromF32)
+      return fail("'" + StringRef(has("relu") ? "relu" : "satfinite").str() +
+                  "' is only available for cvt.f16.f32 and cvt.bf16.f32");
+    if (has("ftz") || has("sat"))
+      return fail("'relu' and 'satfinite' cannot be combined with 'ftz' or "
+                  "'sat' in " + context);
+    for (auto [i, slot] : llvm::enumerate(slots))
+      if (slot.what == "rounding mode" && chosen[i] != "rn" &&
+          chosen[i] != "rz")
+        return fail("'" + chosen[i].str() + "' is not available with relu "
+                    "or satfinite in " + context + ": one of rn, rz");
+    floor(80, has("satfinite") ? 81 : 70);
+  }
+  if (dstName == "bf16" || srcName == "bf16") {
+    bool rnFromF32 = dstName == "bf16" && srcName == "f32" &&
+                     (has("relu") || has("satfinite") ||
+                      llvm::is_contained(chosen, StringRef("rn")) ||
+                      llvm::is_contained(chosen, StringRef("rz")));
+    if (rnFromF32)
+      floor(80, 70);
+    else
+      floor(90, 78);
+  }
+  form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
+  return true;
+}
+
+bool Parser::parseMov() {
+  static const SmallVector<StringRef> kMovTypes = {
+      "b16", "b32", "b64", "b128", "u16", "u32", "u64",
+      "s16", "s32", "s64", "f16",  "bf16", "f32", "f64"};
+  if (tokens.size() != 2) {
+    if (tokens.size() < 2)
+      return fail("mov needs a type: one of " + joinTokens(kMovTypes));
+    return fail("'" + tokens[1].str() +
+                "' is not a qualifier of mov, which takes none");
+  }
+  const TypeInfo *type = lookupType(tokens[1]);
+  if (!type || !llvm::is_contained(kMovTypes, tokens[1]))
+    return unknownType(tokens[1], kMovTypes);
+  if (tokens[1] == "b128")
+    floor(70, 83);
+  form.operands = {reg("dst", Role::Dst, type), reg("src", Role::Src, type)};
+  return true;
+}
+
+bool Parser::parseLdSt() {
+  bool isLoad = tokens.front() == "ld";
+  StringRef family = tokens.front();
+  static const SmallVector<StringRef> kMemTypes = {
+      "b8",  "b16", "b32", "b64", "b128", "u8",  "u16", "u32",
+      "u64", "s8",  "s16", "s32", "s64",  "f32", "f64"};
+  if (tokens.size() < 2)
+    return fail(family.str() + " needs a type: one of " +
+                joinTokens(kMemTypes));
+  StringRef typeName = tokens.back();
+  const TypeInfo *type = lookupType(typeName);
+  if (!type || !llvm::is_contained(kMemTypes, typeName))
+    return unknownType(typeName, kMemTypes);
+
+  Slot semantics{"memory ordering",
+                 isLoad ? SmallVector<StringRef, 8>{"weak", "volatile",
+                                                    "relaxed", "acquire"}
+                        : SmallVector<StringRef, 8>{"weak", "volatile",
+                                                    "relaxed", "release"}};
+  Slot scope{"scope", {"cta", "cluster", "gpu", "sys"}};
+  Slot space{"state space",
+             {"global", "shared", "shared::cta", "shared::cluster", "local"},
+             /*required=*/true};
+  Slot cache{"cache operator",
+             isLoad ? SmallVector<StringRef, 8>{"ca", "cg", "cs", "lu", "cv"}
+                    : SmallVector<StringRef, 8>{"wb", "cg", "cs", "wt"}};
+  Slot nc{"nc", {"nc"}};
+  Slot eviction{"eviction priority",
+                {"L1::evict_normal", "L1::evict_unchanged", "L1::evict_first",
+                 "L1::evict_last", "L1::no_allocate"}};
+  Slot cacheHint{"L2::cache_hint", {"L2::cache_hint"}};
+  Slot prefetch{"prefetch size", {"L2::64B", "L2::128B", "L2::256B"}};
+  Slot vec{"vector width", {"v2", "v4", "v8"}};
+  SmallVector<Slot> slots = {semantics, scope, space, cache};
+  if (isLoad)
+    slots.push_back(nc);
+  slots.push_back(eviction);
+  slots.push_back(cacheHint);
+  if (isLoad)
+    slots.push_back(prefetch);
+  slots.push_back(vec);
+
+  std::string context = family.str() + "." + typeName.str();
+  SmallVector<StringRef> chosen;
+  if (!matchQualifiers(ArrayRef(tokens).drop_front().drop_back(), slots,
+                       context, chosen, error))
+    return false;
+  auto pick = [&](StringRef what) {
+    for (auto [i, slot] : llvm::enumerate(slots))
+      if (slot.what == what)
+        return chosen[i];
+    return StringRef();
+  };
+  StringRef sem = pick("memory ordering"), scp = pick("scope"),
+            ss = pick("state space"), cop = pick("cache operator"),
+            ncTok = pick("nc"), evict = pick("eviction priority"),
+            hint = pick("L2::cache_hint"), pf = pick("prefetch size"),
+            vecTok = pick("vector width");
+  bool ordered = sem == "relaxed" || sem == "acquire" || sem == "release";
+  if (ordered && scp.empty())
+    return fail("'" + sem.str() + "' needs a scope in " + context +
+                ": one of cta, cluster, gpu, sys");
+  if (!ordered && !scp.empty())
+    return fail("'" + scp.str() + "' is a scope, which only relaxed, " +
+                (isLoad ? "acquire" : "release") + " accesses take");
+  if (!hint.empty())
+    return fail("'L2::cache_hint' takes a cache-policy operand, which "
+                "tile.apply does not provide");
+  if (!cop.empty() && (sem == "volatile" || ordered))
+    return fail("'" + cop.str() + "' cannot be combined with '" + sem.str() +
+                "' in " + context);
+  if (!ncTok.empty() && (ss != "global" || !sem.empty()))
+    return fail("'nc' needs the global state space and no memory ordering");
+  if (!evict.empty() && sem == "volatile")
+    return fail("'" + evict.str() + "' cannot be combined with 'volatile'");
+  if (ss == "local" && (ordered || sem == "volatile"))
+    return fail("local memory takes no memory ordering");
+
+  unsigned count = 1;
+  if (!vecTok.empty()) {
+    count = vecTok == "v2" ? 2 : vecTok == "v4" ? 4 : 8;
+    if (typeName == "b128")
+      return fail("'" + vecTok.str() + "' is not available for " + context +
+                  ": b128 is not vectorized");
+    unsigned total = count * type->bits;
+    if (total > 256 || (total == 256 && (ss != "global" || count == 2)))
+      return fail("'" + vecTok.str() + "' is not available for " + context +
+                  ": a vector access moves at most 128 bits (256 bits with "
+                  "global v8 of 32-bit or v4 of 64-bit elements)");
+    if (total == 256)
+      floor(100, 88);
+  }
+  if (typeName == "b128")
+    floor(70, 83);
+  if (ordered || !evict.empty())
+    floor(70, ordered ? 60 : 74);
+  if (scp == "cluster" || ss == "shared::cluster")
+    floor(90, 78);
+  if (!pf.empty())
+    floor(pf == "L2::256B" ? 80 : 75, 74);
+
+  Space memSpace = ss == "global" ? Space::Global
+                   : ss == "local" ? Space::Local
+                                   : Space::Shared;
+  form.readsMemory = isLoad;
+  form.writesMemory = !isLoad;
+  if (isLoad)
+    form.operands = {reg("dst", Role::Dst, type, count),
+                     mem("src", Role::Src, memSpace, type, count)};
+  else
+    form.operands = {mem("dst", Role::Dst, memSpace, type, count),
+                     reg("src", Role::Src, type, count)};
+  return true;
+}
+
+constexpr StringRef kFamilies[] = {"add", "sub", "mul", "abs", "neg",
+                                   "cvt", "mov", "ld",  "st"};
+
+} // namespace
+
+llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::families() {
+  return kFamilies;
+}
+
+llvm::StringRef Operand::floatCarrier() const {
+  if (type == "f16" || type == "bf16" || type == "f32" || type == "f64")
+    return type;
+  return "";
+}
+
+std::vector<std::string> Operand::carriers() const {
+  std::vector<std::string> result = {"i" + std::to_string(bits),
+                                     "ui" + std::to_string(bits),
+                                     "si" + std::to_string(bits)};
+  if (!floatCarrier().empty())
+    result.push_back(floatCarrier().str());
+  return result;
+}
+
+std::optional<unsigned> Form::memoryOperand() const {
+  for (auto [i, operand] : llvm::enumerate(operands))
+    if (operand.isMemory())
+      return i;
+  return std::nullopt;
+}
+
+static std::string ptxVersionText(unsigned ptx) {
+  return std::to_string(ptx / 10) + "." + std::to_string(ptx % 10);
+}
+
+std::string Form::floorText() const {
+  std::string text = "sm_" + std::to_string(minSm);
+  text += archSpecific ? "a (an arch-specific target)" : " or newer";
+  return text + " and PTX ISA " + ptxVersionText(minPtx);
+}
+
+std::optional<Target> Target::parse(llvm::StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return std::nullopt;
+  Target target;
+  if (chip.ends_with("a") || chip.ends_with("f")) {
+    target.suffix = chip.back();
+    chip = chip.drop_back();
+  }
+  static constexpr unsigned kKnown[] = {75, 80, 86, 87, 89, 90,
+                                        100, 101, 103, 110, 120, 121};
+  if (chip.getAsInteger(10, target.sm) || !llvm::is_contained(kKnown, target.sm))
+    return std::nullopt;
+  // Arch-specific targets exist from sm_90; family targets from sm_100.
+  if ((target.suffix == 'a' && target.sm < 90) ||
+      (target.suffix == 'f' && target.sm < 100))
+    return std::nullopt;
+  return target;
+}
+
+std::string Target::str() const {
+  std::string text = "sm_" + std::to_string(sm);
+  if (suffix)
+    text += suffix;
+  return text;
+}
+
+unsigned Target::maxPtx() { return 88; }
+
+std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
+                                               std::string &error) {
+  if (opcode.empty()) {
+    error = "the opcode is empty";
+    return std::nullopt;
+  }
+  for (char c : opcode) {
+    if (!llvm::isAlnum(c) && c != '.' && c != '_' && c != ':') {
+      error = "the opcode contains '" + std::string(1, c) +
+              "', which no PTX instruction spelling has";
+      return std::nullopt;
+    }
+  }
+  Parser parser(opcode, error);
+  if (llvm::is_contained(parser.tokens, StringRef())) {
+    error = "'" + opcode.str() + "' has an empty qualifier";
+    return std::nullopt;
+  }
+  StringRef family = parser.tokens.front();
+  bool ok;
+  if (family == "add" || family == "sub" || family == "mul")
+    ok = parser.parseArith();
+  else if (family == "abs" || family == "neg")
+    ok = parser.parseAbsNeg();
+  else if (family == "cvt")
+    ok = parser.parseCvt();
+  else if (family == "mov")
+    ok = parser.parseMov();
+  else if (family == "ld" || family == "st")
+    ok = parser.parseLdSt();
+  else {
+    error = "'" + family.str() + "' is not a PTX instruction family the form "
+            "table knows: expected one of " + joinTokens(kFamilies);
+    return std::nullopt;
+  }
+  if (!ok)
+    return std::nullopt;
+  return std::move(parser.form);
+}
+
+bool mlir::tile::ptx::isAvailableOn(const Form &form, const Target &target,
+                                    std::string &error) {
+  bool ok = target.sm >= form.minSm;
+  if (form.archSpecific)
+    ok = ok && target.suffix != 0;
+  if (form.minPtx > Target::maxPtx())
+    ok = false;
+  if (!ok)
+    error = form.opcode + " requires " + form.floorText() + ", but the "
+            "target is " + target.str();
+  return ok;
+}

@@ -1,0 +1,107 @@
+//===- TileModule.cpp - The tile_mlir._tile extension ---------------------===//
+//
+// Binds the tile dialect's C API and the PTX form table. MLIR objects cross
+// the boundary as C API handles, so this extension shares the one MLIR copy
+// of the `mlir` package in the process.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Bindings/Python/NanobindAdaptors.h"
+#include "tile-c/Tile.h"
+#include "tile/PTX/Forms.h"
+#include "tile/Pipeline/Pipeline.h"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+namespace nb = nanobind;
+namespace ptx = mlir::tile::ptx;
+
+static nb::dict formToDict(const ptx::Form &form) {
+  nb::list operands;
+  for (const ptx::Operand &operand : form.operands) {
+    nb::dict entry;
+    entry["name"] = operand.name;
+    entry["role"] = ptx::stringifyRole(operand.role).str();
+    entry["space"] = ptx::stringifySpace(operand.space).str();
+    entry["type"] = operand.type;
+    entry["bits"] = operand.bits;
+    entry["count"] = operand.count;
+    nb::list carriers;
+    for (const std::string &carrier : operand.carriers())
+      carriers.append(carrier);
+    entry["carriers"] = carriers;
+    operands.append(entry);
+  }
+  nb::dict result;
+  result["opcode"] = form.opcode;
+  result["family"] = form.family;
+  result["operands"] = operands;
+  result["min_sm"] = form.minSm;
+  result["min_ptx"] = form.minPtx;
+  result["arch_specific"] = form.archSpecific;
+  result["reads_memory"] = form.readsMemory;
+  result["writes_memory"] = form.writesMemory;
+  return result;
+}
+
+NB_MODULE(_tile, m) {
+  m.doc() = "Native part of tile_mlir: dialect registration and the PTX form table";
+
+  m.def(
+      "insert_dialect",
+      [](MlirDialectRegistry registry) {
+        mlirDialectHandleInsertDialect(mlirGetDialectHandle__tile__(), registry);
+      },
+      nb::arg("registry"), "Adds the tile dialect to a DialectRegistry.");
+  m.def(
+      "register_dialect",
+      [](MlirContext context, bool load) {
+        MlirDialectHandle handle = mlirGetDialectHandle__tile__();
+        mlirDialectHandleRegisterDialect(handle, context);
+        if (load)
+          mlirDialectHandleLoadDialect(handle, context);
+      },
+      nb::arg("context"), nb::arg("load") = true,
+      "Registers (and loads) the tile dialect in a Context.");
+  m.def("register_passes", &tileRegisterPasses,
+        "Registers the tile passes and the tile-to-ptx pipeline.");
+  m.def(
+      "pipeline",
+      [](const std::string &chip, unsigned ptxVersion, unsigned optLevel,
+         const std::string &format) {
+        return "builtin.module(" +
+               mlir::tile::buildTileToPTXPipeline(chip, ptxVersion, optLevel,
+                                                  format) +
+               ")";
+      },
+      nb::arg("chip") = "sm_90", nb::arg("ptx") = 0, nb::arg("opt_level") = 3,
+      nb::arg("format") = "isa",
+      "The textual tile-to-ptx pass pipeline, anchored on builtin.module.");
+  m.def(
+      "parse_form",
+      [](const std::string &opcode, std::optional<std::string> target) {
+        std::string error;
+        std::optional<ptx::Form> form = ptx::parseForm(opcode, error);
+        if (!form)
+          throw nb::value_error(error.c_str());
+        if (target) {
+          std::optional<ptx::Target> parsed = ptx::Target::parse(*target);
+          if (!parsed)
+            throw nb::value_error(
+                ("unknown target '" + *target + "': expected sm_XX, sm_XXa or sm_XXf")
+                    .c_str());
+          if (!ptx::isAvailableOn(*form, *parsed, error))
+            throw nb::value_error(error.c_str());
+        }
+        return formToDict(*form);
+      },
+      nb::arg("opcode"), nb::arg("target") = nb::none(),
+      "Parses a PTX opcode; raises ValueError with the table's message.");
+  m.def("families", []() {
+    nb::list result;
+    for (llvm::StringRef family : ptx::families())
+      result.append(family.str());
+    return result;
+  });
+}
