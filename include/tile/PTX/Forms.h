@@ -10,6 +10,7 @@
 #ifndef TILE_PTX_FORMS_H
 #define TILE_PTX_FORMS_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 

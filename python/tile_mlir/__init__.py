@@ -1,0 +1,30 @@
+"""tile-mlir: explicit per-thread PTX register instructions over register tiles.
+
+Importing the package adds the ``tile`` dialect to every ``mlir.ir.Context``
+created afterwards, registers the tile passes and the ``tile-to-ptx``
+pipeline, and makes parsed tile ops come back as their generated classes.
+"""
+
+from mlir._mlir_libs import _mlir as _cext
+from mlir._mlir_libs import get_dialect_registry as _get_dialect_registry
+
+from . import _tile
+
+_tile.insert_dialect(_get_dialect_registry())
+_tile.register_passes()
+_cext.globals.append_dialect_search_prefix("tile_mlir.dialects")
+
+from . import ptx  # noqa: E402
+from .compiler import CompileError, compile_module, pipeline  # noqa: E402
+
+
+def register_dialects(context):
+    """Registers and loads the tile dialect in ``context``.
+
+    Contexts created after ``import tile_mlir`` already have it; this is for
+    contexts that existed before.
+    """
+    _tile.register_dialect(context)
+
+
+__all__ = ["CompileError", "compile_module", "pipeline", "ptx", "register_dialects"]

@@ -1,0 +1,4 @@
+"""Generated builders for the tile dialect's ops (ApplyOp, InstrOp, ViewOp, BroadcastOp)."""
+
+from ._tile_ops_gen import *  # noqa: F401,F403
+from ._tile_ops_gen import _Dialect  # noqa: F401

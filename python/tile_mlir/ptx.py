@@ -1,0 +1,68 @@
+"""The PTX form table, as the compiler sees it.
+
+``parse(opcode, target=None)`` returns the :class:`Form` of an opcode
+spelling, or raises :class:`PTXFormError` with the same message the verifier
+gives. The table itself lives in C++ (``lib/PTX/Forms.cpp``); this module is
+its Python face.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from . import _tile
+
+
+class PTXFormError(ValueError):
+    """An opcode that is not a PTX instruction form, or not on the target."""
+
+
+@dataclass(frozen=True)
+class Operand:
+    name: str
+    """Diagnostic name: dst, lhs, rhs, src, src1, ..."""
+    role: str
+    """"dst" (written) or "src" (read)."""
+    space: str
+    """"reg" for a register, else the memory space of an address operand."""
+    type: str
+    """PTX type token of one register or element, e.g. "f16x2"."""
+    bits: int
+    """Width of one register or memory element."""
+    count: int
+    """Registers bound from the operand's final tile axis."""
+    carriers: Tuple[str, ...]
+    """Element types (MLIR spelling) that may carry one register."""
+
+
+@dataclass(frozen=True)
+class Form:
+    opcode: str
+    family: str
+    operands: Tuple[Operand, ...]
+    min_sm: int
+    min_ptx: int
+    """PTX ISA version times ten, e.g. 86 for 8.6."""
+    arch_specific: bool
+    reads_memory: bool
+    writes_memory: bool
+
+
+def parse(opcode: str, target: Optional[str] = None) -> Form:
+    """Parses ``opcode``; with ``target`` (e.g. "sm_90"), also checks the floor."""
+    if not isinstance(opcode, str):
+        raise PTXFormError(f"an opcode is a string, got {type(opcode).__name__}")
+    try:
+        raw = _tile.parse_form(opcode, target)
+    except ValueError as error:
+        raise PTXFormError(str(error)) from None
+    operands = tuple(
+        Operand(**{**op, "carriers": tuple(op["carriers"])}) for op in raw["operands"]
+    )
+    return Form(**{**raw, "operands": operands})
+
+
+def families() -> Tuple[str, ...]:
+    """The instruction families the table knows."""
+    return tuple(_tile.families())
