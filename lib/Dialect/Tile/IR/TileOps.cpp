@@ -2,7 +2,7 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -32,11 +32,9 @@ std::optional<ptx::Target> mlir::tile::getTargetFor(Operation *op) {
     auto targets = parent->getAttrOfType<ArrayAttr>("targets");
     if (!targets)
       return std::nullopt;
-    for (Attribute target : targets) {
-      auto llvmTarget = dyn_cast<LLVM::TargetAttrInterface>(target);
-      if (llvmTarget && llvmTarget.getTriple().getValue().starts_with("nvptx"))
-        return ptx::Target::parse(llvmTarget.getChip());
-    }
+    for (Attribute target : targets)
+      if (auto nvvmTarget = dyn_cast<NVVM::NVVMTargetAttr>(target))
+        return ptx::Target::parse(nvvmTarget.getChip());
     return std::nullopt;
   }
   return std::nullopt;

@@ -3,7 +3,6 @@
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
-#include "llvm/ADT/DenseMap.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEEXPAND
@@ -27,6 +26,16 @@ public:
     int64_t total = 1;
     for (int64_t extent : repeats)
       total *= extent;
+    // Every index constant comes first, so that each instruction's loads,
+    // instruction and stores stay together in the output.
+    int64_t maxIndex = 1;
+    for (int64_t extent : repeats)
+      maxIndex = std::max(maxIndex, extent);
+    for (const ptx::Operand &operand : form.operands)
+      maxIndex = std::max<int64_t>(maxIndex, operand.count);
+    for (int64_t i = 0; i < maxIndex; ++i)
+      constants.push_back(
+          arith::ConstantIndexOp::create(builder, apply.getLoc(), i));
     SmallVector<int64_t> coord(repeats.size(), 0);
     for (int64_t n = 0; n < total; ++n) {
       emitInstruction(coord);
@@ -46,21 +55,11 @@ private:
     return {};
   }
 
-  Value index(int64_t value) {
-    auto [it, inserted] = constants.try_emplace(value, Value());
-    if (inserted) {
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPoint(apply);
-      it->second = arith::ConstantIndexOp::create(builder, apply.getLoc(), value);
-    }
-    return it->second;
-  }
-
   SmallVector<Value> slot(ArrayRef<int64_t> coord, int64_t reg) {
     SmallVector<Value> indices;
     for (int64_t c : coord)
-      indices.push_back(index(c));
-    indices.push_back(index(reg));
+      indices.push_back(constants[c]);
+    indices.push_back(constants[reg]);
     return indices;
   }
 
@@ -110,7 +109,7 @@ private:
   ApplyOp apply;
   const ptx::Form &form;
   OpBuilder builder;
-  llvm::DenseMap<int64_t, Value> constants;
+  SmallVector<Value> constants;
 };
 
 struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {

@@ -63,7 +63,7 @@ def Tile_InstrOp : Tile_Op<"instr", [AttrSizedOperandSegments,
     (`[` $memref^ `[` $indices `]` `:` type($memref) `]`)?
     (`if` $pred^)?
     (`keep` `(` $keep^ `:` type($keep) `)`)?
-    attr-dict `:` `(` type($inputs) `)` `->` type($results)
+    attr-dict `:` functional-type($inputs, $results)
   }];
   let hasVerifier = 1;
 }
