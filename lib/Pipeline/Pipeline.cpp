@@ -18,7 +18,8 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
          "tile-attach-target{chip=" +
          chip + " ptx=" + std::to_string(ptxVersion) +
          " O=" + std::to_string(optLevel) +
-         "}, gpu.module(convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
+         "}, gpu.module(expand-strided-metadata, lower-affine, "
+         "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
          "canonicalize, cse, reconcile-unrealized-casts), "
          "gpu-module-to-binary{format=" +
          format + "}";

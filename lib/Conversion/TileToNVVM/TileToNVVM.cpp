@@ -171,7 +171,7 @@ struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
         asmText.constraints,
         /*has_side_effects=*/form->accessesMemory(),
         /*is_align_stack=*/false, LLVM::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+        LLVM::AsmDialectAttr(),
         /*operand_attrs=*/ArrayAttr());
 
     SmallVector<Value> results;

@@ -1,0 +1,78 @@
+// RUN: tile-opt %s --convert-tile-to-nvvm -split-input-file | FileCheck %s
+
+// Register arithmetic: outputs first, then inputs; no side effects.
+// CHECK-LABEL: func.func @packed_add
+// CHECK: llvm.inline_asm "add.rn.f16x2 $0, $1, $2;", "=r,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i32
+func.func @packed_add(%a: i32, %b: i32) -> i32 {
+  %0 = tile.instr "add.rn.f16x2"(%a, %b) : (i32, i32) -> i32
+  return %0 : i32
+}
+
+// -----
+
+// Float carriers travel as their bits.
+// CHECK-LABEL: func.func @float_carrier
+// CHECK: %[[BITS:.*]] = llvm.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[ABS:.*]] = llvm.inline_asm "abs.f32 $0, $1;", "=r,r" %[[BITS]] : (i32) -> i32
+// CHECK: llvm.bitcast %[[ABS]] : i32 to f32
+func.func @float_carrier(%x: f32) -> f32 {
+  %0 = tile.instr "abs.f32"(%x) : (f32) -> f32
+  return %0 : f32
+}
+
+// -----
+
+// 16-bit registers use h, 64-bit registers l.
+// CHECK-LABEL: func.func @widths
+// CHECK: llvm.inline_asm "neg.f16 $0, $1;", "=h,h"
+// CHECK: llvm.inline_asm "mul.wide.s32 $0, $1, $2;", "=l,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i64
+func.func @widths(%h: f16, %x: i32) -> (f16, i64) {
+  %0 = tile.instr "neg.f16"(%h) : (f16) -> f16
+  %1 = tile.instr "mul.wide.s32"(%x, %x) : (i32, i32) -> i64
+  return %0, %1 : f16, i64
+}
+
+// -----
+
+// Loads and stores are side-effecting and address memory through l.
+// CHECK-LABEL: func.func @memory
+// CHECK: llvm.inline_asm has_side_effects "ld.global.v2.f32 {$0, $1}, [$2];", "=r,=r,l" %{{.*}} : (i64) -> !llvm.struct<(i32, i32)>
+// CHECK: llvm.inline_asm has_side_effects "st.global.b32 [$1], $0;", "r,l" %{{.*}}, %{{.*}} : (i32, i64) -> !llvm.void
+func.func @memory(%g: memref<4x2xf32, 1>, %o: memref<4x1xi32, 1>, %x: i32) -> (f32, f32) {
+  %c0 = arith.constant 0 : index
+  %v:2 = tile.instr "ld.global.v2.f32"() [%g[%c0, %c0] : memref<4x2xf32, 1>] : () -> (f32, f32)
+  tile.instr "st.global.b32"(%x) [%o[%c0, %c0] : memref<4x1xi32, 1>] : (i32) -> ()
+  return %v#0, %v#1 : f32, f32
+}
+
+// -----
+
+// A predicate guards the instruction with @p; without keep the destination
+// is undefined when it is false.
+// CHECK-LABEL: func.func @predicated
+// CHECK: llvm.inline_asm "@$2 neg.f32 $0, $1;", "=r,r,b" %{{.*}}, %{{.*}} : (i32, i1) -> i32
+func.func @predicated(%x: f32, %p: i1) -> f32 {
+  %0 = tile.instr "neg.f32"(%x) if %p : (f32) -> f32
+  return %0 : f32
+}
+
+// -----
+
+// keep ties each destination to its previous value.
+// CHECK-LABEL: func.func @preserve
+// CHECK: llvm.inline_asm "@$3 cvt.rn.f16x2.f32 $0, $1, $2;", "=r,r,r,b,0" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i1, i32) -> i32
+func.func @preserve(%a: f32, %b: f32, %p: i1, %old: i32) -> i32 {
+  %0 = tile.instr "cvt.rn.f16x2.f32"(%a, %b) if %p keep(%old : i32) : (f32, f32) -> i32
+  return %0 : i32
+}
+
+// -----
+
+// A predicated store: the address comes before the predicate.
+// CHECK-LABEL: func.func @predicated_store
+// CHECK: llvm.inline_asm has_side_effects "@$2 st.global.f32 [$1], $0;", "r,l,b"
+func.func @predicated_store(%o: memref<1x1xf32, 1>, %x: f32, %p: i1) {
+  %c0 = arith.constant 0 : index
+  tile.instr "st.global.f32"(%x) [%o[%c0, %c0] : memref<1x1xf32, 1>] if %p : (f32) -> ()
+  return
+}
