@@ -27,6 +27,7 @@ static nb::dict formToDict(const ptx::Form &form) {
     entry["type"] = operand.type;
     entry["bits"] = operand.bits;
     entry["count"] = operand.count;
+    entry["register_bits"] = operand.registerBits();
     nb::list carriers;
     for (const std::string &carrier : operand.carriers())
       carriers.append(carrier);

@@ -36,6 +36,8 @@ llvm::StringRef mlir::tile::ptx::stringifySpace(Space space) {
     return "shared";
   case Space::Local:
     return "local";
+  case Space::Generic:
+    return "generic";
   }
   llvm_unreachable("unknown space");
 }
@@ -90,14 +92,14 @@ std::string describeSlot(const Slot &slot) {
   return slot.what.str() + " (" + joinTokens(slot.tokens) + ")";
 }
 
-/// Matches `quals` against `slots` in order. `chosen[i]` receives the token
-/// picked for slot i, or "" when absent. `context` names the form in errors.
+/// Matches `quals` against `slots`. ptxas accepts qualifiers in any order, so
+/// the order is free; each slot takes at most one token. `chosen[i]` receives
+/// the token picked for slot i, or "" when absent. `context` names the form
+/// in errors.
 bool matchQualifiers(ArrayRef<StringRef> quals, ArrayRef<Slot> slots,
                      StringRef context, SmallVectorImpl<StringRef> &chosen,
                      std::string &error) {
   chosen.assign(slots.size(), StringRef());
-  int lastSlot = -1;
-  StringRef lastToken;
   for (StringRef token : quals) {
     int slotIndex = -1;
     for (auto [i, slot] : llvm::enumerate(slots))
@@ -121,19 +123,7 @@ bool matchQualifiers(ArrayRef<StringRef> quals, ArrayRef<Slot> slots,
               slot.what.str() + " of " + joinTokens(slot.tokens);
       return false;
     }
-    if (slotIndex < lastSlot) {
-      SmallVector<std::string> order;
-      for (const Slot &s : slots)
-        order.push_back(s.tokens.size() == 1 ? s.tokens.front().str()
-                                             : s.what.str());
-      error = "'" + token.str() + "' cannot follow '" + lastToken.str() +
-              "' in " + context.str() + ": qualifiers go in the order " +
-              llvm::join(order, ", ");
-      return false;
-    }
     chosen[slotIndex] = token;
-    lastSlot = slotIndex;
-    lastToken = token;
   }
   for (auto [i, slot] : llvm::enumerate(slots)) {
     if (slot.required && chosen[i].empty()) {
@@ -184,6 +174,34 @@ struct Parser {
                 ": expected one of " + joinTokens(legal));
   }
 
+  /// Separates type tokens from qualifiers: ptxas accepts the type anywhere
+  /// after the family name.
+  void splitTypes(SmallVectorImpl<StringRef> &types,
+                  SmallVectorImpl<StringRef> &quals) {
+    for (StringRef token : ArrayRef(tokens).drop_front())
+      (lookupType(token) ? types : quals).push_back(token);
+  }
+
+  /// The one type token of a family that takes one, and the qualifiers.
+  bool oneType(ArrayRef<StringRef> legal, StringRef &typeName,
+               SmallVectorImpl<StringRef> &quals) {
+    SmallVector<StringRef> types;
+    splitTypes(types, quals);
+    if (types.empty()) {
+      if (!quals.empty() && !lookupType(quals.back()) &&
+          tokens.size() > 1 && quals.back() == tokens.back())
+        return unknownType(tokens.back(), legal);
+      return fail(form.family + " needs a type: one of " + joinTokens(legal));
+    }
+    if (types.size() > 1)
+      return fail("'" + types[0].str() + "' and '" + types[1].str() +
+                  "' are both types; " + form.family + " takes one");
+    typeName = types.front();
+    if (!llvm::is_contained(legal, typeName))
+      return unknownType(typeName, legal);
+    return true;
+  }
+
   bool parseArith();
   bool parseAbsNeg();
   bool parseCvt();
@@ -205,32 +223,31 @@ bool Parser::parseArith() {
       "u16",   "u32",   "u64",  "s16",    "s32",    "s64",   "f16",
       "f16x2", "bf16",  "bf16x2", "f32",  "f32x2",  "f64",   "u16x2",
       "s16x2"};
-  if (tokens.size() < 2)
-    return fail(family.str() + " needs a type: one of " +
-                joinTokens(kArithTypes));
-  StringRef typeName = tokens.back();
-  const TypeInfo *type = lookupType(typeName);
-  ArrayRef<StringRef> quals = ArrayRef(tokens).drop_front().drop_back();
+  SmallVector<StringRef> types, quals;
+  splitTypes(types, quals);
 
   // Mixed precision: add/sub{.rnd}{.sat}.f32.{f16,bf16}.
-  if (!isMul && (typeName == "f16" || typeName == "bf16") && !quals.empty() &&
-      quals.back() == "f32") {
+  if (!isMul && types.size() == 2 && types[0] == "f32" &&
+      (types[1] == "f16" || types[1] == "bf16")) {
     const TypeInfo *f32 = lookupType("f32");
-    std::string context = family.str() + ".f32." + typeName.str();
+    std::string context = family.str() + ".f32." + types[1].str();
     SmallVector<StringRef> chosen;
-    if (!matchQualifiers(quals.drop_back(), {kFloatRounding, kSat}, context,
-                         chosen, error))
+    if (!matchQualifiers(quals, {kFloatRounding, kSat}, context, chosen, error))
       return false;
-    form.operands = {reg("dst", Role::Dst, f32), reg("lhs", Role::Src, type),
+    form.operands = {reg("dst", Role::Dst, f32),
+                     reg("lhs", Role::Src, lookupType(types[1])),
                      reg("rhs", Role::Src, f32)};
     floor(100, 86);
     return true;
   }
 
-  if (!type || !llvm::is_contained(kArithTypes, typeName) ||
-      (isMul && (typeName == "u16x2" || typeName == "s16x2")))
-    return unknownType(typeName, isMul ? ArrayRef(kArithTypes).drop_back(2)
-                                       : ArrayRef(kArithTypes));
+  ArrayRef<StringRef> legal =
+      family == "add" ? ArrayRef(kArithTypes) : ArrayRef(kArithTypes).drop_back(2);
+  quals.clear();
+  StringRef typeName;
+  if (!oneType(legal, typeName, quals))
+    return false;
+  const TypeInfo *type = lookupType(typeName);
   std::string context = family.str() + "." + typeName.str();
   SmallVector<StringRef> chosen;
   const TypeInfo *dstType = type;
@@ -293,13 +310,11 @@ bool Parser::parseAbsNeg() {
   StringRef family = tokens.front();
   static const SmallVector<StringRef> kTypesAbs = {
       "s16", "s32", "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64"};
-  if (tokens.size() < 2)
-    return fail(family.str() + " needs a type: one of " +
-                joinTokens(kTypesAbs));
-  StringRef typeName = tokens.back();
+  SmallVector<StringRef> quals;
+  StringRef typeName;
+  if (!oneType(kTypesAbs, typeName, quals))
+    return false;
   const TypeInfo *type = lookupType(typeName);
-  if (!type || !llvm::is_contained(kTypesAbs, typeName))
-    return unknownType(typeName, kTypesAbs);
   SmallVector<Slot> slots;
   if (typeName == "f32") {
     slots = {kFtz};
@@ -310,8 +325,8 @@ bool Parser::parseAbsNeg() {
     floor(80, 70);
   }
   SmallVector<StringRef> chosen;
-  if (!matchQualifiers(ArrayRef(tokens).drop_front().drop_back(), slots,
-                       family.str() + "." + typeName.str(), chosen, error))
+  if (!matchQualifiers(quals, slots, family.str() + "." + typeName.str(),
+                       chosen, error))
     return false;
   form.operands = {reg("dst", Role::Dst, type), reg("src", Role::Src, type)};
   return true;
@@ -333,9 +348,7 @@ bool Parser::parseCvt() {
   std::string context = "cvt." + dstName.str() + "." + srcName.str();
   SmallVector<StringRef> chosen;
   const TypeInfo *f32 = lookupType("f32");
-  const TypeInfo *b16 = lookupType("b16");
   const TypeInfo *b32 = lookupType("b32");
-  const TypeInfo *b8 = lookupType("b8");
   auto isF8x2 = [](StringRef n) { return n == "e4m3x2" || n == "e5m2x2"; };
   auto isF6x2 = [](StringRef n) { return n == "e2m3x2" || n == "e3m2x2"; };
 
@@ -354,7 +367,7 @@ bool Parser::parseCvt() {
                          context, chosen, error))
       return false;
     floor(80, chosen[2].empty() ? 70 : 81);
-    return packedFromF32(b32);
+    return packedFromF32(dst);
   }
   if (isF8x2(dstName) && srcName == "f32") {
     if (!matchQualifiers(quals,
@@ -363,7 +376,7 @@ bool Parser::parseCvt() {
                          context, chosen, error))
       return false;
     floor(89, 81);
-    return packedFromF32(b16);
+    return packedFromF32(dst);
   }
   if ((isF6x2(dstName) || dstName == "e2m1x2") && srcName == "f32") {
     if (!matchQualifiers(quals,
@@ -373,16 +386,21 @@ bool Parser::parseCvt() {
       return false;
     floor(100, 86);
     form.archSpecific = true;
-    return packedFromF32(dstName == "e2m1x2" ? b8 : b16);
+    return packedFromF32(dst);
   }
-  if (isF8x2(dstName) && srcName == "f16x2") {
+  if ((isF8x2(dstName) || dstName == "e2m1x2") && srcName == "f16x2") {
     if (!matchQualifiers(quals,
                          {Slot{"rounding mode", {"rn"}, true},
                           Slot{"satfinite", {"satfinite"}, true}, kRelu},
                          context, chosen, error))
       return false;
-    floor(89, 81);
-    form.operands = {reg("dst", Role::Dst, b16), reg("src", Role::Src, b32)};
+    if (dstName == "e2m1x2") {
+      floor(100, 86);
+      form.archSpecific = true;
+    } else {
+      floor(89, 81);
+    }
+    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
     return true;
   }
   if (dstName == "f16x2" &&
@@ -396,8 +414,7 @@ bool Parser::parseCvt() {
       floor(100, 86);
       form.archSpecific = true;
     }
-    form.operands = {reg("dst", Role::Dst, b32),
-                     reg("src", Role::Src, srcName == "e2m1x2" ? b8 : b16)};
+    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
     return true;
   }
   if (dstName == "tf32" && srcName == "f32") {
@@ -411,7 +428,7 @@ bool Parser::parseCvt() {
         return fail("'relu' is not available with 'rna' in " + context);
       floor(80, chosen[2].empty() ? 70 : 81);
     } else {
-      floor(90, 78);
+      floor(chosen[2].empty() ? 90 : 100, chosen[2].empty() ? 78 : 86);
     }
     form.operands = {reg("dst", Role::Dst, b32), reg("src", Role::Src, f32)};
     return true;
@@ -428,9 +445,25 @@ bool Parser::parseCvt() {
                 context + ": expected one of " + joinTokens(kScalar));
 
   bool touchesF32 = dstName == "f32" || srcName == "f32";
+  bool bf16Pair = dstName == "bf16" || srcName == "bf16";
+  if (bf16Pair && ((isInt(dst) && dst->bits == 8) ||
+                   (isInt(src) && src->bits == 8)))
+    return fail(context + " is not a PTX form: bf16 converts to and from "
+                "16-, 32- and 64-bit integers only");
   SmallVector<Slot> slots;
   if (isInt(dst) && isInt(src)) {
-    slots = {kSat};
+    // .sat clamps, so ptxas allows it only where the source range does not
+    // fit the destination.
+    auto range = [](const TypeInfo *t) {
+      return t->kind == 's'
+                 ? std::make_pair(-(__int128(1) << (t->bits - 1)),
+                                  (__int128(1) << (t->bits - 1)) - 1)
+                 : std::make_pair(__int128(0), (__int128(1) << t->bits) - 1);
+    };
+    bool fits = range(src).first >= range(dst).first &&
+                range(src).second <= range(dst).second;
+    if (!fits)
+      slots = {kSat};
   } else if (isInt(dst)) {
     slots = {kIntRounding, kFtz, kSat};
     slots[0].required = true;
@@ -439,20 +472,26 @@ bool Parser::parseCvt() {
     slots[0].required = true;
   } else if (dst->bits == src->bits && dstName == srcName) {
     slots = {kIntRounding, kFtz, kSat};
-  } else if (dst->bits < src->bits ||
-             (dst->bits == src->bits && dstName != srcName)) {
-    // Narrowing (and f16<->bf16): a float rounding mode is required.
+  } else if (dst->bits < src->bits) {
+    // Narrowing: a float rounding mode is required.
     slots = {kFloatRounding, kFtz, kSat, kRelu, kSatfinite};
     slots[0].required = true;
+
+  } else if (bf16Pair) {
+    // Widening from bf16, and f16<->bf16: ptxas takes an optional rounding
+    // mode.
+    slots = {kFloatRounding, kFtz};
   } else {
     // Widening is exact: no rounding mode.
     slots = {kFtz, kSat};
   }
-  if (!touchesF32)
-    slots.erase(llvm::remove_if(slots, [](const Slot &s) {
-                  return s.what == "ftz";
-                }),
-                slots.end());
+  // ftz needs an f32 side; bf16 conversions never saturate.
+  slots.erase(llvm::remove_if(slots,
+                              [&](const Slot &s) {
+                                return (s.what == "ftz" && !touchesF32) ||
+                                       (s.what == "sat" && bf16Pair);
+                              }),
+              slots.end());
   if (!matchQualifiers(quals, slots, context, chosen, error))
     return false;
   auto has = [&](StringRef what) {
@@ -477,12 +516,10 @@ bool Parser::parseCvt() {
                     "or satfinite in " + context + ": one of rn, rz");
     floor(80, has("satfinite") ? 81 : 70);
   }
-  if (dstName == "bf16" || srcName == "bf16") {
-    bool rnFromF32 = dstName == "bf16" && srcName == "f32" &&
-                     (has("relu") || has("satfinite") ||
-                      llvm::is_contained(chosen, StringRef("rn")) ||
-                      llvm::is_contained(chosen, StringRef("rz")));
-    if (rnFromF32)
+  if (bf16Pair) {
+    // bf16 <-> f32 came with sm_80 (ftz on a bf16 source with sm_90); every
+    // other bf16 pair with sm_90.
+    if (touchesF32 && !(srcName == "bf16" && has("ftz")))
       floor(80, 70);
     else
       floor(90, 78);
@@ -493,18 +530,17 @@ bool Parser::parseCvt() {
 
 bool Parser::parseMov() {
   static const SmallVector<StringRef> kMovTypes = {
-      "b16", "b32", "b64", "b128", "u16", "u32", "u64",
-      "s16", "s32", "s64", "f16",  "bf16", "f32", "f64"};
-  if (tokens.size() != 2) {
-    if (tokens.size() < 2)
-      return fail("mov needs a type: one of " + joinTokens(kMovTypes));
-    return fail("'" + tokens[1].str() +
+      "b16", "b32", "b64", "b128", "u16", "u32",
+      "u64", "s16", "s32", "s64",  "f32", "f64"};
+  SmallVector<StringRef> quals;
+  StringRef typeName;
+  if (!oneType(kMovTypes, typeName, quals))
+    return false;
+  if (!quals.empty())
+    return fail("'" + quals.front().str() +
                 "' is not a qualifier of mov, which takes none");
-  }
-  const TypeInfo *type = lookupType(tokens[1]);
-  if (!type || !llvm::is_contained(kMovTypes, tokens[1]))
-    return unknownType(tokens[1], kMovTypes);
-  if (tokens[1] == "b128")
+  const TypeInfo *type = lookupType(typeName);
+  if (typeName == "b128")
     floor(70, 83);
   form.operands = {reg("dst", Role::Dst, type), reg("src", Role::Src, type)};
   return true;
@@ -516,13 +552,11 @@ bool Parser::parseLdSt() {
   static const SmallVector<StringRef> kMemTypes = {
       "b8",  "b16", "b32", "b64", "b128", "u8",  "u16", "u32",
       "u64", "s8",  "s16", "s32", "s64",  "f32", "f64"};
-  if (tokens.size() < 2)
-    return fail(family.str() + " needs a type: one of " +
-                joinTokens(kMemTypes));
-  StringRef typeName = tokens.back();
+  SmallVector<StringRef> quals;
+  StringRef typeName;
+  if (!oneType(kMemTypes, typeName, quals))
+    return false;
   const TypeInfo *type = lookupType(typeName);
-  if (!type || !llvm::is_contained(kMemTypes, typeName))
-    return unknownType(typeName, kMemTypes);
 
   Slot semantics{"memory ordering",
                  isLoad ? SmallVector<StringRef, 8>{"weak", "volatile",
@@ -531,8 +565,7 @@ bool Parser::parseLdSt() {
                                                     "relaxed", "release"}};
   Slot scope{"scope", {"cta", "cluster", "gpu", "sys"}};
   Slot space{"state space",
-             {"global", "shared", "shared::cta", "shared::cluster", "local"},
-             /*required=*/true};
+             {"global", "shared", "shared::cta", "shared::cluster", "local"}};
   Slot cache{"cache operator",
              isLoad ? SmallVector<StringRef, 8>{"ca", "cg", "cs", "lu", "cv"}
                     : SmallVector<StringRef, 8>{"wb", "cg", "cs", "wt"}};
@@ -554,8 +587,7 @@ bool Parser::parseLdSt() {
 
   std::string context = family.str() + "." + typeName.str();
   SmallVector<StringRef> chosen;
-  if (!matchQualifiers(ArrayRef(tokens).drop_front().drop_back(), slots,
-                       context, chosen, error))
+  if (!matchQualifiers(quals, slots, context, chosen, error))
     return false;
   auto pick = [&](StringRef what) {
     for (auto [i, slot] : llvm::enumerate(slots))
@@ -583,10 +615,14 @@ bool Parser::parseLdSt() {
                 "' in " + context);
   if (!ncTok.empty() && (ss != "global" || !sem.empty()))
     return fail("'nc' needs the global state space and no memory ordering");
-  if (!evict.empty() && sem == "volatile")
-    return fail("'" + evict.str() + "' cannot be combined with 'volatile'");
+  if (!evict.empty() && (sem == "volatile" || !cop.empty()))
+    return fail("'" + evict.str() + "' cannot be combined with '" +
+                (cop.empty() ? sem : cop).str() + "'");
   if (ss == "local" && (ordered || sem == "volatile"))
     return fail("local memory takes no memory ordering");
+  if ((!evict.empty() || !pf.empty()) && ss != "global")
+    return fail("'" + (evict.empty() ? pf : evict).str() +
+                "' needs the global state space");
 
   unsigned count = 1;
   if (!vecTok.empty()) {
@@ -595,7 +631,8 @@ bool Parser::parseLdSt() {
       return fail("'" + vecTok.str() + "' is not available for " + context +
                   ": b128 is not vectorized");
     unsigned total = count * type->bits;
-    if (total > 256 || (total == 256 && (ss != "global" || count == 2)))
+    if (total > 256 ||
+        (total == 256 && ((ss != "global" && !ss.empty()) || count == 2)))
       return fail("'" + vecTok.str() + "' is not available for " + context +
                   ": a vector access moves at most 128 bits (256 bits with "
                   "global v8 of 32-bit or v4 of 64-bit elements)");
@@ -611,9 +648,10 @@ bool Parser::parseLdSt() {
   if (!pf.empty())
     floor(pf == "L2::256B" ? 80 : 75, 74);
 
-  Space memSpace = ss == "global" ? Space::Global
-                   : ss == "local" ? Space::Local
-                                   : Space::Shared;
+  Space memSpace = ss.empty()          ? Space::Generic
+                   : ss == "global" ? Space::Global
+                   : ss == "local"  ? Space::Local
+                                    : Space::Shared;
   form.readsMemory = isLoad;
   form.writesMemory = !isLoad;
   if (isLoad)

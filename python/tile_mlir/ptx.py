@@ -32,6 +32,9 @@ class Operand:
     """Width of one register or memory element."""
     count: int
     """Registers bound from the operand's final tile axis."""
+    register_bits: int
+    """Width of the PTX register that holds one value (8-bit integers sit in
+    16-bit registers)."""
     carriers: Tuple[str, ...]
     """Element types (MLIR spelling) that may carry one register."""
 

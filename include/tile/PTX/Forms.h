@@ -23,7 +23,7 @@ namespace mlir::tile::ptx {
 enum class Role { Dst, Src };
 
 /// Where an operand lives: a register, or the memory an address points to.
-enum class Space { Reg, Global, Shared, Local };
+enum class Space { Reg, Global, Shared, Local, Generic };
 
 llvm::StringRef stringifyRole(Role role);
 llvm::StringRef stringifySpace(Space space);
@@ -48,9 +48,11 @@ struct Operand {
   /// Element types that may carry one register, in MLIR spelling: the
   /// equal-width integers, plus the exact float type for scalar float types.
   std::vector<std::string> carriers() const;
-  /// Width of the PTX register that holds the value: sub-16-bit values sit
-  /// in 16-bit registers.
-  unsigned registerBits() const { return bits < 16 ? 16 : bits; }
+  /// Width of the PTX register that holds the value: 8-bit integers sit in
+  /// 16-bit registers; an e2m1x2 pair needs a true 8-bit register.
+  unsigned registerBits() const {
+    return bits < 16 && type != "e2m1x2" ? 16 : bits;
+  }
 };
 
 struct Form {

@@ -204,6 +204,8 @@ LogicalResult ApplyOp::verify() {
       expectedSpace = kGlobalAddressSpace;
     else if (operand.space == ptx::Space::Shared)
       expectedSpace = kSharedAddressSpace;
+    else if (operand.space == ptx::Space::Generic)
+      expectedSpace = 0;
     if (space != expectedSpace) {
       if (!operand.isMemory())
         return diag() << "expected a register tile (a memref in address "

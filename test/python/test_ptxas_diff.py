@@ -1,0 +1,34 @@
+"""A fast sample of the differential test of the PTX form table against
+ptxas (the full run is tools/ptxas_diff/ptxas_diff.py; its result is
+tools/ptxas_diff/results.json)."""
+
+import json
+import os
+import random
+import shutil
+import sys
+
+import pytest
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools", "ptxas_diff"))
+import ptxas_diff  # noqa: E402
+
+pytestmark = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
+
+
+def test_sample_agrees_with_ptxas():
+    spellings = list(ptxas_diff.spellings())
+    assert len(spellings) >= 3000
+    sample = random.Random(2).sample(spellings, 600)
+    report = ptxas_diff.run(sample)
+    assert report["checks"] == 600 * 3
+    assert report["disagreements"] == []
+
+
+def test_committed_full_run_has_no_disagreement():
+    with open(os.path.join(ROOT, "tools", "ptxas_diff", "results.json")) as f:
+        report = json.load(f)
+    assert report["spellings"] == len(list(ptxas_diff.spellings()))
+    assert report["table_accepts_ptxas_rejects"] == 0
+    assert report["disagreements"] == []

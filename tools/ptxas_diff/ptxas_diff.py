@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Differential test of the PTX form table against ptxas.
+
+Generates opcode spellings across the families the table knows, legal forms
+and near misses, and assembles each in a one-instruction-per-line kernel for
+sm_80, sm_90 and sm_100a. A spelling the table accepts is written with the
+register widths the table derives; one it rejects is written with the widths
+its type tokens suggest. ptxas reports every bad line, so one file per target
+and batch is enough; every disagreement is re-checked alone.
+
+    python tools/ptxas_diff/ptxas_diff.py --out tools/ptxas_diff/results.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+from tile_mlir import ptx
+
+TARGETS = ("sm_80", "sm_90", "sm_100a")
+PTX_VERSION = "8.8"
+
+BITS = {
+    "b8": 8, "b16": 16, "b32": 32, "b64": 64, "b128": 128,
+    "u8": 8, "u16": 16, "u32": 32, "u64": 64, "s8": 8, "s16": 16, "s32": 32, "s64": 64,
+    "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32,
+    "f16x2": 32, "bf16x2": 32, "f32x2": 64, "u16x2": 32, "s16x2": 32,
+    "e4m3x2": 16, "e5m2x2": 16, "e2m3x2": 16, "e3m2x2": 16, "e2m1x2": 8,
+}
+PACKED_FROM_F32 = {"f16x2", "bf16x2", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2"}
+
+
+def arith_spellings():
+    types = ["u16", "u32", "u64", "s16", "s32", "s64", "f16", "f16x2", "bf16", "bf16x2",
+             "f32", "f32x2", "f64", "u16x2", "s16x2", "f32.f16", "f32.bf16", "b32"]
+    pool = ["rn", "rz", "rm", "rp", "ftz", "sat", "cc", "hi", "lo", "wide", "relu"]
+    for family in ("add", "sub", "mul"):
+        for ty in types:
+            for n in range(3):
+                for quals in itertools.combinations(pool, n):
+                    yield ".".join((family,) + quals + (ty,))
+            for quals in (("rn", "ftz", "sat"), ("sat", "ftz", "rn"), ("rz", "ftz", "sat"),
+                          ("rn", "rz"), ("ftz", "ftz")):
+                yield ".".join((family,) + quals + (ty,))
+            yield f"{family}.{ty}.rn"
+
+
+def absneg_spellings():
+    types = ["s16", "s32", "s64", "u32", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "b32"]
+    for family in ("abs", "neg"):
+        for ty in types:
+            for quals in ((), ("ftz",), ("rn",), ("sat",), ("ftz", "ftz")):
+                yield ".".join((family,) + quals + (ty,))
+
+
+def cvt_spellings():
+    scalars = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64"]
+    frnd = ["rn", "rz", "rm", "rp"]
+    irnd = ["rni", "rzi", "rmi", "rpi"]
+    for dst in scalars:
+        for src in scalars:
+            for quals in [(), ("sat",), ("ftz",), ("relu",), ("satfinite",)] + \
+                         [(r,) for r in frnd + irnd] + [(r, "ftz") for r in ("rn", "rni")] + \
+                         [(r, "sat") for r in ("rz", "rzi")] + [("rn", "relu"), ("rz", "satfinite"),
+                                                                ("rn", "ftz", "sat")]:
+                yield ".".join(("cvt",) + quals + (dst, src))
+    for dst in sorted(PACKED_FROM_F32) + ["tf32"]:
+        for quals in [(), ("rn",), ("rz",), ("rna",), ("rn", "relu"), ("rn", "satfinite"),
+                      ("rn", "satfinite", "relu"), ("rz", "relu", "satfinite"), ("rm",),
+                      ("rna", "satfinite"), ("satfinite", "rn")]:
+            yield ".".join(("cvt",) + quals + (dst, "f32"))
+    for f8 in ("e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2"):
+        for quals in [("rn",), ("rn", "relu"), ("rn", "satfinite"), ()]:
+            yield ".".join(("cvt",) + quals + ("f16x2", f8))
+            yield ".".join(("cvt",) + quals + (f8, "f16x2"))
+    yield "cvt.pack.sat.s8.s32.b32"
+
+
+def mov_spellings():
+    for ty in ["b16", "b32", "b64", "b128", "u16", "u32", "u64", "s16", "s32", "s64",
+               "f16", "bf16", "f32", "f64", "b8", "f16x2"]:
+        yield f"mov.{ty}"
+        yield f"mov.rn.{ty}"
+
+
+def ldst_spellings():
+    rng = random.Random(7)
+    types = ["b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16",
+             "s32", "s64", "f32", "f64", "f16"]
+    spaces = ["global", "shared", "shared::cta", "shared::cluster", "local", ""]
+    for family in ("ld", "st"):
+        sems = ["", "weak", "volatile", "relaxed.gpu", "relaxed.sys", "relaxed.cta",
+                "relaxed.cluster", "relaxed", "gpu", "acquire.gpu" if family == "ld" else "release.gpu"]
+        caches = ["", "ca", "cg", "cs", "lu", "cv"] if family == "ld" else ["", "wb", "cg", "cs", "wt"]
+        extras = ["", "L1::evict_last", "L1::no_allocate", "L2::64B", "L2::256B", "nc",
+                  "L2::cache_hint"]
+        vecs = ["", "v2", "v4", "v8"]
+        for space in spaces:
+            for ty in types:
+                for vec in vecs:
+                    yield ".".join(t for t in (family, space, vec, ty) if t)
+                for sem in sems[1:]:
+                    yield ".".join(t for t in (family, sem, space, ty) if t)
+                for cache in caches[1:]:
+                    yield ".".join(t for t in (family, space, cache, ty) if t)
+        for _ in range(600):
+            parts = [rng.choice(sems), rng.choice(spaces[:3]), rng.choice(caches),
+                     rng.choice(extras), rng.choice(vecs), rng.choice(types)]
+            yield ".".join(t for t in [family] + parts if t)
+
+
+def spellings():
+    seen = set()
+    for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings):
+        for spelling in gen():
+            if spelling not in seen:
+                seen.add(spelling)
+                yield spelling
+
+
+def natural_operands(spelling):
+    """Operand (register bits, count, is_memory) guesses from the type tokens,
+    for spellings the table rejects."""
+    tokens = spelling.split(".")
+    family = tokens[0]
+    types = [t for t in tokens[1:] if t in BITS]
+    vec = next((int(t[1:]) for t in tokens if re.fullmatch(r"v[248]", t)), 1)
+    if not types:
+        return [(32, 1, False)] * 3
+    if family in ("add", "sub", "mul"):
+        if len(types) == 2:
+            return [(BITS[types[0]], 1, False), (BITS[types[1]], 1, False), (BITS[types[0]], 1, False)]
+        bits = BITS[types[-1]]
+        dst = 2 * bits if "wide" in tokens and bits <= 64 else bits
+        return [(dst, 1, False), (bits, 1, False), (bits, 1, False)]
+    if family in ("abs", "neg", "mov"):
+        return [(max(BITS[types[-1]], 16), 1, False)] * 2
+    if family == "cvt":
+        if len(types) < 2:
+            return [(32, 1, False)] * 2
+        dst, src = types[-2], types[-1]
+        width = {t: (BITS[t] if t == "e2m1x2" else max(BITS[t], 16)) for t in (dst, src)}
+        if dst in PACKED_FROM_F32 and src == "f32":
+            return [(width[dst], 1, False), (32, 1, False), (32, 1, False)]
+        return [(width[dst], 1, False), (width[src], 1, False)]
+    bits = max(BITS[types[-1]], 16)
+    if family == "ld":
+        return [(bits, vec, False), (bits, vec, True)]
+    return [(bits, vec, True), (bits, vec, False)]
+
+
+def table_operands(form):
+    return [(op.register_bits if op.space == "reg" else op.bits, op.count, op.space != "reg")
+            for op in form.operands]
+
+
+REG = {8: "%b", 16: "%h", 32: "%r", 64: "%rd", 128: "%q"}
+
+
+def render(spelling, operands):
+    texts = []
+    for i, (bits, count, memory) in enumerate(operands):
+        if memory:
+            texts.append("[%rd0]")
+            continue
+        prefix = REG.get(bits, "%r")
+        regs = [f"{prefix}{i * 8 + k + 1}" for k in range(count)]
+        texts.append(regs[0] if count == 1 else "{" + ", ".join(regs) + "}")
+    return f"{spelling} {', '.join(texts)};"
+
+
+HEADER = """.version {version}
+.target {target}
+.address_size 64
+.visible .entry k() {{
+  .reg .b8 %b<40>; .reg .b16 %h<40>; .reg .b32 %r<40>; .reg .b64 %rd<40>; .reg .b128 %q<40>; .reg .pred %p<4>;
+"""
+
+
+def assemble(lines, target, workdir):
+    """Returns the set of indices of `lines` that ptxas rejects."""
+    path = os.path.join(workdir, f"batch_{target}.ptx")
+    header = HEADER.format(version=PTX_VERSION, target=target)
+    first = header.count("\n") + 1
+    with open(path, "w") as f:
+        f.write(header + "\n".join(lines) + "\nret;\n}\n")
+    result = subprocess.run(["ptxas", f"-arch={target}", path, "-o", os.devnull],
+                            capture_output=True, text=True)
+    rejected = {}
+    for match in re.finditer(r"line (\d+); error\s*:\s*(.*)", result.stdout + result.stderr):
+        rejected.setdefault(int(match.group(1)) - first, match.group(2).strip())
+    if result.returncode != 0 and not rejected:
+        if len(lines) > 1:
+            # ptxas died without naming a line (it crashes on some inputs):
+            # find the culprits one by one.
+            return {i: err for i, line in enumerate(lines)
+                    for err in assemble([line], target, workdir).values()}
+        rejected[0] = f"ptxas exited with {result.returncode} and no message"
+    return rejected
+
+
+def run(spelling_list, targets=TARGETS, batch=800):
+    cases = []
+    for spelling in spelling_list:
+        try:
+            form = ptx.parse(spelling)
+            cases.append((spelling, form, table_operands(form), None))
+        except ptx.PTXFormError as error:
+            cases.append((spelling, None, natural_operands(spelling), str(error)))
+    report = {"spellings": len(cases), "targets": list(targets), "table_legal": 0,
+              "agree": 0, "disagreements": []}
+    with tempfile.TemporaryDirectory() as workdir:
+        for target in targets:
+            for start in range(0, len(cases), batch):
+                chunk = cases[start:start + batch]
+                rejected = assemble([render(s, ops) for s, _, ops, _ in chunk], target, workdir)
+                for i, (spelling, form, ops, error) in enumerate(chunk):
+                    table_ok = form is not None
+                    if table_ok:
+                        try:
+                            ptx.parse(spelling, target=target)
+                        except ptx.PTXFormError as floor_error:
+                            table_ok, error = False, str(floor_error)
+                    report["table_legal"] += table_ok
+                    ptxas_ok = i not in rejected
+                    if table_ok == ptxas_ok:
+                        report["agree"] += 1
+                        continue
+                    # Re-check alone, so a neighbour's error cannot mislead.
+                    alone = assemble([render(spelling, ops)], target, workdir)
+                    ptxas_ok = 0 not in alone
+                    if table_ok == ptxas_ok:
+                        report["agree"] += 1
+                        continue
+                    report["disagreements"].append({
+                        "spelling": spelling, "target": target,
+                        "table": "accepts" if table_ok else "rejects",
+                        "table_error": error, "ptxas_error": alone.get(0),
+                        "line": render(spelling, ops),
+                    })
+    report["checks"] = len(cases) * len(targets)
+    report["table_accepts_ptxas_rejects"] = sum(
+        d["table"] == "accepts" for d in report["disagreements"])
+    return report
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", help="write the JSON report here")
+    parser.add_argument("--sample", type=int, default=0,
+                        help="check a deterministic sample of this many spellings")
+    args = parser.parse_args(argv)
+    cases = list(spellings())
+    if args.sample:
+        cases = random.Random(1).sample(cases, min(args.sample, len(cases)))
+    report = run(cases)
+    text = json.dumps(report, indent=1)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    print(f"{report['spellings']} spellings x {len(report['targets'])} targets: "
+          f"{report['agree']} agree, {len(report['disagreements'])} disagree "
+          f"({report['table_accepts_ptxas_rejects']} accepted by the table but rejected by ptxas)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
