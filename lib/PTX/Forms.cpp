@@ -520,7 +520,7 @@ bool Parser::parseCvt() {
     // bf16 <-> f32 came with sm_80 (ftz on a bf16 source with sm_90); every
     // other bf16 pair with sm_90.
     if (touchesF32 && !(srcName == "bf16" && has("ftz")))
-      floor(80, 70);
+      floor(80, srcName == "bf16" ? 71 : 70);
     else
       floor(90, 78);
   }
@@ -638,13 +638,25 @@ bool Parser::parseLdSt() {
                   "global v8 of 32-bit or v4 of 64-bit elements)");
     if (total == 256)
       floor(100, 88);
+    if (count == 8 && type->bits == 16)
+      return fail("'v8' with 16-bit elements is not supported: ptxas (CUDA "
+                  "13.0) crashes on it; use v4 of 32-bit elements over a "
+                  "16-bit view");
   }
   if (typeName == "b128")
-    floor(70, 83);
-  if (ordered || !evict.empty())
-    floor(70, ordered ? 60 : 74);
+    floor(70, scp == "sys" ? 84 : 83);
+  if (ordered)
+    floor(70, 60);
+  if (!evict.empty())
+    floor(70, 74);
+  if (ss == "shared::cta")
+    floor(0, 78);
   if (scp == "cluster" || ss == "shared::cluster")
     floor(90, 78);
+  // .v8 arrived with PTX ISA 8.8 for every element width. (ptxas from CUDA
+  // 13.0 crashes on some .v8 loads written with an older .version.)
+  if (count == 8)
+    floor(0, 88);
   if (!pf.empty())
     floor(pf == "L2::256B" ? 80 : 75, 74);
 

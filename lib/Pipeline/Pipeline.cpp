@@ -14,11 +14,13 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
                                                unsigned ptxVersion,
                                                unsigned optLevel,
                                                const std::string &format) {
-  return "tile-expand, convert-tile-to-nvvm, "
-         "tile-attach-target{chip=" +
+  // The target pass comes first: it reads the opcodes to pick a PTX ISA
+  // version that has every form.
+  return "tile-attach-target{chip=" +
          chip + " ptx=" + std::to_string(ptxVersion) +
          " O=" + std::to_string(optLevel) +
-         "}, gpu.module(expand-strided-metadata, lower-affine, "
+         "}, tile-expand, convert-tile-to-nvvm, "
+         "gpu.module(expand-strided-metadata, lower-affine, "
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
          "canonicalize, cse, reconcile-unrealized-casts), "
          "gpu-module-to-binary{format=" +

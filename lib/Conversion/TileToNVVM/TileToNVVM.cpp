@@ -6,6 +6,7 @@
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -32,6 +33,10 @@ char mlir::tile::constraintLetter(unsigned bits) {
   }
 }
 
+unsigned mlir::tile::asmRegisterBits(const ptx::Operand &operand) {
+  return std::max(16u, operand.registerBits());
+}
+
 InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
                                      bool preserveDst) {
   unsigned numOutputs = 0, numSrcRegs = 0;
@@ -45,8 +50,12 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   unsigned addressIndex = numOutputs + numSrcRegs;
   unsigned predIndex = addressIndex + (form.accessesMemory() ? 1 : 0);
 
-  std::string text = predicated ? "@$" + std::to_string(predIndex) + " " : "";
-  text += form.opcode;
+  std::string guard = predicated ? "@$" + std::to_string(predIndex) + " " : "";
+  // A true 8-bit register (an e2m1x2 pair) has no inline-asm register class:
+  // it travels in a 16-bit register and is moved through a scoped .b8
+  // register inside the same asm block.
+  std::string narrowDecls, before, after;
+  std::string text = form.opcode;
   std::vector<std::string> outputs, inputs;
   for (auto [i, operand] : llvm::enumerate(form.operands)) {
     text += i == 0 ? " " : ", ";
@@ -54,24 +63,39 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
       text += "[$" + std::to_string(addressIndex) + "]";
       continue;
     }
-    std::string letter(1, constraintLetter(operand.registerBits()));
+    bool narrow = operand.registerBits() == 8;
+    std::string letter(1, constraintLetter(asmRegisterBits(operand)));
     if (operand.count > 1)
       text += "{";
     for (unsigned reg = 0; reg < operand.count; ++reg) {
       if (reg)
         text += ", ";
+      std::string ref;
       if (operand.role == ptx::Role::Dst) {
-        text += "$" + std::to_string(nextOutput++);
+        ref = "$" + std::to_string(nextOutput++);
         outputs.push_back("=" + letter);
       } else {
-        text += "$" + std::to_string(nextInput++);
+        ref = "$" + std::to_string(nextInput++);
         inputs.push_back(letter);
       }
+      if (!narrow) {
+        text += ref;
+        continue;
+      }
+      std::string temp = "%tile_b" + std::to_string(i) + "_" + std::to_string(reg);
+      narrowDecls += ".reg .b8 " + temp + "; ";
+      if (operand.role == ptx::Role::Dst)
+        after += " " + guard + "cvt.u16.u8 " + ref + ", " + temp + ";";
+      else
+        before += "cvt.u8.u16 " + temp + ", " + ref + "; ";
+      text += temp;
     }
     if (operand.count > 1)
       text += "}";
   }
-  text += ";";
+  text = guard + text + ";";
+  if (!narrowDecls.empty())
+    text = "{ " + narrowDecls + before + text + after + " }";
   if (form.accessesMemory())
     inputs.push_back("l");
   if (predicated)
@@ -120,11 +144,6 @@ struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
     std::optional<ptx::Form> form = ptx::parseForm(op.getOpcode(), error);
     if (!form)
       return rewriter.notifyMatchFailure(op, error);
-    for (const ptx::Operand &operand : form->operands)
-      if (!operand.isMemory() && !constraintLetter(operand.registerBits()))
-        return op.emitOpError()
-               << operand.name << ": no inline-asm register class holds "
-               << operand.registerBits() << "-bit registers";
 
     Location loc = op.getLoc();
     SmallVector<const ptx::Operand *> dsts, srcs;
@@ -138,7 +157,7 @@ struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
     SmallVector<Value> asmOperands;
     for (auto [value, operand] : llvm::zip_equal(adaptor.getInputs(), srcs))
       asmOperands.push_back(
-          toRegister(rewriter, loc, value, operand->registerBits()));
+          toRegister(rewriter, loc, value, asmRegisterBits(*operand)));
     if (op.getMemref()) {
       Value address = getStridedElementPtr(rewriter, loc,
                                            op.getMemref().getType(),
@@ -151,11 +170,11 @@ struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
       asmOperands.push_back(adaptor.getPred());
     for (auto [value, operand] : llvm::zip_equal(adaptor.getKeep(), dsts))
       asmOperands.push_back(
-          toRegister(rewriter, loc, value, operand->registerBits()));
+          toRegister(rewriter, loc, value, asmRegisterBits(*operand)));
 
     SmallVector<Type> regTypes;
     for (const ptx::Operand *operand : dsts)
-      regTypes.push_back(rewriter.getIntegerType(operand->registerBits()));
+      regTypes.push_back(rewriter.getIntegerType(asmRegisterBits(*operand)));
     Type resultType;
     if (regTypes.size() == 1)
       resultType = regTypes.front();
@@ -256,6 +275,14 @@ struct ConvertTileToNVVMPass
       return signalPassFailure();
 
     LLVMTypeConverter converter(&getContext());
+    // The same numbering as convert-gpu-to-nvvm, so that the descriptors
+    // this pass builds reconcile with the ones it builds.
+    converter.addTypeAttributeConversion(
+        [](BaseMemRefType type, gpu::AddressSpaceAttr space) -> Attribute {
+          std::optional<unsigned> number = getAddressSpace(space.getValue());
+          return IntegerAttr::get(IntegerType::get(type.getContext(), 64),
+                                  number.value_or(0));
+        });
     RewritePatternSet patterns(&getContext());
     populateTileToNVVMConversionPatterns(converter, patterns);
     ConversionTarget target(getContext());

@@ -29,6 +29,10 @@ InlineAsm buildInlineAsm(const ptx::Form &form, bool predicated,
 /// NVPTX has none.
 char constraintLetter(unsigned bits);
 
+/// The width of the LLVM value that carries a register of `operand` through
+/// inline asm: 8-bit registers travel in 16 bits.
+unsigned asmRegisterBits(const ptx::Operand &operand);
+
 void populateTileToNVVMConversionPatterns(LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns);
 

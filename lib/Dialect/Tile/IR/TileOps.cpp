@@ -2,6 +2,7 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
@@ -20,6 +21,22 @@ std::optional<unsigned> mlir::tile::getAddressSpace(MemRefType type) {
     return 0;
   if (auto intSpace = dyn_cast<IntegerAttr>(space))
     return intSpace.getInt();
+  if (auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space))
+    return getAddressSpace(gpuSpace.getValue());
+  return std::nullopt;
+}
+
+std::optional<unsigned> mlir::tile::getAddressSpace(gpu::AddressSpace space) {
+  // gpu.func workgroup attributions and global buffers may carry the GPU
+  // dialect's spelling; private memory has no NVPTX number of its own here.
+  switch (space) {
+  case gpu::AddressSpace::Global:
+    return kGlobalAddressSpace;
+  case gpu::AddressSpace::Workgroup:
+    return kSharedAddressSpace;
+  case gpu::AddressSpace::Private:
+    return std::nullopt;
+  }
   return std::nullopt;
 }
 

@@ -16,6 +16,10 @@
 
 #include "tile/PTX/Forms.h"
 
+namespace mlir::gpu {
+enum class AddressSpace : uint32_t;
+} // namespace mlir::gpu
+
 namespace mlir::tile {
 
 /// Address spaces of tile operands, as numbered by NVPTX. Register tiles are
@@ -25,8 +29,9 @@ constexpr unsigned kSharedAddressSpace = 3;
 constexpr unsigned kRegisterAddressSpace = 5;
 
 /// The NVPTX address space of a memref, or std::nullopt when its memory space
-/// is not an integer.
+/// is neither an integer nor a GPU global/workgroup space.
 std::optional<unsigned> getAddressSpace(MemRefType type);
+std::optional<unsigned> getAddressSpace(gpu::AddressSpace space);
 
 /// The target that gates `op`: the closest `tile.target` string attribute on
 /// an ancestor, else the chip of an NVPTX target of the enclosing gpu.module.

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Lowers every form the table marks legal on a target through tile-mlir and
+assembles the PTX with ptxas.
+
+One kernel per spelling: its register sources are loaded from global memory
+(ld.global.bN), the form is applied over a (2, count) tile, and register
+destinations are stored back (st.global.bN), so no instruction is dead.
+
+    python tools/forms/every_form.py --target sm_90
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from tile_mlir import compile_module, ptx
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "ptxas_diff"))
+import ptxas_diff  # noqa: E402
+
+REPEATS = 2
+
+
+def carrier(operand):
+    return f"i{operand.bits}"
+
+
+def memref(operand, space):
+    suffix = f", {space}" if space else ""
+    return f"memref<{REPEATS}x{operand.count}x{carrier(operand)}{suffix}>"
+
+
+def move(family, op):
+    """A global load or store of a whole (REPEATS, count) tile of `op`."""
+    vec = f".v{op.count}" if op.count > 1 else ""
+    return f"{family}.global{vec}.b{op.bits}"
+
+
+def kernel(index, form):
+    """MLIR text of one kernel applying `form`, or None if the lowering does
+    not support one of its operands (reported by the caller)."""
+    args, attributions, body, operands = [], [], [], []
+    for i, op in enumerate(form.operands):
+        if op.space == "reg":
+            tile = memref(op, "5")
+            body.append(f"%t{i} = memref.alloca() : {tile}")
+            if op.role == "src":
+                args.append(f"%in{i}: {memref(op, '1')}")
+                body.append(f'tile.apply "{move("ld", op)}"(%t{i}, %in{i}) : {tile}, {memref(op, "1")}')
+            operands.append((f"%t{i}", tile))
+        elif op.space == "global":
+            args.append(f"%m{i}: {memref(op, '1')}")
+            operands.append((f"%m{i}", memref(op, "1")))
+        elif op.space == "generic":
+            args.append(f"%m{i}: {memref(op, None)}")
+            operands.append((f"%m{i}", memref(op, None)))
+        elif op.space == "shared":
+            ty = memref(op, "#gpu.address_space<workgroup>")
+            attributions.append(f"%m{i}: {ty}")
+            operands.append((f"%m{i}", ty))
+        else:  # local memory
+            ty = memref(op, "5")
+            body.append(f"%m{i} = memref.alloca() : {ty}")
+            operands.append((f"%m{i}", ty))
+    names = ", ".join(name for name, _ in operands)
+    types = ", ".join(ty for _, ty in operands)
+    body.append(f'tile.apply "{form.opcode}"({names}) : {types}')
+    for i, op in enumerate(form.operands):
+        if op.space == "reg" and op.role == "dst":
+            args.append(f"%out{i}: {memref(op, '1')}")
+            body.append(f'tile.apply "{move("st", op)}"(%out{i}, %t{i}) : {memref(op, "1")}, {memref(op, "5")}')
+    workgroup = f" workgroup({', '.join(attributions)})" if attributions else ""
+    lines = "\n      ".join(body)
+    return (f"    gpu.func @k{index}({', '.join(args)}){workgroup} kernel {{\n"
+            f"      {lines}\n      gpu.return\n    }}")
+
+
+def legal_forms(target):
+    seen, forms = set(), []
+    for spelling in ptxas_diff.spellings():
+        try:
+            form = ptx.parse(spelling, target=target)
+        except ptx.PTXFormError:
+            continue
+        if spelling not in seen:
+            seen.add(spelling)
+            forms.append(form)
+    return forms
+
+
+def run(target, forms=None, workdir=None):
+    """Returns (forms checked, list of problems)."""
+    forms = legal_forms(target) if forms is None else forms
+    kernels = "\n".join(kernel(i, form) for i, form in enumerate(forms))
+    module = (f'module attributes {{gpu.container_module}} {{\n'
+              f'  gpu.module @forms [#nvvm.target<chip = "{target}">] {{\n{kernels}\n  }}\n}}\n')
+    text = compile_module(module, chip=target)["forms"].decode()
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(workdir or tmp, f"every_form_{target}.ptx")
+        with open(path, "w") as f:
+            f.write(text)
+        result = subprocess.run(["ptxas", f"-arch={target}", path, "-o", os.devnull],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            problems.append(f"ptxas rejected the PTX:\n{result.stdout}{result.stderr}"[:4000])
+    bodies = re.split(r"\.entry ", text)[1:]
+    by_name = {re.match(r"(k\d+)", b).group(1): b for b in bodies}
+    for i, form in enumerate(forms):
+        asm = re.findall(r"// begin inline asm\n(.*?)// end inline asm", by_name.get(f"k{i}", ""), re.S)
+        pattern = re.compile(r"(^|\s)" + re.escape(form.opcode) + r"\s")
+        if sum(bool(pattern.search(block)) for block in asm) != REPEATS:
+            problems.append(f"{form.opcode}: expected {REPEATS} instructions in k{i}")
+    return len(forms), problems
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", default="sm_90")
+    parser.add_argument("--keep", help="directory to keep the PTX in")
+    args = parser.parse_args(argv)
+    count, problems = run(args.target, workdir=args.keep)
+    for problem in problems:
+        print(problem)
+    print(f"{args.target}: {count} forms lowered, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
