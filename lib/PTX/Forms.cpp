@@ -188,9 +188,14 @@ struct Parser {
     SmallVector<StringRef> types;
     splitTypes(types, quals);
     if (types.empty()) {
-      if (!quals.empty() && !lookupType(quals.back()) &&
-          tokens.size() > 1 && quals.back() == tokens.back())
-        return unknownType(tokens.back(), legal);
+      // A last token shaped like a type (f128, s7) is a bad type; anything
+      // else (add.rn) is a missing one.
+      StringRef last = tokens.back();
+      bool typeShaped = tokens.size() > 1 && last.size() > 1 &&
+                        StringRef("bsuft").contains(last.front()) &&
+                        llvm::isDigit(last[1]);
+      if (typeShaped)
+        return unknownType(last, legal);
       return fail(form.family + " needs a type: one of " + joinTokens(legal));
     }
     if (types.size() > 1)

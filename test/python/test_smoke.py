@@ -97,3 +97,37 @@ def test_verifier_error_is_an_exception():
             module.operation.verify()
     assert ("'tile.apply' op rhs: expected a 32-bit carrier for f16x2 (i32, ui32 or si32), got f16"
             in str(error.value))
+
+
+@pytest.mark.parametrize("opcode,types,message", [
+    ("add.rn.rz.f32", ("f32", "f32", "f32"),
+     "'rz' cannot follow 'rn' in add.f32: one rounding mode of rn, rz, rm, rp"),
+    ("abs.f32", ("f32", "f32", "f32"), "expected 2 operands for abs.f32 (dst, src), got 3"),
+    ("cvt.rn.f16x2.f32", ("i32", "f16", "f32"),
+     "src: expected a 32-bit carrier for f32 (i32, ui32, si32 or f32), got f16"),
+])
+def test_python_raises_the_verifier_text(opcode, types, message):
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp("f", ir.FunctionType.get([], []))
+            with ir.InsertionPoint(fn.add_entry_block()):
+                space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 5)
+                tiles = [memref.alloca(ir.MemRefType.get([4, 1], ir.Type.parse(t), memory_space=space), [], [])
+                         for t in types]
+                tile.apply(opcode, tiles)
+                func.ReturnOp([])
+        with pytest.raises(ir.MLIRError) as error:
+            module.operation.verify()
+    assert f"'tile.apply' op {message}" in str(error.value)
+
+
+def test_ptx_parse_raises_form_error():
+    with pytest.raises(tile_mlir.ptx.PTXFormError) as error:
+        tile_mlir.ptx.parse("add.rn.f32x2", target="sm_90")
+    assert isinstance(error.value, ValueError)
+    assert str(error.value) == "add.rn.f32x2 requires sm_100 or newer and PTX ISA 8.6, but the target is sm_90"
+    form = tile_mlir.ptx.parse("cvt.rn.f16x2.f32", target="sm_90")
+    assert [(op.name, op.role, op.bits) for op in form.operands] == [
+        ("dst", "dst", 32), ("src", "src", 32), ("src1", "src", 32)]
+    assert form.min_sm == 80 and form.min_ptx == 70

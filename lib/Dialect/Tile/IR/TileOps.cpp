@@ -40,18 +40,17 @@ std::optional<unsigned> mlir::tile::getAddressSpace(gpu::AddressSpace space) {
   return std::nullopt;
 }
 
-std::optional<ptx::Target> mlir::tile::getTargetFor(Operation *op) {
+std::optional<StringRef> mlir::tile::getTargetChipFor(Operation *op) {
   for (Operation *parent = op; parent; parent = parent->getParentOp()) {
     if (auto chip = parent->getAttrOfType<StringAttr>(kTargetAttrName))
-      return ptx::Target::parse(chip.getValue());
-    if (parent->getName().getStringRef() != "gpu.module")
+      return chip.getValue();
+    auto module = dyn_cast<gpu::GPUModuleOp>(parent);
+    if (!module)
       continue;
-    auto targets = parent->getAttrOfType<ArrayAttr>("targets");
-    if (!targets)
-      return std::nullopt;
-    for (Attribute target : targets)
-      if (auto nvvmTarget = dyn_cast<NVVM::NVVMTargetAttr>(target))
-        return ptx::Target::parse(nvvmTarget.getChip());
+    if (ArrayAttr targets = module.getTargetsAttr())
+      for (Attribute target : targets)
+        if (auto nvvmTarget = dyn_cast<NVVM::NVVMTargetAttr>(target))
+          return nvvmTarget.getChip();
     return std::nullopt;
   }
   return std::nullopt;
@@ -164,7 +163,12 @@ LogicalResult ApplyOp::verify() {
     return emitOpError() << "scope \"" << getScope()
                          << "\" is not supported: supported scopes are thread";
 
-  if (std::optional<ptx::Target> target = getTargetFor(*this)) {
+  if (std::optional<StringRef> chip = getTargetChipFor(*this)) {
+    std::optional<ptx::Target> target = ptx::Target::parse(*chip);
+    if (!target)
+      return emitOpError() << "unknown target '" << *chip
+                           << "': expected sm_XX, sm_XXa or sm_XXf with a "
+                              "known XX";
     if (!ptx::isAvailableOn(*form, *target, error))
       return emitOpError() << error;
   }
@@ -198,13 +202,13 @@ LogicalResult ApplyOp::verify() {
     if (!memref) {
       // A scalar SSA value stands for one read register, reused by every
       // repeat. It must already be the whole carrier.
-      if (operand.role == ptx::Role::Dst)
-        return diag() << "a destination must be a register tile, not a "
-                         "scalar value";
       if (operand.isMemory())
         return diag() << "expected a memref in the "
                       << ptx::stringifySpace(operand.space)
                       << " address space, got " << value.getType();
+      if (operand.role == ptx::Role::Dst)
+        return diag() << "a destination must be a register tile, not a "
+                         "scalar value";
       if (operand.count != 1)
         return diag() << "a scalar can only replace a single-register input, "
                          "but "
@@ -261,6 +265,34 @@ LogicalResult ApplyOp::verify() {
     }
     if (!fitsCarrier(memref.getElementType(), operand))
       return diag() << carrierMismatch(operand, memref.getElementType());
+    if (operand.isMemory() && operand.count > 1) {
+      // A vector access moves count contiguous elements at an address
+      // aligned to the whole vector. Static layouts are checked here; a
+      // dynamic offset is the caller's promise.
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (succeeded(memref.getStridesAndOffset(strides, offset))) {
+        if (strides.back() != 1)
+          return diag() << "a ." << "v" << operand.count
+                        << " access needs a contiguous final axis (stride "
+                           "1), got layout "
+                        << memref.getLayout();
+        auto misaligned = [&](int64_t v) {
+          return !ShapedType::isDynamic(v) && v % operand.count != 0;
+        };
+        bool bad = misaligned(offset);
+        for (int64_t stride : ArrayRef(strides).drop_back())
+          bad |= misaligned(stride);
+        if (bad)
+          return diag() << "a .v" << operand.count << " access of "
+                        << operand.bits << "-bit elements must be aligned to "
+                        << operand.count * operand.bits / 8
+                        << " bytes, but layout " << memref.getLayout()
+                        << " places a repeat at an element offset that is "
+                           "not a multiple of "
+                        << operand.count;
+      }
+    }
     if (operand.role == ptx::Role::Dst && isInjective(memref) == false)
       return diag() << "destination slots overlap across repeats (layout "
                     << memref.getLayout()

@@ -33,9 +33,9 @@ constexpr unsigned kRegisterAddressSpace = 5;
 std::optional<unsigned> getAddressSpace(MemRefType type);
 std::optional<unsigned> getAddressSpace(gpu::AddressSpace space);
 
-/// The target that gates `op`: the closest `tile.target` string attribute on
-/// an ancestor, else the chip of an NVPTX target of the enclosing gpu.module.
-std::optional<ptx::Target> getTargetFor(Operation *op);
+/// The chip that gates `op`: the closest `tile.target` string attribute on
+/// an ancestor, else the chip of an NVVM target of the enclosing gpu.module.
+std::optional<StringRef> getTargetChipFor(Operation *op);
 
 /// The name of the attribute that names a target explicitly.
 constexpr llvm::StringLiteral kTargetAttrName = "tile.target";
