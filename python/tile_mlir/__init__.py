@@ -3,28 +3,33 @@
 Importing the package adds the ``tile`` dialect to every ``mlir.ir.Context``
 created afterwards, registers the tile passes and the ``tile-to-ptx``
 pipeline, and makes parsed tile ops come back as their generated classes.
+Where neither MLIR nor the compiled extension is installed (a machine that
+only runs kernels), ``tile_mlir.runtime`` still works; compiling does not.
 """
 
-from mlir._mlir_libs import _mlir as _cext
-from mlir._mlir_libs import get_dialect_registry as _get_dialect_registry
+try:
+    from mlir._mlir_libs import _mlir as _cext
+    from mlir._mlir_libs import get_dialect_registry as _get_dialect_registry
 
-from . import _tile
+    from . import _tile
+except ImportError as _error:  # runtime-only installation
+    _tile = None
+    _import_error = _error
+else:
+    _tile.insert_dialect(_get_dialect_registry())
+    _tile.register_passes()
+    _cext.globals.append_dialect_search_prefix("tile_mlir.dialects")
 
-_tile.insert_dialect(_get_dialect_registry())
-_tile.register_passes()
-_cext.globals.append_dialect_search_prefix("tile_mlir.dialects")
+if _tile is not None:
+    from . import ptx  # noqa: E402
+    from .compiler import CompileError, compile, compile_module, pipeline  # noqa: E402
 
-from . import ptx  # noqa: E402
-from .compiler import CompileError, compile_module, pipeline  # noqa: E402
+    def register_dialects(context):
+        """Registers and loads the tile dialect in ``context``.
 
+        Contexts created after ``import tile_mlir`` already have it; this is
+        for contexts that existed before.
+        """
+        _tile.register_dialect(context)
 
-def register_dialects(context):
-    """Registers and loads the tile dialect in ``context``.
-
-    Contexts created after ``import tile_mlir`` already have it; this is for
-    contexts that existed before.
-    """
-    _tile.register_dialect(context)
-
-
-__all__ = ["CompileError", "compile_module", "pipeline", "ptx", "register_dialects"]
+__all__ = ["CompileError", "compile", "compile_module", "pipeline", "ptx", "register_dialects"]

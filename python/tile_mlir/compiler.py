@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Dict, Union
+import os
+import shutil
+import subprocess
+import tempfile
+from typing import Dict, List, Optional, Tuple, Union
 
 from mlir import ir
 from mlir.dialects import gpu
 from mlir.passmanager import PassManager
 
 from . import _tile
+from . import runtime
 
 
 class CompileError(RuntimeError):
@@ -20,6 +25,40 @@ def pipeline(chip: str = "sm_90", ptx: int = 0, opt_level: int = 3, format: str 
     return _tile.pipeline(chip, ptx, opt_level, format)
 
 
+def _split_top_level(passes: str) -> List[str]:
+    parts, depth, current = [], 0, ""
+    for char in passes:
+        if char in "({":
+            depth += 1
+        elif char in ")}":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return parts + [current.strip()] if current.strip() else parts
+
+
+def _run(module: ir.Module, passes: str) -> None:
+    with module.context:
+        try:
+            PassManager.parse(f"builtin.module({passes})").run(module.operation)
+        except ir.MLIRError as error:
+            raise CompileError(str(error)) from None
+
+
+def _objects(module: ir.Module) -> Dict[str, bytes]:
+    objects = {}
+    for op in module.body.operations:
+        if op.operation.name != "gpu.binary":
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        for attr in ir.ArrayAttr(op.attributes["objects"]):
+            objects[name] = gpu.ObjectAttr(attr).object
+    return objects
+
+
 def compile_module(
     module: Union[ir.Module, str],
     chip: str = "sm_90",
@@ -29,24 +68,80 @@ def compile_module(
 ) -> Dict[str, bytes]:
     """Lowers every gpu.module of ``module`` and returns {name: object bytes}.
 
-    With ``format="isa"`` the bytes are PTX text; with ``"bin"`` a cubin
-    assembled by ptxas. A module given as text is parsed in a new context; an
-    ``ir.Module`` is lowered in place.
+    With ``format="isa"`` the bytes are PTX text. A module given as text is
+    parsed in a new context; an ``ir.Module`` is lowered in place.
     """
     if isinstance(module, str):
         with ir.Context():
             return compile_module(ir.Module.parse(module), chip, ptx, opt_level, format)
-    with module.context:
-        pm = PassManager.parse(pipeline(chip, ptx, opt_level, format))
-        try:
-            pm.run(module.operation)
-        except ir.MLIRError as error:
-            raise CompileError(str(error)) from None
-    objects = {}
-    for op in module.body.operations:
-        if op.operation.name != "gpu.binary":
-            continue
-        name = ir.StringAttr(op.attributes["sym_name"]).value
-        for attr in ir.ArrayAttr(op.attributes["objects"]):
-            objects[name] = gpu.ObjectAttr(attr).object
-    return objects
+    passes = pipeline(chip, ptx, opt_level, format)[len("builtin.module("):-1]
+    _run(module, passes)
+    return _objects(module)
+
+
+def assemble(ptx_text: str, target: str) -> Optional[bytes]:
+    """A cubin from ptxas, or None when ptxas is not on PATH."""
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        source, binary = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+        with open(source, "w") as f:
+            f.write(ptx_text)
+        result = subprocess.run([ptxas, f"-arch={target}", source, "-o", binary],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            raise CompileError(f"ptxas rejected the PTX for {target}:\n{result.stdout}{result.stderr}")
+        with open(binary, "rb") as f:
+            return f.read()
+
+
+def resolve_target(target) -> str:
+    """"sm_90" stays; "cuda" is the local GPU's arch, or sm_90 without one;
+    {"kind": "cuda", "arch": "sm_100a"} selects that arch."""
+    if isinstance(target, dict):
+        if target.get("kind", "cuda") != "cuda":
+            raise ValueError(f"unsupported target kind {target.get('kind')!r}: only cuda")
+        target = target.get("arch", "cuda")
+    if not isinstance(target, str):
+        raise ValueError(f"a target is a string such as 'sm_90' or 'cuda', got {target!r}")
+    if target == "cuda":
+        return runtime.local_arch() or "sm_90"
+    if not target.startswith("sm_"):
+        raise ValueError(f"unknown target {target!r}: expected 'cuda' or an arch such as 'sm_90'")
+    return target
+
+
+class CompiledKernel(runtime.Kernel):
+    """A runtime kernel that also remembers how it was compiled."""
+
+    mlir: str
+    stages: Dict[str, str]
+
+
+def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False) -> CompiledKernel:
+    """Compiles a @T.function kernel. The result has ``.ptx``, ``.cubin``
+    (when ptxas is present), ``.mlir`` (the input IR), ``.stages`` (the IR
+    after each pass of the pipeline, if requested), ``save(path)`` and
+    ``__call__(*arrays)``, which launches on the local GPU."""
+    from .script import PrimFunc
+
+    if not isinstance(fn, PrimFunc):
+        raise TypeError(f"tile_mlir.compile takes a @T.function kernel, got {type(fn).__name__}")
+    chip = resolve_target(target)
+    with fn.context:
+        module = ir.Module.parse(str(fn.module))
+    passes = pipeline(chip, 0, opt_level, "isa")[len("builtin.module("):-1]
+    recorded: Dict[str, str] = {}
+    if stages:
+        for stage in _split_top_level(passes):
+            _run(module, stage)
+            recorded[stage] = str(module)
+    else:
+        _run(module, passes)
+    ptx_text = _objects(module)["kernels"].decode()
+    params = [runtime.Param(name, spec.shape, spec.dtype) for name, spec in fn.params]
+    kernel = CompiledKernel(fn.name, ptx_text, assemble(ptx_text, chip), chip, params, fn.grid, fn.block)
+    kernel.mlir = str(fn.module)
+    kernel.stages = recorded
+    return kernel

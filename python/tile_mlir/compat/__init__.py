@@ -1,0 +1,1 @@
+"""Compatibility layers for code written for other tile languages."""

@@ -1,0 +1,3 @@
+from . import tirx
+
+__all__ = ["tirx"]

@@ -1,0 +1,211 @@
+"""The script front end, the compiler entry point, the artifact format and
+the runtime's checks, on the CPU. Runs on a GPU are marked and skip without
+one (the H200 run's output is tools/gpu/results/report.json)."""
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir import runtime
+from tile_mlir import script as T
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "examples", "spec"))
+
+import abs_neg  # noqa: E402
+import narrow_pairs  # noqa: E402
+import packed_add  # noqa: E402
+
+HAS_GPU = runtime.local_arch() is not None
+gpu = pytest.mark.skipif(not HAS_GPU, reason="needs a CUDA GPU")
+
+
+def asm_lines(ptx, opcode):
+    return re.findall(r"^\s*" + re.escape(opcode) + r"\s", ptx, re.M)
+
+
+def test_spec_examples_compile_to_the_promised_instructions():
+    k = tile_mlir.compile(packed_add.packed_add, target="sm_90")
+    assert len(asm_lines(k.ptx, "ld.global.b32")) == 16
+    assert len(asm_lines(k.ptx, "add.rn.f16x2")) == 8
+    assert len(asm_lines(k.ptx, "st.global.b32")) == 8
+    k = tile_mlir.compile(abs_neg.negative_magnitude, target="sm_90")
+    ops = re.findall(r"^\s*(abs|neg)\.f32\s", k.ptx, re.M)
+    assert ops == ["abs"] * 4 + ["neg"] * 4
+    k = tile_mlir.compile(narrow_pairs.narrow_pairs, target="sm_90")
+    pairs = re.findall(r"ld\.global\.v2\.f32 \{(%r\d+), (%r\d+)\}", k.ptx)
+    cvts = re.findall(r"cvt\.rn\.f16x2\.f32 %r\d+, (%r\d+), (%r\d+);", k.ptx)
+    assert cvts == [(hi, lo) for lo, hi in pairs]
+
+
+def test_module_is_an_mlir_module_with_the_kernel():
+    text = str(packed_add.packed_add.module)
+    assert "gpu.func @packed_add(%arg0: memref<8x1xui32, 1>" in text
+    assert text.count("tile.apply") == 4
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
+def test_cubin_and_stages():
+    k = tile_mlir.compile(packed_add.packed_add, target="sm_90", stages=True)
+    assert k.cubin[:4] == b"\x7fELF"
+    assert list(k.stages)[1:3] == ["tile-expand", "convert-tile-to-nvvm"]
+    assert k.stages["tile-expand"].count("tile.instr") == 32
+    assert "llvm.inline_asm" in k.stages["convert-tile-to-nvvm"]
+
+
+def test_targets():
+    assert tile_mlir.compiler.resolve_target("sm_100a") == "sm_100a"
+    assert tile_mlir.compiler.resolve_target({"kind": "cuda", "arch": "sm_80"}) == "sm_80"
+    assert tile_mlir.compiler.resolve_target("cuda") == (runtime.local_arch() or "sm_90")
+    with pytest.raises(ValueError, match="unknown target 'llvm'"):
+        tile_mlir.compiler.resolve_target("llvm")
+
+
+def test_compile_for_a_gpu_that_is_not_here():
+    @T.function
+    def pairs(A: T.Tensor((2, 1), "uint64"), Out: T.Tensor((2, 1), "uint64")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        r = T.alloc_local((2, 1), "uint64")
+        T.cuda.tile.apply(T.ptx["ld.global.b64"], r, A)
+        T.cuda.tile.apply(T.ptx["add.rn.f32x2"], r, r, r)
+        T.cuda.tile.apply(T.ptx["st.global.b64"], Out, r)
+
+    k = tile_mlir.compile(pairs, target="sm_100a")
+    assert ".target sm_100a" in k.ptx and len(asm_lines(k.ptx, "add.rn.f32x2")) == 2
+    with pytest.raises(tile_mlir.CompileError, match="add.rn.f32x2 requires sm_100"):
+        tile_mlir.compile(pairs, target="sm_90")
+
+
+def test_errors_point_at_the_python_line():
+    with pytest.raises(T.TileError) as error:
+        @T.function
+        def bad(A: T.Tensor((8, 1), "float16")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+            a = T.alloc_local((8, 1), "float16")
+            T.cuda.tile.apply(T.ptx["add.rn.f16x2"], a, a, a)  # the offending line
+    line = next(i for i, text in enumerate(open(__file__), 1) if "# the offending line" in text)
+    assert str(error.value).startswith(f"{__file__}:{line}: ")
+    assert "'tile.apply' op dst: expected a 32-bit carrier for f16x2 (i32, ui32 or si32), got f16" in str(error.value)
+
+
+def test_bad_opcode_raises_at_the_subscript():
+    with pytest.raises(T.TileError, match="'rz' cannot follow 'rn' in add.f32"):
+        @T.function
+        def bad(A: T.Tensor((1, 1), "float32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+            T.ptx["add.rn.rz.f32"]
+
+
+def test_other_definition_errors():
+    with pytest.raises(T.TileError, match="needs a T.Tensor"):
+        T.function(lambda A: None)
+    with pytest.raises(T.TileError, match="must call T.device_entry"):
+        @T.function
+        def no_launch(A: T.Tensor((1, 1), "float32")):
+            pass
+    with pytest.raises(T.TileError, match="plain Python numbers have no PTX type"):
+        @T.function
+        def untyped(A: T.Tensor((4, 1), "float32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+            r = T.alloc_local((4, 1), "float32")
+            T.cuda.tile.apply(T.ptx["add.f32"], r, r, 2.0)
+    with pytest.raises(T.TileError, match="the slice extent must be static"):
+        @T.function
+        def dynamic_extent(A: T.Tensor((64, 1), "float32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
+            t = T.thread_id()
+            A[t:t * 2]
+    with pytest.raises(T.TileError, match="out of range"):
+        @T.function
+        def out_of_range(A: T.Tensor((4, 1), "float32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+            A[2:6]
+    with pytest.raises(T.TileError, match="only valid inside a @T.function"):
+        T.alloc_local((1, 1), "float32")
+
+
+def test_typed_scalars_views_and_per_thread_slices():
+    @T.function
+    def scaled(A: T.Tensor((32, 2), "uint32"), Out: T.Tensor((32, 2), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=4))
+        base = (T.block_id() * 4 + T.thread_id()) * 4
+        w = T.alloc_local((4, 2), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.v2.b32"], w, A[base:base + 4, :])
+        # two halves 2.0 = 0x4000 each: the scalar is the whole carrier
+        for col in range(2):
+            T.cuda.tile.apply(T.ptx["mul.rn.f16x2"], w[:, col:col + 1], w[:, col:col + 1],
+                              T.uint32(0x40004000))
+        h = w[:, 0:1].view("uint16")
+        T.cuda.tile.apply(T.ptx["neg.f16"], h[:, 0:1], h[:, 0:1])
+        T.cuda.tile.apply(T.ptx["st.global.v2.b32"], Out[base:base + 4, :], w)
+
+    k = tile_mlir.compile(scaled, target="sm_90")
+    assert len(asm_lines(k.ptx, "mul.rn.f16x2")) == 8
+    assert len(asm_lines(k.ptx, "neg.f16")) == 4
+    assert "1073758208" in str(scaled.module) or "0x40004000" in str(scaled.module)
+
+
+def test_artifact_round_trip(tmp_path):
+    k = tile_mlir.compile(narrow_pairs.narrow_pairs, target="sm_90")
+    path = tmp_path / "narrow_pairs.json"
+    k.save(str(path))
+    loaded = runtime.load(str(path))
+    assert (loaded.name, loaded.ptx, loaded.cubin, loaded.target) == (k.name, k.ptx, k.cubin, "sm_90")
+    assert loaded.params == [runtime.Param("A", (4, 2), "float32"), runtime.Param("Out", (4, 1), "uint32")]
+    assert (loaded.grid, loaded.block) == ((1, 1, 1), (1, 1, 1))
+    assert json.load(open(path))["format"] == "tile-mlir-kernel/1"
+    with open(tmp_path / "other.json", "w") as f:
+        json.dump({"format": "something-else"}, f)
+    with pytest.raises(ValueError, match="not a tile-mlir-kernel/1 artifact"):
+        runtime.load(str(tmp_path / "other.json"))
+
+
+@pytest.mark.parametrize("args,message", [
+    ((np.zeros((4, 2), "float32"),), r"narrow_pairs takes 2 arrays \(A, Out\), got 1"),
+    ((np.zeros((4, 3), "float32"), np.zeros((4, 1), "uint32")), r"A: expected shape \(4, 2\), got \(4, 3\)"),
+    ((np.zeros((4, 2), "float64"), np.zeros((4, 1), "uint32")), "A: expected dtype float32, got float64"),
+    ((np.zeros((2, 4), "float32").T, np.zeros((4, 1), "uint32")), "A: expected a C-contiguous array"),
+    ((np.zeros((4, 2), "float32"), [[0]] * 4), "Out: expected a numpy array or a CUDA array, got list"),
+])
+def test_arguments_are_checked_before_launch(args, message):
+    k = tile_mlir.compile(narrow_pairs.narrow_pairs, target="sm_90")
+    with pytest.raises(runtime.ArgumentError, match=message):
+        k(*args)
+
+
+def test_read_only_output_is_rejected():
+    k = tile_mlir.compile(narrow_pairs.narrow_pairs, target="sm_90")
+    out = np.zeros((4, 1), "uint32")
+    out.flags.writeable = False
+    with pytest.raises(runtime.ArgumentError, match="Out: the array is read-only"):
+        k(np.zeros((4, 2), "float32"), out)
+
+
+@pytest.mark.skipif(HAS_GPU, reason="checks the error without a GPU")
+def test_no_gpu_is_an_error_at_call_time_not_import():
+    k = tile_mlir.compile(narrow_pairs.narrow_pairs, target="sm_90")
+    with pytest.raises(runtime.CudaError, match="no CUDA"):
+        k(np.zeros((4, 2), "float32"), np.zeros((4, 1), "uint32"))
+
+
+def test_runtime_imports_without_mlir_and_extension():
+    code = ("import sys; sys.modules['mlir'] = None; sys.modules['tile_mlir._tile'] = None; "
+            "import tile_mlir.runtime, tile_mlir.compat.tvm as tvm; "
+            "print(hasattr(tile_mlir, 'compile'), tile_mlir.runtime.ARTIFACT_FORMAT)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "tile-mlir-kernel/1"]
+
+
+@gpu
+@pytest.mark.parametrize("module", [packed_add, abs_neg, narrow_pairs])
+def test_spec_examples_run_unchanged(module):
+    subprocess.run([sys.executable, module.__file__], check=True)

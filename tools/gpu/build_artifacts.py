@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Compiles the kernels that tools/gpu/run_artifacts.py runs on a GPU machine
+without MLIR: the spec's three examples, and predication checks.
+
+    python tools/gpu/build_artifacts.py build/gpu
+"""
+
+import os
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "examples", "spec"))
+
+import tile_mlir  # noqa: E402
+from tile_mlir import script as T  # noqa: E402
+
+import abs_neg  # noqa: E402
+import narrow_pairs  # noqa: E402
+import packed_add  # noqa: E402
+
+
+@T.function
+def predicated_neg(A: T.Tensor((32, 4, 1), "float32"), Out: T.Tensor((32, 4, 1), "float32"),
+                   Kept: T.Tensor((32, 4, 1), "float32")):
+    """Lanes 0..15 negate; the others leave Out undefined (Out) or keep the
+    previous destination (Kept, preserve_dst)."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    src = T.alloc_local((4, 1), "float32")
+    dst = T.alloc_local((4, 1), "float32")
+    kept = T.alloc_local((4, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], src, A[t])
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], kept, Kept[t])
+    T.cuda.tile.apply(T.ptx["neg.f32"], dst, src, pred=t < 16)
+    T.cuda.tile.apply(T.ptx["neg.f32"], kept, src, pred=t < 16, preserve_dst=True)
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t], dst, pred=t < 16)
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Kept[t], kept)
+
+
+KERNELS = {
+    "packed_add": packed_add.packed_add,
+    "negative_magnitude": abs_neg.negative_magnitude,
+    "narrow_pairs": narrow_pairs.narrow_pairs,
+    "predicated_neg": predicated_neg,
+}
+
+
+def main(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    for name, fn in KERNELS.items():
+        kernel = tile_mlir.compile(fn, target="sm_90")
+        kernel.save(os.path.join(out_dir, f"{name}.json"))
+        print(f"{name}: {len(kernel.ptx)} bytes of PTX, cubin {'yes' if kernel.cubin else 'no'}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "gpu"))

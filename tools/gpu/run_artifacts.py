@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Runs the artifacts of build_artifacts.py on a CUDA GPU with numpy and the
+driver only, compares bit for bit, checks the SASS, and writes a JSON report.
+
+    PYTHONPATH=python python tools/gpu/run_artifacts.py build/gpu report.json
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+from tile_mlir import runtime
+
+
+def bits_equal(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def check_packed_add(kernel, rng):
+    x = np.arange(16, dtype="float16").reshape(8, 2)
+    y = np.full((8, 2), 2, dtype="float16")
+    out = np.zeros((8, 1), dtype="uint32")
+    kernel(x.view("uint32").copy(), y.view("uint32").copy(), out)
+    return bits_equal(out.view("float16"), x + y), 16
+
+
+def check_negative_magnitude(kernel, rng):
+    x = np.array([[1.5], [-2.0], [3.25], [-0.5]], dtype="float32")
+    out = np.zeros((4, 1), dtype="float32")
+    kernel(x, out)
+    return bits_equal(out, -np.abs(x)), 4
+
+
+def check_narrow_pairs(kernel, rng):
+    x = np.linspace(-2, 2, 8, dtype="float32").reshape(4, 2)
+    out = np.zeros((4, 1), dtype="uint32")
+    kernel(x, out)
+    return bits_equal(out.view("float16"), x.astype("float16")), 8
+
+
+def check_predicated_neg(kernel, rng):
+    a = rng.standard_normal((32, 4, 1)).astype("float32")
+    out = np.full((32, 4, 1), 7.0, dtype="float32")
+    kept = rng.standard_normal((32, 4, 1)).astype("float32")
+    kept_before = kept.copy()
+    kernel(a, out, kept)
+    active = np.arange(32) < 16
+    want_kept = np.where(active[:, None, None], -a, kept_before)
+    # Inactive lanes of Out are not stored at all, so they keep 7.0.
+    want_out = np.where(active[:, None, None], -a, np.float32(7.0))
+    return bits_equal(kept, want_kept) and bits_equal(out, want_out), 2 * a.size
+
+
+CHECKS = {
+    "packed_add": check_packed_add,
+    "negative_magnitude": check_negative_magnitude,
+    "narrow_pairs": check_narrow_pairs,
+    "predicated_neg": check_predicated_neg,
+}
+
+
+def sass(kernel):
+    if not kernel.cubin:
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(kernel.cubin)
+        f.flush()
+        result = subprocess.run(["cuobjdump", "-sass", f.name], capture_output=True, text=True)
+    return result.stdout if result.returncode == 0 else None
+
+
+def sass_summary(text):
+    ops = re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\d+\s+)?([A-Z][A-Z0-9_.]*)", text)
+    counts = {}
+    for op in ops:
+        base = op.split(".")[0]
+        counts[base] = counts.get(base, 0) + 1
+    return counts
+
+
+def main(artifacts, report_path):
+    rng = np.random.default_rng(0)
+    report = {"device": None, "kernels": {}}
+    report["device"] = runtime.local_arch()
+    for name, check in CHECKS.items():
+        kernel = runtime.load(os.path.join(artifacts, f"{name}.json"))
+        ok, elements = check(kernel, rng)
+        text = sass(kernel)
+        entry = {"bit_exact": bool(ok), "elements": elements}
+        if text is not None:
+            entry["sass_ops"] = sass_summary(text)
+            entry["local_memory"] = bool(re.search(r"\b(LDL|STL)\b", text))
+            with open(os.path.join(os.path.dirname(report_path) or ".", f"{name}.sass"), "w") as f:
+                f.write(text)
+        report["kernels"][name] = entry
+        print(name, entry)
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
+    return 0 if all(k["bit_exact"] for k in report["kernels"].values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
