@@ -99,11 +99,12 @@ class _Driver:
     def to_host(self, array: np.ndarray, pointer: int):
         self._check(self.lib.cuMemcpyDtoH_v2(array.ctypes.data, pointer, array.nbytes), "cuMemcpyDtoH")
 
-    def launch(self, function, grid, block, pointers: Sequence[int]):
+    def launch(self, function, grid, block, pointers: Sequence[int], sync: bool = True):
         values = [ctypes.c_uint64(p) for p in pointers]
         params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
         self._check(self.lib.cuLaunchKernel(function, *grid, *block, 0, None, params, None), "cuLaunchKernel")
-        self._check(self.lib.cuCtxSynchronize(), "kernel execution (cuCtxSynchronize)")
+        if sync:
+            self._check(self.lib.cuCtxSynchronize(), "kernel execution (cuCtxSynchronize)")
 
 
 _driver: Optional[_Driver] = None
@@ -183,7 +184,10 @@ class Kernel:
             if not contiguous:
                 raise ArgumentError(f"{param.name}: expected a C-contiguous array")
 
-    def __call__(self, *args):
+    def __call__(self, *args, sync: bool = True):
+        """Launches on the local GPU. numpy arrays are copied in and back;
+        CUDA arrays (torch, cupy, ...) are used in place. With sync=False and
+        only CUDA arrays, the launch is asynchronous on the default stream."""
         self.check_arguments(args)
         drv = driver()
         if self._function is None:
@@ -200,7 +204,7 @@ class Kernel:
                 owned.append((pointer, value))
                 drv.to_device(pointer, np.ascontiguousarray(value))
                 pointers.append(pointer)
-            drv.launch(self._function, self.grid, self.block, pointers)
+            drv.launch(self._function, self.grid, self.block, pointers, sync=sync or bool(owned))
             for pointer, value in owned:
                 drv.to_host(value, pointer)
         finally:

@@ -27,6 +27,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, gpu, memref
 
@@ -52,6 +53,15 @@ def _element_type(dtype: str) -> ir.Type:
     if dtype not in _DTYPES:
         raise TileError(f"unsupported dtype {dtype!r}: expected one of {', '.join(_DTYPES)}")
     return ir.Type.parse(_DTYPES[dtype])
+
+
+def _memref_type(shape, element, strides, offset, space) -> ir.MemRefType:
+    """A memref type whose layout is the identity when the strides are the
+    row-major ones, as MLIR's reshaping ops infer it."""
+    row_major = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
+    if offset == 0 and list(strides) == row_major:
+        return ir.MemRefType.get(list(shape), element, memory_space=space)
+    return ir.MemRefType.get(list(shape), element, ir.StridedLayoutAttr.get(offset, list(strides)), space)
 
 
 def _caller() -> Tuple[str, int]:
@@ -324,6 +334,41 @@ class Buffer:
             view = memref.SubViewOp(result, self.value, dynamic_offsets, [], [],
                                     static_offsets, sizes, steps).result
         return Buffer(view, self.dtype, self.name)
+
+    def reshape(self, shape: Sequence[int]) -> "Buffer":
+        """The same registers under another shape. A contiguous row-major tile
+        takes any shape of the same size; any tile can gain trailing unit
+        axes (e.g. a (2, 4) tile as (2, 4, 1), one register per repeat)."""
+        shape = [int(d) for d in shape]
+        old = list(self.shape)
+        strides, offset = self.type.get_strides_and_offset()
+        if shape[:len(old)] == old and all(d == 1 for d in shape[len(old):]) and old:
+            # Trailing unit axes: the last source axis expands in place.
+            reassociation = [[i] for i in range(len(old) - 1)] + [list(range(len(old) - 1, len(shape)))]
+            new_strides = list(strides) + [strides[-1]] * (len(shape) - len(old))
+            source = self
+        else:
+            row_major = [int(np.prod(old[i + 1:], dtype=np.int64)) for i in range(len(old))]
+            if list(strides) != row_major or int(np.prod(shape)) != int(np.prod(old)):
+                raise TileError(f"cannot reshape a {tuple(old)} tile with strides {tuple(strides)} "
+                                f"to {tuple(shape)}: only contiguous tiles reshape freely")
+            source = self
+            if len(old) > 1:
+                flat = _memref_type([int(np.prod(old))], self.type.element_type, [1], offset,
+                                    self.type.memory_space)
+                with _location():
+                    source = Buffer(memref.CollapseShapeOp(flat, self.value, [list(range(len(old)))]).result,
+                                    self.dtype, self.name)
+            reassociation = [list(range(len(shape)))]
+            new_strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
+        result = _memref_type(shape, self.type.element_type, new_strides, offset, self.type.memory_space)
+        try:
+            with _location():
+                op = memref.ExpandShapeOp(result, source.value, reassociation, [], shape)
+                op.operation.verify()
+        except ir.MLIRError as error:
+            _raise(error)
+        return Buffer(op.result, self.dtype, self.name)
 
     def view(self, dtype: str) -> "Buffer":
         """Reinterprets the register carriers as `dtype` (e.g. uint32 words as

@@ -1,0 +1,72 @@
+"""Streaming kernels for the H200 bandwidth benchmark, written with the
+tile_mlir script front end.
+
+add: each thread loads V x 16 bytes of A and of B (ld.global[.nc].v4.b32),
+applies 4V add.rn.f16x2, and stores V x 16 bytes (st.global[.cs].v4.b32).
+narrow: each thread loads 2V x 16 bytes of float32, applies 4V
+cvt.rn.f16x2.f32 and stores V x 16 bytes of packed halves.
+"""
+
+from tile_mlir import script as T
+
+HALVES = 1 << 29           # elements of each fp16 array
+WORDS = HALVES // 2        # 32-bit words of packed halves
+
+
+def add_kernel(vectors=2, block=256, load="ld.global.v4.b32", store="st.global.v4.b32"):
+    threads = WORDS // (4 * vectors)
+    shape = (threads, vectors, 4)
+
+    @T.function
+    def stream_add(A: T.Tensor(shape, "int32"), B: T.Tensor(shape, "int32"),
+                   Out: T.Tensor(shape, "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=threads // block, block=block))
+        t = T.block_id() * block + T.thread_id()
+        a = T.alloc_local((vectors, 4), "int32")
+        b = T.alloc_local((vectors, 4), "int32")
+        T.cuda.tile.apply(T.ptx[load], a, A[t])
+        T.cuda.tile.apply(T.ptx[load], b, B[t])
+        words = (vectors, 4, 1)
+        T.cuda.tile.apply(T.ptx["add.rn.f16x2"], a.reshape(words), a.reshape(words), b.reshape(words))
+        T.cuda.tile.apply(T.ptx[store], Out[t], a)
+
+    return stream_add
+
+
+def narrow_kernel(vectors=1, block=256, load="ld.global.v4.f32", store="st.global.v4.b32"):
+    threads = WORDS // (4 * vectors)
+
+    @T.function
+    def stream_narrow(A: T.Tensor((threads, 2 * vectors, 4), "float32"),
+                      Out: T.Tensor((threads, vectors, 4), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=threads // block, block=block))
+        t = T.block_id() * block + T.thread_id()
+        a = T.alloc_local((2 * vectors, 4), "float32")
+        d = T.alloc_local((vectors, 4), "int32")
+        T.cuda.tile.apply(T.ptx[load], a, A[t])
+        # word k packs float 2k (low half) and float 2k + 1 (high half)
+        pairs = (4 * vectors, 1)
+        flat = a.reshape((8 * vectors,))
+        T.cuda.tile.apply(T.ptx["cvt.rn.f16x2.f32"], d.reshape(pairs),
+                          flat[1::2].reshape(pairs), flat[0::2].reshape(pairs))
+        T.cuda.tile.apply(T.ptx[store], Out[t], d)
+
+    return stream_narrow
+
+
+# name -> (factory, keyword arguments); the run reports every variant. The
+# first sweep (bench/results/gpu-sweep1.json) showed fewer vectors per thread
+# win for add; this set refines around v1.
+VARIANTS = {
+    "add_v1_b128": (add_kernel, dict(vectors=1, block=128)),
+    "add_v1_b256": (add_kernel, dict(vectors=1, block=256)),
+    "add_v1_b512": (add_kernel, dict(vectors=1, block=512)),
+    "add_v1_b1024": (add_kernel, dict(vectors=1, block=1024)),
+    "add_v1_b512_noalloc": (add_kernel, dict(vectors=1, block=512,
+                                             load="ld.global.L1::no_allocate.v4.b32")),
+    "add_v1_b512_cs": (add_kernel, dict(vectors=1, block=512, store="st.global.cs.v4.b32")),
+    "add_v2_b1024": (add_kernel, dict(vectors=2, block=1024)),
+    "narrow_v1_b128": (narrow_kernel, dict(vectors=1, block=128)),
+    "narrow_v1_b256": (narrow_kernel, dict(vectors=1, block=256)),
+    "narrow_v1_b1024": (narrow_kernel, dict(vectors=1, block=1024)),
+}
