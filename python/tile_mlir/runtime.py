@@ -77,9 +77,13 @@ class _Driver:
         self._check(self.lib.cuDeviceGetAttribute(ctypes.byref(minor), 76, self.device), "cuDeviceGetAttribute")
         return major.value, minor.value
 
-    def load(self, image: bytes, name: str):
+    def load_module(self, image: bytes):
         module = ctypes.c_void_p()
         self._check(self.lib.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(image)), "cuModuleLoadData")
+        return module
+
+    def load(self, image: bytes, name: str, module=None):
+        module = module or self.load_module(image)
         function = ctypes.c_void_p()
         self._check(self.lib.cuModuleGetFunction(ctypes.byref(function), module, name.encode()),
                     f"cuModuleGetFunction({name})")
@@ -148,6 +152,7 @@ class Kernel:
         self.name, self.ptx, self.cubin, self.target = name, ptx, cubin, target
         self.params, self.grid, self.block = params, tuple(grid), tuple(block)
         self._function = None
+        self._module = None  # a module shared with other kernels of one image
 
     # -- artifact ------------------------------------------------------------
     def save(self, path: str) -> None:
@@ -192,7 +197,7 @@ class Kernel:
         drv = driver()
         if self._function is None:
             image = self.cubin if self.cubin else self.ptx.encode() + b"\0"
-            self._function = drv.load(image, self.name)
+            self._function = drv.load(image, self.name, self._module)
         pointers, owned = [], []
         try:
             for value in args:

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Builds the conformance bundle: one kernel per sm_90-legal form (one
+spelling per set of qualifiers; reorderings mean the same), compiled here
+with tile-mlir, to be run by run.py where there is a GPU but no MLIR.
+
+Each kernel runs GRID x BLOCK threads; each thread applies the form to
+REPEATS repeats loaded from global memory and stores the destinations.
+
+    python tools/conformance/build.py build/conformance
+"""
+
+import base64
+import json
+import os
+import sys
+
+import tile_mlir
+from tile_mlir import ptx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "ptxas_diff"))
+import ptxas_diff  # noqa: E402
+
+TARGET = "sm_90"
+GRID, BLOCK, REPEATS = 8, 64, 4
+THREADS = GRID * BLOCK
+
+
+def forms():
+    seen, result = set(), []
+    for spelling in ptxas_diff.spellings():
+        try:
+            form = ptx.parse(spelling, target=TARGET)
+        except ptx.PTXFormError:
+            continue
+        if form.family in ("ld", "st") and any(op.space not in ("reg", "global", "generic")
+                                               for op in form.operands):
+            continue  # shared/local memory would need staging this harness does not do
+        if any(op.bits == 128 for op in form.operands):
+            continue  # numpy has no 128-bit integers to hold the values
+        tokens = spelling.split(".")
+        key = (tokens[0], tuple(sorted(tokens[1:])), tuple(t for t in tokens[1:] if t in ptxas_diff.BITS))
+        if key not in seen:
+            seen.add(key)
+            result.append(form)
+    return result
+
+
+def memref(op, space):
+    suffix = f", {space}" if space else ""
+    return f"memref<{THREADS}x{REPEATS}x{op.count}xi{op.bits}{suffix}>"
+
+
+def tile(op):
+    return f"memref<{REPEATS}x{op.count}xi{op.bits}, 5>"
+
+
+def slice_type(op, space):
+    suffix = f", {space}" if space else ""
+    return (f"memref<{REPEATS}x{op.count}xi{op.bits}, strided<[{op.count}, 1], offset: ?>{suffix}>")
+
+
+def move(family, op):
+    vec = f".v{op.count}" if op.count > 1 else ""
+    return f"{family}.global{vec}.b{op.bits}"
+
+
+def kernel(index, form):
+    args, body, operands = [], [], []
+    body.append("%bid = gpu.block_id x")
+    body.append("%tid = gpu.thread_id x")
+    body.append(f"%c{BLOCK} = arith.constant {BLOCK} : index")
+    body.append(f"%base = arith.muli %bid, %c{BLOCK} : index")
+    body.append("%t = arith.addi %base, %tid : index")
+
+    def thread_slice(name, op, space):
+        view = f"%{name}_t"
+        body.append(f"{view} = memref.subview %{name}[%t, 0, 0] [1, {REPEATS}, {op.count}] [1, 1, 1] "
+                    f": {memref(op, space)} to {slice_type(op, space)}")
+        return view
+
+    for i, op in enumerate(form.operands):
+        if op.space == "reg":
+            body.append(f"%r{i} = memref.alloca() : {tile(op)}")
+            if op.role == "src":
+                args.append(f"%in{i}: {memref(op, '1')}")
+                view = thread_slice(f"in{i}", op, "1")
+                body.append(f'tile.apply "{move("ld", op)}"(%r{i}, {view}) : {tile(op)}, {slice_type(op, "1")}')
+            operands.append((f"%r{i}", tile(op)))
+        else:
+            space = "1" if op.space == "global" else None
+            args.append(f"%m{i}: {memref(op, space)}")
+            operands.append((thread_slice(f"m{i}", op, space), slice_type(op, space)))
+    names = ", ".join(n for n, _ in operands)
+    types = ", ".join(t for _, t in operands)
+    body.append(f'tile.apply "{form.opcode}"({names}) : {types}')
+    for i, op in enumerate(form.operands):
+        if op.space == "reg" and op.role == "dst":
+            args.append(f"%out{i}: {memref(op, '1')}")
+            view = thread_slice(f"out{i}", op, "1")
+            body.append(f'tile.apply "{move("st", op)}"({view}, %r{i}) : {slice_type(op, "1")}, {tile(op)}')
+    lines = "\n      ".join(body)
+    return (f"    gpu.func @k{index}({', '.join(args)}) kernel attributes "
+            f"{{known_block_size = array<i32: {BLOCK}, 1, 1>, known_grid_size = array<i32: {GRID}, 1, 1>}} {{\n"
+            f"      {lines}\n      gpu.return\n    }}")
+
+
+def main(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    selected = forms()
+    kernels = "\n".join(kernel(i, f) for i, f in enumerate(selected))
+    module = (f'module attributes {{gpu.container_module}} {{\n'
+              f'  gpu.module @conformance [#nvvm.target<chip = "{TARGET}">] {{\n{kernels}\n  }}\n}}\n')
+    text = tile_mlir.compile_module(module, chip=TARGET)["conformance"].decode()
+    cubin = tile_mlir.compiler.assemble(text, TARGET)
+    bundle = {
+        "target": TARGET, "grid": GRID, "block": BLOCK, "repeats": REPEATS,
+        "cubin": base64.b64encode(cubin).decode(),
+        "kernels": [{"name": f"k{i}", "opcode": f.opcode, "family": f.family,
+                     "operands": [{"name": op.name, "role": op.role, "space": op.space, "type": op.type,
+                                   "bits": op.bits, "count": op.count} for op in f.operands]}
+                    for i, f in enumerate(selected)],
+    }
+    with open(os.path.join(out_dir, "bundle.json"), "w") as f:
+        json.dump(bundle, f)
+    print(f"{len(selected)} forms, {len(cubin)} bytes of cubin")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "build/conformance")

@@ -1,0 +1,488 @@
+"""Reference semantics of PTX register instructions, in numpy, written from
+the PTX ISA (never derived from running a GPU).
+
+Values travel as unsigned integer bit patterns (uint8/16/32/64 numpy arrays)
+so that NaN payloads, signed zeros and subnormals are explicit. Each
+`reference(opcode, sources)` returns the destination bit patterns, or raises
+NotCovered for a form this model does not describe.
+
+Rounding is exact: a float result is computed as an f64 value `hi` plus the
+sign of the exact residual (`hi` is the f64 nearest the exact result), and
+rounded once to the destination format with the instruction's mode.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+
+class NotCovered(Exception):
+    pass
+
+
+# name -> (exponent bits, mantissa bits, has infinities)
+FORMATS = {
+    "f64": (11, 52, True), "f32": (8, 23, True), "f16": (5, 10, True), "bf16": (8, 7, True),
+    "tf32": (8, 10, True), "e4m3": (4, 3, False), "e5m2": (5, 2, True),
+}
+UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+def bits_of(kind):
+    e, m, _ = FORMATS[kind]
+    return 1 + e + m
+
+
+# -- decoding -----------------------------------------------------------------
+
+def decode(bits, kind):
+    """Bit patterns of format `kind` to float64 values (exact)."""
+    bits = np.asarray(bits).astype(np.uint64)
+    e, m, has_inf = FORMATS[kind]
+    width = 1 + e + m
+    sign = ((bits >> np.uint64(width - 1)) & np.uint64(1)).astype(bool)
+    exp = ((bits >> np.uint64(m)) & np.uint64((1 << e) - 1)).astype(np.int64)
+    man = (bits & np.uint64((1 << m) - 1)).astype(np.float64)
+    bias = (1 << (e - 1)) - 1
+    normal = np.ldexp(1.0 + man / (1 << m), exp - bias)
+    sub = np.ldexp(man / (1 << m), 1 - bias)
+    value = np.where(exp == 0, sub, normal)
+    if has_inf:
+        top = exp == (1 << e) - 1
+        value = np.where(top & (man == 0), np.inf, value)
+        value = np.where(top & (man != 0), np.nan, value)
+    else:  # e4m3: S.1111.111 is NaN, no infinities
+        value = np.where((exp == (1 << e) - 1) & (man == (1 << m) - 1), np.nan, value)
+    return np.where(sign, -value, value)
+
+
+def max_finite(kind):
+    e, m, has_inf = FORMATS[kind]
+    bias = (1 << (e - 1)) - 1
+    if has_inf:
+        return np.ldexp(2.0 - 2.0 ** -m, (1 << e) - 2 - bias)
+    return np.ldexp(2.0 - 2.0 ** (1 - m), (1 << e) - 1 - bias)
+
+
+def encode(values, kind):
+    """Exactly representable float64 values (or inf/nan) to bit patterns."""
+    values = np.asarray(values, dtype=np.float64)
+    e, m, has_inf = FORMATS[kind]
+    width = 1 + e + m
+    bias = (1 << (e - 1)) - 1
+    sign = np.signbit(values).astype(np.uint64) << np.uint64(width - 1)
+    a = np.abs(values)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exp = np.floor(np.log2(np.where(a > 0, a, 1.0))).astype(np.int64)
+    # log2 may be off by one at boundaries; fix with exact comparisons.
+    exp = np.where(np.ldexp(1.0, exp) > a, exp - 1, exp)
+    exp = np.where(np.ldexp(1.0, exp + 1) <= a, exp + 1, exp)
+    normal = exp >= 1 - bias
+    field = np.where(normal, exp + bias, 0).astype(np.uint64)
+    scale = np.where(normal, exp - m, 1 - bias - m)
+    mant = np.ldexp(a, -scale)
+    mant = np.where(normal, mant - (1 << m), mant)
+    mant = np.nan_to_num(mant).astype(np.uint64)
+    out = sign | (field << np.uint64(m)) | mant
+    out = np.where(a == 0, sign, out)
+    if has_inf:
+        out = np.where(np.isinf(a), sign | (np.uint64((1 << e) - 1) << np.uint64(m)), out)
+        nan = np.uint64(((1 << e) - 1) << m | (1 << (m - 1)))
+    else:
+        nan = np.uint64((1 << (width - 1)) - 1)
+    out = np.where(np.isnan(values), nan | sign * 0, out)
+    return out.astype(UINT[max(8, width if width in UINT else 16)])
+
+
+# -- rounding -----------------------------------------------------------------
+
+def round_to(hi, residual, kind, mode, ftz=False, sat=False, satfinite=False, relu=False):
+    """Rounds the exact values hi + (tiny with sign `residual`) to `kind`.
+    Returns float64 values exactly representable in `kind` (or inf/nan)."""
+    hi = np.asarray(hi, dtype=np.float64)
+    residual = np.sign(np.broadcast_to(np.asarray(residual, dtype=np.float64), hi.shape))
+    e, m, has_inf = FORMATS[kind]
+    bias = (1 << (e - 1)) - 1
+    emin = 1 - bias
+    negative = np.signbit(hi)
+    a = np.abs(hi)
+    r = np.where(negative, -residual, residual)  # residual sign relative to |value|
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exp = np.floor(np.log2(np.where(a > 0, a, 1.0))).astype(np.int64)
+    exp = np.where(np.ldexp(1.0, exp) > a, exp - 1, exp)
+    exp = np.where(np.ldexp(1.0, exp + 1) <= a, exp + 1, exp)
+    # Just below a power of two, the exact value lies in the binade below.
+    power_of_two = (a > 0) & np.isfinite(a) & (np.ldexp(1.0, exp) == a)
+    exp = np.where(power_of_two & (r < 0), exp - 1, exp)
+    ulp_exp = np.maximum(exp, emin) - m
+    t = np.ldexp(np.nan_to_num(a, posinf=0.0), -ulp_exp)
+    n = np.floor(t)
+    frac = t - n
+    inexact = (frac > 0) | (r != 0)
+    just_below = (frac == 0) & (r < 0)
+    n = np.where(just_below, n - 1, n)
+    # Where the exact value sits between n and n + 1: above (+1), at (0) or
+    # below (-1) the midpoint.
+    position = np.where(frac > 0.5, 1, -1)
+    position = np.where(frac == 0.5, r, position)
+    position = np.where((frac == 0) & (r > 0), -1, position)
+    position = np.where(just_below, 1, position)
+    if mode in ("rn", "rni"):
+        up = inexact & ((position > 0) | ((position == 0) & (np.fmod(n, 2) == 1)))
+    elif mode == "rna":
+        up = inexact & (position >= 0)
+    elif mode in ("rz", "rzi"):
+        up = np.zeros_like(inexact)
+    elif mode in ("rp", "rpi"):
+        up = inexact & ~negative
+    elif mode in ("rm", "rmi"):
+        up = inexact & negative
+    else:
+        raise NotCovered(f"rounding mode {mode}")
+    n = n + up
+    out = np.ldexp(n, ulp_exp)
+    limit = max_finite(kind)
+    overflow = out > limit
+    if mode in ("rn", "rna", "rni"):
+        to_inf = overflow
+    elif mode in ("rz", "rzi"):
+        to_inf = np.zeros_like(overflow)
+    elif mode in ("rp", "rpi"):
+        to_inf = overflow & ~negative
+    else:
+        to_inf = overflow & negative
+    out = np.where(overflow, np.where(to_inf & has_inf & (not satfinite), np.inf, limit), out)
+    if not has_inf or satfinite:
+        out = np.where(np.isinf(a), limit, out)
+    else:
+        out = np.where(np.isinf(a), np.inf, out)
+    out = np.where(negative, -out, out)
+    out = np.where(np.isnan(hi), np.nan, out)
+    if ftz:
+        out = np.where(np.abs(out) < np.ldexp(1.0, emin), np.copysign(0.0, out), out)
+    if sat:
+        out = np.where(np.isnan(out), 0.0, np.clip(out, 0.0, 1.0)) + 0.0  # +0 for -0
+    if relu:
+        out = np.where(np.isnan(out), np.nan, np.where(out < 0, 0.0, out))
+        out = np.where(out == 0, 0.0, out)
+    return out
+
+
+def flush(values, kind):
+    """ftz on inputs: subnormals become sign-preserving zeros."""
+    _, _, _ = FORMATS[kind]
+    emin = 2 - (1 << (FORMATS[kind][0] - 1))
+    return np.where(np.abs(values) < np.ldexp(1.0, emin), np.copysign(0.0, values), values)
+
+
+def two_sum(a, b):
+    s = a + b
+    bb = s - a
+    err = (a - (s - bb)) + (b - bb)
+    return s, np.where(np.isfinite(s), np.sign(err), 0.0)
+
+
+def exact_op(op, a, b):
+    """(hi, residual sign) of a op b for float64 inputs that came from formats
+    of at most 24 significant bits (products are then exact in float64)."""
+    with np.errstate(all="ignore"):
+        if op == "add":
+            return two_sum(a, b)
+        if op == "sub":
+            return two_sum(a, -b)
+        return a * b, np.zeros_like(a)
+
+
+def exact_op_f64(op, a, b):
+    """(hi, residual sign) for f64 operands, through fractions."""
+    hi = np.empty_like(a)
+    res = np.zeros_like(a)
+    with np.errstate(all="ignore"):
+        direct = a + b if op == "add" else (a - b if op == "sub" else a * b)
+    for i, (x, y, d) in enumerate(zip(a, b, direct)):
+        if not (np.isfinite(x) and np.isfinite(y) and np.isfinite(d)):
+            hi[i] = d
+            continue
+        fx, fy = Fraction(float(x)), Fraction(float(y))
+        exact = fx + fy if op == "add" else (fx - fy if op == "sub" else fx * fy)
+        h = float(exact)
+        hi[i] = h if h != 0 or exact == 0 else h
+        if exact != 0 and h == 0:
+            hi[i] = 0.0 * (1 if exact > 0 else -1)
+        res[i] = (exact > Fraction(h)) - (exact < Fraction(h))
+    # a zero sum of opposite-signed zeros follows IEEE: +0 except under rm
+    return hi, res
+
+
+# -- lanes ------------------------------------------------------------------------
+
+LANES = {  # packed type -> (lane format, lane bits, lanes)
+    "f16x2": ("f16", 16, 2), "bf16x2": ("bf16", 16, 2), "u16x2": ("u16", 16, 2), "s16x2": ("s16", 16, 2),
+    "e4m3x2": ("e4m3", 8, 2), "e5m2x2": ("e5m2", 8, 2),
+}
+INT_TYPES = {"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64", "b128"}
+FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
+
+
+def split_lanes(bits, lane_bits, lanes):
+    bits = np.asarray(bits).astype(np.uint64)
+    return [(bits >> np.uint64(lane_bits * i)) & np.uint64((1 << lane_bits) - 1) for i in range(lanes)]
+
+
+def join_lanes(parts, lane_bits, width):
+    out = np.zeros_like(np.asarray(parts[0], dtype=np.uint64))
+    for i, part in enumerate(parts):
+        out |= (np.asarray(part).astype(np.uint64) & np.uint64((1 << lane_bits) - 1)) << np.uint64(lane_bits * i)
+    return out.astype(UINT[width])
+
+
+def equal(got, want, dst_type):
+    """Bitwise equality, except that two NaNs of a float lane are equal (PTX
+    leaves NaN payloads to the implementation)."""
+    got = np.asarray(got).astype(np.uint64)
+    want = np.asarray(want).astype(np.uint64)
+    same = got == want
+    if dst_type in FLOAT_TYPES or dst_type == "tf32":
+        kind = "f32" if dst_type == "tf32" else dst_type
+        return same | (np.isnan(decode(got, kind)) & np.isnan(decode(want, kind)))
+    if dst_type in LANES and LANES[dst_type][0] not in ("u16", "s16"):
+        kind, lane_bits, lanes = LANES[dst_type]
+        ok = np.ones_like(same)
+        for g, w in zip(split_lanes(got, lane_bits, lanes), split_lanes(want, lane_bits, lanes)):
+            ok &= (g == w) | (np.isnan(decode(g, kind)) & np.isnan(decode(w, kind)))
+        return ok
+    return same
+
+
+# -- integers -----------------------------------------------------------------
+
+def to_int(bits, ty):
+    width = int(ty[1:])
+    values = [int(v) & ((1 << width) - 1) for v in np.asarray(bits).astype(np.uint64)]
+    if ty[0] == "s":
+        values = [v - (1 << width) if v >> (width - 1) else v for v in values]
+    return values
+
+
+def from_int(values, width):
+    mask = (1 << width) - 1
+    return np.array([v & mask for v in values], dtype=np.uint64).astype(UINT[width])
+
+
+def int_range(ty):
+    width = int(ty[1:])
+    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if ty[0] == "s" else (0, (1 << width) - 1)
+
+
+def int_arith(family, ty, quals, a_bits, b_bits):
+    width = int(ty[1:])
+    a, b = to_int(a_bits, ty), to_int(b_bits, ty)
+    if family == "add":
+        out = [x + y for x, y in zip(a, b)]
+    elif family == "sub":
+        out = [x - y for x, y in zip(a, b)]
+    else:
+        out = [x * y for x, y in zip(a, b)]
+        if "hi" in quals:
+            out = [v >> width for v in out]
+        elif "wide" in quals:
+            return from_int(out, 2 * width)
+    if "sat" in quals:
+        lo, hi = int_range(ty)
+        out = [min(max(v, lo), hi) for v in out]
+    return from_int(out, width)
+
+
+# -- floats -------------------------------------------------------------------
+
+def float_arith(family, kind, quals, a_bits, b_bits):
+    mode = next((q for q in quals if q in ("rn", "rz", "rm", "rp")), "rn")
+    ftz, sat = "ftz" in quals, "sat" in quals
+    a, b = decode(a_bits, kind), decode(b_bits, kind)
+    if ftz:
+        a, b = flush(a, kind), flush(b, kind)
+    if kind == "f64":
+        hi, res = exact_op_f64(family, a, b)
+        hi = _signed_zero(family, a, b, hi, mode)
+        big = np.finfo(np.float64).max
+        overflow = np.isinf(hi) & np.isfinite(a) & np.isfinite(b)
+        if mode != "rn":
+            up = np.nextafter(hi, np.inf)
+            down = np.nextafter(hi, -np.inf)
+            if mode == "rp":
+                hi = np.where(res > 0, up, hi)
+            elif mode == "rm":
+                hi = np.where(res < 0, down, hi)
+            else:
+                hi = np.where((res > 0) & (hi < 0), up, np.where((res < 0) & (hi > 0), down, hi))
+            # An overflowing exact result goes to the largest finite value
+            # unless the rounding direction points away from zero.
+            away = {"rz": False, "rp": ~np.signbit(hi), "rm": np.signbit(hi)}[mode]
+            hi = np.where(overflow & ~away, np.copysign(big, hi), hi)
+        out = hi
+        if sat:
+            out = np.where(np.isnan(out), 0.0, np.clip(out, 0.0, 1.0)) + 0.0
+    else:
+        hi, res = exact_op(family, a, b)
+        hi = _signed_zero(family, a, b, hi, mode)
+        out = round_to(hi, res, kind, mode, ftz=ftz, sat=sat)
+    return encode(out, kind)
+
+
+def _signed_zero(family, a, b, hi, mode):
+    """IEEE 754: an exact zero sum of operands of opposite sign (or of
+    x - x) is +0, and -0 when rounding toward -inf; zero operands of one
+    sign keep it; a zero product has the xor of the signs."""
+    with np.errstate(all="ignore"):
+        if family == "mul":
+            return np.where(hi == 0, np.copysign(0.0, np.copysign(1.0, a) * np.copysign(1.0, b)), hi)
+        bb = b if family == "add" else -b
+        same_sign_zeros = (a == 0) & (bb == 0) & (np.signbit(a) == np.signbit(bb))
+        cancelled = (hi == 0) & ~same_sign_zeros & (a + bb == 0)
+        hi = np.where(same_sign_zeros, np.copysign(0.0, a), hi)
+        return np.where(cancelled, -0.0 if mode == "rm" else 0.0, hi)
+
+
+def lanewise(fn, packed, a_bits, b_bits=None):
+    kind, lane_bits, lanes = LANES[packed]
+    width = lane_bits * lanes
+    a_parts = split_lanes(a_bits, lane_bits, lanes)
+    b_parts = split_lanes(b_bits, lane_bits, lanes) if b_bits is not None else [None] * lanes
+    return join_lanes([fn(kind, x, y) for x, y in zip(a_parts, b_parts)], lane_bits, width)
+
+
+def unary(family, ty, quals, bits):
+    if ty in ("s16", "s32", "s64"):
+        values = to_int(bits, ty)
+        return from_int([abs(v) if family == "abs" else -v for v in values], int(ty[1:]))
+    if ty in LANES:
+        return lanewise(lambda kind, x, _: unary(family, kind, quals, x), ty, bits)
+    value = decode(bits, ty)
+    if "ftz" in quals:
+        value = flush(value, ty)
+    value = np.abs(value) if family == "abs" else -value
+    return encode(value, ty)
+
+
+# -- conversions ----------------------------------------------------------------
+
+def convert_value(values, dst, quals, source_kind=None):
+    """float64 (or Python int) values to `dst` bits under cvt's rules."""
+    irnd = next((q for q in quals if q in ("rni", "rzi", "rmi", "rpi")), None)
+    frnd = next((q for q in quals if q in ("rn", "rz", "rm", "rp", "rna")), None)
+    if dst in INT_TYPES:
+        lo, hi = int_range(dst)
+        width = int(dst[1:])
+        if isinstance(values, list):  # int -> int
+            if "sat" in quals:
+                values = [min(max(v, lo), hi) for v in values]
+            return from_int(values, width)
+        rounded = _round_integral(values, irnd)
+        # PTX: NaN converts to 0, except from an .f64 source or to a 64-bit
+        # destination, where it converts to 1 << (width - 1).
+        nan_value = (1 << (width - 1)) if (source_kind == "f64" or width == 64) else 0
+        out = []
+        for v in rounded:
+            v = float(v)
+            if v != v:
+                out.append(nan_value)
+            elif v >= hi:
+                out.append(hi)
+            elif v <= lo:
+                out.append(lo)
+            else:
+                out.append(int(v))
+        return from_int(out, width)
+    if isinstance(values, list):  # int -> float
+        hi_vals = np.array([float(v) for v in values])
+        res = np.array([(Fraction(v) > Fraction(float(v))) - (Fraction(v) < Fraction(float(v))) for v in values],
+                       dtype=np.float64)
+    else:
+        hi_vals, res = values, np.zeros_like(values)
+    kind = dst
+    if irnd and dst in FLOAT_TYPES:  # round to an integral value, same type
+        out = _round_integral(hi_vals, irnd)
+        if "ftz" in quals:
+            out = flush(out, kind)
+        if "sat" in quals:
+            out = np.where(np.isnan(out), 0.0, np.clip(out, 0.0, 1.0)) + 0.0
+        return encode(out, kind)
+    # ftz concerns f32 values only: the f32 source was flushed by the caller,
+    # an f32 destination is flushed here.
+    out = round_to(hi_vals, res, kind, frnd or "rn", ftz="ftz" in quals and kind == "f32",
+                   sat="sat" in quals, satfinite="satfinite" in quals, relu="relu" in quals)
+    return encode(out, kind)
+
+
+def _round_integral(values, irnd):
+    mode = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil, None: np.trunc}[irnd]
+    with np.errstate(invalid="ignore"):
+        return mode(values)
+
+
+def cvt(tokens, srcs):
+    dst, src = tokens[-2], tokens[-1]
+    quals = set(tokens[1:-2])
+    if dst in ("f16x2", "bf16x2") and src == "f32":
+        lane = dst[:-2]
+        parts = []
+        for bits in (srcs[1], srcs[0]):  # low half from the second source
+            v = decode(bits, "f32")
+            parts.append(convert_value(v, lane, quals))
+        return join_lanes(parts, 16, 32)
+    if dst in ("e4m3x2", "e5m2x2") and src in ("f32", "f16x2"):
+        lane = dst[:-2]
+        if src == "f32":
+            values = [decode(srcs[1], "f32"), decode(srcs[0], "f32")]
+        else:
+            values = [decode(p, "f16") for p in split_lanes(srcs[0], 16, 2)]
+        parts = [encode(round_to(v, 0, lane, "rn", satfinite=True, relu="relu" in quals), lane) for v in values]
+        return join_lanes(parts, 8, 16)
+    if dst == "f16x2" and src in ("e4m3x2", "e5m2x2"):
+        lane = src[:-2]
+        parts = [encode(round_to(decode(p, lane), 0, "f16", "rn", relu="relu" in quals), "f16")
+                 for p in split_lanes(srcs[0], 8, 2)]
+        return join_lanes(parts, 16, 32)
+    if dst == "tf32" and src == "f32":
+        mode = next(q for q in quals if q in ("rna", "rn", "rz"))
+        v = round_to(decode(srcs[0], "f32"), 0, "tf32", mode, satfinite="satfinite" in quals,
+                     relu="relu" in quals)
+        return encode(v, "f32")
+    if src in INT_TYPES and dst in INT_TYPES | FLOAT_TYPES:
+        return convert_value(to_int(srcs[0], src), dst, quals)
+    if src in FLOAT_TYPES:
+        v = decode(srcs[0], src)
+        if "ftz" in quals and src == "f32":
+            v = flush(v, "f32")
+        return convert_value(v, dst, quals, source_kind=src)
+    raise NotCovered("cvt." + ".".join(tokens[1:]))
+
+
+def reference(form, srcs):
+    """Expected destination bits of one form applied to source register bits."""
+    tokens = form.opcode.split(".")
+    family = form.family
+    types = [t for t in tokens[1:] if t in FORMATS or t in LANES or t in INT_TYPES or t == "tf32"]
+    quals = set(tokens[1:]) - set(types)
+    if family == "mov":
+        return srcs[0]
+    if family in ("add", "sub", "mul"):
+        if len(types) != 1:
+            raise NotCovered(form.opcode)
+        ty = types[0]
+        if ty in INT_TYPES:
+            return int_arith(family, ty, quals, srcs[0], srcs[1])
+        if ty in ("u16x2", "s16x2"):
+            return lanewise(lambda k, x, y: int_arith(family, k, quals, x, y).astype(np.uint64), ty, srcs[0], srcs[1])
+        if ty in ("f16x2", "bf16x2"):
+            return lanewise(lambda k, x, y: float_arith(family, k, quals, x, y).astype(np.uint64), ty,
+                            srcs[0], srcs[1])
+        if ty in FLOAT_TYPES:
+            return float_arith(family, ty, quals, srcs[0], srcs[1])
+    if family in ("abs", "neg"):
+        return unary(family, types[0], quals, srcs[0])
+    if family == "cvt":
+        return cvt(tokens, srcs)
+    raise NotCovered(form.opcode)

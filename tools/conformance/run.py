@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Runs the conformance bundle on a GPU, compares every destination bit for
+bit with the numpy reference (reference.py) and writes a JSON report.
+
+    PYTHONPATH=python python tools/conformance/run.py build/conformance/bundle.json report.json
+    python tools/conformance/run.py --dry-run ...   # references only, no GPU
+"""
+
+import argparse
+import base64
+import json
+import os
+import sys
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference as R  # noqa: E402
+
+FLOAT_SPECIALS = {
+    "f32": [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7FA00001, 0x00000001, 0x807FFFFF,
+            0x00800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x3F800000, 0xBF800000, 0x3F000000, 0x3FC00000, 0x33800000,
+            0x4B000000, 0x4F000000, 0xCF000000, 0x4EFFFFFF, 0x437F8000, 0x3F800001, 0x3EFFFFFF],
+    "f16": [0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0x7D01, 0x0001, 0x83FF, 0x0400, 0x7BFF, 0xFBFF,
+            0x3C00, 0xBC00, 0x3800, 0x3E00, 0x1400, 0x6400, 0x3C01, 0x37FF],
+    "bf16": [0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0x7F81, 0x0001, 0x807F, 0x0080, 0x7F7F, 0xFF7F,
+             0x3F80, 0xBF80, 0x3F00, 0x3FC0, 0x3F81],
+    "f64": [0x0, 0x8000000000000000, 0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000, 0x1,
+            0x0010000000000000, 0x7FEFFFFFFFFFFFFF, 0x3FF0000000000000, 0xBFF0000000000000, 0x3FE0000000000000,
+            0x3CA0000000000000, 0x43E0000000000000, 0xC3E0000000000000, 0x41DFFFFFFFC00000],
+}
+
+
+def lane_kind(ty):
+    if ty in R.FLOAT_TYPES:
+        return ty, 1
+    if ty in R.LANES:
+        kind, _, lanes = R.LANES[ty]
+        return kind, lanes
+    return None, 1
+
+
+def make_input(rng, op, n, partner=None):
+    """n register values for operand `op`: random bits, type specials and
+    moderate values, some derived from `partner` so additions round."""
+    bits = op["bits"]
+    dtype = R.UINT[max(bits, 8)]
+    raw = rng.integers(0, 1 << min(bits, 63), n, dtype=np.uint64)
+    if bits == 64:
+        raw |= rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63)
+    out = raw.astype(dtype)
+    kind, lanes = lane_kind(op["type"])
+    pick = rng.random(n)
+    if kind in FLOAT_SPECIALS:
+        lane_bits = bits // lanes
+        parts = R.split_lanes(out, lane_bits, lanes)
+        new_parts = []
+        for part in parts:
+            specials = np.array(FLOAT_SPECIALS[kind], dtype=np.uint64)
+            part = np.where(pick < 0.3, specials[rng.integers(0, len(specials), n)], part)
+            moderate = R.encode((rng.standard_normal(n) * 2.0 ** rng.integers(-8, 9, n)), kind
+                                if kind != "e4m3" else "f16").astype(np.uint64)
+            part = np.where((pick >= 0.3) & (pick < 0.75), moderate, part)
+            new_parts.append(part)
+        out = R.join_lanes(new_parts, lane_bits, bits) if lanes > 1 else new_parts[0].astype(dtype)
+        if partner is not None and lanes == 1 and partner.dtype == out.dtype:
+            # b = a * 2^-k (+ or -): sums that round, ties included
+            a = R.decode(partner, kind)
+            with np.errstate(all="ignore"):
+                derived = R.encode(a * np.ldexp(1.0, -rng.integers(0, 30, n)) * rng.choice([-1.0, 1.0], n), kind)
+            derived = np.where(np.isfinite(R.decode(derived, kind)), derived, out)
+            out = np.where(rng.random(n) < 0.3, derived.astype(dtype), out)
+    elif op["type"] in R.INT_TYPES or op["type"] in ("u16x2", "s16x2"):
+        width = bits
+        edges = [0, 1, (1 << width) - 1, (1 << (width - 1)) - 1, 1 << (width - 1), (1 << (width - 1)) + 1, 2]
+        edges = np.array([e & ((1 << width) - 1) for e in edges], dtype=np.uint64)
+        out = np.where(pick < 0.3, edges[rng.integers(0, len(edges), n)].astype(dtype), out)
+    return out.astype(dtype)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bundle")
+    parser.add_argument("report")
+    parser.add_argument("--dry-run", action="store_true", help="compute references only (no GPU)")
+    args = parser.parse_args()
+    with open(args.bundle) as f:
+        bundle = json.load(f)
+    threads = bundle["grid"] * bundle["block"]
+    repeats = bundle["repeats"]
+    image = base64.b64decode(bundle["cubin"])
+    if not args.dry_run:
+        from tile_mlir import runtime
+        drv = runtime.driver()
+        module = drv.load_module(image)
+    report = {"target": bundle["target"], "forms": 0, "elements": 0, "mismatched_forms": [],
+              "not_covered": [], "passed": []}
+    start = time.time()
+    for index, entry in enumerate(bundle["kernels"]):
+        form = SimpleNamespace(opcode=entry["opcode"], family=entry["family"],
+                               operands=[SimpleNamespace(**op) for op in entry["operands"]])
+        rng = np.random.default_rng(index)
+        inputs, outputs, arrays = {}, {}, []
+        previous = None
+        for i, op in enumerate(entry["operands"]):
+            shape = (threads, repeats, op["count"])
+            dtype = R.UINT[max(op["bits"], 8)]
+            if op["space"] == "reg" and op["role"] == "src":
+                values = make_input(rng, op, int(np.prod(shape)), previous).reshape(shape)
+                previous = values.reshape(-1)
+                inputs[i] = values
+                arrays.append(values)
+            elif op["space"] == "reg":
+                outputs[i] = np.full(shape, 0xA5, dtype=dtype)
+                arrays.append(outputs[i])
+            elif op["role"] == "src":  # memory read by ld
+                inputs[i] = make_input(rng, op, int(np.prod(shape))).reshape(shape)
+                arrays.append(inputs[i])
+            else:  # memory written by st
+                outputs[i] = np.full(shape, 0xA5, dtype=dtype)
+                arrays.append(outputs[i])
+        # build.py emits parameters in operand order, with register destinations last
+        order = ([i for i, op in enumerate(entry["operands"]) if not (op["space"] == "reg" and op["role"] == "dst")]
+                 + [i for i, op in enumerate(entry["operands"]) if op["space"] == "reg" and op["role"] == "dst"])
+        by_index = {**inputs, **outputs}
+        try:
+            if form.family in ("ld", "st", "mov"):
+                src = next(i for i in inputs)
+                expected = {i: by_index[src].copy() for i in outputs}
+            else:
+                srcs = [inputs[i].reshape(-1) for i in sorted(inputs)]
+                want = R.reference(form, srcs)
+                dst = next(i for i in outputs)
+                expected = {dst: np.asarray(want).reshape(outputs[dst].shape).astype(outputs[dst].dtype)}
+        except R.NotCovered as why:
+            report["not_covered"].append({"opcode": entry["opcode"], "why": str(why)})
+            continue
+        except Exception as error:  # a reference bug must not hide the other forms
+            report["not_covered"].append({"opcode": entry["opcode"], "why": f"reference error: {error!r}"})
+            continue
+        if args.dry_run:
+            report["passed"].append(entry["opcode"])
+            continue
+        params = [runtime.Param(f"p{i}", by_index[i].shape, str(by_index[i].dtype)) for i in order]
+        kernel = runtime.Kernel(entry["name"], "", image, bundle["target"], params,
+                                (bundle["grid"], 1, 1), (bundle["block"], 1, 1))
+        kernel._module = module
+        kernel(*[by_index[i] for i in order])
+        report["forms"] += 1
+        bad = []
+        tokens = entry["opcode"].split(".")
+        for i, want in expected.items():
+            # a cvt destination's numeric type is its opcode token (tf32 sits in b32)
+            dst_type = tokens[-2] if entry["family"] == "cvt" else entry["operands"][i]["type"]
+            ok = R.equal(outputs[i].reshape(-1), want.reshape(-1), dst_type)
+            report["elements"] += ok.size
+            if not ok.all():
+                where = np.flatnonzero(~ok)[:5]
+                flat_inputs = {k: v.reshape(-1) for k, v in inputs.items()}
+                examples = []
+                for w in where:
+                    # map the element back to its sources (same thread/repeat)
+                    per_reg = want.shape[-1] if want.ndim > 1 else 1
+                    srcs = {entry["operands"][k]["name"]: hex(int(v[w if v.size == want.size else w // per_reg]))
+                            for k, v in flat_inputs.items()}
+                    examples.append({"sources": srcs, "got": hex(int(outputs[i].reshape(-1)[w])),
+                                     "want": hex(int(want.reshape(-1)[w]))})
+                bad.append({"operand": entry["operands"][i]["name"], "mismatches": int((~ok).sum()),
+                            "examples": examples})
+        if bad:
+            report["mismatched_forms"].append({"opcode": entry["opcode"], "details": bad})
+        else:
+            report["passed"].append(entry["opcode"])
+    report["seconds"] = round(time.time() - start, 1)
+    with open(args.report, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"{report['forms']} forms run, {report['elements']} elements compared, "
+          f"{len(report['mismatched_forms'])} forms with mismatches, {len(report['not_covered'])} not covered, "
+          f"{report['seconds']} s")
+    for bad in report["mismatched_forms"][:40]:
+        print("MISMATCH", bad["opcode"], bad["details"][0]["mismatches"], bad["details"][0]["examples"][:2])
+
+
+if __name__ == "__main__":
+    main()
