@@ -18,7 +18,7 @@
 // CHECK: neg.f32 [[N2:%r[0-9]+]], [[A2]];
 // CHECK: neg.f32 [[N3:%r[0-9]+]], [[A3]];
 // CHECK-NOT: neg.f32
-// CHECK: st.global.f32 [%rd{{[0-9]+}}], [[N0]];
-// CHECK: st.global.f32 [%rd{{[0-9]+}}], [[N1]];
-// CHECK: st.global.f32 [%rd{{[0-9]+}}], [[N2]];
-// CHECK: st.global.f32 [%rd{{[0-9]+}}], [[N3]];
+// CHECK: st.global.f32 [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [[N0]];
+// CHECK: st.global.f32 [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [[N1]];
+// CHECK: st.global.f32 [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [[N2]];
+// CHECK: st.global.f32 [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [[N3]];

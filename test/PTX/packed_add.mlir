@@ -6,11 +6,11 @@
 // RUN: FileCheck %s --check-prefix=ST < %t.ptx
 // RUN: ptxas -arch=sm_90 %t.ptx -o %t.cubin
 
-// LD-COUNT-16: ld.global.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}];
+// LD-COUNT-16: ld.global.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}{{(\+[0-9]+)?}}];
 // LD-NOT: ld.global
 
 // ADD-COUNT-8: add.rn.f16x2 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}};
 // ADD-NOT: add.rn.f16x2
 
-// ST-COUNT-8: st.global.b32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// ST-COUNT-8: st.global.b32 [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], %r{{[0-9]+}};
 // ST-NOT: st.global

@@ -8,6 +8,7 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tile {
@@ -38,7 +39,7 @@ unsigned mlir::tile::asmRegisterBits(const ptx::Operand &operand) {
 }
 
 InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
-                                     bool preserveDst) {
+                                     bool preserveDst, int64_t addressOffset) {
   unsigned numOutputs = 0, numSrcRegs = 0;
   for (const ptx::Operand &operand : form.operands) {
     if (operand.isMemory())
@@ -60,7 +61,10 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   for (auto [i, operand] : llvm::enumerate(form.operands)) {
     text += i == 0 ? " " : ", ";
     if (operand.isMemory()) {
-      text += "[$" + std::to_string(addressIndex) + "]";
+      text += "[$" + std::to_string(addressIndex);
+      if (addressOffset)
+        text += (addressOffset > 0 ? "+" : "") + std::to_string(addressOffset);
+      text += "]";
       continue;
     }
     bool narrow = operand.registerBits() == 8;
@@ -134,6 +138,30 @@ Value fromRegister(OpBuilder &b, Location loc, Value reg, Type carrier) {
   return reg;
 }
 
+/// The byte offset of the element `op` addresses from its memref's aligned
+/// pointer, when the indices are constants and the layout is static and the
+/// offset fits PTX's 32-bit signed immediate.
+std::optional<int64_t> constantByteOffset(InstrOp op) {
+  MemRefType type = op.getMemref().getType();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  int64_t element = offset;
+  for (auto [index, stride] : llvm::zip_equal(op.getIndices(), strides)) {
+    std::optional<int64_t> value = getConstantIntValue(index);
+    if (!value)
+      return std::nullopt;
+    element += *value * stride;
+  }
+  int64_t bytes = element * (type.getElementTypeBitWidth() / 8);
+  if (bytes < INT32_MIN || bytes > INT32_MAX)
+    return std::nullopt;
+  return bytes;
+}
+
 struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -158,11 +186,18 @@ struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
     for (auto [value, operand] : llvm::zip_equal(adaptor.getInputs(), srcs))
       asmOperands.push_back(
           toRegister(rewriter, loc, value, asmRegisterBits(*operand)));
+    int64_t addressOffset = 0;
     if (op.getMemref()) {
-      Value address = getStridedElementPtr(rewriter, loc,
-                                           op.getMemref().getType(),
-                                           adaptor.getMemref(),
-                                           adaptor.getIndices());
+      Value address;
+      if (std::optional<int64_t> offset = constantByteOffset(op)) {
+        // A static element: the base register plus an immediate offset, as
+        // hand-written PTX addresses it ([%rd1+4]).
+        address = MemRefDescriptor(adaptor.getMemref()).alignedPtr(rewriter, loc);
+        addressOffset = *offset;
+      } else {
+        address = getStridedElementPtr(rewriter, loc, op.getMemref().getType(),
+                                       adaptor.getMemref(), adaptor.getIndices());
+      }
       asmOperands.push_back(
           LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), address));
     }
@@ -184,7 +219,7 @@ struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
       resultType = LLVM::LLVMVoidType::get(getContext());
 
     InlineAsm asmText = buildInlineAsm(*form, static_cast<bool>(op.getPred()),
-                                       !op.getKeep().empty());
+                                       !op.getKeep().empty(), addressOffset);
     auto inlineAsm = LLVM::InlineAsmOp::create(
         rewriter, loc, resultType, asmOperands, asmText.text,
         asmText.constraints,

@@ -76,3 +76,20 @@ func.func @predicated_store(%o: memref<1x1xf32, 1>, %x: f32, %p: i1) {
   tile.instr "st.global.f32"(%x) [%o[%c0, %c0] : memref<1x1xf32, 1>] if %p : (f32) -> ()
   return
 }
+
+// -----
+
+// A static element is addressed as base register plus immediate offset;
+// a dynamic index goes through address arithmetic.
+// CHECK-LABEL: func.func @address_offsets
+// CHECK: llvm.inline_asm has_side_effects "ld.global.b32 $0, [$1+20];", "=r,l"
+// CHECK: llvm.getelementptr
+// CHECK: llvm.inline_asm has_side_effects "ld.global.b32 $0, [$1];", "=r,l"
+func.func @address_offsets(%g: memref<4x2xi32, strided<[2, 1], offset: 1>, 1>, %i: index) -> (i32, i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %0 = tile.instr "ld.global.b32"() [%g[%c2, %c0] : memref<4x2xi32, strided<[2, 1], offset: 1>, 1>] : () -> i32
+  %1 = tile.instr "ld.global.b32"() [%g[%i, %c1] : memref<4x2xi32, strided<[2, 1], offset: 1>, 1>] : () -> i32
+  return %0, %1 : i32, i32
+}

@@ -696,3 +696,12 @@ func.func @v8_bytes(%r: memref<1x8xi8, 5>, %g: memref<1x8xi8, 1>) {
   tile.apply "ld.global.v8.b8"(%r, %g) : memref<1x8xi8, 5>, memref<1x8xi8, 1>
   return
 }
+
+// -----
+
+// Found by tools/fuzz: a permuted layout reached the lowering.
+func.func @non_strided_layout(%r: memref<4x4xf32, 5>, %g: memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>, 1>) {
+  // expected-error @+1 {{'tile.apply' op src: expected a strided layout, got 'memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>, 1>'}}
+  tile.apply "ld.global.v4.f32"(%r, %g) : memref<4x4xf32, 5>, memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>, 1>
+  return
+}

@@ -17,13 +17,14 @@ namespace tile {
 
 /// The inline-asm text and constraint string of one instruction of `form`.
 /// Outputs are numbered first, then the source registers, the address, the
-/// predicate and the tied previous destinations, in that order.
+/// predicate and the tied previous destinations, in that order. A non-zero
+/// `addressOffset` is added to the address as an immediate ([$n+8]).
 struct InlineAsm {
   std::string text;
   std::string constraints;
 };
 InlineAsm buildInlineAsm(const ptx::Form &form, bool predicated,
-                         bool preserveDst);
+                         bool preserveDst, int64_t addressOffset = 0);
 
 /// The inline-asm constraint letter of a register of `bits` bits, or 0 when
 /// NVPTX has none.

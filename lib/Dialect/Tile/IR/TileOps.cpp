@@ -238,6 +238,8 @@ LogicalResult ApplyOp::verify() {
                     << expectedSpace << ") for " << getOpcode() << ", got "
                     << memref;
     }
+    if (!memref.isStrided())
+      return diag() << "expected a strided layout, got " << memref;
     if (!memref.hasStaticShape() || memref.getRank() == 0)
       return diag() << "expected a statically shaped tile with a final "
                        "register axis, got "

@@ -3,6 +3,8 @@
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEEXPAND
@@ -14,28 +16,50 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Emits the instructions of one tile.apply. Index constants are shared by
-/// all repeats of the apply.
+/// Index constants shared by every apply of a function: created once, in
+/// increasing order, at the start of the entry block of the closest
+/// isolated-from-above ancestor, so each instruction's loads, instruction
+/// and stores stay together in the output and large expansions do not
+/// repeat them.
+class IndexPool {
+public:
+  Value get(Operation *user, int64_t value) {
+    Operation *scope = user->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+    Block *block = &scope->getRegion(0).front();
+    SmallVector<Value> &pool = pools[block];
+    if (value < static_cast<int64_t>(pool.size()))
+      return pool[value];
+    OpBuilder builder(user->getContext());
+    if (pool.empty())
+      builder.setInsertionPointToStart(block);
+    else
+      builder.setInsertionPointAfter(pool.back().getDefiningOp());
+    for (int64_t i = pool.size(); i <= value; ++i)
+      pool.push_back(arith::ConstantIndexOp::create(builder, user->getLoc(), i));
+    return pool[value];
+  }
+
+private:
+  llvm::DenseMap<Block *, SmallVector<Value>> pools;
+};
+
+/// Emits the instructions of one tile.apply.
 class ApplyExpander {
 public:
-  ApplyExpander(ApplyOp apply, const ptx::Form &form)
-      : apply(apply), form(form), builder(apply) {}
+  ApplyExpander(ApplyOp apply, const ptx::Form &form, IndexPool &indices)
+      : apply(apply), form(form), builder(apply), indices(indices) {}
 
   void expand() {
     SmallVector<int64_t> repeats = repeatShape();
     int64_t total = 1;
     for (int64_t extent : repeats)
       total *= extent;
-    // Every index constant comes first, so that each instruction's loads,
-    // instruction and stores stay together in the output.
     int64_t maxIndex = 1;
     for (int64_t extent : repeats)
       maxIndex = std::max(maxIndex, extent);
     for (const ptx::Operand &operand : form.operands)
       maxIndex = std::max<int64_t>(maxIndex, operand.count);
-    for (int64_t i = 0; i < maxIndex; ++i)
-      constants.push_back(
-          arith::ConstantIndexOp::create(builder, apply.getLoc(), i));
+    indices.get(apply, maxIndex - 1);
     SmallVector<int64_t> coord(repeats.size(), 0);
     for (int64_t n = 0; n < total; ++n) {
       emitInstruction(coord);
@@ -56,11 +80,11 @@ private:
   }
 
   SmallVector<Value> slot(ArrayRef<int64_t> coord, int64_t reg) {
-    SmallVector<Value> indices;
+    SmallVector<Value> result;
     for (int64_t c : coord)
-      indices.push_back(constants[c]);
-    indices.push_back(constants[reg]);
-    return indices;
+      result.push_back(indices.get(apply, c));
+    result.push_back(indices.get(apply, reg));
+    return result;
   }
 
   void emitInstruction(ArrayRef<int64_t> coord) {
@@ -109,13 +133,14 @@ private:
   ApplyOp apply;
   const ptx::Form &form;
   OpBuilder builder;
-  SmallVector<Value> constants;
+  IndexPool &indices;
 };
 
 struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
   void runOnOperation() override {
     SmallVector<ApplyOp> applies;
     getOperation()->walk([&](ApplyOp apply) { applies.push_back(apply); });
+    IndexPool indices;
     for (ApplyOp apply : applies) {
       std::string error;
       std::optional<ptx::Form> form = ptx::parseForm(apply.getOpcode(), error);
@@ -123,7 +148,7 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
         apply.emitOpError() << error;
         return signalPassFailure();
       }
-      ApplyExpander(apply, *form).expand();
+      ApplyExpander(apply, *form, indices).expand();
       apply.erase();
     }
   }
