@@ -119,11 +119,13 @@ class CompiledKernel(runtime.Kernel):
     stages: Dict[str, str]
 
 
-def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False) -> CompiledKernel:
+def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
+            cubin: bool = True) -> CompiledKernel:
     """Compiles a @T.function kernel. The result has ``.ptx``, ``.cubin``
-    (when ptxas is present), ``.mlir`` (the input IR), ``.stages`` (the IR
-    after each pass of the pipeline, if requested), ``save(path)`` and
-    ``__call__(*arrays)``, which launches on the local GPU."""
+    (when ptxas is present and ``cubin`` is true), ``.mlir`` (the input
+    IR), ``.stages`` (the IR after each pass of the pipeline, if requested),
+    ``save(path)`` and ``__call__(*arrays)``, which launches on the local
+    GPU."""
     from .script import PrimFunc
 
     if not isinstance(fn, PrimFunc):
@@ -141,7 +143,8 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False) -> Com
         _run(module, passes)
     ptx_text = _objects(module)["kernels"].decode()
     params = [runtime.Param(name, spec.shape, spec.dtype) for name, spec in fn.params]
-    kernel = CompiledKernel(fn.name, ptx_text, assemble(ptx_text, chip), chip, params, fn.grid, fn.block)
+    binary = assemble(ptx_text, chip) if cubin else None
+    kernel = CompiledKernel(fn.name, ptx_text, binary, chip, params, fn.grid, fn.block)
     kernel.mlir = str(fn.module)
     kernel.stages = recorded
     return kernel

@@ -32,3 +32,11 @@ def test_committed_full_run_has_no_disagreement():
     assert report["spellings"] == len(list(ptxas_diff.spellings()))
     assert report["table_accepts_ptxas_rejects"] == 0
     assert report["disagreements"] == []
+
+
+def test_forms_doc_is_generated_from_the_table():
+    import subprocess
+    generated = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_ptx_forms_doc.py")],
+                               capture_output=True, text=True, check=True).stdout
+    with open(os.path.join(ROOT, "docs", "ptx-forms.md")) as f:
+        assert f.read() == generated, "docs/ptx-forms.md is stale: run tools/gen_ptx_forms_doc.py"

@@ -28,6 +28,21 @@ def TileExpand : Pass<"tile-expand"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def TilePromoteRegisters : Pass<"tile-promote-registers"> {
+  let summary = "forward register-tile slot stores to loads and drop the tile";
+  let description = [{
+    After `--tile-expand` every register access has constant indices. For a
+    register tile (`memref.alloca` in address space 5) whose every use, through
+    subviews, reshapes and broadcasts of the same element type, is such a load
+    or store in the tile's block, each load takes the value last stored to its
+    slot (`llvm.mlir.undef` before any store) and the tile disappears. LLVM
+    then receives plain SSA registers instead of a large alloca to take apart,
+    which is where most of the compile time of large kernels went. Tiles read
+    through a `tile.view`, or accessed in nested regions, are left alone.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
   let summary = "give every gpu.module an NVVM target with a sufficient PTX ISA version";
   let description = [{

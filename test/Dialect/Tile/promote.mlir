@@ -1,0 +1,66 @@
+// RUN: tile-opt %s --tile-expand --tile-promote-registers -split-input-file | FileCheck %s
+
+// Slot stores forward to later loads of the same slot; the tile is gone.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[G:.*]]: memref<2x1xf32, 1>)
+// CHECK-NOT: memref.alloca
+// CHECK: %[[X0:.*]] = tile.instr "ld.global.f32"() [%[[G]]
+// CHECK: %[[X1:.*]] = tile.instr "ld.global.f32"() [%[[G]]
+// CHECK: %[[A0:.*]] = tile.instr "abs.f32"(%[[X0]])
+// CHECK: %[[A1:.*]] = tile.instr "abs.f32"(%[[X1]])
+// CHECK: tile.instr "st.global.f32"(%[[A0]])
+// CHECK: tile.instr "st.global.f32"(%[[A1]])
+// CHECK-NOT: memref.load
+// CHECK-NOT: memref.store
+func.func @chain(%g: memref<2x1xf32, 1>) {
+  %r = memref.alloca() : memref<2x1xf32, 5>
+  tile.apply "ld.global.f32"(%r, %g) : memref<2x1xf32, 5>, memref<2x1xf32, 1>
+  tile.apply "abs.f32"(%r, %r) : memref<2x1xf32, 5>, memref<2x1xf32, 5>
+  tile.apply "st.global.f32"(%g, %r) : memref<2x1xf32, 1>, memref<2x1xf32, 5>
+  return
+}
+
+// -----
+
+// Subviews address the same slots: the high half of each pair is [i][1].
+// CHECK-LABEL: func.func @through_subviews
+// CHECK: %[[V:.*]]:2 = tile.instr "ld.global.v2.f32"
+// CHECK: tile.instr "cvt.rn.f16x2.f32"(%[[V]]#1, %[[V]]#0)
+// CHECK-NOT: memref.alloca
+func.func @through_subviews(%g: memref<1x2xf32, 1>, %o: memref<1x1xi32, 1>) {
+  %a = memref.alloca() : memref<1x2xf32, 5>
+  %d = memref.alloca() : memref<1x1xi32, 5>
+  tile.apply "ld.global.v2.f32"(%a, %g) : memref<1x2xf32, 5>, memref<1x2xf32, 1>
+  %hi = memref.subview %a[0, 1] [1, 1] [1, 1] : memref<1x2xf32, 5> to memref<1x1xf32, strided<[2, 1], offset: 1>, 5>
+  %lo = memref.subview %a[0, 0] [1, 1] [1, 1] : memref<1x2xf32, 5> to memref<1x1xf32, strided<[2, 1]>, 5>
+  tile.apply "cvt.rn.f16x2.f32"(%d, %hi, %lo) : memref<1x1xi32, 5>, memref<1x1xf32, strided<[2, 1], offset: 1>, 5>, memref<1x1xf32, strided<[2, 1]>, 5>
+  tile.apply "st.global.b32"(%o, %d) : memref<1x1xi32, 1>, memref<1x1xi32, 5>
+  return
+}
+
+// -----
+
+// A read before any write is undefined.
+// CHECK-LABEL: func.func @uninitialized
+// CHECK: %[[U:.*]] = llvm.mlir.undef : f32
+// CHECK: tile.instr "neg.f32"(%[[U]])
+func.func @uninitialized(%g: memref<1x1xf32, 1>) {
+  %r = memref.alloca() : memref<1x1xf32, 5>
+  tile.apply "neg.f32"(%r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>
+  tile.apply "st.global.f32"(%g, %r) : memref<1x1xf32, 1>, memref<1x1xf32, 5>
+  return
+}
+
+// -----
+
+// A tile read through a dtype view keeps its memory: LLVM takes it apart.
+// CHECK-LABEL: func.func @viewed
+// CHECK: memref.alloca
+// CHECK: tile.view
+func.func @viewed(%g: memref<1x1xi32, 1>, %o: memref<1x2xi16, 1>) {
+  %w = memref.alloca() : memref<1x1xi32, 5>
+  tile.apply "ld.global.b32"(%w, %g) : memref<1x1xi32, 5>, memref<1x1xi32, 1>
+  %h = tile.view %w : memref<1x1xi32, 5> to memref<1x2xi16, 5>
+  tile.apply "st.global.v2.b16"(%o, %h) : memref<1x2xi16, 1>, memref<1x2xi16, 5>
+  return
+}
