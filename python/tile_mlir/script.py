@@ -487,8 +487,10 @@ def device_entry(launch: LaunchConfig) -> None:
     _active().launch = launch
 
 
-def alloc_local(shape, dtype: str, layout: str = "default") -> Buffer:
-    """Registers owned by the issuing thread."""
+def alloc_local(shape, dtype: str, layout: str = "default", scope: str = "thread") -> Buffer:
+    """Registers owned by the issuing thread, or, with ``scope`` "warp",
+    "warpgroup" or "cta", a tile whose leading group axes are distributed
+    over the threads of that group (lane l owns row l)."""
     _active()
     if layout != "default":
         raise TileError(f"layout {layout!r} is not supported: only \"default\" (row-major) is")
@@ -496,6 +498,8 @@ def alloc_local(shape, dtype: str, layout: str = "default") -> Buffer:
     space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), REGISTER_SPACE)
     with _location():
         value = memref.alloca(ir.MemRefType.get(list(shape), _element_type(dtype), memory_space=space), [], [])
+        if scope != "thread":
+            value.owner.attributes["tile.scope"] = ir.StringAttr.get(scope)
     return Buffer(value, dtype)
 
 

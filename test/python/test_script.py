@@ -209,3 +209,23 @@ def test_runtime_imports_without_mlir_and_extension():
 @pytest.mark.parametrize("module", [packed_add, abs_neg, narrow_pairs])
 def test_spec_examples_run_unchanged(module):
     subprocess.run([sys.executable, module.__file__], check=True)
+
+
+def test_warp_scope_from_python():
+    @T.function
+    def warp(A: T.Tensor((32, 4, 1), "float32"), Out: T.Tensor((32, 4, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        r = T.alloc_local((32, 4, 1), "float32", scope="warp")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A, scope="warp")
+        T.cuda.tile.apply(T.ptx["abs.f32"], r, r, scope="warp")
+        T.cuda.tile.apply(T.ptx["st.global.f32"], Out, r, scope="warp")
+
+    k = tile_mlir.compile(warp, target="sm_90")
+    assert len(asm_lines(k.ptx, "abs.f32")) == 4
+    assert "%tid.x" in k.ptx and "shfl" not in k.ptx and "local" not in k.ptx
+    with pytest.raises(T.TileError, match="owned by scope warp, but the apply runs at scope thread"):
+        @T.function
+        def mixed_scopes(A: T.Tensor((32, 1), "float32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+            r = T.alloc_local((32, 1), "float32", scope="warp")
+            T.cuda.tile.apply(T.ptx["abs.f32"], r, r)

@@ -37,7 +37,19 @@ def predicated_neg(A: T.Tensor((32, 4, 1), "float32"), Out: T.Tensor((32, 4, 1),
     T.cuda.tile.apply(T.ptx["st.global.f32"], Kept[t], kept)
 
 
+@T.function
+def warp_scope(A: T.Tensor((32, 4, 1), "float32"), Out: T.Tensor((32, 4, 1), "float32")):
+    """A warp-scope apply over a (32, 4, 1) tile: lane l owns row l and runs
+    its own four instructions; nothing is shuffled or staged."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    r = T.alloc_local((32, 4, 1), "float32", scope="warp")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A, scope="warp")
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], r, r, T.float32(-3.0), scope="warp")
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Out, r, scope="warp")
+
+
 KERNELS = {
+    "warp_scope": warp_scope,
     "packed_add": packed_add.packed_add,
     "negative_magnitude": abs_neg.negative_magnitude,
     "narrow_pairs": narrow_pairs.narrow_pairs,

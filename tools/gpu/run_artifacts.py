@@ -56,7 +56,15 @@ def check_predicated_neg(kernel, rng):
     return bits_equal(kept, want_kept) and bits_equal(out, want_out), 2 * a.size
 
 
+def check_warp_scope(kernel, rng):
+    a = rng.standard_normal((32, 4, 1)).astype("float32")
+    out = np.full((32, 4, 1), np.nan, dtype="float32")
+    kernel(a, out)
+    return bits_equal(out, a * np.float32(-3.0)), a.size
+
+
 CHECKS = {
+    "warp_scope": check_warp_scope,
     "packed_add": check_packed_add,
     "negative_magnitude": check_negative_magnitude,
     "narrow_pairs": check_narrow_pairs,

@@ -83,3 +83,16 @@ func.func @preserve(%r: memref<1x1xf32, 5>, %p: i1) {
   tile.apply "neg.f32"(%r, %r) if %p {preserve_dst} : memref<1x1xf32, 5>, memref<1x1xf32, 5>
   return
 }
+
+// -----
+
+// Found by scopes work: expanding a group scope needs the gpu dialect, which
+// tile-expand loads itself (it used to abort with an uninitialized storage
+// uniquer when the input had no gpu op).
+// CHECK-LABEL: func.func @gpu_dialect_loaded
+// CHECK: gpu.thread_id x
+func.func @gpu_dialect_loaded(%g: memref<32x1x1xf32, 1>) {
+  %r = memref.alloca() {tile.scope = "warp"} : memref<32x1x1xf32, 5>
+  tile.apply "ld.global.f32"(%r, %g) {scope = "warp"} : memref<32x1x1xf32, 5>, memref<32x1x1xf32, 1>
+  return
+}

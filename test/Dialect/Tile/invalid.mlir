@@ -147,8 +147,8 @@ func.func @pred_is_i1(%r: memref<4x1xf32, 5>, %p: i32) {
 // -----
 
 func.func @unsupported_scope(%r: memref<4x1xf32, 5>) {
-  // expected-error @+1 {{'tile.apply' op scope "warp" is not supported: supported scopes are thread}}
-  tile.apply "abs.f32"(%r, %r) {scope = "warp"} : memref<4x1xf32, 5>, memref<4x1xf32, 5>
+  // expected-error @+1 {{'tile.apply' op scope "grid" is not supported: supported scopes are thread, warp, warpgroup, cta}}
+  tile.apply "abs.f32"(%r, %r) {scope = "grid"} : memref<4x1xf32, 5>, memref<4x1xf32, 5>
   return
 }
 

@@ -56,7 +56,93 @@ std::optional<StringRef> mlir::tile::getTargetChipFor(Operation *op) {
   return std::nullopt;
 }
 
+std::optional<int64_t> mlir::tile::getKnownBlockThreads(Operation *op) {
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  if (!func)
+    return std::nullopt;
+  auto sizes = func->getAttrOfType<DenseI32ArrayAttr>("known_block_size");
+  if (!sizes)
+    return std::nullopt;
+  int64_t threads = 1;
+  for (int32_t size : sizes.asArrayRef())
+    threads *= size;
+  return threads;
+}
+
+std::optional<SmallVector<int64_t>>
+mlir::tile::getScopeGroupShape(StringRef scope, Operation *op) {
+  if (scope == "thread")
+    return SmallVector<int64_t>{};
+  if (scope == "warp")
+    return SmallVector<int64_t>{32};
+  if (scope == "warpgroup")
+    return SmallVector<int64_t>{4, 32};
+  if (scope == "cta") {
+    std::optional<int64_t> threads = getKnownBlockThreads(op);
+    int64_t warps = threads && *threads % 32 == 0 ? *threads / 32 : ShapedType::kDynamic;
+    return SmallVector<int64_t>{warps, 32};
+  }
+  return std::nullopt;
+}
+
 namespace {
+
+/// The scope that owns a register tile, found by walking its views back to
+/// the allocation; fails (with `why`) where a view takes group axes apart,
+/// which would hand one thread's registers to another.
+FailureOr<StringRef> traceOwner(Value tile, unsigned groupRank,
+                                std::string &why) {
+  Value value = tile;
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto alloca = dyn_cast<memref::AllocaOp>(def)) {
+      auto scope = alloca->getAttrOfType<StringAttr>(kScopeAttrName);
+      return scope ? scope.getValue() : StringRef("thread");
+    }
+    if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+      ArrayRef<int64_t> sourceShape = subview.getSourceType().getShape();
+      for (unsigned axis = 0; axis < groupRank; ++axis) {
+        if (subview.getStaticOffsets()[axis] != 0 ||
+            subview.getStaticStrides()[axis] != 1 ||
+            subview.getStaticSizes()[axis] != sourceShape[axis]) {
+          why = "a subview that slices group axis " + std::to_string(axis) +
+                " would move registers between threads; group axes must be "
+                "taken whole";
+          return failure();
+        }
+      }
+      value = subview.getSource();
+      continue;
+    }
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(def)) {
+      auto groups = expand.getReassociationIndices();
+      for (unsigned axis = 0; axis < groupRank; ++axis)
+        if (axis >= groups.size() || groups[axis].size() != 1) {
+          why = "a reshape that splits group axes would move registers "
+                "between threads";
+          return failure();
+        }
+      value = expand.getSrc();
+      continue;
+    }
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
+      auto groups = collapse.getReassociationIndices();
+      for (unsigned axis = 0; axis < groupRank; ++axis)
+        if (axis >= groups.size() || groups[axis].size() != 1) {
+          why = "a reshape that merges group axes would move registers "
+                "between threads";
+          return failure();
+        }
+      value = collapse.getSrc();
+      continue;
+    }
+    if (isa<ViewOp, BroadcastOp>(def)) {
+      value = def->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  return StringRef("thread");
+}
 
 std::string joinCarriers(const ptx::Operand &operand) {
   std::vector<std::string> carriers = operand.carriers();
@@ -157,11 +243,23 @@ LogicalResult ApplyOp::verify() {
   if (!form)
     return emitOpError() << error;
 
-  // Scopes other than "thread" need an ownership model for their group axes,
-  // which the IR does not have yet.
-  if (getScope() != "thread")
+  std::optional<SmallVector<int64_t>> groupShape =
+      getScopeGroupShape(getScope(), *this);
+  if (!groupShape)
     return emitOpError() << "scope \"" << getScope()
-                         << "\" is not supported: supported scopes are thread";
+                         << "\" is not supported: supported scopes are "
+                            "thread, warp, warpgroup, cta";
+  unsigned groupRank = groupShape->size();
+  if (groupRank) {
+    // The group is distributed over the threads of the block, so the block
+    // must hold whole groups.
+    std::optional<int64_t> threads = getKnownBlockThreads(*this);
+    int64_t unit = getScope() == "warpgroup" ? 128 : 32;
+    if (threads && (*threads < unit || *threads % unit != 0))
+      return emitOpError() << "scope " << getScope() << " needs a block of a "
+                           << "multiple of " << unit << " threads, got "
+                           << *threads;
+  }
 
   if (std::optional<StringRef> chip = getTargetChipFor(*this)) {
     std::optional<ptx::Target> target = ptx::Target::parse(*chip);
@@ -255,6 +353,25 @@ LogicalResult ApplyOp::verify() {
                        "instruction and must have extent "
                     << operand.count << " for " << getOpcode() << ", got "
                     << shapeText(shape);
+    }
+    if (shape.size() < groupRank + 1 ||
+        llvm::any_of(llvm::zip(shape.take_front(groupRank), *groupShape),
+                     [](auto pair) {
+                       auto [got, want] = pair;
+                       return !ShapedType::isDynamic(want) && got != want;
+                     }))
+      return diag() << "scope " << getScope() << " needs leading group axes "
+                    << shapeText(*groupShape) << " before the repeat and "
+                    << "register axes, got " << shapeText(shape);
+    if (!operand.isMemory()) {
+      std::string why;
+      FailureOr<StringRef> owner = traceOwner(value, groupRank, why);
+      if (failed(owner))
+        return diag() << why;
+      if (*owner != getScope())
+        return diag() << "the tile is owned by scope " << *owner
+                      << ", but the apply runs at scope " << getScope()
+                      << "; ownership cannot change";
     }
     SmallVector<int64_t> repeats(shape.drop_back());
     if (!repeatShape) {

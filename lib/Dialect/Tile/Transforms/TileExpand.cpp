@@ -3,6 +3,7 @@
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/ADT/DenseMap.h"
 
 
@@ -47,9 +48,13 @@ private:
 class ApplyExpander {
 public:
   ApplyExpander(ApplyOp apply, const ptx::Form &form, IndexPool &indices)
-      : apply(apply), form(form), builder(apply), indices(indices) {}
+      : apply(apply), form(form), builder(apply), indices(indices) {
+    groupRank = getScopeGroupShape(apply.getScope(), apply)->size();
+  }
 
   void expand() {
+    if (groupRank)
+      groupCoordinates();
     SmallVector<int64_t> repeats = repeatShape();
     int64_t total = 1;
     for (int64_t extent : repeats)
@@ -75,12 +80,48 @@ private:
   SmallVector<int64_t> repeatShape() {
     for (Value arg : apply.getArgs())
       if (auto type = dyn_cast<MemRefType>(arg.getType()))
-        return SmallVector<int64_t>(type.getShape().drop_back());
+        return SmallVector<int64_t>(
+            type.getShape().drop_front(groupRank).drop_back());
     return {};
   }
 
-  SmallVector<Value> slot(ArrayRef<int64_t> coord, int64_t reg) {
+  /// This thread's coordinates in the group: (lane) for warp, (warp % 4,
+  /// lane) for warpgroup, (warp, lane) for cta, from the linear thread id.
+  void groupCoordinates() {
+    Location loc = apply.getLoc();
+    auto id = [&](gpu::Dimension dim) -> Value {
+      return gpu::ThreadIdOp::create(builder, loc, dim);
+    };
+    auto dim = [&](gpu::Dimension d) -> Value {
+      return gpu::BlockDimOp::create(builder, loc, d);
+    };
+    Value tid = id(gpu::Dimension::x);
+    Value bx = dim(gpu::Dimension::x);
+    Value y = arith::MulIOp::create(builder, loc, id(gpu::Dimension::y), bx);
+    Value bxy = arith::MulIOp::create(builder, loc, bx, dim(gpu::Dimension::y));
+    Value z = arith::MulIOp::create(builder, loc, id(gpu::Dimension::z), bxy);
+    tid = arith::AddIOp::create(builder, loc, tid, y);
+    tid = arith::AddIOp::create(builder, loc, tid, z);
+    Value c32 = arith::ConstantIndexOp::create(builder, loc, 32);
+    Value lane = arith::RemUIOp::create(builder, loc, tid, c32);
+    Value warp = arith::DivUIOp::create(builder, loc, tid, c32);
+    if (apply.getScope() == "warpgroup") {
+      Value c4 = arith::ConstantIndexOp::create(builder, loc, 4);
+      warp = arith::RemUIOp::create(builder, loc, warp, c4);
+    }
+    if (groupRank == 2)
+      memoryGroup.push_back(warp);
+    memoryGroup.push_back(lane);
+  }
+
+  /// Indices of a slot. In a register tile a thread holds only its own
+  /// group row, at group index 0 of its private storage; in memory the
+  /// group axes select this thread's row.
+  SmallVector<Value> slot(ArrayRef<int64_t> coord, int64_t reg,
+                          bool memory = false) {
     SmallVector<Value> result;
+    for (unsigned axis = 0; axis < groupRank; ++axis)
+      result.push_back(memory ? memoryGroup[axis] : indices.get(apply, 0));
     for (int64_t c : coord)
       result.push_back(indices.get(apply, c));
     result.push_back(indices.get(apply, reg));
@@ -96,7 +137,7 @@ private:
     for (auto [value, operand] : llvm::zip_equal(apply.getArgs(), form.operands)) {
       if (operand.isMemory()) {
         memref = value;
-        memIndices = slot(coord, 0);
+        memIndices = slot(coord, 0, /*memory=*/true);
         continue;
       }
       auto tile = dyn_cast<MemRefType>(value.getType());
@@ -134,6 +175,8 @@ private:
   const ptx::Form &form;
   OpBuilder builder;
   IndexPool &indices;
+  unsigned groupRank = 0;
+  SmallVector<Value> memoryGroup;
 };
 
 struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {

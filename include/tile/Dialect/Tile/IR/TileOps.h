@@ -40,5 +40,20 @@ std::optional<StringRef> getTargetChipFor(Operation *op);
 /// The name of the attribute that names a target explicitly.
 constexpr llvm::StringLiteral kTargetAttrName = "tile.target";
 
+/// The attribute on a register tile's memref.alloca naming the scope whose
+/// group owns it ("warp", "warpgroup", "cta"); absent means "thread".
+constexpr llvm::StringLiteral kScopeAttrName = "tile.scope";
+
+/// The leading group axes of operands at `scope`: () for thread, (32) for
+/// warp, (4, 32) for warpgroup, (W, 32) for cta with W the warps of the
+/// block (ShapedType::kDynamic when the block size is unknown). Returns
+/// std::nullopt for an unknown scope.
+std::optional<SmallVector<int64_t>> getScopeGroupShape(StringRef scope,
+                                                        Operation *op);
+
+/// The threads of the block of the gpu.func around `op`, when it declares a
+/// known_block_size.
+std::optional<int64_t> getKnownBlockThreads(Operation *op);
+
 } // namespace mlir::tile
 #endif

@@ -25,6 +25,7 @@ def TileExpand : Pass<"tile-expand"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect"];
 }
 
