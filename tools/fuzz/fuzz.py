@@ -28,7 +28,19 @@ import sys
 import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+# The tile-opt beside the running Python (a venv's), else the one on PATH.
+TILE_OPT = os.path.join(os.path.dirname(sys.executable), "tile-opt")
+if not os.path.exists(TILE_OPT):
+    TILE_OPT = "tile-opt"
 CRASH_MARKERS = ("Assertion", "LLVM ERROR", "Stack dump", "PLEASE submit a bug report", "UNREACHABLE")
+
+# Crashes inside upstream MLIR 22.1.8 that tile-mlir cannot intercept, each
+# with a minimized reproducer in tools/fuzz/known-upstream/ that crashes
+# mlir-opt the same way. They are reported, but do not fail a run.
+KNOWN_UPSTREAM = [
+    (re.compile(r"StringRef::drop_front.*Dropping more elements than exist"),
+     "NVVMTargetAttr verification of a chip shorter than 'sm_' (nvvm-target-short-chip.mlir)"),
+]
 
 OPCODE_TOKENS = ["add", "sub", "mul", "abs", "neg", "cvt", "mov", "ld", "st", "rn", "rz", "rm", "rp", "rna",
                  "rni", "rzi", "ftz", "sat", "satfinite", "relu", "cc", "hi", "lo", "wide", "global", "shared",
@@ -109,7 +121,7 @@ def run_tool(inputs, timeout):
     """Runs tile-opt over split inputs; returns (crashed, output)."""
     text = "\n// -----\n".join(inputs)
     try:
-        result = subprocess.run(["tile-opt", "--tile-expand", "--convert-tile-to-nvvm", "-split-input-file",
+        result = subprocess.run([TILE_OPT, "--tile-expand", "--convert-tile-to-nvvm", "-split-input-file",
                                  "-o", os.devnull], input=text, capture_output=True, text=True, timeout=timeout,
                                 errors="replace")
     except subprocess.TimeoutExpired:
@@ -147,7 +159,12 @@ def fuzz_tool(rng, deadline, report, crash_dir, timeout):
                 small = minimize(case, timeout)
                 signature = next((l for l in output.splitlines() if any(m in l for m in CRASH_MARKERS)),
                                  output.strip().splitlines()[-1] if output.strip() else "crash")
-                report["tool_crashes"].append({"signature": signature[:300], "input": small})
+                known = next((why for pattern, why in KNOWN_UPSTREAM if pattern.search(output)), None)
+                entry = {"signature": signature[:300], "input": small}
+                if known:
+                    report["upstream_crashes"].append({**entry, "why": known})
+                    continue
+                report["tool_crashes"].append(entry)
                 if crash_dir:
                     os.makedirs(crash_dir, exist_ok=True)
                     with open(os.path.join(crash_dir, f"crash{len(report['tool_crashes'])}.mlir"), "w") as f:
@@ -227,6 +244,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     report = {"seed": args.seed, "seconds": args.seconds, "tool_inputs": 0, "tool_crashes": [],
+              "upstream_crashes": [],
               "table_inputs": 0, "table_crashes": [], "python_inputs": 0, "python_crashes": []}
     start = time.time()
     fuzz_tool(rng, start + args.seconds * 0.6, report, args.crash_dir, args.timeout)
@@ -239,7 +257,8 @@ def main(argv=None):
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
-    print(f"tile-opt: {report['tool_inputs']} inputs, {len(report['tool_crashes'])} crashes; "
+    print(f"tile-opt: {report['tool_inputs']} inputs, {len(report['tool_crashes'])} crashes "
+          f"({len(report['upstream_crashes'])} known upstream); "
           f"table: {report['table_inputs']} spellings, {len(report['table_crashes'])} crashes; "
           f"python: {report['python_inputs']} kernels, {len(report['python_crashes'])} crashes")
     for crash in report["tool_crashes"][:10]:

@@ -179,6 +179,8 @@ private:
   SmallVector<Value> memoryGroup;
 };
 
+constexpr int64_t kMaxInstructions = int64_t(1) << 24;
+
 struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
   void runOnOperation() override {
     SmallVector<ApplyOp> applies;
@@ -189,6 +191,26 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
       std::optional<ptx::Form> form = ptx::parseForm(apply.getOpcode(), error);
       if (!form) {
         apply.emitOpError() << error;
+        return signalPassFailure();
+      }
+      // Expansion is linear in the repeats; past this many instructions per
+      // apply the input is a mistake, not a kernel (LLVM could not compile
+      // it), so fail fast instead of exhausting memory.
+      int64_t instructions = 1;
+      for (Value arg : apply.getArgs())
+        if (auto type = dyn_cast<MemRefType>(arg.getType())) {
+          unsigned groupRank =
+              getScopeGroupShape(apply.getScope(), apply)->size();
+          for (int64_t extent : type.getShape().drop_front(groupRank).drop_back())
+            instructions = extent != 0 && instructions > kMaxInstructions / extent
+                               ? kMaxInstructions + 1
+                               : instructions * extent;
+          break;
+        }
+      if (instructions > kMaxInstructions) {
+        apply.emitOpError() << "expands to more than " << kMaxInstructions
+                            << " instructions per thread, the limit of "
+                               "--tile-expand";
         return signalPassFailure();
       }
       ApplyExpander(apply, *form, indices).expand();

@@ -1,0 +1,4 @@
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#nvvm.target<chip = "rp">] {
+  }
+}
