@@ -33,11 +33,6 @@ def forms():
             form = ptx.parse(spelling, target=TARGET)
         except ptx.PTXFormError:
             continue
-        if form.family in ("ld", "st") and any(op.space not in ("reg", "global", "generic")
-                                               for op in form.operands):
-            continue  # shared/local memory would need staging this harness does not do
-        if any(op.bits == 128 for op in form.operands):
-            continue  # numpy has no 128-bit integers to hold the values
         tokens = spelling.split(".")
         key = (tokens[0], tuple(sorted(tokens[1:])), tuple(t for t in tokens[1:] if t in ptxas_diff.BITS))
         if key not in seen:
@@ -65,8 +60,14 @@ def move(family, op):
     return f"{family}.global{vec}.b{op.bits}"
 
 
+def staging(op, space, family):
+    vec = f".v{op.count}" if op.count > 1 else ""
+    return f"{family}.{space}{vec}.b{op.bits}"
+
+
 def kernel(index, form):
-    args, body, operands = [], [], []
+    args, body, operands, after = [], [], [], []
+    workgroup = []
     body.append("%bid = gpu.block_id x")
     body.append("%tid = gpu.thread_id x")
     body.append(f"%c{BLOCK} = arith.constant {BLOCK} : index")
@@ -87,20 +88,49 @@ def kernel(index, form):
                 view = thread_slice(f"in{i}", op, "1")
                 body.append(f'tile.apply "{move("ld", op)}"(%r{i}, {view}) : {tile(op)}, {slice_type(op, "1")}')
             operands.append((f"%r{i}", tile(op)))
-        else:
+        elif op.space in ("global", "generic"):
             space = "1" if op.space == "global" else None
             args.append(f"%m{i}: {memref(op, space)}")
             operands.append((thread_slice(f"m{i}", op, space), slice_type(op, space)))
+        else:
+            # Shared or local memory is staged: the global parameter in the
+            # memory operand's place carries the data in (ld) or out (st).
+            args.append(f"%m{i}: {memref(op, '1')}")
+            data = thread_slice(f"m{i}", op, "1")
+            if op.space == "shared":
+                buf_type = f"memref<{BLOCK}x{REPEATS}x{op.count}xi{op.bits}, 3>"
+                workgroup.append(f"%sh{i}: memref<{BLOCK}x{REPEATS}x{op.count}xi{op.bits}, "
+                                 "#gpu.address_space<workgroup>>")
+                body.append(f"%shv{i} = memref.subview %sh{i}[%tid, 0, 0] [1, {REPEATS}, {op.count}] "
+                            f"[1, 1, 1] : memref<{BLOCK}x{REPEATS}x{op.count}xi{op.bits}, "
+                            f"#gpu.address_space<workgroup>> to memref<{REPEATS}x{op.count}xi{op.bits}, "
+                            f"strided<[{op.count}, 1], offset: ?>, #gpu.address_space<workgroup>>")
+                buf, buf_t, space = (f"%shv{i}", f"memref<{REPEATS}x{op.count}xi{op.bits}, "
+                                     f"strided<[{op.count}, 1], offset: ?>, #gpu.address_space<workgroup>>",
+                                     "shared")
+            else:
+                buf, buf_t, space = f"%loc{i}", tile(op), "local"
+                body.append(f"{buf} = memref.alloca() : {buf_t}")
+            body.append(f"%stage{i} = memref.alloca() : {tile(op)}")
+            if op.role == "src":  # ld: global -> registers -> buffer, then the form loads
+                body.append(f'tile.apply "{move("ld", op)}"(%stage{i}, {data}) : {tile(op)}, {slice_type(op, "1")}')
+                body.append(f'tile.apply "{staging(op, space, "st")}"({buf}, %stage{i}) : {buf_t}, {tile(op)}')
+            else:  # st: the form stores, then the buffer goes back out through registers
+                after.append(f'tile.apply "{staging(op, space, "ld")}"(%stage{i}, {buf}) : {tile(op)}, {buf_t}')
+                after.append(f'tile.apply "{move("st", op)}"({data}, %stage{i}) : {slice_type(op, "1")}, {tile(op)}')
+            operands.append((buf, buf_t))
     names = ", ".join(n for n, _ in operands)
     types = ", ".join(t for _, t in operands)
     body.append(f'tile.apply "{form.opcode}"({names}) : {types}')
+    body.extend(after)
     for i, op in enumerate(form.operands):
         if op.space == "reg" and op.role == "dst":
             args.append(f"%out{i}: {memref(op, '1')}")
             view = thread_slice(f"out{i}", op, "1")
             body.append(f'tile.apply "{move("st", op)}"({view}, %r{i}) : {slice_type(op, "1")}, {tile(op)}')
     lines = "\n      ".join(body)
-    return (f"    gpu.func @k{index}({', '.join(args)}) kernel attributes "
+    attribution = f" workgroup({', '.join(workgroup)})" if workgroup else ""
+    return (f"    gpu.func @k{index}({', '.join(args)}){attribution} kernel attributes "
             f"{{known_block_size = array<i32: {BLOCK}, 1, 1>, known_grid_size = array<i32: {GRID}, 1, 1>}} {{\n"
             f"      {lines}\n      gpu.return\n    }}")
 

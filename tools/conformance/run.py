@@ -105,6 +105,8 @@ def main():
         inputs, outputs, arrays = {}, {}, []
         previous = None
         for i, op in enumerate(entry["operands"]):
+            if op["bits"] == 128:  # numpy has no 128-bit integers: two 64-bit halves
+                op = {**op, "bits": 64, "count": op["count"] * 2}
             shape = (threads, repeats, op["count"])
             dtype = R.UINT[max(op["bits"], 8)]
             if op["space"] == "reg" and op["role"] == "src":
@@ -147,7 +149,13 @@ def main():
         kernel = runtime.Kernel(entry["name"], "", image, bundle["target"], params,
                                 (bundle["grid"], 1, 1), (bundle["block"], 1, 1))
         kernel._module = module
-        kernel(*[by_index[i] for i in order])
+        try:
+            kernel(*[by_index[i] for i in order])
+        except runtime.CudaError as error:
+            # A fault poisons the context: report the form and stop.
+            report["fault"] = {"opcode": entry["opcode"], "error": str(error)}
+            print("FAULT", entry["opcode"], error)
+            break
         report["forms"] += 1
         bad = []
         tokens = entry["opcode"].split(".")

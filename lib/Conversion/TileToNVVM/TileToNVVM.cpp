@@ -61,7 +61,9 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   for (auto [i, operand] : llvm::enumerate(form.operands)) {
     text += i == 0 ? " " : ", ";
     if (operand.isMemory()) {
-      text += "[$" + std::to_string(addressIndex);
+      text += operand.space == ptx::Space::Local
+                  ? std::string("[%tile_local")
+                  : "[$" + std::to_string(addressIndex);
       if (addressOffset)
         text += (addressOffset > 0 ? "+" : "") + std::to_string(addressOffset);
       text += "]";
@@ -98,6 +100,14 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
       text += "}";
   }
   text = guard + text + ";";
+  // A local-memory operand arrives as a generic address (LLVM hands allocas
+  // to inline asm through the generic stack pointer %SP); convert it here.
+  std::optional<unsigned> memory = form.memoryOperand();
+  if (memory && form.operands[*memory].space == ptx::Space::Local) {
+    narrowDecls += ".reg .u64 %tile_local; ";
+    before += "cvta.to.local.u64 %tile_local, $" +
+              std::to_string(addressIndex) + "; ";
+  }
   if (!narrowDecls.empty())
     text = "{ " + narrowDecls + before + text + after + " }";
   if (form.accessesMemory())
@@ -198,6 +208,10 @@ struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
         address = getStridedElementPtr(rewriter, loc, op.getMemref().getType(),
                                        adaptor.getMemref(), adaptor.getIndices());
       }
+      // LLVM 22's NVPTX back end hands the address of a local (addrspace 5)
+      // alloca to inline asm as a generic address (%SP-based); the asm
+      // converts it back (see buildInlineAsm). tools/conformance checks this
+      // on the GPU: an addrspacecast here converted it twice and faulted.
       asmOperands.push_back(
           LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), address));
     }

@@ -93,3 +93,17 @@ func.func @address_offsets(%g: memref<4x2xi32, strided<[2, 1], offset: 1>, 1>, %
   %1 = tile.instr "ld.global.b32"() [%g[%i, %c1] : memref<4x2xi32, strided<[2, 1], offset: 1>, 1>] : () -> i32
   return %0, %1 : i32, i32
 }
+
+// -----
+
+// Local memory arrives as a generic address (LLVM's %SP) and is converted in
+// the asm block (found by tools/conformance: the raw address faulted).
+// CHECK-LABEL: func.func @local_memory
+// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<5> to i64
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .u64 %tile_local; cvta.to.local.u64 %tile_local, $1; ld.local.b32 $0, [%tile_local+4]; }", "=r,l" %[[ADDR]]
+func.func @local_memory(%l: memref<2x1xi32, 5>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %0 = tile.instr "ld.local.b32"() [%l[%c1, %c0] : memref<2x1xi32, 5>] : () -> i32
+  return %0 : i32
+}
