@@ -99,6 +99,20 @@ NB_MODULE(_tile, m) {
       },
       nb::arg("opcode"), nb::arg("target") = nb::none(),
       "Parses a PTX opcode; raises ValueError with the table's message.");
+  m.def(
+      "overloads",
+      [](const std::string &opcode) {
+        std::string error;
+        std::optional<ptx::Form> form = ptx::parseForm(opcode, error);
+        if (!form)
+          throw nb::value_error(error.c_str());
+        nb::list result;
+        for (const ptx::Form &overload : ptx::overloadsOf(*form))
+          result.append(formToDict(overload));
+        return result;
+      },
+      nb::arg("opcode"),
+      "Every form a spelling names (mov also packs and unpacks with braces).");
   m.def("families", []() {
     nb::list result;
     for (llvm::StringRef family : ptx::families())

@@ -688,6 +688,27 @@ constexpr StringRef kFamilies[] = {"add", "sub", "mul", "abs", "neg",
 
 } // namespace
 
+std::vector<Form> mlir::tile::ptx::overloadsOf(const Form &primary) {
+  std::vector<Form> forms = {primary};
+  if (primary.family != "mov" || primary.operands.front().type.front() != 'b')
+    return forms;
+  unsigned bits = primary.operands.front().bits;
+  for (unsigned parts : {2u, 4u}) {
+    unsigned element = bits / parts;
+    if (element < 16 || (parts == 4 && bits < 64))
+      continue;
+    std::string elementType = "b" + std::to_string(element);
+    const TypeInfo *whole = lookupType(primary.operands.front().type);
+    const TypeInfo *piece = lookupType(elementType);
+    Form pack = primary, unpack = primary;
+    pack.operands = {reg("dst", Role::Dst, whole), reg("src", Role::Src, piece, parts)};
+    unpack.operands = {reg("dst", Role::Dst, piece, parts), reg("src", Role::Src, whole)};
+    forms.push_back(pack);
+    forms.push_back(unpack);
+  }
+  return forms;
+}
+
 llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::families() {
   return kFamilies;
 }

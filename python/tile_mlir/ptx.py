@@ -60,10 +60,21 @@ def parse(opcode: str, target: Optional[str] = None) -> Form:
         raw = _tile.parse_form(opcode, target)
     except ValueError as error:
         raise PTXFormError(str(error)) from None
-    operands = tuple(
-        Operand(**{**op, "carriers": tuple(op["carriers"])}) for op in raw["operands"]
-    )
+    return _form(raw)
+
+
+def _form(raw) -> Form:
+    operands = tuple(Operand(**{**op, "carriers": tuple(op["carriers"])}) for op in raw["operands"])
     return Form(**{**raw, "operands": operands})
+
+
+def overloads(opcode: str, target: Optional[str] = None) -> Tuple[Form, ...]:
+    """Every form ``opcode`` names: the one ``parse`` returns first, then for
+    mov.b32/b64/b128 the forms that pack registers into one, or unpack one,
+    with braces (``mov.b64 d, {a, b}``). An instruction's operand register
+    counts decide which one it is."""
+    parse(opcode, target)  # the same errors and target check
+    return tuple(_form(raw) for raw in _tile.overloads(opcode))
 
 
 def families() -> Tuple[str, ...]:

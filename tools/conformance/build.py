@@ -37,7 +37,7 @@ def forms():
         key = (tokens[0], tuple(sorted(tokens[1:])), tuple(t for t in tokens[1:] if t in ptxas_diff.BITS))
         if key not in seen:
             seen.add(key)
-            result.append(form)
+            result.extend(ptx.overloads(spelling))
     return result
 
 

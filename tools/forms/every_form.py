@@ -89,7 +89,7 @@ def legal_forms(target):
             continue
         if spelling not in seen:
             seen.add(spelling)
-            forms.append(form)
+            forms.extend(ptx.overloads(spelling))
     return forms
 
 

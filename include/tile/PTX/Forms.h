@@ -94,6 +94,12 @@ std::optional<Form> parseForm(llvm::StringRef opcode, std::string &error);
 /// "add.rn.f32x2 requires sm_100 or newer and PTX ISA 8.6".
 bool isAvailableOn(const Form &form, const Target &target, std::string &error);
 
+/// Every form a spelling names: `primary` first, then, for mov.b32/b64/b128,
+/// the forms that pack registers into one or unpack one into several with
+/// braces (mov.b64 d, {a, b}; mov.b64 {a, b}, d), 16-bit elements or wider.
+/// Which one an instruction means follows from its operands' register counts.
+std::vector<Form> overloadsOf(const Form &primary);
+
 /// Every family the table knows, for documentation and generators.
 llvm::ArrayRef<llvm::StringRef> families();
 

@@ -182,6 +182,7 @@ struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
     std::optional<ptx::Form> form = ptx::parseForm(op.getOpcode(), error);
     if (!form)
       return rewriter.notifyMatchFailure(op, error);
+    form = selectForm(*form, op.getResults().size(), op.getInputs().size());
 
     Location loc = op.getLoc();
     SmallVector<const ptx::Operand *> dsts, srcs;

@@ -107,3 +107,16 @@ func.func @local_memory(%l: memref<2x1xi32, 5>) -> i32 {
   %0 = tile.instr "ld.local.b32"() [%l[%c1, %c0] : memref<2x1xi32, 5>] : () -> i32
   return %0 : i32
 }
+
+// -----
+
+// mov packs or unpacks registers with braces; the operands' register counts
+// select the form (the first register is the lowest bits).
+// CHECK-LABEL: func.func @mov_pack_unpack
+// CHECK: llvm.inline_asm "mov.b64 $0, {$1, $2};", "=l,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i64
+// CHECK: llvm.inline_asm "mov.b64 {$0, $1, $2, $3}, $4;", "=h,=h,=h,=h,l" %{{.*}} : (i64) -> !llvm.struct<(i16, i16, i16, i16)>
+func.func @mov_pack_unpack(%lo: i32, %hi: i32) -> (i16, i16, i16, i16) {
+  %w = tile.instr "mov.b64"(%lo, %hi) : (i32, i32) -> i64
+  %q:4 = tile.instr "mov.b64"(%w) : (i64) -> (i16, i16, i16, i16)
+  return %q#0, %q#1, %q#2, %q#3 : i16, i16, i16, i16
+}

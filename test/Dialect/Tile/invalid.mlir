@@ -705,3 +705,12 @@ func.func @non_strided_layout(%r: memref<4x4xf32, 5>, %g: memref<4x4xf32, affine
   tile.apply "ld.global.v4.f32"(%r, %g) : memref<4x4xf32, 5>, memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>, 1>
   return
 }
+
+// -----
+
+// mov packs 16-bit elements or wider: no form takes two 64-bit registers.
+func.func @mov_pack_too_wide(%w: memref<4x1xi64, 5>, %p: memref<4x2xi64, 5>) {
+  // expected-error @+1 {{'tile.apply' op src: the final axis counts the registers of one instruction and must have extent 1, got (4, 2); add a singleton register axis}}
+  tile.apply "mov.b64"(%w, %p) : memref<4x1xi64, 5>, memref<4x2xi64, 5>
+  return
+}

@@ -421,3 +421,21 @@ func.func @aligned_dynamic_offset(%r: memref<1x2xf32, 5>, %g: memref<1x2xf32, st
   tile.apply "ld.global.v2.f32"(%r, %g) : memref<1x2xf32, 5>, memref<1x2xf32, strided<[2, 1], offset: ?>, 1>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @mov_pack
+// CHECK: tile.apply "mov.b64"
+func.func @mov_pack(%w: memref<4x1xi64, 5>, %p: memref<4x2xi32, 5>) {
+  tile.apply "mov.b64"(%w, %p) : memref<4x1xi64, 5>, memref<4x2xi32, 5>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @mov_unpack
+// CHECK: tile.apply "mov.b128"
+func.func @mov_unpack(%q: memref<4x4xi32, 5>, %w: memref<4x1xi128, 5>) {
+  tile.apply "mov.b128"(%q, %w) : memref<4x4xi32, 5>, memref<4x1xi128, 5>
+  return
+}

@@ -56,6 +56,40 @@ std::optional<StringRef> mlir::tile::getTargetChipFor(Operation *op) {
   return std::nullopt;
 }
 
+static unsigned bitWidth(Type type) {
+  return type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 0;
+}
+
+ptx::Form mlir::tile::selectForm(const ptx::Form &primary, ValueRange args) {
+  for (const ptx::Form &form : ptx::overloadsOf(primary)) {
+    if (form.operands.size() != args.size())
+      continue;
+    bool fits = llvm::all_of(llvm::zip(args, form.operands), [](auto pair) {
+      auto [value, operand] = pair;
+      if (auto memref = dyn_cast<MemRefType>(value.getType()))
+        return memref.getRank() > 0 && memref.getShape().back() == operand.count &&
+               bitWidth(memref.getElementType()) == operand.bits;
+      return operand.count == 1 && bitWidth(value.getType()) == operand.bits;
+    });
+    if (fits)
+      return form;
+  }
+  return primary;
+}
+
+ptx::Form mlir::tile::selectForm(const ptx::Form &primary, unsigned results,
+                                 unsigned inputs) {
+  for (const ptx::Form &form : ptx::overloadsOf(primary)) {
+    unsigned dsts = 0, srcs = 0;
+    for (const ptx::Operand &operand : form.operands)
+      if (!operand.isMemory())
+        (operand.role == ptx::Role::Dst ? dsts : srcs) += operand.count;
+    if (dsts == results && srcs == inputs)
+      return form;
+  }
+  return primary;
+}
+
 std::optional<int64_t> mlir::tile::getKnownBlockThreads(Operation *op) {
   auto func = op->getParentOfType<gpu::GPUFuncOp>();
   if (!func)
@@ -242,6 +276,7 @@ LogicalResult ApplyOp::verify() {
   std::optional<ptx::Form> form = ptx::parseForm(getOpcode(), error);
   if (!form)
     return emitOpError() << error;
+  form = selectForm(*form, getArgs());
 
   std::optional<SmallVector<int64_t>> groupShape =
       getScopeGroupShape(getScope(), *this);
@@ -429,6 +464,7 @@ LogicalResult InstrOp::verify() {
   std::optional<ptx::Form> form = ptx::parseForm(getOpcode(), error);
   if (!form)
     return emitOpError() << error;
+  form = selectForm(*form, getResults().size(), getInputs().size());
   SmallVector<const ptx::Operand *> dsts, srcs;
   for (const ptx::Operand &operand : form->operands) {
     if (operand.isMemory())

@@ -193,6 +193,7 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
         apply.emitOpError() << error;
         return signalPassFailure();
       }
+      form = selectForm(*form, apply.getArgs());
       // Expansion is linear in the repeats; past this many instructions per
       // apply the input is a mistake, not a kernel (LLVM could not compile
       // it), so fail fast instead of exhausting memory.

@@ -51,6 +51,16 @@ constexpr llvm::StringLiteral kScopeAttrName = "tile.scope";
 std::optional<SmallVector<int64_t>> getScopeGroupShape(StringRef scope,
                                                         Operation *op);
 
+/// The overload of `primary` (see ptx::overloadsOf) that an apply's operands
+/// select by their register counts and widths; `primary` itself when none
+/// fits, so that its diagnostics explain what is wrong.
+ptx::Form selectForm(const ptx::Form &primary, ValueRange args);
+
+/// The overload one instruction selects by its destination and source
+/// register counts.
+ptx::Form selectForm(const ptx::Form &primary, unsigned results,
+                     unsigned inputs);
+
 /// The threads of the block of the gpu.func around `op`, when it declares a
 /// known_block_size.
 std::optional<int64_t> getKnownBlockThreads(Operation *op);
