@@ -8,7 +8,6 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tile {
@@ -153,20 +152,10 @@ Value fromRegister(OpBuilder &b, Location loc, Value reg, Type carrier) {
 /// offset fits PTX's 32-bit signed immediate.
 std::optional<int64_t> constantByteOffset(InstrOp op) {
   MemRefType type = op.getMemref().getType();
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
+  std::optional<int64_t> element = getStaticElementOffset(type, op.getIndices());
+  if (!element)
     return std::nullopt;
-  int64_t element = offset;
-  for (auto [index, stride] : llvm::zip_equal(op.getIndices(), strides)) {
-    std::optional<int64_t> value = getConstantIntValue(index);
-    if (!value)
-      return std::nullopt;
-    element += *value * stride;
-  }
-  int64_t bytes = element * (type.getElementTypeBitWidth() / 8);
+  int64_t bytes = *element * (type.getElementTypeBitWidth() / 8);
   if (bytes < INT32_MIN || bytes > INT32_MAX)
     return std::nullopt;
   return bytes;

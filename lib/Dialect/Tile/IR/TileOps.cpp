@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -54,6 +55,24 @@ std::optional<StringRef> mlir::tile::getTargetChipFor(Operation *op) {
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+std::optional<int64_t> mlir::tile::getStaticElementOffset(MemRefType type,
+                                                         ValueRange indices) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  int64_t element = offset;
+  for (auto [index, stride] : llvm::zip_equal(indices, strides)) {
+    std::optional<int64_t> value = getConstantIntValue(index);
+    if (!value)
+      return std::nullopt;
+    element += *value * stride;
+  }
+  return element;
 }
 
 static unsigned bitWidth(Type type) {

@@ -4,7 +4,6 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace mlir::tile {
@@ -17,25 +16,6 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The element a load or store of a static strided memref addresses,
-/// counted from the allocation's base, or std::nullopt.
-std::optional<int64_t> elementOffset(MemRefType type, ValueRange indices) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
-    return std::nullopt;
-  int64_t element = offset;
-  for (auto [index, stride] : llvm::zip_equal(indices, strides)) {
-    std::optional<int64_t> value = getConstantIntValue(index);
-    if (!value)
-      return std::nullopt;
-    element += *value * stride;
-  }
-  return element;
-}
-
 /// Collects the accesses of a register tile; false if any use cannot be
 /// promoted.
 bool collectAccesses(Value memref, Block *block, Type elementType,
@@ -46,14 +26,14 @@ bool collectAccesses(Value memref, Block *block, Type elementType,
     if (user->getBlock() != block)
       return false;
     if (auto load = dyn_cast<memref::LoadOp>(user)) {
-      if (!elementOffset(load.getMemRefType(), load.getIndices()))
+      if (!getStaticElementOffset(load.getMemRefType(), load.getIndices()))
         return false;
       accesses.push_back(user);
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(user)) {
       if (use.getOperandNumber() != 1 ||
-          !elementOffset(store.getMemRefType(), store.getIndices()))
+          !getStaticElementOffset(store.getMemRefType(), store.getIndices()))
         return false;
       accesses.push_back(user);
       continue;
@@ -101,12 +81,12 @@ struct TilePromoteRegistersPass
       if (!isAccess.contains(&op))
         continue;
       if (auto store = dyn_cast<memref::StoreOp>(op)) {
-        slots[*elementOffset(store.getMemRefType(), store.getIndices())] =
+        slots[*getStaticElementOffset(store.getMemRefType(), store.getIndices())] =
             store.getValueToStore();
         continue;
       }
       auto load = cast<memref::LoadOp>(op);
-      Value &slot = slots[*elementOffset(load.getMemRefType(), load.getIndices())];
+      Value &slot = slots[*getStaticElementOffset(load.getMemRefType(), load.getIndices())];
       if (!slot) {
         // A register read before any write holds no defined value.
         builder.setInsertionPoint(alloca);

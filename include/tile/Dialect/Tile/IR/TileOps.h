@@ -61,6 +61,11 @@ ptx::Form selectForm(const ptx::Form &primary, ValueRange args);
 ptx::Form selectForm(const ptx::Form &primary, unsigned results,
                      unsigned inputs);
 
+/// The element that constant `indices` address in a memref of static strided
+/// layout, counted from its allocation's aligned base; std::nullopt when an
+/// index or the layout is not static.
+std::optional<int64_t> getStaticElementOffset(MemRefType type, ValueRange indices);
+
 /// The threads of the block of the gpu.func around `op`, when it declares a
 /// known_block_size.
 std::optional<int64_t> getKnownBlockThreads(Operation *op);
