@@ -46,7 +46,8 @@ def decode(bits, kind):
     exp = ((bits >> np.uint64(m)) & np.uint64((1 << e) - 1)).astype(np.int64)
     man = (bits & np.uint64((1 << m) - 1)).astype(np.float64)
     bias = (1 << (e - 1)) - 1
-    normal = np.ldexp(1.0 + man / (1 << m), exp - bias)
+    with np.errstate(over="ignore"):  # the all-ones exponent is replaced below
+        normal = np.ldexp(1.0 + man / (1 << m), exp - bias)
     sub = np.ldexp(man / (1 << m), 1 - bias)
     value = np.where(exp == 0, sub, normal)
     if has_inf:
