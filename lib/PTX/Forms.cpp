@@ -137,13 +137,16 @@ bool matchQualifiers(ArrayRef<StringRef> quals, ArrayRef<Slot> slots,
 
 Operand reg(StringRef name, Role role, const TypeInfo *type,
             unsigned count = 1) {
-  return Operand{name.str(), role, Space::Reg, type->name.str(), type->bits,
-                 count};
+  Operand operand{name.str(), role, Space::Reg, type->name.str(), type->bits,
+                  count};
+  operand.exactRegister = type->name == "e2m1x2";
+  return operand;
 }
 
 Operand mem(StringRef name, Role role, Space space, const TypeInfo *type,
             unsigned count) {
-  return Operand{name.str(), role, space, type->name.str(), type->bits, count};
+  return Operand{name.str(), role, space, type->name.str(), type->bits,
+                 count};
 }
 
 /// Parsing state shared by the family parsers.
@@ -211,6 +214,7 @@ struct Parser {
   bool parseAbsNeg();
   bool parseCvt();
   bool parseMov();
+  bool parseCvtPack();
   bool parseLdSt();
 };
 
@@ -342,7 +346,7 @@ bool Parser::parseCvt() {
       "u8", "u16", "u32", "u64", "s8",  "s16",
       "s32", "s64", "f16", "bf16", "f32", "f64"};
   if (tokens.size() >= 2 && tokens[1] == "pack")
-    return fail("cvt.pack is not in the form table yet");
+    return parseCvtPack();
   if (tokens.size() < 3)
     return fail("cvt needs a destination and a source type, e.g. cvt.rn.f16.f32");
   StringRef dstName = tokens[tokens.size() - 2];
@@ -533,6 +537,42 @@ bool Parser::parseCvt() {
   return true;
 }
 
+/// cvt.pack.sat.{u16,s16}.s32 d, a, b and
+/// cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c: a and b saturate to
+/// the narrow type and pack into the low bits of d (a above b); c fills the
+/// rest.
+bool Parser::parseCvtPack() {
+  static const SmallVector<StringRef> kNarrow = {"u16", "s16", "u8", "s8",
+                                                 "u4",  "s4",  "u2", "s2"};
+  SmallVector<StringRef> rest(ArrayRef<StringRef>(tokens).drop_front(2));
+  auto sat = llvm::find(rest, StringRef("sat"));
+  if (sat == rest.end())
+    return fail("cvt.pack needs 'sat': its conversions always saturate");
+  rest.erase(sat);
+  if (llvm::is_contained(rest, StringRef("sat")))
+    return fail("'sat' cannot follow 'sat' in cvt.pack");
+  if (rest.empty() || !llvm::is_contained(kNarrow, rest.front()))
+    return fail("cvt.pack needs a destination type: one of " +
+                joinTokens(kNarrow));
+  StringRef narrow = rest.front();
+  bool wide = narrow == "u16" || narrow == "s16";
+  SmallVector<StringRef> expected = {"s32"};
+  if (!wide)
+    expected.push_back("b32");
+  if (ArrayRef<StringRef>(rest).drop_front() != ArrayRef<StringRef>(expected))
+    return fail("cvt.pack." + narrow.str() + " takes the source types " +
+                llvm::join(expected, ".") + ", got '" +
+                llvm::join(ArrayRef<StringRef>(rest).drop_front(), ".") + "'");
+  const TypeInfo *s32 = lookupType("s32"), *b32 = lookupType("b32"),
+                 *u32 = lookupType("u32");
+  form.operands = {reg("dst", Role::Dst, u32), reg("src", Role::Src, s32),
+                   reg("src1", Role::Src, s32)};
+  if (!wide)
+    form.operands.push_back(reg("src2", Role::Src, b32));
+  floor(narrow.back() == '4' || narrow.back() == '2' ? 75 : 72, 65);
+  return true;
+}
+
 bool Parser::parseMov() {
   static const SmallVector<StringRef> kMovTypes = {
       "b16", "b32", "b64", "b128", "u16", "u32",
@@ -695,14 +735,21 @@ std::vector<Form> mlir::tile::ptx::overloadsOf(const Form &primary) {
   unsigned bits = primary.operands.front().bits;
   for (unsigned parts : {2u, 4u}) {
     unsigned element = bits / parts;
-    if (element < 16 || (parts == 4 && bits < 64))
+    // ptxas takes bytes in braces for b16 and b32 (four), halves and wider
+    // pieces for b32..b128.
+    if (element < 8 || (element == 8 && bits > 32) ||
+        (parts == 4 && bits == 16))
       continue;
     std::string elementType = "b" + std::to_string(element);
     const TypeInfo *whole = lookupType(primary.operands.front().type);
     const TypeInfo *piece = lookupType(elementType);
+    Operand pieces = reg("src", Role::Src, piece, parts);
+    pieces.exactRegister = true;
     Form pack = primary, unpack = primary;
-    pack.operands = {reg("dst", Role::Dst, whole), reg("src", Role::Src, piece, parts)};
-    unpack.operands = {reg("dst", Role::Dst, piece, parts), reg("src", Role::Src, whole)};
+    pack.operands = {reg("dst", Role::Dst, whole), pieces};
+    pieces.name = "dst";
+    pieces.role = Role::Dst;
+    unpack.operands = {pieces, reg("src", Role::Src, whole)};
     forms.push_back(pack);
     forms.push_back(unpack);
   }

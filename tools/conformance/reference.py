@@ -423,7 +423,27 @@ def _round_integral(values, irnd):
         return mode(values)
 
 
+def cvt_pack(tokens, srcs):
+    """cvt.pack: saturate a and b to the narrow type, b in the low bits, a
+    above it; with c, the bits above come from the low bits of c."""
+    narrow = next(t for t in tokens[2:] if t != "sat")
+    size = int(narrow[1:])
+    lo, hi = (-(1 << (size - 1)), (1 << (size - 1)) - 1) if narrow[0] == "s" else (0, (1 << size) - 1)
+    mask = (1 << size) - 1
+    a, b = to_int(srcs[0], "s32"), to_int(srcs[1], "s32")
+    c = to_int(srcs[2], "u32") if len(srcs) > 2 else [0] * len(a)
+    out = []
+    for x, y, z in zip(a, b, c):
+        packed = (min(max(y, lo), hi) & mask) | ((min(max(x, lo), hi) & mask) << size)
+        if size < 16:
+            packed |= (z << (2 * size)) & 0xFFFFFFFF
+        out.append(packed)
+    return from_int(out, 32)
+
+
 def cvt(tokens, srcs):
+    if tokens[1] == "pack":
+        return cvt_pack(tokens, srcs)
     dst, src = tokens[-2], tokens[-1]
     quals = set(tokens[1:-2])
     if dst in ("f16x2", "bf16x2") and src == "f32":

@@ -83,7 +83,10 @@ def cvt_spellings():
         for quals in [("rn",), ("rn", "relu"), ("rn", "satfinite"), ()]:
             yield ".".join(("cvt",) + quals + ("f16x2", f8))
             yield ".".join(("cvt",) + quals + (f8, "f16x2"))
-    yield "cvt.pack.sat.s8.s32.b32"
+    for narrow in ("u16", "s16", "u8", "s8", "u4", "s4", "u2", "s2", "u32", "f16"):
+        for tail in (("s32",), ("s32", "b32"), ("u32", "b32"), ("s32", "s32")):
+            yield ".".join(("cvt", "pack", "sat", narrow) + tail)
+            yield ".".join(("cvt", "pack", narrow) + tail)
 
 
 def mov_spellings():
@@ -145,6 +148,8 @@ def natural_operands(spelling):
         return [(dst, 1, False), (bits, 1, False), (bits, 1, False)]
     if family in ("abs", "neg", "mov"):
         return [(max(BITS[types[-1]], 16), 1, False)] * 2
+    if family == "cvt" and "pack" in tokens:
+        return [(32, 1, False)] * (4 if tokens[-1] == "b32" else 3)
     if family == "cvt":
         if len(types) < 2:
             return [(32, 1, False)] * 2

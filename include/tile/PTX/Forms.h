@@ -48,10 +48,14 @@ struct Operand {
   /// Element types that may carry one register, in MLIR spelling: the
   /// equal-width integers, plus the exact float type for scalar float types.
   std::vector<std::string> carriers() const;
-  /// Width of the PTX register that holds the value: 8-bit integers sit in
-  /// 16-bit registers; an e2m1x2 pair needs a true 8-bit register.
+  /// The instruction needs a register of exactly `bits` bits even below 16
+  /// (an e2m1x2 pair, the bytes in mov's braces); otherwise 8-bit values sit
+  /// in 16-bit registers, as ld/st and cvt allow.
+  bool exactRegister = false;
+
+  /// Width of the PTX register that holds the value.
   unsigned registerBits() const {
-    return bits < 16 && type != "e2m1x2" ? 16 : bits;
+    return bits < 16 && !exactRegister ? 16 : bits;
   }
 };
 
@@ -96,7 +100,8 @@ bool isAvailableOn(const Form &form, const Target &target, std::string &error);
 
 /// Every form a spelling names: `primary` first, then, for mov.b32/b64/b128,
 /// the forms that pack registers into one or unpack one into several with
-/// braces (mov.b64 d, {a, b}; mov.b64 {a, b}, d), 16-bit elements or wider.
+/// braces (mov.b64 d, {a, b}; mov.b64 {a, b}, d; mov.b32 d, {a, b, c, d} of
+/// bytes).
 /// Which one an instruction means follows from its operands' register counts.
 std::vector<Form> overloadsOf(const Form &primary);
 

@@ -488,9 +488,9 @@ func.func @integer_rounding_to_float(%f: memref<4x1xf32, 5>, %i: memref<4x1xi32,
 
 // -----
 
-func.func @cvt_pack(%r: memref<4x1xi32, 5>) {
-  // expected-error @+1 {{'tile.apply' op cvt.pack is not in the form table yet}}
-  tile.apply "cvt.pack.sat.s8.s32.b32"(%r, %r, %r, %r) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+func.func @cvt_pack_without_c(%r: memref<4x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op cvt.pack.s8 takes the source types s32.b32, got 's32'}}
+  tile.apply "cvt.pack.sat.s8.s32"(%r, %r, %r) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
   return
 }
 
@@ -712,5 +712,13 @@ func.func @non_strided_layout(%r: memref<4x4xf32, 5>, %g: memref<4x4xf32, affine
 func.func @mov_pack_too_wide(%w: memref<4x1xi64, 5>, %p: memref<4x2xi64, 5>) {
   // expected-error @+1 {{'tile.apply' op src: the final axis counts the registers of one instruction and must have extent 1, got (4, 2); add a singleton register axis}}
   tile.apply "mov.b64"(%w, %p) : memref<4x1xi64, 5>, memref<4x2xi64, 5>
+  return
+}
+
+// -----
+
+func.func @cvt_pack_without_sat(%r: memref<4x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op cvt.pack needs 'sat': its conversions always saturate}}
+  tile.apply "cvt.pack.u16.s32"(%r, %r, %r) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
   return
 }

@@ -439,3 +439,12 @@ func.func @mov_unpack(%q: memref<4x4xi32, 5>, %w: memref<4x1xi128, 5>) {
   tile.apply "mov.b128"(%q, %w) : memref<4x4xi32, 5>, memref<4x1xi128, 5>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @cvt_pack
+// CHECK: tile.apply "cvt.pack.sat.u4.s32.b32"
+func.func @cvt_pack(%d: memref<4x1xi32, 5>, %a: memref<4x1xi32, 5>) {
+  tile.apply "cvt.pack.sat.u4.s32.b32"(%d, %a, %a, %d) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  return
+}
