@@ -33,6 +33,28 @@ def add_kernel(vectors=2, block=256, load="ld.global.v4.b32", store="st.global.v
     return stream_add
 
 
+def add_strided_kernel(vectors=2, block=256):
+    """Each thread takes `vectors` 16-byte vectors a whole grid apart, so every
+    load instruction of a warp reads 512 contiguous bytes."""
+    threads = WORDS // (4 * vectors)
+    shape = (vectors, threads, 4)
+
+    @T.function
+    def stream_add(A: T.Tensor(shape, "int32"), B: T.Tensor(shape, "int32"),
+                   Out: T.Tensor(shape, "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=threads // block, block=block))
+        t = T.block_id() * block + T.thread_id()
+        a = T.alloc_local((vectors, 4), "int32")
+        b = T.alloc_local((vectors, 4), "int32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], a, A[:, t])
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], b, B[:, t])
+        words = (vectors, 4, 1)
+        T.cuda.tile.apply(T.ptx["add.rn.f16x2"], a.reshape(words), a.reshape(words), b.reshape(words))
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[:, t], a)
+
+    return stream_add
+
+
 def narrow_kernel(vectors=1, block=256, load="ld.global.v4.f32", store="st.global.v4.b32"):
     threads = WORDS // (4 * vectors)
 
@@ -54,19 +76,16 @@ def narrow_kernel(vectors=1, block=256, load="ld.global.v4.f32", store="st.globa
     return stream_narrow
 
 
-# name -> (factory, keyword arguments); the run reports every variant. The
-# first sweep (bench/results/gpu-sweep1.json) showed fewer vectors per thread
-# win for add; this set refines around v1.
+# name -> (factory, keyword arguments); the run reports every variant.
+# Sweep 1 (gpu-sweep1.json) showed fewer vectors per thread win; sweep 2
+# (gpu-sweep2.json) refined block sizes; sweep 3 tries grid-strided vectors.
 VARIANTS = {
-    "add_v1_b128": (add_kernel, dict(vectors=1, block=128)),
-    "add_v1_b256": (add_kernel, dict(vectors=1, block=256)),
-    "add_v1_b512": (add_kernel, dict(vectors=1, block=512)),
     "add_v1_b1024": (add_kernel, dict(vectors=1, block=1024)),
-    "add_v1_b512_noalloc": (add_kernel, dict(vectors=1, block=512,
-                                             load="ld.global.L1::no_allocate.v4.b32")),
-    "add_v1_b512_cs": (add_kernel, dict(vectors=1, block=512, store="st.global.cs.v4.b32")),
-    "add_v2_b1024": (add_kernel, dict(vectors=2, block=1024)),
-    "narrow_v1_b128": (narrow_kernel, dict(vectors=1, block=128)),
-    "narrow_v1_b256": (narrow_kernel, dict(vectors=1, block=256)),
+    "add_v1_b128": (add_kernel, dict(vectors=1, block=128)),
+    "add_s2_b256": (add_strided_kernel, dict(vectors=2, block=256)),
+    "add_s2_b512": (add_strided_kernel, dict(vectors=2, block=512)),
+    "add_s2_b1024": (add_strided_kernel, dict(vectors=2, block=1024)),
+    "add_s4_b256": (add_strided_kernel, dict(vectors=4, block=256)),
+    "add_s4_b1024": (add_strided_kernel, dict(vectors=4, block=1024)),
     "narrow_v1_b1024": (narrow_kernel, dict(vectors=1, block=1024)),
 }
