@@ -2,6 +2,7 @@
 tile_mlir script front end.
 
 add: each thread loads V x 16 bytes of A and of B (ld.global[.nc].v4.b32),
+adjacent or a grid apart,
 applies 4V add.rn.f16x2, and stores V x 16 bytes (st.global[.cs].v4.b32).
 narrow: each thread loads 2V x 16 bytes of float32, applies 4V
 cvt.rn.f16x2.f32 and stores V x 16 bytes of packed halves.
@@ -13,44 +14,30 @@ HALVES = 1 << 29           # elements of each fp16 array
 WORDS = HALVES // 2        # 32-bit words of packed halves
 
 
-def add_kernel(vectors=2, block=256, load="ld.global.v4.b32", store="st.global.v4.b32"):
+def add_kernel(vectors=2, block=256, load="ld.global.v4.b32", store="st.global.v4.b32",
+               strided=False):
+    """With `strided`, each thread's vectors lie a whole grid apart, so every
+    load instruction of a warp reads 512 contiguous bytes; otherwise a
+    thread's vectors are adjacent."""
     threads = WORDS // (4 * vectors)
-    shape = (threads, vectors, 4)
+    shape = (vectors, threads, 4) if strided else (threads, vectors, 4)
 
     @T.function
     def stream_add(A: T.Tensor(shape, "int32"), B: T.Tensor(shape, "int32"),
                    Out: T.Tensor(shape, "int32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=threads // block, block=block))
         t = T.block_id() * block + T.thread_id()
+
+        def mine(tensor):
+            return tensor[:, t] if strided else tensor[t]
+
         a = T.alloc_local((vectors, 4), "int32")
         b = T.alloc_local((vectors, 4), "int32")
-        T.cuda.tile.apply(T.ptx[load], a, A[t])
-        T.cuda.tile.apply(T.ptx[load], b, B[t])
+        T.cuda.tile.apply(T.ptx[load], a, mine(A))
+        T.cuda.tile.apply(T.ptx[load], b, mine(B))
         words = (vectors, 4, 1)
         T.cuda.tile.apply(T.ptx["add.rn.f16x2"], a.reshape(words), a.reshape(words), b.reshape(words))
-        T.cuda.tile.apply(T.ptx[store], Out[t], a)
-
-    return stream_add
-
-
-def add_strided_kernel(vectors=2, block=256):
-    """Each thread takes `vectors` 16-byte vectors a whole grid apart, so every
-    load instruction of a warp reads 512 contiguous bytes."""
-    threads = WORDS // (4 * vectors)
-    shape = (vectors, threads, 4)
-
-    @T.function
-    def stream_add(A: T.Tensor(shape, "int32"), B: T.Tensor(shape, "int32"),
-                   Out: T.Tensor(shape, "int32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=threads // block, block=block))
-        t = T.block_id() * block + T.thread_id()
-        a = T.alloc_local((vectors, 4), "int32")
-        b = T.alloc_local((vectors, 4), "int32")
-        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], a, A[:, t])
-        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], b, B[:, t])
-        words = (vectors, 4, 1)
-        T.cuda.tile.apply(T.ptx["add.rn.f16x2"], a.reshape(words), a.reshape(words), b.reshape(words))
-        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[:, t], a)
+        T.cuda.tile.apply(T.ptx[store], mine(Out), a)
 
     return stream_add
 
@@ -82,10 +69,10 @@ def narrow_kernel(vectors=1, block=256, load="ld.global.v4.f32", store="st.globa
 VARIANTS = {
     "add_v1_b1024": (add_kernel, dict(vectors=1, block=1024)),
     "add_v1_b128": (add_kernel, dict(vectors=1, block=128)),
-    "add_s2_b256": (add_strided_kernel, dict(vectors=2, block=256)),
-    "add_s2_b512": (add_strided_kernel, dict(vectors=2, block=512)),
-    "add_s2_b1024": (add_strided_kernel, dict(vectors=2, block=1024)),
-    "add_s4_b256": (add_strided_kernel, dict(vectors=4, block=256)),
-    "add_s4_b1024": (add_strided_kernel, dict(vectors=4, block=1024)),
+    "add_s2_b256": (add_kernel, dict(vectors=2, block=256, strided=True)),
+    "add_s2_b512": (add_kernel, dict(vectors=2, block=512, strided=True)),
+    "add_s2_b1024": (add_kernel, dict(vectors=2, block=1024, strided=True)),
+    "add_s4_b256": (add_kernel, dict(vectors=4, block=256, strided=True)),
+    "add_s4_b1024": (add_kernel, dict(vectors=4, block=1024, strided=True)),
     "narrow_v1_b1024": (narrow_kernel, dict(vectors=1, block=1024)),
 }

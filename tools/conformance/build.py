@@ -19,7 +19,9 @@ from tile_mlir import ptx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "ptxas_diff"))
+sys.path.insert(0, os.path.join(HERE, "..", "forms"))
 import ptxas_diff  # noqa: E402
+from every_form import move  # noqa: E402
 
 TARGET = "sm_90"
 GRID, BLOCK, REPEATS = 8, 64, 4
@@ -53,11 +55,6 @@ def tile(op):
 def slice_type(op, space):
     suffix = f", {space}" if space else ""
     return (f"memref<{REPEATS}x{op.count}xi{op.bits}, strided<[{op.count}, 1], offset: ?>{suffix}>")
-
-
-def move(family, op):
-    vec = f".v{op.count}" if op.count > 1 else ""
-    return f"{family}.global{vec}.b{op.bits}"
 
 
 def staging(op, space, family):
