@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import ctypes
 import json
-import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 

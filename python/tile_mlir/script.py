@@ -25,7 +25,7 @@ import inspect
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 from mlir import ir

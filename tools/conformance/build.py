@@ -15,7 +15,6 @@ import os
 import sys
 
 import tile_mlir
-from tile_mlir import ptx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "ptxas_diff"))
@@ -26,21 +25,6 @@ from every_form import move  # noqa: E402
 TARGET = "sm_90"
 GRID, BLOCK, REPEATS = 8, 64, 4
 THREADS = GRID * BLOCK
-
-
-def forms():
-    seen, result = set(), []
-    for spelling in ptxas_diff.spellings():
-        try:
-            form = ptx.parse(spelling, target=TARGET)
-        except ptx.PTXFormError:
-            continue
-        tokens = spelling.split(".")
-        key = (tokens[0], tuple(sorted(tokens[1:])), tuple(t for t in tokens[1:] if t in ptxas_diff.BITS))
-        if key not in seen:
-            seen.add(key)
-            result.extend(ptx.overloads(spelling))
-    return result
 
 
 def memref(op, space):
@@ -95,7 +79,6 @@ def kernel(index, form):
             args.append(f"%m{i}: {memref(op, '1')}")
             data = thread_slice(f"m{i}", op, "1")
             if op.space == "shared":
-                buf_type = f"memref<{BLOCK}x{REPEATS}x{op.count}xi{op.bits}, 3>"
                 workgroup.append(f"%sh{i}: memref<{BLOCK}x{REPEATS}x{op.count}xi{op.bits}, "
                                  "#gpu.address_space<workgroup>>")
                 body.append(f"%shv{i} = memref.subview %sh{i}[%tid, 0, 0] [1, {REPEATS}, {op.count}] "
@@ -134,7 +117,7 @@ def kernel(index, form):
 
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
-    selected = forms()
+    selected = ptxas_diff.legal_forms(TARGET, one_per_qualifier_set=True)
     kernels = "\n".join(kernel(i, f) for i, f in enumerate(selected))
     module = (f'module attributes {{gpu.container_module}} {{\n'
               f'  gpu.module @conformance [#nvvm.target<chip = "{TARGET}">] {{\n{kernels}\n  }}\n}}\n')

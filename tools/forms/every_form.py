@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from tile_mlir import compile_module, ptx
+from tile_mlir import compile_module
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "ptxas_diff"))
 import ptxas_diff  # noqa: E402
@@ -80,22 +80,9 @@ def kernel(index, form):
             f"      {lines}\n      gpu.return\n    }}")
 
 
-def legal_forms(target):
-    seen, forms = set(), []
-    for spelling in ptxas_diff.spellings():
-        try:
-            form = ptx.parse(spelling, target=target)
-        except ptx.PTXFormError:
-            continue
-        if spelling not in seen:
-            seen.add(spelling)
-            forms.extend(ptx.overloads(spelling))
-    return forms
-
-
 def run(target, forms=None, workdir=None):
     """Returns (forms checked, list of problems)."""
-    forms = legal_forms(target) if forms is None else forms
+    forms = ptxas_diff.legal_forms(target) if forms is None else forms
     kernels = "\n".join(kernel(i, form) for i, form in enumerate(forms))
     module = (f'module attributes {{gpu.container_module}} {{\n'
               f'  gpu.module @forms [#nvvm.target<chip = "{target}">] {{\n{kernels}\n  }}\n}}\n')

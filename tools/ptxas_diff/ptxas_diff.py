@@ -131,6 +131,27 @@ def spellings():
                 yield spelling
 
 
+def legal_forms(target=None, one_per_qualifier_set=False):
+    """The forms of every generated spelling the table accepts (on `target`,
+    if given), overloads included. With `one_per_qualifier_set`, spellings
+    that differ only in qualifier order (which mean the same) count once;
+    the order of type tokens still matters (cvt.f16.f32 is not cvt.f32.f16)."""
+    seen, forms = set(), []
+    for spelling in spellings():
+        tokens = spelling.split(".")
+        key = spelling
+        if one_per_qualifier_set:
+            key = (tokens[0], tuple(sorted(tokens[1:])), tuple(t for t in tokens[1:] if t in BITS))
+        if key in seen:
+            continue
+        try:
+            forms.extend(ptx.overloads(spelling, target=target))
+        except ptx.PTXFormError:
+            continue
+        seen.add(key)
+    return forms
+
+
 def natural_operands(spelling):
     """Operand (register bits, count, is_memory) guesses from the type tokens,
     for spellings the table rejects."""
