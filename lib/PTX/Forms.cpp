@@ -9,6 +9,7 @@
 
 #include "tile/PTX/Forms.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -820,8 +821,8 @@ std::string Target::str() const {
 
 unsigned Target::maxPtx() { return 88; }
 
-std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
-                                               std::string &error) {
+static std::optional<Form> parseUncached(llvm::StringRef opcode,
+                                         std::string &error) {
   if (opcode.empty()) {
     error = "the opcode is empty";
     return std::nullopt;
@@ -858,6 +859,26 @@ std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
   if (!ok)
     return std::nullopt;
   return std::move(parser.form);
+}
+
+std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
+                                               std::string &error) {
+  return parseUncached(opcode, error);
+}
+
+llvm::ArrayRef<Form> mlir::tile::ptx::lookupForms(llvm::StringRef opcode,
+                                                  std::string &error) {
+  // Only legal spellings are kept (MLIR verifies on several threads, hence
+  // one cache per thread): they are finitely many, while a fuzzer spells
+  // illegal ones without end.
+  thread_local llvm::StringMap<std::vector<Form>> cache;
+  auto it = cache.find(opcode);
+  if (it != cache.end())
+    return it->second;
+  std::optional<Form> primary = parseUncached(opcode, error);
+  if (!primary)
+    return {};
+  return cache.try_emplace(opcode, overloadsOf(*primary)).first->second;
 }
 
 bool mlir::tile::ptx::isAvailableOn(const Form &form, const Target &target,

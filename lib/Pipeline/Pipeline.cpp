@@ -19,7 +19,7 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
   return "tile-attach-target{chip=" +
          chip + " ptx=" + std::to_string(ptxVersion) +
          " O=" + std::to_string(optLevel) +
-         "}, tile-expand, tile-promote-registers, convert-tile-to-nvvm, "
+         "}, tile-expand, convert-tile-to-nvvm, "
          "gpu.module(expand-strided-metadata, lower-affine, "
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
          "reconcile-unrealized-casts), "

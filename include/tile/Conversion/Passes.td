@@ -13,7 +13,13 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm"> {
     can be removed; loads and stores are side-effecting so they are neither
     dropped nor reordered. A predicated instruction is guarded with `@p`;
     with `keep` operands each destination is tied to its previous value.
-    `tile.view` and `tile.broadcast` become memref descriptor updates.
+    `tile.view` and `tile.broadcast` become memref descriptor updates
+    (`populateTileToNVVMConversionPatterns`). Instructions are lowered by a
+    walk rather than dialect conversion: each is replaced 1:1 and its
+    register results keep their types, so the framework's bookkeeping bought
+    nothing and took most of the pass on large kernels. Memref operands
+    cross into LLVM types through unrealized casts, and a memref's base
+    address is computed once for all the instructions that address it.
     Run `--tile-expand` first.
 
     ```mlir

@@ -105,6 +105,13 @@ bool isAvailableOn(const Form &form, const Target &target, std::string &error);
 /// Which one an instruction means follows from its operands' register counts.
 std::vector<Form> overloadsOf(const Form &primary);
 
+/// overloadsOf(the form `opcode` spells): its primary form first. Empty, with
+/// `error` set as parseForm sets it, when the spelling is not legal. Legal
+/// spellings are parsed once per thread and their forms live as long as the
+/// thread: the verifier, the expansion and the lowering ask for the forms of
+/// every instruction of a kernel that spells a handful of opcodes.
+llvm::ArrayRef<Form> lookupForms(llvm::StringRef opcode, std::string &error);
+
 /// Every family the table knows, for documentation and generators.
 llvm::ArrayRef<llvm::StringRef> families();
 

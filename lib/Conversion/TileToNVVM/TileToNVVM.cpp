@@ -9,6 +9,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_CONVERTTILETONVVM
@@ -161,18 +162,29 @@ std::optional<int64_t> constantByteOffset(InstrOp op) {
   return bytes;
 }
 
-struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// Lowers tile.instr ops to inline asm. An instruction becomes one asm op
+/// and its register results keep their types, so this is a walk, not a
+/// dialect conversion: on a kernel of 10^5 instructions the framework's
+/// bookkeeping took most of the pass (bench/README.md). Memref operands
+/// cross into LLVM types through unrealized casts, as a conversion would
+/// materialize them, and each memref's base address is computed once, after
+/// its definition, for all the instructions that address it.
+class InstrLowering {
+public:
+  explicit InstrLowering(const LLVMTypeConverter &converter)
+      : converter(converter),
+        sideEffects(UnitAttr::get(&converter.getContext())),
+        noTailCall(LLVM::TailCallKindAttr::get(&converter.getContext(),
+                                               LLVM::TailCallKind::None)) {}
 
-  LogicalResult
-  matchAndRewrite(InstrOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult lower(InstrOp op) {
     std::string error;
-    std::optional<ptx::Form> form = ptx::parseForm(op.getOpcode(), error);
-    if (!form)
-      return rewriter.notifyMatchFailure(op, error);
-    form = selectForm(*form, op.getResults().size(), op.getInputs().size());
-
+    ArrayRef<ptx::Form> forms = ptx::lookupForms(op.getOpcode(), error);
+    if (forms.empty())
+      return op.emitOpError() << error;
+    const ptx::Form *form =
+        &selectForm(forms, op.getResults().size(), op.getInputs().size());
+    OpBuilder builder(op);
     Location loc = op.getLoc();
     SmallVector<const ptx::Operand *> dsts, srcs;
     for (const ptx::Operand &operand : form->operands) {
@@ -183,68 +195,137 @@ struct InstrOpLowering : public ConvertOpToLLVMPattern<InstrOp> {
     }
 
     SmallVector<Value> asmOperands;
-    for (auto [value, operand] : llvm::zip_equal(adaptor.getInputs(), srcs))
+    for (auto [value, operand] : llvm::zip_equal(op.getInputs(), srcs))
       asmOperands.push_back(
-          toRegister(rewriter, loc, value, asmRegisterBits(*operand)));
+          toRegister(builder, loc, toLLVM(builder, value),
+                     asmRegisterBits(*operand)));
     int64_t addressOffset = 0;
-    if (op.getMemref()) {
-      Value address;
-      if (std::optional<int64_t> offset = constantByteOffset(op)) {
-        // A static element: the base register plus an immediate offset, as
-        // hand-written PTX addresses it ([%rd1+4]).
-        address = MemRefDescriptor(adaptor.getMemref()).alignedPtr(rewriter, loc);
-        addressOffset = *offset;
-      } else {
-        address = getStridedElementPtr(rewriter, loc, op.getMemref().getType(),
-                                       adaptor.getMemref(), adaptor.getIndices());
-      }
+    if (Value memref = op.getMemref()) {
       // LLVM 22's NVPTX back end hands the address of a local (addrspace 5)
       // alloca to inline asm as a generic address (%SP-based); the asm
       // converts it back (see buildInlineAsm). tools/conformance checks this
       // on the GPU: an addrspacecast here converted it twice and faulted.
-      asmOperands.push_back(
-          LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), address));
+      if (std::optional<int64_t> offset = constantByteOffset(op)) {
+        // A static element: the base register plus an immediate offset, as
+        // hand-written PTX addresses it ([%rd1+4]).
+        asmOperands.push_back(baseAddress(memref));
+        addressOffset = *offset;
+        for (Value index : op.getIndices())
+          if (Operation *constant = index.getDefiningOp())
+            foldedIndices.insert(constant);
+      } else {
+        SmallVector<Value> indices;
+        for (Value index : op.getIndices())
+          indices.push_back(castTo(builder, loc, index,
+                                   converter.getIndexType()));
+        Value address = LLVM::getStridedElementPtr(
+            builder, loc, converter, op.getMemref().getType(),
+            descriptor(memref), indices);
+        asmOperands.push_back(LLVM::PtrToIntOp::create(
+            builder, loc, builder.getI64Type(), address));
+      }
     }
-    if (op.getPred())
-      asmOperands.push_back(adaptor.getPred());
-    for (auto [value, operand] : llvm::zip_equal(adaptor.getKeep(), dsts))
-      asmOperands.push_back(
-          toRegister(rewriter, loc, value, asmRegisterBits(*operand)));
+    if (Value pred = op.getPred())
+      asmOperands.push_back(pred);
+    for (auto [value, operand] : llvm::zip_equal(op.getKeep(), dsts))
+      asmOperands.push_back(toRegister(builder, loc, toLLVM(builder, value),
+                                       asmRegisterBits(*operand)));
 
     SmallVector<Type> regTypes;
     for (const ptx::Operand *operand : dsts)
-      regTypes.push_back(rewriter.getIntegerType(asmRegisterBits(*operand)));
+      regTypes.push_back(builder.getIntegerType(asmRegisterBits(*operand)));
     Type resultType;
     if (regTypes.size() == 1)
       resultType = regTypes.front();
     else if (regTypes.size() > 1)
-      resultType = LLVM::LLVMStructType::getLiteral(getContext(), regTypes);
+      resultType = LLVM::LLVMStructType::getLiteral(op.getContext(), regTypes);
     else
-      resultType = LLVM::LLVMVoidType::get(getContext());
+      resultType = LLVM::LLVMVoidType::get(op.getContext());
 
     InlineAsm asmText = buildInlineAsm(*form, static_cast<bool>(op.getPred()),
                                        !op.getKeep().empty(), addressOffset);
     auto inlineAsm = LLVM::InlineAsmOp::create(
-        rewriter, loc, resultType, asmOperands, asmText.text,
-        asmText.constraints,
-        /*has_side_effects=*/form->accessesMemory(),
-        /*is_align_stack=*/false, LLVM::TailCallKind::None,
-        LLVM::AsmDialectAttr(),
+        builder, loc, resultType, asmOperands,
+        builder.getStringAttr(asmText.text),
+        builder.getStringAttr(asmText.constraints),
+        /*has_side_effects=*/form->accessesMemory() ? sideEffects : UnitAttr(),
+        /*is_align_stack=*/UnitAttr(), noTailCall, LLVM::AsmDialectAttr(),
         /*operand_attrs=*/ArrayAttr());
 
-    SmallVector<Value> results;
     for (auto [i, value] : llvm::enumerate(op.getResults())) {
       Value reg = regTypes.size() == 1
                       ? inlineAsm.getResult(0)
-                      : LLVM::ExtractValueOp::create(rewriter, loc,
+                      : LLVM::ExtractValueOp::create(builder, loc,
                                                      inlineAsm.getResult(0), i)
                             .getResult();
-      Type carrier = getTypeConverter()->convertType(value.getType());
-      results.push_back(fromRegister(rewriter, loc, reg, carrier));
+      Type carrier = converter.convertType(value.getType());
+      Value result = fromRegister(builder, loc, reg, carrier);
+      if (carrier != value.getType())
+        result = castTo(builder, loc, result, value.getType());
+      value.replaceAllUsesWith(result);
     }
-    rewriter.replaceOp(op, results);
+    op.erase();
     return success();
   }
+
+  /// Erases the constant indices that only instructions now lowered with an
+  /// immediate address offset used: a kernel addresses each of its repeats
+  /// through one, and nothing reads them any more.
+  void eraseFoldedIndices() {
+    for (Operation *constant : foldedIndices)
+      if (constant->use_empty())
+        constant->erase();
+  }
+
+private:
+  static Value castTo(OpBuilder &builder, Location loc, Value value,
+                      Type type) {
+    return UnrealizedConversionCastOp::create(builder, loc, type, value)
+        .getResult(0);
+  }
+
+  /// A carrier as LLVM types it: signed and unsigned integers (ui32) become
+  /// signless through a cast that the memref lowering reconciles.
+  Value toLLVM(OpBuilder &builder, Value value) {
+    Type type = converter.convertType(value.getType());
+    return type == value.getType()
+               ? value
+               : castTo(builder, value.getLoc(), value, type);
+  }
+
+  /// The LLVM descriptor of a memref, cast once right after its definition.
+  Value descriptor(Value memref) {
+    Value &result = descriptors[memref];
+    if (!result) {
+      OpBuilder builder(memref.getContext());
+      builder.setInsertionPointAfterValue(memref);
+      result = castTo(builder, memref.getLoc(), memref,
+                      converter.convertType(memref.getType()));
+    }
+    return result;
+  }
+
+  /// The aligned base address of a memref as an i64, computed once right
+  /// after its descriptor.
+  Value baseAddress(Value memref) {
+    Value &result = baseAddresses[memref];
+    if (!result) {
+      Value desc = descriptor(memref);
+      OpBuilder builder(memref.getContext());
+      builder.setInsertionPointAfterValue(desc);
+      Value aligned = MemRefDescriptor(desc).alignedPtr(builder, memref.getLoc());
+      result = LLVM::PtrToIntOp::create(builder, memref.getLoc(),
+                                        builder.getI64Type(), aligned);
+    }
+    return result;
+  }
+
+  const LLVMTypeConverter &converter;
+  UnitAttr sideEffects;
+  LLVM::TailCallKindAttr noTailCall;
+  llvm::SetVector<Operation *> foldedIndices;
+  llvm::DenseMap<Value, Value> descriptors;
+  llvm::DenseMap<Value, Value> baseAddresses;
 };
 
 /// Builds the descriptor of a view whose static layout is in the result type;
@@ -322,6 +403,15 @@ struct ConvertTileToNVVMPass
           return IntegerAttr::get(IntegerType::get(type.getContext(), 64),
                                   number.value_or(0));
         });
+    InstrLowering instrs(converter);
+    WalkResult lowered = root->walk([&](InstrOp op) {
+      return failed(instrs.lower(op)) ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+    });
+    if (lowered.wasInterrupted())
+      return signalPassFailure();
+    instrs.eraseFoldedIndices();
+
     RewritePatternSet patterns(&getContext());
     populateTileToNVVMConversionPatterns(converter, patterns);
     ConversionTarget target(getContext());
@@ -337,6 +427,5 @@ struct ConvertTileToNVVMPass
 
 void mlir::tile::populateTileToNVVMConversionPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<InstrOpLowering, ViewLowering<ViewOp>, ViewLowering<BroadcastOp>>(
-      converter);
+  patterns.add<ViewLowering<ViewOp>, ViewLowering<BroadcastOp>>(converter);
 }

@@ -120,3 +120,18 @@ func.func @mov_pack_unpack(%lo: i32, %hi: i32) -> (i16, i16, i16, i16) {
   %q:4 = tile.instr "mov.b64"(%w) : (i64) -> (i16, i16, i16, i16)
   return %q#0, %q#1, %q#2, %q#3 : i16, i16, i16, i16
 }
+
+// -----
+
+// Signed and unsigned carriers (the Python front end's uint32 tiles) cross
+// to signless LLVM integers and back through casts.
+// CHECK-LABEL: func.func @unsigned_carrier
+// CHECK-SAME: (%[[X:.*]]: ui32)
+// CHECK: %[[IN:.*]] = builtin.unrealized_conversion_cast %[[X]] : ui32 to i32
+// CHECK: %[[OUT:.*]] = llvm.inline_asm "neg.s32 $0, $1;", "=r,r" %[[IN]] : (i32) -> i32
+// CHECK: %[[BACK:.*]] = builtin.unrealized_conversion_cast %[[OUT]] : i32 to ui32
+// CHECK: return %[[BACK]] : ui32
+func.func @unsigned_carrier(%x: ui32) -> ui32 {
+  %0 = tile.instr "neg.s32"(%x) : (ui32) -> ui32
+  return %0 : ui32
+}

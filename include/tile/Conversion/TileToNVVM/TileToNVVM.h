@@ -34,6 +34,8 @@ char constraintLetter(unsigned bits);
 /// inline asm: 8-bit registers travel in 16 bits.
 unsigned asmRegisterBits(const ptx::Operand &operand);
 
+/// Patterns that turn tile.view and tile.broadcast into memref descriptor
+/// updates. tile.instr is lowered by the pass itself, a 1:1 walk.
 void populateTileToNVVMConversionPatterns(LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns);
 

@@ -59,6 +59,18 @@ std::optional<StringRef> mlir::tile::getTargetChipFor(Operation *op) {
 
 std::optional<int64_t> mlir::tile::getStaticElementOffset(MemRefType type,
                                                          ValueRange indices) {
+  // Row-major offsets need no strides: this runs once per instruction of a
+  // kernel, and deriving strides from an identity layout builds affine maps.
+  if (type.getLayout().isIdentity() && type.hasStaticShape()) {
+    int64_t element = 0;
+    for (auto [index, size] : llvm::zip_equal(indices, type.getShape())) {
+      std::optional<int64_t> value = getConstantIntValue(index);
+      if (!value)
+        return std::nullopt;
+      element = element * size + *value;
+    }
+    return element;
+  }
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) ||
@@ -79,8 +91,9 @@ static unsigned bitWidth(Type type) {
   return type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 0;
 }
 
-ptx::Form mlir::tile::selectForm(const ptx::Form &primary, ValueRange args) {
-  for (const ptx::Form &form : ptx::overloadsOf(primary)) {
+const ptx::Form &mlir::tile::selectForm(ArrayRef<ptx::Form> forms,
+                                        ValueRange args) {
+  for (const ptx::Form &form : forms) {
     if (form.operands.size() != args.size())
       continue;
     bool fits = llvm::all_of(llvm::zip(args, form.operands), [](auto pair) {
@@ -93,12 +106,12 @@ ptx::Form mlir::tile::selectForm(const ptx::Form &primary, ValueRange args) {
     if (fits)
       return form;
   }
-  return primary;
+  return forms.front();
 }
 
-ptx::Form mlir::tile::selectForm(const ptx::Form &primary, unsigned results,
-                                 unsigned inputs) {
-  for (const ptx::Form &form : ptx::overloadsOf(primary)) {
+const ptx::Form &mlir::tile::selectForm(ArrayRef<ptx::Form> forms,
+                                        unsigned results, unsigned inputs) {
+  for (const ptx::Form &form : forms) {
     unsigned dsts = 0, srcs = 0;
     for (const ptx::Operand &operand : form.operands)
       if (!operand.isMemory())
@@ -106,7 +119,7 @@ ptx::Form mlir::tile::selectForm(const ptx::Form &primary, unsigned results,
     if (dsts == results && srcs == inputs)
       return form;
   }
-  return primary;
+  return forms.front();
 }
 
 std::optional<int64_t> mlir::tile::getKnownBlockThreads(Operation *op) {
@@ -292,10 +305,10 @@ std::optional<bool> isInjective(MemRefType type) {
 
 LogicalResult ApplyOp::verify() {
   std::string error;
-  std::optional<ptx::Form> form = ptx::parseForm(getOpcode(), error);
-  if (!form)
+  ArrayRef<ptx::Form> forms = ptx::lookupForms(getOpcode(), error);
+  if (forms.empty())
     return emitOpError() << error;
-  form = selectForm(*form, getArgs());
+  const ptx::Form *form = &selectForm(forms, getArgs());
 
   std::optional<SmallVector<int64_t>> groupShape =
       getScopeGroupShape(getScope(), *this);
@@ -480,10 +493,11 @@ LogicalResult ApplyOp::verify() {
 
 LogicalResult InstrOp::verify() {
   std::string error;
-  std::optional<ptx::Form> form = ptx::parseForm(getOpcode(), error);
-  if (!form)
+  ArrayRef<ptx::Form> forms = ptx::lookupForms(getOpcode(), error);
+  if (forms.empty())
     return emitOpError() << error;
-  form = selectForm(*form, getResults().size(), getInputs().size());
+  const ptx::Form *form =
+      &selectForm(forms, getResults().size(), getInputs().size());
   SmallVector<const ptx::Operand *> dsts, srcs;
   for (const ptx::Operand &operand : form->operands) {
     if (operand.isMemory())
@@ -531,10 +545,10 @@ void InstrOp::getEffects(
   if (!getMemref())
     return;
   std::string error;
-  std::optional<ptx::Form> form = ptx::parseForm(getOpcode(), error);
-  if (!form || form->readsMemory)
+  ArrayRef<ptx::Form> forms = ptx::lookupForms(getOpcode(), error);
+  if (forms.empty() || forms.front().readsMemory)
     effects.emplace_back(MemoryEffects::Read::get(), &getMemrefMutable()[0]);
-  if (!form || form->writesMemory)
+  if (forms.empty() || forms.front().writesMemory)
     effects.emplace_back(MemoryEffects::Write::get(), &getMemrefMutable()[0]);
 }
 

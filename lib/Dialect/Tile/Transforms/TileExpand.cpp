@@ -4,6 +4,7 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/DenseMap.h"
 
 
@@ -44,12 +45,129 @@ private:
   llvm::DenseMap<Block *, SmallVector<Value>> pools;
 };
 
+/// The register tiles whose values expansion forwards instead of storing and
+/// reloading: a `memref.alloca` in the register space with a static shape
+/// whose every use, through subviews, reshapes and broadcasts of its element
+/// type, is a tile.apply, or a memref.load or memref.store with constant
+/// indices, in the allocation's block. Each read takes the value last written
+/// to its slot and the tile disappears, so the expansion is one op per
+/// instruction and LLVM receives SSA registers instead of an alloca to take
+/// apart. Tiles read through a tile.view or used in nested regions keep
+/// their memory.
+class RegisterValues {
+public:
+  explicit RegisterValues(Operation *root) {
+    root->walk([&](memref::AllocaOp alloca) {
+      if (getAddressSpace(alloca.getType()) != kRegisterAddressSpace ||
+          !alloca.getType().hasStaticShape())
+        return;
+      SmallVector<Operation *> tileViews;
+      if (!collectUses(alloca.getResult(), alloca->getBlock(),
+                       alloca.getType().getElementType(), tileViews))
+        return;
+      tiles.push_back(alloca);
+      owners[alloca.getResult()] = alloca;
+      for (Operation *view : tileViews) {
+        owners[view->getResult(0)] = alloca;
+        views.push_back(view);
+      }
+    });
+  }
+
+  /// The allocation whose slots `tile` addresses, when they are forwarded.
+  memref::AllocaOp owner(Value tile) const { return owners.lookup(tile); }
+
+  /// The value of a slot: the last one written, else undefined (a register
+  /// read before any write holds no defined value).
+  Value read(memref::AllocaOp tile, int64_t slot, Type type) {
+    Value &value = slots[{tile, slot}];
+    if (!value) {
+      OpBuilder builder(tile);
+      value = LLVM::UndefOp::create(builder, tile.getLoc(), type);
+    }
+    return value;
+  }
+
+  void write(memref::AllocaOp tile, int64_t slot, Value value) {
+    slots[{tile, slot}] = value;
+  }
+
+  /// Drops the forwarded tiles once every access is expanded.
+  void eraseTiles() {
+    for (Operation *view : llvm::reverse(views))
+      view->erase();
+    for (memref::AllocaOp tile : tiles)
+      tile.erase();
+  }
+
+private:
+  static bool collectUses(Value tile, Block *block, Type elementType,
+                          SmallVectorImpl<Operation *> &tileViews) {
+    for (OpOperand &use : tile.getUses()) {
+      Operation *user = use.getOwner();
+      if (user->getBlock() != block)
+        return false;
+      if (auto apply = dyn_cast<ApplyOp>(user)) {
+        // A tile that an instruction addresses as memory (ld.local) needs
+        // its storage.
+        std::string error;
+        ArrayRef<ptx::Form> forms = ptx::lookupForms(apply.getOpcode(), error);
+        unsigned arg =
+            use.getOperandNumber() - apply.getArgs().getBeginOperandIndex();
+        if (forms.empty() || arg >= apply.getArgs().size())
+          return false;
+        const ptx::Form &form = selectForm(forms, apply.getArgs());
+        if (arg >= form.operands.size() || form.operands[arg].isMemory())
+          return false;
+        continue;
+      }
+      if (auto load = dyn_cast<memref::LoadOp>(user)) {
+        if (!getStaticElementOffset(load.getMemRefType(), load.getIndices()))
+          return false;
+        continue;
+      }
+      if (auto store = dyn_cast<memref::StoreOp>(user)) {
+        if (use.getOperandNumber() != 1 ||
+            !getStaticElementOffset(store.getMemRefType(), store.getIndices()))
+          return false;
+        continue;
+      }
+      if (!isa<memref::SubViewOp, memref::ExpandShapeOp,
+               memref::CollapseShapeOp, BroadcastOp>(user) ||
+          cast<MemRefType>(user->getResult(0).getType()).getElementType() !=
+              elementType)
+        return false;
+      tileViews.push_back(user);
+      if (!collectUses(user->getResult(0), block, elementType, tileViews))
+        return false;
+    }
+    return true;
+  }
+
+  SmallVector<memref::AllocaOp> tiles;
+  SmallVector<Operation *> views;
+  llvm::DenseMap<Value, memref::AllocaOp> owners;
+  llvm::DenseMap<std::pair<Operation *, int64_t>, Value> slots;
+};
+
 /// Emits the instructions of one tile.apply.
 class ApplyExpander {
 public:
-  ApplyExpander(ApplyOp apply, const ptx::Form &form, IndexPool &indices)
-      : apply(apply), form(form), builder(apply), indices(indices) {
+  ApplyExpander(ApplyOp apply, const ptx::Form &form, IndexPool &indices,
+                RegisterValues &registers)
+      : apply(apply), form(form), builder(apply), indices(indices),
+        registers(registers) {
     groupRank = getScopeGroupShape(apply.getScope(), apply)->size();
+    for (Value arg : apply.getArgs()) {
+      Tile &tile = tiles.emplace_back();
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type)
+        continue;
+      tile.owner = registers.owner(arg);
+      // A forwarded tile's layout is static (the analysis checked it).
+      if (tile.owner)
+        (void)type.getStridesAndOffset(tile.strides, tile.offset);
+    }
   }
 
   void expand() {
@@ -77,6 +195,14 @@ public:
   }
 
 private:
+  /// How one operand's register slots are reached: forwarded values of
+  /// `owner`, at the element `offset + sum(index * stride)`, or memory.
+  struct Tile {
+    memref::AllocaOp owner;
+    SmallVector<int64_t> strides;
+    int64_t offset = 0;
+  };
+
   SmallVector<int64_t> repeatShape() {
     for (Value arg : apply.getArgs())
       if (auto type = dyn_cast<MemRefType>(arg.getType()))
@@ -128,13 +254,45 @@ private:
     return result;
   }
 
+  /// The element a forwarded tile's slot is, counted from its allocation:
+  /// the group indices are 0 (see slot()).
+  int64_t element(const Tile &tile, ArrayRef<int64_t> coord, int64_t reg) {
+    int64_t result = tile.offset + reg * tile.strides.back();
+    for (auto [c, stride] :
+         llvm::zip_equal(coord, ArrayRef(tile.strides).drop_front(groupRank)
+                                    .drop_back()))
+      result += c * stride;
+    return result;
+  }
+
+  Value readSlot(unsigned arg, ArrayRef<int64_t> coord, int64_t reg) {
+    Value value = apply.getArgs()[arg];
+    const Tile &tile = tiles[arg];
+    auto type = cast<MemRefType>(value.getType());
+    if (tile.owner)
+      return registers.read(tile.owner, element(tile, coord, reg),
+                            type.getElementType());
+    return memref::LoadOp::create(builder, apply.getLoc(), value,
+                                  slot(coord, reg));
+  }
+
+  void writeSlot(unsigned arg, ArrayRef<int64_t> coord, int64_t reg,
+                 Value result) {
+    Value value = apply.getArgs()[arg];
+    const Tile &tile = tiles[arg];
+    if (tile.owner)
+      return registers.write(tile.owner, element(tile, coord, reg), result);
+    memref::StoreOp::create(builder, apply.getLoc(), result, value,
+                            slot(coord, reg));
+  }
+
   void emitInstruction(ArrayRef<int64_t> coord) {
-    Location loc = apply.getLoc();
     SmallVector<Value> inputs, keep;
     SmallVector<Type> resultTypes;
     Value memref;
     SmallVector<Value> memIndices;
-    for (auto [value, operand] : llvm::zip_equal(apply.getArgs(), form.operands)) {
+    for (auto [arg, value, operand] :
+         llvm::enumerate(apply.getArgs(), form.operands)) {
       if (operand.isMemory()) {
         memref = value;
         memIndices = slot(coord, 0, /*memory=*/true);
@@ -147,27 +305,24 @@ private:
           continue;
         }
         for (unsigned reg = 0; reg < operand.count; ++reg)
-          inputs.push_back(
-              memref::LoadOp::create(builder, loc, value, slot(coord, reg)));
+          inputs.push_back(readSlot(arg, coord, reg));
         continue;
       }
       for (unsigned reg = 0; reg < operand.count; ++reg) {
         resultTypes.push_back(tile.getElementType());
         if (apply.getPreserveDst())
-          keep.push_back(
-              memref::LoadOp::create(builder, loc, value, slot(coord, reg)));
+          keep.push_back(readSlot(arg, coord, reg));
       }
     }
-    auto instr = InstrOp::create(builder, loc, resultTypes,
+    auto instr = InstrOp::create(builder, apply.getLoc(), resultTypes,
                                  apply.getOpcodeAttr(), inputs, memref,
                                  memIndices, apply.getPred(), keep);
     unsigned result = 0;
-    for (auto [value, operand] : llvm::zip_equal(apply.getArgs(), form.operands)) {
+    for (auto [arg, operand] : llvm::enumerate(form.operands)) {
       if (operand.isMemory() || operand.role != ptx::Role::Dst)
         continue;
       for (unsigned reg = 0; reg < operand.count; ++reg)
-        memref::StoreOp::create(builder, loc, instr.getResult(result++), value,
-                                slot(coord, reg));
+        writeSlot(arg, coord, reg, instr.getResult(result++));
     }
   }
 
@@ -175,25 +330,54 @@ private:
   const ptx::Form &form;
   OpBuilder builder;
   IndexPool &indices;
+  RegisterValues &registers;
   unsigned groupRank = 0;
   SmallVector<Value> memoryGroup;
+  SmallVector<Tile> tiles;
 };
 
 constexpr int64_t kMaxInstructions = int64_t(1) << 24;
 
 struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
   void runOnOperation() override {
-    SmallVector<ApplyOp> applies;
-    getOperation()->walk([&](ApplyOp apply) { applies.push_back(apply); });
+    RegisterValues registers(getOperation());
+    // Program order within a block: a forwarded tile's accesses all sit in
+    // its allocation's block.
+    SmallVector<Operation *> work;
+    getOperation()->walk([&](Operation *op) {
+      Value memref;
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        memref = load.getMemRef();
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        memref = store.getMemRef();
+      if (isa<ApplyOp>(op) || (memref && registers.owner(memref)))
+        work.push_back(op);
+    });
     IndexPool indices;
-    for (ApplyOp apply : applies) {
+    for (Operation *op : work) {
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        memref::AllocaOp tile = registers.owner(load.getMemRef());
+        load.replaceAllUsesWith(registers.read(
+            tile, *getStaticElementOffset(load.getMemRefType(), load.getIndices()),
+            load.getType()));
+        load.erase();
+        continue;
+      }
+      if (auto store = dyn_cast<memref::StoreOp>(op)) {
+        registers.write(
+            registers.owner(store.getMemRef()),
+            *getStaticElementOffset(store.getMemRefType(), store.getIndices()),
+            store.getValueToStore());
+        store.erase();
+        continue;
+      }
+      auto apply = cast<ApplyOp>(op);
       std::string error;
-      std::optional<ptx::Form> form = ptx::parseForm(apply.getOpcode(), error);
-      if (!form) {
+      ArrayRef<ptx::Form> forms = ptx::lookupForms(apply.getOpcode(), error);
+      if (forms.empty()) {
         apply.emitOpError() << error;
         return signalPassFailure();
       }
-      form = selectForm(*form, apply.getArgs());
       // Expansion is linear in the repeats; past this many instructions per
       // apply the input is a mistake, not a kernel (LLVM could not compile
       // it), so fail fast instead of exhausting memory.
@@ -214,9 +398,12 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
                                "--tile-expand";
         return signalPassFailure();
       }
-      ApplyExpander(apply, *form, indices).expand();
+      ApplyExpander(apply, selectForm(forms, apply.getArgs()), indices,
+                    registers)
+          .expand();
       apply.erase();
     }
+    registers.eraseTiles();
   }
 };
 

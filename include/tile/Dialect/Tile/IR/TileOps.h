@@ -23,7 +23,8 @@ enum class AddressSpace : uint32_t;
 namespace mlir::tile {
 
 /// Address spaces of tile operands, as numbered by NVPTX. Register tiles are
-/// memrefs in the local space; LLVM promotes them to registers.
+/// memrefs in the local space; --tile-expand forwards their slots as SSA
+/// values where it can, and LLVM promotes the rest to registers.
 constexpr unsigned kGlobalAddressSpace = 1;
 constexpr unsigned kSharedAddressSpace = 3;
 constexpr unsigned kRegisterAddressSpace = 5;
@@ -51,15 +52,16 @@ constexpr llvm::StringLiteral kScopeAttrName = "tile.scope";
 std::optional<SmallVector<int64_t>> getScopeGroupShape(StringRef scope,
                                                         Operation *op);
 
-/// The overload of `primary` (see ptx::overloadsOf) that an apply's operands
-/// select by their register counts and widths; `primary` itself when none
-/// fits, so that its diagnostics explain what is wrong.
-ptx::Form selectForm(const ptx::Form &primary, ValueRange args);
+/// The form among `forms` (ptx::lookupForms: the primary form, then its
+/// overloads) that an apply's operands select by their register counts and
+/// widths; the primary form when none fits, so that its diagnostics explain
+/// what is wrong.
+const ptx::Form &selectForm(ArrayRef<ptx::Form> forms, ValueRange args);
 
-/// The overload one instruction selects by its destination and source
-/// register counts.
-ptx::Form selectForm(const ptx::Form &primary, unsigned results,
-                     unsigned inputs);
+/// The form among `forms` that one instruction selects by its destination
+/// and source register counts.
+const ptx::Form &selectForm(ArrayRef<ptx::Form> forms, unsigned results,
+                            unsigned inputs);
 
 /// The element that constant `indices` address in a memref of static strided
 /// layout, counted from its allocation's aligned base; std::nullopt when an

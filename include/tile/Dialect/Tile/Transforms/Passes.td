@@ -11,6 +11,16 @@ def TileExpand : Pass<"tile-expand"> {
     `tile.instr`, with explicit slot loads before it and slot stores after it.
     Scalar inputs are reused. Nothing else is inserted.
 
+    A register tile (`memref.alloca` in address space 5, static shape) whose
+    every use, through subviews, reshapes and broadcasts of its element type,
+    is a `tile.apply` or a constant-index `memref.load`/`memref.store` in the
+    tile's block needs no memory: its slots are forwarded as SSA values (each
+    read takes the value last written to the slot, `llvm.mlir.undef` before
+    any write) and the tile is erased. The expansion is then one op per
+    instruction and LLVM receives SSA registers instead of an alloca to take
+    apart. Tiles read through a `tile.view` or used in nested regions keep
+    their loads and stores.
+
     ```mlir
     tile.apply "abs.f32"(%d, %s) : memref<2x1xf32, 5>, memref<2x1xf32, 5>
     ```
@@ -26,22 +36,8 @@ def TileExpand : Pass<"tile-expand"> {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect"];
-}
-
-def TilePromoteRegisters : Pass<"tile-promote-registers"> {
-  let summary = "forward register-tile slot stores to loads and drop the tile";
-  let description = [{
-    After `--tile-expand` every register access has constant indices. For a
-    register tile (`memref.alloca` in address space 5) whose every use, through
-    subviews, reshapes and broadcasts of the same element type, is such a load
-    or store in the tile's block, each load takes the value last stored to its
-    slot (`llvm.mlir.undef` before any store) and the tile disappears. LLVM
-    then receives plain SSA registers instead of a large alloca to take apart,
-    which is where most of the compile time of large kernels went. Tiles read
-    through a `tile.view`, or accessed in nested regions, are left alone.
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {

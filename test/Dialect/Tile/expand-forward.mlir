@@ -1,6 +1,7 @@
-// RUN: tile-opt %s --tile-expand --tile-promote-registers -split-input-file | FileCheck %s
+// RUN: tile-opt %s --tile-expand -split-input-file | FileCheck %s
 
-// Slot stores forward to later loads of the same slot; the tile is gone.
+// A register tile used only in its block needs no memory: each read takes
+// the value last written to its slot, and the tile is gone.
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME: (%[[G:.*]]: memref<2x1xf32, 1>)
 // CHECK-NOT: memref.alloca
@@ -62,5 +63,67 @@ func.func @viewed(%g: memref<1x1xi32, 1>, %o: memref<1x2xi16, 1>) {
   tile.apply "ld.global.b32"(%w, %g) : memref<1x1xi32, 5>, memref<1x1xi32, 1>
   %h = tile.view %w : memref<1x1xi32, 5> to memref<1x2xi16, 5>
   tile.apply "st.global.v2.b16"(%o, %h) : memref<1x2xi16, 1>, memref<1x2xi16, 5>
+  return
+}
+
+// -----
+
+// Hand-written slot accesses in the tile's block are forwarded as well.
+// CHECK-LABEL: func.func @explicit_accesses
+// CHECK-SAME: (%[[G:.*]]: memref<1x1xf32, 1>, %[[X:.*]]: f32)
+// CHECK: %[[N:.*]] = tile.instr "neg.f32"(%[[X]])
+// CHECK: tile.instr "st.global.f32"(%[[N]])
+// CHECK-NOT: memref.alloca
+// CHECK-NOT: memref.load
+// CHECK-NOT: memref.store
+func.func @explicit_accesses(%g: memref<1x1xf32, 1>, %x: f32) {
+  %c0 = arith.constant 0 : index
+  %r = memref.alloca() : memref<1x1xf32, 5>
+  memref.store %x, %r[%c0, %c0] : memref<1x1xf32, 5>
+  tile.apply "neg.f32"(%r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>
+  %v = memref.load %r[%c0, %c0] : memref<1x1xf32, 5>
+  memref.store %v, %g[%c0, %c0] : memref<1x1xf32, 1>
+  tile.apply "st.global.f32"(%g, %r) : memref<1x1xf32, 1>, memref<1x1xf32, 5>
+  return
+}
+
+// -----
+
+// A tile used inside a loop body keeps its memory: its slots are not
+// straight-line values of one block.
+// CHECK-LABEL: func.func @loop_body
+// CHECK: memref.alloca
+// CHECK: scf.for
+// CHECK: %[[V:.*]] = memref.load
+// CHECK: tile.instr "abs.f32"(%[[V]])
+// CHECK: memref.store
+func.func @loop_body(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = memref.alloca() : memref<1x1xf32, 5>
+  scf.for %i = %c0 to %n step %c1 {
+    tile.apply "abs.f32"(%r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>
+  }
+  return
+}
+
+// -----
+
+// A tile that ld.local/st.local address as memory keeps its storage; the
+// register tile beside it is forwarded.
+// CHECK-LABEL: func.func @local_memory
+// CHECK: %[[M:.*]] = memref.alloca() : memref<1x1xf32, 5>
+// CHECK-NOT: memref.alloca
+// CHECK: %[[X:.*]] = tile.instr "ld.global.f32"()
+// CHECK: tile.instr "st.local.f32"(%[[X]]) [%[[M]]
+// CHECK: %[[Y:.*]] = tile.instr "ld.local.f32"() [%[[M]]
+// CHECK: tile.instr "st.global.f32"(%[[Y]])
+func.func @local_memory(%g: memref<1x1xf32, 1>) {
+  %m = memref.alloca() : memref<1x1xf32, 5>
+  %r = memref.alloca() : memref<1x1xf32, 5>
+  tile.apply "ld.global.f32"(%r, %g) : memref<1x1xf32, 5>, memref<1x1xf32, 1>
+  tile.apply "st.local.f32"(%m, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>
+  tile.apply "ld.local.f32"(%r, %m) : memref<1x1xf32, 5>, memref<1x1xf32, 5>
+  tile.apply "st.global.f32"(%g, %r) : memref<1x1xf32, 1>, memref<1x1xf32, 5>
   return
 }
