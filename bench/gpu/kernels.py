@@ -1,6 +1,11 @@
 """Streaming kernels for the H200 bandwidth benchmark, written with the
 tile_mlir script front end.
 
+The *_gs kernels walk the tensor with a grid-stride loop (T.serial), as
+torch's elementwise kernels do: a grid that fills the GPU once (SMS blocks
+times the blocks an SM holds), each thread taking 16-byte rows t, t + T,
+t + 2T, ... with T the threads of the grid.
+
 add: each thread loads V x 16 bytes of A and of B (ld.global[.nc].v4.b32),
 adjacent or a grid apart,
 applies 4V add.rn.f16x2, and stores V x 16 bytes (st.global[.cs].v4.b32).
@@ -12,6 +17,8 @@ from tile_mlir import script as T
 
 HALVES = 1 << 29           # elements of each fp16 array
 WORDS = HALVES // 2        # 32-bit words of packed halves
+ROWS = WORDS // 4          # 16-byte rows of packed halves
+SMS = 132                  # streaming multiprocessors of the H200
 
 
 def add_kernel(vectors=2, block=256, load="ld.global.v4.b32", store="st.global.v4.b32",
@@ -63,16 +70,58 @@ def narrow_kernel(vectors=1, block=256, load="ld.global.v4.f32", store="st.globa
     return stream_narrow
 
 
+def grid_stride_add_kernel(block=256, blocks=SMS * 8):
+    threads = block * blocks
+
+    @T.function
+    def stream_add_gs(A: T.Tensor((ROWS, 1, 4), "int32"), B: T.Tensor((ROWS, 1, 4), "int32"),
+                      Out: T.Tensor((ROWS, 1, 4), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks, block=block))
+        t = T.block_id() * block + T.thread_id()
+        for row in T.serial(t, ROWS, threads):
+            a = T.alloc_local((1, 4), "int32")
+            b = T.alloc_local((1, 4), "int32")
+            T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], a, A[row])
+            T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], b, B[row])
+            words = (1, 4, 1)
+            T.cuda.tile.apply(T.ptx["add.rn.f16x2"], a.reshape(words), a.reshape(words), b.reshape(words))
+            T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[row], a)
+
+    return stream_add_gs
+
+
+def grid_stride_narrow_kernel(block=256, blocks=SMS * 8):
+    threads = block * blocks
+
+    @T.function
+    def stream_narrow_gs(A: T.Tensor((ROWS, 2, 4), "float32"), Out: T.Tensor((ROWS, 1, 4), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks, block=block))
+        t = T.block_id() * block + T.thread_id()
+        for row in T.serial(t, ROWS, threads):
+            a = T.alloc_local((2, 4), "float32")
+            d = T.alloc_local((1, 4), "int32")
+            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], a, A[row])
+            flat = a.reshape((8,))
+            T.cuda.tile.apply(T.ptx["cvt.rn.f16x2.f32"], d.reshape((4, 1)),
+                              flat[1::2].reshape((4, 1)), flat[0::2].reshape((4, 1)))
+            T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[row], d)
+
+    return stream_narrow_gs
+
+
 # name -> (factory, keyword arguments); the run reports every variant.
 # Sweep 1 (gpu-sweep1.json) showed fewer vectors per thread win; sweep 2
-# (gpu-sweep2.json) refined block sizes; sweep 3 tries grid-strided vectors.
+# (gpu-sweep2.json) refined block sizes; sweep 3 tried grid-strided vectors;
+# sweep 4 the grid-stride loop, beside the best of the earlier sweeps.
 VARIANTS = {
     "add_v1_b1024": (add_kernel, dict(vectors=1, block=1024)),
-    "add_v1_b128": (add_kernel, dict(vectors=1, block=128)),
     "add_s2_b256": (add_kernel, dict(vectors=2, block=256, strided=True)),
-    "add_s2_b512": (add_kernel, dict(vectors=2, block=512, strided=True)),
-    "add_s2_b1024": (add_kernel, dict(vectors=2, block=1024, strided=True)),
-    "add_s4_b256": (add_kernel, dict(vectors=4, block=256, strided=True)),
-    "add_s4_b1024": (add_kernel, dict(vectors=4, block=1024, strided=True)),
+    "add_gs_b256_x8": (grid_stride_add_kernel, dict(block=256, blocks=SMS * 8)),
+    "add_gs_b512_x4": (grid_stride_add_kernel, dict(block=512, blocks=SMS * 4)),
+    "add_gs_b1024_x2": (grid_stride_add_kernel, dict(block=1024, blocks=SMS * 2)),
+    "add_gs_b256_x16": (grid_stride_add_kernel, dict(block=256, blocks=SMS * 16)),
     "narrow_v1_b1024": (narrow_kernel, dict(vectors=1, block=1024)),
+    "narrow_gs_b256_x8": (grid_stride_narrow_kernel, dict(block=256, blocks=SMS * 8)),
+    "narrow_gs_b512_x4": (grid_stride_narrow_kernel, dict(block=512, blocks=SMS * 4)),
+    "narrow_gs_b1024_x2": (grid_stride_narrow_kernel, dict(block=1024, blocks=SMS * 2)),
 }

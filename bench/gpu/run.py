@@ -18,21 +18,30 @@ import torch
 from tile_mlir import runtime
 
 HALVES = 1 << 29
-REPEATS = 50
+REPEATS = 30
+ROUNDS = 5
 
 
-def median_ms(fn, repeats=REPEATS):
+def median_ms(fn, repeats=REPEATS, synced=False):
+    """Median, min and max of one launch, timed with CUDA events around each
+    launch without synchronizing in between (as triton's do_bench does), so
+    the GPU queue stays full and the host's launch overhead, which differs
+    between torch and the ctypes runtime, is not timed as GPU time. With
+    `synced`, the queue drains after every launch (the method of sweeps 1-3),
+    so each time includes the host's launch overhead."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(repeats)]
+    for start, end in events:
         start.record()
         fn()
         end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
+        if synced:
+            end.synchronize()
+    torch.cuda.synchronize()
+    times = [start.elapsed_time(end) for start, end in events]
     return float(np.median(times)), float(np.min(times)), float(np.max(times))
 
 
@@ -64,15 +73,7 @@ def main(artifacts, report_path):
     out = torch.empty_like(a)
     add_bytes, narrow_bytes = 3 * HALVES * 2, HALVES * 4 + HALVES * 2
 
-    def peers(tag):
-        scratch = torch.empty_like(a)
-        half = torch.empty_like(want_half)
-        report[f"torch_add_ms_{tag}"] = median_ms(lambda: torch.add(a, b, out=scratch))
-        report[f"torch_half_ms_{tag}"] = median_ms(lambda: half.copy_(x))
-        report[f"copy_ms_{tag}"] = median_ms(lambda: scratch.copy_(a))
-
-    sass_texts = []
-    peers("before")
+    kernels, sass_texts = {}, []
     for name in variants:
         kernel = runtime.load(os.path.join(artifacts, f"{name}.json"))
         out.fill_(float("nan"))
@@ -84,30 +85,55 @@ def main(artifacts, report_path):
             args = [x.view(kernel.params[0].shape), out.view(torch.int32).view(kernel.params[1].shape)]
             want, nbytes = want_half, narrow_bytes
         kernel(*args)
+        torch.cuda.synchronize()
         mismatches = int((out.view(torch.int16) != want.view(torch.int16)).sum())
-        timing = median_ms(lambda: kernel(*args, sync=False))
         facts, text = sass_facts(kernel)
         sass_texts.append(f"// ===== {name}\n{text}")
-        report["variants"][name] = {"ms": timing, "TBps": nbytes / timing[0] / 1e9,
-                                    "bit_mismatches_vs_torch": mismatches, "sass": facts}
-    peers("after")
+        kernels[name] = (kernel, args, nbytes)
+        report["variants"][name] = {"bit_mismatches_vs_torch": mismatches, "sass": facts, "rounds": []}
 
-    for kind, key, nbytes in (("add", "torch_add_ms", add_bytes), ("narrow", "torch_half_ms", narrow_bytes)):
-        peer = min(report[f"{key}_before"][0], report[f"{key}_after"][0])
-        report[f"{kind}_torch_TBps"] = nbytes / peer / 1e9
-        for name, v in report["variants"].items():
-            if name.startswith(kind):
-                v["ratio_vs_torch"] = peer / v["ms"][0]
-    report["copy_TBps"] = 2 * HALVES * 2 / report["copy_ms_before"][0] / 1e9
+    # Rounds interleave every variant with its torch peer, so clock and
+    # thermal drift during the run affects both sides of each ratio alike.
+    scratch = torch.empty_like(a)
+    half = torch.empty_like(want_half)
+    peers = {"add": lambda: torch.add(a, b, out=scratch), "narrow": lambda: half.copy_(x)}
+    report["rounds"] = []
+    for _ in range(ROUNDS):
+        round_ = {kind: median_ms(fn)[0] for kind, fn in peers.items()}
+        round_["copy"] = median_ms(lambda: scratch.copy_(a))[0]
+        report["rounds"].append(round_)
+        for name, (kernel, args, nbytes) in kernels.items():
+            ms = median_ms(lambda: kernel(*args, sync=False))[0]
+            kind = "add" if name.startswith("add") else "narrow"
+            report["variants"][name]["rounds"].append({"ms": ms, "ratio_vs_torch": round_[kind] / ms})
+
+    for kind, nbytes in (("add", add_bytes), ("narrow", narrow_bytes)):
+        report[f"{kind}_torch_TBps"] = nbytes / float(np.median([r[kind] for r in report["rounds"]])) / 1e9
+    for name, v in report["variants"].items():
+        nbytes = kernels[name][2]
+        ratios = [r["ratio_vs_torch"] for r in v["rounds"]]
+        v["ms"] = float(np.median([r["ms"] for r in v["rounds"]]))
+        v["TBps"] = nbytes / v["ms"] / 1e9
+        v["ratio_vs_torch"] = float(np.median(ratios))
+        v["ratio_min"], v["ratio_max"] = float(min(ratios)), float(max(ratios))
+    # The same kernels timed as sweeps 1-3 timed them, for comparison.
+    synced_peer = {kind: median_ms(fn, synced=True)[0] for kind, fn in peers.items()}
+    for name, (kernel, args, nbytes) in kernels.items():
+        kind = "add" if name.startswith("add") else "narrow"
+        ms = median_ms(lambda: kernel(*args, sync=False), synced=True)[0]
+        report["variants"][name]["synced_ratio_vs_torch"] = synced_peer[kind] / ms
+    copy_ms = float(np.median([r["copy"] for r in report["rounds"]]))
+    report["copy_TBps"] = 2 * HALVES * 2 / copy_ms / 1e9
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
     with open(os.path.join(out_dir, "variants.sass"), "w") as f:
         f.write("\n".join(sass_texts))
     for name, v in report["variants"].items():
-        print(f"{name:18s} {v['TBps']:.3f} TB/s  x{v['ratio_vs_torch']:.3f} torch  "
+        print(f"{name:20s} {v['TBps']:.3f} TB/s  x{v['ratio_vs_torch']:.3f} torch "
+              f"({v['ratio_min']:.3f}-{v['ratio_max']:.3f} over {ROUNDS} rounds; "
+              f"x{v['synced_ratio_vs_torch']:.3f} synced)  "
               f"mismatches {v['bit_mismatches_vs_torch']}  {v['sass']}")
-    print(f"torch add {report['add_torch_TBps']:.3f} TB/s (before {report['torch_add_ms_before'][0]:.4f} ms, "
-          f"after {report['torch_add_ms_after'][0]:.4f} ms); torch half {report['narrow_torch_TBps']:.3f} TB/s; "
+    print(f"torch add {report['add_torch_TBps']:.3f} TB/s; torch half {report['narrow_torch_TBps']:.3f} TB/s; "
           f"copy {report['copy_TBps']:.3f} TB/s")
 
 

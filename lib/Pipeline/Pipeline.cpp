@@ -20,7 +20,7 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
          chip + " ptx=" + std::to_string(ptxVersion) +
          " O=" + std::to_string(optLevel) +
          "}, tile-expand, convert-tile-to-nvvm, "
-         "gpu.module(expand-strided-metadata, lower-affine, "
+         "gpu.module(expand-strided-metadata, lower-affine, convert-scf-to-cf, "
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
          "reconcile-unrealized-casts), "
          "gpu-module-to-binary{format=" +

@@ -29,7 +29,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, gpu, memref
+from mlir.dialects import arith, gpu, memref, scf
 
 from . import ptx as _ptx
 from .dialects import tile as _tile_ops
@@ -523,6 +523,27 @@ def block_dim(dim: str = "x") -> Index:
     return _gpu_index(gpu.block_dim, dim)
 
 
+def serial(start, stop=None, step=1):
+    """``for i in T.serial(start, stop, step):`` a loop the kernel runs
+    (``scf.for``), unlike a Python ``range``, which unrolls while tracing. The
+    body is traced once, with ``i`` an index expression; bounds may be index
+    expressions (``T.serial(t, rows, threads)`` is a grid-stride loop), the
+    step a positive constant. Register tiles allocated in the body are
+    private to one iteration."""
+    if stop is None:
+        start, stop = 0, start
+    start, stop, step = Index.of(start), Index.of(stop), Index.of(step)
+    if not step.is_static or step.const <= 0:
+        raise TileError("T.serial takes a positive constant step")
+    _active()
+    with _location():
+        loop = scf.ForOp(start.materialize(), stop.materialize(), step.materialize())
+    with ir.InsertionPoint(loop.body):
+        yield Index([(loop.induction_variable, 1)])
+        with _location():
+            scf.YieldOp([])
+
+
 class _PTX:
     """``T.ptx[opcode]``: an opcode spelling, checked against the form table."""
 
@@ -585,7 +606,7 @@ cuda = _CudaNamespace()
 
 __all__ = [
     "Tensor", "LaunchConfig", "TileError", "function", "prim_func", "device_entry", "alloc_local",
-    "thread_id", "block_id", "block_dim", "ptx", "cuda", "Buffer", "Index", "Bool", "Scalar",
+    "thread_id", "block_id", "block_dim", "serial", "ptx", "cuda", "Buffer", "Index", "Bool", "Scalar",
     "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64",
 ]

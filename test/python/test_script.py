@@ -231,3 +231,39 @@ def test_warp_scope_from_python():
             T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
             r = T.alloc_local((32, 1), "float32", scope="warp")
             T.cuda.tile.apply(T.ptx["abs.f32"], r, r)
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
+def test_serial_is_a_runtime_loop():
+    rows, threads = 64, 16
+
+    @T.function
+    def grid_stride(A: T.Tensor((rows, 1, 4), "int32"), Out: T.Tensor((rows, 1, 4), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=8))
+        t = T.block_id() * 8 + T.thread_id()
+        for row in T.serial(t, rows, threads):
+            a = T.alloc_local((1, 4), "int32")
+            T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], a, A[row])
+            T.cuda.tile.apply(T.ptx["neg.s32"], a.reshape((4, 1)), a.reshape((4, 1)))
+            T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[row], a)
+
+    text = str(grid_stride.module)
+    assert text.count("scf.for") == 1 and text.count("tile.apply") == 3
+    k = tile_mlir.compile(grid_stride, target="sm_90")
+    # The body is traced once: one vector load, four negations and one
+    # vector store in the loop, which LLVM may unroll but not drop.
+    loads = len(asm_lines(k.ptx, "ld.global.v4.b32"))
+    assert loads >= 1
+    assert len(asm_lines(k.ptx, "neg.s32")) == 4 * loads
+    assert len(asm_lines(k.ptx, "st.global.v4.b32")) == loads
+    assert "bra" in k.ptx
+    assert ".local" not in k.ptx
+
+
+def test_serial_needs_a_positive_constant_step():
+    with pytest.raises(T.TileError, match="T.serial takes a positive constant step"):
+        @T.function
+        def bad(A: T.Tensor((4, 1), "int32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+            for _ in T.serial(0, 4, 0):
+                pass
