@@ -51,7 +51,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out")
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -59,11 +59,13 @@ def main():
             path = os.path.join(tmp, f"k{n}.mlir")
             with open(path, "w") as f:
                 f.write(module(n))
-            runs = [run(path) for _ in range(args.repeat if n < 1_000_000 else max(1, args.repeat - 1))]
+            runs = [run(path) for _ in range(args.repeat)]
             seconds = statistics.median(r[0] for r in runs)
             peak = max(r[1] for r in runs)
-            rows.append({"instructions": n, "seconds": round(seconds, 3), "peak_mib": round(peak, 1),
-                         "instructions_per_second": round(n / seconds)})
+            rows.append({"instructions": n, "seconds": round(seconds, 3),
+                         "seconds_min": round(min(r[0] for r in runs), 3),
+                         "seconds_max": round(max(r[0] for r in runs), 3),
+                         "peak_mib": round(peak, 1), "instructions_per_second": round(n / seconds)})
             print(f"{n:>9} instructions: {seconds:7.3f} s, peak {peak:8.1f} MiB, {n / seconds:,.0f} instr/s")
     result = {"machine": f"{platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} cores",
               "tool": "tile-opt --tile-expand --convert-tile-to-nvvm", "rows": rows}

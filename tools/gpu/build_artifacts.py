@@ -48,12 +48,24 @@ def warp_scope(A: T.Tensor((32, 4, 1), "float32"), Out: T.Tensor((32, 4, 1), "fl
     T.cuda.tile.apply(T.ptx["st.global.f32"], Out, r, scope="warp")
 
 
+@T.function
+def wide_offsets(A: T.Tensor((32768, 1), "float32"), Out: T.Tensor((32768, 1), "float32")):
+    """Rows 16 KiB apart, so the static offsets (0 to 112 KiB) span two
+    64 KiB address windows of each buffer."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+    r = T.alloc_local((8, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A[0::4096])
+    T.cuda.tile.apply(T.ptx["neg.f32"], r, r)
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Out[0::4096], r)
+
+
 KERNELS = {
     "warp_scope": warp_scope,
     "packed_add": packed_add.packed_add,
     "negative_magnitude": abs_neg.negative_magnitude,
     "narrow_pairs": narrow_pairs.narrow_pairs,
     "predicated_neg": predicated_neg,
+    "wide_offsets": wide_offsets,
 }
 
 

@@ -63,12 +63,22 @@ def check_warp_scope(kernel, rng):
     return bits_equal(out, a * np.float32(-3.0)), a.size
 
 
+def check_wide_offsets(kernel, rng):
+    a = rng.standard_normal((32768, 1)).astype("float32")
+    out = np.full((32768, 1), 7.0, dtype="float32")
+    kernel(a, out)
+    want = np.full((32768, 1), 7.0, dtype="float32")
+    want[0::4096] = -a[0::4096]
+    return bits_equal(out, want), a.size
+
+
 CHECKS = {
     "warp_scope": check_warp_scope,
     "packed_add": check_packed_add,
     "negative_magnitude": check_negative_magnitude,
     "narrow_pairs": check_narrow_pairs,
     "predicated_neg": check_predicated_neg,
+    "wide_offsets": check_wide_offsets,
 }
 
 

@@ -206,10 +206,14 @@ public:
       // converts it back (see buildInlineAsm). tools/conformance checks this
       // on the GPU: an addrspacecast here converted it twice and faulted.
       if (std::optional<int64_t> offset = constantByteOffset(op)) {
-        // A static element: the base register plus an immediate offset, as
-        // hand-written PTX addresses it ([%rd1+4]).
-        asmOperands.push_back(baseAddress(memref));
-        addressOffset = *offset;
+        // A static element: a base register plus an immediate offset, as
+        // hand-written PTX addresses it ([%rd1+4]). Each 64 KiB window of a
+        // memref gets its own base, so a kernel spells at most 64 Ki
+        // distinct offsets: on 10^6 instructions, uniquing an asm string per
+        // offset made lowering and printing 20% slower.
+        int64_t window = llvm::divideFloorSigned(*offset, kAddressWindowBytes);
+        asmOperands.push_back(windowAddress(memref, window));
+        addressOffset = *offset - window * kAddressWindowBytes;
         for (Value index : op.getIndices())
           if (Operation *constant = index.getDefiningOp())
             foldedIndices.insert(constant);
@@ -242,12 +246,11 @@ public:
     else
       resultType = LLVM::LLVMVoidType::get(op.getContext());
 
-    InlineAsm asmText = buildInlineAsm(*form, static_cast<bool>(op.getPred()),
-                                       !op.getKeep().empty(), addressOffset);
+    auto [text, constraints] =
+        asmStrings(*form, static_cast<bool>(op.getPred()),
+                   !op.getKeep().empty(), addressOffset);
     auto inlineAsm = LLVM::InlineAsmOp::create(
-        builder, loc, resultType, asmOperands,
-        builder.getStringAttr(asmText.text),
-        builder.getStringAttr(asmText.constraints),
+        builder, loc, resultType, asmOperands, text, constraints,
         /*has_side_effects=*/form->accessesMemory() ? sideEffects : UnitAttr(),
         /*is_align_stack=*/UnitAttr(), noTailCall, LLVM::AsmDialectAttr(),
         /*operand_attrs=*/ArrayAttr());
@@ -278,6 +281,25 @@ public:
   }
 
 private:
+  /// The asm text and constraints of an instruction, built once per form,
+  /// predication and offset: a kernel repeats a few of them many times.
+  std::pair<StringAttr, StringAttr> asmStrings(const ptx::Form &form,
+                                               bool predicated,
+                                               bool preserveDst,
+                                               int64_t addressOffset) {
+    auto key = std::make_tuple(
+        &form, unsigned(predicated) | unsigned(preserveDst) << 1, addressOffset);
+    auto [it, inserted] = asmCache.try_emplace(key);
+    if (inserted) {
+      InlineAsm asmText =
+          buildInlineAsm(form, predicated, preserveDst, addressOffset);
+      MLIRContext *context = &converter.getContext();
+      it->second = {StringAttr::get(context, asmText.text),
+                    StringAttr::get(context, asmText.constraints)};
+    }
+    return it->second;
+  }
+
   static Value castTo(OpBuilder &builder, Location loc, Value value,
                       Type type) {
     return UnrealizedConversionCastOp::create(builder, loc, type, value)
@@ -320,12 +342,36 @@ private:
     return result;
   }
 
+  /// The base address of a window of a memref: its aligned address plus
+  /// `window` times kAddressWindowBytes, computed once.
+  Value windowAddress(Value memref, int64_t window) {
+    Value base = baseAddress(memref);
+    if (window == 0)
+      return base;
+    Value &result = windowAddresses[{memref, window}];
+    if (!result) {
+      OpBuilder builder(memref.getContext());
+      builder.setInsertionPointAfterValue(base);
+      Value bytes = LLVM::ConstantOp::create(builder, memref.getLoc(),
+                                             builder.getI64Type(),
+                                             window * kAddressWindowBytes);
+      result = LLVM::AddOp::create(builder, memref.getLoc(), base, bytes);
+    }
+    return result;
+  }
+
+  static constexpr int64_t kAddressWindowBytes = 1 << 16;
+
   const LLVMTypeConverter &converter;
   UnitAttr sideEffects;
   LLVM::TailCallKindAttr noTailCall;
   llvm::SetVector<Operation *> foldedIndices;
+  llvm::DenseMap<std::tuple<const ptx::Form *, unsigned, int64_t>,
+                 std::pair<StringAttr, StringAttr>>
+      asmCache;
   llvm::DenseMap<Value, Value> descriptors;
   llvm::DenseMap<Value, Value> baseAddresses;
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> windowAddresses;
 };
 
 /// Builds the descriptor of a view whose static layout is in the result type;

@@ -96,6 +96,27 @@ func.func @address_offsets(%g: memref<4x2xi32, strided<[2, 1], offset: 1>, 1>, %
 
 // -----
 
+// Offsets past 64 KiB use a base register per 64 KiB window, computed once
+// after the memref's base address, and an immediate within the window.
+// CHECK-LABEL: func.func @address_windows
+// CHECK: %[[BASE:.*]] = llvm.ptrtoint
+// CHECK: %[[C:.*]] = llvm.mlir.constant(65536 : i64) : i64
+// CHECK: %[[W1:.*]] = llvm.add %[[BASE]], %[[C]] : i64
+// CHECK: llvm.inline_asm has_side_effects "ld.global.b32 $0, [$1+65532];", "=r,l" %[[BASE]]
+// CHECK: llvm.inline_asm has_side_effects "ld.global.b32 $0, [$1];", "=r,l" %[[W1]]
+// CHECK: llvm.inline_asm has_side_effects "ld.global.b32 $0, [$1+4];", "=r,l" %[[W1]]
+func.func @address_windows(%g: memref<32768xi32, 1>) -> (i32, i32, i32) {
+  %c16383 = arith.constant 16383 : index
+  %c16384 = arith.constant 16384 : index
+  %c16385 = arith.constant 16385 : index
+  %0 = tile.instr "ld.global.b32"() [%g[%c16383] : memref<32768xi32, 1>] : () -> i32
+  %1 = tile.instr "ld.global.b32"() [%g[%c16384] : memref<32768xi32, 1>] : () -> i32
+  %2 = tile.instr "ld.global.b32"() [%g[%c16385] : memref<32768xi32, 1>] : () -> i32
+  return %0, %1, %2 : i32, i32, i32
+}
+
+// -----
+
 // Local memory arrives as a generic address (LLVM's %SP) and is converted in
 // the asm block (found by tools/conformance: the raw address faulted).
 // CHECK-LABEL: func.func @local_memory
