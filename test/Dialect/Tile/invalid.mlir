@@ -722,3 +722,22 @@ func.func @cvt_pack_without_sat(%r: memref<4x1xi32, 5>) {
   tile.apply "cvt.pack.u16.s32"(%r, %r, %r) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
   return
 }
+
+// -----
+
+// Found by tools/fuzz: these reached the lowering and asserted in MLIR.
+func.func @instr_unknown_memory_space(%l: memref<2x1xi32, "x">) -> i32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.instr' op memory operand: expected an NVPTX address space (an integer or a gpu address space), got 'memref<2x1xi32, "x">'}}
+  %0 = tile.instr "ld.local.b32"() [%l[%c0, %c0] : memref<2x1xi32, "x">] : () -> i32
+  return %0 : i32
+}
+
+// -----
+
+func.func @instr_non_strided(%l: memref<2x2xi32, affine_map<(d0, d1) -> (d1 floordiv 2, d0)>, 1>) -> i32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.instr' op memory operand: expected a strided layout, got 'memref<2x2xi32, affine_map<(d0, d1) -> (d1 floordiv 2, d0)>, 1>'}}
+  %0 = tile.instr "ld.global.b32"() [%l[%c0, %c0] : memref<2x2xi32, affine_map<(d0, d1) -> (d1 floordiv 2, d0)>, 1>] : () -> i32
+  return %0 : i32
+}

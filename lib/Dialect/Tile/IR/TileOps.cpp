@@ -530,6 +530,16 @@ LogicalResult InstrOp::verify() {
       getIndices().size() != static_cast<size_t>(getMemref().getType().getRank()))
     return emitOpError() << "expected " << getMemref().getType().getRank()
                          << " indices, got " << getIndices().size();
+  if (getMemref()) {
+    MemRefType type = getMemref().getType();
+    if (!getAddressSpace(type))
+      return emitOpError() << "memory operand: expected an NVPTX address "
+                              "space (an integer or a gpu address space), got "
+                           << type;
+    if (!type.isStrided())
+      return emitOpError() << "memory operand: expected a strided layout, got "
+                           << type;
+  }
   if (!getKeep().empty()) {
     if (!getPred())
       return emitOpError() << "keep requires a predicate";
