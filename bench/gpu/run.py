@@ -23,7 +23,7 @@ ROUNDS = 5
 
 
 def median_ms(fn, repeats=REPEATS, synced=False):
-    """Median, min and max of one launch, timed with CUDA events around each
+    """The median time of one launch in ms, timed with CUDA events around each
     launch without synchronizing in between (as triton's do_bench does), so
     the GPU queue stays full and the host's launch overhead, which differs
     between torch and the ctypes runtime, is not timed as GPU time. With
@@ -41,8 +41,7 @@ def median_ms(fn, repeats=REPEATS, synced=False):
         if synced:
             end.synchronize()
     torch.cuda.synchronize()
-    times = [start.elapsed_time(end) for start, end in events]
-    return float(np.median(times)), float(np.min(times)), float(np.max(times))
+    return float(np.median([start.elapsed_time(end) for start, end in events]))
 
 
 def sass_facts(kernel):
@@ -99,11 +98,11 @@ def main(artifacts, report_path):
     peers = {"add": lambda: torch.add(a, b, out=scratch), "narrow": lambda: half.copy_(x)}
     report["rounds"] = []
     for _ in range(ROUNDS):
-        round_ = {kind: median_ms(fn)[0] for kind, fn in peers.items()}
-        round_["copy"] = median_ms(lambda: scratch.copy_(a))[0]
+        round_ = {kind: median_ms(fn) for kind, fn in peers.items()}
+        round_["copy"] = median_ms(lambda: scratch.copy_(a))
         report["rounds"].append(round_)
         for name, (kernel, args, nbytes) in kernels.items():
-            ms = median_ms(lambda: kernel(*args, sync=False))[0]
+            ms = median_ms(lambda: kernel(*args, sync=False))
             kind = "add" if name.startswith("add") else "narrow"
             report["variants"][name]["rounds"].append({"ms": ms, "ratio_vs_torch": round_[kind] / ms})
 
@@ -117,10 +116,10 @@ def main(artifacts, report_path):
         v["ratio_vs_torch"] = float(np.median(ratios))
         v["ratio_min"], v["ratio_max"] = float(min(ratios)), float(max(ratios))
     # The same kernels timed as sweeps 1-3 timed them, for comparison.
-    synced_peer = {kind: median_ms(fn, synced=True)[0] for kind, fn in peers.items()}
+    synced_peer = {kind: median_ms(fn, synced=True) for kind, fn in peers.items()}
     for name, (kernel, args, nbytes) in kernels.items():
         kind = "add" if name.startswith("add") else "narrow"
-        ms = median_ms(lambda: kernel(*args, sync=False), synced=True)[0]
+        ms = median_ms(lambda: kernel(*args, sync=False), synced=True)
         report["variants"][name]["synced_ratio_vs_torch"] = synced_peer[kind] / ms
     copy_ms = float(np.median([r["copy"] for r in report["rounds"]]))
     report["copy_TBps"] = 2 * HALVES * 2 / copy_ms / 1e9

@@ -821,8 +821,8 @@ std::string Target::str() const {
 
 unsigned Target::maxPtx() { return 88; }
 
-static std::optional<Form> parseUncached(llvm::StringRef opcode,
-                                         std::string &error) {
+std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
+                                               std::string &error) {
   if (opcode.empty()) {
     error = "the opcode is empty";
     return std::nullopt;
@@ -861,11 +861,6 @@ static std::optional<Form> parseUncached(llvm::StringRef opcode,
   return std::move(parser.form);
 }
 
-std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
-                                               std::string &error) {
-  return parseUncached(opcode, error);
-}
-
 llvm::ArrayRef<Form> mlir::tile::ptx::lookupForms(llvm::StringRef opcode,
                                                   std::string &error) {
   // Only legal spellings are kept (MLIR verifies on several threads, hence
@@ -875,7 +870,7 @@ llvm::ArrayRef<Form> mlir::tile::ptx::lookupForms(llvm::StringRef opcode,
   auto it = cache.find(opcode);
   if (it != cache.end())
     return it->second;
-  std::optional<Form> primary = parseUncached(opcode, error);
+  std::optional<Form> primary = parseForm(opcode, error);
   if (!primary)
     return {};
   return cache.try_emplace(opcode, overloadsOf(*primary)).first->second;
