@@ -71,6 +71,10 @@ NB_MODULE(_tile, m) {
       "pipeline",
       [](const std::string &chip, unsigned ptxVersion, unsigned optLevel,
          const std::string &format) {
+        std::string error = mlir::tile::checkTileToPTXOptions(
+            chip, ptxVersion, optLevel, format);
+        if (!error.empty())
+          throw nb::value_error(error.c_str());
         return "builtin.module(" +
                mlir::tile::buildTileToPTXPipeline(chip, ptxVersion, optLevel,
                                                   format) +
@@ -78,7 +82,8 @@ NB_MODULE(_tile, m) {
       },
       nb::arg("chip") = "sm_90", nb::arg("ptx") = 0, nb::arg("opt_level") = 3,
       nb::arg("format") = "isa",
-      "The textual tile-to-ptx pass pipeline, anchored on builtin.module.");
+      "The textual tile-to-ptx pass pipeline, anchored on builtin.module; "
+      "raises ValueError for an option value the pipeline does not take.");
   m.def(
       "parse_form",
       [](const std::string &opcode, std::optional<std::string> target) {

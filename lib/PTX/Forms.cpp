@@ -821,6 +821,32 @@ std::string Target::str() const {
 
 unsigned Target::maxPtx() { return 88; }
 
+bool Target::isKnownPtx(unsigned ptx) {
+  return (ptx >= 60 && ptx <= 65) || (ptx >= 70 && ptx <= 78) ||
+         (ptx >= 80 && ptx <= maxPtx());
+}
+
+unsigned Target::minPtx() const {
+  unsigned floor = 70;
+  if (sm >= 86)
+    floor = 71;
+  if (sm >= 87)
+    floor = 74;
+  if (sm >= 89)
+    floor = 78;
+  if (sm >= 90 && suffix)
+    floor = 80;
+  if (sm >= 100)
+    floor = 86;
+  if (sm >= 120)
+    floor = 87;
+  if (sm == 103 || sm == 121 || suffix == 'f')
+    floor = 88;
+  if (sm >= 110 && sm < 120)
+    floor = 90;
+  return floor;
+}
+
 std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
                                                std::string &error) {
   if (opcode.empty()) {

@@ -3,6 +3,7 @@
 #include "tile/Pipeline/Pipeline.h"
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
+#include "tile/PTX/Forms.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -27,6 +28,32 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
          format + "}";
 }
 
+std::string mlir::tile::checkTileToPTXOptions(const std::string &chip,
+                                              unsigned ptxVersion,
+                                              unsigned optLevel,
+                                              const std::string &format) {
+  std::optional<ptx::Target> target = ptx::Target::parse(chip);
+  if (!target)
+    return "unknown chip '" + chip +
+           "': expected sm_XX, sm_XXa or sm_XXf with XX one of 75, 80, 86, "
+           "87, 89, 90, 100, 101, 103, 110, 120, 121";
+  if (ptxVersion && !ptx::Target::isKnownPtx(ptxVersion))
+    return "ptx=" + std::to_string(ptxVersion) +
+           " is not a PTX ISA version this toolchain emits: 60-65, 70-78 or "
+           "80-" +
+           std::to_string(ptx::Target::maxPtx()) +
+           " (the version times ten), or 0 for the lowest that works";
+  if (ptxVersion && ptxVersion < target->minPtx())
+    return "ptx=" + std::to_string(ptxVersion) + " is too old for " + chip +
+           ", which needs ptx=" + std::to_string(target->minPtx()) +
+           " or newer";
+  if (optLevel > 3)
+    return "O=" + std::to_string(optLevel) + " is not 0, 1, 2 or 3";
+  if (format != "isa" && format != "bin" && format != "fatbin")
+    return "format=" + format + " is not isa, bin or fatbin";
+  return "";
+}
+
 namespace {
 struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
   Option<std::string> chip{*this, "chip",
@@ -45,15 +72,27 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
 } // namespace
 
 void mlir::tile::registerTileToPTXPipeline() {
-  PassPipelineRegistration<TileToPTXOptions>(
+  // Registered by hand rather than through PassPipelineRegistration so that
+  // a bad option value is reported as an error instead of reaching the
+  // passes.
+  registerPassPipeline(
       "tile-to-ptx",
       "expand and lower tile IR, then serialize gpu.modules to PTX or cubin",
-      [](OpPassManager &pm, const TileToPTXOptions &options) {
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        TileToPTXOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        std::string error = checkTileToPTXOptions(
+            options.chip, options.ptx, options.optLevel, options.format);
+        if (!error.empty())
+          return errorHandler("tile-to-ptx: " + error);
         std::string pipeline = buildTileToPTXPipeline(
             options.chip, options.ptx, options.optLevel, options.format);
-        // The names are fixed above; a failure here is a registration bug.
-        if (failed(parsePassPipeline(pipeline, pm)))
-          llvm::report_fatal_error("tile-to-ptx: a pass it names is not registered");
+        return parsePassPipeline(pipeline, pm);
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionsHandler) {
+        optionsHandler(TileToPTXOptions());
       });
 }
 

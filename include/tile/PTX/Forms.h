@@ -88,6 +88,11 @@ struct Target {
   std::string str() const;
   /// The newest PTX ISA version (times ten) that this toolchain emits.
   static unsigned maxPtx();
+  /// Whether `ptx` (times ten) names a PTX ISA version that exists and that
+  /// this toolchain emits: 6.0-6.5, 7.0-7.8, 8.0 up to maxPtx().
+  static bool isKnownPtx(unsigned ptx);
+  /// The lowest PTX ISA version (times ten) that knows this target.
+  unsigned minPtx() const;
 };
 
 /// Parses an opcode spelling. On failure returns std::nullopt and sets

@@ -12,6 +12,16 @@ std::string buildTileToPTXPipeline(const std::string &chip = "sm_90",
                                    unsigned optLevel = 3,
                                    const std::string &format = "isa");
 
+/// Checks the options of --tile-to-ptx before any pass sees them: a known
+/// chip, a PTX ISA version this toolchain emits (0: the lowest that works)
+/// and not below the chip's, an optimization level 0-3 and a format of isa,
+/// bin or fatbin. Returns the message for the first bad one, "" when all
+/// are good. Upstream passes abort on such values (NVVMTargetAttr's
+/// verifier, gpu-module-to-binary), and the chip is spliced into pipeline
+/// text, so nothing unchecked may reach them.
+std::string checkTileToPTXOptions(const std::string &chip, unsigned ptxVersion,
+                                  unsigned optLevel, const std::string &format);
+
 /// Registers --tile-to-ptx. The upstream passes it names must be registered.
 void registerTileToPTXPipeline();
 

@@ -227,7 +227,7 @@ func.func @bf16_needs_sm90(%r: memref<4x1xbf16, 5>) attributes {tile.target = "s
 // -----
 
 func.func @misaligned_vector_load(%r: memref<4x2xf32, 5>, %g: memref<4x2xf32, strided<[3, 1], offset: 1>, 1>) {
-  // expected-error @+1 {{'tile.apply' op src: a .v2 access of 32-bit elements must be aligned to 8 bytes, but layout strided<[3, 1], offset: 1> places a repeat at an element offset that is not a multiple of 2}}
+  // expected-error @+1 {{'tile.apply' op src: a .v2 access of 32-bit elements must be aligned to 8 bytes, but layout strided<[3, 1], offset: 1> places an access at an element offset that is not a multiple of 2}}
   tile.apply "ld.global.v2.f32"(%r, %g) : memref<4x2xf32, 5>, memref<4x2xf32, strided<[3, 1], offset: 1>, 1>
   return
 }
@@ -728,7 +728,7 @@ func.func @cvt_pack_without_sat(%r: memref<4x1xi32, 5>) {
 // Found by tools/fuzz: these reached the lowering and asserted in MLIR.
 func.func @instr_unknown_memory_space(%l: memref<2x1xi32, "x">) -> i32 {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'tile.instr' op memory operand: expected an NVPTX address space (an integer or a gpu address space), got 'memref<2x1xi32, "x">'}}
+  // expected-error @+1 {{'tile.instr' op memory operand: expected a memref in the local address space (5) for ld.local.b32, got 'memref<2x1xi32, "x">'}}
   %0 = tile.instr "ld.local.b32"() [%l[%c0, %c0] : memref<2x1xi32, "x">] : () -> i32
   return %0 : i32
 }

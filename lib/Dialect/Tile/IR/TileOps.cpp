@@ -9,6 +9,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -20,8 +23,14 @@ std::optional<unsigned> mlir::tile::getAddressSpace(MemRefType type) {
   Attribute space = type.getMemorySpace();
   if (!space)
     return 0;
-  if (auto intSpace = dyn_cast<IntegerAttr>(space))
-    return intSpace.getInt();
+  if (auto intSpace = dyn_cast<IntegerAttr>(space)) {
+    // NVPTX numbers address spaces with 32 bits; a larger value is no space
+    // (it once truncated 2^32 + 1 to global).
+    const APInt &value = intSpace.getValue();
+    if (value.isNegative() || !value.isIntN(32))
+      return std::nullopt;
+    return static_cast<unsigned>(value.getZExtValue());
+  }
   if (auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space))
     return getAddressSpace(gpuSpace.getValue());
   return std::nullopt;
@@ -41,20 +50,24 @@ std::optional<unsigned> mlir::tile::getAddressSpace(gpu::AddressSpace space) {
   return std::nullopt;
 }
 
-std::optional<StringRef> mlir::tile::getTargetChipFor(Operation *op) {
+SmallVector<StringRef> mlir::tile::getTargetChipsFor(Operation *op) {
+  SmallVector<StringRef> chips;
   for (Operation *parent = op; parent; parent = parent->getParentOp()) {
-    if (auto chip = parent->getAttrOfType<StringAttr>(kTargetAttrName))
-      return chip.getValue();
+    if (auto chip = parent->getAttrOfType<StringAttr>(kTargetAttrName)) {
+      chips.push_back(chip.getValue());
+      return chips;
+    }
     auto module = dyn_cast<gpu::GPUModuleOp>(parent);
     if (!module)
       continue;
+    // A module compiled for several chips must be legal on each of them.
     if (ArrayAttr targets = module.getTargetsAttr())
       for (Attribute target : targets)
         if (auto nvvmTarget = dyn_cast<NVVM::NVVMTargetAttr>(target))
-          return nvvmTarget.getChip();
-    return std::nullopt;
+          chips.push_back(nvvmTarget.getChip());
+    return chips;
   }
-  return std::nullopt;
+  return chips;
 }
 
 std::optional<int64_t> mlir::tile::getStaticElementOffset(MemRefType type,
@@ -62,27 +75,36 @@ std::optional<int64_t> mlir::tile::getStaticElementOffset(MemRefType type,
   // Row-major offsets need no strides: this runs once per instruction of a
   // kernel, and deriving strides from an identity layout builds affine maps.
   if (type.getLayout().isIdentity() && type.hasStaticShape()) {
-    int64_t element = 0;
+    std::optional<int64_t> element = 0;
     for (auto [index, size] : llvm::zip_equal(indices, type.getShape())) {
       std::optional<int64_t> value = getConstantIntValue(index);
       if (!value)
         return std::nullopt;
-      element = element * size + *value;
+      element = llvm::checkedMul(*element, size);
+      if (element)
+        element = llvm::checkedAdd(*element, *value);
+      if (!element)
+        return std::nullopt;
     }
     return element;
   }
+  if (hasElementCountOverflow(type))
+    return std::nullopt;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return std::nullopt;
-  int64_t element = offset;
+  std::optional<int64_t> element = offset;
   for (auto [index, stride] : llvm::zip_equal(indices, strides)) {
     std::optional<int64_t> value = getConstantIntValue(index);
     if (!value)
       return std::nullopt;
-    element += *value * stride;
+    std::optional<int64_t> term = llvm::checkedMul(*value, stride);
+    element = term ? llvm::checkedAdd(*element, *term) : std::nullopt;
+    if (!element)
+      return std::nullopt;
   }
   return element;
 }
@@ -122,6 +144,21 @@ const ptx::Form &mlir::tile::selectForm(ArrayRef<ptx::Form> forms,
   return forms.front();
 }
 
+bool mlir::tile::hasElementCountOverflow(MemRefType type) {
+  // Identity strides are products of the sizes: MemRefType asserts when one
+  // overflows, so no layout question may be asked of such a type.
+  int64_t count = 1;
+  for (int64_t size : type.getShape()) {
+    if (ShapedType::isDynamic(size))
+      continue;
+    std::optional<int64_t> product = llvm::checkedMul(count, size);
+    if (!product)
+      return true;
+    count = *product;
+  }
+  return false;
+}
+
 std::optional<int64_t> mlir::tile::getKnownBlockThreads(Operation *op) {
   auto func = op->getParentOfType<gpu::GPUFuncOp>();
   if (!func)
@@ -129,9 +166,14 @@ std::optional<int64_t> mlir::tile::getKnownBlockThreads(Operation *op) {
   auto sizes = func->getAttrOfType<DenseI32ArrayAttr>("known_block_size");
   if (!sizes)
     return std::nullopt;
+  // Each size is at most 2^31, so the product of three fits in 2^93 only as
+  // a saturated value: anything over kMaxBlockThreads is rejected anyway.
   int64_t threads = 1;
-  for (int32_t size : sizes.asArrayRef())
-    threads *= size;
+  for (int32_t size : sizes.asArrayRef()) {
+    if (size < 1)
+      return 0;
+    threads = std::min<int64_t>(threads * size, kMaxBlockThreads + 1);
+  }
   return threads;
 }
 
@@ -247,20 +289,39 @@ std::string carrierMismatch(const ptx::Operand &operand, Type got) {
 std::string shapeText(ArrayRef<int64_t> shape) {
   return "(" +
          llvm::join(llvm::map_range(shape,
-                                    [](int64_t d) { return std::to_string(d); }),
+                                    [](int64_t d) {
+                                      return ShapedType::isDynamic(d)
+                                                 ? std::string("?")
+                                                 : std::to_string(d);
+                                    }),
                     ", ") +
          ")";
 }
 
 /// Whether the strided layout of `type` maps distinct coordinates to distinct
-/// elements. Returns std::nullopt when its strides are not static.
+/// elements. Returns std::nullopt when its strides are not static or an
+/// element offset does not fit in int64 (it would wrap onto another).
 std::optional<bool> isInjective(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
+  if (hasElementCountOverflow(type) ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return std::nullopt;
   ArrayRef<int64_t> shape = type.getShape();
+  // The span of each axis, checked: a layout that wraps is not a layout.
+  std::optional<int64_t> low = 0, high = 0;
+  for (auto [extent, stride] : llvm::zip_equal(shape, strides)) {
+    if (extent == 0)
+      return true;
+    std::optional<int64_t> reach = llvm::checkedMul(extent - 1, stride);
+    if (!reach)
+      return std::nullopt;
+    (*reach < 0 ? low : high) =
+        llvm::checkedAdd(*(*reach < 0 ? low : high), *reach);
+    if (!low || !high)
+      return std::nullopt;
+  }
   int64_t count = type.getNumElements();
   // Small tiles are enumerated; larger ones use the sufficient condition that
   // each axis's stride clears the span of all finer axes.
@@ -297,6 +358,100 @@ std::optional<bool> isInjective(MemRefType type) {
   return true;
 }
 
+using DiagFn = llvm::function_ref<InFlightDiagnostic()>;
+
+LogicalResult verifyElementCount(DiagFn diag, MemRefType memref) {
+  if (hasElementCountOverflow(memref))
+    return diag() << "the shape of " << memref
+                  << " holds more elements than a 64-bit index counts";
+  return success();
+}
+
+/// The NVPTX address space the memory operand of `operand` is in.
+unsigned expectedAddressSpace(const ptx::Operand &operand) {
+  switch (operand.space) {
+  case ptx::Space::Global:
+    return kGlobalAddressSpace;
+  case ptx::Space::Shared:
+    return kSharedAddressSpace;
+  case ptx::Space::Generic:
+    return 0;
+  case ptx::Space::Local:
+  case ptx::Space::Reg:
+    return kRegisterAddressSpace;
+  }
+  return kRegisterAddressSpace;
+}
+
+/// What every memory access needs, in tile.apply and tile.instr alike: the
+/// form's state space, a countable strided layout, and elements that carry
+/// the operand (a whole number of bytes, so addresses are distinct).
+LogicalResult verifyMemoryType(DiagFn diag, StringRef opcode,
+                               const ptx::Operand &operand, MemRefType memref) {
+  unsigned expected = expectedAddressSpace(operand);
+  if (getAddressSpace(memref) != expected)
+    return diag() << "expected a memref in the "
+                  << ptx::stringifySpace(operand.space) << " address space ("
+                  << expected << ") for " << opcode << ", got " << memref;
+  if (failed(verifyElementCount(diag, memref)))
+    return failure();
+  if (!memref.isStrided())
+    return diag() << "expected a strided layout, got " << memref;
+  if (!fitsCarrier(memref.getElementType(), operand))
+    return diag() << carrierMismatch(operand, memref.getElementType());
+  return success();
+}
+
+/// A vector access moves count contiguous elements at an address aligned to
+/// the whole vector. Static layouts are checked here; a dynamic offset is
+/// the caller's promise, and a broken one faults (misaligned address) rather
+/// than computing a wrong value.
+LogicalResult verifyVectorLayout(DiagFn diag, const ptx::Operand &operand,
+                                 MemRefType memref,
+                                 std::optional<int64_t> element = {}) {
+  if (operand.count == 1)
+    return success();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(memref.getStridesAndOffset(strides, offset)))
+    return success();
+  if (strides.back() != 1)
+    return diag() << "a .v" << operand.count
+                  << " access needs a contiguous final axis (stride 1), got "
+                     "layout "
+                  << memref.getLayout();
+  auto misaligned = [&](int64_t v) {
+    return !ShapedType::isDynamic(v) && v % operand.count != 0;
+  };
+  bool bad = misaligned(offset) || (element && misaligned(*element));
+  for (int64_t stride : ArrayRef(strides).drop_back())
+    bad |= misaligned(stride);
+  if (bad)
+    return diag() << "a .v" << operand.count << " access of " << operand.bits
+                  << "-bit elements must be aligned to "
+                  << operand.count * operand.bits / 8 << " bytes, but layout "
+                  << memref.getLayout()
+                  << " places an access at an element offset that is not a "
+                     "multiple of "
+                  << operand.count;
+  return success();
+}
+
+/// A form must exist on every chip the op is compiled for.
+LogicalResult verifyTargets(Operation *op, const ptx::Form &form) {
+  for (StringRef chip : getTargetChipsFor(op)) {
+    std::optional<ptx::Target> target = ptx::Target::parse(chip);
+    if (!target)
+      return op->emitOpError() << "unknown target '" << chip
+                               << "': expected sm_XX, sm_XXa or sm_XXf with a "
+                                  "known XX";
+    std::string error;
+    if (!ptx::isAvailableOn(form, *target, error))
+      return op->emitOpError() << error;
+  }
+  return success();
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -321,6 +476,9 @@ LogicalResult ApplyOp::verify() {
     // The group is distributed over the threads of the block, so the block
     // must hold whole groups.
     std::optional<int64_t> threads = getKnownBlockThreads(*this);
+    if (threads && (*threads < 1 || *threads > kMaxBlockThreads))
+      return emitOpError() << "known_block_size must hold 1 to "
+                           << kMaxBlockThreads << " threads";
     int64_t unit = getScope() == "warpgroup" ? 128 : 32;
     if (threads && (*threads < unit || *threads % unit != 0))
       return emitOpError() << "scope " << getScope() << " needs a block of a "
@@ -328,15 +486,8 @@ LogicalResult ApplyOp::verify() {
                            << *threads;
   }
 
-  if (std::optional<StringRef> chip = getTargetChipFor(*this)) {
-    std::optional<ptx::Target> target = ptx::Target::parse(*chip);
-    if (!target)
-      return emitOpError() << "unknown target '" << *chip
-                           << "': expected sm_XX, sm_XXa or sm_XXf with a "
-                              "known XX";
-    if (!ptx::isAvailableOn(*form, *target, error))
-      return emitOpError() << error;
-  }
+  if (failed(verifyTargets(*this, *form)))
+    return failure();
 
   ValueRange args = getArgs();
   if (args.size() != form->operands.size()) {
@@ -381,30 +532,31 @@ LogicalResult ApplyOp::verify() {
                       << " registers here";
       if (!fitsCarrier(value.getType(), operand))
         return diag() << carrierMismatch(operand, value.getType());
+      // A scalar is a value, not register storage: an integer constant read
+      // as f32 would be its bit pattern (1 became a denormal), so a float
+      // operand takes a scalar of its own type and bits are reinterpreted
+      // explicitly (arith.bitcast).
+      StringRef floatType = operand.floatCarrier();
+      if (!floatType.empty() && !isa<FloatType>(value.getType()))
+        return diag() << "a scalar read as " << operand.type << " must be "
+                      << floatType << ", got " << value.getType()
+                      << "; reinterpret bits explicitly with arith.bitcast";
       continue;
     }
 
-    std::optional<unsigned> space = getAddressSpace(memref);
-    unsigned expectedSpace = kRegisterAddressSpace;
-    if (operand.space == ptx::Space::Global)
-      expectedSpace = kGlobalAddressSpace;
-    else if (operand.space == ptx::Space::Shared)
-      expectedSpace = kSharedAddressSpace;
-    else if (operand.space == ptx::Space::Generic)
-      expectedSpace = 0;
-    if (space != expectedSpace) {
-      if (!operand.isMemory())
+    if (!operand.isMemory()) {
+      if (getAddressSpace(memref) != kRegisterAddressSpace)
         return diag() << "expected a register tile (a memref in address "
                          "space 5, owned by the issuing thread), got "
                       << memref
                       << "; global and shared tensors need explicit ld/st";
-      return diag() << "expected a memref in the "
-                    << ptx::stringifySpace(operand.space) << " address space ("
-                    << expectedSpace << ") for " << getOpcode() << ", got "
-                    << memref;
+      if (failed(verifyElementCount(diag, memref)))
+        return failure();
+      if (!memref.isStrided())
+        return diag() << "expected a strided layout, got " << memref;
+    } else if (failed(verifyMemoryType(diag, getOpcode(), operand, memref))) {
+      return failure();
     }
-    if (!memref.isStrided())
-      return diag() << "expected a strided layout, got " << memref;
     if (!memref.hasStaticShape() || memref.getRank() == 0)
       return diag() << "expected a statically shaped tile with a final "
                        "register axis, got "
@@ -451,38 +603,18 @@ LogicalResult ApplyOp::verify() {
     }
     if (!fitsCarrier(memref.getElementType(), operand))
       return diag() << carrierMismatch(operand, memref.getElementType());
-    if (operand.isMemory() && operand.count > 1) {
-      // A vector access moves count contiguous elements at an address
-      // aligned to the whole vector. Static layouts are checked here; a
-      // dynamic offset is the caller's promise.
-      SmallVector<int64_t> strides;
-      int64_t offset;
-      if (succeeded(memref.getStridesAndOffset(strides, offset))) {
-        if (strides.back() != 1)
-          return diag() << "a ." << "v" << operand.count
-                        << " access needs a contiguous final axis (stride "
-                           "1), got layout "
-                        << memref.getLayout();
-        auto misaligned = [&](int64_t v) {
-          return !ShapedType::isDynamic(v) && v % operand.count != 0;
-        };
-        bool bad = misaligned(offset);
-        for (int64_t stride : ArrayRef(strides).drop_back())
-          bad |= misaligned(stride);
-        if (bad)
-          return diag() << "a .v" << operand.count << " access of "
-                        << operand.bits << "-bit elements must be aligned to "
-                        << operand.count * operand.bits / 8
-                        << " bytes, but layout " << memref.getLayout()
-                        << " places a repeat at an element offset that is "
-                           "not a multiple of "
-                        << operand.count;
-      }
+    if (operand.isMemory() && failed(verifyVectorLayout(diag, operand, memref)))
+      return failure();
+    if (operand.role == ptx::Role::Dst) {
+      std::optional<bool> injective = isInjective(memref);
+      if (!injective)
+        return diag() << "destination layout " << memref.getLayout()
+                      << " addresses elements beyond the 64-bit index range";
+      if (!*injective)
+        return diag() << "destination slots overlap across repeats (layout "
+                      << memref.getLayout()
+                      << "); each repeat needs its own registers";
     }
-    if (operand.role == ptx::Role::Dst && isInjective(memref) == false)
-      return diag() << "destination slots overlap across repeats (layout "
-                    << memref.getLayout()
-                    << "); each repeat needs its own registers";
   }
   return success();
 }
@@ -531,15 +663,20 @@ LogicalResult InstrOp::verify() {
     return emitOpError() << "expected " << getMemref().getType().getRank()
                          << " indices, got " << getIndices().size();
   if (getMemref()) {
+    // The same rules as tile.apply: IR written by hand or by another pass
+    // reaches the lowering only through them.
     MemRefType type = getMemref().getType();
-    if (!getAddressSpace(type))
-      return emitOpError() << "memory operand: expected an NVPTX address "
-                              "space (an integer or a gpu address space), got "
-                           << type;
-    if (!type.isStrided())
-      return emitOpError() << "memory operand: expected a strided layout, got "
-                           << type;
+    const ptx::Operand &operand = form->operands[*form->memoryOperand()];
+    auto diag = [&]() { return emitOpError() << "memory operand: "; };
+    if (failed(verifyMemoryType(diag, getOpcode(), operand, type)))
+      return failure();
+    std::optional<int64_t> element =
+        getStaticElementOffset(type, getIndices());
+    if (failed(verifyVectorLayout(diag, operand, type, element)))
+      return failure();
   }
+  if (failed(verifyTargets(*this, *form)))
+    return failure();
   if (!getKeep().empty()) {
     if (!getPred())
       return emitOpError() << "keep requires a predicate";
@@ -569,9 +706,91 @@ void InstrOp::getEffects(
 static LogicalResult getLayout(Operation *op, MemRefType type,
                                SmallVectorImpl<int64_t> &strides,
                                int64_t &offset) {
+  if (hasElementCountOverflow(type))
+    return op->emitOpError() << "the shape of " << type
+                             << " holds more elements than a 64-bit index "
+                                "counts";
   if (failed(type.getStridesAndOffset(strides, offset)))
     return op->emitOpError() << "expected a strided layout, got " << type;
   return success();
+}
+
+static constexpr int kMaxProofDepth = 16;
+
+/// A number that the runtime index `value` is a multiple of, read off its
+/// arith definition (0: the value is 0; 1: nothing is known).
+static int64_t knownMultiple(Value value, int depth = 0) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return *constant == INT64_MIN ? 1 : std::abs(*constant);
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > kMaxProofDepth)
+    return 1;
+  if (isa<arith::MulIOp>(def)) {
+    int64_t lhs = knownMultiple(def->getOperand(0), depth + 1);
+    int64_t rhs = knownMultiple(def->getOperand(1), depth + 1);
+    return llvm::checkedMul(lhs, rhs).value_or(1);
+  }
+  if (isa<arith::AddIOp, arith::SubIOp>(def))
+    return std::gcd(knownMultiple(def->getOperand(0), depth + 1),
+                    knownMultiple(def->getOperand(1), depth + 1));
+  if (isa<arith::ShLIOp>(def))
+    if (std::optional<int64_t> shift = getConstantIntValue(def->getOperand(1)))
+      if (*shift >= 0 && *shift < 62)
+        return llvm::checkedMul(knownMultiple(def->getOperand(0), depth + 1),
+                                int64_t(1) << *shift)
+            .value_or(1);
+  return 1;
+}
+
+/// A number that the element offset of `memref` is a multiple of (0: the
+/// offset is 0), following the subviews and views that produced it.
+static int64_t knownOffsetMultiple(Value memref, int depth = 0) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (hasElementCountOverflow(type) ||
+      failed(type.getStridesAndOffset(strides, offset)))
+    return 1;
+  if (!ShapedType::isDynamic(offset))
+    return offset == INT64_MIN ? 1 : std::abs(offset);
+  Operation *def = memref.getDefiningOp();
+  if (!def || depth > kMaxProofDepth)
+    return 1;
+  if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, BroadcastOp>(def))
+    return knownOffsetMultiple(def->getOperand(0), depth + 1);
+  if (auto view = dyn_cast<ViewOp>(def)) {
+    int64_t srcBits = view.getSource().getType().getElementTypeBitWidth();
+    int64_t dstBits = type.getElementTypeBitWidth();
+    int64_t bits = llvm::checkedMul(
+                       knownOffsetMultiple(view.getSource(), depth + 1), srcBits)
+                       .value_or(srcBits);
+    return bits % dstBits == 0 ? bits / dstBits : 1;
+  }
+  auto subview = dyn_cast<memref::SubViewOp>(def);
+  if (!subview)
+    return 1;
+  SmallVector<int64_t> sourceStrides;
+  int64_t sourceOffset;
+  MemRefType sourceType = subview.getSourceType();
+  if (hasElementCountOverflow(sourceType) ||
+      failed(sourceType.getStridesAndOffset(sourceStrides, sourceOffset)))
+    return 1;
+  int64_t multiple = knownOffsetMultiple(subview.getSource(), depth + 1);
+  for (auto [offsetValue, stride] :
+       llvm::zip_equal(subview.getMixedOffsets(), sourceStrides)) {
+    if (ShapedType::isDynamic(stride))
+      return 1;
+    int64_t term;
+    if (auto attr = dyn_cast<Attribute>(offsetValue))
+      term = cast<IntegerAttr>(attr).getInt();
+    else
+      term = knownMultiple(cast<Value>(offsetValue), depth + 1);
+    std::optional<int64_t> scaled = llvm::checkedMul(term, stride);
+    if (!scaled || *scaled == INT64_MIN)
+      return 1;
+    multiple = std::gcd(multiple, std::abs(*scaled));
+  }
+  return multiple;
 }
 
 LogicalResult ViewOp::verify() {
@@ -581,8 +800,11 @@ LogicalResult ViewOp::verify() {
   if (source.getRank() != result.getRank() || source.getRank() == 0)
     return emitOpError() << "a view keeps the rank, which must be at least 1";
   Type srcElem = source.getElementType(), dstElem = result.getElementType();
-  if (!srcElem.isIntOrFloat() || !dstElem.isIntOrFloat())
-    return emitOpError() << "a view reinterprets integer or float elements";
+  if (!srcElem.isIntOrFloat() || !dstElem.isIntOrFloat() ||
+      srcElem.getIntOrFloatBitWidth() == 0 ||
+      dstElem.getIntOrFloatBitWidth() == 0)
+    return emitOpError() << "a view reinterprets integer or float elements "
+                            "of a nonzero width";
   unsigned srcBits = srcElem.getIntOrFloatBitWidth();
   unsigned dstBits = dstElem.getIntOrFloatBitWidth();
   SmallVector<int64_t> srcStrides, dstStrides;
@@ -622,6 +844,26 @@ LogicalResult ViewOp::verify() {
                            << (last ? "" : std::to_string(expectedStride))
                            << ", got " << result;
   }
+  if (dstBits > srcBits) {
+    // The lowering divides a runtime offset by the width ratio; one that is
+    // not a multiple of it would round the address down (it read
+    // A + ((2*t) & ~3) for odd t), so it must be provably one.
+    for (int64_t i = 0, e = source.getRank() - 1; i < e; ++i)
+      if (ShapedType::isDynamic(srcStrides[i]))
+        return emitOpError() << "a view to " << dstBits
+                             << "-bit elements needs static strides, but "
+                                "axis "
+                             << i << " of " << source << " has a runtime stride";
+    if (ShapedType::isDynamic(srcOffset) &&
+        (knownOffsetMultiple(getSource()) * srcBits) % dstBits != 0)
+      return emitOpError()
+             << "a view to " << dstBits << "-bit elements needs an offset "
+             << "that is a multiple of " << dstBits / std::gcd(srcBits, dstBits)
+             << " " << srcBits << "-bit elements, and the runtime offset of "
+             << source << " is not provably one; write the index as such a "
+                          "multiple (e.g. "
+             << dstBits / std::gcd(srcBits, dstBits) << " * t)";
+  }
   int64_t expectedOffset;
   if (!scale(srcOffset, expectedOffset) || expectedOffset != dstOffset)
     return emitOpError() << "the offset does not scale to " << dstBits
@@ -642,6 +884,11 @@ LogicalResult BroadcastOp::verify() {
       source.getRank() != result.getRank())
     return emitOpError() << "a broadcast keeps the element type, memory space "
                             "and rank";
+  if (!source.getElementType().isIntOrFloat() ||
+      source.getElementType().getIntOrFloatBitWidth() == 0)
+    return emitOpError() << "a broadcast repeats integer or float elements of "
+                            "a nonzero width, got "
+                         << source.getElementType();
   SmallVector<int64_t> srcStrides, dstStrides;
   int64_t srcOffset, dstOffset;
   if (failed(getLayout(*this, source, srcStrides, srcOffset)) ||

@@ -5,6 +5,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEATTACHTARGET
@@ -16,26 +18,26 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The lowest PTX ISA version (times ten) that knows `target`.
-unsigned chipFloor(const ptx::Target &target) {
-  unsigned floor = 70;
-  if (target.sm >= 86)
-    floor = 71;
-  if (target.sm >= 87)
-    floor = 74;
-  if (target.sm >= 89)
-    floor = 78;
-  if (target.sm >= 90 && target.suffix)
-    floor = 80;
-  if (target.sm >= 100)
-    floor = 86;
-  if (target.sm >= 120)
-    floor = 87;
-  if (target.sm == 103 || target.sm == 121 || target.suffix == 'f')
-    floor = 88;
-  if (target.sm >= 110 && target.sm < 120)
-    floor = 90;
-  return floor;
+/// Whether `name` can name a PTX entry: NVPTX stops with a fatal error on
+/// any other character, so the name is checked first.
+bool isPTXIdentifier(StringRef name) {
+  auto isWordChar = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '$'; };
+  return !name.empty() && (llvm::isAlpha(name.front()) || name.front() == '_' ||
+                           name.front() == '$') &&
+         llvm::all_of(name, isWordChar);
+}
+
+/// The PTX ISA version a `+ptxNN` feature names, 0 without one, and
+/// std::nullopt for a malformed one.
+std::optional<unsigned> featurePtx(StringRef features) {
+  size_t at = features.find("+ptx");
+  if (at == StringRef::npos)
+    return 0;
+  StringRef digits = features.drop_front(at + 4).take_while(llvm::isDigit);
+  unsigned version;
+  if (digits.empty() || digits.getAsInteger(10, version))
+    return std::nullopt;
+  return version;
 }
 
 struct TileAttachTargetPass
@@ -43,50 +45,140 @@ struct TileAttachTargetPass
   using TileAttachTargetBase::TileAttachTargetBase;
 
   void runOnOperation() override {
-    for (auto module : getOperation().getOps<gpu::GPUModuleOp>()) {
-      ArrayAttr targets = module.getTargetsAttr();
-      NVVM::NVVMTargetAttr nvvm;
-      if (targets)
-        for (Attribute attr : targets)
-          if (auto t = dyn_cast<NVVM::NVVMTargetAttr>(attr))
-            nvvm = t;
-      if (targets && !nvvm)
-        continue;
-      std::string chipName = nvvm ? nvvm.getChip().str() : chip;
-      std::optional<ptx::Target> target = ptx::Target::parse(chipName);
-      if (!target) {
-        module.emitError() << "unknown target chip '" << chipName << "'";
-        return signalPassFailure();
-      }
-      if (nvvm && nvvm.getFeatures().contains("+ptx"))
-        continue;
-      unsigned version = ptxVersion ? (unsigned)ptxVersion : chipFloor(*target);
-      if (!ptxVersion) {
-        module.walk([&](Operation *op) {
-          StringAttr opcode = op->getAttrOfType<StringAttr>("opcode");
-          if (!opcode || !isa<ApplyOp, InstrOp>(op))
-            return;
-          std::string error;
-          if (auto form = ptx::parseForm(opcode.getValue(), error))
-            version = std::max(version, form->minPtx);
-        });
-      }
-      std::string features = "+ptx" + std::to_string(version);
-      if (nvvm && !nvvm.getFeatures().empty())
-        features = nvvm.getFeatures().str() + "," + features;
-      auto attached = NVVM::NVVMTargetAttr::get(
-          &getContext(), nvvm ? nvvm.getO() : (int)optLevel,
-          nvvm ? nvvm.getTriple() : "nvptx64-nvidia-cuda", chipName, features,
-          nvvm ? nvvm.getFlags() : DictionaryAttr(),
-          nvvm ? nvvm.getLink() : ArrayAttr());
-      SmallVector<Attribute> newTargets;
-      if (targets)
-        for (Attribute attr : targets)
-          if (attr != nvvm)
-            newTargets.push_back(attr);
-      newTargets.insert(newTargets.begin(), attached);
-      module.setTargetsAttr(ArrayAttr::get(&getContext(), newTargets));
+    // Options are checked before any of them reaches NVVMTargetAttr, whose
+    // verifier asserts on an optimization level outside 0-3.
+    if (optLevel > 3) {
+      getOperation().emitError()
+          << "tile-attach-target: O=" << static_cast<unsigned>(optLevel)
+          << " is not 0, 1, 2 or 3";
+      return signalPassFailure();
     }
+    for (auto module : getOperation().getOps<gpu::GPUModuleOp>())
+      if (failed(attach(module)))
+        return signalPassFailure();
+  }
+
+  LogicalResult attach(gpu::GPUModuleOp module) {
+    for (auto func : module.getOps<FunctionOpInterface>())
+      if (!isPTXIdentifier(func.getName()))
+        return func.emitError()
+               << "the kernel name '" << func.getName()
+               << "' is not a PTX identifier: a letter, '_' or '$', then "
+                  "letters, digits, '_' or '$'";
+
+    ArrayAttr targets = module.getTargetsAttr();
+    SmallVector<Attribute> newTargets;
+    bool hasNVVM = false;
+    if (targets) {
+      for (Attribute attr : targets) {
+        auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(attr);
+        hasNVVM |= static_cast<bool>(nvvm);
+        if (!nvvm) {
+          newTargets.push_back(attr);
+          continue;
+        }
+        FailureOr<Attribute> attached = withPTXVersion(module, nvvm.getChip(),
+                                                       nvvm);
+        if (failed(attached))
+          return failure();
+        newTargets.push_back(*attached);
+      }
+      if (!hasNVVM)
+        return success();
+    } else {
+      FailureOr<Attribute> attached = withPTXVersion(module, chip, {});
+      if (failed(attached))
+        return failure();
+      newTargets.push_back(*attached);
+    }
+    if (failed(checkExplicitTargets(module, newTargets)))
+      return failure();
+    module.setTargetsAttr(ArrayAttr::get(&getContext(), newTargets));
+    return success();
+  }
+
+  /// A `tile.target` inside the module was verified for its chip: the
+  /// module must be compiled for that chip, or it was checked for one chip
+  /// and emitted for another.
+  LogicalResult checkExplicitTargets(gpu::GPUModuleOp module,
+                                     ArrayRef<Attribute> targets) {
+    SmallVector<StringRef> chips;
+    for (Attribute attr : targets)
+      if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(attr))
+        chips.push_back(nvvm.getChip());
+    WalkResult result = module.walk([&](Operation *op) {
+      auto named = op->getAttrOfType<StringAttr>(kTargetAttrName);
+      if (!named || llvm::all_of(chips, [&](StringRef c) {
+            return c == named.getValue();
+          }))
+        return WalkResult::advance();
+      op->emitError() << "tile.target \"" << named.getValue()
+                      << "\" was verified for that chip, but the module is "
+                         "compiled for "
+                      << llvm::join(chips, ", ")
+                      << "; give the gpu.module that target (or the "
+                         "pipeline that chip)";
+      return WalkResult::interrupt();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+  /// `nvvm` (or a new target for `chipName`) with a `+ptxNN` feature that
+  /// the chip and every instruction of the module have.
+  FailureOr<Attribute> withPTXVersion(gpu::GPUModuleOp module,
+                                      StringRef chipName,
+                                      NVVM::NVVMTargetAttr nvvm) {
+    std::optional<ptx::Target> target = ptx::Target::parse(chipName);
+    if (!target)
+      return module.emitError()
+             << "unknown target chip '" << chipName
+             << "': expected sm_XX, sm_XXa or sm_XXf with XX one of 75, 80, "
+                "86, 87, 89, 90, 100, 101, 103, 110, 120, 121";
+    unsigned needed = target->minPtx();
+    std::string why = "the chip " + chipName.str();
+    module.walk([&](Operation *op) {
+      StringAttr opcode = op->getAttrOfType<StringAttr>("opcode");
+      if (!opcode || !isa<ApplyOp, InstrOp>(op))
+        return;
+      std::string error;
+      if (auto form = ptx::parseForm(opcode.getValue(), error))
+        if (form->minPtx > needed) {
+          needed = form->minPtx;
+          why = form->opcode;
+        }
+    });
+    std::optional<unsigned> given =
+        nvvm ? featurePtx(nvvm.getFeatures()) : std::optional<unsigned>(0);
+    if (!given)
+      return module.emitError() << "malformed +ptx feature in '"
+                                << nvvm.getFeatures() << "'";
+    unsigned version = *given ? *given : (unsigned)ptxVersion;
+    if (version) {
+      auto text = [](unsigned v) {
+        return std::to_string(v / 10) + "." + std::to_string(v % 10);
+      };
+      if (!ptx::Target::isKnownPtx(version))
+        return module.emitError()
+               << "PTX ISA version " << version << " is not one this "
+               << "toolchain emits: 60-65, 70-78 or 80-"
+               << ptx::Target::maxPtx() << " (the version times ten)";
+      if (version < needed)
+        return module.emitError()
+               << "PTX ISA " << text(version) << " is too old: " << why
+               << " needs PTX ISA " << text(needed) << " or newer";
+      if (*given)
+        return Attribute(nvvm);
+    } else {
+      version = needed;
+    }
+    std::string features = "+ptx" + std::to_string(version);
+    if (nvvm && !nvvm.getFeatures().empty())
+      features = nvvm.getFeatures().str() + "," + features;
+    return Attribute(NVVM::NVVMTargetAttr::get(
+        &getContext(), nvvm ? nvvm.getO() : (int)optLevel,
+        nvvm ? nvvm.getTriple() : "nvptx64-nvidia-cuda", chipName, features,
+        nvvm ? nvvm.getFlags() : DictionaryAttr(),
+        nvvm ? nvvm.getLink() : ArrayAttr()));
   }
 };
 

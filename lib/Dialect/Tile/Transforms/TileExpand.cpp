@@ -45,6 +45,22 @@ private:
   llvm::DenseMap<Block *, SmallVector<Value>> pools;
 };
 
+/// An undefined register of `type`. LLVM has undef values of signless types
+/// only, so a signed or unsigned carrier (ui32) is the undef of its signless
+/// twin, cast the way the lowering casts every such carrier.
+Value undefinedValue(OpBuilder &builder, Location loc, Type type) {
+  if (LLVM::isCompatibleType(type))
+    return LLVM::UndefOp::create(builder, loc, type);
+  auto integer = dyn_cast<IntegerType>(type);
+  Type signless =
+      integer ? builder.getIntegerType(integer.getWidth()) : Type();
+  if (!signless)
+    return LLVM::UndefOp::create(builder, loc, type);
+  Value undef = LLVM::UndefOp::create(builder, loc, signless);
+  return UnrealizedConversionCastOp::create(builder, loc, type, undef)
+      .getResult(0);
+}
+
 /// The register tiles whose values expansion forwards instead of storing and
 /// reloading: a `memref.alloca` in the register space with a static shape
 /// whose every use, through subviews, reshapes and broadcasts of its element
@@ -59,7 +75,8 @@ public:
   explicit RegisterValues(Operation *root) {
     root->walk([&](memref::AllocaOp alloca) {
       if (getAddressSpace(alloca.getType()) != kRegisterAddressSpace ||
-          !alloca.getType().hasStaticShape())
+          hasElementCountOverflow(alloca.getType()) ||
+          !hasStaticLayout(alloca.getType()))
         return;
       SmallVector<Operation *> tileViews;
       if (!collectUses(alloca.getResult(), alloca->getBlock(),
@@ -83,7 +100,7 @@ public:
     Value &value = slots[{tile, slot}];
     if (!value) {
       OpBuilder builder(tile);
-      value = LLVM::UndefOp::create(builder, tile.getLoc(), type);
+      value = undefinedValue(builder, tile.getLoc(), type);
     }
     return value;
   }
@@ -133,15 +150,28 @@ private:
         continue;
       }
       if (!isa<memref::SubViewOp, memref::ExpandShapeOp,
-               memref::CollapseShapeOp, BroadcastOp>(user) ||
-          cast<MemRefType>(user->getResult(0).getType()).getElementType() !=
-              elementType)
+               memref::CollapseShapeOp, BroadcastOp>(user))
+        return false;
+      // A slot is found at compile time only through a static layout; a view
+      // at a runtime offset or stride keeps the tile in memory, where the
+      // address is computed when the kernel runs.
+      auto viewType = cast<MemRefType>(user->getResult(0).getType());
+      if (viewType.getElementType() != elementType || !hasStaticLayout(viewType))
         return false;
       tileViews.push_back(user);
       if (!collectUses(user->getResult(0), block, elementType, tileViews))
         return false;
     }
     return true;
+  }
+
+  static bool hasStaticLayout(MemRefType type) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    return type.hasStaticShape() &&
+           succeeded(type.getStridesAndOffset(strides, offset)) &&
+           !ShapedType::isDynamic(offset) &&
+           llvm::none_of(strides, ShapedType::isDynamic);
   }
 
   SmallVector<memref::AllocaOp> tiles;
@@ -157,7 +187,7 @@ public:
                 RegisterValues &registers)
       : apply(apply), form(form), builder(apply), indices(indices),
         registers(registers) {
-    groupRank = getScopeGroupShape(apply.getScope(), apply)->size();
+    groupRank = getScopeGroupShape(apply.getScope(), apply).value_or(SmallVector<int64_t>{}).size();
     for (Value arg : apply.getArgs()) {
       Tile &tile = tiles.emplace_back();
       auto type = dyn_cast<MemRefType>(arg.getType());
@@ -177,6 +207,10 @@ public:
     int64_t total = 1;
     for (int64_t extent : repeats)
       total *= extent;
+    // An empty repeat axis expands to nothing, next to however large an
+    // axis: no index constants either (2^40 of them ran out of memory).
+    if (total == 0)
+      return;
     int64_t maxIndex = 1;
     for (int64_t extent : repeats)
       maxIndex = std::max(maxIndex, extent);
@@ -338,7 +372,63 @@ private:
 
 constexpr int64_t kMaxInstructions = int64_t(1) << 24;
 
+/// The instructions one apply expands to, saturated past kMaxInstructions.
+int64_t countInstructions(ApplyOp apply, unsigned groupRank) {
+  for (Value arg : apply.getArgs()) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type)
+      continue;
+    int64_t instructions = 1;
+    for (int64_t extent : type.getShape().drop_front(groupRank).drop_back()) {
+      if (extent == 0)
+        return 0;
+      instructions = instructions > kMaxInstructions / extent
+                         ? kMaxInstructions + 1
+                         : instructions * extent;
+    }
+    return instructions;
+  }
+  return 1;
+}
+
 struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
+  /// Checks every apply before any is expanded. Expansion is linear in the
+  /// repeats; past kMaxInstructions per apply or per function the input is
+  /// a mistake, not a kernel (LLVM could not compile it), so it fails fast
+  /// instead of exhausting memory.
+  static LogicalResult checkLimits(ArrayRef<Operation *> work) {
+    llvm::DenseMap<Operation *, int64_t> perFunction;
+    for (Operation *op : work) {
+      auto apply = dyn_cast<ApplyOp>(op);
+      if (!apply)
+        continue;
+      std::string error;
+      if (ptx::lookupForms(apply.getOpcode(), error).empty())
+        return apply.emitOpError() << error;
+      // The verifier rejects an unknown scope, but the pass may be run on
+      // IR that was never verified.
+      std::optional<SmallVector<int64_t>> group =
+          getScopeGroupShape(apply.getScope(), apply);
+      if (!group)
+        return apply.emitOpError() << "scope \"" << apply.getScope()
+                                   << "\" is not supported";
+      int64_t instructions = countInstructions(apply, group->size());
+      if (instructions > kMaxInstructions)
+        return apply.emitOpError()
+               << "expands to more than " << kMaxInstructions
+               << " instructions per thread, the limit of --tile-expand";
+      int64_t &total = perFunction[apply->getParentWithTrait<
+          OpTrait::IsIsolatedFromAbove>()];
+      total += instructions;
+      if (total > kMaxInstructions)
+        return apply.emitOpError()
+               << "brings its function past " << kMaxInstructions
+               << " instructions per thread, the limit of --tile-expand for "
+                  "one kernel";
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     RegisterValues registers(getOperation());
     // Program order within a block: a forwarded tile's accesses all sit in
@@ -353,6 +443,8 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
       if (isa<ApplyOp>(op) || (memref && registers.owner(memref)))
         work.push_back(op);
     });
+    if (failed(checkLimits(work)))
+      return signalPassFailure();
     IndexPool indices;
     for (Operation *op : work) {
       if (auto load = dyn_cast<memref::LoadOp>(op)) {
@@ -374,30 +466,6 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
       auto apply = cast<ApplyOp>(op);
       std::string error;
       ArrayRef<ptx::Form> forms = ptx::lookupForms(apply.getOpcode(), error);
-      if (forms.empty()) {
-        apply.emitOpError() << error;
-        return signalPassFailure();
-      }
-      // Expansion is linear in the repeats; past this many instructions per
-      // apply the input is a mistake, not a kernel (LLVM could not compile
-      // it), so fail fast instead of exhausting memory.
-      int64_t instructions = 1;
-      for (Value arg : apply.getArgs())
-        if (auto type = dyn_cast<MemRefType>(arg.getType())) {
-          unsigned groupRank =
-              getScopeGroupShape(apply.getScope(), apply)->size();
-          for (int64_t extent : type.getShape().drop_front(groupRank).drop_back())
-            instructions = extent != 0 && instructions > kMaxInstructions / extent
-                               ? kMaxInstructions + 1
-                               : instructions * extent;
-          break;
-        }
-      if (instructions > kMaxInstructions) {
-        apply.emitOpError() << "expands to more than " << kMaxInstructions
-                            << " instructions per thread, the limit of "
-                               "--tile-expand";
-        return signalPassFailure();
-      }
       ApplyExpander(apply, selectForm(forms, apply.getArgs()), indices,
                     registers)
           .expand();

@@ -34,9 +34,10 @@ constexpr unsigned kRegisterAddressSpace = 5;
 std::optional<unsigned> getAddressSpace(MemRefType type);
 std::optional<unsigned> getAddressSpace(gpu::AddressSpace space);
 
-/// The chip that gates `op`: the closest `tile.target` string attribute on
-/// an ancestor, else the chip of an NVVM target of the enclosing gpu.module.
-std::optional<StringRef> getTargetChipFor(Operation *op);
+/// The chips that gate `op`: the closest `tile.target` string attribute on
+/// an ancestor, else the chip of every NVVM target of the enclosing
+/// gpu.module; empty when neither names one.
+SmallVector<StringRef> getTargetChipsFor(Operation *op);
 
 /// The name of the attribute that names a target explicitly.
 constexpr llvm::StringLiteral kTargetAttrName = "tile.target";
@@ -69,8 +70,16 @@ const ptx::Form &selectForm(ArrayRef<ptx::Form> forms, unsigned results,
 std::optional<int64_t> getStaticElementOffset(MemRefType type, ValueRange indices);
 
 /// The threads of the block of the gpu.func around `op`, when it declares a
-/// known_block_size.
+/// known_block_size: 0 when a size is not positive, and kMaxBlockThreads + 1
+/// for any product larger than kMaxBlockThreads.
 std::optional<int64_t> getKnownBlockThreads(Operation *op);
+
+/// The most threads a CUDA block holds.
+constexpr int64_t kMaxBlockThreads = 1024;
+
+/// Whether the static sizes of `type` multiply past int64: such a type has
+/// no strides MLIR can compute, and asking for them asserts.
+bool hasElementCountOverflow(MemRefType type);
 
 } // namespace mlir::tile
 #endif
