@@ -1,0 +1,84 @@
+// RUN: tile-opt %s --tile-expand -split-input-file | FileCheck %s
+
+// A register slice at a runtime offset has no slot known at compile time:
+// the tile keeps its memory and the slot is addressed when the kernel runs
+// (forwarding once dropped the write and stored an undefined register).
+// CHECK-LABEL: func.func @runtime_slice
+// CHECK-SAME: (%[[G:.*]]: memref<4x1xf32, 1>, %[[O:.*]]: memref<1x1xf32, 1>, %[[T:.*]]: index)
+// CHECK: %[[R:.*]] = memref.alloca() : memref<4x1xf32, 5>
+// CHECK: %[[X:.*]] = tile.instr "ld.global.f32"
+// CHECK: memref.store %[[X]], %[[R]]
+// CHECK: %[[S:.*]] = memref.subview %[[R]][%[[T]], 0]
+// CHECK: %[[V:.*]] = memref.load %[[S]]
+// CHECK: %[[N:.*]] = tile.instr "neg.f32"(%[[V]])
+// CHECK: memref.store %[[N]], %[[S]]
+// CHECK: %[[W:.*]] = memref.load %[[S]]
+// CHECK: tile.instr "st.global.f32"(%[[W]]) [%[[O]]
+// CHECK-NOT: llvm.mlir.undef
+func.func @runtime_slice(%g: memref<4x1xf32, 1>, %o: memref<1x1xf32, 1>, %t: index) {
+  %r = memref.alloca() : memref<4x1xf32, 5>
+  tile.apply "ld.global.f32"(%r, %g) : memref<4x1xf32, 5>, memref<4x1xf32, 1>
+  %s = memref.subview %r[%t, 0] [1, 1] [1, 1] : memref<4x1xf32, 5> to memref<1x1xf32, strided<[1, 1], offset: ?>, 5>
+  tile.apply "neg.f32"(%s, %s) : memref<1x1xf32, strided<[1, 1], offset: ?>, 5>, memref<1x1xf32, strided<[1, 1], offset: ?>, 5>
+  tile.apply "st.global.f32"(%o, %s) : memref<1x1xf32, 1>, memref<1x1xf32, strided<[1, 1], offset: ?>, 5>
+  return
+}
+
+// -----
+
+// The same for a broadcast of such a slice.
+// CHECK-LABEL: func.func @runtime_broadcast
+// CHECK: memref.alloca() : memref<4x1xf32, 5>
+// CHECK: tile.broadcast
+// CHECK-COUNT-4: memref.load
+// CHECK-NOT: llvm.mlir.undef
+func.func @runtime_broadcast(%g: memref<4x1xf32, 1>, %o: memref<4x1xf32, 1>, %t: index) {
+  %r = memref.alloca() : memref<4x1xf32, 5>
+  tile.apply "ld.global.f32"(%r, %g) : memref<4x1xf32, 5>, memref<4x1xf32, 1>
+  %s = memref.subview %r[%t, 0] [1, 1] [1, 1] : memref<4x1xf32, 5> to memref<1x1xf32, strided<[1, 1], offset: ?>, 5>
+  %b = tile.broadcast %s : memref<1x1xf32, strided<[1, 1], offset: ?>, 5> to memref<4x1xf32, strided<[0, 1], offset: ?>, 5>
+  tile.apply "st.global.f32"(%o, %b) : memref<4x1xf32, 1>, memref<4x1xf32, strided<[0, 1], offset: ?>, 5>
+  return
+}
+
+// -----
+
+// A hand-written subview at a runtime index, read with memref.load.
+// CHECK-LABEL: func.func @runtime_subview_load
+// CHECK: %[[R:.*]] = memref.alloca() : memref<4x1xf32, 5>
+// CHECK: memref.store {{.*}}, %[[R]]
+// CHECK: %[[S:.*]] = memref.subview %[[R]]
+// CHECK: memref.load %[[S]]
+func.func @runtime_subview_load(%g: memref<4x1xf32, 1>, %i: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %r = memref.alloca() : memref<4x1xf32, 5>
+  tile.apply "ld.global.f32"(%r, %g) : memref<4x1xf32, 5>, memref<4x1xf32, 1>
+  %s = memref.subview %r[%i, 0] [1, 1] [1, 1] : memref<4x1xf32, 5> to memref<1x1xf32, strided<[1, 1], offset: ?>, 5>
+  %v = memref.load %s[%c0, %c0] : memref<1x1xf32, strided<[1, 1], offset: ?>, 5>
+  return %v : f32
+}
+
+// -----
+
+// Unsigned carriers read before any write: LLVM has signless undef values
+// only, so the undef is cast the way the lowering casts such carriers.
+// CHECK-LABEL: func.func @unsigned_undefined
+// CHECK: %[[U:.*]] = llvm.mlir.undef : i32
+// CHECK: %[[C:.*]] = builtin.unrealized_conversion_cast %[[U]] : i32 to ui32
+// CHECK: tile.instr "st.global.b32"(%[[C]])
+func.func @unsigned_undefined(%g: memref<1x1xui32, 1>) {
+  %r = memref.alloca() : memref<1x1xui32, 5>
+  tile.apply "st.global.b32"(%g, %r) : memref<1x1xui32, 1>, memref<1x1xui32, 5>
+  return
+}
+
+// -----
+
+// An empty repeat axis expands to nothing, however large the other axis
+// (2^40 index constants ran out of memory).
+// CHECK-LABEL: func.func @empty_axis
+// CHECK-NEXT: return
+func.func @empty_axis(%r: memref<0x1099511627776x1xf32, 5>) {
+  tile.apply "abs.f32"(%r, %r) : memref<0x1099511627776x1xf32, 5>, memref<0x1099511627776x1xf32, 5>
+  return
+}

@@ -1,0 +1,75 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// tile.instr checks its memory operand by the rules tile.apply checks: IR
+// written by hand or by another pass reaches the lowering only through them.
+func.func @global_load_of_shared(%s: memref<2x1xi32, 3>) -> i32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.instr' op memory operand: expected a memref in the global address space (1) for ld.global.b32, got 'memref<2x1xi32, 3>'}}
+  %0 = tile.instr "ld.global.b32"() [%s[%c0, %c0] : memref<2x1xi32, 3>] : () -> i32
+  return %0 : i32
+}
+
+// -----
+
+func.func @local_store_to_global(%g: memref<2x1xi32, 1>, %v: i32) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.instr' op memory operand: expected a memref in the local address space (5) for st.local.b32, got 'memref<2x1xi32, 1>'}}
+  tile.instr "st.local.b32"(%v) [%g[%c0, %c0] : memref<2x1xi32, 1>] : (i32) -> ()
+  return
+}
+
+// -----
+
+func.func @misaligned_vector(%g: memref<4x2xf32, 1>) -> (f32, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.instr' op memory operand: a .v2 access of 32-bit elements must be aligned to 8 bytes, but layout affine_map<(d0, d1) -> (d0, d1)> places an access at an element offset that is not a multiple of 2}}
+  %0:2 = tile.instr "ld.global.v2.f32"() [%g[%c0, %c1] : memref<4x2xf32, 1>] : () -> (f32, f32)
+  return %0#0, %0#1 : f32, f32
+}
+
+// -----
+
+// Sub-byte elements have no byte address of their own.
+func.func @bit_elements(%g: memref<8x1xi1, 1>) -> i8 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.instr' op memory operand: expected a 8-bit carrier for b8 (i8, ui8 or si8), got i1}}
+  %0 = tile.instr "ld.global.b8"() [%g[%c0, %c0] : memref<8x1xi1, 1>] : () -> i8
+  return %0 : i8
+}
+
+// -----
+
+func.func @index_elements(%g: memref<8x1xindex, 1>) -> i32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.instr' op memory operand: expected a 32-bit carrier for b32 (i32, ui32 or si32), got index}}
+  %0 = tile.instr "ld.global.b32"() [%g[%c0, %c0] : memref<8x1xindex, 1>] : () -> i32
+  return %0 : i32
+}
+
+// -----
+
+// 2^32 + 1 once truncated to 1, the global space.
+func.func @huge_address_space(%r: memref<4x1xi32, 5>, %g: memref<4x1xi32, 4294967297>) {
+  // expected-error @+1 {{'tile.apply' op src: expected a memref in the global address space (1) for ld.global.b32, got 'memref<4x1xi32, 4294967297>'}}
+  tile.apply "ld.global.b32"(%r, %g) : memref<4x1xi32, 5>, memref<4x1xi32, 4294967297>
+  return
+}
+
+// -----
+
+// Element offsets that wrap int64 would store every repeat to one address.
+func.func @wrapping_strides(%g: memref<4x1xi32, 1>, %r: memref<4x1xi32, strided<[4611686018427387904, 1]>, 5>) {
+  // expected-error @+1 {{'tile.apply' op dst: destination layout strided<[4611686018427387904, 1]> addresses elements beyond the 64-bit index range}}
+  tile.apply "ld.global.b32"(%r, %g) : memref<4x1xi32, strided<[4611686018427387904, 1]>, 5>, memref<4x1xi32, 1>
+  return
+}
+
+// -----
+
+// MemRefType asserts when asked for the strides of such a shape.
+func.func @overflowing_count(%r: memref<4294967296x4294967296x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op dst: the shape of 'memref<4294967296x4294967296x1xi32, 5>' holds more elements than a 64-bit index counts}}
+  tile.apply "abs.s32"(%r, %r) : memref<4294967296x4294967296x1xi32, 5>, memref<4294967296x4294967296x1xi32, 5>
+  return
+}
