@@ -84,6 +84,10 @@ NB_MODULE(_tile, m) {
       nb::arg("format") = "isa",
       "The textual tile-to-ptx pass pipeline, anchored on builtin.module; "
       "raises ValueError for an option value the pipeline does not take.");
+  m.def("check_options", &mlir::tile::checkTileToPTXOptions, nb::arg("chip"),
+        nb::arg("ptx"), nb::arg("opt_level"), nb::arg("format"),
+        "The message for the first tile-to-ptx option the pipeline does not "
+        "take, \"\" when all are good.");
   m.def(
       "parse_form",
       [](const std::string &opcode, std::optional<std::string> target) {

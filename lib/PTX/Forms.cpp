@@ -855,8 +855,16 @@ std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
   }
   for (char c : opcode) {
     if (!llvm::isAlnum(c) && c != '.' && c != '_' && c != ':') {
-      error = "the opcode contains '" + std::string(1, c) +
-              "', which no PTX instruction spelling has";
+      // A byte of a multi-byte character is not text of its own: name it by
+      // value, so a message never holds half a UTF-8 character.
+      std::string shown = llvm::isPrint(c)
+                              ? "'" + std::string(1, c) + "'"
+                              : "the byte 0x" + llvm::utohexstr(
+                                                    static_cast<uint8_t>(c),
+                                                    /*LowerCase=*/true, 2);
+      error = "the opcode contains " + shown +
+              ", which no PTX instruction spelling has (only letters, digits, "
+              "'.', '_' and ':')";
       return std::nullopt;
     }
   }

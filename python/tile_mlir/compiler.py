@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -17,12 +18,46 @@ from . import runtime
 
 
 class CompileError(RuntimeError):
-    """The pipeline failed; the message carries MLIR's diagnostics."""
+    """The pipeline failed, or was given an option it does not take; the
+    message carries each diagnostic as ``file:line: message``."""
 
 
 def pipeline(chip: str = "sm_90", ptx: int = 0, opt_level: int = 3, format: str = "isa") -> str:
-    """The textual pass pipeline, anchored on builtin.module."""
-    return _tile.pipeline(chip, ptx, opt_level, format)
+    """The textual pass pipeline, anchored on builtin.module. Every option is
+    checked first (CompileError): upstream passes abort on some values."""
+    for name, value, kind in (("chip", chip, str), ("ptx", ptx, int), ("opt_level", opt_level, int),
+                              ("format", format, str)):
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise CompileError(f"{name} must be a{'n integer' if kind is int else ' string'}, got {value!r}")
+        if kind is int and not 0 <= value < 1 << 32:
+            raise CompileError(f"{name}={value} is out of range")
+    try:
+        return _tile.pipeline(chip, ptx, opt_level, format)
+    except ValueError as error:
+        raise CompileError(str(error)) from None
+
+
+def _where(location) -> str:
+    """``file:line`` of a diagnostic's location, looking through names,
+    call sites and fusions to the file location inside."""
+    for _ in range(16):
+        if location.is_a_file():
+            return f"{location.filename}:{location.start_line}"
+        if location.is_a_name():
+            location = location.child_loc
+        elif location.is_a_callsite():
+            location = location.callee
+        elif location.is_a_fused() and location.locations:
+            location = location.locations[0]
+        else:
+            break
+    return str(location)
+
+
+def diagnostics_text(error: ir.MLIRError) -> str:
+    """Each error of ``error`` as ``file:line: message``, one per line."""
+    lines = [f"{_where(d.location)}: {d.message}" for d in error.error_diagnostics]
+    return "\n".join(lines) or str(error)
 
 
 def _split_top_level(passes: str) -> List[str]:
@@ -40,22 +75,29 @@ def _split_top_level(passes: str) -> List[str]:
     return parts + [current.strip()] if current.strip() else parts
 
 
-def _run(module: ir.Module, passes: str) -> None:
+def _run(module: ir.Operation, passes: str) -> None:
     with module.context:
         try:
-            PassManager.parse(f"builtin.module({passes})").run(module.operation)
+            PassManager.parse(f"builtin.module({passes})").run(module)
         except ir.MLIRError as error:
-            raise CompileError(str(error)) from None
+            raise CompileError(diagnostics_text(error)) from None
 
 
-def _objects(module: ir.Module) -> Dict[str, bytes]:
+def _objects(module: ir.Operation) -> Dict[str, bytes]:
+    """{name: bytes} per gpu.binary; a binary of several targets gives one
+    entry per target, named ``name:chip``, none of them dropped."""
     objects = {}
-    for op in module.body.operations:
+    for op in module.regions[0].blocks[0].operations:
         if op.operation.name != "gpu.binary":
             continue
         name = ir.StringAttr(op.attributes["sym_name"]).value
-        for attr in ir.ArrayAttr(op.attributes["objects"]):
-            objects[name] = gpu.ObjectAttr(attr).object
+        entries = [gpu.ObjectAttr(attr) for attr in ir.ArrayAttr(op.attributes["objects"])]
+        for entry in entries:
+            key = name
+            if len(entries) > 1:
+                chip = re.search(r'chip = "([^"]+)"', str(entry.target))
+                key = f"{name}:{chip.group(1) if chip else len(objects)}"
+            objects[key] = entry.object
     return objects
 
 
@@ -71,12 +113,16 @@ def compile_module(
     With ``format="isa"`` the bytes are PTX text. A module given as text is
     parsed in a new context; an ``ir.Module`` is lowered in place.
     """
+    passes = pipeline(chip, ptx, opt_level, format)[len("builtin.module("):-1]
     if isinstance(module, str):
         with ir.Context():
-            return compile_module(ir.Module.parse(module), chip, ptx, opt_level, format)
-    passes = pipeline(chip, ptx, opt_level, format)[len("builtin.module("):-1]
-    _run(module, passes)
-    return _objects(module)
+            try:
+                parsed = ir.Module.parse(module)
+            except ir.MLIRError as error:
+                raise CompileError(diagnostics_text(error)) from None
+            return compile_module(parsed, chip, ptx, opt_level, format)
+    _run(module.operation, passes)
+    return _objects(module.operation)
 
 
 def assemble(ptx_text: str, target: str) -> Optional[bytes]:
@@ -109,6 +155,11 @@ def resolve_target(target) -> str:
         return runtime.local_arch() or "sm_90"
     if not target.startswith("sm_"):
         raise ValueError(f"unknown target {target!r}: expected 'cuda' or an arch such as 'sm_90'")
+    # The chip is checked against the known ones before it reaches the pass
+    # pipeline text.
+    error = _tile.check_options(target, 0, 3, "isa")
+    if error:
+        raise ValueError(error)
     return target
 
 
@@ -131,9 +182,11 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     if not isinstance(fn, PrimFunc):
         raise TypeError(f"tile_mlir.compile takes a @T.function kernel, got {type(fn).__name__}")
     chip = resolve_target(target)
-    with fn.context:
-        module = ir.Module.parse(str(fn.module))
     passes = pipeline(chip, 0, opt_level, "isa")[len("builtin.module("):-1]
+    # A clone, not a printed and re-parsed copy: diagnostics keep the
+    # kernel's Python locations.
+    with fn.context:
+        module = fn.module.operation.clone(ip=False)
     recorded: Dict[str, str] = {}
     if stages:
         for stage in _split_top_level(passes):
@@ -142,7 +195,7 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     else:
         _run(module, passes)
     ptx_text = _objects(module)["kernels"].decode()
-    params = [runtime.Param(name, spec.shape, spec.dtype) for name, spec in fn.params]
+    params = [runtime.Param(name, spec.shape, spec.dtype, name in fn.written) for name, spec in fn.params]
     binary = assemble(ptx_text, chip) if cubin else None
     kernel = CompiledKernel(fn.name, ptx_text, binary, chip, params, fn.grid, fn.block)
     kernel.mlir = str(fn.module)

@@ -33,6 +33,10 @@ class Param:
     name: str
     shape: Tuple[int, ...]
     dtype: str
+    written: bool = True
+    """Whether the kernel stores to it: only such numpy arrays are copied
+    back, and only they must be writeable (artifacts without the field
+    count every parameter as written)."""
 
     def nbytes(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
@@ -158,7 +162,8 @@ class Kernel:
         artifact = {
             "format": ARTIFACT_FORMAT, "name": self.name, "target": self.target,
             "grid": list(self.grid), "block": list(self.block),
-            "params": [{"name": p.name, "shape": list(p.shape), "dtype": p.dtype} for p in self.params],
+            "params": [{"name": p.name, "shape": list(p.shape), "dtype": p.dtype, "written": p.written}
+                       for p in self.params],
             "ptx": self.ptx,
             "cubin": base64.b64encode(self.cubin).decode() if self.cubin else None,
         }
@@ -176,8 +181,8 @@ class Kernel:
                 _, shape, dtype, contiguous = device
             elif isinstance(value, np.ndarray):
                 shape, dtype, contiguous = value.shape, value.dtype, value.flags.c_contiguous
-                if not value.flags.writeable:
-                    raise ArgumentError(f"{param.name}: the array is read-only, but results are written back")
+                if param.written and not value.flags.writeable:
+                    raise ArgumentError(f"{param.name}: the array is read-only, but the kernel writes it")
             else:
                 raise ArgumentError(f"{param.name}: expected a numpy array or a CUDA array, "
                                     f"got {type(value).__name__}")
@@ -187,6 +192,19 @@ class Kernel:
                 raise ArgumentError(f"{param.name}: expected dtype {param.dtype}, got {np.dtype(dtype)}")
             if not contiguous:
                 raise ArgumentError(f"{param.name}: expected a C-contiguous array")
+        self._check_aliasing(args)
+
+    def _check_aliasing(self, args) -> None:
+        """The same numpy array for two parameters shares one device buffer;
+        two different arrays over overlapping host memory cannot be copied
+        back consistently and are refused."""
+        hosts = [(p, a) for p, a in zip(self.params, args) if isinstance(a, np.ndarray)
+                 and _device_pointer(a) is None]
+        for i, (p, a) in enumerate(hosts):
+            for q, b in hosts[:i]:
+                if a is not b and np.may_share_memory(a, b) and (p.written or q.written):
+                    raise ArgumentError(f"{q.name} and {p.name} are different arrays over overlapping "
+                                        "memory; pass the same array for both, or copies")
 
     def __call__(self, *args, sync: bool = True):
         """Launches on the local GPU. numpy arrays are copied in and back;
@@ -197,22 +215,27 @@ class Kernel:
         if self._function is None:
             image = self.cubin if self.cubin else self.ptx.encode() + b"\0"
             self._function = drv.load(image, self.name, self._module)
-        pointers, owned = [], []
+        pointers, owned = [], {}  # id(array) -> [pointer, array, written]
         try:
-            for value in args:
+            for param, value in zip(self.params, args):
                 device = _device_pointer(value)
                 if device is not None:
                     pointers.append(device[0])
                     continue
-                pointer = drv.alloc(value.nbytes)
-                owned.append((pointer, value))
-                drv.to_device(pointer, np.ascontiguousarray(value))
-                pointers.append(pointer)
+                # One device buffer per host array: the same array passed
+                # twice is one buffer, as it is one on the host.
+                entry = owned.get(id(value))
+                if entry is None:
+                    entry = owned[id(value)] = [drv.alloc(value.nbytes), value, False]
+                    drv.to_device(entry[0], np.ascontiguousarray(value))
+                entry[2] |= param.written
+                pointers.append(entry[0])
             drv.launch(self._function, self.grid, self.block, pointers, sync=sync or bool(owned))
-            for pointer, value in owned:
-                drv.to_host(value, pointer)
+            for pointer, value, written in owned.values():
+                if written:
+                    drv.to_host(value, pointer)
         finally:
-            for pointer, _ in owned:
+            for pointer, _, _ in owned.values():
                 drv.free(pointer)
 
 
@@ -222,7 +245,8 @@ def load(path: str) -> Kernel:
         artifact = json.load(f)
     if artifact.get("format") != ARTIFACT_FORMAT:
         raise ValueError(f"{path}: not a {ARTIFACT_FORMAT} artifact")
-    params = [Param(p["name"], tuple(p["shape"]), p["dtype"]) for p in artifact["params"]]
+    params = [Param(p["name"], tuple(p["shape"]), p["dtype"], bool(p.get("written", True)))
+              for p in artifact["params"]]
     cubin = base64.b64decode(artifact["cubin"]) if artifact.get("cubin") else None
     return Kernel(artifact["name"], artifact["ptx"], cubin, artifact["target"], params,
                   tuple(artifact["grid"]), tuple(artifact["block"]))

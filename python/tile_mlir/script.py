@@ -21,8 +21,12 @@ location.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import math
+import operator
 import os
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
@@ -46,11 +50,51 @@ GLOBAL_SPACE, SHARED_SPACE, REGISTER_SPACE = 1, 3, 5
 
 
 class TileError(ValueError):
-    """A kernel definition broke a rule; the message names the Python line."""
+    """A kernel definition broke a rule; the message starts with the user's
+    ``file.py:line`` (the first caller outside tile_mlir)."""
+
+    def __init__(self, message: str, located: bool = False):
+        if not located:
+            filename, line = _caller()
+            message = f"{filename}:{line}: {message}"
+        super().__init__(message)
+
+
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _integer(value, what: str, low: int = _INT64[0], high: int = _INT64[1]) -> int:
+    """``value`` as a Python int in [low, high]; a float, a bool or a value
+    out of range is an error, never rounded or wrapped."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TileError(f"{what} must be an integer, got {_short(value)}")
+    value = operator.index(value)
+    if not low <= value <= high:
+        raise TileError(f"{what} must be in [{low}, {high}], got {_short(value)}")
+    return value
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:20] + "..." + text[-8:]
+
+
+def _check_opcode(opcode) -> None:
+    if not isinstance(opcode, str):
+        raise TileError(f"an opcode is a string such as T.ptx[\"add.f32\"], got {_short(opcode)}")
+    if not opcode.isascii():
+        bad = next(c for c in opcode if not c.isascii())
+        raise TileError(f"the opcode {opcode!r} contains {bad!r}, which no PTX instruction "
+                        "spelling has (only letters, digits, '.', '_' and ':')")
+
+
+def _shape(shape, what: str) -> Tuple[int, ...]:
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return tuple(_integer(d, f"{what} axis {i}", 0) for i, d in enumerate(dims))
 
 
 def _element_type(dtype: str) -> ir.Type:
-    if dtype not in _DTYPES:
+    if not isinstance(dtype, str) or dtype not in _DTYPES:
         raise TileError(f"unsupported dtype {dtype!r}: expected one of {', '.join(_DTYPES)}")
     return ir.Type.parse(_DTYPES[dtype])
 
@@ -64,10 +108,21 @@ def _memref_type(shape, element, strides, offset, space) -> ir.MemRefType:
     return ir.MemRefType.get(list(shape), element, ir.StridedLayoutAttr.get(offset, list(strides)), space)
 
 
+_inside_package = {}
+
+
 def _caller() -> Tuple[str, int]:
-    for frame in inspect.stack()[2:]:
-        if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
-            return frame.filename, frame.lineno
+    """The first frame outside tile_mlir. Walking frames directly: building
+    inspect.stack() took 95% of tracing time."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        inside = _inside_package.get(filename)
+        if inside is None:
+            inside = _inside_package[filename] = os.path.abspath(filename).startswith(_PACKAGE_DIR)
+        if not inside:
+            return filename, frame.f_lineno
+        frame = frame.f_back
     return "<unknown>", 0
 
 
@@ -77,9 +132,8 @@ def _location() -> ir.Location:
 
 
 def _raise(error: ir.MLIRError) -> None:
-    filename, line = _caller()
     messages = "; ".join(d.message for d in error.error_diagnostics) or str(error)
-    raise TileError(f"{filename}:{line}: {messages}") from None
+    raise TileError(messages) from None
 
 
 # -- annotations and launch ---------------------------------------------------
@@ -91,15 +145,26 @@ class Tensor:
     dtype: str
 
     def __init__(self, shape, dtype):
-        object.__setattr__(self, "shape", tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,))))
-        object.__setattr__(self, "dtype", str(dtype))
+        if not isinstance(dtype, str) or dtype not in _DTYPES:
+            raise TileError(f"unsupported dtype {dtype!r}: expected one of {', '.join(_DTYPES)}")
+        object.__setattr__(self, "shape", _shape(shape, "a tensor shape's"))
+        object.__setattr__(self, "dtype", dtype)
 
 
-def _dim3(value) -> Tuple[int, int, int]:
+# CUDA's launch limits: grid x < 2^31, y and z < 2^16; block x and y up to
+# 1024, z up to 64, and 1024 threads in all.
+_GRID_LIMITS = ((1 << 31) - 1, 65535, 65535)
+_BLOCK_LIMITS = (1024, 1024, 64)
+_MAX_BLOCK_THREADS = 1024
+
+
+def _dim3(value, what: str, limits) -> Tuple[int, int, int]:
     values = list(value) if isinstance(value, (tuple, list)) else [value]
-    if not 1 <= len(values) <= 3 or any(int(v) < 1 for v in values):
-        raise TileError(f"a launch dimension is 1 to 3 positive integers, got {value!r}")
-    return tuple(int(v) for v in values) + (1,) * (3 - len(values))
+    if not 1 <= len(values) <= 3:
+        raise TileError(f"{what} is 1 to 3 positive integers, got {value!r}")
+    dims = tuple(_integer(v, f"{what} {axis}", 1, limit)
+                 for v, axis, limit in zip(values, "xyz", limits))
+    return dims + (1,) * (3 - len(dims))
 
 
 @dataclass(frozen=True)
@@ -135,10 +200,22 @@ class Index:
     @staticmethod
     def of(value) -> "Index":
         if isinstance(value, Index):
+            _check_owned(value)
             return value
         if isinstance(value, int) and not isinstance(value, bool):
-            return Index((), value)
+            return Index((), _integer(value, "an index"))
         raise TileError(f"expected an integer or an index expression, got {type(value).__name__}")
+
+    def __bool__(self):
+        raise TileError(_NO_TRUTH.format(what="an index expression"))
+
+    def __eq__(self, other):
+        return self.eq(other)
+
+    def __ne__(self, other):
+        return self.ne(other)
+
+    __hash__ = object.__hash__
 
     @property
     def is_static(self) -> bool:
@@ -157,6 +234,9 @@ class Index:
 
     def materialize(self) -> ir.Value:
         index = ir.IndexType.get()
+        _integer(self.const, "an index")
+        for _, coeff in self.terms:
+            _integer(coeff, "an index coefficient")
         with _location():
             result = None
             for value, coeff in self.terms:
@@ -225,17 +305,74 @@ class Index:
         return self._compare(other, arith.CmpIPredicate.ne)
 
 
+_NO_TRUTH = ("{what} is a value of the running kernel and has no truth value while "
+             "tracing: a Python if, while, and, or or not would decide once, for every "
+             "thread; use `with T.if_(cond):` for a branch, pred= for a predicated "
+             "instruction, and &, | and ~ to combine conditions")
+
+
 class Bool:
-    """A runtime predicate (i1)."""
+    """A runtime predicate (i1). Combine with ``&``, ``|`` and ``~``."""
 
     def __init__(self, value: ir.Value):
         self.value = value
 
+    def __bool__(self):
+        raise TileError(_NO_TRUTH.format(what="a runtime condition"))
+
+    def _combine(self, other, op):
+        if not isinstance(other, Bool):
+            raise TileError(f"a condition combines with another runtime condition, got {type(other).__name__}")
+        _check_owned(self)
+        _check_owned(other)
+        with _location():
+            return Bool(op(self.value, other.value))
+
+    def __and__(self, other):
+        return self._combine(other, arith.andi)
+
+    def __or__(self, other):
+        return self._combine(other, arith.ori)
+
+    def __invert__(self):
+        _check_owned(self)
+        with _location():
+            true = arith.constant(ir.IntegerType.get_signless(1), 1)
+            return Bool(arith.xori(self.value, true))
+
+
+# The smallest magnitude that rounds to infinity in each float type: a
+# finite value at or past it does not fit.
+_FLOAT_OVERFLOW = {"float16": 65520.0, "bfloat16": 2.0**128 - 2.0**119,
+                   "float32": 2.0**128 - 2.0**103, "float64": math.inf}
+
 
 class Scalar:
-    """A typed scalar constant, e.g. ``T.float32(-2.5)``."""
+    """A typed scalar constant, e.g. ``T.float32(-2.5)``. The value must fit
+    the type: nothing is rounded to an integer, wrapped or overflowed."""
 
     def __init__(self, dtype: str, value):
+        element = dtype
+        if dtype in _FLOAT_OVERFLOW:
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TileError(f"T.{dtype} takes a number, got {value!r}")
+            # inf and nan are spelled on purpose; a finite value that would
+            # round to infinity does not fit.
+            explicit = isinstance(value, (float, np.floating)) and not math.isfinite(value)
+            try:
+                number = float(value)
+            except OverflowError:
+                number = math.inf
+            if not explicit and abs(number) >= _FLOAT_OVERFLOW[dtype]:
+                raise TileError(f"T.{dtype}({_short(value)}) does not fit {dtype}: it would "
+                                "round to infinity")
+            value = number
+        else:
+            bits = np.iinfo(element).bits
+            low, high = (0, (1 << bits) - 1) if element.startswith("u") else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+            if isinstance(value, (float, np.floating)):
+                raise TileError(f"T.{dtype} takes an integer, got {value!r}; round explicitly")
+            value = _integer(value, f"T.{dtype}", low, high)
         self.dtype, self.python_value = dtype, value
 
     def materialize(self) -> ir.Value:
@@ -263,11 +400,24 @@ int8, int16, int32, int64 = (_scalar_maker(d) for d in ("int8", "int16", "int32"
 uint8, uint16, uint32, uint64 = (_scalar_maker(d) for d in ("uint8", "uint16", "uint32", "uint64"))
 
 
+def _check_owned(value) -> None:
+    """A Buffer, Index or Bool belongs to the kernel whose body made it: used
+    in another, it named values of another module (which later aborted)."""
+    values = [value.value] if isinstance(value, (Buffer, Bool)) else [v for v, _ in value.terms]
+    context = _active().context
+    if any(v.context != context for v in values):
+        raise TileError(f"this {type(value).__name__} was made in another @T.function; "
+                        "values do not cross kernels")
+
+
 class Buffer:
     """A tile or tensor: an MLIR memref value with its dtype."""
 
     def __init__(self, value: ir.Value, dtype: str, name: str = ""):
         self.value, self.dtype, self.name = value, dtype, name
+
+    def __bool__(self):
+        raise TileError("a tile has no truth value; compare its registers with an instruction")
 
     @property
     def type(self) -> ir.MemRefType:
@@ -278,6 +428,7 @@ class Buffer:
         return tuple(self.type.shape)
 
     def __getitem__(self, key) -> "Buffer":
+        _check_owned(self)
         keys = key if isinstance(key, tuple) else (key,)
         shape = self.shape
         if len(keys) > len(shape):
@@ -289,8 +440,9 @@ class Buffer:
                 start = Index.of(0 if k.start is None else k.start)
                 stop = Index.of(extent if k.stop is None else k.stop)
                 step = 1 if k.step is None else k.step
-                if not isinstance(step, int) or step < 1:
+                if isinstance(step, bool) or not isinstance(step, int) or step < 1:
                     raise TileError(f"axis {axis}: a slice step is a positive integer, got {step!r}")
+                step = _integer(step, f"axis {axis}: a slice step", 1)
                 if not stop.same_terms(start):
                     raise TileError(f"axis {axis}: the slice extent must be static "
                                     "(write stop as start + a constant)")
@@ -339,7 +491,8 @@ class Buffer:
         """The same registers under another shape. A contiguous row-major tile
         takes any shape of the same size; any tile can gain trailing unit
         axes (e.g. a (2, 4) tile as (2, 4, 1), one register per repeat)."""
-        shape = [int(d) for d in shape]
+        _check_owned(self)
+        shape = list(_shape(shape, "a reshape's"))
         old = list(self.shape)
         strides, offset = self.type.get_strides_and_offset()
         if shape[:len(old)] == old and all(d == 1 for d in shape[len(old):]) and old:
@@ -373,6 +526,7 @@ class Buffer:
     def view(self, dtype: str) -> "Buffer":
         """Reinterprets the register carriers as `dtype` (e.g. uint32 words as
         uint16 halves, low half first). Changes no bits."""
+        _check_owned(self)
         element = _element_type(dtype)
         source = self.type
         old_bits = source.element_type.width
@@ -402,6 +556,10 @@ class Buffer:
 
     def broadcast(self, shape: Sequence[int]) -> "Buffer":
         """A zero-stride view repeating unit axes to `shape` (inputs only)."""
+        _check_owned(self)
+        shape = _shape(shape, "a broadcast's")
+        if len(shape) != len(self.shape):
+            raise TileError(f"a broadcast keeps the rank: {self.shape} to {shape}")
         strides, offset = self.type.get_strides_and_offset()
         new_strides = [0 if (old == 1 and new != 1) else s
                        for old, new, s in zip(self.shape, shape, strides)]
@@ -419,9 +577,10 @@ class Buffer:
 # -- the kernel builder -------------------------------------------------------
 
 class _KernelBuilder:
-    def __init__(self, fn):
-        self.fn = fn
+    def __init__(self, fn, context: ir.Context):
+        self.fn, self.context = fn, context
         self.launch: Optional[LaunchConfig] = None
+        self.written: set = set()  # names of the parameters the kernel stores to
 
 
 class PrimFunc:
@@ -438,10 +597,11 @@ class PrimFunc:
             self.params.append((name, param.annotation))
         self.context = ir.Context()
         self.grid, self.block = (1, 1, 1), (1, 1, 1)
+        self.written: Tuple[str, ...] = ()
         self.module = self._build(fn)
 
     def _build(self, fn) -> ir.Module:
-        builder = _KernelBuilder(fn)
+        builder = _KernelBuilder(fn, self.context)
         with self.context, ir.Location.unknown():
             module = ir.Module.create()
             module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
@@ -452,7 +612,9 @@ class PrimFunc:
                 kernels = gpu.GPUModuleOp("kernels")
                 kernels.bodyRegion.blocks.append()
                 with ir.InsertionPoint(kernels.bodyRegion.blocks[0]):
-                    func = gpu.GPUFuncOp(ir.FunctionType.get(arg_types, []), sym_name=self.name, kernel=True)
+                    code = fn.__code__
+                    func = gpu.GPUFuncOp(ir.FunctionType.get(arg_types, []), sym_name=self.name, kernel=True,
+                                         loc=ir.Location.file(code.co_filename, code.co_firstlineno, 1))
                     block = func.body.blocks.append(*arg_types)
                     with ir.InsertionPoint(block):
                         args = [Buffer(v, t.dtype, n) for v, (n, t) in zip(block.arguments, self.params)]
@@ -464,7 +626,13 @@ class PrimFunc:
                         gpu.ReturnOp([])
             if builder.launch is None:
                 raise TileError(f"{self.name}: the body must call T.device_entry(launch=...)")
-            self.grid, self.block = _dim3(builder.launch.grid), _dim3(builder.launch.block)
+            self.grid = _dim3(builder.launch.grid, "the grid's", _GRID_LIMITS)
+            self.block = _dim3(builder.launch.block, "the block's", _BLOCK_LIMITS)
+            threads = self.block[0] * self.block[1] * self.block[2]
+            if threads > _MAX_BLOCK_THREADS:
+                raise TileError(f"a block of {self.block} has {threads} threads; "
+                                f"CUDA allows at most {_MAX_BLOCK_THREADS}")
+            self.written = tuple(name for name, _ in self.params if name in builder.written)
             func.attributes["known_block_size"] = ir.DenseI32ArrayAttr.get(list(self.block))
             func.attributes["known_grid_size"] = ir.DenseI32ArrayAttr.get(list(self.grid))
         return module
@@ -494,7 +662,9 @@ def alloc_local(shape, dtype: str, layout: str = "default", scope: str = "thread
     _active()
     if layout != "default":
         raise TileError(f"layout {layout!r} is not supported: only \"default\" (row-major) is")
-    shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    if not isinstance(scope, str):
+        raise TileError(f"scope is 'thread', 'warp', 'warpgroup' or 'cta', got {scope!r}")
+    shape = _shape(shape, "a tile shape's")
     space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), REGISTER_SPACE)
     with _location():
         value = memref.alloca(ir.MemRefType.get(list(shape), _element_type(dtype), memory_space=space), [], [])
@@ -523,6 +693,23 @@ def block_dim(dim: str = "x") -> Index:
     return _gpu_index(gpu.block_dim, dim)
 
 
+@contextlib.contextmanager
+def if_(cond: "Bool"):
+    """``with T.if_(t < 16):`` a branch the kernel takes at run time
+    (``scf.if``). Tiles used inside it keep their memory; for one predicated
+    instruction, ``pred=`` is cheaper."""
+    if not isinstance(cond, Bool):
+        raise TileError(f"T.if_ takes a runtime condition (e.g. T.thread_id() < 16), got "
+                        f"{type(cond).__name__}; a Python value needs a Python if")
+    _check_owned(cond)
+    with _location():
+        branch = scf.IfOp(cond.value)
+    with ir.InsertionPoint(branch.then_block):
+        yield
+        with _location():
+            scf.YieldOp([])
+
+
 def serial(start, stop=None, step=1):
     """``for i in T.serial(start, stop, step):`` a loop the kernel runs
     (``scf.for``), unlike a Python ``range``, which unrolls while tracing. The
@@ -548,41 +735,71 @@ class _PTX:
     """``T.ptx[opcode]``: an opcode spelling, checked against the form table."""
 
     def __getitem__(self, opcode: str) -> str:
+        _check_opcode(opcode)
         try:
             _ptx.parse(opcode)
         except _ptx.PTXFormError as error:
-            filename, line = _caller()
-            raise TileError(f"{filename}:{line}: {error}") from None
+            raise TileError(str(error)) from None
         return opcode
 
 
 ptx = _PTX()
 
 
-def _operand(value) -> ir.Value:
+def _operand(value, opcode: str, role: str) -> ir.Value:
     if isinstance(value, Buffer):
+        _check_owned(value)
         return value.value
     if isinstance(value, Scalar):
         return value.materialize()
     if isinstance(value, Index):
+        _check_owned(value)
         return value.materialize()
-    raise TileError(f"an operand is a tile, a tensor or a typed scalar (e.g. T.float32(1.0)), "
-                    f"got {type(value).__name__}; plain Python numbers have no PTX type")
+    what = type(value).__name__
+    hint = "; plain Python numbers have no PTX type" if isinstance(value, (int, float, complex)) else ""
+    raise TileError(f"{opcode}: operand {role}: expected a tile, a tensor or a typed scalar "
+                    f"(e.g. T.float32(1.0)), got {what} {value!r}{hint}")
 
 
-def _apply(opcode: str, *operands, scope: str = "thread", pred=None, preserve_dst: bool = False):
+_APPLY_OPTIONS = ("scope", "pred", "preserve_dst")
+
+
+def _role_names(opcode: str, count: int) -> List[str]:
+    """The form's operand names (dst, lhs, ...) for diagnostics."""
+    try:
+        names = [operand.name for operand in _ptx.parse(opcode).operands]
+    except _ptx.PTXFormError as error:
+        raise TileError(str(error)) from None
+    return names[:count] + [f"#{i}" for i in range(len(names), count)]
+
+
+def _apply(opcode, *operands, **options):
     _active()
-    values = [_operand(v) for v in operands]
+    _check_opcode(opcode)
+    unknown = [name for name in options if name not in _APPLY_OPTIONS]
+    if unknown:
+        raise TileError(f"{opcode}: unknown option {unknown[0]}=; tile.apply takes "
+                        f"{', '.join(o + '=' for o in _APPLY_OPTIONS)}")
+    scope = options.get("scope", "thread")
+    pred = options.get("pred")
+    preserve_dst = options.get("preserve_dst", False)
+    if not isinstance(scope, str):
+        raise TileError(f"{opcode}: scope is 'thread', 'warp', 'warpgroup' or 'cta', got {scope!r}")
+    if not isinstance(preserve_dst, bool):
+        raise TileError(f"{opcode}: preserve_dst is True or False, got {preserve_dst!r}")
+    roles = _role_names(opcode, len(operands))
+    values = [_operand(v, opcode, role) for v, role in zip(operands, roles)]
     predicate = None
     if pred is not None:
         if isinstance(pred, bool):
             with _location():
                 predicate = arith.constant(ir.IntegerType.get_signless(1), int(pred))
         elif isinstance(pred, Bool):
+            _check_owned(pred)
             predicate = pred.value
         else:
-            raise TileError(f"pred is a runtime bool (e.g. T.thread_id() < 4) or a Python bool, "
-                            f"got {type(pred).__name__}")
+            raise TileError(f"{opcode}: pred is a runtime bool (e.g. T.thread_id() < 4) or a Python "
+                            f"bool, got {type(pred).__name__}")
     try:
         with _location():
             op = _tile_ops.ApplyOp(opcode, values, pred=predicate, scope=scope,
@@ -590,7 +807,19 @@ def _apply(opcode: str, *operands, scope: str = "thread", pred=None, preserve_ds
             op.operation.verify()
     except ir.MLIRError as error:
         _raise(error)
+    _record_writes(opcode, operands)
     return op
+
+
+def _record_writes(opcode: str, operands) -> None:
+    """Notes the parameters a store writes, so the runtime copies back only
+    those (and accepts read-only arrays for the rest)."""
+    forms = _ptx.overloads(opcode)
+    if not forms[0].writes_memory:
+        return
+    for operand, value in zip(forms[0].operands, operands):
+        if operand.space != "reg" and isinstance(value, Buffer) and value.name:
+            _active().written.add(value.name)
 
 
 class _TileNamespace:
@@ -606,7 +835,7 @@ cuda = _CudaNamespace()
 
 __all__ = [
     "Tensor", "LaunchConfig", "TileError", "function", "prim_func", "device_entry", "alloc_local",
-    "thread_id", "block_id", "block_dim", "serial", "ptx", "cuda", "Buffer", "Index", "Bool", "Scalar",
+    "thread_id", "block_id", "block_dim", "serial", "if_", "ptx", "cuda", "Buffer", "Index", "Bool", "Scalar",
     "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64",
 ]

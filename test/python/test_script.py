@@ -161,7 +161,9 @@ def test_artifact_round_trip(tmp_path):
     k.save(str(path))
     loaded = runtime.load(str(path))
     assert (loaded.name, loaded.ptx, loaded.cubin, loaded.target) == (k.name, k.ptx, k.cubin, "sm_90")
-    assert loaded.params == [runtime.Param("A", (4, 2), "float32"), runtime.Param("Out", (4, 1), "uint32")]
+    # Only Out is stored to, so only Out is copied back after a launch.
+    assert loaded.params == [runtime.Param("A", (4, 2), "float32", written=False),
+                             runtime.Param("Out", (4, 1), "uint32", written=True)]
     assert (loaded.grid, loaded.block) == ((1, 1, 1), (1, 1, 1))
     assert json.load(open(path))["format"] == "tile-mlir-kernel/1"
     with open(tmp_path / "other.json", "w") as f:
