@@ -23,7 +23,7 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
          "}, tile-expand, convert-tile-to-nvvm, "
          "gpu.module(expand-strided-metadata, lower-affine, convert-scf-to-cf, "
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
-         "reconcile-unrealized-casts), "
+         "reconcile-unrealized-casts, tile-local-allocas), "
          "gpu-module-to-binary{format=" +
          format + "}";
 }

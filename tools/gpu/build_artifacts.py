@@ -59,6 +59,68 @@ def wide_offsets(A: T.Tensor((32768, 1), "float32"), Out: T.Tensor((32768, 1), "
     T.cuda.tile.apply(T.ptx["st.global.f32"], Out[0::4096], r)
 
 
+@T.function
+def runtime_slice(A: T.Tensor((32, 1), "float32"), Out: T.Tensor((32, 1), "float32")):
+    """Thread t negates and stores slot t of a 32-register tile: a slice at a
+    runtime index, which forwarding once turned into an undefined register
+    (the write vanished and the store read garbage)."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    r = T.alloc_local((32, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
+    T.cuda.tile.apply(T.ptx["neg.f32"], r[t:t + 1], r[t:t + 1])
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t:t + 1], r[t:t + 1])
+
+
+@T.function
+def even_view(A: T.Tensor((64, 1), "uint16"), Out: T.Tensor((32, 1), "uint32")):
+    """Thread t loads halves 2t and 2t+1 as one word through a view at a
+    runtime offset the compiler proves even (a bare t is rejected)."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    r = T.alloc_local((1, 1), "uint32")
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[2 * t:2 * t + 2].reshape((1, 2)).view("uint32"))
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], r)
+
+
+@T.function
+def add_one(Out: T.Tensor((64, 1), "float32"), A: T.Tensor((64, 1), "float32")):
+    """Out = A + 1, run with Out and A the same array (aliased) and with a
+    read-only A."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+    r = T.alloc_local((64, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
+    T.cuda.tile.apply(T.ptx["add.rn.f32"], r, r, T.float32(1.0))
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Out, r)
+
+
+@T.function
+def branch(A: T.Tensor((32, 1), "float32"), Out: T.Tensor((32, 1), "float32")):
+    """Threads 0..15 but 3 take the T.if_ branch and negate; the rest store
+    nothing."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    with T.if_((t < 16) & ~t.eq(3)):
+        r = T.alloc_local((1, 1), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["neg.f32"], r, r)
+        T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t:t + 1], r)
+
+
+@T.function
+def unsigned_kept(A: T.Tensor((32, 2, 1), "uint32"), Out: T.Tensor((32, 2, 1), "uint32")):
+    """Unsigned registers never written before a predicated, preserving
+    load: compiled once the undef of a ui32 was LLVM-typed. Lanes below 8
+    load both words; the others store their first word and an undefined
+    second one, which the check does not read."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    r = T.alloc_local((2, 1), "uint32")
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], r[0:1], A[t, 0:1])
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[t], pred=t < 8, preserve_dst=True)
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t], r)
+
+
 KERNELS = {
     "warp_scope": warp_scope,
     "packed_add": packed_add.packed_add,
@@ -66,6 +128,11 @@ KERNELS = {
     "narrow_pairs": narrow_pairs.narrow_pairs,
     "predicated_neg": predicated_neg,
     "wide_offsets": wide_offsets,
+    "runtime_slice": runtime_slice,
+    "even_view": even_view,
+    "add_one": add_one,
+    "branch": branch,
+    "unsigned_kept": unsigned_kept,
 }
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs the artifacts of build_artifacts.py on a CUDA GPU with numpy and the
-driver only, compares bit for bit, checks the SASS, and writes a JSON report.
+driver only, compares bit for bit, checks the SASS, and writes a JSON report (and every
+kernel's SASS, in kernels.sass beside it).
 
     PYTHONPATH=python python tools/gpu/run_artifacts.py build/gpu report.json
 """
@@ -72,6 +73,48 @@ def check_wide_offsets(kernel, rng):
     return bits_equal(out, want), a.size
 
 
+def check_runtime_slice(kernel, rng):
+    a = rng.standard_normal((32, 1)).astype("float32")
+    out = np.full((32, 1), np.nan, dtype="float32")
+    kernel(a, out)
+    return bits_equal(out, -a), a.size
+
+
+def check_even_view(kernel, rng):
+    a = rng.integers(0, 1 << 16, (64, 1), dtype="uint16")
+    out = np.zeros((32, 1), dtype="uint32")
+    kernel(a, out)
+    return bits_equal(out, a.reshape(32, 2).copy().view("uint32")), a.size
+
+
+def check_add_one(kernel, rng):
+    y = rng.standard_normal((64, 1)).astype("float32")
+    want = y + np.float32(1)
+    kernel(y, y)  # aliased: one buffer, copied back once
+    aliased = bits_equal(y, want)
+    a = rng.standard_normal((64, 1)).astype("float32")
+    a.flags.writeable = False  # never written, so never copied back
+    out = np.zeros((64, 1), dtype="float32")
+    kernel(out, a)
+    return aliased and bits_equal(out, a + np.float32(1)), 2 * y.size
+
+
+def check_branch(kernel, rng):
+    a = rng.standard_normal((32, 1)).astype("float32")
+    out = np.full((32, 1), 7.0, dtype="float32")
+    kernel(a, out)
+    taken = (np.arange(32) < 16) & (np.arange(32) != 3)
+    return bits_equal(out, np.where(taken[:, None], -a, np.float32(7.0))), a.size
+
+
+def check_unsigned_kept(kernel, rng):
+    a = rng.integers(0, 1 << 32, (32, 2, 1), dtype="uint32")
+    out = np.zeros((32, 2, 1), dtype="uint32")
+    kernel(a, out)
+    defined = bits_equal(out[:, 0], a[:, 0]) and bits_equal(out[:8, 1], a[:8, 1])
+    return defined, 32 + 8
+
+
 CHECKS = {
     "warp_scope": check_warp_scope,
     "packed_add": check_packed_add,
@@ -79,6 +122,11 @@ CHECKS = {
     "narrow_pairs": check_narrow_pairs,
     "predicated_neg": check_predicated_neg,
     "wide_offsets": check_wide_offsets,
+    "runtime_slice": check_runtime_slice,
+    "even_view": check_even_view,
+    "add_one": check_add_one,
+    "branch": check_branch,
+    "unsigned_kept": check_unsigned_kept,
 }
 
 
@@ -105,6 +153,7 @@ def main(artifacts, report_path):
     rng = np.random.default_rng(0)
     report = {"device": None, "kernels": {}}
     report["device"] = runtime.local_arch()
+    listings = []
     for name, check in CHECKS.items():
         kernel = runtime.load(os.path.join(artifacts, f"{name}.json"))
         ok, elements = check(kernel, rng)
@@ -113,12 +162,13 @@ def main(artifacts, report_path):
         if text is not None:
             entry["sass_ops"] = sass_summary(text)
             entry["local_memory"] = bool(re.search(r"\b(LDL|STL)\b", text))
-            with open(os.path.join(os.path.dirname(report_path) or ".", f"{name}.sass"), "w") as f:
-                f.write(text)
+            listings.append(f"// ===== {name} =====\n{text}")
         report["kernels"][name] = entry
         print(name, entry)
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
+    with open(os.path.join(os.path.dirname(report_path) or ".", "kernels.sass"), "w") as f:
+        f.write("\n".join(listings))
     return 0 if all(k["bit_exact"] for k in report["kernels"].values()) else 1
 
 

@@ -5,6 +5,9 @@
 
 namespace mlir::tile {
 
+#define GEN_PASS_DECL_TILELOCALALLOCAS
+#include "tile/Conversion/Passes.h.inc"
+
 #define GEN_PASS_REGISTRATION
 #include "tile/Conversion/Passes.h.inc"
 

@@ -34,4 +34,29 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TileLocalAllocas : Pass<"tile-local-allocas"> {
+  let summary = "give local-memory allocas the generic form NVPTX lowers correctly";
+  let description = [{
+    LLVM 22's NVPTX back end, given an `alloca` in address space 5 in a
+    module whose data layout allocates in address space 0 (what MLIR's
+    lowering produces), addresses the frame with the generic stack pointer
+    `%SP` and then uses `st.local`/`ld.local` or a second `cvta.local` on it:
+    every access to a register tile that stays in memory (indexed at run
+    time) faulted or read the wrong slot on the H200. This pass rewrites each
+    such alloca the way clang emits them, a generic alloca cast to address
+    space 5, which the back end addresses through the local `%SPL`. Run it
+    after the memref lowering (convert-gpu-to-nvvm).
+
+    ```mlir
+    %a = llvm.alloca %n x f32 : (i64) -> !llvm.ptr<5>
+    ```
+    becomes
+    ```mlir
+    %g = llvm.alloca %n x f32 : (i64) -> !llvm.ptr
+    %a = llvm.addrspacecast %g : !llvm.ptr to !llvm.ptr<5>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif

@@ -61,9 +61,7 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   for (auto [i, operand] : llvm::enumerate(form.operands)) {
     text += i == 0 ? " " : ", ";
     if (operand.isMemory()) {
-      text += operand.space == ptx::Space::Local
-                  ? std::string("[%tile_local")
-                  : "[$" + std::to_string(addressIndex);
+      text += "[$" + std::to_string(addressIndex);
       if (addressOffset)
         text += (addressOffset > 0 ? "+" : "") + std::to_string(addressOffset);
       text += "]";
@@ -100,14 +98,6 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
       text += "}";
   }
   text = guard + text + ";";
-  // A local-memory operand arrives as a generic address (LLVM hands allocas
-  // to inline asm through the generic stack pointer %SP); convert it here.
-  std::optional<unsigned> memory = form.memoryOperand();
-  if (memory && form.operands[*memory].space == ptx::Space::Local) {
-    narrowDecls += ".reg .u64 %tile_local; ";
-    before += "cvta.to.local.u64 %tile_local, $" +
-              std::to_string(addressIndex) + "; ";
-  }
   if (!narrowDecls.empty())
     text = "{ " + narrowDecls + before + text + after + " }";
   if (form.accessesMemory())
@@ -207,10 +197,10 @@ public:
                      asmRegisterBits(*operand)));
     int64_t addressOffset = 0;
     if (Value memref = op.getMemref()) {
-      // LLVM 22's NVPTX back end hands the address of a local (addrspace 5)
-      // alloca to inline asm as a generic address (%SP-based); the asm
-      // converts it back (see buildInlineAsm). tools/conformance checks this
-      // on the GPU: an addrspacecast here converted it twice and faulted.
+      // A local (addrspace 5) memref's address is a local address: the
+      // pipeline's tile-local-allocas pass gives its alloca the form whose
+      // address NVPTX computes from %SPL. tools/conformance checks ld.local
+      // and st.local on the GPU.
       if (std::optional<int64_t> offset = constantByteOffset(op)) {
         // A static element: a base register plus an immediate offset, as
         // hand-written PTX addresses it ([%rd1+4]). Each 64 KiB window of a

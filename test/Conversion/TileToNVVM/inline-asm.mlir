@@ -117,11 +117,11 @@ func.func @address_windows(%g: memref<32768xi32, 1>) -> (i32, i32, i32) {
 
 // -----
 
-// Local memory arrives as a generic address (LLVM's %SP) and is converted in
-// the asm block (found by tools/conformance: the raw address faulted).
+// A local memref's address is a local address (tile-local-allocas gives
+// its alloca the form NVPTX addresses through %SPL), used as it is.
 // CHECK-LABEL: func.func @local_memory
 // CHECK: %[[ADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<5> to i64
-// CHECK: llvm.inline_asm has_side_effects "{ .reg .u64 %tile_local; cvta.to.local.u64 %tile_local, $1; ld.local.b32 $0, [%tile_local+4]; }", "=r,l" %[[ADDR]]
+// CHECK: llvm.inline_asm has_side_effects "ld.local.b32 $0, [$1+4];", "=r,l" %[[ADDR]]
 func.func @local_memory(%l: memref<2x1xi32, 5>) -> i32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -1,0 +1,41 @@
+//===- LocalAllocas.cpp - Generic allocas for local memory ----------------===//
+
+#include "tile/Conversion/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILELOCALALLOCAS
+#include "tile/Conversion/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+
+namespace {
+
+constexpr unsigned kLocalAddressSpace = 5;
+
+struct TileLocalAllocasPass
+    : public tile::impl::TileLocalAllocasBase<TileLocalAllocasPass> {
+  void runOnOperation() override {
+    SmallVector<LLVM::AllocaOp> locals;
+    getOperation()->walk([&](LLVM::AllocaOp alloca) {
+      if (alloca.getType().getAddressSpace() == kLocalAddressSpace)
+        locals.push_back(alloca);
+    });
+    for (LLVM::AllocaOp alloca : locals) {
+      OpBuilder builder(alloca);
+      auto generic = LLVM::AllocaOp::create(
+          builder, alloca.getLoc(), LLVM::LLVMPointerType::get(&getContext()),
+          alloca.getElemType(), alloca.getArraySize(),
+          alloca.getAlignment().value_or(0));
+      auto local = LLVM::AddrSpaceCastOp::create(
+          builder, alloca.getLoc(), alloca.getType(), generic.getResult());
+      alloca.replaceAllUsesWith(local.getResult());
+      alloca.erase();
+    }
+  }
+};
+
+} // namespace

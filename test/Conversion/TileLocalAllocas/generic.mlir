@@ -1,0 +1,23 @@
+// RUN: tile-opt %s --tile-local-allocas | FileCheck %s
+
+// CHECK-LABEL: llvm.func @slots
+// CHECK: %[[G:.*]] = llvm.alloca %{{.*}} x f32 {alignment = 4 : i64} : (i64) -> !llvm.ptr
+// CHECK: %[[L:.*]] = llvm.addrspacecast %[[G]] : !llvm.ptr to !llvm.ptr<5>
+// CHECK: llvm.store %{{.*}}, %[[L]] : f32, !llvm.ptr<5>
+// CHECK-NOT: -> !llvm.ptr<5>
+llvm.func @slots(%v: f32) {
+  %n = llvm.mlir.constant(32 : i64) : i64
+  %a = llvm.alloca %n x f32 {alignment = 4 : i64} : (i64) -> !llvm.ptr<5>
+  llvm.store %v, %a : f32, !llvm.ptr<5>
+  llvm.return
+}
+
+// Generic allocas are left alone.
+// CHECK-LABEL: llvm.func @generic
+// CHECK: llvm.alloca %{{.*}} x i32 : (i64) -> !llvm.ptr
+// CHECK-NOT: llvm.addrspacecast
+llvm.func @generic() {
+  %n = llvm.mlir.constant(1 : i64) : i64
+  %a = llvm.alloca %n x i32 : (i64) -> !llvm.ptr
+  llvm.return
+}
