@@ -6,7 +6,14 @@ Python API.
       strides, memory spaces, element types, attribute values, operand
       lists, predicates) through `tile-opt --tile-expand --convert-tile-to-nvvm`;
   (b) random opcode strings through the PTX form table;
-  (c) random kernels through the Python script front end.
+  (c) random kernels through the Python script front end;
+  (d) classes the defects issue found, each with an oracle written from the
+      rule rather than from the compiler: register tiles read through views
+      at runtime offsets must keep their memory after --tile-expand;
+      widening views at runtime offsets are accepted exactly when the
+      generator built the offset as a multiple of the width ratio; option
+      values of --tile-to-ptx and --tile-attach-target; and aliased, read-only
+      and overlapping arguments through the runtime (with a stand-in driver).
 
 An input passes when the tool exits normally (success or diagnostics) within
 the time limit; a signal, an LLVM assertion, "LLVM ERROR", a stack dump or a
@@ -49,12 +56,13 @@ OPCODE_TOKENS = ["add", "sub", "mul", "abs", "neg", "cvt", "mov", "ld", "st", "r
                  "u16", "s32", "u32", "s64", "u64", "b8", "b16", "b32", "b64", "b128", "tf32", "e4m3x2",
                  "e2m1x2", "u16x2", "pack", "", "x", "f", "s999999999999", "\u00e9", "%r1", "{", "}"]
 ELEMENT_TYPES = ["i1", "i8", "i16", "i32", "i64", "i128", "ui32", "si16", "f16", "bf16", "f32", "f64", "index",
-                 "vector<2xf16>", "complex<f32>", "f8E4M3FN", "tf32", "i3"]
+                 "vector<2xf16>", "complex<f32>", "f8E4M3FN", "tf32", "i3", "i0", "memref<2xf32>", "i4"]
 SPACES = ["", ", 1", ", 3", ", 5", ", 0", ", 7", ", #gpu.address_space<workgroup>", ", #gpu.address_space<private>",
-          ", 999999999999", ", \"x\""]
+          ", 999999999999", ", \"x\"", ", 4294967297", ", -1"]
 LAYOUTS = ["", ", strided<[0, 1]>", ", strided<[1, 1]>", ", strided<[?, 1]>", ", strided<[2, 1], offset: 1>",
            ", strided<[-1, 1]>", ", affine_map<(d0, d1) -> (d1, d0)>", ", strided<[1]>",
-           ", strided<[4611686018427387904, 1]>"]
+           ", strided<[4611686018427387904, 1]>", ", strided<[9223372036854775807, 1]>",
+           ", strided<[1, 1], offset: ?>", ", strided<[?, ?], offset: ?>"]
 
 
 def corpus():
@@ -81,7 +89,8 @@ def mutate(rng, text):
                           text, count=3)
         elif choice == 1:  # shape extents
             text = re.sub(r"(memref<)([0-9x?]+)x", lambda m: m.group(1) + "x".join(
-                rng.choice(["0", "1", "2", "3", "8", "?", "65536", "1000001", str(rng.randint(1, 9))])
+                rng.choice(["0", "1", "2", "3", "8", "?", "65536", "1000001", "4294967296",
+                            "9223372036854775807", str(rng.randint(1, 9))])
                 for _ in m.group(2).split("x")) + "x", text, count=rng.randint(1, 3))
         elif choice == 2:  # element types
             text = re.sub(r"x(i8|i16|i32|i64|ui32|f16|bf16|f32|f64)([,>])",
@@ -117,13 +126,13 @@ def mutate(rng, text):
     return text
 
 
-def run_tool(inputs, timeout):
+def run_tool(inputs, timeout, passes=("--tile-expand", "--convert-tile-to-nvvm"), keep_output=False):
     """Runs tile-opt over split inputs; returns (crashed, output)."""
     text = "\n// -----\n".join(inputs)
     try:
-        result = subprocess.run([TILE_OPT, "--tile-expand", "--convert-tile-to-nvvm", "-split-input-file",
-                                 "-o", os.devnull], input=text, capture_output=True, text=True, timeout=timeout,
-                                errors="replace")
+        result = subprocess.run([TILE_OPT, *passes, "-split-input-file",
+                                 *([] if keep_output else ["-o", os.devnull])], input=text, capture_output=True,
+                                text=True, timeout=timeout, errors="replace")
     except subprocess.TimeoutExpired:
         return True, "timeout"
     output = result.stdout + result.stderr
@@ -234,6 +243,138 @@ print(count)
             report["python_inputs"] += int(result.stdout.strip().splitlines()[-1] or 0)
 
 
+def dynamic_view_case(rng):
+    """A register tile read or written through a view at a runtime offset,
+    with the oracle: after --tile-expand its alloca is still there."""
+    rows = rng.choice([2, 4, 8])
+    op = rng.choice(["neg.f32", "abs.f32"])
+    sub = f"memref<1x1xf32, strided<[1, 1], offset: ?>, 5>"
+    uses = [f'tile.apply "{op}"(%s, %s) : {sub}, {sub}',
+            f'tile.apply "st.global.f32"(%o, %s) : memref<1x1xf32, 1>, {sub}',
+            f'%v = memref.load %s[%c0, %c0] : {sub}\n  memref.store %v, %s[%c0, %c0] : {sub}',
+            f'%b = tile.broadcast %s : {sub} to memref<{rows}x1xf32, strided<[0, 1], offset: ?>, 5>\n'
+            f'  tile.apply "st.global.f32"(%g, %b) : memref<{rows}x1xf32, 1>, '
+            f'memref<{rows}x1xf32, strided<[0, 1], offset: ?>, 5>']
+    body = "\n  ".join(rng.sample(uses, rng.randint(1, len(uses))))
+    return f"""func.func @k(%g: memref<{rows}x1xf32, 1>, %o: memref<1x1xf32, 1>, %t: index) {{
+  %c0 = arith.constant 0 : index
+  %r = memref.alloca() : memref<{rows}x1xf32, 5>
+  tile.apply "ld.global.f32"(%r, %g) : memref<{rows}x1xf32, 5>, memref<{rows}x1xf32, 1>
+  %s = memref.subview %r[%t, 0] [1, 1] [1, 1] : memref<{rows}x1xf32, 5> to {sub}
+  {body}
+  return
+}}"""
+
+
+def widening_view_case(rng):
+    """A 16-to-32-bit view of a slice at offset k * t + c; the generator
+    knows the answer: legal exactly when k and c are even."""
+    k, c = rng.randint(0, 5), rng.randint(0, 3)
+    legal = k % 2 == 0 and c % 2 == 0
+    s = "memref<2x1xi16, strided<[1, 1], offset: ?>, 1>"
+    text = f"""func.func @k(%a: memref<64x1xi16, 1>, %t: index) {{
+  %k = arith.constant {k} : index
+  %c = arith.constant {c} : index
+  %m = arith.muli %t, %k : index
+  %o = arith.addi %m, %c : index
+  %s = memref.subview %a[%o, 0] [2, 1] [1, 1] : memref<64x1xi16, 1> to {s}
+  %f = memref.collapse_shape %s [[0, 1]] : {s} into memref<2xi16, strided<[1], offset: ?>, 1>
+  %e = memref.expand_shape %f [[0, 1]] output_shape [1, 2] : memref<2xi16, strided<[1], offset: ?>, 1> into memref<1x2xi16, strided<[2, 1], offset: ?>, 1>
+  %w = tile.view %e : memref<1x2xi16, strided<[2, 1], offset: ?>, 1> to memref<1x1xi32, strided<[1, 1], offset: ?>, 1>
+  return
+}}"""
+    return text, legal
+
+
+PIPELINE_OPTIONS = ["O=0", "O=3", "O=4", "O=7", "O=99", "O=-1", "O=4294967296", "ptx=0", "ptx=60", "ptx=10",
+                    "ptx=78", "ptx=88", "ptx=89", "ptx=999", "format=isa", "format=cubin", "format=garbage",
+                    "format=", "chip=sm_90", "chip=sm_100a", "chip=sm_", "chip=sm_90}", "chip=", "chip=x y",
+                    "chip=sm_90},canonicalize{", "chip=sm_75"]
+
+
+def fuzz_classes(rng, deadline, report, timeout):
+    while time.time() < deadline:
+        report["class_inputs"] += 1
+        kind = rng.randrange(3)
+        if kind == 0:
+            text = dynamic_view_case(rng)
+            crashed, output = run_tool([text], timeout, ["--tile-expand"], keep_output=True)
+            if crashed or "memref.alloca()" not in output:
+                report["class_findings"].append({"kind": "dynamic view lost its memory", "input": text,
+                                                 "output": output[-400:]})
+        elif kind == 1:
+            text, legal = widening_view_case(rng)
+            crashed, output = run_tool([text], timeout, [])
+            accepted = not crashed and "error:" not in output
+            if crashed or accepted != legal:
+                report["class_findings"].append({"kind": f"widening view {'accepted' if accepted else 'rejected'}"
+                                                 f" but {'legal' if legal else 'illegal'}", "input": text})
+        else:
+            options = ",".join(rng.sample(PIPELINE_OPTIONS, rng.randint(1, 3)))
+            flag = rng.choice(["--tile-to-ptx", "--tile-attach-target"])
+            if flag == "--tile-attach-target":
+                options = ",".join(o for o in options.split(",") if not o.startswith("format"))
+            text = 'module attributes {gpu.container_module} {\n  gpu.module @k {\n  }\n}'
+            crashed, output = run_tool([text], timeout, [f"{flag}={options}"])
+            if crashed:
+                report["class_findings"].append({"kind": "option value crashed", "input": f"{flag}={options}",
+                                                 "output": output[-400:]})
+
+
+def fuzz_arguments(rng, deadline, report):
+    """Aliased, read-only and overlapping numpy arguments through the runtime
+    with a stand-in driver; the oracle: each host array is copied back at
+    most once, only if a written parameter uses it, and a launch either runs
+    or raises ArgumentError."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import numpy as np
+    from tile_mlir import runtime
+
+    class Driver:
+        def __init__(self):
+            self.memory, self.back = {}, []
+        def load(self, *args):
+            return "f"
+        def alloc(self, n):
+            self.memory[len(self.memory) + 1] = bytearray(n)
+            return len(self.memory)
+        def to_device(self, p, a):
+            self.memory[p][:] = a.tobytes()
+        def to_host(self, a, p):
+            self.back.append(id(a))
+        def launch(self, *args, **kwargs):
+            pass
+        def free(self, p):
+            pass
+
+    while time.time() < deadline:
+        report["argument_inputs"] += 1
+        count = rng.randint(1, 4)
+        params = [runtime.Param(f"p{i}", (4,), "float32", rng.random() < 0.5) for i in range(count)]
+        pool = [np.zeros(4, "float32") for _ in range(2)]
+        base = np.zeros(6, "float32")
+        pool += [base[0:4], base[1:5]]
+        args = [rng.choice(pool) for _ in params]
+        for a in set(map(id, args)):
+            if rng.random() < 0.3:
+                next(x for x in args if id(x) == a).flags.writeable = False
+        fake = Driver()
+        runtime.driver = lambda: fake
+        kernel = runtime.Kernel("k", "", None, "sm_90", params, (1, 1, 1), (1, 1, 1))
+        try:
+            kernel(*args)
+        except runtime.ArgumentError:
+            continue
+        except Exception as error:  # noqa: BLE001 - any other exception is a finding
+            report["class_findings"].append({"kind": "runtime raised", "input": repr([p.written for p in params]),
+                                             "output": repr(error)})
+            continue
+        written = {id(a) for p, a in zip(params, args) if p.written}
+        if len(fake.back) != len(set(fake.back)) or set(fake.back) != written:
+            report["class_findings"].append({"kind": "copy-back", "input": repr([p.written for p in params]),
+                                             "output": repr(fake.back)})
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60)
@@ -245,13 +386,17 @@ def main(argv=None):
     rng = random.Random(args.seed)
     report = {"seed": args.seed, "seconds": args.seconds, "tool_inputs": 0, "tool_crashes": [],
               "upstream_crashes": [],
-              "table_inputs": 0, "table_crashes": [], "python_inputs": 0, "python_crashes": []}
+              "table_inputs": 0, "table_crashes": [], "python_inputs": 0, "python_crashes": [],
+              "class_inputs": 0, "argument_inputs": 0, "class_findings": []}
     start = time.time()
-    fuzz_tool(rng, start + args.seconds * 0.6, report, args.crash_dir, args.timeout)
+    fuzz_tool(rng, start + args.seconds * 0.5, report, args.crash_dir, args.timeout)
+    fuzz_classes(rng, start + args.seconds * 0.6, report, args.timeout)
+    fuzz_arguments(rng, start + args.seconds * 0.65, report)
     fuzz_table(rng, start + args.seconds * 0.75, report)
     fuzz_python(rng, start + args.seconds, report)
     report["elapsed"] = round(time.time() - start, 1)
-    crashes = len(report["tool_crashes"]) + len(report["table_crashes"]) + len(report["python_crashes"])
+    crashes = len(report["tool_crashes"]) + len(report["table_crashes"]) + len(report["python_crashes"]) + \
+        len(report["class_findings"])
     report["distinct_crashes"] = len({c["signature"] for c in report["tool_crashes"]}) + \
         len(report["table_crashes"]) + len(report["python_crashes"])
     if args.report:
@@ -260,7 +405,11 @@ def main(argv=None):
     print(f"tile-opt: {report['tool_inputs']} inputs, {len(report['tool_crashes'])} crashes "
           f"({len(report['upstream_crashes'])} known upstream); "
           f"table: {report['table_inputs']} spellings, {len(report['table_crashes'])} crashes; "
-          f"python: {report['python_inputs']} kernels, {len(report['python_crashes'])} crashes")
+          f"python: {report['python_inputs']} kernels, {len(report['python_crashes'])} crashes; "
+          f"classes: {report['class_inputs']} inputs, {report['argument_inputs']} argument lists, "
+          f"{len(report['class_findings'])} findings")
+    for finding in report["class_findings"][:5]:
+        print("FINDING", finding["kind"], "\n", finding["input"][:600])
     for crash in report["tool_crashes"][:10]:
         print("CRASH", crash["signature"], "\n", crash["input"][:600])
     for crash in report["python_crashes"][:3] + report["table_crashes"][:3]:
