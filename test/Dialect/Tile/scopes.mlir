@@ -88,3 +88,25 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// An unknown block size is printed as '?', not as kDynamic.
+gpu.module @unknown_block {
+  gpu.func @k(%r: memref<4x1xf32, 5>) {
+    // expected-error @+1 {{'tile.apply' op dst: scope cta needs leading group axes (?, 32) before the repeat and register axes, got (4, 1)}}
+    tile.apply "abs.f32"(%r, %r) {scope = "cta"} : memref<4x1xf32, 5>, memref<4x1xf32, 5>
+    gpu.return
+  }
+}
+
+// -----
+
+// The block size product once overflowed int64 in this message.
+gpu.module @huge_block {
+  gpu.func @k(%r: memref<32x1x1xf32, 5>) kernel attributes {known_block_size = array<i32: 2147483647, 2147483647, 2147483647>} {
+    // expected-error @+1 {{'tile.apply' op known_block_size must hold 1 to 1024 threads}}
+    tile.apply "abs.f32"(%r, %r) {scope = "warp"} : memref<32x1x1xf32, 5>, memref<32x1x1xf32, 5>
+    gpu.return
+  }
+}
