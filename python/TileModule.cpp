@@ -11,8 +11,12 @@
 #include "tile/PTX/Forms.h"
 #include "tile/Pipeline/Pipeline.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+
+#include <stdexcept>
 
 namespace nb = nanobind;
 namespace ptx = mlir::tile::ptx;
@@ -46,8 +50,21 @@ static nb::dict formToDict(const ptx::Form &form) {
   return result;
 }
 
+/// A fatal error in LLVM or MLIR ends the process: exit(1), or abort() for
+/// a crash diagnostic. tile-mlir checks every user input before upstream
+/// code sees it; should one still get through, the error becomes a C++
+/// exception that unwinds to the binding that made the call, which raises it
+/// in Python as a RuntimeError, instead of ending the interpreter. Work done
+/// on a worker thread cannot unwind this way; kernels compiled from Python
+/// run their passes on the calling thread (script.PrimFunc).
+[[noreturn]] static void raiseFatalError(void *, const char *reason, bool) {
+  throw std::runtime_error(std::string("LLVM fatal error: ") + reason);
+}
+
 NB_MODULE(_tile, m) {
   m.doc() = "Native part of tile_mlir: dialect registration and the PTX form table";
+  llvm::remove_fatal_error_handler();
+  llvm::install_fatal_error_handler(raiseFatalError);
 
   m.def(
       "insert_dialect",

@@ -81,6 +81,9 @@ def _run(module: ir.Operation, passes: str) -> None:
             PassManager.parse(f"builtin.module({passes})").run(module)
         except ir.MLIRError as error:
             raise CompileError(diagnostics_text(error)) from None
+        except RuntimeError as error:  # an LLVM fatal error (see _tile)
+            raise CompileError(f"{error}: tile-mlir should have rejected this input with a "
+                               "diagnostic; please report it") from None
 
 
 def _objects(module: ir.Operation) -> Dict[str, bytes]:

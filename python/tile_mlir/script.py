@@ -596,6 +596,9 @@ class PrimFunc:
                 raise TileError(f"{self.name}: parameter {name!r} needs a T.Tensor(shape, dtype) annotation")
             self.params.append((name, param.annotation))
         self.context = ir.Context()
+        # Passes run on the calling thread, so that an LLVM fatal error can
+        # unwind to Python as an exception (see _tile).
+        self.context.enable_multithreading(False)
         self.grid, self.block = (1, 1, 1), (1, 1, 1)
         self.written: Tuple[str, ...] = ()
         self.module = self._build(fn)

@@ -238,6 +238,19 @@ def test_values_do_not_cross_kernels():
             A[leaked["index"]:leaked["index"] + 1]
 
 
+def test_an_llvm_fatal_error_raises_instead_of_ending_the_interpreter():
+    # A pipeline without tile-attach-target skips the kernel-name check, so
+    # NVPTX reaches its fatal error: the second line of defence.
+    from mlir import ir
+    from mlir.passmanager import PassManager
+    with ir.Context():
+        module = ir.Module.parse(MODULE.replace("@f()", '@"my kernel"()'))
+        with pytest.raises(RuntimeError, match="LLVM fatal error: Symbol name with unsupported characters"):
+            PassManager.parse("builtin.module(gpu.module(convert-gpu-to-nvvm), "
+                              "gpu-module-to-binary{format=isa})").run(module.operation)
+    assert tile_mlir.compile_module(MODULE)  # and the process goes on compiling
+
+
 # -- a legal program that failed ------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64", "int16"])
