@@ -469,6 +469,8 @@ class Buffer:
         strides, offset = self.type.get_strides_and_offset()
         new_offset = offset
         for start, stride in zip(offsets, strides):
+            if stride == 0:
+                continue  # a broadcast axis: any start addresses the same element
             if not start.is_static or new_offset == dynamic or stride == dynamic:
                 new_offset = dynamic
             else:

@@ -251,7 +251,24 @@ def test_an_llvm_fatal_error_raises_instead_of_ending_the_interpreter():
     assert tile_mlir.compile_module(MODULE)  # and the process goes on compiling
 
 
-# -- a legal program that failed ------------------------------------------------
+# -- a legal program that failed ----------------------------------------------
+
+def test_runtime_slice_of_a_broadcast_input():
+    # Found by tools/difftest: a slice at a runtime index of a zero-stride
+    # axis has a static offset, which memref.subview infers; the front end
+    # called it dynamic and the subview was rejected.
+    @T.function
+    def k(A: T.Tensor((4, 1), "float32"), Out: T.Tensor((4, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        r = T.alloc_local((4, 1), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
+        b = r[1:2].broadcast((4, 1))
+        for i in T.serial(0, 4):
+            T.cuda.tile.apply(T.ptx["add.f32"], r[i:i + 1], r[i:i + 1], b[i:i + 1])
+        T.cuda.tile.apply(T.ptx["st.global.f32"], Out, r)
+
+    assert "add.f32" in tile_mlir.compile(k, target="sm_90").ptx
+
 
 @pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64", "int16"])
 def test_unwritten_registers_of_any_integer_type_compile(dtype):

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Differential testing with the GPU as judge.
+
+  build  (here, with the compiler) generates random kernels (gen.py),
+         compiles each to a cubin, runs the reference interpreter
+         (interp.py) on random inputs, and writes one bundle: cubins,
+         inputs, expected bytes and which of them are defined.
+  run    (on the GPU, numpy and the CUDA driver only) launches every kernel
+         of a bundle, compares each defined output byte with the
+         interpreter's, and writes a JSON report.
+  check  (here, in CI) generates, compiles, assembles and interprets
+         without a GPU, so generator, verifier and interpreter disagreements
+         and crashes show.
+
+    python tools/difftest/campaign.py build --kernels 2000 --seed 1 build/difftest/bundle.json
+    PYTHONPATH=python python tools/difftest/campaign.py run build/difftest/bundle.json report.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import json
+import multiprocessing
+import os
+import random
+import re
+import sys
+import time
+import traceback
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+CHUNK = 250  # kernels per PTX module
+
+
+_MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _splitmix64(x):
+    x = (x + np.uint64(0x9E3779B97F4A7C15)) & _MASK64
+    x = ((x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)) & _MASK64
+    x = ((x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)) & _MASK64
+    return x ^ (x >> np.uint64(31))
+
+
+def make_input(seed, index, bits, size):
+    """The input bits of parameter `index` of kernel `seed`: random bits,
+    small integers and moderate floats of the width (the same registers
+    feed integer and float forms). Integer arithmetic only, so the GPU side
+    regenerates exactly these bits with any numpy instead of carrying them."""
+    with np.errstate(over="ignore"):
+        h = _splitmix64(np.arange(size, dtype=np.uint64) + np.uint64((seed * 64 + index) << 20))
+        g = _splitmix64(h)
+    width = np.uint64((1 << bits) - 1) if bits < 64 else _MASK64
+    raw = h & width
+    small = (np.uint64(1 << 63) + (g & np.uint64(7)) - np.uint64(4) - np.uint64(1 << 63)) & width
+    exp_bits, man_bits, bias = {8: (4, 3, 7), 16: (5, 10, 15), 32: (8, 23, 127), 64: (11, 52, 1023)}[bits]
+    exponent = (np.uint64(bias - 6) + (g >> np.uint64(8)) % np.uint64(13)) & np.uint64((1 << exp_bits) - 1)
+    floats = ((g >> np.uint64(63)) << np.uint64(bits - 1)) | (exponent << np.uint64(man_bits)) | \
+        ((g >> np.uint64(20)) & np.uint64((1 << man_bits) - 1))
+    pick = (g >> np.uint64(4)) % np.uint64(10)
+    out = np.where(pick < 3, raw, np.where(pick < 5, small, floats & width))
+    return out.astype({8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[bits])
+
+
+POISON = 0xA5A5A5A5A5A5A5A5
+
+
+def kernel_inputs(seed, params, aliases):
+    """{name: array} of every parameter: inputs from make_input, outputs
+    poisoned; an aliased parameter is the same array as its target."""
+    arrays = {}
+    for index, param in enumerate(params):
+        name, shape, dtype = param["name"], param["shape"], np.dtype(param["dtype"])
+        if name in aliases:
+            arrays[name] = arrays[aliases[name]]
+        elif name.startswith("out"):
+            arrays[name] = np.full(shape, POISON & ((1 << 8 * dtype.itemsize) - 1), dtype)
+        else:
+            arrays[name] = make_input(seed, index, 8 * dtype.itemsize, int(np.prod(shape))).reshape(shape)
+    return arrays
+
+
+def kernel_func(fn):
+    return fn.module.body.operations[0].regions[0].blocks[0].operations[0]
+
+
+def prepare(seed):
+    """One generated kernel with inputs and the interpreter's verdict, or a
+    reason it was not compared."""
+    import gen
+    import interp
+    import tile_mlir
+    from tile_mlir import script as T
+    rng = random.Random(seed)
+    try:
+        spec = gen.generate(rng, f"k{seed}")
+    except T.TileError as error:
+        return {"seed": seed, "rejected": str(error)}
+    try:
+        kernel = tile_mlir.compile(spec.fn, target="sm_90")
+    except tile_mlir.CompileError as error:
+        return {"seed": seed, "rejected": str(error)}
+    params = [{"name": p.name, "shape": list(p.shape), "dtype": p.dtype, "written": p.written}
+              for p in kernel.params]
+    inputs = kernel_inputs(seed, params, spec.aliases)
+    try:
+        out = interp.run(kernel_func(spec.fn), {n: a.tobytes() for n, a in inputs.items()},
+                         spec.fn.grid, spec.fn.block, spec.aliases)
+    except interp.NotCovered as why:
+        return {"seed": seed, "not_covered": str(why)}
+    written = [p.name for p in kernel.params if p.written]
+    # Only defined bytes are kept: the mask, then those bytes in order.
+    return {
+        "seed": seed, "name": kernel.name, "ptx": kernel.ptx,
+        "grid": list(kernel.grid), "block": list(kernel.block), "ops": spec.ops, "features": spec.features,
+        "params": params, "aliases": spec.aliases,
+        "defined": {n: base64.b64encode(np.packbits(out[n][1]).tobytes()).decode() for n in written},
+        "expected": {n: base64.b64encode(out[n][0][out[n][1]].tobytes()).decode() for n in written},
+    }
+
+
+def merge_ptx(texts):
+    """One PTX module of many: the newest header, then every kernel's body
+    (kernel names are unique per seed)."""
+    versions = [re.search(r"^\.version (\d+)\.(\d+)", t, re.M).groups() for t in texts]
+    major, minor = max((int(a), int(b)) for a, b in versions)
+    bodies = [re.split(r"^\.address_size 64\n", t, maxsplit=1, flags=re.M)[1] for t in texts]
+    return f".version {major}.{minor}\n.target sm_90\n.address_size 64\n" + "\n".join(bodies)
+
+
+def build(args):
+    entries, rejected, not_covered, failures = [], [], [], []
+    start = time.time()
+    for k in range(args.kernels):
+        seed = args.seed * 1_000_003 + k
+        try:
+            entry = prepare(seed)
+        except Exception:  # noqa: BLE001 - a crash of the generator or interpreter is a finding
+            failures.append({"seed": seed, "error": traceback.format_exc()[-1500:]})
+            continue
+        if "rejected" in entry:
+            rejected.append(entry)
+        elif "not_covered" in entry:
+            not_covered.append(entry)
+        else:
+            entries.append(entry)
+    chunks = []
+    for at in range(0, len(entries), CHUNK):
+        group = entries[at:at + CHUNK]
+        chunks.append({"ptx": merge_ptx([e.pop("ptx") for e in group]), "kernels": group})
+    bundle = {"chunks": chunks, "rejected": rejected, "not_covered": not_covered, "failures": failures,
+              "seconds": round(time.time() - start, 1)}
+    if args.bundle:
+        os.makedirs(os.path.dirname(os.path.abspath(args.bundle)), exist_ok=True)
+        with gzip.open(args.bundle, "wt") as f:
+            json.dump(bundle, f)
+    print(f"{len(entries)} kernels, {len(rejected)} rejected by the compiler, {len(not_covered)} not covered, "
+          f"{len(failures)} generator or interpreter failures, {bundle['seconds']} s")
+    for entry in (rejected + failures)[:5]:
+        print("FINDING", entry.get("seed"), (entry.get("rejected") or entry.get("error"))[-600:])
+    return 1 if rejected or failures else 0
+
+
+_FLOAT_LANES = {8: (("e5m2", 5, 2), ("e4m3", 4, 3)), 16: (("f16", 5, 10), ("bf16", 8, 7)),
+                32: (("f32", 8, 23),), 64: (("f64", 11, 52),)}
+
+
+def _lane_nan(x, fmt, exp_bits, man_bits):
+    if fmt == "e4m3":
+        return x & 0x7F == 0x7F
+    return (x >> man_bits) & ((1 << exp_bits) - 1) == (1 << exp_bits) - 1 and x & ((1 << man_bits) - 1) != 0
+
+
+def nan_payload_only(got, want, bits):
+    """Whether got and want differ only in the payloads of NaNs, lane by
+    lane for some float lane width (PTX leaves payloads to the chip)."""
+    for lane in (8, 16, 32, 64):
+        if lane > bits:
+            break
+        for fmt, exp_bits, man_bits in _FLOAT_LANES[lane]:
+            lanes = [((int(got) >> (k * lane)) & ((1 << lane) - 1), (int(want) >> (k * lane)) & ((1 << lane) - 1))
+                     for k in range(bits // lane)]
+            if all(g == w or (_lane_nan(g, fmt, exp_bits, man_bits) and _lane_nan(w, fmt, exp_bits, man_bits))
+                   for g, w in lanes):
+                return True
+    return False
+
+
+def run_chunk(chunk):
+    """Launches the kernels of one chunk in this process and compares."""
+    from tile_mlir import runtime
+    result = {"kernels": 0, "compared_bytes": 0, "mismatched_kernels": [], "nan_payload_kernels": 0,
+              "features": {}}
+    drv = runtime.driver()
+    module = drv.load_module(chunk["ptx"].encode() + b"\0")
+    for entry in chunk["kernels"]:
+        params = [runtime.Param(p["name"], tuple(p["shape"]), p["dtype"], p["written"]) for p in entry["params"]]
+        kernel = runtime.Kernel(entry["name"], "", None, "sm_90", params, tuple(entry["grid"]),
+                                tuple(entry["block"]))
+        kernel._module = module
+        arrays = kernel_inputs(entry["seed"], entry["params"], entry["aliases"])
+        kernel(*[arrays[p.name] for p in params])
+        bad, payload = [], False
+        for p in params:
+            if p.name not in entry["expected"]:
+                continue
+            got = arrays[p.name].reshape(-1)
+            size = got.size * got.itemsize
+            defined = np.unpackbits(np.frombuffer(base64.b64decode(entry["defined"][p.name]), np.uint8))[:size]
+            defined = defined.astype(bool)
+            want_bytes = np.zeros(size, np.uint8)
+            want_bytes[defined] = np.frombuffer(base64.b64decode(entry["expected"][p.name]), np.uint8)
+            want = want_bytes.view(got.dtype)
+            whole = defined.reshape(got.size, got.itemsize).all(axis=1)
+            result["compared_bytes"] += int(defined.sum())
+            for i in np.nonzero((got != want) & whole)[0]:
+                if nan_payload_only(got[i], want[i], got.itemsize * 8):
+                    payload = True
+                    continue
+                bad.append({"param": p.name, "element": int(i), "got": hex(int(got[i])), "want": hex(int(want[i]))})
+        result["kernels"] += 1
+        result["nan_payload_kernels"] += payload
+        for feature in entry["features"]:
+            result["features"][feature] = result["features"].get(feature, 0) + 1
+        if bad:
+            # The hardware's outputs travel back, so a mismatch is analysed
+            # (and reduced) here with the interpreter.
+            outputs = {p.name: base64.b64encode(arrays[p.name].tobytes()).decode()
+                       for p in params if p.name in entry["expected"]}
+            result["mismatched_kernels"].append({"seed": entry["seed"], "features": entry["features"],
+                                                 "mismatches": len(bad), "first": bad[:4], "outputs": outputs})
+    return result
+
+
+def run(args):
+    with gzip.open(args.bundle, "rt") as f:
+        bundle = json.load(f)
+    start = time.time()
+    # Each worker has its own CUDA context; the driver JIT-compiles the PTX
+    # of its chunks in parallel.
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        results = pool.map(run_chunk, bundle["chunks"], chunksize=1)
+    report = {"kernels": 0, "compared_bytes": 0, "mismatched_kernels": [], "nan_payload_kernels": 0,
+              "features": {}}
+    for result in results:
+        for key in ("kernels", "compared_bytes", "nan_payload_kernels"):
+            report[key] += result[key]
+        report["mismatched_kernels"] += result["mismatched_kernels"]
+        for feature, count in result["features"].items():
+            report["features"][feature] = report["features"].get(feature, 0) + count
+    report["seconds"] = round(time.time() - start, 1)
+    with open(args.report, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"{report['kernels']} kernels, {report['compared_bytes']} bytes compared, "
+          f"{len(report['mismatched_kernels'])} kernels with mismatches, "
+          f"{report['nan_payload_kernels']} with NaN payload differences only, {report['seconds']} s")
+    return 1 if report["mismatched_kernels"] else 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("bundle", nargs="?")
+    b.add_argument("--kernels", type=int, default=200)
+    b.add_argument("--seed", type=int, default=0)
+    c = sub.add_parser("check")
+    c.add_argument("--kernels", type=int, default=60)
+    c.add_argument("--seed", type=int, default=0)
+    r = sub.add_parser("run")
+    r.add_argument("bundle")
+    r.add_argument("report")
+    r.add_argument("--jobs", type=int, default=min(12, os.cpu_count() or 1))
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        return run(args)
+    if args.command == "check":
+        args.bundle = None
+    return build(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
