@@ -89,16 +89,17 @@ def kernel_func(fn):
     return fn.module.body.operations[0].regions[0].blocks[0].operations[0]
 
 
-def prepare(seed):
-    """One generated kernel with inputs and the interpreter's verdict, or a
-    reason it was not compared."""
+def prepare(seed, skip=(), repeats=None):
+    """One generated kernel (a reducer's variant with `skip` and `repeats`)
+    with inputs and the interpreter's verdict, or a reason it was not
+    compared."""
     import gen
     import interp
     import tile_mlir
     from tile_mlir import script as T
     rng = random.Random(seed)
     try:
-        spec = gen.generate(rng, f"k{seed}")
+        spec = gen.generate(rng, f"k{seed}", frozenset(skip), repeats)
     except T.TileError as error:
         return {"seed": seed, "rejected": str(error)}
     try:
@@ -113,12 +114,58 @@ def prepare(seed):
                          spec.fn.grid, spec.fn.block, spec.aliases)
     except interp.NotCovered as why:
         return {"seed": seed, "not_covered": str(why)}
-    written = [p.name for p in kernel.params if p.written]
+    return _entry(seed, kernel.name, kernel.ptx, spec, params, out)
+
+
+def prepare_module(seeds):
+    """Several generated kernels as one .mlir module of several gpu.funcs,
+    compiled by compile_module (the tile-ptx path) into one PTX text, each
+    function interpreted from the parsed module text."""
+    import gen
+    import interp
+    import tile_mlir
+    from mlir import ir
+    specs = [(seed, gen.generate(random.Random(seed), f"k{seed}")) for seed in seeds]
+    funcs = []
+    for _, spec in specs:
+        text = str(spec.fn.module)
+        body = text[text.index("gpu.func"):]
+        funcs.append(body[:body.rindex("}", 0, body.rindex("}"))].rstrip())
+    module_text = ("module attributes {gpu.container_module} {\n  gpu.module @kernels {\n" + "\n".join(funcs) +
+                   "\n  }\n}\n")
+    try:
+        ptx = tile_mlir.compile_module(module_text, chip="sm_90")["kernels"].decode()
+    except tile_mlir.CompileError as error:
+        return [{"seed": seeds[0], "rejected": f"module of {seeds}: {error}"}]
+    entries = []
+    with ir.Context():
+        module = ir.Module.parse(module_text)
+        functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
+                     for op in module.body.operations[0].regions[0].blocks[0].operations}
+        for seed, spec in specs:
+            params = [{"name": n, "shape": list(t.shape), "dtype": t.dtype, "written": n in spec.fn.written}
+                      for n, t in spec.fn.params]
+            inputs = kernel_inputs(seed, params, spec.aliases)
+            try:
+                out = interp.run(functions[f"k{seed}"], {n: a.tobytes() for n, a in inputs.items()},
+                                 spec.fn.grid, spec.fn.block, spec.aliases)
+            except interp.NotCovered as why:
+                entries.append({"seed": seed, "not_covered": str(why)})
+                continue
+            entries.append(_entry(seed, f"k{seed}", None, spec, params, out, ["module"]))
+    kept = [e for e in entries if "params" in e]
+    if kept:
+        kept[0]["ptx"] = ptx
+    return entries
+
+
+def _entry(seed, name, ptx, spec, params, out, extra=()):
+    written = [p["name"] for p in params if p["written"]]
     # Only defined bytes are kept: the mask, then those bytes in order.
     return {
-        "seed": seed, "name": kernel.name, "ptx": kernel.ptx,
-        "grid": list(kernel.grid), "block": list(kernel.block), "ops": spec.ops, "features": spec.features,
-        "params": params, "aliases": spec.aliases,
+        "seed": seed, "name": name, "ptx": ptx, "grid": list(spec.fn.grid), "block": list(spec.fn.block),
+        "ops": spec.ops, "features": sorted(set(spec.features) | set(extra)), "params": params,
+        "aliases": spec.aliases,
         "defined": {n: base64.b64encode(np.packbits(out[n][1]).tobytes()).decode() for n in written},
         "expected": {n: base64.b64encode(out[n][0][out[n][1]].tobytes()).decode() for n in written},
     }
@@ -127,6 +174,7 @@ def prepare(seed):
 def merge_ptx(texts):
     """One PTX module of many: the newest header, then every kernel's body
     (kernel names are unique per seed)."""
+    texts = [t for t in texts if t]
     versions = [re.search(r"^\.version (\d+)\.(\d+)", t, re.M).groups() for t in texts]
     major, minor = max((int(a), int(b)) for a, b in versions)
     bodies = [re.split(r"^\.address_size 64\n", t, maxsplit=1, flags=re.M)[1] for t in texts]
@@ -136,19 +184,24 @@ def merge_ptx(texts):
 def build(args):
     entries, rejected, not_covered, failures = [], [], [], []
     start = time.time()
-    for k in range(args.kernels):
+    k = 0
+    while k < args.kernels:
         seed = args.seed * 1_000_003 + k
+        # Every fifth kernel starts a module of three gpu.funcs.
+        group = [seed + i for i in range(min(3, args.kernels - k))] if k % 5 == 0 else [seed]
+        k += len(group)
         try:
-            entry = prepare(seed)
+            prepared = prepare_module(group) if len(group) > 1 else [prepare(seed)]
         except Exception:  # noqa: BLE001 - a crash of the generator or interpreter is a finding
             failures.append({"seed": seed, "error": traceback.format_exc()[-1500:]})
             continue
-        if "rejected" in entry:
-            rejected.append(entry)
-        elif "not_covered" in entry:
-            not_covered.append(entry)
-        else:
-            entries.append(entry)
+        for entry in prepared:
+            if "rejected" in entry:
+                rejected.append(entry)
+            elif "not_covered" in entry:
+                not_covered.append(entry)
+            else:
+                entries.append(entry)
     chunks = []
     for at in range(0, len(entries), CHUNK):
         group = entries[at:at + CHUNK]

@@ -31,6 +31,9 @@ SLOTS = 8  # elements of each thread's row in every global tensor
 WIDTHS = (8, 16, 32, 64)
 FAMILIES = ("add", "sub", "mul", "abs", "neg", "cvt", "mov")
 FLOAT_SCALARS = {"f16": T.float16, "bf16": T.bfloat16, "f32": T.float32, "f64": T.float64}
+# The group axes of a tile at each scope (docs/scopes.md); a cta of W warps
+# is set per kernel.
+GROUPS = {"thread": (), "warp": (32,), "warpgroup": (4, 32)}
 
 _forms = None
 
@@ -68,19 +71,24 @@ class Builder:
         self.next_out = {w: 0 for w in WIDTHS}
         self.features = set()
         self.ops = 0
+        self.skipping = False
 
     # -- tensors and tiles -------------------------------------------------
-    def rows(self, tensor, start):
-        """This thread's `repeats` elements of `tensor` from `start`."""
-        if self.scope == "warp":
-            return tensor[self.warp_base:self.warp_base + 32, start:start + self.repeats]
-        return tensor[self.row, start:start + self.repeats]
+    def rows(self, tensor, start, count=None):
+        """This thread's `count` (default `repeats`) elements of `tensor`
+        from `start`; at a group scope, every thread's, behind the group
+        axes the tensor leads with."""
+        stop = start + (count or self.repeats)
+        if self.scope == "thread":
+            return tensor[self.row, start:stop]
+        return tensor[(slice(None),) * len(GROUPS[self.scope]) + (slice(start, stop),)]
 
     def alloc(self, bits):
-        shape = (32, self.repeats, 1) if self.scope == "warp" else (self.repeats, 1)
-        return T.alloc_local(shape, f"uint{bits}", scope=self.scope)
+        return T.alloc_local(GROUPS[self.scope] + (self.repeats, 1), f"uint{bits}", scope=self.scope)
 
     def apply(self, opcode, *operands, **options):
+        if self.skipping:
+            return  # the reducer removed this instruction; its choices are still drawn
         self.ops += 1
         T.cuda.tile.apply(T.ptx[opcode], *operands, scope=self.scope, **options)
 
@@ -90,7 +98,21 @@ class Builder:
             start = 0
         self.next_in[bits] = start + self.repeats
         tile = self.alloc(bits)
-        self.apply(f"ld.global.b{bits}", tile, self.rows(self.inputs[bits], start))
+        how = self.rng.random()
+        if self.scope == "thread" and bits == 32 and how < 0.15 and 2 * (start + self.repeats) <= SLOTS:
+            # Halves of the 16-bit input read as words: a widening view at a
+            # runtime offset the verifier must prove even (row * SLOTS + 2k).
+            self.features.add("widening_view")
+            halves = self.rows(self.inputs[16], 2 * start, 2 * self.repeats)
+            self.apply("ld.global.b32", tile, halves.reshape((self.repeats, 2)).view("uint32"))
+        elif self.scope == "thread" and how < 0.3 and self.repeats > 1:
+            # One element per iteration, at the loop's runtime index, into
+            # the tile at the same index.
+            self.features.add("serial_global")
+            for i in T.serial(0, self.repeats):
+                self.apply(f"ld.global.b{bits}", tile[i:i + 1], self.inputs[bits][self.row, start + i:start + i + 1])
+        else:
+            self.apply(f"ld.global.b{bits}", tile, self.rows(self.inputs[bits], start))
         self.tiles[bits].append(tile)
         return tile
 
@@ -159,6 +181,11 @@ class Builder:
             lo = rng.randrange(self.repeats)
             hi = rng.randrange(lo + 1, self.repeats + 1)
             self.apply(form.opcode, *[o[lo:hi] if isinstance(o, T.Buffer) else o for o in operands], **options)
+        elif self.scope == "thread" and how < 0.42 and self.repeats > 2:
+            # Every other repeat: a gapped layout (stride 2).
+            self.features.add("gapped")
+            lo = rng.randrange(2)
+            self.apply(form.opcode, *[o[lo::2] if isinstance(o, T.Buffer) else o for o in operands], **options)
         else:
             self.apply(form.opcode, *operands, **options)
 
@@ -172,12 +199,17 @@ class Builder:
                 self.apply(f"st.global.b{bits}", self.rows(self.outputs[bits], start), tile)
 
 
-def generate(rng: random.Random, name: str = "kernel") -> KernelSpec:
+def generate(rng: random.Random, name: str = "kernel", skip=frozenset(), repeats=None) -> KernelSpec:
+    """A random kernel. The reducer replays a seed with `skip` (indices of
+    instructions not to emit, every random choice still drawn, so the rest
+    of the kernel is unchanged) and a smaller `repeats`."""
     block = rng.choice([32, 64])
     grid = rng.choice([1, 1, 2])
     threads = grid * block
-    repeats = rng.choice([1, 2, 4])
-    scope = "warp" if rng.random() < 0.1 else "thread"
+    drawn = rng.choice([1, 2, 4])
+    repeats = drawn if repeats is None else repeats
+    pick = rng.random()
+    scope = "thread" if pick < 0.85 else "warp" if pick < 0.92 else "warpgroup" if pick < 0.96 else "cta"
     count = rng.randint(1, 8)
     widths = WIDTHS
     names = [(f"in{w}", w) for w in widths] + [(f"out{w}", w) for w in widths]
@@ -188,18 +220,22 @@ def generate(rng: random.Random, name: str = "kernel") -> KernelSpec:
         T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=block))
         builder.linear = T.block_id() * block + T.thread_id() if grid > 1 else T.thread_id()
         builder.row = builder.linear
-        builder.warp_base = 0
         tensors = dict(zip([n for n, _ in names], tensors))
         builder.inputs = {w: tensors[f"in{w}"] for w in widths}
         builder.outputs = {w: tensors[f"out{w}"] for w in widths}
-        for _ in range(count):
+        for index in range(count):
+            builder.skipping = index in skip
             builder.instruction()
+        builder.skipping = False
         builder.store_all()
 
-    rows = 32 if scope == "warp" else threads
-    if scope == "warp":
-        grid, block, threads = 1, 32, 32
-        builder.threads = 32
+    if scope != "thread":
+        warps = {"warp": 1, "warpgroup": 4, "cta": rng.choice([2, 4])}[scope]
+        GROUPS["cta"] = (warps, 32)
+        grid, block, threads = 1, 32 * warps, 32 * warps
+        builder.threads = threads
+        builder.features.add(scope)
+    rows = ", ".join(str(d) for d in (GROUPS[scope] or (threads,)))
     parameters = ", ".join(f"{n}: T.Tensor(({rows}, {SLOTS}, 1), 'uint{w}')" for n, w in names)
     namespace = {"T": T, "body": body}
     source = f"def {name}({parameters}):\n    body({', '.join(n for n, _ in names)})\n"
@@ -208,6 +244,7 @@ def generate(rng: random.Random, name: str = "kernel") -> KernelSpec:
     exec(compile(source, "<difftest kernel>", "exec", dont_inherit=True), namespace)
     fn = T.function(namespace[name])
     spec = KernelSpec(fn, grid, block, names, ops=builder.ops, features=sorted(builder.features))
+    spec.instructions, spec.repeats = count, repeats
     if rng.random() < 0.1:
         spec.aliases["out32"] = "in32"
         spec.features.append("alias")

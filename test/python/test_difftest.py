@@ -1,0 +1,112 @@
+"""tools/difftest on the CPU: the interpreter against what the hardware
+computed for the tools/gpu kernels (the spec's examples among them, bit-exact
+on the H200), and a seeded generate-compile-assemble-interpret run."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+for sub in ("tools/gpu", "tools/difftest"):
+    sys.path.insert(0, os.path.join(ROOT, sub))
+
+import build_artifacts  # noqa: E402
+import campaign  # noqa: E402
+import interp  # noqa: E402
+import run_artifacts  # noqa: E402
+
+
+class InterpretedKernel:
+    """Stands in for a compiled kernel: runs the interpreter and writes each
+    defined output byte back into the caller's arrays, as a launch would."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *arrays):
+        names = [name for name, _ in self.fn.params]
+        aliases = {names[i]: names[j] for i, a in enumerate(arrays) for j in range(i) if arrays[j] is a}
+        inputs = {name: a.tobytes() for name, a in zip(names, arrays)}
+        out = interp.run(campaign.kernel_func(self.fn), inputs, self.fn.grid, self.fn.block, aliases)
+        for name, array in zip(names, arrays):
+            data, defined = out[name]
+            if array.flags.writeable:
+                array.reshape(-1).view(np.uint8)[defined] = data[defined]
+
+
+@pytest.mark.parametrize("name", sorted(build_artifacts.KERNELS))
+def test_interpreter_agrees_with_the_checks_the_h200_passes(name):
+    ok, elements = run_artifacts.CHECKS[name](InterpretedKernel(build_artifacts.KERNELS[name]),
+                                              np.random.default_rng(0))
+    assert ok and elements > 0
+
+
+def test_undefined_registers_are_not_compared():
+    from tile_mlir import script as T
+
+    @T.function
+    def k(A: T.Tensor((32, 2, 1), "uint32"), Out: T.Tensor((32, 2, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((2, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r[0:1], A[t, 0:1])
+        T.cuda.tile.apply(T.ptx["neg.s32"], r, r, pred=t < 8)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t], r)
+
+    a = np.arange(64, dtype="uint32").reshape(32, 2, 1)
+    out = interp.run(campaign.kernel_func(k), {"A": a.tobytes(), "Out": bytes(256)}, (1, 1, 1), (32, 1, 1))
+    data, defined = out["Out"]
+    defined = defined.reshape(32, 2, 4).all(axis=2)
+    # Row 1 was never loaded; rows 8.. ran no instruction (no preserve_dst).
+    assert defined[:8, 0].all() and not defined[:8, 1].any() and not defined[8:].any()
+    assert (data.view("uint32").reshape(32, 2)[:8, 0] == (-a[:8, 0, 0]).astype("uint32")).all()
+
+
+def test_nan_payload_rule():
+    assert campaign.nan_payload_only(0x7FFF, 0x7E00, 16)        # f16 NaNs
+    assert campaign.nan_payload_only(0x7B7F, 0x7B7E, 16)        # e5m2 NaN lanes
+    assert not campaign.nan_payload_only(0x7C00, 0x7E00, 16)    # inf is not NaN
+    assert not campaign.nan_payload_only(0x3C00, 0x3C01, 16)
+
+
+def test_inputs_are_integer_arithmetic_only():
+    # The GPU side regenerates inputs: the same bits for the same seed.
+    a = campaign.make_input(7, 2, 32, 1000)
+    assert (a == campaign.make_input(7, 2, 32, 1000)).all() and a.dtype == np.uint32
+    assert len(np.unique(a)) > 500
+
+
+def test_seeded_generate_compile_assemble_interpret(capsys):
+    # Any verifier rejection of a generated kernel, or an interpreter crash,
+    # is a finding and fails.
+    assert campaign.main(["check", "--kernels", "40", "--seed", "5"]) == 0
+    assert "40 kernels, 0 rejected" in capsys.readouterr().out
+
+
+def test_ddmin_finds_a_one_minimal_subset():
+    import reduce
+    assert reduce.ddmin(list(range(10)), lambda s: 3 in s and 7 in s) == [3, 7]
+    assert reduce.ddmin(list(range(8)), lambda s: 5 in s) == [5]
+
+
+def test_reducing_a_generated_kernel_keeps_the_failing_instruction():
+    # A stand-in judge: "the kernel still has its cvt". The reducer leaves
+    # out every other instruction and the variant still compiles.
+    import reduce
+    import tile_mlir
+    seed = next(s for s in range(100, 200) if reduce.spec_of(s).instructions >= 5
+                and "tile.apply \"cvt." in str(reduce.spec_of(s).fn.module))
+    spec = reduce.spec_of(seed)
+    everything = list(range(spec.instructions))
+
+    def fails(kept):
+        skip = [i for i in everything if i not in kept]
+        return 'tile.apply "cvt.' in str(reduce.spec_of(seed, skip).fn.module)
+
+    kept = reduce.ddmin(everything, fails)
+    assert len(kept) == 1
+    small = reduce.spec_of(seed, [i for i in everything if i not in kept], repeats=1)
+    assert str(small.fn.module).count('tile.apply "cvt.') >= 1
+    assert tile_mlir.compile(small.fn, target="sm_90").cubin
