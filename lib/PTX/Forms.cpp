@@ -235,6 +235,14 @@ bool Parser::parseArith() {
       "s16x2"};
   SmallVector<StringRef> types, quals;
   splitTypes(types, quals);
+  // ptxas (CUDA 13.0) takes a repeated .sat or .cc of add, sub and mul as
+  // one (add.sat.sat.f32 assembles), but no other repeated qualifier.
+  auto dropRepeats = [](SmallVectorImpl<StringRef> &list) {
+    for (StringRef token : {StringRef("sat"), StringRef("cc")})
+      while (llvm::count(list, token) > 1)
+        list.erase(llvm::find(list, token));
+  };
+  dropRepeats(quals);
 
   // Mixed precision: add/sub{.rnd}{.sat}.f32.{f16,bf16}.
   if (!isMul && types.size() == 2 && types[0] == "f32" &&
@@ -257,6 +265,7 @@ bool Parser::parseArith() {
   StringRef typeName;
   if (!oneType(legal, typeName, quals))
     return false;
+  dropRepeats(quals);
   const TypeInfo *type = lookupType(typeName);
   std::string context = family.str() + "." + typeName.str();
   SmallVector<StringRef> chosen;
@@ -267,6 +276,12 @@ bool Parser::parseArith() {
       Slot mode{"mode", {"hi", "lo", "wide"}, /*required=*/true};
       if (!matchQualifiers(quals, {mode}, context, chosen, error))
         return false;
+      // Unlike the other qualifiers, ptxas takes mul's mode only before the
+      // type: mul.lo.s32, never mul.s32.lo.
+      if (llvm::find(tokens, chosen[0]) > llvm::find(tokens, typeName))
+        return fail("'" + chosen[0].str() + "' must come before the type in " +
+                    context + ": ptxas takes mul's mode first (mul." +
+                    chosen[0].str() + "." + typeName.str() + ")");
       if (chosen[0] == "wide") {
         if (type->bits == 64)
           return fail("'wide' is not available for " + context +
@@ -348,13 +363,24 @@ bool Parser::parseCvt() {
       "s32", "s64", "f16", "bf16", "f32", "f64"};
   if (tokens.size() >= 2 && tokens[1] == "pack")
     return parseCvtPack();
-  if (tokens.size() < 3)
-    return fail("cvt needs a destination and a source type, e.g. cvt.rn.f16.f32");
-  StringRef dstName = tokens[tokens.size() - 2];
-  StringRef srcName = tokens.back();
+  // ptxas takes cvt's qualifiers anywhere (cvt.f16.f32.rn, cvt.f16.rp.s32)
+  // but the destination type before the source type.
+  SmallVector<StringRef> typeTokens, qualTokens;
+  splitTypes(typeTokens, qualTokens);
+  if (typeTokens.size() != 2) {
+    if (tokens.size() < 3)
+      return fail("cvt needs a destination and a source type, e.g. cvt.rn.f16.f32");
+    typeTokens = {tokens[tokens.size() - 2], tokens.back()};
+    qualTokens.assign(tokens.begin() + 1, tokens.end() - 2);
+  }
+  // A repeated .sat is one to ptxas (cvt.sat.s16.u64.sat assembles).
+  while (llvm::count(qualTokens, StringRef("sat")) > 1)
+    qualTokens.erase(llvm::find(qualTokens, StringRef("sat")));
+  StringRef dstName = typeTokens[0];
+  StringRef srcName = typeTokens[1];
   const TypeInfo *dst = lookupType(dstName);
   const TypeInfo *src = lookupType(srcName);
-  ArrayRef<StringRef> quals = ArrayRef(tokens).drop_front().drop_back(2);
+  ArrayRef<StringRef> quals = qualTokens;
   std::string context = "cvt." + dstName.str() + "." + srcName.str();
   SmallVector<StringRef> chosen;
   const TypeInfo *f32 = lookupType("f32");
@@ -549,9 +575,9 @@ bool Parser::parseCvtPack() {
   auto sat = llvm::find(rest, StringRef("sat"));
   if (sat == rest.end())
     return fail("cvt.pack needs 'sat': its conversions always saturate");
-  rest.erase(sat);
-  if (llvm::is_contained(rest, StringRef("sat")))
-    return fail("'sat' cannot follow 'sat' in cvt.pack");
+  // ptxas takes a repeated .sat as one (cvt.pack.sat.sat.u8.s32.b32).
+  while (llvm::is_contained(rest, StringRef("sat")))
+    rest.erase(llvm::find(rest, StringRef("sat")));
   if (rest.empty() || !llvm::is_contained(kNarrow, rest.front()))
     return fail("cvt.pack needs a destination type: one of " +
                 joinTokens(kNarrow));
@@ -616,13 +642,14 @@ bool Parser::parseLdSt() {
              isLoad ? SmallVector<StringRef, 8>{"ca", "cg", "cs", "lu", "cv"}
                     : SmallVector<StringRef, 8>{"wb", "cg", "cs", "wt"}};
   Slot nc{"nc", {"nc"}};
+  Slot mmio{"mmio", {"mmio"}};
   Slot eviction{"eviction priority",
                 {"L1::evict_normal", "L1::evict_unchanged", "L1::evict_first",
                  "L1::evict_last", "L1::no_allocate"}};
   Slot cacheHint{"L2::cache_hint", {"L2::cache_hint"}};
   Slot prefetch{"prefetch size", {"L2::64B", "L2::128B", "L2::256B"}};
   Slot vec{"vector width", {"v2", "v4", "v8"}};
-  SmallVector<Slot> slots = {semantics, scope, space, cache};
+  SmallVector<Slot> slots = {semantics, scope, space, cache, mmio};
   if (isLoad)
     slots.push_back(nc);
   slots.push_back(eviction);
@@ -645,7 +672,7 @@ bool Parser::parseLdSt() {
             ss = pick("state space"), cop = pick("cache operator"),
             ncTok = pick("nc"), evict = pick("eviction priority"),
             hint = pick("L2::cache_hint"), pf = pick("prefetch size"),
-            vecTok = pick("vector width");
+            vecTok = pick("vector width"), mmioTok = pick("mmio");
   bool ordered = sem == "relaxed" || sem == "acquire" || sem == "release";
   if (ordered && scp.empty())
     return fail("'" + sem.str() + "' needs a scope in " + context +
@@ -661,14 +688,32 @@ bool Parser::parseLdSt() {
                 "' in " + context);
   if (!ncTok.empty() && (ss != "global" || !sem.empty()))
     return fail("'nc' needs the global state space and no memory ordering");
+  if (!ncTok.empty() && (cop == "lu" || cop == "cv"))
+    return fail("'" + cop.str() + "' is not a cache operator of ld.global.nc: "
+                "one of ca, cg, cs");
+  // Measured with ptxas (CUDA 13.0): .mmio needs .relaxed.sys, a global or
+  // generic address and one register, and takes no cache hints.
+  if (!mmioTok.empty()) {
+    if (sem != "relaxed" || scp != "sys")
+      return fail("'mmio' needs relaxed.sys in " + context);
+    if (!ss.empty() && ss != "global")
+      return fail("'mmio' needs the global or the generic state space");
+    if (!vecTok.empty() || !evict.empty() || !pf.empty())
+      return fail("'mmio' cannot be combined with '" +
+                  (!vecTok.empty() ? vecTok : !evict.empty() ? evict : pf).str() +
+                  "'");
+    floor(70, 82);
+  }
   if (!evict.empty() && (sem == "volatile" || !cop.empty()))
     return fail("'" + evict.str() + "' cannot be combined with '" +
                 (cop.empty() ? sem : cop).str() + "'");
   if (ss == "local" && (ordered || sem == "volatile"))
     return fail("local memory takes no memory ordering");
-  if ((!evict.empty() || !pf.empty()) && ss != "global")
+  // ptxas takes eviction priorities and prefetch sizes on global and on
+  // generic addresses (ld.L1::evict_last.b32), not on shared or local ones.
+  if ((!evict.empty() || !pf.empty()) && ss != "global" && !ss.empty())
     return fail("'" + (evict.empty() ? pf : evict).str() +
-                "' needs the global state space");
+                "' needs the global or the generic state space");
 
   unsigned count = 1;
   if (!vecTok.empty()) {

@@ -1,0 +1,41 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// ptxas takes mul's mode only before the type.
+func.func @mode_after_type(%r: memref<2x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'lo' must come before the type in mul.s32: ptxas takes mul's mode first (mul.lo.s32)}}
+  tile.apply "mul.s32.lo"(%r, %r, %r) : memref<2x1xi32, 5>, memref<2x1xi32, 5>, memref<2x1xi32, 5>
+  return
+}
+
+// -----
+
+func.func @nc_last_use(%r: memref<2x1xi32, 5>, %g: memref<2x1xi32, 1>) {
+  // expected-error @+1 {{'tile.apply' op 'lu' is not a cache operator of ld.global.nc: one of ca, cg, cs}}
+  tile.apply "ld.global.nc.lu.b32"(%r, %g) : memref<2x1xi32, 5>, memref<2x1xi32, 1>
+  return
+}
+
+// -----
+
+func.func @mmio_scope(%r: memref<2x1xi32, 5>, %g: memref<2x1xi32, 1>) {
+  // expected-error @+1 {{'tile.apply' op 'mmio' needs relaxed.sys in ld.b32}}
+  tile.apply "ld.global.mmio.relaxed.gpu.b32"(%r, %g) : memref<2x1xi32, 5>, memref<2x1xi32, 1>
+  return
+}
+
+// -----
+
+func.func @evict_shared(%r: memref<2x1xi32, 5>, %s: memref<2x1xi32, 3>) {
+  // expected-error @+1 {{'tile.apply' op 'L1::evict_last' needs the global or the generic state space}}
+  tile.apply "ld.shared.L1::evict_last.b32"(%r, %s) : memref<2x1xi32, 5>, memref<2x1xi32, 3>
+  return
+}
+
+// -----
+
+// cvt keeps its destination type before its source type.
+func.func @cvt_types_swapped(%h: memref<2x1xi16, 5>, %r: memref<2x1xi32, 5>) {
+  // expected-error @+1 {{cvt.f32.f16}}
+  tile.apply "cvt.f32.rn.f16"(%h, %r) : memref<2x1xi16, 5>, memref<2x1xi32, 5>
+  return
+}
