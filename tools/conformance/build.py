@@ -126,6 +126,8 @@ def main(out_dir):
     bundle = {
         "target": TARGET, "grid": GRID, "block": BLOCK, "repeats": REPEATS,
         "cubin": base64.b64encode(cubin).decode(),
+        # The kernels' tile IR, for tools/difftest's interpreter (run.py --interpret).
+        "mlir": module,
         "kernels": [{"name": f"k{i}", "opcode": f.opcode, "family": f.family,
                      "operands": [{"name": op.name, "role": op.role, "space": op.space, "type": op.type,
                                    "bits": op.bits, "count": op.count} for op in f.operands]}

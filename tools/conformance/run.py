@@ -80,18 +80,79 @@ def make_input(rng, op, n, partner=None):
     return out.astype(dtype)
 
 
+def compare(report, entry, inputs, outputs, expected):
+    """Compares one form's outputs with the reference, bit for bit (any NaN
+    matches a NaN), and records the verdict in `report`."""
+    bad = []
+    tokens = entry["opcode"].split(".")
+    for i, want in expected.items():
+        # a cvt destination's numeric type is its opcode token (tf32 sits in b32)
+        dst_type = tokens[-2] if entry["family"] == "cvt" else entry["operands"][i]["type"]
+        ok = R.equal(outputs[i].reshape(-1), want.reshape(-1), dst_type)
+        report["elements"] += ok.size
+        if not ok.all():
+            where = np.flatnonzero(~ok)[:5]
+            flat_inputs = {k: v.reshape(-1) for k, v in inputs.items()}
+            examples = []
+            for w in where:
+                # map the element back to its sources (same thread/repeat)
+                per_reg = want.shape[-1] if want.ndim > 1 else 1
+                srcs = {entry["operands"][k]["name"]: hex(int(v[w if v.size == want.size else w // per_reg]))
+                        for k, v in flat_inputs.items()}
+                examples.append({"sources": srcs, "got": hex(int(outputs[i].reshape(-1)[w])),
+                                 "want": hex(int(want.reshape(-1)[w]))})
+            bad.append({"operand": entry["operands"][i]["name"], "mismatches": int((~ok).sum()),
+                        "examples": examples})
+    if bad:
+        report["mismatched_forms"].append({"opcode": entry["opcode"], "details": bad})
+    else:
+        report["passed"].append(entry["opcode"])
+
+
+class Interpreted:
+    """Runs the bundle's kernels in tools/difftest's interpreter (here, with
+    MLIR) instead of on the GPU, writing each defined output byte back."""
+
+    def __init__(self, bundle):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "difftest"))
+        import interp
+        import tile_mlir  # noqa: F401  (registers the tile dialect)
+        from mlir import ir
+        self.interp, self.not_covered = interp, interp.NotCovered
+        self.grid, self.block = (bundle["grid"], 1, 1), (bundle["block"], 1, 1)
+        self.context = ir.Context()
+        with self.context:
+            module = ir.Module.parse(bundle["mlir"])
+        self.module = module
+        self.functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
+                          for op in module.body.operations[0].regions[0].blocks[0].operations}
+
+    def run(self, name, arrays):
+        with self.context:
+            inputs = {f"p{i}": a.tobytes() for i, a in enumerate(arrays)}
+            out = self.interp.run(self.functions[name], inputs, self.grid, self.block)
+        for i, array in enumerate(arrays):
+            data, defined = out[f"p{i}"]
+            array.reshape(-1).view(np.uint8)[defined] = data[defined]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("bundle")
     parser.add_argument("report")
     parser.add_argument("--dry-run", action="store_true", help="compute references only (no GPU)")
+    parser.add_argument("--interpret", action="store_true",
+                        help="run each kernel's tile IR in tools/difftest's interpreter instead of the GPU "
+                             "(here, with MLIR), checking the interpreter against the reference")
     args = parser.parse_args()
     with open(args.bundle) as f:
         bundle = json.load(f)
     threads = bundle["grid"] * bundle["block"]
     repeats = bundle["repeats"]
     image = base64.b64decode(bundle["cubin"])
-    if not args.dry_run:
+    if args.interpret:
+        interpreted = Interpreted(bundle)
+    elif not args.dry_run:
         from tile_mlir import runtime
         drv = runtime.driver()
         module = drv.load_module(image)
@@ -148,6 +209,15 @@ def main():
         if args.dry_run:
             report["passed"].append(entry["opcode"])
             continue
+        if args.interpret:
+            try:
+                interpreted.run(entry["name"], [by_index[i] for i in order])
+            except interpreted.not_covered as why:
+                report["not_covered"].append({"opcode": entry["opcode"], "why": f"interpreter: {why}"})
+                continue
+            report["forms"] += 1
+            compare(report, entry, inputs, outputs, expected)
+            continue
         params = [runtime.Param(f"p{i}", by_index[i].shape, str(by_index[i].dtype)) for i in order]
         kernel = runtime.Kernel(entry["name"], "", image, bundle["target"], params,
                                 (bundle["grid"], 1, 1), (bundle["block"], 1, 1))
@@ -160,30 +230,7 @@ def main():
             print("FAULT", entry["opcode"], error)
             break
         report["forms"] += 1
-        bad = []
-        tokens = entry["opcode"].split(".")
-        for i, want in expected.items():
-            # a cvt destination's numeric type is its opcode token (tf32 sits in b32)
-            dst_type = tokens[-2] if entry["family"] == "cvt" else entry["operands"][i]["type"]
-            ok = R.equal(outputs[i].reshape(-1), want.reshape(-1), dst_type)
-            report["elements"] += ok.size
-            if not ok.all():
-                where = np.flatnonzero(~ok)[:5]
-                flat_inputs = {k: v.reshape(-1) for k, v in inputs.items()}
-                examples = []
-                for w in where:
-                    # map the element back to its sources (same thread/repeat)
-                    per_reg = want.shape[-1] if want.ndim > 1 else 1
-                    srcs = {entry["operands"][k]["name"]: hex(int(v[w if v.size == want.size else w // per_reg]))
-                            for k, v in flat_inputs.items()}
-                    examples.append({"sources": srcs, "got": hex(int(outputs[i].reshape(-1)[w])),
-                                     "want": hex(int(want.reshape(-1)[w]))})
-                bad.append({"operand": entry["operands"][i]["name"], "mismatches": int((~ok).sum()),
-                            "examples": examples})
-        if bad:
-            report["mismatched_forms"].append({"opcode": entry["opcode"], "details": bad})
-        else:
-            report["passed"].append(entry["opcode"])
+        compare(report, entry, inputs, outputs, expected)
     report["seconds"] = round(time.time() - start, 1)
     with open(args.report, "w") as f:
         json.dump(report, f, indent=1)

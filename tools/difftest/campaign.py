@@ -244,13 +244,27 @@ def nan_payload_only(got, want, bits):
     return False
 
 
-def run_chunk(chunk):
-    """Launches the kernels of one chunk in this process and compares."""
+def run_chunk(job):
+    """Launches the kernels of one chunk in this process and compares. With
+    an optimization level, the chunk's PTX is assembled by the local ptxas
+    at that level instead of by the driver's JIT (which optimizes fully)."""
     from tile_mlir import runtime
+    chunk, opt = job
     result = {"kernels": 0, "compared_bytes": 0, "mismatched_kernels": [], "nan_payload_kernels": 0,
               "features": {}}
     drv = runtime.driver()
-    module = drv.load_module(chunk["ptx"].encode() + b"\0")
+    image = chunk["ptx"].encode() + b"\0"
+    if opt is not None:
+        import subprocess
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "k.ptx"), "w") as f:
+                f.write(chunk["ptx"])
+            subprocess.run(["ptxas", "-arch=sm_90", f"-O{opt}", os.path.join(tmp, "k.ptx"), "-o",
+                            os.path.join(tmp, "k.cubin")], check=True)
+            with open(os.path.join(tmp, "k.cubin"), "rb") as f:
+                image = f.read()
+    module = drv.load_module(image)
     for entry in chunk["kernels"]:
         params = [runtime.Param(p["name"], tuple(p["shape"]), p["dtype"], p["written"]) for p in entry["params"]]
         kernel = runtime.Kernel(entry["name"], "", None, "sm_90", params, tuple(entry["grid"]),
@@ -297,7 +311,7 @@ def run(args):
     # Each worker has its own CUDA context; the driver JIT-compiles the PTX
     # of its chunks in parallel.
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        results = pool.map(run_chunk, bundle["chunks"], chunksize=1)
+        results = pool.map(run_chunk, [(c, args.ptxas_opt) for c in bundle["chunks"]], chunksize=1)
     report = {"kernels": 0, "compared_bytes": 0, "mismatched_kernels": [], "nan_payload_kernels": 0,
               "features": {}}
     for result in results:
@@ -307,6 +321,7 @@ def run(args):
         for feature, count in result["features"].items():
             report["features"][feature] = report["features"].get(feature, 0) + count
     report["seconds"] = round(time.time() - start, 1)
+    report["assembler"] = "driver JIT" if args.ptxas_opt is None else f"ptxas -O{args.ptxas_opt}"
     with open(args.report, "w") as f:
         json.dump(report, f, indent=1)
     print(f"{report['kernels']} kernels, {report['compared_bytes']} bytes compared, "
@@ -329,6 +344,8 @@ def main(argv=None):
     r.add_argument("bundle")
     r.add_argument("report")
     r.add_argument("--jobs", type=int, default=min(12, os.cpu_count() or 1))
+    r.add_argument("--ptxas-opt", type=int, choices=range(4), default=None,
+                   help="assemble with ptxas at this -O level instead of the driver's JIT")
     args = parser.parse_args(argv)
     if args.command == "run":
         return run(args)

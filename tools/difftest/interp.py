@@ -343,8 +343,7 @@ class Interpreter:
             results = [np.asarray(out).astype(np.uint64)]
             # Bits computed from a NaN of unknown payload are unknown.
             defined = defined & ~nan
-            dst_type = next(o.type for o in form.operands if o.role == "dst")
-            made_nan = [is_nan(results[0], dst_type)]
+            made_nan = [is_nan(results[0], result_type(form))]
         if form.family == "st":
             operand, view = memory
             for reg, bits in enumerate(results):
@@ -392,6 +391,17 @@ def is_nan(bits, ptx_type):
     return result
 
 
+def result_type(form):
+    """The numeric type of a form's result: a cvt's is its destination type
+    token (tf32 sits in a b32 register), any other's its dst operand's."""
+    if form.family == "cvt":
+        tokens = [t for t in form.opcode.split(".")[1:]
+                  if t in R.FORMATS or t in R.LANES or t in R.INT_TYPES or t == "tf32"]
+        if tokens:
+            return tokens[0]
+    return next(o.type for o in form.operands if o.role == "dst")
+
+
 def select_form(forms, values):
     """The overload whose register counts and widths the operands match (the
     spec's rule: the final axis counts one instruction's registers)."""
@@ -428,5 +438,13 @@ def run(func, inputs, grid, block, aliases=None):
             buffer = buffers[name] = Buffer(data, np.ones(data.size, bool), False)
         shape, strides, bits = Interpreter._layout(argument.type)
         interp.values[argument] = View(buffer, np.zeros(threads, np.int64), strides, shape, bits)
+    # Workgroup attributions follow the parameters: shared memory, one copy
+    # per block, uninitialized.
+    for argument in list(body.arguments)[len(inputs):]:
+        shape, strides, bits = Interpreter._layout(argument.type)
+        size = int(np.prod(shape, dtype=np.int64)) * bits // 8
+        blocks = int(np.prod(grid))
+        buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False)
+        interp.values[argument] = View(buffer, interp.block_linear * size, strides, shape, bits)
     interp.run_block(body)
     return {name: (b.data, b.defined) for name, b in buffers.items()}

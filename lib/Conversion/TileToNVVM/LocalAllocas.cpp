@@ -15,6 +15,7 @@ using namespace mlir;
 namespace {
 
 constexpr unsigned kLocalAddressSpace = 5;
+constexpr uint64_t kMinAlignment = 16;
 
 struct TileLocalAllocasPass
     : public tile::impl::TileLocalAllocasBase<TileLocalAllocasPass> {
@@ -26,10 +27,13 @@ struct TileLocalAllocasPass
     });
     for (LLVM::AllocaOp alloca : locals) {
       OpBuilder builder(alloca);
+      // At least 16 bytes: the expansion's slot accesses state their
+      // natural alignment (up to 16 for 128-bit registers), which the
+      // storage must honour whatever data layout LLVM is given.
       auto generic = LLVM::AllocaOp::create(
           builder, alloca.getLoc(), LLVM::LLVMPointerType::get(&getContext()),
           alloca.getElemType(), alloca.getArraySize(),
-          alloca.getAlignment().value_or(0));
+          std::max<uint64_t>(alloca.getAlignment().value_or(0), kMinAlignment));
       auto local = LLVM::AddrSpaceCastOp::create(
           builder, alloca.getLoc(), alloca.getType(), generic.getResult());
       alloca.replaceAllUsesWith(local.getResult());

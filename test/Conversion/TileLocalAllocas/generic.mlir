@@ -1,7 +1,9 @@
 // RUN: tile-opt %s --tile-local-allocas | FileCheck %s
 
+// The storage is at least 16-aligned: slot accesses state their natural
+// alignment (up to 16 bytes).
 // CHECK-LABEL: llvm.func @slots
-// CHECK: %[[G:.*]] = llvm.alloca %{{.*}} x f32 {alignment = 4 : i64} : (i64) -> !llvm.ptr
+// CHECK: %[[G:.*]] = llvm.alloca %{{.*}} x f32 {alignment = 16 : i64} : (i64) -> !llvm.ptr
 // CHECK: %[[L:.*]] = llvm.addrspacecast %[[G]] : !llvm.ptr to !llvm.ptr<5>
 // CHECK: llvm.store %{{.*}}, %[[L]] : f32, !llvm.ptr<5>
 // CHECK-NOT: -> !llvm.ptr<5>

@@ -82,3 +82,20 @@ func.func @empty_axis(%r: memref<0x1099511627776x1xf32, 5>) {
   tile.apply "abs.f32"(%r, %r) : memref<0x1099511627776x1xf32, 5>, memref<0x1099511627776x1xf32, 5>
   return
 }
+
+// -----
+
+// A slot in memory is accessed at its natural alignment: MLIR would
+// otherwise translate a 64-bit access as 4-aligned, NVPTX split it into two
+// st.local.b32 of a 64-bit register, and ptxas (CUDA 13.0) assembles that
+// wrongly (found by tools/difftest on the H200).
+// CHECK-LABEL: func.func @aligned_slots
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<4x1xi64, 5>
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<1x1xi64, strided<[1, 1], offset: ?>, 5>
+func.func @aligned_slots(%g: memref<4x1xi64, 1>, %o: memref<1x1xi64, 1>, %t: index) {
+  %r = memref.alloca() : memref<4x1xi64, 5>
+  tile.apply "ld.global.b64"(%r, %g) : memref<4x1xi64, 5>, memref<4x1xi64, 1>
+  %s = memref.subview %r[%t, 0] [1, 1] [1, 1] : memref<4x1xi64, 5> to memref<1x1xi64, strided<[1, 1], offset: ?>, 5>
+  tile.apply "st.global.b64"(%o, %s) : memref<1x1xi64, 1>, memref<1x1xi64, strided<[1, 1], offset: ?>, 5>
+  return
+}

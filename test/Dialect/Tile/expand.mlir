@@ -58,8 +58,8 @@ func.func @vector_load(%r: memref<2x2xf32, 5>, %g: memref<2x2xf32, 1>) {
 // CHECK-LABEL: func.func @packed_cvt
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
-// CHECK: %[[HI:.*]] = memref.load %[[AHI:.*]][%[[C0]], %[[C0]]] : memref<4x1xf32, strided<[2, 1], offset: 1>, 5>
-// CHECK: %[[LO:.*]] = memref.load %[[ALO:.*]][%[[C0]], %[[C0]]] : memref<4x1xf32, strided<[2, 1]>, 5>
+// CHECK: %[[HI:.*]] = memref.load %[[AHI:.*]][%[[C0]], %[[C0]]] {alignment = 4 : i64} : memref<4x1xf32, strided<[2, 1], offset: 1>, 5>
+// CHECK: %[[LO:.*]] = memref.load %[[ALO:.*]][%[[C0]], %[[C0]]] {alignment = 4 : i64} : memref<4x1xf32, strided<[2, 1]>, 5>
 // CHECK: tile.instr "cvt.rn.f16x2.f32"(%[[HI]], %[[LO]]) : (f32, f32) -> i32
 // CHECK-COUNT-3: tile.instr "cvt.rn.f16x2.f32"
 // CHECK-NOT: tile.instr

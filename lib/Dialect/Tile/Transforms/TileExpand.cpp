@@ -307,7 +307,21 @@ private:
       return registers.read(tile.owner, element(tile, coord, reg),
                             type.getElementType());
     return memref::LoadOp::create(builder, apply.getLoc(), value,
-                                  slot(coord, reg));
+                                  slot(coord, reg), /*nontemporal=*/false,
+                                  naturalAlignment(type));
+  }
+
+  /// Each slot is aligned to its element's size (tile-local-allocas aligns
+  /// the storage). Said explicitly, because MLIR translates an access
+  /// without an alignment with LLVM's default data layout, where an i64 is
+  /// 4-aligned: NVPTX then split each 64-bit slot access into two
+  /// st.local.b32 of a 64-bit register, which ptxas (CUDA 13.0) assembles
+  /// wrongly (tools/difftest seed 3008981 on the H200).
+  static llvm::MaybeAlign naturalAlignment(MemRefType type) {
+    unsigned bits = type.getElementType().isIntOrFloat()
+                        ? type.getElementType().getIntOrFloatBitWidth()
+                        : 8;
+    return llvm::Align(std::max(1u, bits / 8));
   }
 
   void writeSlot(unsigned arg, ArrayRef<int64_t> coord, int64_t reg,
@@ -317,7 +331,8 @@ private:
     if (tile.owner)
       return registers.write(tile.owner, element(tile, coord, reg), result);
     memref::StoreOp::create(builder, apply.getLoc(), result, value,
-                            slot(coord, reg));
+                            slot(coord, reg), /*nontemporal=*/false,
+                            naturalAlignment(cast<MemRefType>(value.getType())));
   }
 
   void emitInstruction(ArrayRef<int64_t> coord) {
