@@ -373,9 +373,13 @@ bool Parser::parseCvt() {
     typeTokens = {tokens[tokens.size() - 2], tokens.back()};
     qualTokens.assign(tokens.begin() + 1, tokens.end() - 2);
   }
-  // A repeated .sat is one to ptxas (cvt.sat.s16.u64.sat assembles).
-  while (llvm::count(qualTokens, StringRef("sat")) > 1)
-    qualTokens.erase(llvm::find(qualTokens, StringRef("sat")));
+  // A repeated .sat, .relu or .satfinite is one to ptxas
+  // (cvt.sat.s16.u64.sat and cvt.rn.relu.bf16x2.relu.f32 assemble); a
+  // repeated rounding mode or .ftz is an error there too.
+  for (StringRef token :
+       {StringRef("sat"), StringRef("relu"), StringRef("satfinite")})
+    while (llvm::count(qualTokens, token) > 1)
+      qualTokens.erase(llvm::find(qualTokens, token));
   StringRef dstName = typeTokens[0];
   StringRef srcName = typeTokens[1];
   const TypeInfo *dst = lookupType(dstName);
