@@ -39,6 +39,10 @@ llvm::StringRef mlir::tile::ptx::stringifySpace(Space space) {
     return "local";
   case Space::Generic:
     return "generic";
+  case Space::Const:
+    return "const";
+  case Space::Param:
+    return "param";
   }
   llvm_unreachable("unknown space");
 }
@@ -641,7 +645,11 @@ bool Parser::parseLdSt() {
                                                     "relaxed", "release"}};
   Slot scope{"scope", {"cta", "cluster", "gpu", "sys"}};
   Slot space{"state space",
-             {"global", "shared", "shared::cta", "shared::cluster", "local"}};
+             isLoad ? SmallVector<StringRef, 8>{"global", "shared", "shared::cta",
+                                                 "shared::cluster", "local", "const",
+                                                 "param"}
+                    : SmallVector<StringRef, 8>{"global", "shared", "shared::cta",
+                                                 "shared::cluster", "local", "param"}};
   Slot cache{"cache operator",
              isLoad ? SmallVector<StringRef, 8>{"ca", "cg", "cs", "lu", "cv"}
                     : SmallVector<StringRef, 8>{"wb", "cg", "cs", "wt"}};
@@ -713,6 +721,10 @@ bool Parser::parseLdSt() {
                 (cop.empty() ? sem : cop).str() + "'");
   if (ss == "local" && (ordered || sem == "volatile"))
     return fail("local memory takes no memory ordering");
+  // Measured with ptxas (CUDA 13.0): const and param accesses take .weak at
+  // most, and no L1 or L2 hints.
+  if ((ss == "const" || ss == "param") && (ordered || sem == "volatile"))
+    return fail(ss.str() + " memory takes no memory ordering but weak");
   // ptxas takes eviction priorities and prefetch sizes on global and on
   // generic addresses (ld.L1::evict_last.b32), not on shared or local ones.
   if ((!evict.empty() || !pf.empty()) && ss != "global" && !ss.empty())
@@ -761,6 +773,8 @@ bool Parser::parseLdSt() {
   Space memSpace = ss.empty()          ? Space::Generic
                    : ss == "global" ? Space::Global
                    : ss == "local"  ? Space::Local
+                   : ss == "const"  ? Space::Const
+                   : ss == "param"  ? Space::Param
                                     : Space::Shared;
   form.readsMemory = isLoad;
   form.writesMemory = !isLoad;

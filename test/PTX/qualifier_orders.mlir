@@ -13,8 +13,10 @@
 // CHECK: cvt.s32.f32.rzi.sat
 // CHECK: cvt.sat.s16.u64.sat
 // CHECK: add.sat.sat.f32
+// CHECK: ld.const.b32
 module attributes {gpu.container_module} {
   gpu.module @kernels {
+    memref.global "private" constant @table : memref<1x1xi32, 4> = dense<7>
     gpu.func @orders(%g: memref<1x1xi32>, %gg: memref<1x1xi32, 1>, %oh: memref<3x1xi16, 1>, %or: memref<2x1xi32, 1>) kernel {
       %a = memref.alloca() : memref<1x1xi32, 5>
       %b = memref.alloca() : memref<1x1xi32, 5>
@@ -34,6 +36,10 @@ module attributes {gpu.container_module} {
       tile.apply "cvt.u64.u32"(%d, %b) : memref<1x1xi64, 5>, memref<1x1xi32, 5>
       tile.apply "cvt.sat.s16.u64.sat"(%h2, %d) : memref<1x1xi16, strided<[1, 1], offset: 2>, 5>, memref<1x1xi64, 5>
       tile.apply "add.sat.sat.f32"(%r1, %a, %b) : memref<1x1xi32, strided<[1, 1], offset: 1>, 5>, memref<1x1xi32, 5>, memref<1x1xi32, 5>
+      %k = memref.get_global @table : memref<1x1xi32, 4>
+      %c = memref.alloca() : memref<1x1xi32, 5>
+      tile.apply "ld.const.b32"(%c, %k) : memref<1x1xi32, 5>, memref<1x1xi32, 4>
+      tile.apply "st.global.b32"(%gg, %c) : memref<1x1xi32, 1>, memref<1x1xi32, 5>
       tile.apply "st.global.b16"(%oh, %h) : memref<3x1xi16, 1>, memref<3x1xi16, 5>
       tile.apply "st.global.b32"(%or, %r) : memref<2x1xi32, 1>, memref<2x1xi32, 5>
       gpu.return

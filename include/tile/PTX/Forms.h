@@ -23,7 +23,7 @@ namespace mlir::tile::ptx {
 enum class Role { Dst, Src };
 
 /// Where an operand lives: a register, or the memory an address points to.
-enum class Space { Reg, Global, Shared, Local, Generic };
+enum class Space { Reg, Global, Shared, Local, Generic, Const, Param };
 
 llvm::StringRef stringifyRole(Role role);
 llvm::StringRef stringifySpace(Space space);

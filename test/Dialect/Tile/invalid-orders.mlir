@@ -39,3 +39,28 @@ func.func @cvt_types_swapped(%h: memref<2x1xi16, 5>, %r: memref<2x1xi32, 5>) {
   tile.apply "cvt.f32.rn.f16"(%h, %r) : memref<2x1xi16, 5>, memref<2x1xi32, 5>
   return
 }
+
+// -----
+
+// The constant space is read-only; const and param take .weak at most.
+func.func @const_store(%c: memref<2x1xi32, 4>, %r: memref<2x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'const' is not a qualifier of st.b32}}
+  tile.apply "st.const.b32"(%c, %r) : memref<2x1xi32, 4>, memref<2x1xi32, 5>
+  return
+}
+
+// -----
+
+func.func @const_ordering(%r: memref<2x1xi32, 5>, %c: memref<2x1xi32, 4>) {
+  // expected-error @+1 {{'tile.apply' op const memory takes no memory ordering but weak}}
+  tile.apply "ld.const.relaxed.sys.b32"(%r, %c) : memref<2x1xi32, 5>, memref<2x1xi32, 4>
+  return
+}
+
+// -----
+
+func.func @const_needs_space_4(%r: memref<2x1xi32, 5>, %g: memref<2x1xi32, 1>) {
+  // expected-error @+1 {{'tile.apply' op src: expected a memref in the const address space (4) for ld.const.b32, got 'memref<2x1xi32, 1>'}}
+  tile.apply "ld.const.b32"(%r, %g) : memref<2x1xi32, 5>, memref<2x1xi32, 1>
+  return
+}

@@ -376,6 +376,10 @@ unsigned expectedAddressSpace(const ptx::Operand &operand) {
     return kSharedAddressSpace;
   case ptx::Space::Generic:
     return 0;
+  case ptx::Space::Const:
+    return kConstAddressSpace;
+  case ptx::Space::Param:
+    return kParamAddressSpace;
   case ptx::Space::Local:
   case ptx::Space::Reg:
     return kRegisterAddressSpace;

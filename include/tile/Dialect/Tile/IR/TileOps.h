@@ -28,6 +28,10 @@ namespace mlir::tile {
 constexpr unsigned kGlobalAddressSpace = 1;
 constexpr unsigned kSharedAddressSpace = 3;
 constexpr unsigned kRegisterAddressSpace = 5;
+/// NVPTX's constant and kernel-parameter spaces, for ld.const and
+/// ld/st.param (a tile has no way to make a param-space memref yet).
+constexpr unsigned kConstAddressSpace = 4;
+constexpr unsigned kParamAddressSpace = 101;
 
 /// The NVPTX address space of a memref, or std::nullopt when its memory space
 /// is neither an integer nor a GPU global/workgroup space.
