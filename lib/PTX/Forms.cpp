@@ -67,7 +67,9 @@ constexpr TypeInfo kTypes[] = {
     {"f16x2", 'p', 32},    {"bf16x2", 'p', 32},   {"f32x2", 'p', 64},
     {"u16x2", 'p', 32},    {"s16x2", 'p', 32},    {"e4m3x2", 'p', 16},
     {"e5m2x2", 'p', 16},   {"e2m3x2", 'p', 16},   {"e3m2x2", 'p', 16},
-    {"e2m1x2", 'p', 8},
+    {"e2m1x2", 'p', 8},    {"ue8m0x2", 'p', 16},  {"e4m3x4", 'p', 32},
+    {"e5m2x4", 'p', 32},   {"e2m3x4", 'p', 32},   {"e3m2x4", 'p', 32},
+    {"e2m1x4", 'p', 16},
 };
 
 const TypeInfo *lookupType(StringRef name) {
@@ -216,6 +218,8 @@ struct Parser {
   }
 
   bool parseArith();
+  bool parseCvtStochastic(StringRef dstName, StringRef srcName,
+                          ArrayRef<StringRef> quals, const std::string &context);
   bool parseAbsNeg();
   bool parseCvt();
   bool parseMov();
@@ -404,6 +408,31 @@ bool Parser::parseCvt() {
     return true;
   };
 
+  if (llvm::is_contained(quals, StringRef("rs")))
+    return parseCvtStochastic(dstName, srcName, quals, context);
+  if (dstName == "ue8m0x2" && (srcName == "f32" || srcName == "bf16x2")) {
+    // Measured with ptxas 13.0: rz or rp, satfinite optional, no relu; on
+    // arch- and family-specific targets from sm_100, PTX ISA 8.6.
+    if (!matchQualifiers(quals,
+                         {Slot{"rounding mode", {"rz", "rp"}, true}, kSatfinite},
+                         context, chosen, error))
+      return false;
+    floor(100, 86);
+    form.archSpecific = true;
+    if (srcName == "f32")
+      return packedFromF32(dst);
+    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
+    return true;
+  }
+  if (dstName == "bf16x2" && srcName == "ue8m0x2") {
+    if (!matchQualifiers(quals, {Slot{"rounding mode", {"rn"}, true}}, context,
+                         chosen, error))
+      return false;
+    floor(100, 86);
+    form.archSpecific = true;
+    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
+    return true;
+  }
   if ((dstName == "f16x2" || dstName == "bf16x2") && srcName == "f32") {
     if (!matchQualifiers(quals,
                          {Slot{"rounding mode", {"rn", "rz"}, true}, kRelu,
@@ -576,6 +605,45 @@ bool Parser::parseCvt() {
 /// cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c: a and b saturate to
 /// the narrow type and pack into the low bits of d (a above b); c fills the
 /// rest.
+/// cvt.rs: stochastic rounding with a random-bits operand, on sm_100a to
+/// sm_103a from PTX ISA 8.7 (measured with ptxas 13.0: not on the family
+/// targets, sm_110a or sm_120a). Two f32 sources pack into f16x2/bf16x2;
+/// four, in braces, into one 32-bit register of four fp8 or fp6 values or
+/// one 16-bit register of four fp4 values, which must saturate.
+bool Parser::parseCvtStochastic(StringRef dstName, StringRef srcName,
+                                ArrayRef<StringRef> quals,
+                                const std::string &context) {
+  const TypeInfo *f32 = lookupType("f32");
+  const TypeInfo *dst = lookupType(dstName);
+  if (srcName != "f32" || !dst)
+    return fail("'rs' (stochastic rounding) converts from f32, to f16x2, "
+                "bf16x2, e4m3x4, e5m2x4, e2m3x4, e3m2x4 or e2m1x4");
+  bool pair = dstName == "f16x2" || dstName == "bf16x2";
+  bool quad = dstName == "e4m3x4" || dstName == "e5m2x4" ||
+              dstName == "e2m3x4" || dstName == "e3m2x4" || dstName == "e2m1x4";
+  if (!pair && !quad)
+    return fail("'rs' (stochastic rounding) converts from f32, to f16x2, "
+                "bf16x2, e4m3x4, e5m2x4, e2m3x4, e3m2x4 or e2m1x4");
+  SmallVector<StringRef> chosen;
+  Slot satfinite{"satfinite", {"satfinite"}, /*required=*/quad};
+  if (!matchQualifiers(quals,
+                       {Slot{"rounding mode", {"rs"}, true}, kRelu, satfinite},
+                       context, chosen, error))
+    return false;
+  floor(100, 87);
+  form.archSpecific = form.archOnly = true;
+  form.maxSm = 103;
+  const TypeInfo *rbits = lookupType("b32");
+  if (pair)
+    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, f32),
+                     reg("src1", Role::Src, f32),
+                     reg("rbits", Role::Src, rbits)};
+  else
+    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, f32, 4),
+                     reg("rbits", Role::Src, rbits)};
+  return true;
+}
+
 bool Parser::parseCvtPack() {
   static const SmallVector<StringRef> kNarrow = {"u16", "s16", "u8", "s8",
                                                  "u4",  "s4",  "u2", "s2"};
@@ -852,7 +920,10 @@ static std::string ptxVersionText(unsigned ptx) {
 
 std::string Form::floorText() const {
   std::string text = "sm_" + std::to_string(minSm);
-  text += archSpecific ? "a (an arch-specific target)" : " or newer";
+  if (archOnly)
+    text += "a to sm_" + std::to_string(maxSm) + "a (arch-specific targets)";
+  else
+    text += archSpecific ? "a (an arch-specific target)" : " or newer";
   return text + " and PTX ISA " + ptxVersionText(minPtx);
 }
 
@@ -978,6 +1049,10 @@ bool mlir::tile::ptx::isAvailableOn(const Form &form, const Target &target,
   bool ok = target.sm >= form.minSm;
   if (form.archSpecific)
     ok = ok && target.suffix != 0;
+  if (form.archOnly)
+    ok = ok && target.suffix == 'a';
+  if (form.maxSm)
+    ok = ok && target.sm <= form.maxSm;
   if (form.minPtx > Target::maxPtx())
     ok = false;
   if (!ok)

@@ -36,6 +36,7 @@ BITS = {
     "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32,
     "f16x2": 32, "bf16x2": 32, "f32x2": 64, "u16x2": 32, "s16x2": 32,
     "e4m3x2": 16, "e5m2x2": 16, "e2m3x2": 16, "e3m2x2": 16, "e2m1x2": 8,
+    "ue8m0x2": 16, "e4m3x4": 32, "e5m2x4": 32, "e2m3x4": 32, "e3m2x4": 32, "e2m1x4": 16,
 }
 PACKED_FROM_F32 = {"f16x2", "bf16x2", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2"}
 
@@ -83,6 +84,13 @@ def cvt_spellings():
         for quals in [("rn",), ("rn", "relu"), ("rn", "satfinite"), ()]:
             yield ".".join(("cvt",) + quals + ("f16x2", f8))
             yield ".".join(("cvt",) + quals + (f8, "f16x2"))
+    # PTX ISA 8.6-8.7: ue8m0 scale pairs and stochastic rounding (cvt.rs).
+    for dst, src in (("ue8m0x2", "f32"), ("ue8m0x2", "bf16x2"), ("bf16x2", "ue8m0x2")):
+        for quals in [(), ("rz",), ("rp",), ("rn",), ("rz", "satfinite"), ("rp", "satfinite"), ("rz", "relu")]:
+            yield ".".join(("cvt",) + quals + (dst, src))
+    for dst in ("f16x2", "bf16x2", "e4m3x4", "e5m2x4", "e2m3x4", "e3m2x4", "e2m1x4"):
+        for quals in [("rs",), ("rs", "satfinite"), ("rs", "relu", "satfinite"), ("rs", "relu"), ("rs", "ftz")]:
+            yield ".".join(("cvt",) + quals + (dst, "f32"))
     for narrow in ("u16", "s16", "u8", "s8", "u4", "s4", "u2", "s2", "u32", "f16"):
         for tail in (("s32",), ("s32", "b32"), ("u32", "b32"), ("s32", "s32")):
             yield ".".join(("cvt", "pack", "sat", narrow) + tail)

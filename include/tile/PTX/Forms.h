@@ -66,8 +66,12 @@ struct Form {
   /// Lowest SM version (e.g. 90) and PTX ISA version times ten (e.g. 86).
   unsigned minSm = 0;
   unsigned minPtx = 0;
-  /// The form exists only on the arch-specific `a` target of minSm.
+  /// The form exists only on arch- or family-specific targets (`a`, `f`)
+  /// from minSm on.
   bool archSpecific = false;
+  /// Only on `a` targets from minSm to maxSm (cvt.rs: sm_100a to sm_103a).
+  bool archOnly = false;
+  unsigned maxSm = 0;
   bool readsMemory = false;
   bool writesMemory = false;
 

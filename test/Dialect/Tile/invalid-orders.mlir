@@ -64,3 +64,21 @@ func.func @const_needs_space_4(%r: memref<2x1xi32, 5>, %g: memref<2x1xi32, 1>) {
   tile.apply "ld.const.b32"(%r, %g) : memref<2x1xi32, 5>, memref<2x1xi32, 1>
   return
 }
+
+// -----
+
+// cvt.rs exists on sm_100a to sm_103a only (ptxas 13.0 rejects it on the
+// family and the newer arch-specific targets).
+func.func @stochastic_on_sm120a(%d: memref<1x1xi32, 5>, %f: memref<1x4xf32, 5>, %r: memref<1x1xi32, 5>) attributes {tile.target = "sm_120a"} {
+  // expected-error @+1 {{'tile.apply' op cvt.rs.satfinite.e4m3x4.f32 requires sm_100a to sm_103a (arch-specific targets) and PTX ISA 8.7, but the target is sm_120a}}
+  tile.apply "cvt.rs.satfinite.e4m3x4.f32"(%d, %f, %r) : memref<1x1xi32, 5>, memref<1x4xf32, 5>, memref<1x1xi32, 5>
+  return
+}
+
+// -----
+
+func.func @stochastic_quad_needs_satfinite(%d: memref<1x1xi32, 5>, %f: memref<1x4xf32, 5>, %r: memref<1x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op cvt.e4m3x4.f32 needs a satfinite: one of satfinite}}
+  tile.apply "cvt.rs.e4m3x4.f32"(%d, %f, %r) : memref<1x1xi32, 5>, memref<1x4xf32, 5>, memref<1x1xi32, 5>
+  return
+}
