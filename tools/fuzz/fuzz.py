@@ -47,6 +47,8 @@ CRASH_MARKERS = ("Assertion", "LLVM ERROR", "Stack dump", "PLEASE submit a bug r
 KNOWN_UPSTREAM = [
     (re.compile(r"StringRef::drop_front.*Dropping more elements than exist"),
      "NVVMTargetAttr verification of a chip shorter than 'sm_' (nvvm-target-short-chip.mlir)"),
+    (re.compile(r"invalid tensor element type[\s\S]*ConcreteT = mlir::RankedTensorType"),
+     "memref.global's parser builds a tensor of invalid elements (memref-global-memref-elements.mlir)"),
 ]
 
 OPCODE_TOKENS = ["add", "sub", "mul", "abs", "neg", "cvt", "mov", "ld", "st", "rn", "rz", "rm", "rp", "rna",
