@@ -1,6 +1,7 @@
 """Runs the cvt-fusion reproducer (cvt_fusion_build.py) assembled by ptxas
-at -O3 and at -O0 and compares both with the PTX ISA reference; writes what
-each SASS does (tools/difftest/results/ptxas_cvt_fusion.json)."""
+at each optimization level (and -O3 with two optimizer switches) and
+compares with the PTX ISA reference; writes what each SASS does
+(tools/difftest/results/ptxas_cvt_fusion*.json)."""
 import json, os, subprocess, sys, numpy as np, tempfile
 sys.path.insert(0, "python"); sys.path.insert(0, "tools/conformance")
 from tile_mlir import runtime
@@ -21,10 +22,10 @@ for name, (first, second, ib, mb, ob) in cases.items():
     k = runtime.load(f"build/fusion/{name}.json")
     a = inputs(ib)
     results = {}
-    for opt in ("O3", "O0"):
+    for opt in ("O3", "O2", "O1", "O0", "O3 --allow-expensive-optimizations false", "O3 --disable-optimizer-constants"):
         with tempfile.TemporaryDirectory() as tmp:
             open(f"{tmp}/k.ptx", "w").write(k.ptx)
-            subprocess.run(["ptxas", "-arch=sm_90", f"-{opt}", f"{tmp}/k.ptx", "-o", f"{tmp}/k.cubin"], check=True)
+            subprocess.run(["ptxas", "-arch=sm_90", *f"-{opt}".split(), f"{tmp}/k.ptx", "-o", f"{tmp}/k.cubin"], check=True)
             cubin = open(f"{tmp}/k.cubin", "rb").read()
             sass = subprocess.run(["cuobjdump", "-sass", f"{tmp}/k.cubin"], capture_output=True, text=True).stdout
         kk = runtime.Kernel(k.name, k.ptx, cubin, "sm_90", k.params, k.grid, k.block)
