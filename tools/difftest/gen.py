@@ -64,8 +64,10 @@ class KernelSpec:
 class Builder:
     """Traces one kernel body, choosing as it goes."""
 
-    def __init__(self, rng, repeats, scope):
+    def __init__(self, rng, repeats, scope, shape=None):
         self.rng, self.repeats, self.scope = rng, repeats, scope
+        # The repeat axes: (R,), or two axes of R elements in all.
+        self.shape = tuple(shape or (repeats,))
         self.tiles: Dict[int, list] = {w: [] for w in WIDTHS}
         self.next_in = {w: 0 for w in WIDTHS}
         self.next_out = {w: 0 for w in WIDTHS}
@@ -80,11 +82,14 @@ class Builder:
         axes the tensor leads with."""
         stop = start + (count or self.repeats)
         if self.scope == "thread":
-            return tensor[self.row, start:stop]
+            elements = tensor[self.row, start:stop]
+            if count is None and len(self.shape) > 1:
+                elements = elements.reshape(self.shape + (1,))
+            return elements
         return tensor[(slice(None),) * len(GROUPS[self.scope]) + (slice(start, stop),)]
 
     def alloc(self, bits):
-        return T.alloc_local(GROUPS[self.scope] + (self.repeats, 1), f"uint{bits}", scope=self.scope)
+        return T.alloc_local(GROUPS[self.scope] + self.shape + (1,), f"uint{bits}", scope=self.scope)
 
     def apply(self, opcode, *operands, **options):
         if self.skipping:
@@ -104,8 +109,8 @@ class Builder:
             # runtime offset the verifier must prove even (row * SLOTS + 2k).
             self.features.add("widening_view")
             halves = self.rows(self.inputs[16], 2 * start, 2 * self.repeats)
-            self.apply("ld.global.b32", tile, halves.reshape((self.repeats, 2)).view("uint32"))
-        elif self.scope == "thread" and how < 0.3 and self.repeats > 1:
+            self.apply("ld.global.b32", tile, halves.reshape(self.shape + (2,)).view("uint32"))
+        elif self.scope == "thread" and how < 0.3 and self.repeats > 1 and len(self.shape) == 1:
             # One element per iteration, at the loop's runtime index, into
             # the tile at the same index.
             self.features.add("serial_global")
@@ -130,12 +135,12 @@ class Builder:
             self.features.add("view")
             word = rng.choice(self.tiles[32])
             column = rng.randrange(2)
-            return word.view("uint16")[:, column:column + 1]
-        if self.scope == "thread" and self.repeats > 1 and self.tiles[bits] and rng.random() < 0.15:
+            return word.view("uint16")[(slice(None),) * len(self.shape) + (slice(column, column + 1),)]
+        if self.scope == "thread" and self.shape[0] > 1 and self.tiles[bits] and rng.random() < 0.15:
             self.features.add("broadcast")
             tile = rng.choice(self.tiles[bits])
-            k = rng.randrange(self.repeats)
-            return tile[k:k + 1].broadcast((self.repeats, 1))
+            k = rng.randrange(self.shape[0])
+            return tile[k:k + 1].broadcast(self.shape + (1,))
         if self.tiles[bits] and rng.random() < 0.7:
             return rng.choice(self.tiles[bits])
         return self.loaded_tile(bits)
@@ -166,22 +171,22 @@ class Builder:
                 options["preserve_dst"] = True
         operands = [dst] + srcs
         how = rng.random()
-        if self.scope == "thread" and how < 0.15 and self.repeats > 1:
+        if self.scope == "thread" and how < 0.15 and self.shape[0] > 1:
             # A runtime index: every tile operand sliced at the loop's i.
             self.features.add("serial")
-            for i in T.serial(0, self.repeats):
+            for i in T.serial(0, self.shape[0]):
                 self.apply(form.opcode, *[o[i:i + 1] if isinstance(o, T.Buffer) else o for o in operands],
                            **options)
         elif self.scope == "thread" and how < 0.25:
             self.features.add("if")
             with T.if_(self.condition()):
                 self.apply(form.opcode, *operands, **options)
-        elif self.scope == "thread" and how < 0.35 and self.repeats > 1:
+        elif self.scope == "thread" and how < 0.35 and self.shape[0] > 1:
             self.features.add("static_slice")
-            lo = rng.randrange(self.repeats)
-            hi = rng.randrange(lo + 1, self.repeats + 1)
+            lo = rng.randrange(self.shape[0])
+            hi = rng.randrange(lo + 1, self.shape[0] + 1)
             self.apply(form.opcode, *[o[lo:hi] if isinstance(o, T.Buffer) else o for o in operands], **options)
-        elif self.scope == "thread" and how < 0.42 and self.repeats > 2:
+        elif self.scope == "thread" and how < 0.42 and self.shape[0] > 2:
             # Every other repeat: a gapped layout (stride 2).
             self.features.add("gapped")
             lo = rng.randrange(2)
@@ -208,12 +213,16 @@ def generate(rng: random.Random, name: str = "kernel", skip=frozenset(), repeats
     threads = grid * block
     drawn = rng.choice([1, 2, 4])
     repeats = drawn if repeats is None else repeats
+    two_axes = rng.random() < 0.3  # drawn always, so a reducer's replay keeps the stream
     pick = rng.random()
     scope = "thread" if pick < 0.85 else "warp" if pick < 0.92 else "warpgroup" if pick < 0.96 else "cta"
     count = rng.randint(1, 8)
     widths = WIDTHS
     names = [(f"in{w}", w) for w in widths] + [(f"out{w}", w) for w in widths]
-    builder = Builder(rng, repeats, scope)
+    shape = {4: (2, 2), 2: (1, 2)}.get(repeats) if two_axes and scope == "thread" else None
+    builder = Builder(rng, repeats, scope, shape)
+    if shape:
+        builder.features.add("two_axes")
     builder.threads = threads
 
     def body(*tensors):
