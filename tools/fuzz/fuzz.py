@@ -143,10 +143,12 @@ def run_tool(inputs, timeout, passes=("--tile-expand", "--convert-tile-to-nvvm")
     return crashed, output
 
 
-def minimize(text, timeout):
+def minimize(text, timeout, deadline=None):
+    """Drops lines while the input still crashes; stops at `deadline`, so a
+    slow minimization cannot eat the time of the later fuzzing phases."""
     lines = text.splitlines()
     changed = True
-    while changed:
+    while changed and (deadline is None or time.time() < deadline):
         changed = False
         for i in range(len(lines)):
             trial = lines[:i] + lines[i + 1:]
@@ -189,7 +191,13 @@ def fuzz_tool(rng, deadline, report, crash_dir, timeout):
         for case in batch:
             bad, output = run_tool([case], timeout)
             if bad:
-                small = minimize(case, timeout)
+                small = minimize(case, timeout, deadline)
+                if "tile." in small:
+                    # Cut short at the deadline: try it without tile ops,
+                    # which upstream mlir-opt can then be asked about.
+                    untiled = "\n".join(l for l in small.splitlines() if "tile." not in l)
+                    if run_tool([untiled], timeout)[0]:
+                        small = untiled
                 signature = next((l for l in output.splitlines() if any(m in l for m in CRASH_MARKERS)),
                                  output.strip().splitlines()[-1] if output.strip() else "crash")
                 known = next((why for pattern, why in KNOWN_UPSTREAM if pattern.search(output)), None)
