@@ -6,7 +6,9 @@ rejects, so that run_before.py can show on the GPU what they computed:
     python tools/gpu/before_fix/build_before.py build/gpu_before
     cp /tmp/before/python/tile_mlir/runtime.py build/gpu_before/runtime_before.py
 
-The result is tools/gpu/results/before_fix.json.
+The result is tools/gpu/results/before_fix.json. runtime_slice repeats
+tools/gpu/build_artifacts.py's kernel on purpose: that module cannot be
+imported by the pre-fix front end (it traces kernels that use T.if_).
 """
 import os
 import sys
