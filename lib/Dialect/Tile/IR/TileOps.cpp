@@ -605,7 +605,8 @@ LogicalResult ApplyOp::verify() {
                     << " does not match " << repeatOwner << "'s "
                     << shapeText(*repeatShape);
     }
-    if (!fitsCarrier(memref.getElementType(), operand))
+    // A memory operand's carrier was checked with its space, above.
+    if (!operand.isMemory() && !fitsCarrier(memref.getElementType(), operand))
       return diag() << carrierMismatch(operand, memref.getElementType());
     if (operand.isMemory() && failed(verifyVectorLayout(diag, operand, memref)))
       return failure();

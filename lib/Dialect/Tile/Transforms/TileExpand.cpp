@@ -49,14 +49,11 @@ private:
 /// only, so a signed or unsigned carrier (ui32) is the undef of its signless
 /// twin, cast the way the lowering casts every such carrier.
 Value undefinedValue(OpBuilder &builder, Location loc, Type type) {
-  if (LLVM::isCompatibleType(type))
-    return LLVM::UndefOp::create(builder, loc, type);
   auto integer = dyn_cast<IntegerType>(type);
-  Type signless =
-      integer ? builder.getIntegerType(integer.getWidth()) : Type();
-  if (!signless)
+  if (!integer || integer.isSignless())
     return LLVM::UndefOp::create(builder, loc, type);
-  Value undef = LLVM::UndefOp::create(builder, loc, signless);
+  Value undef = LLVM::UndefOp::create(
+      builder, loc, builder.getIntegerType(integer.getWidth()));
   return UnrealizedConversionCastOp::create(builder, loc, type, undef)
       .getResult(0);
 }
@@ -187,7 +184,8 @@ public:
                 RegisterValues &registers)
       : apply(apply), form(form), builder(apply), indices(indices),
         registers(registers) {
-    groupRank = getScopeGroupShape(apply.getScope(), apply).value_or(SmallVector<int64_t>{}).size();
+    // checkLimits rejected unknown scopes before any apply is expanded.
+    groupRank = getScopeGroupShape(apply.getScope(), apply)->size();
     for (Value arg : apply.getArgs()) {
       Tile &tile = tiles.emplace_back();
       auto type = dyn_cast<MemRefType>(arg.getType());
