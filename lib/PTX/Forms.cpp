@@ -573,6 +573,11 @@ bool Parser::parseCvt() {
         return true;
     return false;
   };
+  if (isInt(dst) && isInt(src)) {
+    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
+    form.operands[1].fusionBarrier = true;
+    return true;
+  }
   if (has("relu") || has("satfinite")) {
     bool halfFromF32 =
         (dstName == "f16" || dstName == "bf16") && srcName == "f32";

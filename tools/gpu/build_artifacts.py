@@ -121,6 +121,34 @@ def unsigned_kept(A: T.Tensor((32, 2, 1), "uint32"), Out: T.Tensor((32, 2, 1), "
     T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t], r)
 
 
+def conversion_chain(first, second, src_dtype, mid_dtype, out_dtype):
+    """Thread t converts A[t] with `first`, stores the middle value, and
+    converts it again with `second`: ptxas -O3 fused such chains into one
+    conversion that is wrong for negative inputs or NaN
+    (tools/difftest/results/ptxas_cvt_barrier.json)."""
+    def chain(A: T.Tensor((32, 1), src_dtype), Mid: T.Tensor((32, 1), mid_dtype),
+              Out: T.Tensor((32, 1), out_dtype)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        a = T.alloc_local((1, 1), src_dtype)
+        m = T.alloc_local((1, 1), mid_dtype)
+        o = T.alloc_local((1, 1), out_dtype)
+        bits = {"uint16": 16, "uint32": 32, "uint64": 64}
+        T.cuda.tile.apply(T.ptx[f"ld.global.b{bits[src_dtype]}"], a, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx[first], m, a)
+        T.cuda.tile.apply(T.ptx[second], o, m)
+        T.cuda.tile.apply(T.ptx[f"st.global.b{bits[mid_dtype]}"], Mid[t:t + 1], m)
+        T.cuda.tile.apply(T.ptx[f"st.global.b{bits[out_dtype]}"], Out[t:t + 1], o)
+    return T.function(chain)
+
+
+# (first, second, source, middle and result storage): the two chains the
+# barrier study found fused wrongly.
+CHAINS = {
+    "chain_u32_s16": ("cvt.rzi.u32.f32", "cvt.sat.s16.u32", "uint32", "uint32", "uint16"),
+    "chain_s64_s32": ("cvt.rzi.s64.bf16", "cvt.sat.s32.s64", "uint16", "uint64", "uint32"),
+}
+
 KERNELS = {
     "warp_scope": warp_scope,
     "packed_add": packed_add.packed_add,
@@ -133,6 +161,7 @@ KERNELS = {
     "add_one": add_one,
     "branch": branch,
     "unsigned_kept": unsigned_kept,
+    **{name: conversion_chain(*spec) for name, spec in CHAINS.items()},
 }
 
 

@@ -115,6 +115,65 @@ def check_unsigned_kept(kernel, rng):
     return defined, 32 + 8
 
 
+CHAIN_INPUTS = {
+    # f32: negatives, -inf, NaNs, values beyond u32 and s16.
+    "chain_u32_s16": np.array([0xbfc00000, 0xff800000, 0x7fc00000, 0xffc00123, 0x3fc00000, 0x47c35000,
+                               0x4f800000, 0xc7c35000], np.uint32),
+    # bf16: NaNs of both signs, infinities, values beyond s32.
+    "chain_s64_s32": np.array([0x7fc0, 0xffc0, 0x7f81, 0x7f80, 0xff80, 0x4f00, 0xcf00, 0x5f00], np.uint16),
+}
+
+
+def check_chain(name, first, second):
+    def check(kernel, rng):
+        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "conformance"))
+        import reference
+        from types import SimpleNamespace
+        a = np.resize(CHAIN_INPUTS[name], 32).reshape(32, 1)
+        mid_dtype = "uint64" if "64" in first.split(".")[2] else "uint32"
+        out_dtype = "uint32" if second.split(".")[2].endswith("32") else "uint16"
+        def run(k):
+            mid, out = np.zeros((32, 1), mid_dtype), np.zeros((32, 1), out_dtype)
+            k(a.copy(), mid, out)
+            return mid.reshape(-1), out.reshape(-1)
+        mid, out = run(kernel)
+        want_mid = np.asarray(reference.reference(SimpleNamespace(opcode=first, family="cvt", operands=[]),
+                                                  [a.reshape(-1)])).astype(mid_dtype)
+        want_out = np.asarray(reference.reference(SimpleNamespace(opcode=second, family="cvt", operands=[]),
+                                                  [want_mid])).astype(out_dtype)
+        # The same PTX without the barrier, as ptxas -O3 assembles it: what
+        # the lowering emitted before it had one.
+        bare = without_barrier(kernel)
+        if bare is not None:
+            _, bare_out = run(bare)
+            BARE_RESULTS[name] = {"right": int((bare_out == want_out).sum()), "of": 32}
+        return bits_equal(mid, want_mid) and bits_equal(out, want_out), 64
+    return check
+
+
+BARE_RESULTS = {}
+
+
+def without_barrier(kernel):
+    ptx = re.sub(r"\{ \.reg \.b\d+ (%tile_f1_0); max\.s\d+ \1, (%\w+), -?\d+; (cvt[.\w]+) (%\w+), \1; \}",
+                 r"\3 \4, \2;", kernel.ptx)
+    if ptx == kernel.ptx:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        open(os.path.join(tmp, "k.ptx"), "w").write(ptx)
+        done = subprocess.run(["ptxas", f"-arch={kernel.target}", os.path.join(tmp, "k.ptx"), "-o",
+                               os.path.join(tmp, "k.cubin")], capture_output=True)
+        if done.returncode:
+            return None
+        cubin = open(os.path.join(tmp, "k.cubin"), "rb").read()
+    return runtime.Kernel(kernel.name, ptx, cubin, kernel.target, kernel.params, kernel.grid, kernel.block)
+
+
+CHAIN_CHECKS = {
+    "chain_u32_s16": check_chain("chain_u32_s16", "cvt.rzi.u32.f32", "cvt.sat.s16.u32"),
+    "chain_s64_s32": check_chain("chain_s64_s32", "cvt.rzi.s64.bf16", "cvt.sat.s32.s64"),
+}
+
 CHECKS = {
     "warp_scope": check_warp_scope,
     "packed_add": check_packed_add,
@@ -127,6 +186,7 @@ CHECKS = {
     "add_one": check_add_one,
     "branch": check_branch,
     "unsigned_kept": check_unsigned_kept,
+    **CHAIN_CHECKS,
 }
 
 
@@ -163,6 +223,8 @@ def main(artifacts, report_path):
             entry["sass_ops"] = sass_summary(text)
             entry["local_memory"] = bool(re.search(r"\b(LDL|STL)\b", text))
             listings.append(f"// ===== {name} =====\n{text}")
+        if name in BARE_RESULTS:
+            entry["without_barrier"] = BARE_RESULTS[name]
         report["kernels"][name] = entry
         print(name, entry)
     with open(report_path, "w") as f:

@@ -53,6 +53,15 @@ struct Operand {
   /// in 16-bit registers, as ld/st and cvt allow.
   bool exactRegister = false;
 
+  /// ptxas (CUDA 13.0) at -O1 and above folds a float-to-integer cvt into
+  /// the integer cvt that reads its result, and the fused conversion is
+  /// wrong for NaN (F2I.S64 then .sat.s32 becomes F2I.S32) and for negative
+  /// inputs (F2I.U32 then .sat.s16 becomes F2I.S16); measured on an H200,
+  /// tools/difftest/results/ptxas_cvt_barrier.json. Such a source reaches
+  /// its instruction through an identity `max` with the smallest signed
+  /// value, which ptxas does not fold.
+  bool fusionBarrier = false;
+
   /// Width of the PTX register that holds the value.
   unsigned registerBits() const {
     return bits < 16 && !exactRegister ? 16 : bits;

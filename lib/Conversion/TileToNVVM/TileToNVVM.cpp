@@ -10,6 +10,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_CONVERTTILETONVVM
@@ -55,7 +56,7 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   // A true 8-bit register (an e2m1x2 pair) has no inline-asm register class:
   // it travels in a 16-bit register and is moved through a scoped .b8
   // register inside the same asm block.
-  std::string narrowDecls, before, after;
+  std::string scopedDecls, before, after;
   std::string text = form.opcode;
   std::vector<std::string> outputs, inputs;
   for (auto [i, operand] : llvm::enumerate(form.operands)) {
@@ -82,12 +83,21 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
         ref = "$" + std::to_string(nextInput++);
         inputs.push_back(letter);
       }
+      if (operand.fusionBarrier && operand.role == ptx::Role::Src) {
+        unsigned bits = asmRegisterBits(operand);
+        std::string temp = "%tile_f" + std::to_string(i) + "_" + std::to_string(reg);
+        scopedDecls += ".reg .b" + std::to_string(bits) + " " + temp + "; ";
+        before += "max.s" + std::to_string(bits) + " " + temp + ", " + ref +
+                  ", " + std::to_string(llvm::minIntN(bits)) + "; ";
+        text += temp;
+        continue;
+      }
       if (!narrow) {
         text += ref;
         continue;
       }
       std::string temp = "%tile_b" + std::to_string(i) + "_" + std::to_string(reg);
-      narrowDecls += ".reg .b8 " + temp + "; ";
+      scopedDecls += ".reg .b8 " + temp + "; ";
       if (operand.role == ptx::Role::Dst)
         after += " " + guard + "cvt.u16.u8 " + ref + ", " + temp + ";";
       else
@@ -98,8 +108,8 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
       text += "}";
   }
   text = guard + text + ";";
-  if (!narrowDecls.empty())
-    text = "{ " + narrowDecls + before + text + after + " }";
+  if (!scopedDecls.empty())
+    text = "{ " + scopedDecls + before + text + after + " }";
   if (form.accessesMemory())
     inputs.push_back("l");
   if (predicated)

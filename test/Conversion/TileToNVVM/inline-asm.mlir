@@ -156,3 +156,34 @@ func.func @unsigned_carrier(%x: ui32) -> ui32 {
   %0 = tile.instr "neg.s32"(%x) : (ui32) -> ui32
   return %0 : ui32
 }
+
+// -----
+
+// An integer cvt reads its source through an identity max, so ptxas cannot
+// fuse it with the float-to-integer cvt that produced it.
+// CHECK-LABEL: func.func @integer_cvt_source
+// CHECK: llvm.inline_asm "{ .reg .b64 %tile_f1_0; max.s64 %tile_f1_0, $1, -9223372036854775808; cvt.sat.s32.s64 $0, %tile_f1_0; }", "=r,l" %{{.*}} : (i64) -> i32
+func.func @integer_cvt_source(%a: i64) -> i32 {
+  %0 = tile.instr "cvt.sat.s32.s64"(%a) : (i64) -> i32
+  return %0 : i32
+}
+
+// -----
+
+// An 8-bit source sits in a 16-bit register; the guard covers the cvt only.
+// CHECK-LABEL: func.func @integer_cvt_byte_source
+// CHECK: llvm.inline_asm "{ .reg .b16 %tile_f1_0; max.s16 %tile_f1_0, $1, -32768; @$2 cvt.s32.s8 $0, %tile_f1_0; }", "=r,h,b,0"
+func.func @integer_cvt_byte_source(%a: i8, %p: i1, %old: i32) -> i32 {
+  %0 = tile.instr "cvt.s32.s8"(%a) if %p keep(%old : i32) : (i8) -> i32
+  return %0 : i32
+}
+
+// -----
+
+// A float-to-integer cvt is emitted as it is spelled.
+// CHECK-LABEL: func.func @float_to_integer_cvt
+// CHECK: llvm.inline_asm "cvt.rzi.u32.f32 $0, $1;", "=r,r" %{{.*}} : (i32) -> i32
+func.func @float_to_integer_cvt(%a: f32) -> i32 {
+  %0 = tile.instr "cvt.rzi.u32.f32"(%a) : (f32) -> i32
+  return %0 : i32
+}
