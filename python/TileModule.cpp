@@ -36,6 +36,11 @@ static nb::dict formToDict(const ptx::Form &form) {
     for (const std::string &carrier : operand.carriers())
       carriers.append(carrier);
     entry["carriers"] = carriers;
+    nb::list immediates;
+    for (unsigned value : operand.immediates)
+      immediates.append(value);
+    entry["immediates"] = immediates;
+    entry["sized_by"] = operand.sizedBy;
     operands.append(entry);
   }
   nb::dict result;
@@ -47,6 +52,8 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["arch_specific"] = form.archSpecific;
   result["reads_memory"] = form.readsMemory;
   result["writes_memory"] = form.writesMemory;
+  result["warp_collective"] = form.warpCollective;
+  result["lowered"] = form.lowered;
   return result;
 }
 
@@ -145,4 +152,20 @@ NB_MODULE(_tile, m) {
       result.append(family.str());
     return result;
   });
+  m.def("table_families", []() {
+    nb::list result;
+    for (llvm::StringRef family : ptx::tableFamilies())
+      result.append(family.str());
+    return result;
+  });
+  m.def(
+      "enumerate_forms",
+      [](const std::string &family) {
+        nb::list result;
+        for (const std::string &spelling : ptx::enumerateForms(family))
+          result.append(spelling);
+        return result;
+      },
+      nb::arg("family"),
+      "Every legal spelling of a record family, one per qualifier set.");
 }

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/PTX/Forms.h"
+#include "FormRecords.h"
+#include "FormSupport.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -24,7 +26,17 @@ using llvm::SmallVector;
 using llvm::StringRef;
 
 llvm::StringRef mlir::tile::ptx::stringifyRole(Role role) {
-  return role == Role::Dst ? "dst" : "src";
+  switch (role) {
+  case Role::Dst:
+    return "dst";
+  case Role::Src:
+    return "src";
+  case Role::ReadWrite:
+    return "rw";
+  case Role::Imm:
+    return "imm";
+  }
+  llvm_unreachable("unknown role");
 }
 
 llvm::StringRef mlir::tile::ptx::stringifySpace(Space space) {
@@ -47,114 +59,9 @@ llvm::StringRef mlir::tile::ptx::stringifySpace(Space space) {
   llvm_unreachable("unknown space");
 }
 
+using namespace mlir::tile::ptx::detail;
+
 namespace {
-
-/// A PTX data type token.
-struct TypeInfo {
-  StringRef name;
-  /// 'b' untyped bits, 'u'/'s' integers, 'f' scalar float, 'p' packed.
-  char kind;
-  unsigned bits;
-};
-
-constexpr TypeInfo kTypes[] = {
-    {"b8", 'b', 8},        {"b16", 'b', 16},      {"b32", 'b', 32},
-    {"b64", 'b', 64},      {"b128", 'b', 128},    {"u8", 'u', 8},
-    {"u16", 'u', 16},      {"u32", 'u', 32},      {"u64", 'u', 64},
-    {"s8", 's', 8},        {"s16", 's', 16},      {"s32", 's', 32},
-    {"s64", 's', 64},      {"f16", 'f', 16},      {"bf16", 'f', 16},
-    {"f32", 'f', 32},      {"f64", 'f', 64},      {"tf32", 'p', 32},
-    {"f16x2", 'p', 32},    {"bf16x2", 'p', 32},   {"f32x2", 'p', 64},
-    {"u16x2", 'p', 32},    {"s16x2", 'p', 32},    {"e4m3x2", 'p', 16},
-    {"e5m2x2", 'p', 16},   {"e2m3x2", 'p', 16},   {"e3m2x2", 'p', 16},
-    {"e2m1x2", 'p', 8},    {"ue8m0x2", 'p', 16},  {"e4m3x4", 'p', 32},
-    {"e5m2x4", 'p', 32},   {"e2m3x4", 'p', 32},   {"e3m2x4", 'p', 32},
-    {"e2m1x4", 'p', 16},
-};
-
-const TypeInfo *lookupType(StringRef name) {
-  for (const TypeInfo &type : kTypes)
-    if (type.name == name)
-      return &type;
-  return nullptr;
-}
-
-bool isInt(const TypeInfo *t) { return t && (t->kind == 'u' || t->kind == 's'); }
-bool isFloat(const TypeInfo *t) { return t && t->kind == 'f'; }
-
-/// One position in a qualifier sequence: a named set of alternatives.
-struct Slot {
-  StringRef what;
-  SmallVector<StringRef, 8> tokens;
-  bool required = false;
-};
-
-std::string joinTokens(ArrayRef<StringRef> tokens) {
-  return llvm::join(tokens, ", ");
-}
-
-std::string describeSlot(const Slot &slot) {
-  if (slot.tokens.size() == 1)
-    return slot.tokens.front().str();
-  return slot.what.str() + " (" + joinTokens(slot.tokens) + ")";
-}
-
-/// Matches `quals` against `slots`. ptxas accepts qualifiers in any order, so
-/// the order is free; each slot takes at most one token. `chosen[i]` receives
-/// the token picked for slot i, or "" when absent. `context` names the form
-/// in errors.
-bool matchQualifiers(ArrayRef<StringRef> quals, ArrayRef<Slot> slots,
-                     StringRef context, SmallVectorImpl<StringRef> &chosen,
-                     std::string &error) {
-  chosen.assign(slots.size(), StringRef());
-  for (StringRef token : quals) {
-    int slotIndex = -1;
-    for (auto [i, slot] : llvm::enumerate(slots))
-      if (llvm::is_contained(slot.tokens, token))
-        slotIndex = i;
-    if (slotIndex < 0) {
-      SmallVector<std::string> expected;
-      for (const Slot &slot : slots)
-        expected.push_back(describeSlot(slot));
-      error = "'" + token.str() + "' is not a qualifier of " + context.str();
-      if (expected.empty())
-        error += ", which takes none";
-      else
-        error += ": expected " + llvm::join(expected, ", ");
-      return false;
-    }
-    const Slot &slot = slots[slotIndex];
-    if (!chosen[slotIndex].empty()) {
-      error = "'" + token.str() + "' cannot follow '" +
-              chosen[slotIndex].str() + "' in " + context.str() + ": one " +
-              slot.what.str() + " of " + joinTokens(slot.tokens);
-      return false;
-    }
-    chosen[slotIndex] = token;
-  }
-  for (auto [i, slot] : llvm::enumerate(slots)) {
-    if (slot.required && chosen[i].empty()) {
-      error = context.str() + " needs a " + slot.what.str() + ": one of " +
-              joinTokens(slot.tokens);
-      return false;
-    }
-  }
-  return true;
-}
-
-Operand reg(StringRef name, Role role, const TypeInfo *type,
-            unsigned count = 1) {
-  Operand operand{name.str(), role, Space::Reg, type->name.str(), type->bits,
-                  count};
-  operand.exactRegister = type->name == "e2m1x2";
-  return operand;
-}
-
-Operand mem(StringRef name, Role role, Space space, const TypeInfo *type,
-            unsigned count) {
-  return Operand{name.str(), role, space, type->name.str(), type->bits,
-                 count};
-}
 
 /// Parsing state shared by the family parsers.
 struct Parser {
@@ -217,12 +124,9 @@ struct Parser {
     return true;
   }
 
-  bool parseArith();
   bool parseCvtStochastic(StringRef dstName, StringRef srcName,
                           ArrayRef<StringRef> quals, const std::string &context);
-  bool parseAbsNeg();
   bool parseCvt();
-  bool parseMov();
   bool parseCvtPack();
   bool parseLdSt();
 };
@@ -234,136 +138,7 @@ const Slot kSat{"sat", {"sat"}};
 const Slot kRelu{"relu", {"relu"}};
 const Slot kSatfinite{"satfinite", {"satfinite"}};
 
-bool Parser::parseArith() {
-  StringRef family = tokens.front();
-  bool isMul = family == "mul";
-  static const SmallVector<StringRef> kArithTypes = {
-      "u16",   "u32",   "u64",  "s16",    "s32",    "s64",   "f16",
-      "f16x2", "bf16",  "bf16x2", "f32",  "f32x2",  "f64",   "u16x2",
-      "s16x2"};
-  SmallVector<StringRef> types, quals;
-  splitTypes(types, quals);
-  // ptxas (CUDA 13.0) takes a repeated .sat or .cc of add, sub and mul as
-  // one (add.sat.sat.f32 assembles), but no other repeated qualifier.
-  auto dropRepeats = [](SmallVectorImpl<StringRef> &list) {
-    for (StringRef token : {StringRef("sat"), StringRef("cc")})
-      while (llvm::count(list, token) > 1)
-        list.erase(llvm::find(list, token));
-  };
-  dropRepeats(quals);
 
-  // Mixed precision: add/sub{.rnd}{.sat}.f32.{f16,bf16}.
-  if (!isMul && types.size() == 2 && types[0] == "f32" &&
-      (types[1] == "f16" || types[1] == "bf16")) {
-    const TypeInfo *f32 = lookupType("f32");
-    std::string context = family.str() + ".f32." + types[1].str();
-    SmallVector<StringRef> chosen;
-    if (!matchQualifiers(quals, {kFloatRounding, kSat}, context, chosen, error))
-      return false;
-    form.operands = {reg("dst", Role::Dst, f32),
-                     reg("lhs", Role::Src, lookupType(types[1])),
-                     reg("rhs", Role::Src, f32)};
-    floor(100, 86);
-    return true;
-  }
-
-  ArrayRef<StringRef> legal =
-      family == "add" ? ArrayRef(kArithTypes) : ArrayRef(kArithTypes).drop_back(2);
-  quals.clear();
-  StringRef typeName;
-  if (!oneType(legal, typeName, quals))
-    return false;
-  dropRepeats(quals);
-  const TypeInfo *type = lookupType(typeName);
-  std::string context = family.str() + "." + typeName.str();
-  SmallVector<StringRef> chosen;
-  const TypeInfo *dstType = type;
-
-  if (isInt(type)) {
-    if (isMul) {
-      Slot mode{"mode", {"hi", "lo", "wide"}, /*required=*/true};
-      if (!matchQualifiers(quals, {mode}, context, chosen, error))
-        return false;
-      // Unlike the other qualifiers, ptxas takes mul's mode only before the
-      // type: mul.lo.s32, never mul.s32.lo.
-      if (llvm::find(tokens, chosen[0]) > llvm::find(tokens, typeName))
-        return fail("'" + chosen[0].str() + "' must come before the type in " +
-                    context + ": ptxas takes mul's mode first (mul." +
-                    chosen[0].str() + "." + typeName.str() + ")");
-      if (chosen[0] == "wide") {
-        if (type->bits == 64)
-          return fail("'wide' is not available for " + context +
-                      ": wide multiplies 16- and 32-bit operands only");
-        SmallString<8> wide;
-        wide += typeName.front();
-        wide += std::to_string(type->bits * 2);
-        dstType = lookupType(wide);
-      }
-    } else {
-      SmallVector<Slot> slots = {Slot{"carry-out", {"cc"}}};
-      if (typeName == "s32")
-        slots.push_back(kSat);
-      if (!matchQualifiers(quals, slots, context, chosen, error))
-        return false;
-      if (!chosen[0].empty() && type->bits < 32)
-        return fail("'cc' is not available for " + context +
-                    ": carry-out needs a 32- or 64-bit type");
-      if (slots.size() == 2 && !chosen[0].empty() && !chosen[1].empty())
-        return fail("'sat' cannot be combined with 'cc' in " + context);
-    }
-  } else if (typeName == "u16x2" || typeName == "s16x2") {
-    if (!matchQualifiers(quals, {}, context, chosen, error))
-      return false;
-    floor(90, 80);
-  } else {
-    SmallVector<Slot> slots;
-    if (typeName == "f32") {
-      slots = {kFloatRounding, kFtz, kSat};
-    } else if (typeName == "f32x2") {
-      slots = {kFloatRounding, kFtz};
-      floor(100, 86);
-    } else if (typeName == "f64") {
-      slots = {kFloatRounding};
-    } else if (typeName == "f16" || typeName == "f16x2") {
-      slots = {Slot{"rounding mode", {"rn"}}, kFtz, kSat};
-      floor(53, 42);
-    } else { // bf16, bf16x2
-      slots = {Slot{"rounding mode", {"rn"}}};
-      floor(90, 78);
-    }
-    if (!matchQualifiers(quals, slots, context, chosen, error))
-      return false;
-  }
-  form.operands = {reg("dst", Role::Dst, dstType), reg("lhs", Role::Src, type),
-                   reg("rhs", Role::Src, type)};
-  return true;
-}
-
-bool Parser::parseAbsNeg() {
-  StringRef family = tokens.front();
-  static const SmallVector<StringRef> kTypesAbs = {
-      "s16", "s32", "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64"};
-  SmallVector<StringRef> quals;
-  StringRef typeName;
-  if (!oneType(kTypesAbs, typeName, quals))
-    return false;
-  const TypeInfo *type = lookupType(typeName);
-  SmallVector<Slot> slots;
-  if (typeName == "f32") {
-    slots = {kFtz};
-  } else if (typeName == "f16" || typeName == "f16x2") {
-    slots = {kFtz};
-    floor(53, family == "abs" ? 65 : 60);
-  } else if (typeName == "bf16" || typeName == "bf16x2") {
-    floor(80, 70);
-  }
-  SmallVector<StringRef> chosen;
-  if (!matchQualifiers(quals, slots, family.str() + "." + typeName.str(),
-                       chosen, error))
-    return false;
-  form.operands = {reg("dst", Role::Dst, type), reg("src", Role::Src, type)};
-  return true;
-}
 
 bool Parser::parseCvt() {
   static const SmallVector<StringRef> kScalar = {
@@ -681,23 +456,6 @@ bool Parser::parseCvtPack() {
   return true;
 }
 
-bool Parser::parseMov() {
-  static const SmallVector<StringRef> kMovTypes = {
-      "b16", "b32", "b64", "b128", "u16", "u32",
-      "u64", "s16", "s32", "s64",  "f32", "f64"};
-  SmallVector<StringRef> quals;
-  StringRef typeName;
-  if (!oneType(kMovTypes, typeName, quals))
-    return false;
-  if (!quals.empty())
-    return fail("'" + quals.front().str() +
-                "' is not a qualifier of mov, which takes none");
-  const TypeInfo *type = lookupType(typeName);
-  if (typeName == "b128")
-    floor(70, 83);
-  form.operands = {reg("dst", Role::Dst, type), reg("src", Role::Src, type)};
-  return true;
-}
 
 bool Parser::parseLdSt() {
   bool isLoad = tokens.front() == "ld";
@@ -862,11 +620,22 @@ bool Parser::parseLdSt() {
 
 constexpr StringRef kFamilies[] = {"add", "sub", "mul", "abs", "neg",
                                    "cvt", "mov", "ld",  "st"};
+constexpr StringRef kTableFamilies[] = {"add", "sub", "mul", "abs", "neg",
+                                        "cvt", "mov", "ld",  "st",  "fma",
+                                        "cp.async", "mma"};
 
 } // namespace
 
 std::vector<Form> mlir::tile::ptx::overloadsOf(const Form &primary) {
   std::vector<Form> forms = {primary};
+  SmallVector<StringRef> tokens;
+  StringRef(primary.opcode).split(tokens, '.');
+  if (const records::FamilyRecord *record = records::findRecord(tokens)) {
+    std::string error;
+    if (std::optional<std::vector<Form>> all =
+            records::parseRecord(*record, tokens, error))
+      forms = std::move(*all);
+  }
   if (primary.family != "mov" || primary.operands.front().type.front() != 'b')
     return forms;
   unsigned bits = primary.operands.front().bits;
@@ -895,6 +664,10 @@ std::vector<Form> mlir::tile::ptx::overloadsOf(const Form &primary) {
 
 llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::families() {
   return kFamilies;
+}
+
+llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::tableFamilies() {
+  return kTableFamilies;
 }
 
 llvm::StringRef Operand::floatCarrier() const {
@@ -1012,21 +785,23 @@ std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
     error = "'" + opcode.str() + "' has an empty qualifier";
     return std::nullopt;
   }
+  if (const records::FamilyRecord *record =
+          records::findRecord(parser.tokens)) {
+    std::optional<std::vector<Form>> forms =
+        records::parseRecord(*record, parser.tokens, error);
+    if (!forms)
+      return std::nullopt;
+    return std::move(forms->front());
+  }
   StringRef family = parser.tokens.front();
   bool ok;
-  if (family == "add" || family == "sub" || family == "mul")
-    ok = parser.parseArith();
-  else if (family == "abs" || family == "neg")
-    ok = parser.parseAbsNeg();
-  else if (family == "cvt")
+  if (family == "cvt")
     ok = parser.parseCvt();
-  else if (family == "mov")
-    ok = parser.parseMov();
   else if (family == "ld" || family == "st")
     ok = parser.parseLdSt();
   else {
     error = "'" + family.str() + "' is not a PTX instruction family the form "
-            "table knows: expected one of " + joinTokens(kFamilies);
+            "table knows: expected one of " + joinTokens(kTableFamilies);
     return std::nullopt;
   }
   if (!ok)
@@ -1046,6 +821,12 @@ llvm::ArrayRef<Form> mlir::tile::ptx::lookupForms(llvm::StringRef opcode,
   std::optional<Form> primary = parseForm(opcode, error);
   if (!primary)
     return {};
+  if (!primary->lowered) {
+    error = "'" + opcode.str() + "' is a PTX form the table knows, but "
+            "tile-mlir does not lower the " + primary->family +
+            " family yet";
+    return {};
+  }
   return cache.try_emplace(opcode, overloadsOf(*primary)).first->second;
 }
 

@@ -37,6 +37,10 @@ class Operand:
     16-bit registers)."""
     carriers: Tuple[str, ...]
     """Element types (MLIR spelling) that may carry one register."""
+    immediates: Tuple[int, ...] = ()
+    """The values an immediate ("imm") operand may take."""
+    sized_by: str = ""
+    """For a memory operand sized by an immediate (cp.async), its name."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,11 @@ class Form:
     arch_specific: bool
     reads_memory: bool
     writes_memory: bool
+    warp_collective: bool = False
+    """Every thread of a warp executes it together (mma.sync.aligned)."""
+    lowered: bool = True
+    """tile.apply takes it; fma, cp.async and mma are parsed and enumerated
+    before they are lowered."""
 
 
 def parse(opcode: str, target: Optional[str] = None) -> Form:
@@ -64,7 +73,8 @@ def parse(opcode: str, target: Optional[str] = None) -> Form:
 
 
 def _form(raw) -> Form:
-    operands = tuple(Operand(**{**op, "carriers": tuple(op["carriers"])}) for op in raw["operands"])
+    operands = tuple(Operand(**{**op, "carriers": tuple(op["carriers"]), "immediates": tuple(op["immediates"])})
+                     for op in raw["operands"])
     return Form(**{**raw, "operands": operands})
 
 
@@ -78,5 +88,17 @@ def overloads(opcode: str, target: Optional[str] = None) -> Tuple[Form, ...]:
 
 
 def families() -> Tuple[str, ...]:
-    """The instruction families the table knows."""
+    """The instruction families tile.apply takes."""
     return tuple(_tile.families())
+
+
+def table_families() -> Tuple[str, ...]:
+    """Every family the table parses, lowered or not (fma, cp.async, mma)."""
+    return tuple(_tile.table_families())
+
+
+def forms(family: str) -> Tuple[str, ...]:
+    """Every legal spelling of ``family``, one per qualifier set, with its
+    qualifiers in the record's order; empty for the families that are not
+    records yet (cvt, ld, st)."""
+    return tuple(_tile.enumerate_forms(family))

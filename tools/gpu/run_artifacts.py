@@ -155,6 +155,8 @@ BARE_RESULTS = {}
 
 
 def without_barrier(kernel):
+    if not isinstance(kernel, runtime.Kernel):  # the interpreter's stand-in
+        return None
     ptx = re.sub(r"\{ \.reg \.b\d+ (%tile_f1_0); max\.s\d+ \1, (%\w+), -?\d+; (cvt[.\w]+) (%\w+), \1; \}",
                  r"\3 \4, \2;", kernel.ptx)
     if ptx == kernel.ptx:

@@ -20,7 +20,9 @@
 
 namespace mlir::tile::ptx {
 
-enum class Role { Dst, Src };
+/// dst is written, src read, rw read and written (an accumulator that is
+/// also the result), imm an immediate value (cp.async's size).
+enum class Role { Dst, Src, ReadWrite, Imm };
 
 /// Where an operand lives: a register, or the memory an address points to.
 enum class Space { Reg, Global, Shared, Local, Generic, Const, Param };
@@ -41,7 +43,13 @@ struct Operand {
   /// N for the register side and the memory side of a .vN load or store.
   unsigned count;
 
-  bool isMemory() const { return space != Space::Reg; }
+  /// The values an immediate operand may take.
+  llvm::SmallVector<unsigned, 3> immediates;
+  /// For a memory operand whose size an immediate gives (cp.async's
+  /// cp-size), that immediate's name; its elements are then bytes.
+  std::string sizedBy;
+
+  bool isMemory() const { return space != Space::Reg && role != Role::Imm; }
   /// The exact float element type this register may be carried in
   /// ("f16", "bf16", "f32", "f64"), or "" when only bit containers fit.
   llvm::StringRef floatCarrier() const;
@@ -83,6 +91,11 @@ struct Form {
   unsigned maxSm = 0;
   bool readsMemory = false;
   bool writesMemory = false;
+  /// Every thread of a warp executes it together (mma.sync.aligned).
+  bool warpCollective = false;
+  /// tile.apply and tile.instr take it. A family the table parses and
+  /// enumerates before it is lowered (fma, cp.async, mma) is not.
+  bool lowered = true;
 
   bool accessesMemory() const { return readsMemory || writesMemory; }
   /// The index of the memory operand, if any.
@@ -130,8 +143,16 @@ std::vector<Form> overloadsOf(const Form &primary);
 /// every instruction of a kernel that spells a handful of opcodes.
 llvm::ArrayRef<Form> lookupForms(llvm::StringRef opcode, std::string &error);
 
-/// Every family the table knows, for documentation and generators.
+/// Every family tile.apply takes, for documentation and generators.
 llvm::ArrayRef<llvm::StringRef> families();
+
+/// Every family the table parses, lowered or not.
+llvm::ArrayRef<llvm::StringRef> tableFamilies();
+
+/// Every legal spelling of `family`, one per qualifier set, its qualifiers
+/// in the order the family's record lists them; empty for a family that is
+/// not yet a record (cvt, ld, st).
+std::vector<std::string> enumerateForms(llvm::StringRef family);
 
 } // namespace mlir::tile::ptx
 

@@ -9,9 +9,27 @@ func.func @bad_rounding(%r: memref<4x1xf32, 5>) {
 // -----
 
 func.func @unknown_family(%r: memref<4x1xf32, 5>) {
-  // expected-error @+1 {{'tile.apply' op 'fma' is not a PTX instruction family the form table knows: expected one of add, sub, mul, abs, neg, cvt, mov, ld, st}}
-  tile.apply "fma.rn.f32"(%r, %r, %r) : memref<4x1xf32, 5>, memref<4x1xf32, 5>, memref<4x1xf32, 5>
+  // expected-error @+1 {{'tile.apply' op 'div' is not a PTX instruction family the form table knows: expected one of add, sub, mul, abs, neg, cvt, mov, ld, st, fma, cp.async, mma}}
+  tile.apply "div.rn.f32"(%r, %r, %r) : memref<4x1xf32, 5>, memref<4x1xf32, 5>, memref<4x1xf32, 5>
   return
+}
+
+// -----
+
+// fma is a record the table parses and enumerates; its lowering comes with
+// the register instruction set.
+func.func @parsed_not_lowered(%r: memref<4x1xf32, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'fma.rn.f32' is a PTX form the table knows, but tile-mlir does not lower the fma family yet}}
+  tile.apply "fma.rn.f32"(%r, %r, %r, %r) : memref<4x1xf32, 5>, memref<4x1xf32, 5>, memref<4x1xf32, 5>, memref<4x1xf32, 5>
+  return
+}
+
+// -----
+
+func.func @parsed_not_lowered_instr(%a: i32, %b: i32, %c: i32) -> i32 {
+  // expected-error @+1 {{'tile.instr' op 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' is a PTX form the table knows, but tile-mlir does not lower the mma family yet}}
+  %0 = tile.instr "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"(%a, %b, %c) : (i32, i32, i32) -> i32
+  return %0 : i32
 }
 
 // -----

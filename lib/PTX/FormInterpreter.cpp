@@ -1,0 +1,300 @@
+//===- FormInterpreter.cpp - Parse and enumerate the family records --------===//
+//
+// One interpreter for every record (FormRecords.cpp): it splits a spelling
+// into positional type tokens and free-order qualifiers, picks the variant
+// whose type tuple matches, assigns the qualifiers to its slots, checks the
+// rules, applies the floors and builds the operands of each signature. The
+// enumerator spells every slot combination of every type tuple and keeps
+// what the interpreter accepts, so the two cannot disagree.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FormRecords.h"
+#include "FormSupport.h"
+
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir::tile::ptx;
+using namespace mlir::tile::ptx::records;
+using namespace mlir::tile::ptx::detail;
+
+namespace {
+
+/// The first-position types of the single-type variants, in record order:
+/// what a diagnostic lists as legal.
+SmallVector<StringRef> singleTypes(const FamilyRecord &record) {
+  llvm::SetVector<StringRef> types;
+  for (const VariantRecord &variant : record.variants)
+    if (variant.types.size() == 1)
+      types.insert(variant.types.front().begin(), variant.types.front().end());
+  return SmallVector<StringRef>(types.begin(), types.end());
+}
+
+std::string tupleText(const VariantRecord &variant) {
+  SmallVector<std::string> positions;
+  for (Tokens alternatives : variant.types)
+    positions.push_back(llvm::join(alternatives, "|"));
+  return llvm::join(positions, ".");
+}
+
+/// The error for type tokens no variant takes.
+std::string typeError(const FamilyRecord &record, ArrayRef<StringRef> tokens,
+                      ArrayRef<StringRef> types) {
+  std::string family = record.name.str();
+  SmallVector<StringRef> legal = singleTypes(record);
+  if (types.empty()) {
+    // A last token shaped like a type (f128, s7) is a bad type; anything
+    // else (add.rn) is a missing one.
+    StringRef last = tokens.back();
+    bool typeShaped = tokens.size() > 1 && last.size() > 1 &&
+                      StringRef("bsuft").contains(last.front()) &&
+                      llvm::isDigit(last[1]);
+    if (typeShaped && !legal.empty())
+      return "'" + last.str() + "' is not a type of " + family +
+             ": expected one of " + joinTokens(legal);
+    if (!legal.empty())
+      return family + " needs a type: one of " + joinTokens(legal);
+  }
+  if (types.size() == 1 && !legal.empty())
+    return "'" + types[0].str() + "' is not a type of " + family +
+           ": expected one of " + joinTokens(legal);
+  if (types.size() > 1 && !legal.empty())
+    return "'" + types[0].str() + "' and '" + types[1].str() +
+           "' are both types; " + family + " takes one";
+  SmallVector<std::string> tuples;
+  for (const VariantRecord &variant : record.variants)
+    if (variant.types.size() > 1)
+      tuples.push_back(tupleText(variant));
+  return "'" + llvm::join(types, ".") + "' are not the types of any " +
+         family + " form: expected " + llvm::join(tuples, " or ");
+}
+
+const VariantRecord *selectVariant(const FamilyRecord &record,
+                                   ArrayRef<StringRef> types) {
+  for (const VariantRecord &variant : record.variants) {
+    if (variant.types.size() != types.size())
+      continue;
+    bool matches = true;
+    for (auto [alternatives, type] : llvm::zip(variant.types, types))
+      matches = matches && llvm::is_contained(alternatives, type);
+    if (matches)
+      return &variant;
+  }
+  return nullptr;
+}
+
+std::string fill(StringRef message, StringRef context, StringRef token,
+                 StringRef type) {
+  std::string text;
+  while (!message.empty()) {
+    size_t open = message.find('{');
+    text += message.take_front(open).str();
+    if (open == StringRef::npos)
+      break;
+    message = message.drop_front(open);
+    StringRef key = message.take_until([](char c) { return c == '}'; });
+    message = message.drop_front(std::min(message.size(), key.size() + 1));
+    text += key == "{ctx" ? context.str() : key == "{tok" ? token.str()
+                                                          : type.str();
+  }
+  return text;
+}
+
+/// Whether `rule` rejects the spelling; `chosen` is keyed by slot.
+bool violates(const RuleRecord &rule, ArrayRef<StringRef> tokens, ArrayRef<const SlotRecord *> slots,
+              ArrayRef<StringRef> chosen, StringRef firstType,
+              StringRef &subject) {
+  auto isChosen = [&](StringRef token) {
+    return llvm::is_contained(chosen, token);
+  };
+  auto position = [&](StringRef token) {
+    return llvm::find(tokens, token) - tokens.begin();
+  };
+  unsigned bits = lookupType(firstType) ? lookupType(firstType)->bits : 0;
+  subject = rule.token;
+  switch (rule.kind) {
+  case RuleRecord::Excludes:
+    return isChosen(rule.token) && isChosen(rule.other);
+  case RuleRecord::NarrowerThan:
+    return isChosen(rule.token) && bits < rule.bits;
+  case RuleRecord::AtLeast:
+    return isChosen(rule.token) && bits >= rule.bits;
+  case RuleRecord::SlotAfterType:
+    for (auto [slot, token] : llvm::zip(slots, chosen))
+      if (slot->what == rule.token && !token.empty()) {
+        subject = token;
+        return position(token) > position(firstType);
+      }
+    return false;
+  case RuleRecord::Before:
+    return isChosen(rule.token) && isChosen(rule.other) &&
+           position(rule.other) < position(rule.token);
+  }
+  return false;
+}
+
+Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
+                     ArrayRef<StringRef> chosen) {
+  StringRef typeName = spec.fixedType.empty() ? types[spec.typeIndex]
+                                              : spec.fixedType;
+  const TypeInfo *type = lookupType(typeName);
+  if (!spec.widenedBy.empty() && llvm::is_contained(chosen, spec.widenedBy)) {
+    std::string wide = typeName.take_front(1).str() +
+                       std::to_string(type->bits * 2);
+    type = lookupType(wide);
+  }
+  Operand operand = spec.space == Space::Reg
+                        ? reg(spec.name, spec.role, type, spec.count)
+                        : mem(spec.name, spec.role, spec.space, type,
+                              spec.count);
+  bool narrowed = !spec.narrowedBy.empty() &&
+                  llvm::is_contained(chosen, spec.narrowedBy);
+  ArrayRef<unsigned> values =
+      narrowed ? spec.narrowedImmediates : spec.immediates;
+  operand.immediates.assign(values.begin(), values.end());
+  operand.sizedBy = spec.sizedBy.str();
+  return operand;
+}
+
+} // namespace
+
+std::optional<std::vector<Form>>
+mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
+                                      Tokens spelling, std::string &error) {
+  unsigned nameTokens = llvm::count(record.name, '.') + 1;
+  SmallVector<StringRef> types, qualifiers;
+  for (StringRef token : spelling.drop_front(nameTokens))
+    (lookupType(token) ? types : qualifiers).push_back(token);
+  for (StringRef token : record.repeatable)
+    while (llvm::count(qualifiers, token) > 1)
+      qualifiers.erase(llvm::find(qualifiers, token));
+
+  const VariantRecord *variant = selectVariant(record, types);
+  if (!variant) {
+    error = typeError(record, spelling, types);
+    return std::nullopt;
+  }
+  bool anySlots = llvm::any_of(record.variants, [](const VariantRecord &v) {
+    return !v.slots.empty();
+  });
+  std::string context = record.name.str();
+  if (anySlots)
+    for (StringRef type : types)
+      context += "." + type.str();
+  StringRef firstType = types.empty() ? StringRef() : types.front();
+
+  SmallVector<Slot> slots;
+  SmallVector<const SlotRecord *> slotRecords;
+  for (const SlotRecord &slot : variant->slots) {
+    if (!slot.onlyFor.empty() && !llvm::is_contained(slot.onlyFor, firstType))
+      continue;
+    slots.push_back(Slot{slot.what, {slot.tokens.begin(), slot.tokens.end()},
+                         slot.required});
+    slotRecords.push_back(&slot);
+  }
+  SmallVector<StringRef> chosen;
+  if (!matchQualifiers(qualifiers, slots, context, chosen, error))
+    return std::nullopt;
+  for (const RuleRecord &rule : variant->rules) {
+    StringRef subject;
+    if (violates(rule, spelling, slotRecords, chosen, firstType,
+                 subject)) {
+      error = fill(rule.message, context, subject, firstType);
+      return std::nullopt;
+    }
+  }
+
+  Form form;
+  form.opcode = llvm::join(spelling, ".");
+  form.family = record.name.str();
+  form.readsMemory = record.readsMemory;
+  form.writesMemory = record.writesMemory;
+  form.warpCollective = record.warpCollective;
+  form.lowered = record.lowered;
+  for (const FloorRecord &floor : variant->floors) {
+    if (!floor.types.empty() && !llvm::is_contained(floor.types, firstType))
+      continue;
+    if (!floor.token.empty() && !llvm::is_contained(chosen, floor.token))
+      continue;
+    form.minSm = std::max(form.minSm, floor.sm);
+    form.minPtx = std::max(form.minPtx, floor.ptx);
+    form.archSpecific |= floor.archSpecific;
+  }
+  std::vector<Form> forms;
+  for (Signature signature : variant->signatures) {
+    Form overload = form;
+    for (const OperandRecord &spec : signature)
+      overload.operands.push_back(buildOperand(spec, types, chosen));
+    forms.push_back(std::move(overload));
+  }
+  return forms;
+}
+
+namespace {
+
+/// Spells every combination of the applicable slots of `variant` for one
+/// type tuple, each slot absent (unless required) or one of its tokens.
+void spellCombinations(const FamilyRecord &record, const VariantRecord &variant,
+                       ArrayRef<StringRef> types,
+                       std::vector<std::string> &out) {
+  SmallVector<const SlotRecord *> slots;
+  for (const SlotRecord &slot : variant.slots)
+    if (slot.onlyFor.empty() ||
+        (!types.empty() && llvm::is_contained(slot.onlyFor, types.front())))
+      slots.push_back(&slot);
+  SmallVector<unsigned> choice(slots.size(), 0);
+  while (true) {
+    SmallVector<StringRef> tokens = {record.name};
+    for (auto [slot, index] : llvm::zip(slots, choice)) {
+      unsigned offset = slot->required ? 0 : 1;
+      if (index >= offset)
+        tokens.push_back(slot->tokens[index - offset]);
+    }
+    tokens.append(types.begin(), types.end());
+    std::string spelling = llvm::join(tokens, ".");
+    SmallVector<StringRef> split;
+    StringRef(spelling).split(split, '.');
+    std::string error;
+    if (parseRecord(record, split, error))
+      out.push_back(spelling);
+    unsigned i = 0;
+    for (; i < slots.size(); ++i) {
+      unsigned options = slots[i]->tokens.size() + (slots[i]->required ? 0 : 1);
+      if (++choice[i] < options)
+        break;
+      choice[i] = 0;
+    }
+    if (i == slots.size())
+      return;
+  }
+}
+
+void spellTuples(const FamilyRecord &record, const VariantRecord &variant,
+                 SmallVectorImpl<StringRef> &prefix,
+                 std::vector<std::string> &out) {
+  if (prefix.size() == variant.types.size()) {
+    spellCombinations(record, variant, prefix, out);
+    return;
+  }
+  for (StringRef type : variant.types[prefix.size()]) {
+    prefix.push_back(type);
+    spellTuples(record, variant, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+} // namespace
+
+std::vector<std::string> mlir::tile::ptx::enumerateForms(llvm::StringRef family) {
+  SmallVector<StringRef> name;
+  family.split(name, '.');
+  const FamilyRecord *record = findRecord(name);
+  std::vector<std::string> out;
+  if (!record || record->name != family)
+    return out;
+  for (const VariantRecord &variant : record->variants) {
+    SmallVector<StringRef> prefix;
+    spellTuples(*record, variant, prefix, out);
+  }
+  return out;
+}

@@ -1,0 +1,126 @@
+//===- FormRecords.h - PTX instruction families as data ---------*- C++ -*-===//
+//
+// A family is a record: its variants list type tuples, qualifier slots and
+// the types they apply to, rules between qualifiers, floors keyed by type
+// and qualifier, and an operand signature. One interpreter parses spellings
+// against the records and one enumerator lists their legal forms
+// (FormInterpreter.cpp); docs/design.md says why the records are constexpr
+// C++ rather than TableGen.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_PTX_FORMRECORDS_H
+#define TILE_LIB_PTX_FORMRECORDS_H
+
+#include "tile/PTX/Forms.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::tile::ptx::records {
+
+using Tokens = llvm::ArrayRef<llvm::StringRef>;
+
+/// One qualifier position: at most one of `tokens`.
+struct SlotRecord {
+  llvm::StringRef what;
+  Tokens tokens;
+  bool required = false;
+  /// The first types it applies to; empty for every type of the variant.
+  Tokens onlyFor = {};
+};
+
+/// A rule rejects a spelling with `message` when its condition holds. In
+/// the message {ctx} is the form (add.u16), {tok} the rule's chosen token
+/// and {type} the first type.
+struct RuleRecord {
+  enum Kind {
+    /// `token` and `other` are both chosen.
+    Excludes,
+    /// `token` is chosen and the first type is narrower than `bits`.
+    NarrowerThan,
+    /// `token` is chosen and the first type is `bits` wide or wider.
+    AtLeast,
+    /// The token chosen for the slot named `token` comes after the type.
+    SlotAfterType,
+    /// `token` and `other` are both chosen and `other` comes first: the
+    /// qualifiers are positional (mma's layouts, cp.async's state spaces).
+    Before,
+  };
+  Kind kind;
+  llvm::StringRef token;
+  llvm::StringRef other = {};
+  unsigned bits = 0;
+  llvm::StringRef message = {};
+};
+
+/// A target floor, applying when the first type is one of `types` (any,
+/// when empty) and `token` is chosen (always, when empty).
+struct FloorRecord {
+  unsigned sm, ptx;
+  Tokens types = {};
+  llvm::StringRef token = {};
+  bool archSpecific = false;
+};
+
+/// One operand of the signature.
+struct OperandRecord {
+  llvm::StringRef name;
+  Role role;
+  Space space = Space::Reg;
+  /// Its type: the variant's type at `typeIndex`, unless `fixedType` names
+  /// one (mma's A fragment holds f16x2 pairs of an f16 multiply).
+  unsigned typeIndex = 0;
+  llvm::StringRef fixedType = {};
+  unsigned count = 1;
+  /// A chosen token that doubles the type's width (mul.wide).
+  llvm::StringRef widenedBy = {};
+  /// An immediate's values, and the fewer it takes when `narrowedBy` is
+  /// chosen (cp.async.cg copies 16 bytes only).
+  llvm::ArrayRef<unsigned> immediates = {};
+  llvm::StringRef narrowedBy = {};
+  llvm::ArrayRef<unsigned> narrowedImmediates = {};
+  /// A memory operand whose byte count the immediate of this name gives.
+  llvm::StringRef sizedBy = {};
+};
+
+/// Several operand signatures of one spelling; which one an instruction
+/// means follows from its operands (an accumulator tied to the result).
+using Signature = llvm::ArrayRef<OperandRecord>;
+
+struct VariantRecord {
+  /// The type tokens, positionally: one list of alternatives per position.
+  llvm::ArrayRef<Tokens> types;
+  llvm::ArrayRef<SlotRecord> slots;
+  llvm::ArrayRef<RuleRecord> rules;
+  llvm::ArrayRef<FloorRecord> floors;
+  llvm::ArrayRef<Signature> signatures;
+};
+
+struct FamilyRecord {
+  /// The leading tokens: "add", or "cp.async" (ptxas knows no "cp").
+  llvm::StringRef name;
+  llvm::ArrayRef<VariantRecord> variants;
+  /// Qualifiers ptxas takes repeated, as one (add.sat.sat.f32).
+  Tokens repeatable = {};
+  bool readsMemory = false;
+  bool writesMemory = false;
+  bool warpCollective = false;
+  bool lowered = true;
+};
+
+/// Every record, in the order families() lists them.
+llvm::ArrayRef<FamilyRecord> familyRecords();
+
+/// The record whose name (add, cp.async) the spelling's tokens begin
+/// with, or null.
+const FamilyRecord *findRecord(Tokens tokens);
+
+/// Parses `tokens` (the family first) against `record`: the primary form
+/// and, after it, the forms of the other signatures.
+std::optional<std::vector<Form>> parseRecord(const FamilyRecord &record,
+                                             Tokens tokens, std::string &error);
+
+} // namespace mlir::tile::ptx::records
+
+#endif // TILE_LIB_PTX_FORMRECORDS_H

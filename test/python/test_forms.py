@@ -1,0 +1,84 @@
+"""The form table's records: the operand model, the enumerator, and every
+enumerated form judged by ptxas."""
+
+import os
+import shutil
+import sys
+
+import pytest
+
+from tile_mlir import ptx
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools", "forms"))
+
+
+def roles(form):
+    return [(op.name, op.role, op.space, op.type, op.count) for op in form.operands]
+
+
+def test_fma_has_three_sources_and_a_tied_accumulator_overload():
+    plain, tied = ptx.overloads("fma.rn.f32")
+    assert roles(plain) == [("dst", "dst", "reg", "f32", 1), ("a", "src", "reg", "f32", 1),
+                            ("b", "src", "reg", "f32", 1), ("c", "src", "reg", "f32", 1)]
+    assert roles(tied) == [("acc", "rw", "reg", "f32", 1), ("a", "src", "reg", "f32", 1),
+                           ("b", "src", "reg", "f32", 1)]
+    assert not plain.lowered
+
+
+def test_cp_async_has_two_memory_operands_and_an_immediate():
+    ca = ptx.parse("cp.async.ca.shared.global")
+    assert roles(ca) == [("dst", "dst", "shared", "b8", 1), ("src", "src", "global", "b8", 1),
+                         ("cp-size", "imm", "reg", "u32", 1)]
+    assert ca.operands[0].sized_by == ca.operands[1].sized_by == "cp-size"
+    assert ca.operands[2].immediates == (4, 8, 16)
+    assert ptx.parse("cp.async.cg.shared.global").operands[2].immediates == (16,)
+    assert (ca.min_sm, ca.min_ptx, ca.reads_memory, ca.writes_memory) == (80, 70, True, True)
+
+
+def test_mma_fragments_are_register_groups_of_different_counts():
+    plain, tied = ptx.overloads("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
+    assert roles(plain) == [("d", "dst", "reg", "f32", 4), ("a", "src", "reg", "f16x2", 4),
+                            ("b", "src", "reg", "f16x2", 2), ("c", "src", "reg", "f32", 4)]
+    assert roles(tied)[0] == ("acc", "rw", "reg", "f32", 4)
+    assert plain.warp_collective
+    f16 = ptx.parse("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16")
+    assert [op.count for op in f16.operands] == [2, 4, 2, 2]
+
+
+@pytest.mark.parametrize("spelling, message", [
+    ("mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32",
+     "'col' must follow 'row' in mma.f32.f16.f16.f32: the first layout is A's (row), the second B's (col)"),
+    ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32",
+     "'f16.f16.f16.f32' are not the types of any mma form: expected f32.f16.f16.f32 or "
+     "f16.f16.f16.f16 or f32.bf16.bf16.f32"),
+    ("mma.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+     "mma.f32.f16.f16.f32 needs a sync: one of sync"),
+    ("cp.async.ca.global.shared",
+     "'global' must follow the destination space in cp.async: cp.async copies from global to "
+     "shared memory (cp.async.ca.shared.global)"),
+    ("fma.f32", "fma.f32 needs a rounding mode: one of rn, rz, rm, rp"),
+    ("fma.rn.sat.f64", "'sat' is not a qualifier of fma.f64: expected rounding mode (rn, rz, rm, rp)"),
+])
+def test_record_diagnostics_name_the_token_and_what_is_legal(spelling, message):
+    with pytest.raises(ptx.PTXFormError) as error:
+        ptx.parse(spelling)
+    assert str(error.value) == message
+
+
+def test_enumerated_forms_parse_to_themselves():
+    for family in ptx.table_families():
+        for spelling in ptx.forms(family):
+            assert ptx.parse(spelling).opcode == spelling
+
+
+def test_mul_modes_come_first_in_enumerated_spellings():
+    assert "mul.wide.s32" in ptx.forms("mul")
+    assert not any(s.endswith((".lo", ".hi", ".wide")) for s in ptx.forms("mul"))
+    assert "mul.wide.s64" not in ptx.forms("mul")
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
+def test_every_enumerated_form_agrees_with_ptxas():
+    import enumerated_ptxas
+    assert enumerated_ptxas.main([]) == 0
