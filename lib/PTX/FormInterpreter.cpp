@@ -69,9 +69,24 @@ std::string typeError(const FamilyRecord &record, ArrayRef<StringRef> tokens,
          family + " form: expected " + llvm::join(tuples, " or ");
 }
 
+/// The first variant that takes `types`. A qualifier some variants are
+/// for (cvt's rs) limits the choice to those variants; `selector` returns
+/// their first, for its message.
 const VariantRecord *selectVariant(const FamilyRecord &record,
-                                   ArrayRef<StringRef> types) {
+                                   ArrayRef<StringRef> types,
+                                   ArrayRef<StringRef> qualifiers,
+                                   const VariantRecord *&selector) {
+  selector = nullptr;
+  for (const VariantRecord &variant : record.variants)
+    if (!variant.whenToken.empty() &&
+        llvm::is_contained(qualifiers, variant.whenToken)) {
+      selector = &variant;
+      break;
+    }
   for (const VariantRecord &variant : record.variants) {
+    if (selector ? variant.whenToken != selector->whenToken
+                 : !variant.whenToken.empty())
+      continue;
     if (variant.types.size() != types.size())
       continue;
     bool matches = true;
@@ -84,7 +99,7 @@ const VariantRecord *selectVariant(const FamilyRecord &record,
 }
 
 std::string fill(StringRef message, StringRef context, StringRef token,
-                 StringRef type) {
+                 StringRef other, StringRef type) {
   std::string text;
   while (!message.empty()) {
     size_t open = message.find('{');
@@ -94,10 +109,20 @@ std::string fill(StringRef message, StringRef context, StringRef token,
     message = message.drop_front(open);
     StringRef key = message.take_until([](char c) { return c == '}'; });
     message = message.drop_front(std::min(message.size(), key.size() + 1));
-    text += key == "{ctx" ? context.str() : key == "{tok" ? token.str()
-                                                          : type.str();
+    text += key == "{ctx"     ? context.str()
+            : key == "{tok"   ? token.str()
+            : key == "{other" ? other.str()
+                              : type.str();
   }
   return text;
+}
+
+bool slotApplies(const SlotRecord &slot, ArrayRef<StringRef> types) {
+  if (!slot.onlyFor.empty() &&
+      (slot.typeIndex >= types.size() ||
+       !llvm::is_contained(slot.onlyFor, types[slot.typeIndex])))
+    return false;
+  return !slot.appliesIf || slot.appliesIf(types);
 }
 
 /// Whether `rule` rejects the spelling; `chosen` is keyed by slot.
@@ -115,6 +140,8 @@ bool violates(const RuleRecord &rule, ArrayRef<StringRef> tokens, ArrayRef<const
   switch (rule.kind) {
   case RuleRecord::Excludes:
     return isChosen(rule.token) && isChosen(rule.other);
+  case RuleRecord::Chosen:
+    return isChosen(rule.token);
   case RuleRecord::NarrowerThan:
     return isChosen(rule.token) && bits < rule.bits;
   case RuleRecord::AtLeast:
@@ -153,6 +180,7 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
       narrowed ? spec.narrowedImmediates : spec.immediates;
   operand.immediates.assign(values.begin(), values.end());
   operand.sizedBy = spec.sizedBy.str();
+  operand.fusionBarrier = spec.fusionBarrier;
   return operand;
 }
 
@@ -163,15 +191,25 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
                                       Tokens spelling, std::string &error) {
   unsigned nameTokens = llvm::count(record.name, '.') + 1;
   SmallVector<StringRef> types, qualifiers;
-  for (StringRef token : spelling.drop_front(nameTokens))
-    (lookupType(token) ? types : qualifiers).push_back(token);
+  Tokens rest = spelling.drop_front(nameTokens);
+  if (record.splitTypes) {
+    if (!record.splitTypes(rest, types, qualifiers, error))
+      return std::nullopt;
+  } else {
+    for (StringRef token : rest)
+      (lookupType(token) ? types : qualifiers).push_back(token);
+  }
   for (StringRef token : record.repeatable)
     while (llvm::count(qualifiers, token) > 1)
       qualifiers.erase(llvm::find(qualifiers, token));
 
-  const VariantRecord *variant = selectVariant(record, types);
+  const VariantRecord *selector;
+  const VariantRecord *variant =
+      selectVariant(record, types, qualifiers, selector);
   if (!variant) {
-    error = typeError(record, spelling, types);
+    error = selector         ? selector->whenMessage.str()
+            : record.typeError ? record.typeError(types)
+                               : typeError(record, spelling, types);
     return std::nullopt;
   }
   bool anySlots = llvm::any_of(record.variants, [](const VariantRecord &v) {
@@ -186,7 +224,7 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
   SmallVector<Slot> slots;
   SmallVector<const SlotRecord *> slotRecords;
   for (const SlotRecord &slot : variant->slots) {
-    if (!slot.onlyFor.empty() && !llvm::is_contained(slot.onlyFor, firstType))
+    if (!slotApplies(slot, types))
       continue;
     slots.push_back(Slot{slot.what, {slot.tokens.begin(), slot.tokens.end()},
                          slot.required});
@@ -199,7 +237,7 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
     StringRef subject;
     if (violates(rule, spelling, slotRecords, chosen, firstType,
                  subject)) {
-      error = fill(rule.message, context, subject, firstType);
+      error = fill(rule.message, context, subject, rule.other, firstType);
       return std::nullopt;
     }
   }
@@ -212,13 +250,17 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
   form.warpCollective = record.warpCollective;
   form.lowered = record.lowered;
   for (const FloorRecord &floor : variant->floors) {
-    if (!floor.types.empty() && !llvm::is_contained(floor.types, firstType))
+    if (!floor.types.empty() &&
+        !llvm::is_contained(floor.types, types[floor.typeIndex]))
       continue;
-    if (!floor.token.empty() && !llvm::is_contained(chosen, floor.token))
+    if ((!floor.token.empty() && !llvm::is_contained(chosen, floor.token)) ||
+        (!floor.token2.empty() && !llvm::is_contained(chosen, floor.token2)))
       continue;
     form.minSm = std::max(form.minSm, floor.sm);
     form.minPtx = std::max(form.minPtx, floor.ptx);
-    form.archSpecific |= floor.archSpecific;
+    form.archSpecific |= floor.archSpecific || floor.archOnly;
+    form.archOnly |= floor.archOnly;
+    form.maxSm = std::max(form.maxSm, floor.maxSm);
   }
   std::vector<Form> forms;
   for (Signature signature : variant->signatures) {
@@ -239,8 +281,7 @@ void spellCombinations(const FamilyRecord &record, const VariantRecord &variant,
                        std::vector<std::string> &out) {
   SmallVector<const SlotRecord *> slots;
   for (const SlotRecord &slot : variant.slots)
-    if (slot.onlyFor.empty() ||
-        (!types.empty() && llvm::is_contained(slot.onlyFor, types.front())))
+    if (slotApplies(slot, types))
       slots.push_back(&slot);
   SmallVector<unsigned> choice(slots.size(), 0);
   while (true) {
@@ -296,5 +337,7 @@ std::vector<std::string> mlir::tile::ptx::enumerateForms(llvm::StringRef family)
     SmallVector<StringRef> prefix;
     spellTuples(*record, variant, prefix, out);
   }
+  if (family == "cvt")
+    llvm::append_range(out, cvtPackSpellings());
   return out;
 }

@@ -7,8 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "FormRecords.h"
+#include "FormSupport.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir::tile::ptx;
 using namespace mlir::tile::ptx::records;
@@ -258,6 +260,327 @@ constexpr VariantRecord kMmaVariants[] = {
     {kMmaF16F16, kMmaSlots, kMmaRules, kMmaFloors, kMmaF16Signatures},
     {kMmaF32Bf16, kMmaSlots, kMmaRules, kMmaFloors, kMmaBf16Signatures}};
 
+//===-- cvt ----------------------------------------------------------------===//
+
+// ptxas takes cvt's qualifiers anywhere (cvt.f16.f32.rn, cvt.f16.rp.s32)
+// but the destination type before the source type. cvt.pack is parsed in
+// Forms.cpp: its u4/s4/u2/s2 are no register types.
+
+constexpr StringRef kIntRoundings[] = {"rni", "rzi", "rmi", "rpi"};
+constexpr StringRef kRelu[] = {"relu"};
+constexpr StringRef kSatfinite[] = {"satfinite"};
+constexpr StringRef kRnRz[] = {"rn", "rz"};
+constexpr StringRef kRzRp[] = {"rz", "rp"};
+constexpr StringRef kRs[] = {"rs"};
+constexpr StringRef kRnaRnRz[] = {"rna", "rn", "rz"};
+constexpr StringRef kCvtRepeatable[] = {"sat", "relu", "satfinite"};
+
+constexpr StringRef kCvtScalar[] = {"u8",  "u16", "u32",  "u64",
+                                    "s8",  "s16", "s32",  "s64",
+                                    "f16", "bf16", "f32", "f64"};
+constexpr StringRef kCvtInts[] = {"u8", "u16", "u32", "u64",
+                                  "s8", "s16", "s32", "s64"};
+constexpr StringRef kCvtWideInts[] = {"u16", "u32", "u64", "s16", "s32", "s64"};
+constexpr StringRef kF16OrF64[] = {"f16", "f64"};
+constexpr StringRef kF64[] = {"f64"};
+constexpr StringRef kBf16Scalar[] = {"bf16"};
+constexpr StringRef kF16Scalar[] = {"f16"};
+constexpr StringRef kHalfPair[] = {"f16x2", "bf16x2"};
+constexpr StringRef kF8x2[] = {"e4m3x2", "e5m2x2"};
+constexpr StringRef kF6F4x2[] = {"e2m3x2", "e3m2x2", "e2m1x2"};
+constexpr StringRef kF8F4x2[] = {"e4m3x2", "e5m2x2", "e2m1x2"};
+constexpr StringRef kE2m1x2[] = {"e2m1x2"};
+constexpr StringRef kSmallFloatX2[] = {"e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2",
+                                       "e2m1x2"};
+constexpr StringRef kF6F4Sources[] = {"e2m3x2", "e3m2x2", "e2m1x2"};
+constexpr StringRef kF16x2[] = {"f16x2"};
+constexpr StringRef kBf16x2[] = {"bf16x2"};
+constexpr StringRef kUe8m0x2[] = {"ue8m0x2"};
+constexpr StringRef kTf32[] = {"tf32"};
+constexpr StringRef kQuads[] = {"e4m3x4", "e5m2x4", "e2m3x4", "e3m2x4",
+                                "e2m1x4"};
+
+bool integerSatApplies(Tokens types) {
+  // .sat clamps, so ptxas allows it only where the source range does not
+  // fit the destination.
+  auto range = [](StringRef type) {
+    unsigned bits = 0;
+    type.drop_front().getAsInteger(10, bits);
+    return type.front() == 's'
+               ? std::make_pair(-(__int128(1) << (bits - 1)),
+                                (__int128(1) << (bits - 1)) - 1)
+               : std::make_pair(__int128(0), (__int128(1) << bits) - 1);
+  };
+  auto dst = range(types[0]), src = range(types[1]);
+  return !(src.first >= dst.first && src.second <= dst.second);
+}
+
+// Operand signatures.
+// Every cvt source reaches its instruction through the fusion barrier
+// (Operand::fusionBarrier): ptxas -O3 folded the producers of cvt sources
+// into the conversion wrongly, integer and float alike.
+constexpr OperandRecord kCvtUnary[] = {
+    {.name = "dst", .role = Role::Dst},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true}};
+constexpr Signature kCvtUnarySignature[] = {kCvtUnary};
+// Two f32 sources packed into one register; the first is the high half.
+constexpr OperandRecord kCvtFromTwoF32[] = {
+    {.name = "dst", .role = Role::Dst},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
+    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true}};
+constexpr Signature kCvtFromTwoF32Signature[] = {kCvtFromTwoF32};
+constexpr OperandRecord kCvtTf32[] = {
+    {.name = "dst", .role = Role::Dst, .fixedType = "b32"},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true}};
+constexpr Signature kCvtTf32Signature[] = {kCvtTf32};
+// cvt.rs: the random bits come last; four f32 sources in braces for x4.
+constexpr OperandRecord kCvtRsPair[] = {
+    {.name = "dst", .role = Role::Dst},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
+    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
+    {.name = "rbits", .role = Role::Src, .fixedType = "b32"}};
+constexpr OperandRecord kCvtRsQuad[] = {
+    {.name = "dst", .role = Role::Dst},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .count = 4, .fusionBarrier = true},
+    {.name = "rbits", .role = Role::Src, .fixedType = "b32"}};
+constexpr Signature kCvtRsPairSignature[] = {kCvtRsPair};
+constexpr Signature kCvtRsQuadSignature[] = {kCvtRsQuad};
+
+// Slots.
+constexpr SlotRecord kIntRoundingRequired = {"integer rounding mode",
+                                             kIntRoundings, true};
+constexpr SlotRecord kIntRoundingOptional = {"integer rounding mode",
+                                             kIntRoundings};
+constexpr SlotRecord kRoundingRequired = {"rounding mode", kRoundings, true};
+constexpr SlotRecord kRoundingOptional = {"rounding mode", kRoundings};
+constexpr SlotRecord kFtzSlot = {"ftz", kFtz};
+constexpr SlotRecord kSatSlot = {"sat", kSat};
+constexpr SlotRecord kReluSlot = {"relu", kRelu};
+constexpr SlotRecord kSatfiniteSlot = {"satfinite", kSatfinite};
+constexpr SlotRecord kSatfiniteRequired = {"satfinite", kSatfinite, true};
+constexpr SlotRecord kRnRequired = {"rounding mode", kRn, true};
+
+constexpr SlotRecord kIntIntSlots[] = {
+    {.what = "sat", .tokens = kSat, .appliesIf = integerSatApplies}};
+constexpr SlotRecord kIntFromF32Slots[] = {kIntRoundingRequired, kFtzSlot,
+                                           kSatSlot};
+constexpr SlotRecord kIntFromFloatSlots[] = {kIntRoundingRequired, kSatSlot};
+constexpr SlotRecord kIntFromBf16Slots[] = {kIntRoundingRequired};
+constexpr SlotRecord kF32FromIntSlots[] = {kRoundingRequired, kFtzSlot,
+                                           kSatSlot};
+constexpr SlotRecord kFloatFromIntSlots[] = {kRoundingRequired, kSatSlot};
+constexpr SlotRecord kBf16FromIntSlots[] = {kRoundingRequired};
+constexpr SlotRecord kSameF32Slots[] = {kIntRoundingOptional, kFtzSlot,
+                                        kSatSlot};
+constexpr SlotRecord kSameFloatSlots[] = {kIntRoundingOptional, kSatSlot};
+constexpr SlotRecord kSameBf16Slots[] = {kIntRoundingOptional};
+constexpr SlotRecord kF16FromF32Slots[] = {kRoundingRequired, kFtzSlot,
+                                           kSatSlot, kReluSlot, kSatfiniteSlot};
+constexpr SlotRecord kBf16FromF32Slots[] = {kRoundingRequired, kFtzSlot,
+                                            kReluSlot, kSatfiniteSlot};
+constexpr SlotRecord kF16FromF64Slots[] = {kRoundingRequired, kSatSlot,
+                                           kReluSlot, kSatfiniteSlot};
+constexpr SlotRecord kBf16FromF64Slots[] = {kRoundingRequired, kReluSlot,
+                                            kSatfiniteSlot};
+constexpr SlotRecord kF32FromF64Slots[] = {kRoundingRequired, kFtzSlot,
+                                           kSatSlot, kReluSlot, kSatfiniteSlot};
+constexpr SlotRecord kWidenToF32Slots[] = {kFtzSlot, kSatSlot};
+constexpr SlotRecord kWidenSlots[] = {kSatSlot};
+constexpr SlotRecord kF32FromBf16Slots[] = {kRoundingOptional, kFtzSlot};
+constexpr SlotRecord kFromBf16Slots[] = {kRoundingOptional};
+constexpr SlotRecord kUe8m0Slots[] = {{"rounding mode", kRzRp, true},
+                                      kSatfiniteSlot};
+constexpr SlotRecord kFromUe8m0Slots[] = {kRnRequired};
+constexpr SlotRecord kHalfPairSlots[] = {{"rounding mode", kRnRz, true},
+                                         kReluSlot, kSatfiniteSlot};
+constexpr SlotRecord kSmallFloatSlots[] = {kRnRequired, kSatfiniteRequired,
+                                           kReluSlot};
+constexpr SlotRecord kToF16x2Slots[] = {kRnRequired, kReluSlot};
+constexpr SlotRecord kTf32Slots[] = {{"rounding mode", kRnaRnRz, true},
+                                     kReluSlot, kSatfiniteSlot};
+constexpr SlotRecord kRsPairSlots[] = {{"rounding mode", kRs, true},
+                                       kReluSlot, kSatfiniteSlot};
+constexpr SlotRecord kRsQuadSlots[] = {{"rounding mode", kRs, true},
+                                       kReluSlot, kSatfiniteRequired};
+
+// Rules of the narrowing float conversions: relu and satfinite exist for
+// f16/bf16 from f32 only, without ftz or sat, rounding to nearest or zero.
+constexpr RuleRecord kReluSatfiniteOnlyRules[] = {
+    {RuleRecord::Chosen, "relu", {}, 0,
+     "'relu' is only available for cvt.f16.f32 and cvt.bf16.f32"},
+    {RuleRecord::Chosen, "satfinite", {}, 0,
+     "'satfinite' is only available for cvt.f16.f32 and cvt.bf16.f32"}};
+constexpr StringRef kNoFtzSat =
+    "'relu' and 'satfinite' cannot be combined with 'ftz' or 'sat' in {ctx}";
+constexpr StringRef kNearestOrZero =
+    "'{other}' is not available with relu or satfinite in {ctx}: one of rn, rz";
+constexpr RuleRecord kHalfFromF32Rules[] = {
+    {RuleRecord::Excludes, "relu", "ftz", 0, kNoFtzSat},
+    {RuleRecord::Excludes, "relu", "sat", 0, kNoFtzSat},
+    {RuleRecord::Excludes, "satfinite", "ftz", 0, kNoFtzSat},
+    {RuleRecord::Excludes, "satfinite", "sat", 0, kNoFtzSat},
+    {RuleRecord::Excludes, "relu", "rm", 0, kNearestOrZero},
+    {RuleRecord::Excludes, "relu", "rp", 0, kNearestOrZero},
+    {RuleRecord::Excludes, "satfinite", "rm", 0, kNearestOrZero},
+    {RuleRecord::Excludes, "satfinite", "rp", 0, kNearestOrZero},
+};
+constexpr RuleRecord kTf32Rules[] = {
+    {RuleRecord::Excludes, "relu", "rna", 0,
+     "'relu' is not available with 'rna' in {ctx}"}};
+
+// Floors.
+constexpr FloorRecord kBf16Floors[] = {{90, 78}};
+constexpr FloorRecord kBf16F32Floors[] = {{80, 70}};
+constexpr FloorRecord kF32FromBf16Floors[] = {{80, 71},
+                                              {90, 78, {}, "ftz"}};
+constexpr FloorRecord kF16FromF32Floors[] = {{80, 70, {}, "relu"},
+                                             {80, 81, {}, "satfinite"}};
+constexpr FloorRecord kBf16FromF32Floors[] = {{80, 70},
+                                              {80, 81, {}, "satfinite"}};
+constexpr FloorRecord kArch100[] = {{100, 86, {}, {}, true}};
+constexpr FloorRecord kHalfPairFloors[] = {{80, 70}, {80, 81, {}, "satfinite"}};
+constexpr FloorRecord kF8Floors[] = {{89, 81}};
+constexpr FloorRecord kF8F4FromF16x2Floors[] = {
+    {89, 81}, {100, 86, kE2m1x2, {}, true}};
+constexpr FloorRecord kToF16x2Floors[] = {
+    {89, 81}, {100, 86, kF6F4Sources, {}, true, 1}};
+constexpr FloorRecord kTf32Floors[] = {
+    {80, 70, {}, "rna"},         {80, 81, {}, "rna", false, 0, "satfinite"},
+    {90, 78, {}, "rn"},          {90, 78, {}, "rz"},
+    {100, 86, {}, "rn", false, 0, "satfinite"},
+    {100, 86, {}, "rz", false, 0, "satfinite"}};
+constexpr FloorRecord kRsFloors[] = {
+    {.sm = 100, .ptx = 87, .archOnly = true, .maxSm = 103}};
+
+// Type tuples.
+constexpr Tokens kIntIntTuple[] = {kCvtInts, kCvtInts};
+constexpr Tokens kIntF32Tuple[] = {kCvtInts, kF32};
+constexpr Tokens kIntFloatTuple[] = {kCvtInts, kF16OrF64};
+constexpr Tokens kIntBf16Tuple[] = {kCvtWideInts, kBf16Scalar};
+constexpr Tokens kF32IntTuple[] = {kF32, kCvtInts};
+constexpr Tokens kFloatIntTuple[] = {kF16OrF64, kCvtInts};
+constexpr Tokens kBf16IntTuple[] = {kBf16Scalar, kCvtWideInts};
+constexpr Tokens kF32F32Tuple[] = {kF32, kF32};
+constexpr Tokens kF16F16Tuple[] = {kF16Scalar, kF16Scalar};
+constexpr Tokens kF64F64Tuple[] = {kF64, kF64};
+constexpr Tokens kBf16Bf16Tuple[] = {kBf16Scalar, kBf16Scalar};
+constexpr Tokens kF16F32Tuple[] = {kF16Scalar, kF32};
+constexpr Tokens kBf16F32Tuple[] = {kBf16Scalar, kF32};
+constexpr Tokens kF16F64Tuple[] = {kF16Scalar, kF64};
+constexpr Tokens kBf16F64Tuple[] = {kBf16Scalar, kF64};
+constexpr Tokens kF32F64Tuple[] = {kF32, kF64};
+constexpr Tokens kF32F16Tuple[] = {kF32, kF16Scalar};
+constexpr Tokens kF64F16Tuple[] = {kF64, kF16Scalar};
+constexpr Tokens kF64F32Tuple[] = {kF64, kF32};
+constexpr Tokens kF32Bf16Tuple[] = {kF32, kBf16Scalar};
+constexpr Tokens kF64Bf16Tuple[] = {kF64, kBf16Scalar};
+constexpr Tokens kF16Bf16Tuple[] = {kF16Scalar, kBf16Scalar};
+constexpr Tokens kBf16F16Tuple[] = {kBf16Scalar, kF16Scalar};
+constexpr Tokens kUe8m0FromF32Tuple[] = {kUe8m0x2, kF32};
+constexpr Tokens kUe8m0FromBf16x2Tuple[] = {kUe8m0x2, kBf16x2};
+constexpr Tokens kFromUe8m0Tuple[] = {kBf16x2, kUe8m0x2};
+constexpr Tokens kHalfPairTuple[] = {kHalfPair, kF32};
+constexpr Tokens kF8FromF32Tuple[] = {kF8x2, kF32};
+constexpr Tokens kF6F4FromF32Tuple[] = {kF6F4x2, kF32};
+constexpr Tokens kF8F4FromF16x2Tuple[] = {kF8F4x2, kF16x2};
+constexpr Tokens kToF16x2Tuple[] = {kF16x2, kSmallFloatX2};
+constexpr Tokens kTf32Tuple[] = {kTf32, kF32};
+constexpr Tokens kRsPairTuple[] = {kHalfPair, kF32};
+constexpr Tokens kRsQuadTuple[] = {kQuads, kF32};
+
+constexpr StringRef kRsMessage =
+    "'rs' (stochastic rounding) converts from f32, to f16x2, bf16x2, e4m3x4, "
+    "e5m2x4, e2m3x4, e3m2x4 or e2m1x4";
+
+constexpr VariantRecord kCvtVariants[] = {
+    // Stochastic rounding, on sm_100a to sm_103a from PTX ISA 8.7
+    // (measured: not on the family targets, sm_110a or sm_120a).
+    {kRsPairTuple, kRsPairSlots, {}, kRsFloors, kCvtRsPairSignature, "rs",
+     kRsMessage},
+    {kRsQuadTuple, kRsQuadSlots, {}, kRsFloors, kCvtRsQuadSignature, "rs",
+     kRsMessage},
+    // Packed forms. ue8m0x2 measured with ptxas 13.0: rz or rp, satfinite
+    // optional, no relu.
+    {kUe8m0FromF32Tuple, kUe8m0Slots, {}, kArch100, kCvtFromTwoF32Signature},
+    {kUe8m0FromBf16x2Tuple, kUe8m0Slots, {}, kArch100, kCvtUnarySignature},
+    {kFromUe8m0Tuple, kFromUe8m0Slots, {}, kArch100, kCvtUnarySignature},
+    {kHalfPairTuple, kHalfPairSlots, {}, kHalfPairFloors,
+     kCvtFromTwoF32Signature},
+    {kF8FromF32Tuple, kSmallFloatSlots, {}, kF8Floors,
+     kCvtFromTwoF32Signature},
+    {kF6F4FromF32Tuple, kSmallFloatSlots, {}, kArch100,
+     kCvtFromTwoF32Signature},
+    {kF8F4FromF16x2Tuple, kSmallFloatSlots, {}, kF8F4FromF16x2Floors,
+     kCvtUnarySignature},
+    {kToF16x2Tuple, kToF16x2Slots, {}, kToF16x2Floors, kCvtUnarySignature},
+    {kTf32Tuple, kTf32Slots, kTf32Rules, kTf32Floors, kCvtTf32Signature},
+    // Scalars.
+    {kIntIntTuple, kIntIntSlots, {}, {}, kCvtUnarySignature},
+    {kIntF32Tuple, kIntFromF32Slots, {}, {}, kCvtUnarySignature},
+    {kIntFloatTuple, kIntFromFloatSlots, {}, {}, kCvtUnarySignature},
+    {kIntBf16Tuple, kIntFromBf16Slots, {}, kBf16Floors, kCvtUnarySignature},
+    {kF32IntTuple, kF32FromIntSlots, {}, {}, kCvtUnarySignature},
+    {kFloatIntTuple, kFloatFromIntSlots, {}, {}, kCvtUnarySignature},
+    {kBf16IntTuple, kBf16FromIntSlots, {}, kBf16Floors, kCvtUnarySignature},
+    {kF32F32Tuple, kSameF32Slots, {}, {}, kCvtUnarySignature},
+    {kF16F16Tuple, kSameFloatSlots, {}, {}, kCvtUnarySignature},
+    {kF64F64Tuple, kSameFloatSlots, {}, {}, kCvtUnarySignature},
+    {kBf16Bf16Tuple, kSameBf16Slots, {}, kBf16Floors, kCvtUnarySignature},
+    {kF16F32Tuple, kF16FromF32Slots, kHalfFromF32Rules, kF16FromF32Floors,
+     kCvtUnarySignature},
+    {kBf16F32Tuple, kBf16FromF32Slots, kHalfFromF32Rules, kBf16FromF32Floors,
+     kCvtUnarySignature},
+    {kF16F64Tuple, kF16FromF64Slots, kReluSatfiniteOnlyRules, {},
+     kCvtUnarySignature},
+    {kBf16F64Tuple, kBf16FromF64Slots, kReluSatfiniteOnlyRules, kBf16Floors,
+     kCvtUnarySignature},
+    {kF32F64Tuple, kF32FromF64Slots, kReluSatfiniteOnlyRules, {},
+     kCvtUnarySignature},
+    {kF32F16Tuple, kWidenToF32Slots, {}, {}, kCvtUnarySignature},
+    {kF64F16Tuple, kWidenSlots, {}, {}, kCvtUnarySignature},
+    {kF64F32Tuple, kWidenToF32Slots, {}, {}, kCvtUnarySignature},
+    {kF32Bf16Tuple, kF32FromBf16Slots, {}, kF32FromBf16Floors,
+     kCvtUnarySignature},
+    {kF64Bf16Tuple, kFromBf16Slots, {}, kBf16Floors, kCvtUnarySignature},
+    {kF16Bf16Tuple, kFromBf16Slots, {}, kBf16Floors, kCvtUnarySignature},
+    {kBf16F16Tuple, kFromBf16Slots, {}, kBf16Floors, kCvtUnarySignature},
+};
+
+/// The two tokens that are cvt's types: the type tokens when there are
+/// two, else the last two tokens (so that cvt.rn.f128.f32 says f128 is no
+/// destination type).
+bool splitCvtTypes(Tokens rest, llvm::SmallVectorImpl<StringRef> &types,
+                   llvm::SmallVectorImpl<StringRef> &qualifiers,
+                   std::string &error) {
+  for (StringRef token : rest)
+    (mlir::tile::ptx::detail::lookupType(token) ? types : qualifiers)
+        .push_back(token);
+  if (types.size() == 2)
+    return true;
+  if (rest.size() < 2) {
+    error = "cvt needs a destination and a source type, e.g. cvt.rn.f16.f32";
+    return false;
+  }
+  types.assign({rest[rest.size() - 2], rest.back()});
+  qualifiers.assign(rest.begin(), rest.end() - 2);
+  return true;
+}
+
+std::string cvtTypeError(Tokens types) {
+  std::string context = "cvt." + types[0].str() + "." + types[1].str();
+  std::string scalars = llvm::join(Tokens(kCvtScalar), ", ");
+  if (!llvm::is_contained(kCvtScalar, types[0]))
+    return "'" + types[0].str() +
+           "' is not a destination type of cvt: expected one of " + scalars +
+           ", or f16x2, bf16x2, tf32, e4m3x2, e5m2x2, e2m3x2, e3m2x2, e2m1x2 "
+           "for packed forms";
+  if (!llvm::is_contained(kCvtScalar, types[1]))
+    return "'" + types[1].str() + "' is not a source type of " + context +
+           ": expected one of " + scalars;
+  return context + " is not a PTX form: bf16 converts to and from 16-, 32- "
+                   "and 64-bit integers only";
+}
+
 //===-- The table ----------------------------------------------------------===//
 
 const FamilyRecord kRecords[] = {
@@ -266,6 +589,11 @@ const FamilyRecord kRecords[] = {
     {"mul", kMulVariants, kSatCc},
     {"abs", kAbs},
     {"neg", kNeg},
+    {.name = "cvt",
+     .variants = kCvtVariants,
+     .repeatable = kCvtRepeatable,
+     .splitTypes = splitCvtTypes,
+     .typeError = cvtTypeError},
     {"mov", kMov},
     {"fma", kFmaVariants, {}, false, false, false, /*lowered=*/false},
     {"cp.async", kCpAsyncVariants, {}, true, true, false, /*lowered=*/false},

@@ -15,6 +15,7 @@
 #include "tile/PTX/Forms.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::tile::ptx::records {
@@ -26,17 +27,26 @@ struct SlotRecord {
   llvm::StringRef what;
   Tokens tokens;
   bool required = false;
-  /// The first types it applies to; empty for every type of the variant.
+  /// The types (at `typeIndex`) it applies to; empty for every type of the
+  /// variant.
   Tokens onlyFor = {};
+  unsigned typeIndex = 0;
+  /// Escape hook: whether the slot exists for these types, where that is
+  /// no list (cvt's .sat between integers exists where the source range
+  /// does not fit the destination's).
+  bool (*appliesIf)(Tokens types) = nullptr;
 };
 
 /// A rule rejects a spelling with `message` when its condition holds. In
-/// the message {ctx} is the form (add.u16), {tok} the rule's chosen token
-/// and {type} the first type.
+/// the message {ctx} is the form (add.u16), {tok} the rule's chosen token,
+/// {other} the other token and {type} the first type.
 struct RuleRecord {
   enum Kind {
     /// `token` and `other` are both chosen.
     Excludes,
+    /// `token` is chosen (a qualifier the slot list takes only to name it
+    /// in a better message: cvt.relu of anything but f16/bf16 from f32).
+    Chosen,
     /// `token` is chosen and the first type is narrower than `bits`.
     NarrowerThan,
     /// `token` is chosen and the first type is `bits` wide or wider.
@@ -54,13 +64,19 @@ struct RuleRecord {
   llvm::StringRef message = {};
 };
 
-/// A target floor, applying when the first type is one of `types` (any,
-/// when empty) and `token` is chosen (always, when empty).
+/// A target floor, applying when the type at `typeIndex` is one of `types`
+/// (any, when empty) and `token` and `token2` are chosen (always, when
+/// empty).
 struct FloorRecord {
   unsigned sm, ptx;
   Tokens types = {};
   llvm::StringRef token = {};
   bool archSpecific = false;
+  unsigned typeIndex = 0;
+  llvm::StringRef token2 = {};
+  /// Only on `a` targets from sm to maxSm (cvt.rs).
+  bool archOnly = false;
+  unsigned maxSm = 0;
 };
 
 /// One operand of the signature.
@@ -82,6 +98,8 @@ struct OperandRecord {
   llvm::ArrayRef<unsigned> narrowedImmediates = {};
   /// A memory operand whose byte count the immediate of this name gives.
   llvm::StringRef sizedBy = {};
+  /// See Operand::fusionBarrier.
+  bool fusionBarrier = false;
 };
 
 /// Several operand signatures of one spelling; which one an instruction
@@ -95,6 +113,10 @@ struct VariantRecord {
   llvm::ArrayRef<RuleRecord> rules;
   llvm::ArrayRef<FloorRecord> floors;
   llvm::ArrayRef<Signature> signatures;
+  /// A variant only for spellings with this qualifier, and the message when
+  /// the qualifier comes with types none of those variants take (cvt.rs).
+  llvm::StringRef whenToken = {};
+  llvm::StringRef whenMessage = {};
 };
 
 struct FamilyRecord {
@@ -107,6 +129,14 @@ struct FamilyRecord {
   bool writesMemory = false;
   bool warpCollective = false;
   bool lowered = true;
+  /// Escape hooks for cvt, whose type tokens are positional among free
+  /// qualifiers and whose errors name a destination or a source type:
+  /// split the spelling after the name into types and qualifiers (false
+  /// with `error` set when it cannot), and explain types no variant takes.
+  bool (*splitTypes)(Tokens rest, llvm::SmallVectorImpl<llvm::StringRef> &types,
+                     llvm::SmallVectorImpl<llvm::StringRef> &qualifiers,
+                     std::string &error) = nullptr;
+  std::string (*typeError)(Tokens types) = nullptr;
 };
 
 /// Every record, in the order families() lists them.

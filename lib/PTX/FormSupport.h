@@ -85,6 +85,9 @@ inline Operand mem(StringRef name, Role role, Space space, const TypeInfo *type,
                  count};
 }
 
+/// The spellings of cvt.pack, which Forms.cpp parses outside the records.
+std::vector<std::string> cvtPackSpellings();
+
 } // namespace mlir::tile::ptx::detail
 
 #endif // TILE_LIB_PTX_FORMSUPPORT_H

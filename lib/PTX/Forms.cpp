@@ -124,309 +124,18 @@ struct Parser {
     return true;
   }
 
-  bool parseCvtStochastic(StringRef dstName, StringRef srcName,
-                          ArrayRef<StringRef> quals, const std::string &context);
-  bool parseCvt();
   bool parseCvtPack();
   bool parseLdSt();
 };
-
-const Slot kFloatRounding{"rounding mode", {"rn", "rz", "rm", "rp"}};
-const Slot kIntRounding{"integer rounding mode", {"rni", "rzi", "rmi", "rpi"}};
-const Slot kFtz{"ftz", {"ftz"}};
-const Slot kSat{"sat", {"sat"}};
-const Slot kRelu{"relu", {"relu"}};
-const Slot kSatfinite{"satfinite", {"satfinite"}};
-
-
-
-bool Parser::parseCvt() {
-  static const SmallVector<StringRef> kScalar = {
-      "u8", "u16", "u32", "u64", "s8",  "s16",
-      "s32", "s64", "f16", "bf16", "f32", "f64"};
-  if (tokens.size() >= 2 && tokens[1] == "pack")
-    return parseCvtPack();
-  // ptxas takes cvt's qualifiers anywhere (cvt.f16.f32.rn, cvt.f16.rp.s32)
-  // but the destination type before the source type.
-  SmallVector<StringRef> typeTokens, qualTokens;
-  splitTypes(typeTokens, qualTokens);
-  if (typeTokens.size() != 2) {
-    if (tokens.size() < 3)
-      return fail("cvt needs a destination and a source type, e.g. cvt.rn.f16.f32");
-    typeTokens = {tokens[tokens.size() - 2], tokens.back()};
-    qualTokens.assign(tokens.begin() + 1, tokens.end() - 2);
-  }
-  // A repeated .sat, .relu or .satfinite is one to ptxas
-  // (cvt.sat.s16.u64.sat and cvt.rn.relu.bf16x2.relu.f32 assemble); a
-  // repeated rounding mode or .ftz is an error there too.
-  for (StringRef token :
-       {StringRef("sat"), StringRef("relu"), StringRef("satfinite")})
-    while (llvm::count(qualTokens, token) > 1)
-      qualTokens.erase(llvm::find(qualTokens, token));
-  StringRef dstName = typeTokens[0];
-  StringRef srcName = typeTokens[1];
-  const TypeInfo *dst = lookupType(dstName);
-  const TypeInfo *src = lookupType(srcName);
-  ArrayRef<StringRef> quals = qualTokens;
-  std::string context = "cvt." + dstName.str() + "." + srcName.str();
-  SmallVector<StringRef> chosen;
-  const TypeInfo *f32 = lookupType("f32");
-  const TypeInfo *b32 = lookupType("b32");
-  auto isF8x2 = [](StringRef n) { return n == "e4m3x2" || n == "e5m2x2"; };
-  auto isF6x2 = [](StringRef n) { return n == "e2m3x2" || n == "e3m2x2"; };
-
-  // Two f32 sources packed into one register; the first source is the high
-  // half.
-  auto packedFromF32 = [&](const TypeInfo *dstCarrier) {
-    form.operands = {reg("dst", Role::Dst, dstCarrier),
-                     reg("src", Role::Src, f32), reg("src1", Role::Src, f32)};
-    return true;
-  };
-
-  if (llvm::is_contained(quals, StringRef("rs")))
-    return parseCvtStochastic(dstName, srcName, quals, context);
-  if (dstName == "ue8m0x2" && (srcName == "f32" || srcName == "bf16x2")) {
-    // Measured with ptxas 13.0: rz or rp, satfinite optional, no relu; on
-    // arch- and family-specific targets from sm_100, PTX ISA 8.6.
-    if (!matchQualifiers(quals,
-                         {Slot{"rounding mode", {"rz", "rp"}, true}, kSatfinite},
-                         context, chosen, error))
-      return false;
-    floor(100, 86);
-    form.archSpecific = true;
-    if (srcName == "f32")
-      return packedFromF32(dst);
-    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
-    return true;
-  }
-  if (dstName == "bf16x2" && srcName == "ue8m0x2") {
-    if (!matchQualifiers(quals, {Slot{"rounding mode", {"rn"}, true}}, context,
-                         chosen, error))
-      return false;
-    floor(100, 86);
-    form.archSpecific = true;
-    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
-    return true;
-  }
-  if ((dstName == "f16x2" || dstName == "bf16x2") && srcName == "f32") {
-    if (!matchQualifiers(quals,
-                         {Slot{"rounding mode", {"rn", "rz"}, true}, kRelu,
-                          kSatfinite},
-                         context, chosen, error))
-      return false;
-    floor(80, chosen[2].empty() ? 70 : 81);
-    return packedFromF32(dst);
-  }
-  if (isF8x2(dstName) && srcName == "f32") {
-    if (!matchQualifiers(quals,
-                         {Slot{"rounding mode", {"rn"}, true},
-                          Slot{"satfinite", {"satfinite"}, true}, kRelu},
-                         context, chosen, error))
-      return false;
-    floor(89, 81);
-    return packedFromF32(dst);
-  }
-  if ((isF6x2(dstName) || dstName == "e2m1x2") && srcName == "f32") {
-    if (!matchQualifiers(quals,
-                         {Slot{"rounding mode", {"rn"}, true},
-                          Slot{"satfinite", {"satfinite"}, true}, kRelu},
-                         context, chosen, error))
-      return false;
-    floor(100, 86);
-    form.archSpecific = true;
-    return packedFromF32(dst);
-  }
-  if ((isF8x2(dstName) || dstName == "e2m1x2") && srcName == "f16x2") {
-    if (!matchQualifiers(quals,
-                         {Slot{"rounding mode", {"rn"}, true},
-                          Slot{"satfinite", {"satfinite"}, true}, kRelu},
-                         context, chosen, error))
-      return false;
-    if (dstName == "e2m1x2") {
-      floor(100, 86);
-      form.archSpecific = true;
-    } else {
-      floor(89, 81);
-    }
-    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
-    return true;
-  }
-  if (dstName == "f16x2" &&
-      (isF8x2(srcName) || isF6x2(srcName) || srcName == "e2m1x2")) {
-    if (!matchQualifiers(quals, {Slot{"rounding mode", {"rn"}, true}, kRelu},
-                         context, chosen, error))
-      return false;
-    if (isF8x2(srcName)) {
-      floor(89, 81);
-    } else {
-      floor(100, 86);
-      form.archSpecific = true;
-    }
-    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
-    return true;
-  }
-  if (dstName == "tf32" && srcName == "f32") {
-    if (!matchQualifiers(quals,
-                         {Slot{"rounding mode", {"rna", "rn", "rz"}, true},
-                          kRelu, kSatfinite},
-                         context, chosen, error))
-      return false;
-    if (chosen[0] == "rna") {
-      if (!chosen[1].empty())
-        return fail("'relu' is not available with 'rna' in " + context);
-      floor(80, chosen[2].empty() ? 70 : 81);
-    } else {
-      floor(chosen[2].empty() ? 90 : 100, chosen[2].empty() ? 78 : 86);
-    }
-    form.operands = {reg("dst", Role::Dst, b32), reg("src", Role::Src, f32)};
-    return true;
-  }
-
-  if (!dst || !llvm::is_contained(kScalar, dstName))
-    return fail("'" + dstName.str() +
-                "' is not a destination type of cvt: expected one of " +
-                joinTokens(kScalar) +
-                ", or f16x2, bf16x2, tf32, e4m3x2, e5m2x2, e2m3x2, e3m2x2, "
-                "e2m1x2 for packed forms");
-  if (!src || !llvm::is_contained(kScalar, srcName))
-    return fail("'" + srcName.str() + "' is not a source type of " +
-                context + ": expected one of " + joinTokens(kScalar));
-
-  bool touchesF32 = dstName == "f32" || srcName == "f32";
-  bool bf16Pair = dstName == "bf16" || srcName == "bf16";
-  if (bf16Pair && ((isInt(dst) && dst->bits == 8) ||
-                   (isInt(src) && src->bits == 8)))
-    return fail(context + " is not a PTX form: bf16 converts to and from "
-                "16-, 32- and 64-bit integers only");
-  SmallVector<Slot> slots;
-  if (isInt(dst) && isInt(src)) {
-    // .sat clamps, so ptxas allows it only where the source range does not
-    // fit the destination.
-    auto range = [](const TypeInfo *t) {
-      return t->kind == 's'
-                 ? std::make_pair(-(__int128(1) << (t->bits - 1)),
-                                  (__int128(1) << (t->bits - 1)) - 1)
-                 : std::make_pair(__int128(0), (__int128(1) << t->bits) - 1);
-    };
-    bool fits = range(src).first >= range(dst).first &&
-                range(src).second <= range(dst).second;
-    if (!fits)
-      slots = {kSat};
-  } else if (isInt(dst)) {
-    slots = {kIntRounding, kFtz, kSat};
-    slots[0].required = true;
-  } else if (isInt(src)) {
-    slots = {kFloatRounding, kFtz, kSat};
-    slots[0].required = true;
-  } else if (dst->bits == src->bits && dstName == srcName) {
-    slots = {kIntRounding, kFtz, kSat};
-  } else if (dst->bits < src->bits) {
-    // Narrowing: a float rounding mode is required.
-    slots = {kFloatRounding, kFtz, kSat, kRelu, kSatfinite};
-    slots[0].required = true;
-
-  } else if (bf16Pair) {
-    // Widening from bf16, and f16<->bf16: ptxas takes an optional rounding
-    // mode.
-    slots = {kFloatRounding, kFtz};
-  } else {
-    // Widening is exact: no rounding mode.
-    slots = {kFtz, kSat};
-  }
-  // ftz needs an f32 side; bf16 conversions never saturate.
-  slots.erase(llvm::remove_if(slots,
-                              [&](const Slot &s) {
-                                return (s.what == "ftz" && !touchesF32) ||
-                                       (s.what == "sat" && bf16Pair);
-                              }),
-              slots.end());
-  if (!matchQualifiers(quals, slots, context, chosen, error))
-    return false;
-  auto has = [&](StringRef what) {
-    for (auto [i, slot] : llvm::enumerate(slots))
-      if (slot.what == what && !chosen[i].empty())
-        return true;
-    return false;
-  };
-  if (isInt(dst) && isInt(src)) {
-    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
-    form.operands[1].fusionBarrier = true;
-    return true;
-  }
-  if (has("relu") || has("satfinite")) {
-    bool halfFromF32 =
-        (dstName == "f16" || dstName == "bf16") && srcName == "f32";
-    if (!halfFromF32)
-      return fail("'" + StringRef(has("relu") ? "relu" : "satfinite").str() +
-                  "' is only available for cvt.f16.f32 and cvt.bf16.f32");
-    if (has("ftz") || has("sat"))
-      return fail("'relu' and 'satfinite' cannot be combined with 'ftz' or "
-                  "'sat' in " + context);
-    for (auto [i, slot] : llvm::enumerate(slots))
-      if (slot.what == "rounding mode" && chosen[i] != "rn" &&
-          chosen[i] != "rz")
-        return fail("'" + chosen[i].str() + "' is not available with relu "
-                    "or satfinite in " + context + ": one of rn, rz");
-    floor(80, has("satfinite") ? 81 : 70);
-  }
-  if (bf16Pair) {
-    // bf16 <-> f32 came with sm_80 (ftz on a bf16 source with sm_90); every
-    // other bf16 pair with sm_90.
-    if (touchesF32 && !(srcName == "bf16" && has("ftz")))
-      floor(80, srcName == "bf16" ? 71 : 70);
-    else
-      floor(90, 78);
-  }
-  form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, src)};
-  return true;
-}
 
 /// cvt.pack.sat.{u16,s16}.s32 d, a, b and
 /// cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c: a and b saturate to
 /// the narrow type and pack into the low bits of d (a above b); c fills the
 /// rest.
-/// cvt.rs: stochastic rounding with a random-bits operand, on sm_100a to
-/// sm_103a from PTX ISA 8.7 (measured with ptxas 13.0: not on the family
-/// targets, sm_110a or sm_120a). Two f32 sources pack into f16x2/bf16x2;
-/// four, in braces, into one 32-bit register of four fp8 or fp6 values or
-/// one 16-bit register of four fp4 values, which must saturate.
-bool Parser::parseCvtStochastic(StringRef dstName, StringRef srcName,
-                                ArrayRef<StringRef> quals,
-                                const std::string &context) {
-  const TypeInfo *f32 = lookupType("f32");
-  const TypeInfo *dst = lookupType(dstName);
-  if (srcName != "f32" || !dst)
-    return fail("'rs' (stochastic rounding) converts from f32, to f16x2, "
-                "bf16x2, e4m3x4, e5m2x4, e2m3x4, e3m2x4 or e2m1x4");
-  bool pair = dstName == "f16x2" || dstName == "bf16x2";
-  bool quad = dstName == "e4m3x4" || dstName == "e5m2x4" ||
-              dstName == "e2m3x4" || dstName == "e3m2x4" || dstName == "e2m1x4";
-  if (!pair && !quad)
-    return fail("'rs' (stochastic rounding) converts from f32, to f16x2, "
-                "bf16x2, e4m3x4, e5m2x4, e2m3x4, e3m2x4 or e2m1x4");
-  SmallVector<StringRef> chosen;
-  Slot satfinite{"satfinite", {"satfinite"}, /*required=*/quad};
-  if (!matchQualifiers(quals,
-                       {Slot{"rounding mode", {"rs"}, true}, kRelu, satfinite},
-                       context, chosen, error))
-    return false;
-  floor(100, 87);
-  form.archSpecific = form.archOnly = true;
-  form.maxSm = 103;
-  const TypeInfo *rbits = lookupType("b32");
-  if (pair)
-    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, f32),
-                     reg("src1", Role::Src, f32),
-                     reg("rbits", Role::Src, rbits)};
-  else
-    form.operands = {reg("dst", Role::Dst, dst), reg("src", Role::Src, f32, 4),
-                     reg("rbits", Role::Src, rbits)};
-  return true;
-}
+constexpr StringRef kCvtPackNarrow[] = {"u16", "s16", "u8", "s8",
+                                        "u4",  "s4",  "u2", "s2"};
 
 bool Parser::parseCvtPack() {
-  static const SmallVector<StringRef> kNarrow = {"u16", "s16", "u8", "s8",
-                                                 "u4",  "s4",  "u2", "s2"};
   SmallVector<StringRef> rest(ArrayRef<StringRef>(tokens).drop_front(2));
   auto sat = llvm::find(rest, StringRef("sat"));
   if (sat == rest.end())
@@ -434,9 +143,9 @@ bool Parser::parseCvtPack() {
   // ptxas takes a repeated .sat as one (cvt.pack.sat.sat.u8.s32.b32).
   while (llvm::is_contained(rest, StringRef("sat")))
     rest.erase(llvm::find(rest, StringRef("sat")));
-  if (rest.empty() || !llvm::is_contained(kNarrow, rest.front()))
+  if (rest.empty() || !llvm::is_contained(kCvtPackNarrow, rest.front()))
     return fail("cvt.pack needs a destination type: one of " +
-                joinTokens(kNarrow));
+                joinTokens(kCvtPackNarrow));
   StringRef narrow = rest.front();
   bool wide = narrow == "u16" || narrow == "s16";
   SmallVector<StringRef> expected = {"s32"};
@@ -452,6 +161,8 @@ bool Parser::parseCvtPack() {
                    reg("src1", Role::Src, s32)};
   if (!wide)
     form.operands.push_back(reg("src2", Role::Src, b32));
+  for (Operand &operand : llvm::drop_begin(form.operands))
+    operand.fusionBarrier = true;
   floor(narrow.back() == '4' || narrow.back() == '2' ? 75 : 72, 65);
   return true;
 }
@@ -666,6 +377,16 @@ llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::families() {
   return kFamilies;
 }
 
+std::vector<std::string> mlir::tile::ptx::detail::cvtPackSpellings() {
+  std::vector<std::string> spellings;
+  for (StringRef narrow : kCvtPackNarrow) {
+    bool wide = narrow == "u16" || narrow == "s16";
+    spellings.push_back("cvt.pack.sat." + narrow.str() +
+                        (wide ? ".s32" : ".s32.b32"));
+  }
+  return spellings;
+}
+
 llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::tableFamilies() {
   return kTableFamilies;
 }
@@ -785,6 +506,14 @@ std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
     error = "'" + opcode.str() + "' has an empty qualifier";
     return std::nullopt;
   }
+  // cvt.pack's u4/s4/u2/s2 are no register types, and its source types
+  // depend on the destination's: not a record yet.
+  if (parser.tokens.size() >= 2 && parser.tokens[0] == "cvt" &&
+      parser.tokens[1] == "pack") {
+    if (!parser.parseCvtPack())
+      return std::nullopt;
+    return std::move(parser.form);
+  }
   if (const records::FamilyRecord *record =
           records::findRecord(parser.tokens)) {
     std::optional<std::vector<Form>> forms =
@@ -795,9 +524,7 @@ std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
   }
   StringRef family = parser.tokens.front();
   bool ok;
-  if (family == "cvt")
-    ok = parser.parseCvt();
-  else if (family == "ld" || family == "st")
+  if (family == "ld" || family == "st")
     ok = parser.parseLdSt();
   else {
     error = "'" + family.str() + "' is not a PTX instruction family the form "

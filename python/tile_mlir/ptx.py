@@ -100,5 +100,5 @@ def table_families() -> Tuple[str, ...]:
 def forms(family: str) -> Tuple[str, ...]:
     """Every legal spelling of ``family``, one per qualifier set, with its
     qualifiers in the record's order; empty for the families that are not
-    records yet (cvt, ld, st)."""
+    records yet (ld, st)."""
     return tuple(_tile.enumerate_forms(family))

@@ -1,5 +1,5 @@
 // A float-to-integer cvt and the integer cvt that reads it stay two
-// conversions with an identity max between them: ptxas (CUDA 13.0) -O3
+// conversions with an identity max before each: ptxas (CUDA 13.0) -O3
 // otherwise fuses them into one F2I.S16, which gives -1 for -1.5 where
 // cvt.rzi.u32.f32 then cvt.sat.s16.u32 give 0 (measured on an H200).
 // RUN: tile-ptx %s -o %t.ptx
@@ -7,7 +7,7 @@
 // RUN: ptxas -arch=sm_90 %t.ptx -o %t.cubin
 
 // CHECK: ld.global.f32 [[X:%r[0-9]+]]
-// CHECK: cvt.rzi.u32.f32 [[U:%r[0-9]+]], [[X]];
+// CHECK: max.s32 %tile_f1_0, [[X]], -2147483648; cvt.rzi.u32.f32 [[U:%r[0-9]+]], %tile_f1_0; }
 // CHECK-NEXT: // end inline asm
 // CHECK-NEXT: // begin inline asm
 // CHECK-NEXT: { .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, [[U]], -2147483648; cvt.sat.s16.u32 [[S:%rs[0-9]+]], %tile_f1_0; }

@@ -6,10 +6,12 @@
 // RUN: ptxas -arch=sm_100a %t.ptx -o %t.cubin
 
 // CHECK: .version 8.7
-// CHECK: cvt.rs.satfinite.e4m3x4.f32 %r{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %r{{[0-9]+}};
-// CHECK: cvt.rs.relu.bf16x2.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}};
-// CHECK: cvt.rz.satfinite.ue8m0x2.f32 %rs{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}};
-// CHECK: cvt.rn.bf16x2.ue8m0x2 %r{{[0-9]+}}, %rs{{[0-9]+}};
+// Each source passes the fusion barrier (Operand::fusionBarrier) first;
+// the random bits do not.
+// CHECK: cvt.rs.satfinite.e4m3x4.f32 %r{{[0-9]+}}, {%tile_f1_0, %tile_f1_1, %tile_f1_2, %tile_f1_3}, %r{{[0-9]+}}; }
+// CHECK: cvt.rs.relu.bf16x2.f32 %r{{[0-9]+}}, %tile_f1_0, %tile_f2_0, %r{{[0-9]+}}; }
+// CHECK: cvt.rz.satfinite.ue8m0x2.f32 %rs{{[0-9]+}}, %tile_f1_0, %tile_f2_0; }
+// CHECK: max.s16 %tile_f1_0, %rs{{[0-9]+}}, -32768; cvt.rn.bf16x2.ue8m0x2 %r{{[0-9]+}}, %tile_f1_0; }
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @newest(%in: memref<1x4xf32, 1>, %bits: memref<1x1xi32, 1>, %o: memref<3x1xi32, 1>, %oh: memref<1x1xi16, 1>) kernel {

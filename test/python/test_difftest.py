@@ -110,3 +110,21 @@ def test_reducing_a_generated_kernel_keeps_the_failing_instruction():
     small = reduce.spec_of(seed, [i for i in everything if i not in kept], repeats=1)
     assert str(small.fn.module).count('tile.apply "cvt.') >= 1
     assert tile_mlir.compile(small.fn, target="sm_90").cubin
+
+
+def test_a_reduction_bundle_names_every_variant_apart(tmp_path):
+    # Variants of one seed share a PTX module; with one name per seed the
+    # driver refused the module (CUDA_ERROR_INVALID_PTX) in the first
+    # reduction of real H200 mismatches.
+    import gzip
+    import json
+    import reduce
+    seed = next(s for s in range(100, 200) if reduce.spec_of(s).instructions >= 3)
+    variants = [(seed, skip, repeats) for skip, repeats in reduce.candidates(seed, [], None)][:3]
+    path = tmp_path / "bundle.json.gz"
+    reduce.write_bundle(variants, str(path))
+    with gzip.open(path, "rt") as f:
+        chunk = json.load(f)["chunks"][0]
+    names = [k["name"] for k in chunk["kernels"]]
+    assert len(names) == len(set(names)) == len(variants)
+    assert all(f".entry {name}(" in chunk["ptx"] for name in names)

@@ -89,17 +89,17 @@ def kernel_func(fn):
     return fn.module.body.operations[0].regions[0].blocks[0].operations[0]
 
 
-def prepare(seed, skip=(), repeats=None):
-    """One generated kernel (a reducer's variant with `skip` and `repeats`)
-    with inputs and the interpreter's verdict, or a reason it was not
-    compared."""
+def prepare(seed, skip=(), repeats=None, name=None):
+    """One generated kernel (a reducer's variant with `skip` and `repeats`,
+    named `name` so that variants of one seed can share a PTX module) with
+    inputs and the interpreter's verdict, or a reason it was not compared."""
     import gen
     import interp
     import tile_mlir
     from tile_mlir import script as T
     rng = random.Random(seed)
     try:
-        spec = gen.generate(rng, f"k{seed}", frozenset(skip), repeats)
+        spec = gen.generate(rng, name or f"k{seed}", frozenset(skip), repeats)
     except T.TileError as error:
         return {"seed": seed, "rejected": str(error)}
     try:
@@ -299,7 +299,8 @@ def run_chunk(job):
             # (and reduced) here with the interpreter.
             outputs = {p.name: base64.b64encode(arrays[p.name].tobytes()).decode()
                        for p in params if p.name in entry["expected"]}
-            result["mismatched_kernels"].append({"seed": entry["seed"], "features": entry["features"],
+            result["mismatched_kernels"].append({"seed": entry["seed"], "name": entry["name"],
+                                                 "features": entry["features"],
                                                  "mismatches": len(bad), "first": bad[:4], "outputs": outputs})
     return result
 

@@ -59,11 +59,26 @@ def spec_of(seed, skip=(), repeats=None):
 
 
 def candidates(seed, skip, repeats):
-    """The variants one step smaller: one more instruction left out, or
-    fewer repeats."""
+    """The variants smaller by one step of every ddmin granularity at once
+    (each judging round costs a device call): every chunk of the kept
+    instructions left out, and every chunk kept alone, for 2, 4, ...
+    chunks down to single instructions; or fewer repeats."""
     spec = spec_of(seed, skip, repeats)
     kept = [i for i in range(spec.instructions) if i not in skip]
-    out = [(sorted(set(skip) | {i}), repeats) for i in kept if len(kept) > 1]
+    removals = set()
+    parts = 2
+    while len(kept) > 1:
+        size = -(-len(kept) // parts)
+        chunks = [kept[i:i + size] for i in range(0, len(kept), size)]
+        for chunk in chunks:
+            removals.add(tuple(chunk))
+            if len(chunks) > 2:
+                removals.add(tuple(i for i in kept if i not in chunk))
+        if size == 1:
+            break
+        parts *= 2
+    out = [(sorted(set(skip) | set(chunk)), repeats) for chunk in sorted(removals)
+           if len(chunk) < len(kept)]
     if (repeats or spec.repeats) > 1:
         out.append((sorted(skip), (repeats or spec.repeats) // 2))
     return out
@@ -72,8 +87,9 @@ def candidates(seed, skip, repeats):
 def write_bundle(variants, path):
     import campaign
     entries = []
-    for seed, skip, repeats in variants:
-        entry = campaign.prepare(seed, skip, repeats)
+    for index, (seed, skip, repeats) in enumerate(variants):
+        # Variants of one seed go into one PTX module: each needs a name.
+        entry = campaign.prepare(seed, skip, repeats, name=f"k{seed}_v{index}")
         if "cubin" in entry or "ptx" in entry:
             entry["variant"] = {"skip": skip, "repeats": repeats}
             entries.append(entry)
@@ -109,11 +125,12 @@ def main(argv=None):
         variants = [(k["seed"], skip, repeats) for k in failing for skip, repeats in candidates(k["seed"], [], None)]
     else:
         with gzip.open(args.previous, "rt") as f:
-            previous = {e["seed"]: e for c in json.load(f)["chunks"] for e in c["kernels"]}
-        # The smallest still-failing variant of each seed goes on.
+            previous = {e["name"]: e for c in json.load(f)["chunks"] for e in c["kernels"]}
+        # The smallest still-failing variant of each seed goes on; variants
+        # share their seed, so the report names the kernel.
         best = {}
         for k in failing:
-            variant = previous[k["seed"]]["variant"]
+            variant = previous[k["name"]]["variant"]
             size = (-len(variant["skip"]), variant["repeats"] or 99)
             if k["seed"] not in best or size < best[k["seed"]][0]:
                 best[k["seed"]] = (size, variant)

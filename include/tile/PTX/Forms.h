@@ -61,13 +61,15 @@ struct Operand {
   /// in 16-bit registers, as ld/st and cvt allow.
   bool exactRegister = false;
 
-  /// ptxas (CUDA 13.0) at -O1 and above folds a float-to-integer cvt into
-  /// the integer cvt that reads its result, and the fused conversion is
-  /// wrong for NaN (F2I.S64 then .sat.s32 becomes F2I.S32) and for negative
-  /// inputs (F2I.U32 then .sat.s16 becomes F2I.S16); measured on an H200,
-  /// tools/difftest/results/ptxas_cvt_barrier.json. Such a source reaches
-  /// its instruction through an identity `max` with the smallest signed
-  /// value, which ptxas does not fold.
+  /// ptxas (CUDA 13.0) at -O1 and above folds the instruction that
+  /// produces a cvt's source into the conversion, and the result is wrong:
+  /// F2I.S64 then .sat.s32 became one F2I.S32 (NaN gives 0), F2I.U32 then
+  /// .sat.s16 one F2I.S16 (negative inputs), bf16-to-f16 then f16-to-integer
+  /// one conversion that skips the f16 rounding, a neg.ftz folded into the
+  /// cvt (measured on an H200: tools/difftest/results/ptxas_cvt_*.json and
+  /// docs/difftest.md). Every cvt source therefore reaches its instruction
+  /// through an identity `max` with the smallest signed value, which ptxas
+  /// does not fold.
   bool fusionBarrier = false;
 
   /// Width of the PTX register that holds the value.
@@ -151,7 +153,7 @@ llvm::ArrayRef<llvm::StringRef> tableFamilies();
 
 /// Every legal spelling of `family`, one per qualifier set, its qualifiers
 /// in the order the family's record lists them; empty for a family that is
-/// not yet a record (cvt, ld, st).
+/// not yet a record (ld, st).
 std::vector<std::string> enumerateForms(llvm::StringRef family);
 
 } // namespace mlir::tile::ptx

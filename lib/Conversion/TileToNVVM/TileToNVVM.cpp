@@ -89,8 +89,7 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
         scopedDecls += ".reg .b" + std::to_string(bits) + " " + temp + "; ";
         before += "max.s" + std::to_string(bits) + " " + temp + ", " + ref +
                   ", " + std::to_string(llvm::minIntN(bits)) + "; ";
-        text += temp;
-        continue;
+        ref = temp;
       }
       if (!narrow) {
         text += ref;

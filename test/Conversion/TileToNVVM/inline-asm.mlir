@@ -60,7 +60,7 @@ func.func @predicated(%x: f32, %p: i1) -> f32 {
 
 // keep ties each destination to its previous value.
 // CHECK-LABEL: func.func @preserve
-// CHECK: llvm.inline_asm "@$3 cvt.rn.f16x2.f32 $0, $1, $2;", "=r,r,r,b,0" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i1, i32) -> i32
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; .reg .b32 %tile_f2_0; max.s32 %tile_f1_0, $1, -2147483648; max.s32 %tile_f2_0, $2, -2147483648; @$3 cvt.rn.f16x2.f32 $0, %tile_f1_0, %tile_f2_0; }", "=r,r,r,b,0" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i1, i32) -> i32
 func.func @preserve(%a: f32, %b: f32, %p: i1, %old: i32) -> i32 {
   %0 = tile.instr "cvt.rn.f16x2.f32"(%a, %b) if %p keep(%old : i32) : (f32, f32) -> i32
   return %0 : i32
@@ -159,8 +159,8 @@ func.func @unsigned_carrier(%x: ui32) -> ui32 {
 
 // -----
 
-// An integer cvt reads its source through an identity max, so ptxas cannot
-// fuse it with the float-to-integer cvt that produced it.
+// A cvt reads its source through an identity max, so ptxas cannot fuse it
+// with the instruction that produced it (the float-to-integer cvt before).
 // CHECK-LABEL: func.func @integer_cvt_source
 // CHECK: llvm.inline_asm "{ .reg .b64 %tile_f1_0; max.s64 %tile_f1_0, $1, -9223372036854775808; cvt.sat.s32.s64 $0, %tile_f1_0; }", "=r,l" %{{.*}} : (i64) -> i32
 func.func @integer_cvt_source(%a: i64) -> i32 {
@@ -180,9 +180,9 @@ func.func @integer_cvt_byte_source(%a: i8, %p: i1, %old: i32) -> i32 {
 
 // -----
 
-// A float-to-integer cvt is emitted as it is spelled.
+// So does a float one: ptxas folded neg.ftz into a following cvt wrongly.
 // CHECK-LABEL: func.func @float_to_integer_cvt
-// CHECK: llvm.inline_asm "cvt.rzi.u32.f32 $0, $1;", "=r,r" %{{.*}} : (i32) -> i32
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.u32.f32 $0, %tile_f1_0; }", "=r,r" %{{.*}} : (i32) -> i32
 func.func @float_to_integer_cvt(%a: f32) -> i32 {
   %0 = tile.instr "cvt.rzi.u32.f32"(%a) : (f32) -> i32
   return %0 : i32
