@@ -13,6 +13,7 @@
 #include "FormSupport.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir::tile::ptx;
 using namespace mlir::tile::ptx::records;
@@ -125,42 +126,71 @@ bool slotApplies(const SlotRecord &slot, ArrayRef<StringRef> types) {
   return !slot.appliesIf || slot.appliesIf(types);
 }
 
+/// The token chosen for the slot named `name`, or `name` when it is a
+/// chosen qualifier, or "".
+StringRef chosenOf(StringRef name, ArrayRef<const SlotRecord *> slots,
+                   ArrayRef<StringRef> chosen) {
+  if (name.empty())
+    return {};
+  for (auto [slot, token] : llvm::zip(slots, chosen))
+    if (slot->what == name)
+      return token;
+  return llvm::is_contained(chosen, name) ? name : StringRef();
+}
+
 /// Whether `rule` rejects the spelling; `chosen` is keyed by slot.
-bool violates(const RuleRecord &rule, ArrayRef<StringRef> tokens, ArrayRef<const SlotRecord *> slots,
-              ArrayRef<StringRef> chosen, StringRef firstType,
-              StringRef &subject) {
-  auto isChosen = [&](StringRef token) {
-    return llvm::is_contained(chosen, token);
-  };
+bool violates(const RuleRecord &rule, ArrayRef<StringRef> tokens,
+              ArrayRef<const SlotRecord *> slots, ArrayRef<StringRef> chosen,
+              ArrayRef<StringRef> types) {
+  StringRef firstType = types.empty() ? StringRef() : types.front();
+  if (!rule.types.empty() && !llvm::is_contained(rule.types, firstType))
+    return false;
+  StringRef subject = chosenOf(rule.token, slots, chosen);
+  StringRef other = chosenOf(rule.other, slots, chosen);
   auto position = [&](StringRef token) {
     return llvm::find(tokens, token) - tokens.begin();
   };
   unsigned bits = lookupType(firstType) ? lookupType(firstType)->bits : 0;
-  subject = rule.token;
   switch (rule.kind) {
   case RuleRecord::Excludes:
-    return isChosen(rule.token) && isChosen(rule.other);
+    return !subject.empty() && !other.empty() &&
+           !llvm::is_contained(rule.allowed, other);
   case RuleRecord::Chosen:
-    return isChosen(rule.token);
+    return !subject.empty();
   case RuleRecord::NarrowerThan:
-    return isChosen(rule.token) && bits < rule.bits;
+    return !subject.empty() && bits < rule.bits;
   case RuleRecord::AtLeast:
-    return isChosen(rule.token) && bits >= rule.bits;
+    return !subject.empty() && bits >= rule.bits;
   case RuleRecord::SlotAfterType:
-    for (auto [slot, token] : llvm::zip(slots, chosen))
-      if (slot->what == rule.token && !token.empty()) {
-        subject = token;
-        return position(token) > position(firstType);
-      }
-    return false;
+    return !subject.empty() && position(subject) > position(firstType);
   case RuleRecord::Before:
-    return isChosen(rule.token) && isChosen(rule.other) &&
-           position(rule.other) < position(rule.token);
+    return !subject.empty() && !other.empty() &&
+           position(other) < position(subject);
+  case RuleRecord::RequiresAny:
+    return !subject.empty() && llvm::none_of(rule.allowed, [&](StringRef t) {
+      return llvm::is_contained(chosen, t);
+    });
+  case RuleRecord::Requires:
+    return !subject.empty() && other.empty();
+  case RuleRecord::Hook:
+    return rule.holds(types, chosen);
   }
   return false;
 }
 
+Space spaceOf(StringRef token) {
+  return llvm::StringSwitch<Space>(token)
+      .Case("", Space::Generic)
+      .Case("global", Space::Global)
+      .Case("local", Space::Local)
+      .Case("const", Space::Const)
+      .Case("param", Space::Param)
+      .StartsWith("shared", Space::Shared)
+      .Default(Space::Generic);
+}
+
 Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
+                     ArrayRef<const SlotRecord *> slots,
                      ArrayRef<StringRef> chosen) {
   StringRef typeName = spec.fixedType.empty() ? types[spec.typeIndex]
                                               : spec.fixedType;
@@ -170,10 +200,16 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
                        std::to_string(type->bits * 2);
     type = lookupType(wide);
   }
-  Operand operand = spec.space == Space::Reg
-                        ? reg(spec.name, spec.role, type, spec.count)
-                        : mem(spec.name, spec.role, spec.space, type,
-                              spec.count);
+  unsigned count = spec.count;
+  if (StringRef vector = chosenOf(spec.countFrom, slots, chosen);
+      !vector.empty())
+    vector.drop_front().getAsInteger(10, count);
+  Space space = spec.spaceFrom.empty()
+                    ? spec.space
+                    : spaceOf(chosenOf(spec.spaceFrom, slots, chosen));
+  Operand operand = space == Space::Reg
+                        ? reg(spec.name, spec.role, type, count)
+                        : mem(spec.name, spec.role, space, type, count);
   bool narrowed = !spec.narrowedBy.empty() &&
                   llvm::is_contained(chosen, spec.narrowedBy);
   ArrayRef<unsigned> values =
@@ -234,10 +270,10 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
   if (!matchQualifiers(qualifiers, slots, context, chosen, error))
     return std::nullopt;
   for (const RuleRecord &rule : variant->rules) {
-    StringRef subject;
-    if (violates(rule, spelling, slotRecords, chosen, firstType,
-                 subject)) {
-      error = fill(rule.message, context, subject, rule.other, firstType);
+    if (violates(rule, spelling, slotRecords, chosen, types)) {
+      error = fill(rule.message, context,
+                   chosenOf(rule.token, slotRecords, chosen),
+                   chosenOf(rule.other, slotRecords, chosen), firstType);
       return std::nullopt;
     }
   }
@@ -253,8 +289,10 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
     if (!floor.types.empty() &&
         !llvm::is_contained(floor.types, types[floor.typeIndex]))
       continue;
-    if ((!floor.token.empty() && !llvm::is_contained(chosen, floor.token)) ||
-        (!floor.token2.empty() && !llvm::is_contained(chosen, floor.token2)))
+    if ((!floor.token.empty() &&
+         chosenOf(floor.token, slotRecords, chosen).empty()) ||
+        (!floor.token2.empty() &&
+         chosenOf(floor.token2, slotRecords, chosen).empty()))
       continue;
     form.minSm = std::max(form.minSm, floor.sm);
     form.minPtx = std::max(form.minPtx, floor.ptx);
@@ -266,7 +304,8 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
   for (Signature signature : variant->signatures) {
     Form overload = form;
     for (const OperandRecord &spec : signature)
-      overload.operands.push_back(buildOperand(spec, types, chosen));
+      overload.operands.push_back(
+          buildOperand(spec, types, slotRecords, chosen));
     forms.push_back(std::move(overload));
   }
   return forms;
@@ -274,23 +313,43 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
 
 namespace {
 
+/// Whether a rule that stays broken once broken (Excludes, Chosen) is
+/// broken by the slots decided so far: the enumerator's pruning.
+bool brokenSoFar(const VariantRecord &variant, ArrayRef<StringRef> types,
+                 ArrayRef<const SlotRecord *> slots,
+                 ArrayRef<StringRef> picked) {
+  StringRef firstType = types.empty() ? StringRef() : types.front();
+  for (const RuleRecord &rule : variant.rules) {
+    if (rule.kind != RuleRecord::Excludes && rule.kind != RuleRecord::Chosen)
+      continue;
+    if (!rule.types.empty() && !llvm::is_contained(rule.types, firstType))
+      continue;
+    StringRef subject = chosenOf(rule.token, slots, picked);
+    if (subject.empty())
+      continue;
+    if (rule.kind == RuleRecord::Chosen)
+      return true;
+    StringRef other = chosenOf(rule.other, slots, picked);
+    if (!other.empty() && !llvm::is_contained(rule.allowed, other))
+      return true;
+  }
+  return false;
+}
+
 /// Spells every combination of the applicable slots of `variant` for one
-/// type tuple, each slot absent (unless required) or one of its tokens.
+/// type tuple, each slot absent (unless required) or one of its tokens,
+/// depth first, pruning combinations a rule already rejects; the
+/// interpreter has the last word on each full spelling.
 void spellCombinations(const FamilyRecord &record, const VariantRecord &variant,
                        ArrayRef<StringRef> types,
+                       ArrayRef<const SlotRecord *> slots,
+                       SmallVectorImpl<StringRef> &picked,
                        std::vector<std::string> &out) {
-  SmallVector<const SlotRecord *> slots;
-  for (const SlotRecord &slot : variant.slots)
-    if (slotApplies(slot, types))
-      slots.push_back(&slot);
-  SmallVector<unsigned> choice(slots.size(), 0);
-  while (true) {
+  if (picked.size() == slots.size()) {
     SmallVector<StringRef> tokens = {record.name};
-    for (auto [slot, index] : llvm::zip(slots, choice)) {
-      unsigned offset = slot->required ? 0 : 1;
-      if (index >= offset)
-        tokens.push_back(slot->tokens[index - offset]);
-    }
+    for (StringRef token : picked)
+      if (!token.empty())
+        tokens.push_back(token);
     tokens.append(types.begin(), types.end());
     std::string spelling = llvm::join(tokens, ".");
     SmallVector<StringRef> split;
@@ -298,15 +357,18 @@ void spellCombinations(const FamilyRecord &record, const VariantRecord &variant,
     std::string error;
     if (parseRecord(record, split, error))
       out.push_back(spelling);
-    unsigned i = 0;
-    for (; i < slots.size(); ++i) {
-      unsigned options = slots[i]->tokens.size() + (slots[i]->required ? 0 : 1);
-      if (++choice[i] < options)
-        break;
-      choice[i] = 0;
-    }
-    if (i == slots.size())
-      return;
+    return;
+  }
+  const SlotRecord *slot = slots[picked.size()];
+  SmallVector<StringRef> options;
+  if (!slot->required)
+    options.push_back(StringRef());
+  options.append(slot->tokens.begin(), slot->tokens.end());
+  for (StringRef option : options) {
+    picked.push_back(option);
+    if (!brokenSoFar(variant, types, slots.take_front(picked.size()), picked))
+      spellCombinations(record, variant, types, slots, picked, out);
+    picked.pop_back();
   }
 }
 
@@ -314,7 +376,12 @@ void spellTuples(const FamilyRecord &record, const VariantRecord &variant,
                  SmallVectorImpl<StringRef> &prefix,
                  std::vector<std::string> &out) {
   if (prefix.size() == variant.types.size()) {
-    spellCombinations(record, variant, prefix, out);
+    SmallVector<const SlotRecord *> slots;
+    for (const SlotRecord &slot : variant.slots)
+      if (slotApplies(slot, prefix))
+        slots.push_back(&slot);
+    SmallVector<StringRef> picked;
+    spellCombinations(record, variant, prefix, slots, picked, out);
     return;
   }
   for (StringRef type : variant.types[prefix.size()]) {

@@ -9,6 +9,8 @@
 #include "FormRecords.h"
 #include "FormSupport.h"
 
+#include <array>
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -581,6 +583,222 @@ std::string cvtTypeError(Tokens types) {
                    "and 64-bit integers only";
 }
 
+//===-- ld, st -------------------------------------------------------------===//
+
+constexpr StringRef kMemTypes[] = {"b8",  "b16", "b32", "b64", "b128",
+                                   "u8",  "u16", "u32", "u64", "s8",
+                                   "s16", "s32", "s64", "f32", "f64"};
+constexpr StringRef kLoadOrders[] = {"weak", "volatile", "relaxed", "acquire"};
+constexpr StringRef kStoreOrders[] = {"weak", "volatile", "relaxed",
+                                      "release"};
+constexpr StringRef kScopes[] = {"cta", "cluster", "gpu", "sys"};
+constexpr StringRef kLoadSpaces[] = {"global",          "shared",
+                                     "shared::cta",     "shared::cluster",
+                                     "local",           "const",
+                                     "param"};
+constexpr StringRef kStoreSpaces[] = {"global", "shared", "shared::cta",
+                                      "shared::cluster", "local", "param"};
+constexpr StringRef kLoadCaches[] = {"ca", "cg", "cs", "lu", "cv"};
+constexpr StringRef kStoreCaches[] = {"wb", "cg", "cs", "wt"};
+constexpr StringRef kNc[] = {"nc"};
+constexpr StringRef kMmio[] = {"mmio"};
+constexpr StringRef kEvictions[] = {"L1::evict_normal", "L1::evict_unchanged",
+                                    "L1::evict_first", "L1::evict_last",
+                                    "L1::no_allocate"};
+constexpr StringRef kCacheHint[] = {"L2::cache_hint"};
+constexpr StringRef kVectors[] = {"v2", "v4", "v8"};
+constexpr StringRef kB8B16[] = {"b8", "b16", "u8", "u16", "s8", "s16"};
+constexpr StringRef kMem32[] = {"b32", "u32", "s32", "f32"};
+constexpr StringRef kMem64[] = {"b64", "u64", "s64", "f64"};
+constexpr StringRef kGlobalOnly[] = {"global"};
+constexpr StringRef kWeak[] = {"weak"};
+constexpr StringRef kNotVolatile[] = {"weak", "relaxed", "acquire", "release"};
+constexpr StringRef kRelaxed[] = {"relaxed"};
+constexpr StringRef kSys[] = {"sys"};
+constexpr StringRef kLoadOrdered[] = {"relaxed", "acquire"};
+constexpr StringRef kStoreOrdered[] = {"relaxed", "release"};
+
+constexpr SlotRecord kLoadSlots[] = {
+    {"memory ordering", kLoadOrders}, {"scope", kScopes},
+    {"state space", kLoadSpaces},     {"cache operator", kLoadCaches},
+    {"mmio", kMmio},                  {"nc", kNc},
+    {"eviction priority", kEvictions}, {"L2::cache_hint", kCacheHint},
+    {"prefetch size", kPrefetch},     {"vector width", kVectors}};
+constexpr SlotRecord kStoreSlots[] = {
+    {"memory ordering", kStoreOrders}, {"scope", kScopes},
+    {"state space", kStoreSpaces},     {"cache operator", kStoreCaches},
+    {"mmio", kMmio},                   {"eviction priority", kEvictions},
+    {"L2::cache_hint", kCacheHint},    {"vector width", kVectors}};
+
+/// A vector access moves at most 128 bits, or 256 with global (or generic)
+/// v8 of 32-bit or v4 of 64-bit elements.
+bool vectorTooWide(Tokens types, Tokens chosen) {
+  auto has = [&](StringRef token) { return llvm::is_contained(chosen, token); };
+  unsigned count = has("v2") ? 2 : has("v4") ? 4 : has("v8") ? 8 : 1;
+  unsigned bits = mlir::tile::ptx::detail::lookupType(types[0])->bits;
+  unsigned total = count * bits;
+  bool globalOrGeneric = llvm::none_of(kLoadSpaces, [&](StringRef space) {
+    return space != "global" && has(space);
+  });
+  return count > 1 && (total > 256 || (total == 256 && (!globalOrGeneric ||
+                                                         count == 2)));
+}
+
+constexpr StringRef kNeedsScope =
+    "'{tok}' needs a scope in {ctx}: one of cta, cluster, gpu, sys";
+constexpr StringRef kLoadScopeOnly =
+    "'{tok}' is a scope, which only relaxed, acquire accesses take";
+constexpr StringRef kStoreScopeOnly =
+    "'{tok}' is a scope, which only relaxed, release accesses take";
+constexpr StringRef kNoCachePolicy =
+    "'L2::cache_hint' takes a cache-policy operand, which tile.apply does "
+    "not provide";
+constexpr StringRef kCannotCombine =
+    "'{tok}' cannot be combined with '{other}' in {ctx}";
+constexpr StringRef kNcNeedsGlobal =
+    "'nc' needs the global state space and no memory ordering";
+constexpr StringRef kNcCacheOperator =
+    "'{other}' is not a cache operator of ld.global.nc: one of ca, cg, cs";
+// Measured with ptxas (CUDA 13.0): .mmio needs .relaxed.sys, a global or
+// generic address and one register, and takes no cache hints.
+constexpr StringRef kMmioNeedsRelaxedSys = "'mmio' needs relaxed.sys in {ctx}";
+constexpr StringRef kMmioNeedsGlobal =
+    "'mmio' needs the global or the generic state space";
+constexpr StringRef kMmioAlone = "'mmio' cannot be combined with '{other}'";
+constexpr StringRef kHintCannotCombine =
+    "'{tok}' cannot be combined with '{other}'";
+constexpr StringRef kLocalNoOrdering = "local memory takes no memory ordering";
+// Measured with ptxas (CUDA 13.0): const and param accesses take .weak at
+// most, and no L1 or L2 hints.
+constexpr StringRef kWeakAtMost = "{tok} memory takes no memory ordering but weak";
+// ptxas takes eviction priorities and prefetch sizes on global and on
+// generic addresses (ld.L1::evict_last.b32), not on shared or local ones.
+constexpr StringRef kHintNeedsGlobal =
+    "'{tok}' needs the global or the generic state space";
+constexpr StringRef kB128NotVectorized =
+    "'{tok}' is not available for {ctx}: b128 is not vectorized";
+constexpr StringRef kVectorTooWide =
+    "'{tok}' is not available for {ctx}: a vector access moves at most 128 "
+    "bits (256 bits with global v8 of 32-bit or v4 of 64-bit elements)";
+#define TILE_V8_SMALL(BITS)                                                    \
+  "'v8' with " BITS "-bit elements is not supported: PTX defines .v8 for "    \
+  "32-bit elements, and ptxas (CUDA 13.0) accepts it but crashes on 16-bit "  \
+  "loads and moves one element of 8-bit ones (measured on an H200); use v4 "  \
+  "of 32-bit elements over a narrower view"
+constexpr StringRef kV8Bytes = TILE_V8_SMALL("8");
+constexpr StringRef kV8Halves = TILE_V8_SMALL("16");
+#undef TILE_V8_SMALL
+constexpr StringRef kByteTypes[] = {"b8", "u8", "s8"};
+constexpr StringRef kHalfTypes[] = {"b16", "u16", "s16"};
+
+constexpr RuleRecord kLoadRules[] = {
+    {.kind = RuleRecord::Requires, .token = "relaxed", .other = "scope", .message = kNeedsScope},
+    {.kind = RuleRecord::Requires, .token = "acquire", .other = "scope", .message = kNeedsScope},
+    {.kind = RuleRecord::RequiresAny, .token = "scope", .message = kLoadScopeOnly, .allowed = kLoadOrdered},
+    {.kind = RuleRecord::Chosen, .token = "L2::cache_hint", .message = kNoCachePolicy},
+    {.kind = RuleRecord::Excludes, .token = "cache operator", .other = "memory ordering", .message = kCannotCombine, .allowed = kWeak},
+    {.kind = RuleRecord::Excludes, .token = "nc", .other = "memory ordering", .message = kNcNeedsGlobal},
+    {.kind = RuleRecord::Requires, .token = "nc", .other = "global", .message = kNcNeedsGlobal},
+    {.kind = RuleRecord::Excludes, .token = "nc", .other = "lu", .message = kNcCacheOperator},
+    {.kind = RuleRecord::Excludes, .token = "nc", .other = "cv", .message = kNcCacheOperator},
+    {.kind = RuleRecord::RequiresAny, .token = "mmio", .message = kMmioNeedsRelaxedSys, .allowed = kRelaxed},
+    {.kind = RuleRecord::RequiresAny, .token = "mmio", .message = kMmioNeedsRelaxedSys, .allowed = kSys},
+    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "state space", .message = kMmioNeedsGlobal, .allowed = kGlobalOnly},
+    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "vector width", .message = kMmioAlone},
+    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "eviction priority", .message = kMmioAlone},
+    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "prefetch size", .message = kMmioAlone},
+    {.kind = RuleRecord::Excludes, .token = "eviction priority", .other = "cache operator", .message = kHintCannotCombine},
+    {.kind = RuleRecord::Excludes, .token = "eviction priority", .other = "volatile", .message = kHintCannotCombine},
+    {.kind = RuleRecord::Excludes, .token = "local", .other = "memory ordering", .message = kLocalNoOrdering, .allowed = kWeak},
+    {.kind = RuleRecord::Excludes, .token = "const", .other = "memory ordering", .message = kWeakAtMost, .allowed = kWeak},
+    {.kind = RuleRecord::Excludes, .token = "param", .other = "memory ordering", .message = kWeakAtMost, .allowed = kWeak},
+    {.kind = RuleRecord::Excludes, .token = "eviction priority", .other = "state space", .message = kHintNeedsGlobal, .allowed = kGlobalOnly},
+    {.kind = RuleRecord::Excludes, .token = "prefetch size", .other = "state space", .message = kHintNeedsGlobal, .allowed = kGlobalOnly},
+    {.kind = RuleRecord::Chosen, .token = "vector width", .message = kB128NotVectorized, .types = kB128},
+    {.kind = RuleRecord::Hook, .token = "vector width", .message = kVectorTooWide, .holds = vectorTooWide},
+    {.kind = RuleRecord::Chosen, .token = "v8", .message = kV8Bytes, .types = kByteTypes},
+    {.kind = RuleRecord::Chosen, .token = "v8", .message = kV8Halves, .types = kHalfTypes},
+};
+constexpr RuleRecord kStoreRules[] = {
+    {.kind = RuleRecord::Requires, .token = "relaxed", .other = "scope", .message = kNeedsScope},
+    {.kind = RuleRecord::Requires, .token = "release", .other = "scope", .message = kNeedsScope},
+    {.kind = RuleRecord::RequiresAny, .token = "scope", .message = kStoreScopeOnly, .allowed = kStoreOrdered},
+    {.kind = RuleRecord::Chosen, .token = "L2::cache_hint", .message = kNoCachePolicy},
+    {.kind = RuleRecord::Excludes, .token = "cache operator", .other = "memory ordering", .message = kCannotCombine, .allowed = kWeak},
+    {.kind = RuleRecord::RequiresAny, .token = "mmio", .message = kMmioNeedsRelaxedSys, .allowed = kRelaxed},
+    {.kind = RuleRecord::RequiresAny, .token = "mmio", .message = kMmioNeedsRelaxedSys, .allowed = kSys},
+    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "state space", .message = kMmioNeedsGlobal, .allowed = kGlobalOnly},
+    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "vector width", .message = kMmioAlone},
+    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "eviction priority", .message = kMmioAlone},
+    {.kind = RuleRecord::Excludes, .token = "eviction priority", .other = "cache operator", .message = kHintCannotCombine},
+    {.kind = RuleRecord::Excludes, .token = "eviction priority", .other = "volatile", .message = kHintCannotCombine},
+    {.kind = RuleRecord::Excludes, .token = "local", .other = "memory ordering", .message = kLocalNoOrdering, .allowed = kWeak},
+    {.kind = RuleRecord::Excludes, .token = "param", .other = "memory ordering", .message = kWeakAtMost, .allowed = kWeak},
+    {.kind = RuleRecord::Excludes, .token = "eviction priority", .other = "state space", .message = kHintNeedsGlobal, .allowed = kGlobalOnly},
+    {.kind = RuleRecord::Chosen, .token = "vector width", .message = kB128NotVectorized, .types = kB128},
+    {.kind = RuleRecord::Hook, .token = "vector width", .message = kVectorTooWide, .holds = vectorTooWide},
+    {.kind = RuleRecord::Chosen, .token = "v8", .message = kV8Bytes, .types = kByteTypes},
+    {.kind = RuleRecord::Chosen, .token = "v8", .message = kV8Halves, .types = kHalfTypes},
+};
+
+constexpr FloorRecord kMemoryFloors[] = {
+    {70, 83, kB128},
+    {70, 84, kB128, "sys"},
+    {70, 60, {}, "relaxed"},
+    {70, 60, {}, "acquire"},
+    {70, 60, {}, "release"},
+    {70, 74, {}, "eviction priority"},
+    {0, 78, {}, "shared::cta"},
+    {90, 78, {}, "cluster"},
+    {90, 78, {}, "shared::cluster"},
+    // .v8 arrived with PTX ISA 8.8 for every element width (ptxas from CUDA
+    // 13.0 crashes on some .v8 loads written with an older .version); 256
+    // bits with sm_100.
+    {0, 88, {}, "v8"},
+    {100, 88, kMem32, "v8"},
+    {100, 88, kMem64, "v4"},
+    {80, 74, {}, "L2::256B"},
+    {75, 74, {}, "L2::128B"},
+    {75, 74, {}, "L2::64B"},
+    {70, 82, {}, "mmio"}};
+
+/// `base` and one more floor.
+template <size_t N>
+constexpr std::array<FloorRecord, N + 1> withFloor(const FloorRecord (&base)[N],
+                                                   FloorRecord extra) {
+  std::array<FloorRecord, N + 1> floors{};
+  for (size_t i = 0; i < N; ++i)
+    floors[i] = base[i];
+  floors[N] = extra;
+  return floors;
+}
+
+// Measured with ptxas 13.0: a kernel's st.param assembles for sm_75 and
+// sm_80 but ends ptxas with SIGSEGV for sm_90 and sm_100a, alone in a
+// kernel (in a batch of other lines it sometimes assembles).
+constexpr auto kStoreFloors =
+    withFloor(kMemoryFloors, {.sm = 0, .ptx = 0, .token = "param", .maxSm = 89});
+
+constexpr Tokens kMemTuple[] = {kMemTypes};
+constexpr OperandRecord kLoad[] = {
+    {.name = "dst", .role = Role::Dst, .countFrom = "vector width"},
+    {.name = "src",
+     .role = Role::Src,
+     .countFrom = "vector width",
+     .spaceFrom = "state space"}};
+constexpr OperandRecord kStore[] = {
+    {.name = "dst",
+     .role = Role::Dst,
+     .countFrom = "vector width",
+     .spaceFrom = "state space"},
+    {.name = "src", .role = Role::Src, .countFrom = "vector width"}};
+constexpr Signature kLoadSignature[] = {kLoad};
+constexpr Signature kStoreSignature[] = {kStore};
+constexpr VariantRecord kLoadVariants[] = {
+    {kMemTuple, kLoadSlots, kLoadRules, kMemoryFloors, kLoadSignature}};
+constexpr VariantRecord kStoreVariants[] = {
+    {kMemTuple, kStoreSlots, kStoreRules, kStoreFloors, kStoreSignature}};
+
 //===-- The table ----------------------------------------------------------===//
 
 const FamilyRecord kRecords[] = {
@@ -595,6 +813,8 @@ const FamilyRecord kRecords[] = {
      .splitTypes = splitCvtTypes,
      .typeError = cvtTypeError},
     {"mov", kMov},
+    {.name = "ld", .variants = kLoadVariants, .readsMemory = true},
+    {.name = "st", .variants = kStoreVariants, .writesMemory = true},
     {"fma", kFmaVariants, {}, false, false, false, /*lowered=*/false},
     {"cp.async", kCpAsyncVariants, {}, true, true, false, /*lowered=*/false},
     {"mma", kMmaVariants, {}, false, false, /*warpCollective=*/true,

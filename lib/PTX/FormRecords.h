@@ -37,12 +37,14 @@ struct SlotRecord {
   bool (*appliesIf)(Tokens types) = nullptr;
 };
 
-/// A rule rejects a spelling with `message` when its condition holds. In
-/// the message {ctx} is the form (add.u16), {tok} the rule's chosen token,
-/// {other} the other token and {type} the first type.
+/// A rule rejects a spelling with `message` when its condition holds. A
+/// rule's `token` and `other` name a qualifier or a slot (its `what`: the
+/// token chosen for it); "chosen" means that token is in the spelling. In
+/// the message {ctx} is the form (add.u16), {tok} the chosen `token`,
+/// {other} the chosen `other` and {type} the first type.
 struct RuleRecord {
   enum Kind {
-    /// `token` and `other` are both chosen.
+    /// `token` and `other` are both chosen, `other` not one of `allowed`.
     Excludes,
     /// `token` is chosen (a qualifier the slot list takes only to name it
     /// in a better message: cvt.relu of anything but f16/bf16 from f32).
@@ -56,17 +58,27 @@ struct RuleRecord {
     /// `token` and `other` are both chosen and `other` comes first: the
     /// qualifiers are positional (mma's layouts, cp.async's state spaces).
     Before,
+    /// `token` is chosen and none of `allowed` is.
+    RequiresAny,
+    /// `token` is chosen and `other` is not.
+    Requires,
+    /// Escape hook: `holds(types, chosen)` says.
+    Hook,
   };
   Kind kind;
   llvm::StringRef token;
   llvm::StringRef other = {};
   unsigned bits = 0;
   llvm::StringRef message = {};
+  Tokens allowed = {};
+  /// The rule applies only to these first types (every type, when empty).
+  Tokens types = {};
+  bool (*holds)(Tokens types, Tokens chosen) = nullptr;
 };
 
 /// A target floor, applying when the type at `typeIndex` is one of `types`
-/// (any, when empty) and `token` and `token2` are chosen (always, when
-/// empty).
+/// (any, when empty) and `token` and `token2` (qualifiers or slots, as in a
+/// rule) are chosen (always, when empty).
 struct FloorRecord {
   unsigned sm, ptx;
   Tokens types = {};
@@ -100,6 +112,12 @@ struct OperandRecord {
   llvm::StringRef sizedBy = {};
   /// See Operand::fusionBarrier.
   bool fusionBarrier = false;
+  /// Registers from the digits of the token chosen for this slot (.v4: 4),
+  /// else `count`.
+  llvm::StringRef countFrom = {};
+  /// A memory operand's space from the token chosen for this slot (generic
+  /// when none), else `space`.
+  llvm::StringRef spaceFrom = {};
 };
 
 /// Several operand signatures of one spelling; which one an instruction

@@ -125,7 +125,6 @@ struct Parser {
   }
 
   bool parseCvtPack();
-  bool parseLdSt();
 };
 
 /// cvt.pack.sat.{u16,s16}.s32 d, a, b and
@@ -168,166 +167,6 @@ bool Parser::parseCvtPack() {
 }
 
 
-bool Parser::parseLdSt() {
-  bool isLoad = tokens.front() == "ld";
-  StringRef family = tokens.front();
-  static const SmallVector<StringRef> kMemTypes = {
-      "b8",  "b16", "b32", "b64", "b128", "u8",  "u16", "u32",
-      "u64", "s8",  "s16", "s32", "s64",  "f32", "f64"};
-  SmallVector<StringRef> quals;
-  StringRef typeName;
-  if (!oneType(kMemTypes, typeName, quals))
-    return false;
-  const TypeInfo *type = lookupType(typeName);
-
-  Slot semantics{"memory ordering",
-                 isLoad ? SmallVector<StringRef, 8>{"weak", "volatile",
-                                                    "relaxed", "acquire"}
-                        : SmallVector<StringRef, 8>{"weak", "volatile",
-                                                    "relaxed", "release"}};
-  Slot scope{"scope", {"cta", "cluster", "gpu", "sys"}};
-  Slot space{"state space",
-             isLoad ? SmallVector<StringRef, 8>{"global", "shared", "shared::cta",
-                                                 "shared::cluster", "local", "const",
-                                                 "param"}
-                    : SmallVector<StringRef, 8>{"global", "shared", "shared::cta",
-                                                 "shared::cluster", "local", "param"}};
-  Slot cache{"cache operator",
-             isLoad ? SmallVector<StringRef, 8>{"ca", "cg", "cs", "lu", "cv"}
-                    : SmallVector<StringRef, 8>{"wb", "cg", "cs", "wt"}};
-  Slot nc{"nc", {"nc"}};
-  Slot mmio{"mmio", {"mmio"}};
-  Slot eviction{"eviction priority",
-                {"L1::evict_normal", "L1::evict_unchanged", "L1::evict_first",
-                 "L1::evict_last", "L1::no_allocate"}};
-  Slot cacheHint{"L2::cache_hint", {"L2::cache_hint"}};
-  Slot prefetch{"prefetch size", {"L2::64B", "L2::128B", "L2::256B"}};
-  Slot vec{"vector width", {"v2", "v4", "v8"}};
-  SmallVector<Slot> slots = {semantics, scope, space, cache, mmio};
-  if (isLoad)
-    slots.push_back(nc);
-  slots.push_back(eviction);
-  slots.push_back(cacheHint);
-  if (isLoad)
-    slots.push_back(prefetch);
-  slots.push_back(vec);
-
-  std::string context = family.str() + "." + typeName.str();
-  SmallVector<StringRef> chosen;
-  if (!matchQualifiers(quals, slots, context, chosen, error))
-    return false;
-  auto pick = [&](StringRef what) {
-    for (auto [i, slot] : llvm::enumerate(slots))
-      if (slot.what == what)
-        return chosen[i];
-    return StringRef();
-  };
-  StringRef sem = pick("memory ordering"), scp = pick("scope"),
-            ss = pick("state space"), cop = pick("cache operator"),
-            ncTok = pick("nc"), evict = pick("eviction priority"),
-            hint = pick("L2::cache_hint"), pf = pick("prefetch size"),
-            vecTok = pick("vector width"), mmioTok = pick("mmio");
-  bool ordered = sem == "relaxed" || sem == "acquire" || sem == "release";
-  if (ordered && scp.empty())
-    return fail("'" + sem.str() + "' needs a scope in " + context +
-                ": one of cta, cluster, gpu, sys");
-  if (!ordered && !scp.empty())
-    return fail("'" + scp.str() + "' is a scope, which only relaxed, " +
-                (isLoad ? "acquire" : "release") + " accesses take");
-  if (!hint.empty())
-    return fail("'L2::cache_hint' takes a cache-policy operand, which "
-                "tile.apply does not provide");
-  if (!cop.empty() && (sem == "volatile" || ordered))
-    return fail("'" + cop.str() + "' cannot be combined with '" + sem.str() +
-                "' in " + context);
-  if (!ncTok.empty() && (ss != "global" || !sem.empty()))
-    return fail("'nc' needs the global state space and no memory ordering");
-  if (!ncTok.empty() && (cop == "lu" || cop == "cv"))
-    return fail("'" + cop.str() + "' is not a cache operator of ld.global.nc: "
-                "one of ca, cg, cs");
-  // Measured with ptxas (CUDA 13.0): .mmio needs .relaxed.sys, a global or
-  // generic address and one register, and takes no cache hints.
-  if (!mmioTok.empty()) {
-    if (sem != "relaxed" || scp != "sys")
-      return fail("'mmio' needs relaxed.sys in " + context);
-    if (!ss.empty() && ss != "global")
-      return fail("'mmio' needs the global or the generic state space");
-    if (!vecTok.empty() || !evict.empty() || !pf.empty())
-      return fail("'mmio' cannot be combined with '" +
-                  (!vecTok.empty() ? vecTok : !evict.empty() ? evict : pf).str() +
-                  "'");
-    floor(70, 82);
-  }
-  if (!evict.empty() && (sem == "volatile" || !cop.empty()))
-    return fail("'" + evict.str() + "' cannot be combined with '" +
-                (cop.empty() ? sem : cop).str() + "'");
-  if (ss == "local" && (ordered || sem == "volatile"))
-    return fail("local memory takes no memory ordering");
-  // Measured with ptxas (CUDA 13.0): const and param accesses take .weak at
-  // most, and no L1 or L2 hints.
-  if ((ss == "const" || ss == "param") && (ordered || sem == "volatile"))
-    return fail(ss.str() + " memory takes no memory ordering but weak");
-  // ptxas takes eviction priorities and prefetch sizes on global and on
-  // generic addresses (ld.L1::evict_last.b32), not on shared or local ones.
-  if ((!evict.empty() || !pf.empty()) && ss != "global" && !ss.empty())
-    return fail("'" + (evict.empty() ? pf : evict).str() +
-                "' needs the global or the generic state space");
-
-  unsigned count = 1;
-  if (!vecTok.empty()) {
-    count = vecTok == "v2" ? 2 : vecTok == "v4" ? 4 : 8;
-    if (typeName == "b128")
-      return fail("'" + vecTok.str() + "' is not available for " + context +
-                  ": b128 is not vectorized");
-    unsigned total = count * type->bits;
-    if (total > 256 ||
-        (total == 256 && ((ss != "global" && !ss.empty()) || count == 2)))
-      return fail("'" + vecTok.str() + "' is not available for " + context +
-                  ": a vector access moves at most 128 bits (256 bits with "
-                  "global v8 of 32-bit or v4 of 64-bit elements)");
-    if (total == 256)
-      floor(100, 88);
-    if (count == 8 && type->bits < 32)
-      return fail("'v8' with " + std::to_string(type->bits) +
-                  "-bit elements is not supported: PTX defines .v8 for "
-                  "32-bit elements, and ptxas (CUDA 13.0) accepts it but "
-                  "crashes on 16-bit loads and moves one element of 8-bit "
-                  "ones (measured on an H200); use v4 of 32-bit elements "
-                  "over a narrower view");
-  }
-  if (typeName == "b128")
-    floor(70, scp == "sys" ? 84 : 83);
-  if (ordered)
-    floor(70, 60);
-  if (!evict.empty())
-    floor(70, 74);
-  if (ss == "shared::cta")
-    floor(0, 78);
-  if (scp == "cluster" || ss == "shared::cluster")
-    floor(90, 78);
-  // .v8 arrived with PTX ISA 8.8 for every element width. (ptxas from CUDA
-  // 13.0 crashes on some .v8 loads written with an older .version.)
-  if (count == 8)
-    floor(0, 88);
-  if (!pf.empty())
-    floor(pf == "L2::256B" ? 80 : 75, 74);
-
-  Space memSpace = ss.empty()          ? Space::Generic
-                   : ss == "global" ? Space::Global
-                   : ss == "local"  ? Space::Local
-                   : ss == "const"  ? Space::Const
-                   : ss == "param"  ? Space::Param
-                                    : Space::Shared;
-  form.readsMemory = isLoad;
-  form.writesMemory = !isLoad;
-  if (isLoad)
-    form.operands = {reg("dst", Role::Dst, type, count),
-                     mem("src", Role::Src, memSpace, type, count)};
-  else
-    form.operands = {mem("dst", Role::Dst, memSpace, type, count),
-                     reg("src", Role::Src, type, count)};
-  return true;
-}
 
 constexpr StringRef kFamilies[] = {"add", "sub", "mul", "abs", "neg",
                                    "cvt", "mov", "ld",  "st"};
@@ -421,9 +260,12 @@ std::string Form::floorText() const {
   std::string text = "sm_" + std::to_string(minSm);
   if (archOnly)
     text += "a to sm_" + std::to_string(maxSm) + "a (arch-specific targets)";
+  else if (maxSm)
+    text = (minSm ? text + " to" : "a target up to") + std::string(" sm_") +
+           std::to_string(maxSm);
   else
     text += archSpecific ? "a (an arch-specific target)" : " or newer";
-  return text + " and PTX ISA " + ptxVersionText(minPtx);
+  return minPtx ? text + " and PTX ISA " + ptxVersionText(minPtx) : text;
 }
 
 std::optional<Target> Target::parse(llvm::StringRef chip) {
@@ -522,18 +364,10 @@ std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
       return std::nullopt;
     return std::move(forms->front());
   }
-  StringRef family = parser.tokens.front();
-  bool ok;
-  if (family == "ld" || family == "st")
-    ok = parser.parseLdSt();
-  else {
-    error = "'" + family.str() + "' is not a PTX instruction family the form "
-            "table knows: expected one of " + joinTokens(kTableFamilies);
-    return std::nullopt;
-  }
-  if (!ok)
-    return std::nullopt;
-  return std::move(parser.form);
+  error = "'" + parser.tokens.front().str() + "' is not a PTX instruction "
+          "family the form table knows: expected one of " +
+          joinTokens(kTableFamilies);
+  return std::nullopt;
 }
 
 llvm::ArrayRef<Form> mlir::tile::ptx::lookupForms(llvm::StringRef opcode,

@@ -81,4 +81,6 @@ def test_mul_modes_come_first_in_enumerated_spellings():
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
 def test_every_enumerated_form_agrees_with_ptxas():
     import enumerated_ptxas
-    assert enumerated_ptxas.main([]) == 0
+    # Every form but ld/st's 41,798 (a sample of 2,000 here; all of them in
+    # tools/forms/results/enumerated_ptxas.json).
+    assert enumerated_ptxas.main(["--sample", "2000"]) == 0

@@ -121,6 +121,14 @@ CHAIN_INPUTS = {
                                0x4f800000, 0xc7c35000], np.uint32),
     # bf16: NaNs of both signs, infinities, values beyond s32.
     "chain_s64_s32": np.array([0x7fc0, 0xffc0, 0x7f81, 0x7f80, 0xff80, 0x4f00, 0xcf00, 0x5f00], np.uint16),
+    # bf16 beyond f16's range and below its subnormals, halves, random bits.
+    "chain_f16_s32": np.concatenate([np.array([0x4780, 0xc780, 0x477f, 0x3380, 0xb380, 0x3f00, 0xbf40, 0x3f7f], np.uint16),
+                                     np.random.default_rng(5006506).integers(0, 1 << 16, 24, dtype=np.uint16)]),
+    # f16x2 pairs: subnormal, half-integer and random halves, none NaN (the
+    # interpreter leaves a register with a NaN lane's payload undefined).
+    "chain_neg_s8": np.concatenate([np.array([0x00013c00, 0x83ff0000, 0x3e003e00, 0xbe00be00, 0x57c057c0, 0x0001d7c0], np.uint32),
+                                    np.random.default_rng(6005967).integers(0, 1 << 32, 26, dtype=np.uint32)
+                                    & np.uint32(0xBFFFBFFF)]),
 }
 
 
@@ -130,17 +138,18 @@ def check_chain(name, first, second):
         import reference
         from types import SimpleNamespace
         a = np.resize(CHAIN_INPUTS[name], 32).reshape(32, 1)
-        mid_dtype = "uint64" if "64" in first.split(".")[2] else "uint32"
-        out_dtype = "uint32" if second.split(".")[2].endswith("32") else "uint16"
+        mid_dtype = {"s64": "uint64", "f16": "uint16"}.get(first.split(".")[-2], "uint32")
+        out_dtype = f"uint{second.split('.')[-2][1:]}"
         def run(k):
             mid, out = np.zeros((32, 1), mid_dtype), np.zeros((32, 1), out_dtype)
             k(a.copy(), mid, out)
             return mid.reshape(-1), out.reshape(-1)
         mid, out = run(kernel)
-        want_mid = np.asarray(reference.reference(SimpleNamespace(opcode=first, family="cvt", operands=[]),
-                                                  [a.reshape(-1)])).astype(mid_dtype)
-        want_out = np.asarray(reference.reference(SimpleNamespace(opcode=second, family="cvt", operands=[]),
-                                                  [want_mid])).astype(out_dtype)
+        def form(opcode):
+            return SimpleNamespace(opcode=opcode, family=opcode.split(".")[0], operands=[])
+        want_mid = np.asarray(reference.reference(form(first), [a.reshape(-1)])).astype(mid_dtype)
+        narrow_in = want_mid.view(np.uint16)[1::2] if first.startswith("neg") else want_mid
+        want_out = np.asarray(reference.reference(form(second), [narrow_in])).astype(out_dtype)
         # The same PTX without the barrier, as ptxas -O3 assembles it: what
         # the lowering emitted before it had one.
         bare = without_barrier(kernel)
@@ -174,6 +183,8 @@ def without_barrier(kernel):
 CHAIN_CHECKS = {
     "chain_u32_s16": check_chain("chain_u32_s16", "cvt.rzi.u32.f32", "cvt.sat.s16.u32"),
     "chain_s64_s32": check_chain("chain_s64_s32", "cvt.rzi.s64.bf16", "cvt.sat.s32.s64"),
+    "chain_f16_s32": check_chain("chain_f16_s32", "cvt.f16.bf16", "cvt.rzi.s32.f16"),
+    "chain_neg_s8": check_chain("chain_neg_s8", "neg.ftz.f16x2", "cvt.rzi.s8.f16"),
 }
 
 CHECKS = {
