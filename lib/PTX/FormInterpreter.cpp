@@ -174,6 +174,8 @@ bool violates(const RuleRecord &rule, ArrayRef<StringRef> tokens,
     return !subject.empty() && other.empty();
   case RuleRecord::Hook:
     return rule.holds(types, chosen);
+  case RuleRecord::Caveat:
+    return false;
   }
   return false;
 }
@@ -279,6 +281,13 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
   }
 
   Form form;
+  for (const RuleRecord &rule : variant->rules)
+    if (rule.kind == RuleRecord::Caveat &&
+        !chosenOf(rule.token, slotRecords, chosen).empty() &&
+        llvm::any_of(rule.allowed, [&](StringRef token) {
+          return llvm::is_contained(chosen, token);
+        }))
+      form.caveat = fill(rule.message, context, rule.token, {}, firstType);
   form.opcode = llvm::join(spelling, ".");
   form.family = record.name.str();
   form.readsMemory = record.readsMemory;

@@ -20,6 +20,16 @@ using llvm::StringRef;
 
 namespace {
 
+/// `base` and one more record after it.
+template <typename T, size_t N>
+constexpr std::array<T, N + 1> appended(const T (&base)[N], T extra) {
+  std::array<T, N + 1> all{};
+  for (size_t i = 0; i < N; ++i)
+    all[i] = base[i];
+  all[N] = extra;
+  return all;
+}
+
 //===-- Shared token lists --------------------------------------------------===//
 
 constexpr StringRef kRoundings[] = {"rn", "rz", "rm", "rp"};
@@ -272,6 +282,7 @@ constexpr StringRef kIntRoundings[] = {"rni", "rzi", "rmi", "rpi"};
 constexpr StringRef kRelu[] = {"relu"};
 constexpr StringRef kSatfinite[] = {"satfinite"};
 constexpr StringRef kRnRz[] = {"rn", "rz"};
+constexpr StringRef kRmRp[] = {"rm", "rp"};
 constexpr StringRef kRzRp[] = {"rz", "rp"};
 constexpr StringRef kRs[] = {"rs"};
 constexpr StringRef kRnaRnRz[] = {"rna", "rn", "rz"};
@@ -426,6 +437,17 @@ constexpr RuleRecord kHalfFromF32Rules[] = {
     {RuleRecord::Excludes, "satfinite", "rm", 0, kNearestOrZero},
     {RuleRecord::Excludes, "satfinite", "rp", 0, kNearestOrZero},
 };
+// Measured on an H200: ptxas 13.0 emits F2F.F16.F32.RM/.RP without FTZ
+// (bf16 keeps it), so a subnormal f32 input rounds to the nearest f16
+// subnormal instead of flushing; rn and rz give zero either way.
+constexpr auto kF16FromF32Rules = appended(
+    kHalfFromF32Rules,
+    {.kind = RuleRecord::Caveat,
+     .token = "ftz",
+     .message = "ptxas (CUDA 13.0) assembles {ctx} with rm or rp without its "
+                ".ftz (F2F.F16.F32, measured on an H200): a subnormal f32 input "
+                "is rounded as it is, not flushed to zero",
+     .allowed = kRmRp});
 constexpr RuleRecord kTf32Rules[] = {
     {RuleRecord::Excludes, "relu", "rna", 0,
      "'relu' is not available with 'rna' in {ctx}"}};
@@ -528,7 +550,7 @@ constexpr VariantRecord kCvtVariants[] = {
     {kF16F16Tuple, kSameFloatSlots, {}, {}, kCvtUnarySignature},
     {kF64F64Tuple, kSameFloatSlots, {}, {}, kCvtUnarySignature},
     {kBf16Bf16Tuple, kSameBf16Slots, {}, kBf16Floors, kCvtUnarySignature},
-    {kF16F32Tuple, kF16FromF32Slots, kHalfFromF32Rules, kF16FromF32Floors,
+    {kF16F32Tuple, kF16FromF32Slots, kF16FromF32Rules, kF16FromF32Floors,
      kCvtUnarySignature},
     {kBf16F32Tuple, kBf16FromF32Slots, kHalfFromF32Rules, kBf16FromF32Floors,
      kCvtUnarySignature},
@@ -762,22 +784,13 @@ constexpr FloorRecord kMemoryFloors[] = {
     {75, 74, {}, "L2::64B"},
     {70, 82, {}, "mmio"}};
 
-/// `base` and one more floor.
-template <size_t N>
-constexpr std::array<FloorRecord, N + 1> withFloor(const FloorRecord (&base)[N],
-                                                   FloorRecord extra) {
-  std::array<FloorRecord, N + 1> floors{};
-  for (size_t i = 0; i < N; ++i)
-    floors[i] = base[i];
-  floors[N] = extra;
-  return floors;
-}
 
 // Measured with ptxas 13.0: a kernel's st.param assembles for sm_75 and
 // sm_80 but ends ptxas with SIGSEGV for sm_90 and sm_100a, alone in a
 // kernel (in a batch of other lines it sometimes assembles).
 constexpr auto kStoreFloors =
-    withFloor(kMemoryFloors, {.sm = 0, .ptx = 0, .token = "param", .maxSm = 89});
+    appended(kMemoryFloors,
+             FloorRecord{.sm = 0, .ptx = 0, .token = "param", .maxSm = 89});
 
 constexpr Tokens kMemTuple[] = {kMemTypes};
 constexpr OperandRecord kLoad[] = {

@@ -64,6 +64,10 @@ struct RuleRecord {
     Requires,
     /// Escape hook: `holds(types, chosen)` says.
     Hook,
+    /// Not an error: when `token` and one of `allowed` are chosen, the form
+    /// keeps `message` as its caveat, a measured way in which ptxas or the
+    /// hardware departs from the ISA that the lowering warns about.
+    Caveat,
   };
   Kind kind;
   llvm::StringRef token;

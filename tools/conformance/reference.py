@@ -475,7 +475,12 @@ def cvt(tokens, srcs):
         return convert_value(to_int(srcs[0], src), dst, quals)
     if src in FLOAT_TYPES:
         v = decode(srcs[0], src)
-        if "ftz" in quals and src == "f32":
+        # Measured on the H200, not the ISA's reading: ptxas (CUDA 13.0)
+        # assembles cvt.{rm,rp}.ftz.f16.f32 as F2F.F16.F32 without FTZ, so the
+        # input is not flushed (the table gives those forms a caveat, which
+        # tile-expand reports as a warning).
+        hardware_keeps_input = dst == "f16" and src == "f32" and ("rm" in quals or "rp" in quals)
+        if "ftz" in quals and src == "f32" and not hardware_keeps_input:
             v = flush(v, "f32")
         return convert_value(v, dst, quals, source_kind=src)
     raise NotCovered("cvt." + ".".join(tokens[1:]))

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Lowers every form the table marks legal on a target through tile-mlir and
-assembles the PTX with ptxas.
+"""Lowers every form the table's enumerator lists for a target (of ld and
+st, six per state space, vector width and type: selection.py) through
+tile-mlir and assembles the PTX with ptxas.
 
 One kernel per spelling: its register sources are loaded from global memory
 (ld.global.bN), the form is applied over a (2, count) tile, and register
@@ -20,8 +21,8 @@ import tempfile
 
 from tile_mlir import compile_module
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "ptxas_diff"))
-import ptxas_diff  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import selection  # noqa: E402
 
 REPEATS = 2
 
@@ -82,7 +83,7 @@ def kernel(index, form):
 
 def run(target, forms=None, workdir=None):
     """Returns (forms checked, list of problems)."""
-    forms = ptxas_diff.legal_forms(target) if forms is None else forms
+    forms = selection.selected_forms(target) if forms is None else forms
     kernels = "\n".join(kernel(i, form) for i, form in enumerate(forms))
     module = (f'module attributes {{gpu.container_module}} {{\n'
               f'  gpu.module @forms [#nvvm.target<chip = "{target}">] {{\n{kernels}\n  }}\n}}\n')

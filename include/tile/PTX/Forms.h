@@ -98,6 +98,9 @@ struct Form {
   /// tile.apply and tile.instr take it. A family the table parses and
   /// enumerates before it is lowered (fma, cp.async, mma) is not.
   bool lowered = true;
+  /// A measured way in which ptxas or the hardware departs from the PTX ISA
+  /// for this form, which the lowering reports as a warning; "" for none.
+  std::string caveat;
 
   bool accessesMemory() const { return readsMemory || writesMemory; }
   /// The index of the memory operand, if any.

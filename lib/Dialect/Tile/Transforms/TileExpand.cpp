@@ -479,9 +479,12 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
       auto apply = cast<ApplyOp>(op);
       std::string error;
       ArrayRef<ptx::Form> forms = ptx::lookupForms(apply.getOpcode(), error);
-      ApplyExpander(apply, selectForm(forms, apply.getArgs()), indices,
-                    registers)
-          .expand();
+      const ptx::Form &form = selectForm(forms, apply.getArgs());
+      // Once per apply, here rather than in the verifier, which runs after
+      // every pass.
+      if (!form.caveat.empty())
+        apply.emitWarning() << form.caveat;
+      ApplyExpander(apply, form, indices, registers).expand();
       apply.erase();
     }
     registers.eraseTiles();

@@ -1,0 +1,17 @@
+// RUN: tile-opt --tile-expand %s -split-input-file -verify-diagnostics
+
+// A form whose measured behaviour departs from the PTX ISA warns once per
+// apply, not once per expanded instruction.
+func.func @ftz_dropped(%d: memref<2x1xi16, 5>, %s: memref<2x1xf32, 5>) {
+  // expected-warning @+1 {{ptxas (CUDA 13.0) assembles cvt.f16.f32 with rm or rp without its .ftz (F2F.F16.F32, measured on an H200): a subnormal f32 input is rounded as it is, not flushed to zero}}
+  tile.apply "cvt.rp.ftz.f16.f32"(%d, %s) : memref<2x1xi16, 5>, memref<2x1xf32, 5>
+  return
+}
+
+// -----
+
+// Round to nearest or to zero gives zero for a subnormal f32 either way.
+func.func @ftz_kept(%d: memref<2x1xi16, 5>, %s: memref<2x1xf32, 5>) {
+  tile.apply "cvt.rn.ftz.f16.f32"(%d, %s) : memref<2x1xi16, 5>, memref<2x1xf32, 5>
+  return
+}
