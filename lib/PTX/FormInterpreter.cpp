@@ -172,6 +172,8 @@ bool violates(const RuleRecord &rule, ArrayRef<StringRef> tokens,
     });
   case RuleRecord::Requires:
     return !subject.empty() && other.empty();
+  case RuleRecord::Absent:
+    return subject.empty();
   case RuleRecord::Hook:
     return rule.holds(types, chosen);
   case RuleRecord::Caveat:
@@ -289,7 +291,7 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
         }))
       form.caveat = fill(rule.message, context, rule.token, {}, firstType);
   form.opcode = llvm::join(spelling, ".");
-  form.family = record.name.str();
+  form.family = (record.family.empty() ? record.name : record.family).str();
   form.readsMemory = record.readsMemory;
   form.writesMemory = record.writesMemory;
   form.warpCollective = record.warpCollective;
@@ -403,17 +405,14 @@ void spellTuples(const FamilyRecord &record, const VariantRecord &variant,
 } // namespace
 
 std::vector<std::string> mlir::tile::ptx::enumerateForms(llvm::StringRef family) {
-  SmallVector<StringRef> name;
-  family.split(name, '.');
-  const FamilyRecord *record = findRecord(name);
   std::vector<std::string> out;
-  if (!record || record->name != family)
-    return out;
-  for (const VariantRecord &variant : record->variants) {
-    SmallVector<StringRef> prefix;
-    spellTuples(*record, variant, prefix, out);
+  for (const FamilyRecord &record : familyRecords()) {
+    if ((record.family.empty() ? record.name : record.family) != family)
+      continue;
+    for (const VariantRecord &variant : record.variants) {
+      SmallVector<StringRef> prefix;
+      spellTuples(record, variant, prefix, out);
+    }
   }
-  if (family == "cvt")
-    llvm::append_range(out, cvtPackSpellings());
   return out;
 }

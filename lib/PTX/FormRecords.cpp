@@ -812,26 +812,84 @@ constexpr VariantRecord kLoadVariants[] = {
 constexpr VariantRecord kStoreVariants[] = {
     {kMemTuple, kStoreSlots, kStoreRules, kStoreFloors, kStoreSignature}};
 
+//===-- cvt.pack -----------------------------------------------------------===//
+
+// cvt.pack.sat.{u16,s16}.s32 d, a, b and
+// cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c: a and b saturate to
+// the narrow type and pack into the low bits of d (a above b); c fills the
+// rest.
+constexpr StringRef kPackWide[] = {"u16", "s16"};
+constexpr StringRef kPackNarrow[] = {"u8", "s8", "u4", "s4", "u2", "s2"};
+constexpr StringRef kPackNibbles[] = {"u4", "s4", "u2", "s2"};
+constexpr StringRef kS32Only[] = {"s32"};
+constexpr StringRef kB32Only[] = {"b32"};
+constexpr StringRef kPackDestinations[] = {"u16", "s16", "u8", "s8",
+                                           "u4",  "s4",  "u2", "s2"};
+constexpr Tokens kPackWideTuple[] = {kPackWide, kS32Only};
+constexpr Tokens kPackNarrowTuple[] = {kPackNarrow, kS32Only, kB32Only};
+constexpr SlotRecord kPackSlots[] = {{"sat", kSat}};
+constexpr RuleRecord kPackRules[] = {
+    {RuleRecord::Absent, "sat", {}, 0,
+     "cvt.pack needs 'sat': its conversions always saturate"}};
+constexpr FloorRecord kPackFloors[] = {{72, 65}, {75, 65, kPackNibbles}};
+constexpr OperandRecord kPackTwo[] = {
+    {.name = "dst", .role = Role::Dst, .fixedType = "u32"},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
+    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true}};
+constexpr OperandRecord kPackThree[] = {
+    {.name = "dst", .role = Role::Dst, .fixedType = "u32"},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
+    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
+    {.name = "src2", .role = Role::Src, .typeIndex = 2, .fusionBarrier = true}};
+constexpr Signature kPackTwoSignature[] = {kPackTwo};
+constexpr Signature kPackThreeSignature[] = {kPackThree};
+constexpr VariantRecord kCvtPackVariants[] = {
+    {kPackWideTuple, kPackSlots, kPackRules, kPackFloors, kPackTwoSignature},
+    {kPackNarrowTuple, kPackSlots, kPackRules, kPackFloors,
+     kPackThreeSignature}};
+
+std::string cvtPackTypeError(Tokens types) {
+  if (types.empty() || !llvm::is_contained(kPackDestinations, types[0]))
+    return "cvt.pack needs a destination type: one of " +
+           llvm::join(Tokens(kPackDestinations), ", ");
+  bool wide = llvm::is_contained(kPackWide, types[0]);
+  return "cvt.pack." + types[0].str() + " takes the source types " +
+         (wide ? "s32" : "s32.b32") + ", got '" +
+         llvm::join(types.drop_front(), ".") + "'";
+}
+
 //===-- The table ----------------------------------------------------------===//
 
 const FamilyRecord kRecords[] = {
-    {"add", kAddVariants, kSatCc},
-    {"sub", kSubVariants, kSatCc},
-    {"mul", kMulVariants, kSatCc},
-    {"abs", kAbs},
-    {"neg", kNeg},
+    {.name = "add", .variants = kAddVariants, .repeatable = kSatCc},
+    {.name = "sub", .variants = kSubVariants, .repeatable = kSatCc},
+    {.name = "mul", .variants = kMulVariants, .repeatable = kSatCc},
+    {.name = "abs", .variants = kAbs},
+    {.name = "neg", .variants = kNeg},
+    // Before cvt: a spelling is the first record whose name it begins with.
+    {.name = "cvt.pack",
+     .family = "cvt",
+     .variants = kCvtPackVariants,
+     .repeatable = kSat,
+     .typeError = cvtPackTypeError},
     {.name = "cvt",
      .variants = kCvtVariants,
      .repeatable = kCvtRepeatable,
      .splitTypes = splitCvtTypes,
      .typeError = cvtTypeError},
-    {"mov", kMov},
+    {.name = "mov", .variants = kMov},
     {.name = "ld", .variants = kLoadVariants, .readsMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},
-    {"fma", kFmaVariants, {}, false, false, false, /*lowered=*/false},
-    {"cp.async", kCpAsyncVariants, {}, true, true, false, /*lowered=*/false},
-    {"mma", kMmaVariants, {}, false, false, /*warpCollective=*/true,
-     /*lowered=*/false},
+    {.name = "fma", .variants = kFmaVariants, .lowered = false},
+    {.name = "cp.async",
+     .variants = kCpAsyncVariants,
+     .readsMemory = true,
+     .writesMemory = true,
+     .lowered = false},
+    {.name = "mma",
+     .variants = kMmaVariants,
+     .warpCollective = true,
+     .lowered = false},
 };
 
 } // namespace

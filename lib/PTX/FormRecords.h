@@ -62,6 +62,8 @@ struct RuleRecord {
     RequiresAny,
     /// `token` is chosen and `other` is not.
     Requires,
+    /// `token` is not chosen (a qualifier required with its own message).
+    Absent,
     /// Escape hook: `holds(types, chosen)` says.
     Hook,
     /// Not an error: when `token` and one of `allowed` are chosen, the form
@@ -144,6 +146,8 @@ struct VariantRecord {
 struct FamilyRecord {
   /// The leading tokens: "add", or "cp.async" (ptxas knows no "cp").
   llvm::StringRef name;
+  /// The family its forms belong to, when not `name`: cvt.pack is a cvt.
+  llvm::StringRef family = {};
   llvm::ArrayRef<VariantRecord> variants;
   /// Qualifiers ptxas takes repeated, as one (add.sat.sat.f32).
   Tokens repeatable = {};
@@ -161,7 +165,7 @@ struct FamilyRecord {
   std::string (*typeError)(Tokens types) = nullptr;
 };
 
-/// Every record, in the order families() lists them.
+/// Every record; a spelling belongs to the first whose name it begins with.
 llvm::ArrayRef<FamilyRecord> familyRecords();
 
 /// The record whose name (add, cp.async) the spelling's tokens begin

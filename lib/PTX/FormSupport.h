@@ -43,6 +43,9 @@ inline constexpr TypeInfo kTypes[] = {
     {"e2m1x2", 'p', 8},    {"ue8m0x2", 'p', 16},  {"e4m3x4", 'p', 32},
     {"e5m2x4", 'p', 32},   {"e2m3x4", 'p', 32},   {"e3m2x4", 'p', 32},
     {"e2m1x4", 'p', 16},
+    // cvt.pack's destinations: no register has them.
+    {"u4", 'u', 4},        {"s4", 's', 4},        {"u2", 'u', 2},
+    {"s2", 's', 2},
 };
 
 const TypeInfo *lookupType(StringRef name);
@@ -84,9 +87,6 @@ inline Operand mem(StringRef name, Role role, Space space, const TypeInfo *type,
   return Operand{name.str(), role, space, type->name.str(), type->bits,
                  count};
 }
-
-/// The spellings of cvt.pack, which Forms.cpp parses outside the records.
-std::vector<std::string> cvtPackSpellings();
 
 } // namespace mlir::tile::ptx::detail
 

@@ -63,111 +63,6 @@ using namespace mlir::tile::ptx::detail;
 
 namespace {
 
-/// Parsing state shared by the family parsers.
-struct Parser {
-  StringRef opcode;
-  SmallVector<StringRef, 8> tokens;
-  std::string &error;
-  Form form;
-
-  Parser(StringRef opcode, std::string &error) : opcode(opcode), error(error) {
-    opcode.split(tokens, '.');
-    form.opcode = opcode.str();
-    form.family = tokens.front().str();
-  }
-
-  bool fail(const std::string &message) {
-    error = message;
-    return false;
-  }
-
-  void floor(unsigned sm, unsigned ptx) {
-    form.minSm = std::max(form.minSm, sm);
-    form.minPtx = std::max(form.minPtx, ptx);
-  }
-
-  bool unknownType(StringRef token, ArrayRef<StringRef> legal) {
-    return fail("'" + token.str() + "' is not a type of " + form.family +
-                ": expected one of " + joinTokens(legal));
-  }
-
-  /// Separates type tokens from qualifiers: ptxas accepts the type anywhere
-  /// after the family name.
-  void splitTypes(SmallVectorImpl<StringRef> &types,
-                  SmallVectorImpl<StringRef> &quals) {
-    for (StringRef token : ArrayRef(tokens).drop_front())
-      (lookupType(token) ? types : quals).push_back(token);
-  }
-
-  /// The one type token of a family that takes one, and the qualifiers.
-  bool oneType(ArrayRef<StringRef> legal, StringRef &typeName,
-               SmallVectorImpl<StringRef> &quals) {
-    SmallVector<StringRef> types;
-    splitTypes(types, quals);
-    if (types.empty()) {
-      // A last token shaped like a type (f128, s7) is a bad type; anything
-      // else (add.rn) is a missing one.
-      StringRef last = tokens.back();
-      bool typeShaped = tokens.size() > 1 && last.size() > 1 &&
-                        StringRef("bsuft").contains(last.front()) &&
-                        llvm::isDigit(last[1]);
-      if (typeShaped)
-        return unknownType(last, legal);
-      return fail(form.family + " needs a type: one of " + joinTokens(legal));
-    }
-    if (types.size() > 1)
-      return fail("'" + types[0].str() + "' and '" + types[1].str() +
-                  "' are both types; " + form.family + " takes one");
-    typeName = types.front();
-    if (!llvm::is_contained(legal, typeName))
-      return unknownType(typeName, legal);
-    return true;
-  }
-
-  bool parseCvtPack();
-};
-
-/// cvt.pack.sat.{u16,s16}.s32 d, a, b and
-/// cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c: a and b saturate to
-/// the narrow type and pack into the low bits of d (a above b); c fills the
-/// rest.
-constexpr StringRef kCvtPackNarrow[] = {"u16", "s16", "u8", "s8",
-                                        "u4",  "s4",  "u2", "s2"};
-
-bool Parser::parseCvtPack() {
-  SmallVector<StringRef> rest(ArrayRef<StringRef>(tokens).drop_front(2));
-  auto sat = llvm::find(rest, StringRef("sat"));
-  if (sat == rest.end())
-    return fail("cvt.pack needs 'sat': its conversions always saturate");
-  // ptxas takes a repeated .sat as one (cvt.pack.sat.sat.u8.s32.b32).
-  while (llvm::is_contained(rest, StringRef("sat")))
-    rest.erase(llvm::find(rest, StringRef("sat")));
-  if (rest.empty() || !llvm::is_contained(kCvtPackNarrow, rest.front()))
-    return fail("cvt.pack needs a destination type: one of " +
-                joinTokens(kCvtPackNarrow));
-  StringRef narrow = rest.front();
-  bool wide = narrow == "u16" || narrow == "s16";
-  SmallVector<StringRef> expected = {"s32"};
-  if (!wide)
-    expected.push_back("b32");
-  if (ArrayRef<StringRef>(rest).drop_front() != ArrayRef<StringRef>(expected))
-    return fail("cvt.pack." + narrow.str() + " takes the source types " +
-                llvm::join(expected, ".") + ", got '" +
-                llvm::join(ArrayRef<StringRef>(rest).drop_front(), ".") + "'");
-  const TypeInfo *s32 = lookupType("s32"), *b32 = lookupType("b32"),
-                 *u32 = lookupType("u32");
-  form.operands = {reg("dst", Role::Dst, u32), reg("src", Role::Src, s32),
-                   reg("src1", Role::Src, s32)};
-  if (!wide)
-    form.operands.push_back(reg("src2", Role::Src, b32));
-  for (Operand &operand : llvm::drop_begin(form.operands))
-    operand.fusionBarrier = true;
-  floor(narrow.back() == '4' || narrow.back() == '2' ? 75 : 72, 65);
-  return true;
-}
-
-
-
 constexpr StringRef kFamilies[] = {"add", "sub", "mul", "abs", "neg",
                                    "cvt", "mov", "ld",  "st"};
 constexpr StringRef kTableFamilies[] = {"add", "sub", "mul", "abs", "neg",
@@ -216,15 +111,6 @@ llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::families() {
   return kFamilies;
 }
 
-std::vector<std::string> mlir::tile::ptx::detail::cvtPackSpellings() {
-  std::vector<std::string> spellings;
-  for (StringRef narrow : kCvtPackNarrow) {
-    bool wide = narrow == "u16" || narrow == "s16";
-    spellings.push_back("cvt.pack.sat." + narrow.str() +
-                        (wide ? ".s32" : ".s32.b32"));
-  }
-  return spellings;
-}
 
 llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::tableFamilies() {
   return kTableFamilies;
@@ -343,31 +229,24 @@ std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
       return std::nullopt;
     }
   }
-  Parser parser(opcode, error);
-  if (llvm::is_contained(parser.tokens, StringRef())) {
+  SmallVector<StringRef, 8> tokens;
+  opcode.split(tokens, '.');
+  if (llvm::is_contained(tokens, StringRef())) {
     error = "'" + opcode.str() + "' has an empty qualifier";
     return std::nullopt;
   }
-  // cvt.pack's u4/s4/u2/s2 are no register types, and its source types
-  // depend on the destination's: not a record yet.
-  if (parser.tokens.size() >= 2 && parser.tokens[0] == "cvt" &&
-      parser.tokens[1] == "pack") {
-    if (!parser.parseCvtPack())
-      return std::nullopt;
-    return std::move(parser.form);
+  const records::FamilyRecord *record = records::findRecord(tokens);
+  if (!record) {
+    error = "'" + tokens.front().str() + "' is not a PTX instruction family "
+            "the form table knows: expected one of " +
+            joinTokens(kTableFamilies);
+    return std::nullopt;
   }
-  if (const records::FamilyRecord *record =
-          records::findRecord(parser.tokens)) {
-    std::optional<std::vector<Form>> forms =
-        records::parseRecord(*record, parser.tokens, error);
-    if (!forms)
-      return std::nullopt;
-    return std::move(forms->front());
-  }
-  error = "'" + parser.tokens.front().str() + "' is not a PTX instruction "
-          "family the form table knows: expected one of " +
-          joinTokens(kTableFamilies);
-  return std::nullopt;
+  std::optional<std::vector<Form>> forms =
+      records::parseRecord(*record, tokens, error);
+  if (!forms)
+    return std::nullopt;
+  return std::move(forms->front());
 }
 
 llvm::ArrayRef<Form> mlir::tile::ptx::lookupForms(llvm::StringRef opcode,
