@@ -99,6 +99,6 @@ def table_families() -> Tuple[str, ...]:
 
 def forms(family: str) -> Tuple[str, ...]:
     """Every legal spelling of ``family``, one per qualifier set, with its
-    qualifiers in the record's order; empty for the families that are not
-    records yet (ld, st)."""
+    qualifiers in the record's order (the table's own enumeration: what
+    ``docs/ptx-forms.md`` lists)."""
     return tuple(_tile.enumerate_forms(family))

@@ -155,8 +155,7 @@ llvm::ArrayRef<llvm::StringRef> families();
 llvm::ArrayRef<llvm::StringRef> tableFamilies();
 
 /// Every legal spelling of `family`, one per qualifier set, its qualifiers
-/// in the order the family's record lists them; empty for a family that is
-/// not yet a record (ld, st).
+/// in the order the family's record lists them (for cvt, cvt.pack's too).
 std::vector<std::string> enumerateForms(llvm::StringRef family);
 
 } // namespace mlir::tile::ptx
