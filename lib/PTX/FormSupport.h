@@ -50,8 +50,6 @@ inline constexpr TypeInfo kTypes[] = {
 
 const TypeInfo *lookupType(StringRef name);
 
-inline bool isInt(const TypeInfo *t) { return t && (t->kind == 'u' || t->kind == 's'); }
-inline bool isFloat(const TypeInfo *t) { return t && t->kind == 'f'; }
 
 /// One position in a qualifier sequence: a named set of alternatives.
 struct Slot {

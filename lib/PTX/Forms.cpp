@@ -1,9 +1,9 @@
 //===- Forms.cpp - The PTX instruction form table -------------------------===//
 //
-// A compact grammar-driven table: each family lists its types and, per type,
-// the ordered qualifier slots PTX allows (PTX ISA 9.0). Spellings are parsed
-// against that grammar so that errors can name the bad token and what is
-// legal in its place.
+// The entry points of the table: a spelling's characters are checked here,
+// then it is parsed against its family's record (FormRecords.cpp, read by
+// FormInterpreter.cpp). Also here: targets and their PTX versions, floors,
+// and mov's packing overloads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,14 +13,10 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir::tile::ptx;
 using llvm::ArrayRef;
-using llvm::SmallString;
 using llvm::SmallVectorImpl;
 using llvm::SmallVector;
 using llvm::StringRef;
