@@ -153,7 +153,7 @@ constexpr FloorRecord kMovFloors[] = {{70, 83, kB128}};
 constexpr VariantRecord kMov[] = {{kMovTuple, {}, {}, kMovFloors,
                                    kUnarySignature}};
 
-//===-- fma (parsed and enumerated; lowered with the register set) --------===//
+//===-- fma ----------------------------------------------------------------===//
 
 constexpr StringRef kFmaTypes[] = {"f32", "f64"};
 constexpr StringRef kFtzSatTypes[] = {"f32"};
@@ -880,7 +880,7 @@ const FamilyRecord kRecords[] = {
     {.name = "mov", .variants = kMov},
     {.name = "ld", .variants = kLoadVariants, .readsMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},
-    {.name = "fma", .variants = kFmaVariants, .lowered = false},
+    {.name = "fma", .variants = kFmaVariants},
     {.name = "cp.async",
      .variants = kCpAsyncVariants,
      .readsMemory = true,

@@ -60,10 +60,10 @@ using namespace mlir::tile::ptx::detail;
 namespace {
 
 constexpr StringRef kFamilies[] = {"add", "sub", "mul", "abs", "neg",
-                                   "cvt", "mov", "ld",  "st"};
-constexpr StringRef kTableFamilies[] = {"add", "sub", "mul", "abs", "neg",
-                                        "cvt", "mov", "ld",  "st",  "fma",
-                                        "cp.async", "mma"};
+                                   "fma", "cvt", "mov", "ld",  "st"};
+constexpr StringRef kTableFamilies[] = {"add", "sub", "mul", "abs",
+                                        "neg", "fma", "cvt", "mov",
+                                        "ld",  "st",  "cp.async", "mma"};
 
 } // namespace
 
@@ -263,7 +263,16 @@ llvm::ArrayRef<Form> mlir::tile::ptx::lookupForms(llvm::StringRef opcode,
             " family yet";
     return {};
   }
-  return cache.try_emplace(opcode, overloadsOf(*primary)).first->second;
+  // The asm emitter binds dst and src registers and memory operands; a
+  // signature with an accumulator tied to the result (rw) or an immediate
+  // waits for it.
+  std::vector<Form> forms = overloadsOf(*primary);
+  llvm::erase_if(forms, [](const Form &form) {
+    return llvm::any_of(form.operands, [](const Operand &operand) {
+      return operand.role == Role::ReadWrite || operand.role == Role::Imm;
+    });
+  });
+  return cache.try_emplace(opcode, std::move(forms)).first->second;
 }
 
 bool mlir::tile::ptx::isAvailableOn(const Form &form, const Target &target,

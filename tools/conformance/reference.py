@@ -332,6 +332,71 @@ def float_arith(family, kind, quals, a_bits, b_bits):
     return encode(out, kind)
 
 
+def fma(kind, quals, a_bits, b_bits, c_bits):
+    """a * b + c rounded once (PTX fma: .rnd required, .ftz and .sat for
+    f32 only)."""
+    mode = next(q for q in quals if q in ("rn", "rz", "rm", "rp"))
+    ftz, sat = "ftz" in quals, "sat" in quals
+    a, b, c = decode(a_bits, kind), decode(b_bits, kind), decode(c_bits, kind)
+    if ftz:
+        a, b, c = flush(a, kind), flush(b, kind), flush(c, kind)
+    with np.errstate(all="ignore"):
+        product = a * b  # exact in float64 for f32 operands
+        direct = product + c
+    if kind == "f64":
+        hi, res = np.empty_like(a), np.zeros_like(a)
+        for i, (x, y, z, d) in enumerate(zip(a, b, c, direct)):
+            if not (np.isfinite(x) and np.isfinite(y)):
+                hi[i] = d
+                continue
+            if not np.isfinite(z):  # the exact product never overflows
+                hi[i] = z
+                continue
+            exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+            try:
+                h = float(exact)
+            except OverflowError:
+                hi[i], res[i] = (np.inf if exact > 0 else -np.inf), (1 if exact > 0 else -1)
+                continue
+            if h == 0 and exact < 0:
+                h = -0.0
+            hi[i] = h
+            res[i] = (exact > Fraction(h)) - (exact < Fraction(h))
+    else:
+        hi, res = two_sum(product, c)
+    # An exact zero sum (IEEE 754): two zeros keep a sign they agree on, and
+    # otherwise the sum is +0, or -0 when rounding down.
+    exact_zero = (hi == 0) & (res == 0)
+    both_zero = (product == 0) & (c == 0)
+    rm = mode == "rm"
+    negative = np.where(both_zero,
+                        (np.signbit(product) | np.signbit(c)) if rm else (np.signbit(product) & np.signbit(c)),
+                        rm)
+    hi = np.where(exact_zero, np.where(negative, -0.0, 0.0), hi)
+    if kind == "f64":
+        return float_arith_round_f64(hi, res, mode, sat, np.isfinite(a) & np.isfinite(b) & np.isfinite(c))
+    return encode(round_to(hi, res, kind, mode, ftz=ftz, sat=sat), kind)
+
+
+def float_arith_round_f64(hi, res, mode, sat, finite_inputs):
+    big = np.finfo(np.float64).max
+    overflow = np.isinf(hi) & finite_inputs
+    if mode != "rn":
+        up = np.nextafter(hi, np.inf)
+        down = np.nextafter(hi, -np.inf)
+        if mode == "rp":
+            hi = np.where(res > 0, up, hi)
+        elif mode == "rm":
+            hi = np.where(res < 0, down, hi)
+        else:
+            hi = np.where((res > 0) & (hi < 0), up, np.where((res < 0) & (hi > 0), down, hi))
+        away = {"rz": False, "rp": ~np.signbit(hi), "rm": np.signbit(hi)}[mode]
+        hi = np.where(overflow & ~away, np.copysign(big, hi), hi)
+    if sat:
+        hi = np.where(np.isnan(hi), 0.0, np.clip(hi, 0.0, 1.0)) + 0.0
+    return encode(hi, "f64")
+
+
 def _signed_zero(family, a, b, hi, mode):
     """IEEE 754: an exact zero sum of operands of opposite sign (or of
     x - x) is +0, and -0 when rounding toward -inf; zero operands of one
@@ -509,6 +574,8 @@ def reference(form, srcs):
             return float_arith(family, ty, quals, srcs[0], srcs[1])
     if family in ("abs", "neg"):
         return unary(family, types[0], quals, srcs[0])
+    if family == "fma" and len(srcs) == 3:
+        return fma(types[0], quals, *srcs)
     if family == "cvt":
         return cvt(tokens, srcs)
     raise NotCovered(form.opcode)

@@ -187,3 +187,13 @@ func.func @float_to_integer_cvt(%a: f32) -> i32 {
   %0 = tile.instr "cvt.rzi.u32.f32"(%a) : (f32) -> i32
   return %0 : i32
 }
+
+// -----
+
+// fma reads three registers; it has no fusion barrier (not a cvt).
+// CHECK-LABEL: func.func @fma
+// CHECK: llvm.inline_asm "fma.rn.ftz.f32 $0, $1, $2, $3;", "=r,r,r,r" %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32) -> i32
+func.func @fma(%a: f32, %b: f32, %c: f32) -> f32 {
+  %0 = tile.instr "fma.rn.ftz.f32"(%a, %b, %c) : (f32, f32, f32) -> f32
+  return %0 : f32
+}

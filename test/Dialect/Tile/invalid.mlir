@@ -9,18 +9,18 @@ func.func @bad_rounding(%r: memref<4x1xf32, 5>) {
 // -----
 
 func.func @unknown_family(%r: memref<4x1xf32, 5>) {
-  // expected-error @+1 {{'tile.apply' op 'div' is not a PTX instruction family the form table knows: expected one of add, sub, mul, abs, neg, cvt, mov, ld, st, fma, cp.async, mma}}
+  // expected-error @+1 {{'tile.apply' op 'div' is not a PTX instruction family the form table knows: expected one of add, sub, mul, abs, neg, fma, cvt, mov, ld, st, cp.async, mma}}
   tile.apply "div.rn.f32"(%r, %r, %r) : memref<4x1xf32, 5>, memref<4x1xf32, 5>, memref<4x1xf32, 5>
   return
 }
 
 // -----
 
-// fma is a record the table parses and enumerates; its lowering comes with
-// the register instruction set.
-func.func @parsed_not_lowered(%r: memref<4x1xf32, 5>) {
-  // expected-error @+1 {{'tile.apply' op 'fma.rn.f32' is a PTX form the table knows, but tile-mlir does not lower the fma family yet}}
-  tile.apply "fma.rn.f32"(%r, %r, %r, %r) : memref<4x1xf32, 5>, memref<4x1xf32, 5>, memref<4x1xf32, 5>, memref<4x1xf32, 5>
+// cp.async is a record the table parses and enumerates; its lowering needs
+// an emitter for immediates.
+func.func @parsed_not_lowered(%r: memref<4x1xi8, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'cp.async.ca.shared.global' is a PTX form the table knows, but tile-mlir does not lower the cp.async family yet}}
+  tile.apply "cp.async.ca.shared.global"(%r, %r) : memref<4x1xi8, 5>, memref<4x1xi8, 5>
   return
 }
 
