@@ -329,22 +329,12 @@ namespace {
 bool brokenSoFar(const VariantRecord &variant, ArrayRef<StringRef> types,
                  ArrayRef<const SlotRecord *> slots,
                  ArrayRef<StringRef> picked) {
-  StringRef firstType = types.empty() ? StringRef() : types.front();
-  for (const RuleRecord &rule : variant.rules) {
-    if (rule.kind != RuleRecord::Excludes && rule.kind != RuleRecord::Chosen)
-      continue;
-    if (!rule.types.empty() && !llvm::is_contained(rule.types, firstType))
-      continue;
-    StringRef subject = chosenOf(rule.token, slots, picked);
-    if (subject.empty())
-      continue;
-    if (rule.kind == RuleRecord::Chosen)
-      return true;
-    StringRef other = chosenOf(rule.other, slots, picked);
-    if (!other.empty() && !llvm::is_contained(rule.allowed, other))
-      return true;
-  }
-  return false;
+  // Neither kind looks at token positions, so no spelling is needed.
+  return llvm::any_of(variant.rules, [&](const RuleRecord &rule) {
+    return (rule.kind == RuleRecord::Excludes ||
+            rule.kind == RuleRecord::Chosen) &&
+           violates(rule, /*tokens=*/{}, slots, picked, types);
+  });
 }
 
 /// Spells every combination of the applicable slots of `variant` for one

@@ -307,29 +307,10 @@ def float_arith(family, kind, quals, a_bits, b_bits):
     if kind == "f64":
         hi, res = exact_op_f64(family, a, b)
         hi = _signed_zero(family, a, b, hi, mode)
-        big = np.finfo(np.float64).max
-        overflow = np.isinf(hi) & np.isfinite(a) & np.isfinite(b)
-        if mode != "rn":
-            up = np.nextafter(hi, np.inf)
-            down = np.nextafter(hi, -np.inf)
-            if mode == "rp":
-                hi = np.where(res > 0, up, hi)
-            elif mode == "rm":
-                hi = np.where(res < 0, down, hi)
-            else:
-                hi = np.where((res > 0) & (hi < 0), up, np.where((res < 0) & (hi > 0), down, hi))
-            # An overflowing exact result goes to the largest finite value
-            # unless the rounding direction points away from zero.
-            away = {"rz": False, "rp": ~np.signbit(hi), "rm": np.signbit(hi)}[mode]
-            hi = np.where(overflow & ~away, np.copysign(big, hi), hi)
-        out = hi
-        if sat:
-            out = np.where(np.isnan(out), 0.0, np.clip(out, 0.0, 1.0)) + 0.0
-    else:
-        hi, res = exact_op(family, a, b)
-        hi = _signed_zero(family, a, b, hi, mode)
-        out = round_to(hi, res, kind, mode, ftz=ftz, sat=sat)
-    return encode(out, kind)
+        return round_f64(hi, res, mode, sat, np.isfinite(a) & np.isfinite(b))
+    hi, res = exact_op(family, a, b)
+    hi = _signed_zero(family, a, b, hi, mode)
+    return encode(round_to(hi, res, kind, mode, ftz=ftz, sat=sat), kind)
 
 
 def fma(kind, quals, a_bits, b_bits, c_bits):
@@ -374,11 +355,15 @@ def fma(kind, quals, a_bits, b_bits, c_bits):
                         rm)
     hi = np.where(exact_zero, np.where(negative, -0.0, 0.0), hi)
     if kind == "f64":
-        return float_arith_round_f64(hi, res, mode, sat, np.isfinite(a) & np.isfinite(b) & np.isfinite(c))
+        return round_f64(hi, res, mode, sat, np.isfinite(a) & np.isfinite(b) & np.isfinite(c))
     return encode(round_to(hi, res, kind, mode, ftz=ftz, sat=sat), kind)
 
 
-def float_arith_round_f64(hi, res, mode, sat, finite_inputs):
+def round_f64(hi, res, mode, sat, finite_inputs):
+    """The f64 result of an exact value held as float64 `hi` (round to
+    nearest) and the sign of what it leaves out, in `mode`: an overflowing
+    exact result goes to the largest finite value unless the rounding
+    direction points away from zero."""
     big = np.finfo(np.float64).max
     overflow = np.isinf(hi) & finite_inputs
     if mode != "rn":

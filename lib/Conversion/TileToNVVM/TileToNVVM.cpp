@@ -53,9 +53,10 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   unsigned predIndex = addressIndex + (form.accessesMemory() ? 1 : 0);
 
   std::string guard = predicated ? "@$" + std::to_string(predIndex) + " " : "";
-  // A true 8-bit register (an e2m1x2 pair) has no inline-asm register class:
-  // it travels in a 16-bit register and is moved through a scoped .b8
-  // register inside the same asm block.
+  // Scoped registers inside the asm block: a true 8-bit register (an e2m1x2
+  // pair) has no inline-asm register class, so it travels in a 16-bit
+  // register and moves through a .b8 one; a source behind the fusion
+  // barrier (Operand::fusionBarrier) is read through a copy made by max.
   std::string scopedDecls, before, after;
   std::string text = form.opcode;
   std::vector<std::string> outputs, inputs;
