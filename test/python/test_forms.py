@@ -84,3 +84,13 @@ def test_every_enumerated_form_agrees_with_ptxas():
     # Every form but ld/st's 41,798 (a sample of 2,000 here; all of them in
     # tools/forms/results/enumerated_ptxas.json).
     assert enumerated_ptxas.main(["--sample", "2000"]) == 0
+
+
+def test_st_param_ends_before_the_targets_ptxas_crashes_on():
+    # ptxas 13.0 assembles a kernel's st.param for sm_75 and sm_80 and ends
+    # with SIGSEGV for sm_90 and sm_100a (tools/forms/results).
+    assert ptx.parse("st.param.b32", target="sm_80").operands[0].space == "param"
+    with pytest.raises(ptx.PTXFormError) as error:
+        ptx.parse("st.param.b32", target="sm_90")
+    assert str(error.value) == "st.param.b32 requires a target up to sm_89, but the target is sm_90"
+    assert ptx.parse("ld.param.b32", target="sm_90").operands[1].space == "param"
