@@ -40,6 +40,7 @@ static nb::dict formToDict(const ptx::Form &form) {
     for (unsigned value : operand.immediates)
       immediates.append(value);
     entry["immediates"] = immediates;
+    entry["max_immediate"] = operand.maxImmediate;
     entry["sized_by"] = operand.sizedBy;
     operands.append(entry);
   }

@@ -13,6 +13,7 @@
 #include "FormSupport.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir::tile::ptx;
@@ -219,9 +220,87 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   ArrayRef<unsigned> values =
       narrowed ? spec.narrowedImmediates : spec.immediates;
   operand.immediates.assign(values.begin(), values.end());
+  operand.maxImmediate = spec.maxImmediate;
+  operand.readAt = spec.readAt;
   operand.sizedBy = spec.sizedBy.str();
   operand.fusionBarrier = spec.fusionBarrier;
   return operand;
+}
+
+/// Parses a spelling whose types `variant` takes: its qualifiers against
+/// the variant's slots and rules, then one form per signature.
+std::optional<std::vector<Form>>
+parseVariant(const FamilyRecord &record, const VariantRecord &variant,
+             Tokens spelling, ArrayRef<StringRef> types,
+             ArrayRef<StringRef> qualifiers, std::string &error) {
+  bool anySlots = llvm::any_of(record.variants, [](const VariantRecord &v) {
+    return !v.slots.empty();
+  });
+  std::string context = record.name.str();
+  if (anySlots)
+    for (StringRef type : types)
+      context += "." + type.str();
+  StringRef firstType = types.empty() ? StringRef() : types.front();
+
+  SmallVector<Slot> slots;
+  SmallVector<const SlotRecord *> slotRecords;
+  for (const SlotRecord &slot : variant.slots) {
+    if (!slotApplies(slot, types))
+      continue;
+    slots.push_back(Slot{slot.what, {slot.tokens.begin(), slot.tokens.end()},
+                         slot.required});
+    slotRecords.push_back(&slot);
+  }
+  SmallVector<StringRef> chosen;
+  if (!matchQualifiers(qualifiers, slots, context, chosen, error))
+    return std::nullopt;
+  for (const RuleRecord &rule : variant.rules) {
+    if (violates(rule, spelling, slotRecords, chosen, types)) {
+      error = fill(rule.message, context,
+                   chosenOf(rule.token, slotRecords, chosen),
+                   chosenOf(rule.other, slotRecords, chosen), firstType);
+      return std::nullopt;
+    }
+  }
+
+  Form form;
+  for (const RuleRecord &rule : variant.rules)
+    if (rule.kind == RuleRecord::Caveat &&
+        !chosenOf(rule.token, slotRecords, chosen).empty() &&
+        llvm::any_of(rule.allowed, [&](StringRef token) {
+          return llvm::is_contained(chosen, token);
+        }))
+      form.caveat = fill(rule.message, context, rule.token, {}, firstType);
+  form.opcode = llvm::join(spelling, ".");
+  form.family = (record.family.empty() ? record.name : record.family).str();
+  form.readsMemory = record.readsMemory;
+  form.writesMemory = record.writesMemory;
+  form.warpCollective = record.warpCollective;
+  form.lowered = record.lowered;
+  for (const FloorRecord &floor : variant.floors) {
+    if (!floor.types.empty() &&
+        !llvm::is_contained(floor.types, types[floor.typeIndex]))
+      continue;
+    if ((!floor.token.empty() &&
+         chosenOf(floor.token, slotRecords, chosen).empty()) ||
+        (!floor.token2.empty() &&
+         chosenOf(floor.token2, slotRecords, chosen).empty()))
+      continue;
+    form.minSm = std::max(form.minSm, floor.sm);
+    form.minPtx = std::max(form.minPtx, floor.ptx);
+    form.archSpecific |= floor.archSpecific || floor.archOnly;
+    form.archOnly |= floor.archOnly;
+    form.maxSm = std::max(form.maxSm, floor.maxSm);
+  }
+  std::vector<Form> forms;
+  for (Signature signature : variant.signatures) {
+    Form overload = form;
+    for (const OperandRecord &spec : signature)
+      overload.operands.push_back(
+          buildOperand(spec, types, slotRecords, chosen));
+    forms.push_back(std::move(overload));
+  }
+  return forms;
 }
 
 } // namespace
@@ -252,72 +331,18 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
                                : typeError(record, spelling, types);
     return std::nullopt;
   }
-  bool anySlots = llvm::any_of(record.variants, [](const VariantRecord &v) {
-    return !v.slots.empty();
-  });
-  std::string context = record.name.str();
-  if (anySlots)
-    for (StringRef type : types)
-      context += "." + type.str();
-  StringRef firstType = types.empty() ? StringRef() : types.front();
-
-  SmallVector<Slot> slots;
-  SmallVector<const SlotRecord *> slotRecords;
-  for (const SlotRecord &slot : variant->slots) {
-    if (!slotApplies(slot, types))
+  std::optional<std::vector<Form>> forms =
+      parseVariant(record, *variant, spelling, types, qualifiers, error);
+  for (const VariantRecord *next = variant + 1;
+       next != record.variants.end() && next->extendsPrevious; ++next) {
+    std::string ignored;
+    std::optional<std::vector<Form>> more =
+        parseVariant(record, *next, spelling, types, qualifiers, ignored);
+    if (!more)
       continue;
-    slots.push_back(Slot{slot.what, {slot.tokens.begin(), slot.tokens.end()},
-                         slot.required});
-    slotRecords.push_back(&slot);
-  }
-  SmallVector<StringRef> chosen;
-  if (!matchQualifiers(qualifiers, slots, context, chosen, error))
-    return std::nullopt;
-  for (const RuleRecord &rule : variant->rules) {
-    if (violates(rule, spelling, slotRecords, chosen, types)) {
-      error = fill(rule.message, context,
-                   chosenOf(rule.token, slotRecords, chosen),
-                   chosenOf(rule.other, slotRecords, chosen), firstType);
-      return std::nullopt;
-    }
-  }
-
-  Form form;
-  for (const RuleRecord &rule : variant->rules)
-    if (rule.kind == RuleRecord::Caveat &&
-        !chosenOf(rule.token, slotRecords, chosen).empty() &&
-        llvm::any_of(rule.allowed, [&](StringRef token) {
-          return llvm::is_contained(chosen, token);
-        }))
-      form.caveat = fill(rule.message, context, rule.token, {}, firstType);
-  form.opcode = llvm::join(spelling, ".");
-  form.family = (record.family.empty() ? record.name : record.family).str();
-  form.readsMemory = record.readsMemory;
-  form.writesMemory = record.writesMemory;
-  form.warpCollective = record.warpCollective;
-  form.lowered = record.lowered;
-  for (const FloorRecord &floor : variant->floors) {
-    if (!floor.types.empty() &&
-        !llvm::is_contained(floor.types, types[floor.typeIndex]))
-      continue;
-    if ((!floor.token.empty() &&
-         chosenOf(floor.token, slotRecords, chosen).empty()) ||
-        (!floor.token2.empty() &&
-         chosenOf(floor.token2, slotRecords, chosen).empty()))
-      continue;
-    form.minSm = std::max(form.minSm, floor.sm);
-    form.minPtx = std::max(form.minPtx, floor.ptx);
-    form.archSpecific |= floor.archSpecific || floor.archOnly;
-    form.archOnly |= floor.archOnly;
-    form.maxSm = std::max(form.maxSm, floor.maxSm);
-  }
-  std::vector<Form> forms;
-  for (Signature signature : variant->signatures) {
-    Form overload = form;
-    for (const OperandRecord &spec : signature)
-      overload.operands.push_back(
-          buildOperand(spec, types, slotRecords, chosen));
-    forms.push_back(std::move(overload));
+    if (!forms)
+      forms.emplace();
+    llvm::append_range(*forms, *more);
   }
   return forms;
 }
@@ -404,5 +429,11 @@ std::vector<std::string> mlir::tile::ptx::enumerateForms(llvm::StringRef family)
       spellTuples(record, variant, prefix, out);
     }
   }
+  // A variant that extends the previous one spells some of its spellings
+  // again.
+  llvm::StringSet<> seen;
+  llvm::erase_if(out, [&](const std::string &spelling) {
+    return !seen.insert(spelling).second;
+  });
   return out;
 }

@@ -167,9 +167,10 @@ constexpr OperandRecord kFma[] = {{"dst", Role::Dst},
                                   {"b", Role::Src},
                                   {"c", Role::Src}};
 // fma d, a, b, d: the addend is the destination, read and written.
-constexpr OperandRecord kFmaTied[] = {{"acc", Role::ReadWrite},
-                                      {"a", Role::Src},
-                                      {"b", Role::Src}};
+constexpr OperandRecord kFmaTied[] = {
+    {.name = "acc", .role = Role::ReadWrite, .readAt = 3},
+    {"a", Role::Src},
+    {"b", Role::Src}};
 constexpr Signature kFmaSignatures[] = {kFma, kFmaTied};
 constexpr VariantRecord kFmaVariants[] = {
     {kFmaTuple, kFmaSlots, {}, {}, kFmaSignatures}};
@@ -243,7 +244,7 @@ constexpr OperandRecord kMmaF32[] = {
     {"b", Role::Src, Space::Reg, 2, "f16x2", 2},
     {"c", Role::Src, Space::Reg, 3, {}, 4}};
 constexpr OperandRecord kMmaF32Tied[] = {
-    {"acc", Role::ReadWrite, Space::Reg, 0, {}, 4},
+    {.name = "acc", .role = Role::ReadWrite, .count = 4, .readAt = 3},
     {"a", Role::Src, Space::Reg, 1, "f16x2", 4},
     {"b", Role::Src, Space::Reg, 2, "f16x2", 2}};
 constexpr OperandRecord kMmaF16[] = {
@@ -252,7 +253,11 @@ constexpr OperandRecord kMmaF16[] = {
     {"b", Role::Src, Space::Reg, 2, "f16x2", 2},
     {"c", Role::Src, Space::Reg, 3, "f16x2", 2}};
 constexpr OperandRecord kMmaF16Tied[] = {
-    {"acc", Role::ReadWrite, Space::Reg, 0, "f16x2", 2},
+    {.name = "acc",
+     .role = Role::ReadWrite,
+     .fixedType = "f16x2",
+     .count = 2,
+     .readAt = 3},
     {"a", Role::Src, Space::Reg, 1, "f16x2", 4},
     {"b", Role::Src, Space::Reg, 2, "f16x2", 2}};
 constexpr OperandRecord kMmaBf16[] = {
@@ -261,7 +266,7 @@ constexpr OperandRecord kMmaBf16[] = {
     {"b", Role::Src, Space::Reg, 2, "bf16x2", 2},
     {"c", Role::Src, Space::Reg, 3, {}, 4}};
 constexpr OperandRecord kMmaBf16Tied[] = {
-    {"acc", Role::ReadWrite, Space::Reg, 0, {}, 4},
+    {.name = "acc", .role = Role::ReadWrite, .count = 4, .readAt = 3},
     {"a", Role::Src, Space::Reg, 1, "bf16x2", 4},
     {"b", Role::Src, Space::Reg, 2, "bf16x2", 2}};
 constexpr Signature kMmaF32Signatures[] = {kMmaF32, kMmaF32Tied};

@@ -124,6 +124,11 @@ struct OperandRecord {
   /// A memory operand's space from the token chosen for this slot (generic
   /// when none), else `space`.
   llvm::StringRef spaceFrom = {};
+  /// An immediate that takes every value from 0 to this one, when
+  /// `immediates` is empty.
+  unsigned maxImmediate = 0;
+  /// See Operand::readAt.
+  unsigned readAt = 0;
 };
 
 /// Several operand signatures of one spelling; which one an instruction
@@ -141,6 +146,12 @@ struct VariantRecord {
   /// the qualifier comes with types none of those variants take (cvt.rs).
   llvm::StringRef whenToken = {};
   llvm::StringRef whenMessage = {};
+  /// The variant takes the previous one's type tuples with other slots,
+  /// rules, floors and signatures: a spelling that both take has the forms
+  /// of both, the previous one's first (min.f32 d, a, b and, from sm_100,
+  /// min.f32 d, a, b, c); one that only this one takes has its forms
+  /// (min.abs.f32, three inputs only).
+  bool extendsPrevious = false;
 };
 
 struct FamilyRecord {

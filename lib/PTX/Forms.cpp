@@ -35,6 +35,24 @@ llvm::StringRef mlir::tile::ptx::stringifyRole(Role role) {
   llvm_unreachable("unknown role");
 }
 
+bool Operand::takesImmediate(uint64_t value) const {
+  if (immediates.empty())
+    return value <= maxImmediate;
+  return llvm::is_contained(immediates, value);
+}
+
+std::string Operand::immediateText() const {
+  if (immediates.empty())
+    return "0 to " + std::to_string(maxImmediate);
+  std::string text;
+  for (auto [i, value] : llvm::enumerate(immediates)) {
+    if (i)
+      text += i + 1 == immediates.size() ? " or " : ", ";
+    text += std::to_string(value);
+  }
+  return text;
+}
+
 llvm::StringRef mlir::tile::ptx::stringifySpace(Space space) {
   switch (space) {
   case Space::Reg:
@@ -263,15 +281,7 @@ llvm::ArrayRef<Form> mlir::tile::ptx::lookupForms(llvm::StringRef opcode,
             " family yet";
     return {};
   }
-  // The asm emitter binds dst and src registers and memory operands; a
-  // signature with an accumulator tied to the result (rw) or an immediate
-  // waits for it.
   std::vector<Form> forms = overloadsOf(*primary);
-  llvm::erase_if(forms, [](const Form &form) {
-    return llvm::any_of(form.operands, [](const Operand &operand) {
-      return operand.role == Role::ReadWrite || operand.role == Role::Imm;
-    });
-  });
   return cache.try_emplace(opcode, std::move(forms)).first->second;
 }
 

@@ -38,7 +38,9 @@ class Operand:
     carriers: Tuple[str, ...]
     """Element types (MLIR spelling) that may carry one register."""
     immediates: Tuple[int, ...] = ()
-    """The values an immediate ("imm") operand may take."""
+    """The values an immediate ("imm") operand may take; when empty, every
+    value from 0 to max_immediate."""
+    max_immediate: int = 0
     sized_by: str = ""
     """For a memory operand sized by an immediate (cp.async), its name."""
 

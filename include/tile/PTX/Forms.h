@@ -43,13 +43,29 @@ struct Operand {
   /// N for the register side and the memory side of a .vN load or store.
   unsigned count;
 
-  /// The values an immediate operand may take.
+  /// The values an immediate operand may take; when empty, every value
+  /// from 0 to maxImmediate (lop3's 8-bit lookup table).
   llvm::SmallVector<unsigned, 3> immediates;
+  unsigned maxImmediate = 0;
+  /// An rw operand stands at the destination's position and, again, at this
+  /// position of the PTX operand list, where it is read: fma d, a, b, d
+  /// binds (acc, a, b) with readAt 3.
+  unsigned readAt = 0;
   /// For a memory operand whose size an immediate gives (cp.async's
   /// cp-size), that immediate's name; its elements are then bytes.
   std::string sizedBy;
 
   bool isMemory() const { return space != Space::Reg && role != Role::Imm; }
+  /// Registers the instruction writes: its results (dst, rw).
+  bool isWritten() const {
+    return !isMemory() && (role == Role::Dst || role == Role::ReadWrite);
+  }
+  /// Values the instruction reads: its inputs (src, rw, imm).
+  bool isRead() const { return !isMemory() && role != Role::Dst; }
+  /// Whether an immediate operand may take `value`.
+  bool takesImmediate(uint64_t value) const;
+  /// "4, 8 or 16", "0 to 255".
+  std::string immediateText() const;
   /// The exact float element type this register may be carried in
   /// ("f16", "bf16", "f32", "f64"), or "" when only bit containers fit.
   llvm::StringRef floatCarrier() const;

@@ -8,6 +8,7 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -39,34 +40,57 @@ unsigned mlir::tile::asmRegisterBits(const ptx::Operand &operand) {
   return std::max(16u, operand.registerBits());
 }
 
+namespace {
+
+/// The asm operand numbers of one instruction's registers, in the order
+/// buildInlineAsm documents.
+struct AsmNumbering {
+  explicit AsmNumbering(const ptx::Form &form, bool predicated) {
+    unsigned outputs = 0, inputs = 0;
+    for (const ptx::Operand &operand : form.operands) {
+      if (operand.isWritten())
+        outputs += operand.count;
+      else if (operand.isRead())
+        inputs += operand.count;
+    }
+    nextOutput = 0;
+    nextInput = outputs;
+    address = outputs + inputs;
+    pred = address + (form.accessesMemory() ? 1 : 0);
+    guard = predicated ? "@$" + std::to_string(pred) + " " : "";
+  }
+
+  unsigned nextOutput, nextInput, address, pred;
+  std::string guard;
+};
+
+} // namespace
+
 InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
                                      bool preserveDst, int64_t addressOffset) {
-  unsigned numOutputs = 0, numSrcRegs = 0;
-  for (const ptx::Operand &operand : form.operands) {
-    if (operand.isMemory())
-      continue;
-    (operand.role == ptx::Role::Dst ? numOutputs : numSrcRegs) +=
-        operand.count;
-  }
-  unsigned nextOutput = 0, nextInput = numOutputs;
-  unsigned addressIndex = numOutputs + numSrcRegs;
-  unsigned predIndex = addressIndex + (form.accessesMemory() ? 1 : 0);
-
-  std::string guard = predicated ? "@$" + std::to_string(predIndex) + " " : "";
+  AsmNumbering number(form, predicated);
   // Scoped registers inside the asm block: a true 8-bit register (an e2m1x2
   // pair) has no inline-asm register class, so it travels in a 16-bit
   // register and moves through a .b8 one; a source behind the fusion
   // barrier (Operand::fusionBarrier) is read through a copy made by max.
   std::string scopedDecls, before, after;
-  std::string text = form.opcode;
-  std::vector<std::string> outputs, inputs;
+  // The text of each PTX operand position.
+  std::vector<std::string> pieces;
+  std::vector<std::pair<unsigned, std::string>> repeated;
+  std::vector<std::string> outputs, inputs, tied, kept;
   for (auto [i, operand] : llvm::enumerate(form.operands)) {
-    text += i == 0 ? " " : ", ";
+    std::string &text = pieces.emplace_back();
     if (operand.isMemory()) {
-      text += "[$" + std::to_string(addressIndex);
+      text += "[$" + std::to_string(number.address);
       if (addressOffset)
         text += (addressOffset > 0 ? "+" : "") + std::to_string(addressOffset);
       text += "]";
+      continue;
+    }
+    if (operand.role == ptx::Role::Imm) {
+      // "n": LLVM prints the constant itself into the text.
+      text += "$" + std::to_string(number.nextInput++);
+      inputs.push_back("n");
       continue;
     }
     bool narrow = operand.registerBits() == 8;
@@ -77,11 +101,15 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
       if (reg)
         text += ", ";
       std::string ref;
-      if (operand.role == ptx::Role::Dst) {
-        ref = "$" + std::to_string(nextOutput++);
+      if (operand.isWritten()) {
+        // An rw register is an output whose input is tied to it.
+        unsigned output = number.nextOutput++;
+        ref = "$" + std::to_string(output);
         outputs.push_back("=" + letter);
+        (operand.role == ptx::Role::ReadWrite ? tied : kept)
+            .push_back(std::to_string(output));
       } else {
-        ref = "$" + std::to_string(nextInput++);
+        ref = "$" + std::to_string(number.nextInput++);
         inputs.push_back(letter);
       }
       if (operand.fusionBarrier && operand.role == ptx::Role::Src) {
@@ -98,29 +126,35 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
       }
       std::string temp = "%tile_b" + std::to_string(i) + "_" + std::to_string(reg);
       scopedDecls += ".reg .b8 " + temp + "; ";
-      if (operand.role == ptx::Role::Dst)
-        after += " " + guard + "cvt.u16.u8 " + ref + ", " + temp + ";";
-      else
+      if (operand.isWritten())
+        after += " " + number.guard + "cvt.u16.u8 " + ref + ", " + temp + ";";
+      if (operand.isRead())
         before += "cvt.u8.u16 " + temp + ", " + ref + "; ";
       text += temp;
     }
     if (operand.count > 1)
       text += "}";
+    if (operand.role == ptx::Role::ReadWrite)
+      repeated.emplace_back(operand.readAt, text);
   }
-  text = guard + text + ";";
+  // Positions in ascending order, so each insertion lands where PTX reads.
+  llvm::sort(repeated, llvm::less_first());
+  for (auto &[position, text] : repeated)
+    pieces.insert(pieces.begin() + std::min<size_t>(position, pieces.size()),
+                  text);
+  std::string text =
+      number.guard + form.opcode + " " + llvm::join(pieces, ", ") + ";";
   if (!scopedDecls.empty())
     text = "{ " + scopedDecls + before + text + after + " }";
   if (form.accessesMemory())
     inputs.push_back("l");
   if (predicated)
     inputs.push_back("b");
+  llvm::append_range(inputs, tied);
   if (preserveDst)
-    for (unsigned out = 0; out < numOutputs; ++out)
-      inputs.push_back(std::to_string(out));
+    llvm::append_range(inputs, kept);
   std::string constraints;
-  for (const std::string &c : outputs)
-    constraints += (constraints.empty() ? "" : ",") + c;
-  for (const std::string &c : inputs)
+  for (const std::string &c : llvm::concat<std::string>(outputs, inputs))
     constraints += (constraints.empty() ? "" : ",") + c;
   return {text, constraints};
 }
@@ -179,11 +213,9 @@ public:
 
   LogicalResult lower(InstrOp op) {
     std::string error;
-    ArrayRef<ptx::Form> forms = ptx::lookupForms(op.getOpcode(), error);
-    if (forms.empty())
+    const ptx::Form *form = op.lookupForm(error);
+    if (!form)
       return op.emitOpError() << error;
-    const ptx::Form *form =
-        &selectForm(forms, op.getResults().size(), op.getInputs().size());
     // Types the verifier lets through but LLVM has no type for (a tf32
     // element, found by tools/fuzz) are an error here, not an assertion.
     for (Value value : llvm::concat<Value>(op->getOperands(), op->getResults()))
@@ -192,19 +224,23 @@ public:
                                 << " has no LLVM type to lower to";
     OpBuilder builder(op);
     Location loc = op.getLoc();
-    SmallVector<const ptx::Operand *> dsts, srcs;
-    for (const ptx::Operand &operand : form->operands) {
-      if (operand.isMemory())
-        continue;
-      for (unsigned reg = 0; reg < operand.count; ++reg)
-        (operand.role == ptx::Role::Dst ? dsts : srcs).push_back(&operand);
-    }
+    InstrRegisters registers = getInstrRegisters(*form);
 
-    SmallVector<Value> asmOperands;
-    for (auto [value, operand] : llvm::zip_equal(op.getInputs(), srcs))
-      asmOperands.push_back(
-          toRegister(builder, loc, toLLVM(builder, value),
-                     asmRegisterBits(*operand)));
+    SmallVector<Value> asmOperands, tiedInputs;
+    for (auto [value, operand] : llvm::zip_equal(op.getInputs(), registers.read)) {
+      if (operand->role == ptx::Role::Imm) {
+        // The verifier proved it a constant; "n" wants an LLVM constant.
+        APInt constant;
+        (void)matchPattern(value, m_ConstantInt(&constant));
+        asmOperands.push_back(LLVM::ConstantOp::create(
+            builder, loc, builder.getI32Type(), constant.getZExtValue()));
+        continue;
+      }
+      Value reg = toRegister(builder, loc, toLLVM(builder, value),
+                             asmRegisterBits(*operand));
+      (operand->role == ptx::Role::ReadWrite ? tiedInputs : asmOperands)
+          .push_back(reg);
+    }
     int64_t addressOffset = 0;
     if (Value memref = op.getMemref()) {
       // A local (addrspace 5) memref's address is a local address: the
@@ -237,12 +273,14 @@ public:
     }
     if (Value pred = op.getPred())
       asmOperands.push_back(pred);
-    for (auto [value, operand] : llvm::zip_equal(op.getKeep(), dsts))
-      asmOperands.push_back(toRegister(builder, loc, toLLVM(builder, value),
-                                       asmRegisterBits(*operand)));
+    llvm::append_range(asmOperands, tiedInputs);
+    for (auto [value, result] : llvm::zip_equal(op.getKeep(), registers.kept))
+      asmOperands.push_back(
+          toRegister(builder, loc, toLLVM(builder, value),
+                     asmRegisterBits(*registers.written[result])));
 
     SmallVector<Type> regTypes;
-    for (const ptx::Operand *operand : dsts)
+    for (const ptx::Operand *operand : registers.written)
       regTypes.push_back(builder.getIntegerType(asmRegisterBits(*operand)));
     Type resultType;
     if (regTypes.size() == 1)

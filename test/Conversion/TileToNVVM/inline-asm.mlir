@@ -131,14 +131,14 @@ func.func @local_memory(%l: memref<2x1xi32, 5>) -> i32 {
 
 // -----
 
-// mov packs or unpacks registers with braces; the operands' register counts
-// select the form (the first register is the lowest bits).
+// mov packs or unpacks registers with braces; `overload` names the form
+// among mov.b64's signatures (the first register is the lowest bits).
 // CHECK-LABEL: func.func @mov_pack_unpack
 // CHECK: llvm.inline_asm "mov.b64 $0, {$1, $2};", "=l,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i64
 // CHECK: llvm.inline_asm "mov.b64 {$0, $1, $2, $3}, $4;", "=h,=h,=h,=h,l" %{{.*}} : (i64) -> !llvm.struct<(i16, i16, i16, i16)>
 func.func @mov_pack_unpack(%lo: i32, %hi: i32) -> (i16, i16, i16, i16) {
-  %w = tile.instr "mov.b64"(%lo, %hi) : (i32, i32) -> i64
-  %q:4 = tile.instr "mov.b64"(%w) : (i64) -> (i16, i16, i16, i16)
+  %w = tile.instr "mov.b64"(%lo, %hi) {overload = 1 : i32} : (i32, i32) -> i64
+  %q:4 = tile.instr "mov.b64"(%w) {overload = 4 : i32} : (i64) -> (i16, i16, i16, i16)
   return %q#0, %q#1, %q#2, %q#3 : i16, i16, i16, i16
 }
 
@@ -195,5 +195,31 @@ func.func @float_to_integer_cvt(%a: f32) -> i32 {
 // CHECK: llvm.inline_asm "fma.rn.ftz.f32 $0, $1, $2, $3;", "=r,r,r,r" %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32) -> i32
 func.func @fma(%a: f32, %b: f32, %c: f32) -> f32 {
   %0 = tile.instr "fma.rn.ftz.f32"(%a, %b, %c) : (f32, f32, f32) -> f32
+  return %0 : f32
+}
+
+// -----
+
+// An rw operand is an output with its input tied to it ("0"), written at
+// the destination's position and read again where PTX reads the addend.
+// CHECK-LABEL: func.func @fma_tied
+// CHECK-SAME: (%[[ACC:.*]]: f32, %[[A:.*]]: f32, %[[B:.*]]: f32)
+// CHECK-DAG: %[[ACCR:.*]] = llvm.bitcast %[[ACC]] : f32 to i32
+// CHECK-DAG: %[[AR:.*]] = llvm.bitcast %[[A]] : f32 to i32
+// CHECK-DAG: %[[BR:.*]] = llvm.bitcast %[[B]] : f32 to i32
+// CHECK: llvm.inline_asm "fma.rn.f32 $0, $1, $2, $0;", "=r,r,r,0" %[[AR]], %[[BR]], %[[ACCR]] : (i32, i32, i32) -> i32
+func.func @fma_tied(%acc: f32, %a: f32, %b: f32) -> f32 {
+  %0 = tile.instr "fma.rn.f32"(%acc, %a, %b) {overload = 1 : i32} : (f32, f32, f32) -> f32
+  return %0 : f32
+}
+
+// -----
+
+// A predicated rw instruction keeps its accumulator through the tie; keep
+// preserves dst registers only, so there is none to pass.
+// CHECK-LABEL: func.func @fma_tied_predicated
+// CHECK: llvm.inline_asm "@$3 fma.rn.f32 $0, $1, $2, $0;", "=r,r,r,b,0"
+func.func @fma_tied_predicated(%acc: f32, %a: f32, %b: f32, %p: i1) -> f32 {
+  %0 = tile.instr "fma.rn.f32"(%acc, %a, %b) if %p {overload = 1 : i32} : (f32, f32, f32) -> f32
   return %0 : f32
 }

@@ -96,3 +96,42 @@ func.func @gpu_dialect_loaded(%g: memref<32x1x1xf32, 1>) {
   tile.apply "ld.global.f32"(%r, %g) {scope = "warp"} : memref<32x1x1xf32, 5>, memref<32x1x1xf32, 1>
   return
 }
+
+// -----
+
+// Three operands select fma's tied signature (acc, a, b): each repeat reads
+// the accumulator, and the instruction's result is stored back into it.
+// The instruction names the signature it has: overload 1.
+// CHECK-LABEL: func.func @fma_tied
+// CHECK-SAME: (%[[ACC:.*]]: memref<2x1xf32, 5>, %[[A:.*]]: memref<2x1xf32, 5>, %[[B:.*]]: f32)
+// CHECK: %[[OLD0:.*]] = memref.load %[[ACC]][%[[C0:.*]], %[[C0]]]
+// CHECK: %[[A0:.*]] = memref.load %[[A]][%[[C0]], %[[C0]]]
+// CHECK: %[[NEW0:.*]] = tile.instr "fma.rn.f32"(%[[OLD0]], %[[A0]], %[[B]]) {overload = 1 : i32} : (f32, f32, f32) -> f32
+// CHECK: memref.store %[[NEW0]], %[[ACC]][%[[C0]], %[[C0]]]
+// CHECK: %[[OLD1:.*]] = memref.load %[[ACC]][%[[C1:.*]], %[[C0]]]
+// CHECK: tile.instr "fma.rn.f32"(%[[OLD1]], %{{.*}}, %[[B]]) {overload = 1 : i32}
+func.func @fma_tied(%acc: memref<2x1xf32, 5>, %a: memref<2x1xf32, 5>, %b: f32) {
+  tile.apply "fma.rn.f32"(%acc, %a, %b) : memref<2x1xf32, 5>, memref<2x1xf32, 5>, f32
+  return
+}
+
+// -----
+
+// Four operands select the primary signature, which is not printed.
+// CHECK-LABEL: func.func @fma_untied
+// CHECK: tile.instr "fma.rn.f32"(%{{.*}}, %{{.*}}, %{{.*}}) : (f32, f32, f32) -> f32
+func.func @fma_untied(%d: memref<1x1xf32, 5>, %a: memref<1x1xf32, 5>, %b: f32) {
+  tile.apply "fma.rn.f32"(%d, %a, %b, %b) : memref<1x1xf32, 5>, memref<1x1xf32, 5>, f32, f32
+  return
+}
+
+// -----
+
+// preserve_dst on a form without dst registers keeps nothing extra: the rw
+// accumulator is preserved by its tie.
+// CHECK-LABEL: func.func @fma_tied_preserve
+// CHECK: tile.instr "fma.rn.f32"(%{{.*}}, %{{.*}}, %{{.*}}) if %{{.*}} {overload = 1 : i32} : (f32, f32, f32) -> f32
+func.func @fma_tied_preserve(%acc: memref<1x1xf32, 5>, %a: f32, %p: i1) {
+  tile.apply "fma.rn.f32"(%acc, %a, %a) if %p {preserve_dst} : memref<1x1xf32, 5>, f32, f32
+  return
+}

@@ -659,7 +659,7 @@ func.func @instr_results(%a: i32) {
 // -----
 
 func.func @instr_inputs(%a: i32) {
-  // expected-error @+1 {{'tile.instr' op expected 2 source registers for add.rn.f16x2, got 1}}
+  // expected-error @+1 {{'tile.instr' op expected 2 source registers and immediates for add.rn.f16x2, got 1}}
   %0 = tile.instr "add.rn.f16x2"(%a) : (i32) -> i32
   return
 }
@@ -758,4 +758,36 @@ func.func @instr_non_strided(%l: memref<2x2xi32, affine_map<(d0, d1) -> (d1 floo
   // expected-error @+1 {{'tile.instr' op memory operand: expected a strided layout, got 'memref<2x2xi32, affine_map<(d0, d1) -> (d1 floordiv 2, d0)>, 1>'}}
   %0 = tile.instr "ld.global.b32"() [%l[%c0, %c0] : memref<2x2xi32, affine_map<(d0, d1) -> (d1 floordiv 2, d0)>, 1>] : () -> i32
   return %0 : i32
+}
+
+// -----
+
+func.func @instr_overload_out_of_range(%a: f32) {
+  // expected-error @+1 {{'tile.instr' op overload 2 does not exist: fma.rn.f32 has 2 operand signatures}}
+  %0 = tile.instr "fma.rn.f32"(%a, %a, %a) {overload = 2 : i32} : (f32, f32, f32) -> f32
+  return
+}
+
+// -----
+
+func.func @instr_counts_of_another_overload(%lo: i32, %hi: i32) {
+  // expected-error @+1 {{'tile.instr' op expected 1 source registers and immediates for mov.b64, got 2; overload 1 of mov.b64 takes these counts ({overload = 1 : i32})}}
+  %0 = tile.instr "mov.b64"(%lo, %hi) : (i32, i32) -> i64
+  return
+}
+
+// -----
+
+func.func @rw_scalar(%a: f32) {
+  // expected-error @+1 {{'tile.apply' op acc: a read-write operand must be a register tile, not a scalar value}}
+  tile.apply "fma.rn.f32"(%a, %a, %a) : f32, f32, f32
+  return
+}
+
+// -----
+
+func.func @rw_overlapping(%acc: memref<2x1xf32, strided<[0, 1]>, 5>, %a: f32) {
+  // expected-error @+1 {{'tile.apply' op acc: destination slots overlap across repeats (layout strided<[0, 1]>); each repeat needs its own registers}}
+  tile.apply "fma.rn.f32"(%acc, %a, %a) : memref<2x1xf32, strided<[0, 1]>, 5>, f32, f32
+  return
 }

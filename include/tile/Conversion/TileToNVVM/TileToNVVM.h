@@ -16,8 +16,10 @@ namespace tile {
 #include "tile/Conversion/Passes.h.inc"
 
 /// The inline-asm text and constraint string of one instruction of `form`.
-/// Outputs are numbered first, then the source registers, the address, the
-/// predicate and the tied previous destinations, in that order. A non-zero
+/// Outputs (dst and rw registers) are numbered first, then the source
+/// registers and immediates in operand order, the address, the predicate,
+/// the inputs tied to rw registers and the tied previous destinations, in
+/// that order. A non-zero
 /// `addressOffset` is added to the address as an immediate ([$n+8]).
 struct InlineAsm {
   std::string text;

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -120,6 +121,8 @@ const ptx::Form &mlir::tile::selectForm(ArrayRef<ptx::Form> forms,
       continue;
     bool fits = llvm::all_of(llvm::zip(args, form.operands), [](auto pair) {
       auto [value, operand] = pair;
+      if (operand.role == ptx::Role::Imm)
+        return isa<IntegerType, IndexType>(value.getType());
       if (auto memref = dyn_cast<MemRefType>(value.getType()))
         return memref.getRank() > 0 && memref.getShape().back() == operand.count &&
                bitWidth(memref.getElementType()) == operand.bits;
@@ -131,17 +134,19 @@ const ptx::Form &mlir::tile::selectForm(ArrayRef<ptx::Form> forms,
   return forms.front();
 }
 
-const ptx::Form &mlir::tile::selectForm(ArrayRef<ptx::Form> forms,
-                                        unsigned results, unsigned inputs) {
-  for (const ptx::Form &form : forms) {
-    unsigned dsts = 0, srcs = 0;
-    for (const ptx::Operand &operand : form.operands)
-      if (!operand.isMemory())
-        (operand.role == ptx::Role::Dst ? dsts : srcs) += operand.count;
-    if (dsts == results && srcs == inputs)
-      return form;
+InstrRegisters mlir::tile::getInstrRegisters(const ptx::Form &form) {
+  InstrRegisters registers;
+  for (const ptx::Operand &operand : form.operands) {
+    for (unsigned reg = 0; reg < operand.count; ++reg) {
+      if (operand.role == ptx::Role::Dst && !operand.isMemory())
+        registers.kept.push_back(registers.written.size());
+      if (operand.isWritten())
+        registers.written.push_back(&operand);
+      if (operand.isRead())
+        registers.read.push_back(&operand);
+    }
   }
-  return forms.front();
+  return registers;
 }
 
 bool mlir::tile::hasElementCountOverflow(MemRefType type) {
@@ -441,6 +446,25 @@ LogicalResult verifyVectorLayout(DiagFn diag, const ptx::Operand &operand,
   return success();
 }
 
+/// An immediate operand is an integer constant that the form takes.
+LogicalResult verifyImmediate(DiagFn diag, StringRef opcode,
+                              const ptx::Operand &operand, Value value) {
+  if (!isa<IntegerType, IndexType>(value.getType()))
+    return diag() << "an immediate must be an integer constant, got "
+                  << value.getType();
+  APInt constant;
+  if (!matchPattern(value, m_ConstantInt(&constant)))
+    return diag() << "an immediate must be a constant (arith.constant), not "
+                     "a value computed at run time";
+  // Read as signed, as arith.constant prints it: 0xFF in an i8 is -1.
+  if (constant.isNegative() || constant.getActiveBits() > 32 ||
+      !operand.takesImmediate(constant.getZExtValue()))
+    return diag() << "immediate " << llvm::toString(constant, 10, true)
+                  << " is not legal for " << opcode << ": expected "
+                  << operand.immediateText();
+  return success();
+}
+
 /// A form must exist on every chip the op is compiled for.
 LogicalResult verifyTargets(Operation *op, const ptx::Form &form) {
   for (StringRef chip : getTargetChipsFor(op)) {
@@ -518,6 +542,11 @@ LogicalResult ApplyOp::verify() {
     auto diag = [&, &operand = operand]() {
       return emitOpError() << operand.name << ": ";
     };
+    if (operand.role == ptx::Role::Imm) {
+      if (failed(verifyImmediate(diag, getOpcode(), operand, value)))
+        return failure();
+      continue;
+    }
     auto memref = dyn_cast<MemRefType>(value.getType());
     if (!memref) {
       // A scalar SSA value stands for one read register, reused by every
@@ -526,9 +555,11 @@ LogicalResult ApplyOp::verify() {
         return diag() << "expected a memref in the "
                       << ptx::stringifySpace(operand.space)
                       << " address space, got " << value.getType();
-      if (operand.role == ptx::Role::Dst)
-        return diag() << "a destination must be a register tile, not a "
-                         "scalar value";
+      if (operand.isWritten())
+        return diag() << (operand.role == ptx::Role::Dst
+                              ? "a destination"
+                              : "a read-write operand")
+                      << " must be a register tile, not a scalar value";
       if (operand.count != 1)
         return diag() << "a scalar can only replace a single-register input, "
                          "but "
@@ -610,7 +641,8 @@ LogicalResult ApplyOp::verify() {
       return diag() << carrierMismatch(operand, memref.getElementType());
     if (operand.isMemory() && failed(verifyVectorLayout(diag, operand, memref)))
       return failure();
-    if (operand.role == ptx::Role::Dst) {
+    if (operand.role == ptx::Role::Dst ||
+        operand.role == ptx::Role::ReadWrite) {
       std::optional<bool> injective = isInjective(memref);
       if (!injective)
         return diag() << "destination layout " << memref.getLayout()
@@ -628,36 +660,62 @@ LogicalResult ApplyOp::verify() {
 // InstrOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult InstrOp::verify() {
-  std::string error;
+const ptx::Form *InstrOp::lookupForm(std::string &error) {
   ArrayRef<ptx::Form> forms = ptx::lookupForms(getOpcode(), error);
   if (forms.empty())
-    return emitOpError() << error;
-  const ptx::Form *form =
-      &selectForm(forms, getResults().size(), getInputs().size());
-  SmallVector<const ptx::Operand *> dsts, srcs;
-  for (const ptx::Operand &operand : form->operands) {
-    if (operand.isMemory())
-      continue;
-    for (unsigned i = 0; i < operand.count; ++i)
-      (operand.role == ptx::Role::Dst ? dsts : srcs).push_back(&operand);
+    return nullptr;
+  if (getOverload() < 0 || static_cast<size_t>(getOverload()) >= forms.size()) {
+    error = "overload " + std::to_string(getOverload()) + " does not exist: " +
+            getOpcode().str() + " has " + std::to_string(forms.size()) +
+            " operand signature" + (forms.size() == 1 ? "" : "s");
+    return nullptr;
   }
-  if (getResults().size() != dsts.size())
-    return emitOpError() << "expected " << dsts.size()
-                         << " destination registers for " << getOpcode()
-                         << ", got " << getResults().size();
-  if (getInputs().size() != srcs.size())
-    return emitOpError() << "expected " << srcs.size()
-                         << " source registers for " << getOpcode() << ", got "
-                         << getInputs().size();
-  for (auto [value, operand] : llvm::zip_equal(getResults(), dsts))
+  return &forms[getOverload()];
+}
+
+LogicalResult InstrOp::verify() {
+  std::string error;
+  const ptx::Form *form = lookupForm(error);
+  if (!form)
+    return emitOpError() << error;
+  InstrRegisters registers = getInstrRegisters(*form);
+  if (getResults().size() != registers.written.size() ||
+      getInputs().size() != registers.read.size()) {
+    InFlightDiagnostic diag =
+        getResults().size() != registers.written.size()
+            ? emitOpError() << "expected " << registers.written.size()
+                            << " destination registers for " << getOpcode()
+                            << ", got " << getResults().size()
+            : emitOpError() << "expected " << registers.read.size()
+                            << " source registers and immediates for "
+                            << getOpcode() << ", got " << getInputs().size();
+    // The counts are those of another signature: name it.
+    for (auto [index, other] :
+         llvm::enumerate(ptx::lookupForms(getOpcode(), error))) {
+      InstrRegisters counts = getInstrRegisters(other);
+      if (counts.written.size() == getResults().size() &&
+          counts.read.size() == getInputs().size())
+        return diag << "; overload " << index << " of " << getOpcode()
+                    << " takes these counts ({overload = " << index
+                    << " : i32})";
+    }
+    return diag;
+  }
+  for (auto [value, operand] : llvm::zip_equal(getResults(), registers.written))
     if (!fitsCarrier(value.getType(), *operand))
       return emitOpError() << operand->name << ": "
                            << carrierMismatch(*operand, value.getType());
-  for (auto [value, operand] : llvm::zip_equal(getInputs(), srcs))
-    if (!fitsCarrier(value.getType(), *operand))
-      return emitOpError() << operand->name << ": "
-                           << carrierMismatch(*operand, value.getType());
+  for (auto [value, operand] : llvm::zip_equal(getInputs(), registers.read)) {
+    auto diag = [&, operand = operand]() {
+      return emitOpError() << operand->name << ": ";
+    };
+    if (operand->role == ptx::Role::Imm) {
+      if (failed(verifyImmediate(diag, getOpcode(), *operand, value)))
+        return failure();
+    } else if (!fitsCarrier(value.getType(), *operand)) {
+      return diag() << carrierMismatch(*operand, value.getType());
+    }
+  }
   if (form->accessesMemory() != static_cast<bool>(getMemref()))
     return emitOpError() << (form->accessesMemory()
                                  ? "expected a memory operand for "
@@ -685,7 +743,11 @@ LogicalResult InstrOp::verify() {
   if (!getKeep().empty()) {
     if (!getPred())
       return emitOpError() << "keep requires a predicate";
-    if (getKeep().getTypes() != getResults().getTypes())
+    if (getKeep().size() != registers.kept.size() ||
+        llvm::any_of(llvm::zip(getKeep(), registers.kept), [&](auto pair) {
+          auto [value, result] = pair;
+          return value.getType() != getResult(result).getType();
+        }))
       return emitOpError() << "keep must match the destination registers";
   }
   return success();
@@ -697,10 +759,10 @@ void InstrOp::getEffects(
   if (!getMemref())
     return;
   std::string error;
-  ArrayRef<ptx::Form> forms = ptx::lookupForms(getOpcode(), error);
-  if (forms.empty() || forms.front().readsMemory)
+  const ptx::Form *form = lookupForm(error);
+  if (!form || form->readsMemory)
     effects.emplace_back(MemoryEffects::Read::get(), &getMemrefMutable()[0]);
-  if (forms.empty() || forms.front().writesMemory)
+  if (!form || form->writesMemory)
     effects.emplace_back(MemoryEffects::Write::get(), &getMemrefMutable()[0]);
 }
 

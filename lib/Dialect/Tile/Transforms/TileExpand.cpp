@@ -180,10 +180,11 @@ private:
 /// Emits the instructions of one tile.apply.
 class ApplyExpander {
 public:
-  ApplyExpander(ApplyOp apply, const ptx::Form &form, IndexPool &indices,
+  ApplyExpander(ApplyOp apply, ArrayRef<ptx::Form> forms,
+                const ptx::Form &form, IndexPool &indices,
                 RegisterValues &registers)
-      : apply(apply), form(form), builder(apply), indices(indices),
-        registers(registers) {
+      : apply(apply), form(form), overload(&form - forms.data()),
+        builder(apply), indices(indices), registers(registers) {
     // checkLimits rejected unknown scopes before any apply is expanded.
     groupRank = getScopeGroupShape(apply.getScope(), apply)->size();
     for (Value arg : apply.getArgs()) {
@@ -345,28 +346,28 @@ private:
         memIndices = slot(coord, 0, /*memory=*/true);
         continue;
       }
+      // A scalar (a broadcast source, an immediate) is read as it is.
       auto tile = dyn_cast<MemRefType>(value.getType());
-      if (operand.role == ptx::Role::Src) {
-        if (!tile) {
-          inputs.push_back(value);
-          continue;
-        }
-        for (unsigned reg = 0; reg < operand.count; ++reg)
-          inputs.push_back(readSlot(arg, coord, reg));
+      if (operand.isRead() && !tile) {
+        inputs.push_back(value);
         continue;
       }
       for (unsigned reg = 0; reg < operand.count; ++reg) {
+        if (operand.isRead())
+          inputs.push_back(readSlot(arg, coord, reg));
+        if (!operand.isWritten())
+          continue;
         resultTypes.push_back(tile.getElementType());
-        if (apply.getPreserveDst())
+        if (apply.getPreserveDst() && operand.role == ptx::Role::Dst)
           keep.push_back(readSlot(arg, coord, reg));
       }
     }
     auto instr = InstrOp::create(builder, apply.getLoc(), resultTypes,
                                  apply.getOpcodeAttr(), inputs, memref,
-                                 memIndices, apply.getPred(), keep);
+                                 memIndices, apply.getPred(), keep, overload);
     unsigned result = 0;
     for (auto [arg, operand] : llvm::enumerate(form.operands)) {
-      if (operand.isMemory() || operand.role != ptx::Role::Dst)
+      if (!operand.isWritten())
         continue;
       for (unsigned reg = 0; reg < operand.count; ++reg)
         writeSlot(arg, coord, reg, instr.getResult(result++));
@@ -375,6 +376,8 @@ private:
 
   ApplyOp apply;
   const ptx::Form &form;
+  /// The position of `form` among its opcode's forms, for tile.instr.
+  int32_t overload;
   OpBuilder builder;
   IndexPool &indices;
   RegisterValues &registers;
@@ -484,7 +487,7 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
       // every pass.
       if (!form.caveat.empty())
         apply.emitWarning() << form.caveat;
-      ApplyExpander(apply, form, indices, registers).expand();
+      ApplyExpander(apply, forms, form, indices, registers).expand();
       apply.erase();
     }
     registers.eraseTiles();

@@ -8,13 +8,10 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/PTX/Forms.h"
 
 #define GET_OP_CLASSES
 #include "tile/Dialect/Tile/IR/TileOps.h.inc"
-
-
-
-#include "tile/PTX/Forms.h"
 
 namespace mlir::gpu {
 enum class AddressSpace : uint32_t;
@@ -63,10 +60,18 @@ std::optional<SmallVector<int64_t>> getScopeGroupShape(StringRef scope,
 /// what is wrong.
 const ptx::Form &selectForm(ArrayRef<ptx::Form> forms, ValueRange args);
 
-/// The form among `forms` that one instruction selects by its destination
-/// and source register counts.
-const ptx::Form &selectForm(ArrayRef<ptx::Form> forms, unsigned results,
-                            unsigned inputs);
+/// One entry per register or immediate of an instruction, in the order
+/// tile.instr binds them: the operand it belongs to.
+struct InstrRegisters {
+  /// Registers written: tile.instr's results (dst and rw operands).
+  SmallVector<const ptx::Operand *> written;
+  /// Values read: tile.instr's inputs (src and rw registers, immediates).
+  SmallVector<const ptx::Operand *> read;
+  /// The positions in `written` of the dst registers: what `keep`
+  /// preserves (an rw register keeps its value by being read).
+  SmallVector<unsigned> kept;
+};
+InstrRegisters getInstrRegisters(const ptx::Form &form);
 
 /// The element that constant `indices` address in a memref of static strided
 /// layout, counted from its allocation's aligned base; std::nullopt when an

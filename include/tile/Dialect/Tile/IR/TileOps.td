@@ -40,15 +40,20 @@ def Tile_InstrOp : Tile_Op<"instr", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "one PTX instruction on SSA register values";
   let description = [{
-    The result of `--tile-expand`: one instruction. `results` are the
-    destination registers in order; `inputs` are the source registers in
-    order; a memory operand (for ld/st) is an element address given as a
-    memref and indices. `keep` carries the previous destination values of a
-    predicated instruction with `preserve_dst`.
+    The result of `--tile-expand`: one instruction. `overload` selects the
+    form among the operand signatures of `opcode` (ptx::lookupForms), as
+    tile.apply's operands selected it; 0, the primary form, is not printed.
+    `results` are the registers the form writes (dst and rw operands) in
+    order; `inputs` are the values it reads (src and rw registers, and imm
+    operands as integer constants) in order; a memory operand (for ld/st) is
+    an element address given as a memref and indices. `keep` carries the
+    previous values of the dst registers of a predicated instruction with
+    `preserve_dst`.
 
     ```mlir
     %v = tile.instr "ld.global.b32"() [%A[%i, %c0] : memref<8x1xi32, 1>] : () -> i32
     %s = tile.instr "add.rn.f16x2"(%v, %w) : (i32, i32) -> i32
+    %p = tile.instr "mov.b64"(%lo, %hi) {overload = 1 : i32} : (i32, i32) -> i64
     ```
   }];
   let arguments = (ins StrAttr:$opcode,
@@ -56,7 +61,8 @@ def Tile_InstrOp : Tile_Op<"instr", [AttrSizedOperandSegments,
                        Optional<AnyMemRef>:$memref,
                        Variadic<Index>:$indices,
                        Optional<I1>:$pred,
-                       Variadic<AnyType>:$keep);
+                       Variadic<AnyType>:$keep,
+                       DefaultValuedAttr<I32Attr, "0">:$overload);
   let results = (outs Variadic<AnyType>:$results);
   let assemblyFormat = [{
     $opcode `(` $inputs `)`
@@ -64,6 +70,11 @@ def Tile_InstrOp : Tile_Op<"instr", [AttrSizedOperandSegments,
     (`if` $pred^)?
     (`keep` `(` $keep^ `:` type($keep) `)`)?
     attr-dict `:` functional-type($inputs, $results)
+  }];
+  let extraClassDeclaration = [{
+    /// The form `overload` selects; null, with `error` set, when the opcode
+    /// is not a lowered form or has no such overload.
+    const ::mlir::tile::ptx::Form *lookupForm(std::string &error);
   }];
   let hasVerifier = 1;
 }
