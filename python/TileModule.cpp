@@ -41,6 +41,7 @@ static nb::dict formToDict(const ptx::Form &form) {
       immediates.append(value);
     entry["immediates"] = immediates;
     entry["max_immediate"] = operand.maxImmediate;
+    entry["read_at"] = operand.readAt;
     entry["sized_by"] = operand.sizedBy;
     operands.append(entry);
   }
@@ -56,6 +57,15 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["warp_collective"] = form.warpCollective;
   result["lowered"] = form.lowered;
   return result;
+}
+
+ptx::Target parseTarget(const std::string &chip) {
+  std::optional<ptx::Target> target = ptx::Target::parse(chip);
+  if (!target)
+    throw nb::value_error(
+        ("unknown target '" + chip + "': expected sm_XX, sm_XXa or sm_XXf")
+            .c_str());
+  return *target;
 }
 
 /// A fatal error in LLVM or MLIR ends the process: exit(1), or abort() for
@@ -120,33 +130,31 @@ NB_MODULE(_tile, m) {
         std::optional<ptx::Form> form = ptx::parseForm(opcode, error);
         if (!form)
           throw nb::value_error(error.c_str());
-        if (target) {
-          std::optional<ptx::Target> parsed = ptx::Target::parse(*target);
-          if (!parsed)
-            throw nb::value_error(
-                ("unknown target '" + *target + "': expected sm_XX, sm_XXa or sm_XXf")
-                    .c_str());
-          if (!ptx::isAvailableOn(*form, *parsed, error))
-            throw nb::value_error(error.c_str());
-        }
+        if (target && !ptx::isAvailableOn(*form, parseTarget(*target), error))
+          throw nb::value_error(error.c_str());
         return formToDict(*form);
       },
       nb::arg("opcode"), nb::arg("target") = nb::none(),
       "Parses a PTX opcode; raises ValueError with the table's message.");
   m.def(
       "overloads",
-      [](const std::string &opcode) {
+      [](const std::string &opcode, std::optional<std::string> target) {
         std::string error;
         std::optional<ptx::Form> form = ptx::parseForm(opcode, error);
         if (!form)
           throw nb::value_error(error.c_str());
+        std::optional<ptx::Target> parsed;
+        if (target)
+          parsed = parseTarget(*target);
         nb::list result;
         for (const ptx::Form &overload : ptx::overloadsOf(*form))
-          result.append(formToDict(overload));
+          if (!parsed || ptx::isAvailableOn(overload, *parsed, error))
+            result.append(formToDict(overload));
         return result;
       },
-      nb::arg("opcode"),
-      "Every form a spelling names (mov also packs and unpacks with braces).");
+      nb::arg("opcode"), nb::arg("target") = nb::none(),
+      "Every form a spelling names (mov also packs and unpacks with braces), "
+      "only those that exist on `target` when given.");
   m.def("families", []() {
     nb::list result;
     for (llvm::StringRef family : ptx::families())

@@ -74,6 +74,15 @@ std::string typeError(const FamilyRecord &record, ArrayRef<StringRef> tokens,
 /// The first variant that takes `types`. A qualifier some variants are
 /// for (cvt's rs) limits the choice to those variants; `selector` returns
 /// their first, for its message.
+/// Whether `variant`'s type tuples include `types`.
+bool takesTypes(const VariantRecord &variant, ArrayRef<StringRef> types) {
+  if (variant.types.size() != types.size())
+    return false;
+  return llvm::all_of(llvm::zip(variant.types, types), [](auto pair) {
+    return llvm::is_contained(std::get<0>(pair), std::get<1>(pair));
+  });
+}
+
 const VariantRecord *selectVariant(const FamilyRecord &record,
                                    ArrayRef<StringRef> types,
                                    ArrayRef<StringRef> qualifiers,
@@ -89,12 +98,7 @@ const VariantRecord *selectVariant(const FamilyRecord &record,
     if (selector ? variant.whenToken != selector->whenToken
                  : !variant.whenToken.empty())
       continue;
-    if (variant.types.size() != types.size())
-      continue;
-    bool matches = true;
-    for (auto [alternatives, type] : llvm::zip(variant.types, types))
-      matches = matches && llvm::is_contained(alternatives, type);
-    if (matches)
+    if (takesTypes(variant, types))
       return &variant;
   }
   return nullptr;
@@ -183,6 +187,20 @@ bool violates(const RuleRecord &rule, ArrayRef<StringRef> tokens,
   return false;
 }
 
+/// Whether a Caveat rule describes the spelling: its first type is one of
+/// `types`, `token` is chosen and so is one of `allowed`, each when given.
+bool appliesAsCaveat(const RuleRecord &rule, ArrayRef<const SlotRecord *> slots,
+                     ArrayRef<StringRef> chosen, StringRef firstType) {
+  if (!rule.types.empty() && !llvm::is_contained(rule.types, firstType))
+    return false;
+  if (!rule.token.empty() && chosenOf(rule.token, slots, chosen).empty())
+    return false;
+  return rule.allowed.empty() ||
+         llvm::any_of(rule.allowed, [&](StringRef token) {
+           return llvm::is_contained(chosen, token);
+         });
+}
+
 Space spaceOf(StringRef token) {
   return llvm::StringSwitch<Space>(token)
       .Case("", Space::Generic)
@@ -266,10 +284,7 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   Form form;
   for (const RuleRecord &rule : variant.rules)
     if (rule.kind == RuleRecord::Caveat &&
-        !chosenOf(rule.token, slotRecords, chosen).empty() &&
-        llvm::any_of(rule.allowed, [&](StringRef token) {
-          return llvm::is_contained(chosen, token);
-        }))
+        appliesAsCaveat(rule, slotRecords, chosen, firstType))
       form.caveat = fill(rule.message, context, rule.token, {}, firstType);
   form.opcode = llvm::join(spelling, ".");
   form.family = (record.family.empty() ? record.name : record.family).str();
@@ -335,6 +350,8 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
       parseVariant(record, *variant, spelling, types, qualifiers, error);
   for (const VariantRecord *next = variant + 1;
        next != record.variants.end() && next->extendsPrevious; ++next) {
+    if (!takesTypes(*next, types))
+      continue;
     std::string ignored;
     std::optional<std::vector<Form>> more =
         parseVariant(record, *next, spelling, types, qualifiers, ignored);

@@ -863,6 +863,155 @@ std::string cvtPackTypeError(Tokens types) {
          llvm::join(types.drop_front(), ".") + "'";
 }
 
+//===-- min, max -----------------------------------------------------------===//
+
+// Measured with ptxas 13.0 (tools/ptxas_diff): .relu on s32 and s16x2 only,
+// xorsign and abs only together with two inputs, abs alone and no xorsign
+// with three (f32 only, sm_100 and PTX ISA 8.8), no ftz on bf16, no
+// qualifier on f64; qualifiers in any order.
+constexpr StringRef kMinIntTypes[] = {"u16", "u32", "u64",   "s16",
+                                      "s32", "s64", "u16x2", "s16x2"};
+constexpr StringRef kReluTypes[] = {"s32", "s16x2"};
+constexpr Tokens kMinIntTuple[] = {kMinIntTypes};
+constexpr SlotRecord kMinIntSlots[] = {{"relu", kRelu, false, kReluTypes}};
+constexpr FloorRecord kMinIntFloors[] = {{90, 80, kSimd16},
+                                         {90, 80, {}, "relu"}};
+constexpr VariantRecord kMinInt = {kMinIntTuple, kMinIntSlots, {},
+                                   kMinIntFloors, kBinarySignature};
+
+constexpr StringRef kMinFloatTypes[] = {"f32",   "f64",  "f16",
+                                        "f16x2", "bf16", "bf16x2"};
+constexpr StringRef kNotF64[] = {"f32", "f16", "f16x2", "bf16", "bf16x2"};
+constexpr StringRef kMinFtzTypes[] = {"f32", "f16", "f16x2"};
+constexpr StringRef kHalfAndBf16[] = {"f16", "f16x2", "bf16", "bf16x2"};
+constexpr StringRef kNaN[] = {"NaN"};
+constexpr StringRef kXorsign[] = {"xorsign"};
+constexpr StringRef kAbsToken[] = {"abs"};
+constexpr Tokens kMinFloatTuple[] = {kMinFloatTypes};
+constexpr SlotRecord kMinFloatSlots[] = {
+    {"ftz", kFtz, false, kMinFtzTypes},
+    {"NaN", kNaN, false, kNotF64},
+    {"xorsign", kXorsign, false, kNotF64},
+    {"abs", kAbsToken, false, kNotF64}};
+constexpr RuleRecord kMinFloatRules[] = {
+    {RuleRecord::Requires, "xorsign", "abs", 0,
+     "'xorsign' needs 'abs' in {ctx}: the qualifier is xorsign.abs"},
+    {RuleRecord::Requires, "abs", "xorsign", 0,
+     "'abs' needs 'xorsign' in {ctx}: two inputs take xorsign.abs; abs "
+     "alone is min/max.abs.f32 of three inputs"}};
+constexpr FloorRecord kMinFloatFloors[] = {
+    {80, 70, kHalfAndBf16}, {80, 70, {}, "NaN"}, {86, 72, {}, "xorsign"}};
+constexpr VariantRecord kMinFloat = {kMinFloatTuple, kMinFloatSlots,
+                                     kMinFloatRules, kMinFloatFloors,
+                                     kBinarySignature};
+
+constexpr Tokens kF32Tuple[] = {kF32};
+constexpr SlotRecord kMin3Slots[] = {{"ftz", kFtz}, {"NaN", kNaN},
+                                     {"abs", kAbsToken}};
+constexpr FloorRecord kMin3Floors[] = {{100, 88}};
+constexpr OperandRecord kTernary[] = {{"dst", Role::Dst},
+                                      {"a", Role::Src},
+                                      {"b", Role::Src},
+                                      {"c", Role::Src}};
+constexpr Signature kTernarySignature[] = {kTernary};
+constexpr VariantRecord kMin3 = {.types = kF32Tuple,
+                                 .slots = kMin3Slots,
+                                 .floors = kMin3Floors,
+                                 .signatures = kTernarySignature,
+                                 .extendsPrevious = true};
+constexpr VariantRecord kMinVariants[] = {kMinInt, kMinFloat, kMin3};
+
+//===-- and, or, xor, not, cnot, shl, shr -----------------------------------===//
+
+// .pred waits for predicate registers as data.
+constexpr StringRef kLogicTypes[] = {"b16", "b32", "b64"};
+constexpr Tokens kLogicTuple[] = {kLogicTypes};
+constexpr VariantRecord kLogic[] = {
+    {kLogicTuple, {}, {}, {}, kBinarySignature}};
+constexpr VariantRecord kNot[] = {{kLogicTuple, {}, {}, {}, kUnarySignature}};
+
+// The shift amount is a u32 whatever the type.
+constexpr StringRef kShrTypes[] = {"b16", "b32", "b64", "u16", "u32",
+                                   "u64", "s16", "s32", "s64"};
+constexpr Tokens kShrTuple[] = {kShrTypes};
+constexpr OperandRecord kShift[] = {
+    {"dst", Role::Dst}, {"a", Role::Src}, {.name = "b", .role = Role::Src, .fixedType = "u32"}};
+constexpr Signature kShiftSignature[] = {kShift};
+constexpr VariantRecord kShl[] = {{kLogicTuple, {}, {}, {}, kShiftSignature}};
+constexpr VariantRecord kShr[] = {{kShrTuple, {}, {}, {}, kShiftSignature}};
+
+//===-- popc, clz, brev, bfind, bfe, bfi, prmt, lop3 -------------------------===//
+
+constexpr StringRef kB32B64[] = {"b32", "b64"};
+constexpr Tokens kB32B64Tuple[] = {kB32B64};
+// The count is a u32 whatever the type.
+constexpr OperandRecord kCount[] = {
+    {.name = "dst", .role = Role::Dst, .fixedType = "u32"}, {"src", Role::Src}};
+constexpr Signature kCountSignature[] = {kCount};
+constexpr VariantRecord kCountBits[] = {
+    {kB32B64Tuple, {}, {}, {}, kCountSignature}};
+constexpr VariantRecord kBrev[] = {{kB32B64Tuple, {}, {}, {}, kUnarySignature}};
+
+constexpr StringRef kFieldTypes[] = {"u32", "u64", "s32", "s64"};
+constexpr Tokens kFieldTuple[] = {kFieldTypes};
+constexpr StringRef kShiftAmt[] = {"shiftamt"};
+constexpr SlotRecord kBfindSlots[] = {{"shiftamt", kShiftAmt}};
+constexpr VariantRecord kBfind[] = {
+    {kFieldTuple, kBfindSlots, {}, {}, kCountSignature}};
+
+// bfe d, a, pos, len and bfi f, a, b, pos, len: position and length are
+// u32 whatever the type.
+constexpr OperandRecord kBfe[] = {
+    {"dst", Role::Dst},
+    {"a", Role::Src},
+    {.name = "pos", .role = Role::Src, .fixedType = "u32"},
+    {.name = "len", .role = Role::Src, .fixedType = "u32"}};
+constexpr Signature kBfeSignature[] = {kBfe};
+// Measured on an H200 (tools/conformance): ptxas 13.0's 64-bit bfe and bfi
+// use the whole position and length, where the ISA takes their low 8 bits.
+constexpr StringRef kField64[] = {"u64", "s64", "b64"};
+constexpr RuleRecord kField64Rules[] = {
+    {.kind = RuleRecord::Caveat,
+     .message = "ptxas (CUDA 13.0) computes 64-bit {ctx} with the whole 32-bit "
+                "position and length (measured on an H200), where the PTX "
+                "ISA takes their low 8 bits: a position or length of 256 or "
+                "more differs",
+     .types = kField64}};
+constexpr VariantRecord kBfeVariants[] = {
+    {kFieldTuple, {}, kField64Rules, {}, kBfeSignature}};
+constexpr OperandRecord kBfi[] = {
+    {"dst", Role::Dst},
+    {"a", Role::Src},
+    {"b", Role::Src},
+    {.name = "pos", .role = Role::Src, .fixedType = "u32"},
+    {.name = "len", .role = Role::Src, .fixedType = "u32"}};
+constexpr Signature kBfiSignature[] = {kBfi};
+constexpr VariantRecord kBfiVariants[] = {
+    {kB32B64Tuple, {}, kField64Rules, {}, kBfiSignature}};
+
+constexpr StringRef kB32[] = {"b32"};
+constexpr Tokens kB32Tuple[] = {kB32};
+constexpr StringRef kPrmtModes[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+constexpr SlotRecord kPrmtSlots[] = {{"mode", kPrmtModes}};
+constexpr OperandRecord kPrmt[] = {
+    {"dst", Role::Dst}, {"a", Role::Src}, {"b", Role::Src}, {"selector", Role::Src}};
+constexpr Signature kPrmtSignature[] = {kPrmt};
+constexpr VariantRecord kPrmtVariants[] = {
+    {kB32Tuple, kPrmtSlots, {}, {}, kPrmtSignature}};
+
+// lop3.b32 d, a, b, c, immLut: the table of a function of three bits.
+// ptxas 13.0 also takes values past 255, which the ISA does not define.
+constexpr OperandRecord kLop3[] = {
+    {"dst", Role::Dst},
+    {"a", Role::Src},
+    {"b", Role::Src},
+    {"c", Role::Src},
+    {.name = "lut", .role = Role::Imm, .fixedType = "b32", .maxImmediate = 255}};
+constexpr Signature kLop3Signature[] = {kLop3};
+constexpr FloorRecord kLop3Floors[] = {{50, 43}};
+constexpr VariantRecord kLop3Variants[] = {
+    {kB32Tuple, {}, {}, kLop3Floors, kLop3Signature}};
+
 //===-- The table ----------------------------------------------------------===//
 
 const FamilyRecord kRecords[] = {
@@ -871,6 +1020,7 @@ const FamilyRecord kRecords[] = {
     {.name = "mul", .variants = kMulVariants, .repeatable = kSatCc},
     {.name = "abs", .variants = kAbs},
     {.name = "neg", .variants = kNeg},
+    {.name = "fma", .variants = kFmaVariants},
     // Before cvt: a spelling is the first record whose name it begins with.
     {.name = "cvt.pack",
      .family = "cvt",
@@ -885,7 +1035,23 @@ const FamilyRecord kRecords[] = {
     {.name = "mov", .variants = kMov},
     {.name = "ld", .variants = kLoadVariants, .readsMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},
-    {.name = "fma", .variants = kFmaVariants},
+    {.name = "min", .variants = kMinVariants},
+    {.name = "max", .variants = kMinVariants},
+    {.name = "and", .variants = kLogic},
+    {.name = "or", .variants = kLogic},
+    {.name = "xor", .variants = kLogic},
+    {.name = "not", .variants = kNot},
+    {.name = "cnot", .variants = kNot},
+    {.name = "shl", .variants = kShl},
+    {.name = "shr", .variants = kShr},
+    {.name = "popc", .variants = kCountBits},
+    {.name = "clz", .variants = kCountBits},
+    {.name = "brev", .variants = kBrev},
+    {.name = "bfind", .variants = kBfind},
+    {.name = "bfe", .variants = kBfeVariants},
+    {.name = "bfi", .variants = kBfiVariants},
+    {.name = "prmt", .variants = kPrmtVariants},
+    {.name = "lop3", .variants = kLop3Variants},
     {.name = "cp.async",
      .variants = kCpAsyncVariants,
      .readsMemory = true,

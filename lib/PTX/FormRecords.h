@@ -66,9 +66,10 @@ struct RuleRecord {
     Absent,
     /// Escape hook: `holds(types, chosen)` says.
     Hook,
-    /// Not an error: when `token` and one of `allowed` are chosen, the form
-    /// keeps `message` as its caveat, a measured way in which ptxas or the
-    /// hardware departs from the ISA that the lowering warns about.
+    /// Not an error: when `token` and one of `allowed` are chosen (each
+    /// when given) and the first type is one of `types` (when given), the
+    /// form keeps `message` as its caveat, a measured way in which ptxas or
+    /// the hardware departs from the ISA that the lowering warns about.
     Caveat,
   };
   Kind kind;

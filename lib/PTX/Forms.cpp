@@ -77,11 +77,17 @@ using namespace mlir::tile::ptx::detail;
 
 namespace {
 
-constexpr StringRef kFamilies[] = {"add", "sub", "mul", "abs", "neg",
-                                   "fma", "cvt", "mov", "ld",  "st"};
-constexpr StringRef kTableFamilies[] = {"add", "sub", "mul", "abs",
-                                        "neg", "fma", "cvt", "mov",
-                                        "ld",  "st",  "cp.async", "mma"};
+/// The families of the records in table order, each once; only the lowered
+/// ones when `loweredOnly`.
+std::vector<StringRef> recordFamilies(bool loweredOnly) {
+  std::vector<StringRef> names;
+  for (const records::FamilyRecord &record : records::familyRecords()) {
+    StringRef name = record.family.empty() ? record.name : record.family;
+    if ((!loweredOnly || record.lowered) && !llvm::is_contained(names, name))
+      names.push_back(name);
+  }
+  return names;
+}
 
 } // namespace
 
@@ -122,12 +128,13 @@ std::vector<Form> mlir::tile::ptx::overloadsOf(const Form &primary) {
 }
 
 llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::families() {
-  return kFamilies;
+  static const std::vector<StringRef> lowered = recordFamilies(true);
+  return lowered;
 }
 
-
 llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::tableFamilies() {
-  return kTableFamilies;
+  static const std::vector<StringRef> all = recordFamilies(false);
+  return all;
 }
 
 llvm::StringRef Operand::floatCarrier() const {
@@ -253,7 +260,7 @@ std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
   if (!record) {
     error = "'" + tokens.front().str() + "' is not a PTX instruction family "
             "the form table knows: expected one of " +
-            joinTokens(kTableFamilies);
+            joinTokens(tableFamilies());
     return std::nullopt;
   }
   std::optional<std::vector<Form>> forms =

@@ -41,6 +41,9 @@ class Operand:
     """The values an immediate ("imm") operand may take; when empty, every
     value from 0 to max_immediate."""
     max_immediate: int = 0
+    read_at: int = 0
+    """An rw operand stands at the destination's position and again at this
+    one of the PTX operand list, where it is read (fma d, a, b, d: 3)."""
     sized_by: str = ""
     """For a memory operand sized by an immediate (cp.async), its name."""
 
@@ -81,12 +84,17 @@ def _form(raw) -> Form:
 
 
 def overloads(opcode: str, target: Optional[str] = None) -> Tuple[Form, ...]:
-    """Every form ``opcode`` names: the one ``parse`` returns first, then for
-    mov.b32/b64/b128 the forms that pack registers into one, or unpack one,
-    with braces (``mov.b64 d, {a, b}``). An instruction's operand register
-    counts decide which one it is."""
+    """Every form ``opcode`` names: the one ``parse`` returns first, then its
+    other operand signatures: for mov.b32/b64/b128 the forms that pack
+    registers into one, or unpack one, with braces (``mov.b64 d, {a, b}``),
+    fma's tied accumulator, min.f32's three inputs. An instruction's
+    operands decide which one it is. With ``target``, only the forms that
+    exist there (min.f32 has three inputs from sm_100 on)."""
     parse(opcode, target)  # the same errors and target check
-    return tuple(_form(raw) for raw in _tile.overloads(opcode))
+    try:
+        return tuple(_form(raw) for raw in _tile.overloads(opcode, target))
+    except ValueError as error:
+        raise PTXFormError(str(error)) from None
 
 
 def families() -> Tuple[str, ...]:

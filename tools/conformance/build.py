@@ -46,7 +46,32 @@ def staging(op, space, family):
     return f"{family}.{space}{vec}.b{op.bits}"
 
 
-def kernel(index, form):
+# lop3's tables: every single minterm (which fixes the bit order of a, b and
+# c), their complements, the constants and common functions (majority 0xE8,
+# three-way xor 0x96, select 0xCA, and each input alone).
+LOP3_TABLES = sorted({1 << k for k in range(8)} | {0xFF ^ (1 << k) for k in range(8)} |
+                     {0x00, 0xFF, 0xE8, 0x96, 0xCA, 0xF0, 0xCC, 0xAA})
+
+
+def immediate_values(op):
+    """The values an immediate operand is run with: all of a short list,
+    else LOP3_TABLES (lop3's 0 to 255)."""
+    return list(op.immediates) if op.immediates else [v for v in LOP3_TABLES if v <= op.max_immediate]
+
+
+def instances(forms):
+    """(form, {operand index: immediate}) for every form, one per value of
+    its immediate."""
+    for form in forms:
+        imm = next((i for i, op in enumerate(form.operands) if op.role == "imm"), None)
+        if imm is None:
+            yield form, {}
+            continue
+        for value in immediate_values(form.operands[imm]):
+            yield form, {imm: value}
+
+
+def kernel(index, form, immediates):
     args, body, operands, after = [], [], [], []
     workgroup = []
     body.append("%bid = gpu.block_id x")
@@ -62,9 +87,12 @@ def kernel(index, form):
         return view
 
     for i, op in enumerate(form.operands):
-        if op.space == "reg":
+        if op.role == "imm":
+            body.append(f"%imm{i} = arith.constant {immediates[i]} : i32")
+            operands.append((f"%imm{i}", "i32"))
+        elif op.space == "reg":
             body.append(f"%r{i} = memref.alloca() : {tile(op)}")
-            if op.role == "src":
+            if op.role in ("src", "rw"):
                 args.append(f"%in{i}: {memref(op, '1')}")
                 view = thread_slice(f"in{i}", op, "1")
                 body.append(f'tile.apply "{move("ld", op)}"(%r{i}, {view}) : {tile(op)}, {slice_type(op, "1")}')
@@ -104,7 +132,7 @@ def kernel(index, form):
     body.append(f'tile.apply "{form.opcode}"({names}) : {types}')
     body.extend(after)
     for i, op in enumerate(form.operands):
-        if op.space == "reg" and op.role == "dst":
+        if op.space == "reg" and op.role in ("dst", "rw"):
             args.append(f"%out{i}: {memref(op, '1')}")
             view = thread_slice(f"out{i}", op, "1")
             body.append(f'tile.apply "{move("st", op)}"({view}, %r{i}) : {slice_type(op, "1")}, {tile(op)}')
@@ -117,8 +145,8 @@ def kernel(index, form):
 
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
-    selected = selected_forms(TARGET)
-    kernels = "\n".join(kernel(i, f) for i, f in enumerate(selected))
+    selected = list(instances(selected_forms(TARGET)))
+    kernels = "\n".join(kernel(i, f, imm) for i, (f, imm) in enumerate(selected))
     module = (f'module attributes {{gpu.container_module}} {{\n'
               f'  gpu.module @conformance [#nvvm.target<chip = "{TARGET}">] {{\n{kernels}\n  }}\n}}\n')
     text = tile_mlir.compile_module(module, chip=TARGET)["conformance"].decode()
@@ -130,8 +158,10 @@ def main(out_dir):
         "mlir": module,
         "kernels": [{"name": f"k{i}", "opcode": f.opcode, "family": f.family,
                      "operands": [{"name": op.name, "role": op.role, "space": op.space, "type": op.type,
-                                   "bits": op.bits, "count": op.count} for op in f.operands]}
-                    for i, f in enumerate(selected)],
+                                   "bits": op.bits, "count": op.count, "read_at": op.read_at}
+                                  for op in f.operands],
+                     "immediates": {str(k): v for k, v in imm.items()}}
+                    for i, (f, imm) in enumerate(selected)],
     }
     with open(os.path.join(out_dir, "bundle.json"), "w") as f:
         json.dump(bundle, f)

@@ -17,6 +17,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from reference_bits import BIT_FAMILIES, bit_reference, int_minmax
+
 
 class NotCovered(Exception):
     pass
@@ -417,6 +419,31 @@ def unary(family, ty, quals, bits):
     return encode(value, ty)
 
 
+def float_minmax(family, kind, quals, a_bits, b_bits):
+    """min/max: a NaN input loses to a number (both NaN: NaN), unless .NaN,
+    where any NaN input gives NaN; -0 is below +0; .ftz flushes subnormal
+    inputs; .xorsign.abs takes the smaller (larger) magnitude with the XOR
+    of the input signs, unless the result is NaN."""
+    a, b = decode(a_bits, kind), decode(b_bits, kind)
+    if "ftz" in quals:
+        a, b = flush(a, kind), flush(b, kind)
+    sign = np.signbit(a) ^ np.signbit(b)
+    if "xorsign" in quals:
+        a, b = np.abs(a), np.abs(b)
+    first = a < b if family == "min" else a > b
+    # Equal values: the zero of the right sign, else either.
+    zeros = (a == 0) & (b == 0)
+    tie = np.where(np.signbit(a) if family == "min" else ~np.signbit(a), a, b)
+    out = np.where(first, a, np.where(a == b, np.where(zeros, tie, a), b))
+    a_nan, b_nan = np.isnan(a), np.isnan(b)
+    out = np.where(a_nan & ~b_nan, b, np.where(b_nan & ~a_nan, a, out))
+    if "NaN" in quals:
+        out = np.where(a_nan | b_nan, np.nan, out)
+    if "xorsign" in quals:
+        out = np.where(np.isnan(out), out, np.where(sign, -np.abs(out), np.abs(out)))
+    return encode(out, kind)
+
+
 # -- conversions ----------------------------------------------------------------
 
 def convert_value(values, dst, quals, source_kind=None):
@@ -561,6 +588,15 @@ def reference(form, srcs):
         return unary(family, types[0], quals, srcs[0])
     if family == "fma" and len(srcs) == 3:
         return fma(types[0], quals, *srcs)
+    if family in BIT_FAMILIES:
+        return bit_reference(family, types[0], quals, srcs, getattr(form, "immediates", {}))
+    if family in ("min", "max") and len(srcs) == 2:
+        ty = types[0]
+        if ty in INT_TYPES or ty in ("u16x2", "s16x2"):
+            return int_minmax(family, ty, quals, *srcs)
+        if ty in LANES:
+            return lanewise(lambda k, x, y: float_minmax(family, k, quals, x, y).astype(np.uint64), ty, *srcs)
+        return float_minmax(family, ty, quals, *srcs)
     if family == "cvt":
         return cvt(tokens, srcs)
     raise NotCovered(form.opcode)

@@ -80,6 +80,18 @@ def make_input(rng, op, n, partner=None):
     return out.astype(dtype)
 
 
+# Operands that count bits (shift amounts, bit-field positions and lengths):
+# most of their values are near the width, where the instructions clamp.
+BIT_COUNTS = {("shl", "b"), ("shr", "b"), ("bfe", "pos"), ("bfe", "len"), ("bfi", "pos"), ("bfi", "len")}
+
+
+def bit_counts(rng, n):
+    """Small counts around 0..64 and their 8-bit wrap, some random."""
+    small = rng.integers(0, 72, n, dtype=np.uint64)
+    small = np.where(rng.random(n) < 0.1, small + np.uint64(256), small)
+    return np.where(rng.random(n) < 0.85, small, rng.integers(0, 1 << 32, n, dtype=np.uint64)).astype(np.uint32)
+
+
 def compare(report, entry, inputs, outputs, expected):
     """Compares one form's outputs with the reference, bit for bit (any NaN
     matches a NaN), and records the verdict in `report`."""
@@ -161,7 +173,8 @@ def main():
     start = time.time()
     for index, entry in enumerate(bundle["kernels"]):
         form = SimpleNamespace(opcode=entry["opcode"], family=entry["family"],
-                               operands=[SimpleNamespace(**op) for op in entry["operands"]])
+                               operands=[SimpleNamespace(**op) for op in entry["operands"]],
+                               immediates={int(k): v for k, v in entry.get("immediates", {}).items()})
         rng = np.random.default_rng(index)
         inputs, outputs, arrays = {}, {}, []
         previous = None
@@ -170,33 +183,38 @@ def main():
                 op = {**op, "bits": 64, "count": op["count"] * 2}
             shape = (threads, repeats, op["count"])
             dtype = R.UINT[max(op["bits"], 8)]
-            if op["space"] == "reg" and op["role"] == "src":
+            if op["role"] == "imm":
+                continue
+            if (entry["family"], op["name"]) in BIT_COUNTS:
+                inputs[i] = bit_counts(rng, int(np.prod(shape))).reshape(shape)
+            elif op["space"] == "reg" and op["role"] in ("src", "rw"):
                 values = make_input(rng, op, int(np.prod(shape)), previous).reshape(shape)
                 previous = values.reshape(-1)
                 inputs[i] = values
-                arrays.append(values)
-            elif op["space"] == "reg":
-                outputs[i] = np.full(shape, 0xA5, dtype=dtype)
-                arrays.append(outputs[i])
             elif op["role"] == "src":  # memory read by ld
                 inputs[i] = make_input(rng, op, int(np.prod(shape))).reshape(shape)
-                arrays.append(inputs[i])
-            else:  # memory written by st
+            if op["role"] in ("dst", "rw"):
                 outputs[i] = np.full(shape, 0xA5, dtype=dtype)
-                arrays.append(outputs[i])
-        # build.py emits parameters in operand order, with register destinations last
-        order = ([i for i, op in enumerate(entry["operands"]) if not (op["space"] == "reg" and op["role"] == "dst")]
-                 + [i for i, op in enumerate(entry["operands"]) if op["space"] == "reg" and op["role"] == "dst"])
-        by_index = {**inputs, **outputs}
+        # build.py emits parameters in operand order (register sources, rw
+        # registers and memory), then the register destinations and rw
+        # registers again, for their results.
+        register_out = [i for i, op in enumerate(entry["operands"])
+                        if op["space"] == "reg" and op["role"] in ("dst", "rw")]
+        arrays = ([inputs.get(i, outputs.get(i)) for i, op in enumerate(entry["operands"])
+                   if op["role"] != "imm" and not (op["space"] == "reg" and op["role"] == "dst")]
+                  + [outputs[i] for i in register_out])
         try:
             if form.family in ("ld", "st", "mov"):
                 # Moves keep the bytes; a mov that packs or unpacks registers
                 # concatenates them, the first register lowest (little endian).
                 src = next(i for i in inputs)
-                expected = {i: by_index[src].reshape(-1).view(outputs[i].dtype).reshape(outputs[i].shape)
+                expected = {i: inputs[src].reshape(-1).view(outputs[i].dtype).reshape(outputs[i].shape)
                             for i in outputs}
             else:
-                srcs = [inputs[i].reshape(-1) for i in sorted(inputs)]
+                # In PTX's order: an rw register is read where read_at says.
+                reads = sorted((op["read_at"] if op["role"] == "rw" else i, i)
+                               for i, op in enumerate(entry["operands"]) if i in inputs)
+                srcs = [inputs[i].reshape(-1) for _, i in reads]
                 want = R.reference(form, srcs)
                 dst = next(i for i in outputs)
                 expected = {dst: np.asarray(want).reshape(outputs[dst].shape).astype(outputs[dst].dtype)}
@@ -211,19 +229,19 @@ def main():
             continue
         if args.interpret:
             try:
-                interpreted.run(entry["name"], [by_index[i] for i in order])
+                interpreted.run(entry["name"], arrays)
             except interpreted.not_covered as why:
                 report["not_covered"].append({"opcode": entry["opcode"], "why": f"interpreter: {why}"})
                 continue
             report["forms"] += 1
             compare(report, entry, inputs, outputs, expected)
             continue
-        params = [runtime.Param(f"p{i}", by_index[i].shape, str(by_index[i].dtype)) for i in order]
+        params = [runtime.Param(f"p{i}", a.shape, str(a.dtype)) for i, a in enumerate(arrays)]
         kernel = runtime.Kernel(entry["name"], "", image, bundle["target"], params,
                                 (bundle["grid"], 1, 1), (bundle["block"], 1, 1))
         kernel._module = module
         try:
-            kernel(*[by_index[i] for i in order])
+            kernel(*arrays)
         except runtime.CudaError as error:
             # A fault poisons the context: report the form and stop.
             report["fault"] = {"opcode": entry["opcode"], "error": str(error)}

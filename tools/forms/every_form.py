@@ -47,10 +47,14 @@ def kernel(index, form):
     not support one of its operands (reported by the caller)."""
     args, attributions, body, operands = [], [], [], []
     for i, op in enumerate(form.operands):
-        if op.space == "reg":
+        if op.role == "imm":
+            value = (op.immediates or (op.max_immediate,))[0]
+            body.append(f"%imm{i} = arith.constant {value} : i32")
+            operands.append((f"%imm{i}", "i32"))
+        elif op.space == "reg":
             tile = memref(op, "5")
             body.append(f"%t{i} = memref.alloca() : {tile}")
-            if op.role == "src":
+            if op.role in ("src", "rw"):
                 args.append(f"%in{i}: {memref(op, '1')}")
                 body.append(f'tile.apply "{move("ld", op)}"(%t{i}, %in{i}) : {tile}, {memref(op, "1")}')
             operands.append((f"%t{i}", tile))
@@ -72,7 +76,7 @@ def kernel(index, form):
     types = ", ".join(ty for _, ty in operands)
     body.append(f'tile.apply "{form.opcode}"({names}) : {types}')
     for i, op in enumerate(form.operands):
-        if op.space == "reg" and op.role == "dst":
+        if op.space == "reg" and op.role in ("dst", "rw"):
             args.append(f"%out{i}: {memref(op, '1')}")
             body.append(f'tile.apply "{move("st", op)}"(%out{i}, %t{i}) : {memref(op, "1")}, {memref(op, "5")}')
     workgroup = f" workgroup({', '.join(attributions)})" if attributions else ""

@@ -35,10 +35,7 @@ def selected_forms(target):
                 seen[key] = seen.get(key, 0) + 1
                 if seen[key] > PER_MEMORY_CLASS:
                     continue
-            # A signature the asm emitter does not bind yet (an accumulator
-            # tied to the result, an immediate) is not lowered.
-            forms.extend(form for form in ptx.overloads(spelling, target=target)
-                         if all(op.role in ("dst", "src") for op in form.operands))
+            forms.extend(ptx.overloads(spelling, target=target))
     return forms
 
 

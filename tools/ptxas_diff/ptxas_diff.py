@@ -130,9 +130,43 @@ def ldst_spellings():
             yield ".".join(t for t in [family] + parts if t)
 
 
+def minmax_spellings():
+    """PTX ISA 9.0, min/max: min{.relu}.{u16,u32,u64,s16,s32,s64,u16x2,s16x2},
+    min{.ftz}{.NaN}{.xorsign.abs}.{f32,f16,f16x2,bf16,bf16x2}, min.f64, and
+    three-input f32 forms; with qualifiers and types from neighbouring
+    instructions."""
+    types = ["u16", "u32", "u64", "s16", "s32", "s64", "u16x2", "s16x2", "f16", "f16x2", "bf16",
+             "bf16x2", "f32", "f64", "b32", "u8", "f32x2"]
+    pool = ["ftz", "NaN", "xorsign", "abs", "relu", "sat", "rn"]
+    for family in ("min", "max"):
+        for ty in types:
+            for n in range(4):
+                for quals in itertools.combinations(pool, n):
+                    yield ".".join((family,) + quals + (ty,))
+            yield f"{family}.{ty}.ftz"
+            yield f"{family}.abs.xorsign.{ty}"
+            yield f"{family}.nan.{ty}"
+
+
+def bit_spellings():
+    """PTX ISA 9.0, logic and shift instructions and the bit-field ones:
+    every type token of the integer and bit types on each, and each
+    family's qualifiers (bfind.shiftamt, prmt's modes) on every type."""
+    types = ["b8", "b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "pred", "f32"]
+    quals = [(), ("shiftamt",), ("f4e",), ("b4e",), ("rc8",), ("ecl",), ("ecr",), ("rc16",),
+             ("cc",), ("sat",), ("wide",)]
+    for family in ("and", "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfind",
+                   "bfe", "bfi", "prmt", "lop3"):
+        for ty in types:
+            for q in quals:
+                yield ".".join((family,) + q + (ty,))
+            yield f"{family}.{ty}.{'shiftamt' if family == 'bfind' else 'f4e'}"
+
+
 def spellings():
     seen = set()
-    for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings):
+    for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
+                minmax_spellings, bit_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -165,7 +199,7 @@ def natural_operands(spelling):
     for spellings the table rejects."""
     tokens = spelling.split(".")
     family = tokens[0]
-    types = [t for t in tokens[1:] if t in BITS]
+    types = [t for t in tokens[1:] if t in BITS or t == "pred"]
     vec = next((int(t[1:]) for t in tokens if re.fullmatch(r"v[248]", t)), 1)
     if not types:
         return [(32, 1, False)] * 3
@@ -187,14 +221,40 @@ def natural_operands(spelling):
         if dst in PACKED_FROM_F32 and src == "f32":
             return [(width[dst], 1, False), (32, 1, False), (32, 1, False)]
         return [(width[dst], 1, False), (width[src], 1, False)]
+    reg = (max(BITS.get(types[-1], 1), 16), 1, False)
+    if "pred" in tokens:
+        reg = (1, 1, False)
+    u32 = (32, 1, False)
+    if family in ("min", "max", "and", "or", "xor"):
+        return [reg] * 3
+    if family in ("not", "cnot", "brev"):
+        return [reg] * 2
+    if family in ("shl", "shr"):
+        return [reg, reg, u32]
+    if family in ("popc", "clz", "bfind"):
+        return [u32, reg]
+    if family == "bfe":
+        return [reg, reg, u32, u32]
+    if family == "bfi":
+        return [reg, reg, reg, u32, u32]
+    if family == "prmt":
+        return [u32] * 4
+    if family == "lop3":
+        return [reg] * 4 + [IMMEDIATE]
     bits = max(BITS[types[-1]], 16)
     if family == "ld":
         return [(bits, vec, False), (bits, vec, True)]
     return [(bits, vec, True), (bits, vec, False)]
 
 
+# An immediate operand, written as its first legal value (1 when any small
+# value is legal).
+IMMEDIATE = ("imm", 1, False)
+
+
 def table_operands(form):
-    return [(op.register_bits if op.space == "reg" else op.bits, op.count, op.space != "reg")
+    return [("imm", (op.immediates or (1,))[0], False) if op.role == "imm" else
+            (op.register_bits if op.space == "reg" else op.bits, op.count, op.space != "reg")
             for op in form.operands]
 
 
@@ -211,12 +271,15 @@ def explanation(spelling):
     return next((why for pattern, why in EXPLAINED if pattern.search(spelling)), None)
 
 
-REG = {8: "%b", 16: "%h", 32: "%r", 64: "%rd", 128: "%q"}
+REG = {1: "%p", 8: "%b", 16: "%h", 32: "%r", 64: "%rd", 128: "%q"}
 
 
 def render(spelling, operands):
     texts = []
     for i, (bits, count, memory) in enumerate(operands):
+        if bits == "imm":
+            texts.append(str(count))
+            continue
         if memory:
             texts.append("[%rd0]")
             continue
@@ -230,7 +293,7 @@ HEADER = """.version {version}
 .target {target}
 .address_size 64
 .visible .entry k() {{
-  .reg .b8 %b<40>; .reg .b16 %h<40>; .reg .b32 %r<40>; .reg .b64 %rd<40>; .reg .b128 %q<40>; .reg .pred %p<4>;
+  .reg .b8 %b<40>; .reg .b16 %h<40>; .reg .b32 %r<40>; .reg .b64 %rd<40>; .reg .b128 %q<40>; .reg .pred %p<40>;
 """
 
 

@@ -15,3 +15,12 @@ func.func @ftz_kept(%d: memref<2x1xi16, 5>, %s: memref<2x1xf32, 5>) {
   tile.apply "cvt.rn.ftz.f16.f32"(%d, %s) : memref<2x1xi16, 5>, memref<2x1xf32, 5>
   return
 }
+
+// -----
+
+// 64-bit bfe and bfi are ptxas's own: the form carries the measured caveat.
+func.func @bfe64_caveat(%r: memref<1x1xi64, 5>, %p: i32) {
+  // expected-warning @+1 {{ptxas (CUDA 13.0) computes 64-bit bfe with the whole 32-bit position and length (measured on an H200), where the PTX ISA takes their low 8 bits: a position or length of 256 or more differs}}
+  tile.apply "bfe.u64"(%r, %r, %p, %p) : memref<1x1xi64, 5>, memref<1x1xi64, 5>, i32, i32
+  return
+}

@@ -1,0 +1,71 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// min/max: xorsign and abs come together with two inputs (ptxas: "Modifier
+// '.xorsign' requires modifier '.abs'").
+func.func @xorsign_without_abs(%r: memref<1x1xf32, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'xorsign' needs 'abs' in min.f32: the qualifier is xorsign.abs}}
+  tile.apply "min.xorsign.f32"(%r, %r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>, memref<1x1xf32, 5>
+  return
+}
+
+// -----
+
+func.func @abs_alone_is_three_inputs(%r: memref<1x1xf16, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'abs' needs 'xorsign' in max.f16: two inputs take xorsign.abs; abs alone is min/max.abs.f32 of three inputs}}
+  tile.apply "max.abs.f16"(%r, %r, %r) : memref<1x1xf16, 5>, memref<1x1xf16, 5>, memref<1x1xf16, 5>
+  return
+}
+
+// -----
+
+func.func @relu_on_unsigned(%r: memref<1x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'relu' is not a qualifier of min.u32, which takes none}}
+  tile.apply "min.relu.u32"(%r, %r, %r) : memref<1x1xi32, 5>, memref<1x1xi32, 5>, memref<1x1xi32, 5>
+  return
+}
+
+// -----
+
+// min.f32 of three inputs exists from sm_100 on; its two-input form
+// everywhere. The operand count selects the signature, then its floor.
+module attributes {tile.target = "sm_90"} {
+  func.func @three_inputs_on_sm90(%r: memref<1x1xf32, 5>) {
+    tile.apply "min.f32"(%r, %r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>, memref<1x1xf32, 5>
+    // expected-error @+1 {{'tile.apply' op min.f32 requires sm_100 or newer and PTX ISA 8.8, but the target is sm_90}}
+    tile.apply "min.f32"(%r, %r, %r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>, memref<1x1xf32, 5>, memref<1x1xf32, 5>
+    return
+  }
+}
+
+// -----
+
+func.func @ftz_on_bf16(%r: memref<1x1xbf16, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'ftz' is not a qualifier of min.bf16: expected NaN, xorsign, abs}}
+  tile.apply "min.ftz.bf16"(%r, %r, %r) : memref<1x1xbf16, 5>, memref<1x1xbf16, 5>, memref<1x1xbf16, 5>
+  return
+}
+
+// -----
+
+// Shift amounts, bit positions and lengths are u32 whatever the type.
+func.func @shift_amount_is_u32(%r: memref<1x1xi64, 5>) {
+  // expected-error @+1 {{'tile.apply' op b: expected a 32-bit carrier for u32 (i32, ui32 or si32), got i64}}
+  tile.apply "shl.b64"(%r, %r, %r) : memref<1x1xi64, 5>, memref<1x1xi64, 5>, memref<1x1xi64, 5>
+  return
+}
+
+// -----
+
+func.func @popc_counts_into_u32(%d: memref<1x1xi64, 5>, %a: memref<1x1xi64, 5>) {
+  // expected-error @+1 {{'tile.apply' op dst: expected a 32-bit carrier for u32 (i32, ui32 or si32), got i64}}
+  tile.apply "popc.b64"(%d, %a) : memref<1x1xi64, 5>, memref<1x1xi64, 5>
+  return
+}
+
+// -----
+
+func.func @bit_ops_take_bit_types(%r: memref<1x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'u32' is not a type of and: expected one of b16, b32, b64}}
+  tile.apply "and.u32"(%r, %r, %r) : memref<1x1xi32, 5>, memref<1x1xi32, 5>, memref<1x1xi32, 5>
+  return
+}
