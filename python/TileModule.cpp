@@ -42,6 +42,7 @@ static nb::dict formToDict(const ptx::Form &form) {
     entry["immediates"] = immediates;
     entry["max_immediate"] = operand.maxImmediate;
     entry["read_at"] = operand.readAt;
+    entry["joined_by_bar"] = operand.joinedByBar;
     entry["sized_by"] = operand.sizedBy;
     operands.append(entry);
   }

@@ -240,6 +240,7 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   operand.immediates.assign(values.begin(), values.end());
   operand.maxImmediate = spec.maxImmediate;
   operand.readAt = spec.readAt;
+  operand.joinedByBar = spec.joinedByBar;
   operand.sizedBy = spec.sizedBy.str();
   operand.fusionBarrier = spec.fusionBarrier;
   return operand;

@@ -923,12 +923,15 @@ constexpr VariantRecord kMinVariants[] = {kMinInt, kMinFloat, kMin3};
 
 //===-- and, or, xor, not, cnot, shl, shr -----------------------------------===//
 
-// .pred waits for predicate registers as data.
-constexpr StringRef kLogicTypes[] = {"b16", "b32", "b64"};
+constexpr StringRef kLogicTypes[] = {"pred", "b16", "b32", "b64"};
+constexpr StringRef kBitTypes[] = {"b16", "b32", "b64"};
 constexpr Tokens kLogicTuple[] = {kLogicTypes};
+constexpr Tokens kBitTuple[] = {kBitTypes};
 constexpr VariantRecord kLogic[] = {
     {kLogicTuple, {}, {}, {}, kBinarySignature}};
 constexpr VariantRecord kNot[] = {{kLogicTuple, {}, {}, {}, kUnarySignature}};
+// ptxas 13.0 has no cnot.pred.
+constexpr VariantRecord kCnot[] = {{kBitTuple, {}, {}, {}, kUnarySignature}};
 
 // The shift amount is a u32 whatever the type.
 constexpr StringRef kShrTypes[] = {"b16", "b32", "b64", "u16", "u32",
@@ -937,7 +940,7 @@ constexpr Tokens kShrTuple[] = {kShrTypes};
 constexpr OperandRecord kShift[] = {
     {"dst", Role::Dst}, {"a", Role::Src}, {.name = "b", .role = Role::Src, .fixedType = "u32"}};
 constexpr Signature kShiftSignature[] = {kShift};
-constexpr VariantRecord kShl[] = {{kLogicTuple, {}, {}, {}, kShiftSignature}};
+constexpr VariantRecord kShl[] = {{kBitTuple, {}, {}, {}, kShiftSignature}};
 constexpr VariantRecord kShr[] = {{kShrTuple, {}, {}, {}, kShiftSignature}};
 
 //===-- popc, clz, brev, bfind, bfe, bfi, prmt, lop3 -------------------------===//
@@ -1012,6 +1015,121 @@ constexpr FloorRecord kLop3Floors[] = {{50, 43}};
 constexpr VariantRecord kLop3Variants[] = {
     {kB32Tuple, {}, {}, kLop3Floors, kLop3Signature}};
 
+//===-- setp, selp ---------------------------------------------------------===//
+
+// setp.CmpOp{.BoolOp}{.ftz}.type p[|q], a, b{, c}: measured with ptxas 13.0,
+// qualifiers in any order; bit types compare eq/ne only, unsigned ones also
+// lt..ge (unsigned) and lo/ls/hi/hs, signed ones eq..ge, floats the
+// ordered and unordered comparisons and num/nan; ftz on f32, f16 and
+// f16x2. A boolean operation adds the predicate c that it combines with.
+// p|q also writes the complement (q), or for f16x2 and bf16x2 the high
+// lanes' comparison (q) beside the low lanes' (p); ptxas takes no p|q for
+// f16 and bf16 ("Predicate output not allowed").
+constexpr StringRef kBitCompares[] = {"eq", "ne"};
+constexpr StringRef kUnsignedCompares[] = {"eq", "ne", "lt", "le", "gt", "ge",
+                                           "lo", "ls", "hi", "hs"};
+constexpr StringRef kSignedCompares[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+constexpr StringRef kFloatCompares[] = {"eq",  "ne",  "lt",  "le",  "gt",
+                                        "ge",  "equ", "neu", "ltu", "leu",
+                                        "gtu", "geu", "num", "nan"};
+constexpr StringRef kBoolOps[] = {"and", "or", "xor"};
+constexpr StringRef kUnsignedTypes[] = {"u16", "u32", "u64"};
+constexpr StringRef kSignedTypes[] = {"s16", "s32", "s64"};
+constexpr StringRef kScalarFloatTypes[] = {"f32", "f64"};
+constexpr StringRef kPackedFloatTypes[] = {"f16x2", "bf16x2"};
+constexpr StringRef kSetpFtzTypes[] = {"f32", "f16", "f16x2"};
+constexpr Tokens kUnsignedTuple[] = {kUnsignedTypes};
+constexpr Tokens kSignedTuple[] = {kSignedTypes};
+constexpr Tokens kScalarFloatTuple[] = {kScalarFloatTypes};
+constexpr Tokens kHalfFloatTuple[] = {kHalfOrBf16};
+constexpr Tokens kPackedFloatTuple[] = {kPackedFloatTypes};
+
+constexpr OperandRecord kSetp[] = {
+    {.name = "p", .role = Role::Dst, .fixedType = "pred"},
+    {"a", Role::Src},
+    {"b", Role::Src}};
+constexpr OperandRecord kSetpPair[] = {
+    {.name = "pq", .role = Role::Dst, .fixedType = "pred", .count = 2,
+     .joinedByBar = true},
+    {"a", Role::Src},
+    {"b", Role::Src}};
+constexpr OperandRecord kSetpCombined[] = {
+    {.name = "p", .role = Role::Dst, .fixedType = "pred"},
+    {"a", Role::Src},
+    {"b", Role::Src},
+    {.name = "c", .role = Role::Src, .fixedType = "pred"}};
+constexpr OperandRecord kSetpPairCombined[] = {
+    {.name = "pq", .role = Role::Dst, .fixedType = "pred", .count = 2,
+     .joinedByBar = true},
+    {"a", Role::Src},
+    {"b", Role::Src},
+    {.name = "c", .role = Role::Src, .fixedType = "pred"}};
+constexpr Signature kSetpSignatures[] = {kSetp, kSetpPair};
+constexpr Signature kSetpSingleSignatures[] = {kSetp};
+constexpr Signature kSetpPairSignatures[] = {kSetpPair};
+constexpr Signature kSetpCombinedSignatures[] = {kSetpCombined,
+                                                 kSetpPairCombined};
+constexpr Signature kSetpSingleCombinedSignatures[] = {kSetpCombined};
+constexpr Signature kSetpPairCombinedSignatures[] = {kSetpPairCombined};
+
+constexpr SlotRecord kSetpBitSlots[] = {{"comparison", kBitCompares, true}};
+constexpr SlotRecord kSetpBitBoolSlots[] = {
+    {"comparison", kBitCompares, true}, {"boolean operation", kBoolOps, true}};
+constexpr SlotRecord kSetpUnsignedSlots[] = {
+    {"comparison", kUnsignedCompares, true}};
+constexpr SlotRecord kSetpUnsignedBoolSlots[] = {
+    {"comparison", kUnsignedCompares, true},
+    {"boolean operation", kBoolOps, true}};
+constexpr SlotRecord kSetpSignedSlots[] = {{"comparison", kSignedCompares, true}};
+constexpr SlotRecord kSetpSignedBoolSlots[] = {
+    {"comparison", kSignedCompares, true}, {"boolean operation", kBoolOps, true}};
+constexpr SlotRecord kSetpFloatSlots[] = {
+    {"comparison", kFloatCompares, true}, {"ftz", kFtz, false, kSetpFtzTypes}};
+constexpr SlotRecord kSetpFloatBoolSlots[] = {
+    {"comparison", kFloatCompares, true},
+    {"boolean operation", kBoolOps, true},
+    {"ftz", kFtz, false, kSetpFtzTypes}};
+constexpr FloorRecord kSetpFloatFloors[] = {{53, 42, kHalf}, {90, 78, kBf16}};
+
+constexpr VariantRecord kSetpVariants[] = {
+    {kBitTuple, kSetpBitSlots, {}, {}, kSetpSignatures},
+    {.types = kBitTuple, .slots = kSetpBitBoolSlots,
+     .signatures = kSetpCombinedSignatures, .extendsPrevious = true},
+    {kUnsignedTuple, kSetpUnsignedSlots, {}, {}, kSetpSignatures},
+    {.types = kUnsignedTuple, .slots = kSetpUnsignedBoolSlots,
+     .signatures = kSetpCombinedSignatures, .extendsPrevious = true},
+    {kSignedTuple, kSetpSignedSlots, {}, {}, kSetpSignatures},
+    {.types = kSignedTuple, .slots = kSetpSignedBoolSlots,
+     .signatures = kSetpCombinedSignatures, .extendsPrevious = true},
+    {kScalarFloatTuple, kSetpFloatSlots, {}, kSetpFloatFloors,
+     kSetpSignatures},
+    {.types = kScalarFloatTuple, .slots = kSetpFloatBoolSlots,
+     .floors = kSetpFloatFloors, .signatures = kSetpCombinedSignatures,
+     .extendsPrevious = true},
+    {kHalfFloatTuple, kSetpFloatSlots, {}, kSetpFloatFloors,
+     kSetpSingleSignatures},
+    {.types = kHalfFloatTuple, .slots = kSetpFloatBoolSlots,
+     .floors = kSetpFloatFloors, .signatures = kSetpSingleCombinedSignatures,
+     .extendsPrevious = true},
+    {kPackedFloatTuple, kSetpFloatSlots, {}, kSetpFloatFloors,
+     kSetpPairSignatures},
+    {.types = kPackedFloatTuple, .slots = kSetpFloatBoolSlots,
+     .floors = kSetpFloatFloors, .signatures = kSetpPairCombinedSignatures,
+     .extendsPrevious = true}};
+
+// selp.type d, a, b, c: d = c ? a : b.
+constexpr StringRef kSelpTypes[] = {"b16", "b32", "b64", "u16", "u32", "u64",
+                                    "s16", "s32", "s64", "f32", "f64"};
+constexpr Tokens kSelpTuple[] = {kSelpTypes};
+constexpr OperandRecord kSelp[] = {
+    {"dst", Role::Dst},
+    {"a", Role::Src},
+    {"b", Role::Src},
+    {.name = "c", .role = Role::Src, .fixedType = "pred"}};
+constexpr Signature kSelpSignature[] = {kSelp};
+constexpr VariantRecord kSelpVariants[] = {
+    {kSelpTuple, {}, {}, {}, kSelpSignature}};
+
 //===-- The table ----------------------------------------------------------===//
 
 const FamilyRecord kRecords[] = {
@@ -1041,7 +1159,7 @@ const FamilyRecord kRecords[] = {
     {.name = "or", .variants = kLogic},
     {.name = "xor", .variants = kLogic},
     {.name = "not", .variants = kNot},
-    {.name = "cnot", .variants = kNot},
+    {.name = "cnot", .variants = kCnot},
     {.name = "shl", .variants = kShl},
     {.name = "shr", .variants = kShr},
     {.name = "popc", .variants = kCountBits},
@@ -1052,6 +1170,8 @@ const FamilyRecord kRecords[] = {
     {.name = "bfi", .variants = kBfiVariants},
     {.name = "prmt", .variants = kPrmtVariants},
     {.name = "lop3", .variants = kLop3Variants},
+    {.name = "setp", .variants = kSetpVariants},
+    {.name = "selp", .variants = kSelpVariants},
     {.name = "cp.async",
      .variants = kCpAsyncVariants,
      .readsMemory = true,

@@ -130,6 +130,8 @@ struct OperandRecord {
   unsigned maxImmediate = 0;
   /// See Operand::readAt.
   unsigned readAt = 0;
+  /// See Operand::joinedByBar.
+  bool joinedByBar = false;
 };
 
 /// Several operand signatures of one spelling; which one an instruction

@@ -46,6 +46,8 @@ inline constexpr TypeInfo kTypes[] = {
     // cvt.pack's destinations: no register has them.
     {"u4", 'u', 4},        {"s4", 's', 4},        {"u2", 'u', 2},
     {"s2", 's', 2},
+    // A predicate register (setp's destination, selp's selector).
+    {"pred", 'P', 1},
 };
 
 const TypeInfo *lookupType(StringRef name);

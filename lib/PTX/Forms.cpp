@@ -144,6 +144,8 @@ llvm::StringRef Operand::floatCarrier() const {
 }
 
 std::vector<std::string> Operand::carriers() const {
+  if (isPredicate())
+    return {"i1"};
   std::vector<std::string> result = {"i" + std::to_string(bits),
                                      "ui" + std::to_string(bits),
                                      "si" + std::to_string(bits)};

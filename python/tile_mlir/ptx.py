@@ -44,6 +44,8 @@ class Operand:
     read_at: int = 0
     """An rw operand stands at the destination's position and again at this
     one of the PTX operand list, where it is read (fma d, a, b, d: 3)."""
+    joined_by_bar: bool = False
+    """Its registers are written p|q (setp's pair), not {p, q}."""
     sized_by: str = ""
     """For a memory operand sized by an immediate (cp.async), its name."""
 

@@ -19,7 +19,8 @@ from tile_mlir import ptx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "forms"))
-from every_form import move  # noqa: E402
+import predicates  # noqa: E402
+from every_form import move, words  # noqa: E402
 from selection import selected_forms  # noqa: E402
 
 TARGET = "sm_90"
@@ -86,8 +87,21 @@ def kernel(index, form, immediates):
                     f": {memref(op, space)} to {slice_type(op, space)}")
         return view
 
+    if any(op.type == "pred" for op in form.operands):
+        body += predicates.SCALARS
     for i, op in enumerate(form.operands):
-        if op.role == "imm":
+        if op.type == "pred":
+            # Staged through 16-bit words (tools/forms/predicates.py).
+            w = words(op)
+            body.append(f"%r{i} = memref.alloca() : {predicates.predicate_tile(REPEATS, op.count)}")
+            if op.role in ("src", "rw"):
+                args.append(f"%in{i}: {memref(w, '1')}")
+                view = thread_slice(f"in{i}", w, "1")
+                body.append(f"%w{i} = memref.alloca() : {tile(w)}")
+                body.append(f'tile.apply "{move("ld", w)}"(%w{i}, {view}) : {tile(w)}, {slice_type(w, "1")}')
+                body += predicates.from_words(f"%r{i}", f"%w{i}", REPEATS, op.count)
+            operands.append((f"%r{i}", predicates.predicate_tile(REPEATS, op.count)))
+        elif op.role == "imm":
             body.append(f"%imm{i} = arith.constant {immediates[i]} : i32")
             operands.append((f"%imm{i}", "i32"))
         elif op.space == "reg":
@@ -133,9 +147,15 @@ def kernel(index, form, immediates):
     body.extend(after)
     for i, op in enumerate(form.operands):
         if op.space == "reg" and op.role in ("dst", "rw"):
-            args.append(f"%out{i}: {memref(op, '1')}")
-            view = thread_slice(f"out{i}", op, "1")
-            body.append(f'tile.apply "{move("st", op)}"({view}, %r{i}) : {slice_type(op, "1")}, {tile(op)}')
+            stored, value = op, f"%r{i}"
+            if op.type == "pred":
+                stored, value = words(op), f"%o{i}"
+                body.append(f"{value} = memref.alloca() : {tile(stored)}")
+                body += predicates.to_words(value, f"%r{i}", REPEATS, op.count)
+            args.append(f"%out{i}: {memref(stored, '1')}")
+            view = thread_slice(f"out{i}", stored, "1")
+            body.append(f'tile.apply "{move("st", stored)}"({view}, {value}) : {slice_type(stored, "1")}, '
+                        f'{tile(stored)}')
     lines = "\n      ".join(body)
     attribution = f" workgroup({', '.join(workgroup)})" if workgroup else ""
     return (f"    gpu.func @k{index}({', '.join(args)}){attribution} kernel attributes "

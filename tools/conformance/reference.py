@@ -444,6 +444,59 @@ def float_minmax(family, kind, quals, a_bits, b_bits):
     return encode(out, kind)
 
 
+# -- comparisons ------------------------------------------------------------------
+
+ORDERED = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+           "gt": np.greater, "ge": np.greater_equal}
+UNSIGNED_NAMES = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
+
+
+def compare_values(cmp, ty, quals, a_bits, b_bits):
+    """setp's comparison t of one lane: integers signed or unsigned by the
+    type (lo/ls/hi/hs unsigned); floats ordered (false on NaN), unordered
+    (the 'u' forms: true on NaN), num and nan."""
+    if ty in INT_TYPES or ty in ("u16", "s16"):
+        a = np.array(to_int(a_bits, ty if ty[0] == "s" else "u" + ty[1:]), dtype=object)
+        b = np.array(to_int(b_bits, ty if ty[0] == "s" else "u" + ty[1:]), dtype=object)
+        op = ORDERED[UNSIGNED_NAMES.get(cmp, cmp)]
+        return np.array([bool(op(x, y)) for x, y in zip(a, b)])
+    a, b = decode(a_bits, ty), decode(b_bits, ty)
+    if "ftz" in quals:
+        a, b = flush(a, ty), flush(b, ty)
+    unordered = np.isnan(a) | np.isnan(b)
+    if cmp == "num":
+        return ~unordered
+    if cmp == "nan":
+        return unordered
+    with np.errstate(invalid="ignore"):
+        if cmp in ORDERED:
+            return ORDERED[cmp](a, b) & ~unordered
+        return ORDERED[cmp[:-1]](a, b) | unordered
+
+
+def setp(form, types, quals, srcs):
+    """Predicates of setp: p = t BoolOp c, and with p|q q = !t BoolOp c, or
+    for a packed type the high lanes' comparison."""
+    ty = types[0]
+    cmp = next(q for q in quals if q in ORDERED or q in UNSIGNED_NAMES or q in
+               ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"))
+    bool_op = next((q for q in quals if q in ("and", "or", "xor")), None)
+    combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+    c = np.asarray(srcs[2]).astype(bool) if bool_op else None
+    if ty in LANES:
+        kind, lane_bits, lanes = LANES[ty]
+        parts = [compare_values(cmp, kind, quals, x, y)
+                 for x, y in zip(split_lanes(srcs[0], lane_bits, lanes), split_lanes(srcs[1], lane_bits, lanes))]
+        if bool_op:
+            parts = [combine[bool_op](t, c) for t in parts]
+        return np.stack(parts, axis=-1).reshape(-1).astype(np.uint16)
+    t = compare_values(cmp, ty, quals, srcs[0], srcs[1])
+    p, q = (t, ~t) if not bool_op else (combine[bool_op](t, c), combine[bool_op](~t, c))
+    if form.operands[0].count == 2:
+        return np.stack([p, q], axis=-1).reshape(-1).astype(np.uint16)
+    return p.astype(np.uint16)
+
+
 # -- conversions ----------------------------------------------------------------
 
 def convert_value(values, dst, quals, source_kind=None):
@@ -567,7 +620,7 @@ def reference(form, srcs):
     """Expected destination bits of one form applied to source register bits."""
     tokens = form.opcode.split(".")
     family = form.family
-    types = [t for t in tokens[1:] if t in FORMATS or t in LANES or t in INT_TYPES or t == "tf32"]
+    types = [t for t in tokens[1:] if t in FORMATS or t in LANES or t in INT_TYPES or t in ("tf32", "pred")]
     quals = set(tokens[1:]) - set(types)
     if family == "mov":
         return srcs[0]
@@ -588,6 +641,10 @@ def reference(form, srcs):
         return unary(family, types[0], quals, srcs[0])
     if family == "fma" and len(srcs) == 3:
         return fma(types[0], quals, *srcs)
+    if family == "setp":
+        return setp(form, types, quals, srcs)
+    if family == "selp":
+        return np.where(np.asarray(srcs[2]).astype(bool), srcs[0], srcs[1])
     if family in BIT_FAMILIES:
         return bit_reference(family, types[0], quals, srcs, getattr(form, "immediates", {}))
     if family in ("min", "max") and len(srcs) == 2:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+UINT = {1: np.uint16, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 BIT_FAMILIES = {"and", "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfind",
                 "bfe", "bfi", "prmt", "lop3"}
@@ -129,8 +129,9 @@ def _lop3(lut, a, b, c):
 
 
 def bit_reference(family, ty, quals, srcs, immediates):
-    """Destination bits of a logic, shift or bit-field instruction."""
-    width = int(ty[1:])
+    """Destination bits of a logic, shift or bit-field instruction; a
+    predicate (.pred) is a 1-bit value."""
+    width = 1 if ty == "pred" else int(ty[1:])
     args = [_ints(s) for s in srcs]
     if family in ("and", "or", "xor"):
         op = {"and": int.__and__, "or": int.__or__, "xor": int.__xor__}[family]

@@ -92,6 +92,12 @@ def bit_counts(rng, n):
     return np.where(rng.random(n) < 0.85, small, rng.integers(0, 1 << 32, n, dtype=np.uint64)).astype(np.uint32)
 
 
+def predicate_words(rng, n):
+    """Staged predicates: mostly 0 and 1, some other nonzero words (true)."""
+    words = rng.integers(0, 2, n, dtype=np.uint16)
+    return np.where(rng.random(n) < 0.1, rng.integers(2, 1 << 16, n, dtype=np.uint16), words).astype(np.uint16)
+
+
 def compare(report, entry, inputs, outputs, expected):
     """Compares one form's outputs with the reference, bit for bit (any NaN
     matches a NaN), and records the verdict in `report`."""
@@ -181,12 +187,16 @@ def main():
         for i, op in enumerate(entry["operands"]):
             if op["bits"] == 128:  # numpy has no 128-bit integers: two 64-bit halves
                 op = {**op, "bits": 64, "count": op["count"] * 2}
+            if op["type"] == "pred":  # staged as 16-bit words: nonzero is true
+                op = {**op, "bits": 16}
             shape = (threads, repeats, op["count"])
             dtype = R.UINT[max(op["bits"], 8)]
             if op["role"] == "imm":
                 continue
             if (entry["family"], op["name"]) in BIT_COUNTS:
                 inputs[i] = bit_counts(rng, int(np.prod(shape))).reshape(shape)
+            elif op["type"] == "pred" and op["role"] in ("src", "rw"):
+                inputs[i] = predicate_words(rng, int(np.prod(shape))).reshape(shape)
             elif op["space"] == "reg" and op["role"] in ("src", "rw"):
                 values = make_input(rng, op, int(np.prod(shape)), previous).reshape(shape)
                 previous = values.reshape(-1)
@@ -214,7 +224,8 @@ def main():
                 # In PTX's order: an rw register is read where read_at says.
                 reads = sorted((op["read_at"] if op["role"] == "rw" else i, i)
                                for i, op in enumerate(entry["operands"]) if i in inputs)
-                srcs = [inputs[i].reshape(-1) for _, i in reads]
+                srcs = [inputs[i].reshape(-1) != 0 if entry["operands"][i]["type"] == "pred"
+                        else inputs[i].reshape(-1) for _, i in reads]
                 want = R.reference(form, srcs)
                 dst = next(i for i in outputs)
                 expected = {dst: np.asarray(want).reshape(outputs[dst].shape).astype(outputs[dst].dtype)}

@@ -18,10 +18,12 @@ import re
 import subprocess
 import sys
 import tempfile
+from types import SimpleNamespace
 
 from tile_mlir import compile_module
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import predicates  # noqa: E402
 import selection  # noqa: E402
 
 REPEATS = 2
@@ -42,12 +44,35 @@ def move(family, op):
     return f"{family}.global{vec}.b{op.bits}"
 
 
+def words(op):
+    """The 16-bit words a predicate operand is staged in."""
+    return SimpleNamespace(bits=16, count=op.count)
+
+
 def kernel(index, form):
     """MLIR text of one kernel applying `form`, or None if the lowering does
     not support one of its operands (reported by the caller)."""
-    args, attributions, body, operands = [], [], [], []
+    args, attributions, body, operands, after = [], [], [], [], []
+    if any(op.type == "pred" for op in form.operands):
+        body += predicates.SCALARS
     for i, op in enumerate(form.operands):
-        if op.role == "imm":
+        if op.type == "pred":
+            tile, word = predicates.predicate_tile(REPEATS, op.count), memref(words(op), "5")
+            body.append(f"%t{i} = memref.alloca() : {tile}")
+            if op.role in ("src", "rw"):
+                args.append(f"%in{i}: {memref(words(op), '1')}")
+                body.append(f"%w{i} = memref.alloca() : {word}")
+                body.append(f'tile.apply "{move("ld", words(op))}"(%w{i}, %in{i}) : {word}, '
+                            f'{memref(words(op), "1")}')
+                body += predicates.from_words(f"%t{i}", f"%w{i}", REPEATS, op.count)
+            if op.role in ("dst", "rw"):
+                args_out = f"%out{i}: {memref(words(op), '1')}"
+                after.append((args_out, [f"%o{i} = memref.alloca() : {word}"]
+                              + predicates.to_words(f"%o{i}", f"%t{i}", REPEATS, op.count)
+                              + [f'tile.apply "{move("st", words(op))}"(%out{i}, %o{i}) : '
+                                 f'{memref(words(op), "1")}, {word}']))
+            operands.append((f"%t{i}", tile))
+        elif op.role == "imm":
             value = (op.immediates or (op.max_immediate,))[0]
             body.append(f"%imm{i} = arith.constant {value} : i32")
             operands.append((f"%imm{i}", "i32"))
@@ -75,8 +100,11 @@ def kernel(index, form):
     names = ", ".join(name for name, _ in operands)
     types = ", ".join(ty for _, ty in operands)
     body.append(f'tile.apply "{form.opcode}"({names}) : {types}')
+    for arg, lines in after:
+        args.append(arg)
+        body += lines
     for i, op in enumerate(form.operands):
-        if op.space == "reg" and op.role in ("dst", "rw"):
+        if op.type != "pred" and op.space == "reg" and op.role in ("dst", "rw"):
             args.append(f"%out{i}: {memref(op, '1')}")
             body.append(f'tile.apply "{move("st", op)}"(%out{i}, %t{i}) : {memref(op, "1")}, {memref(op, "5")}')
     workgroup = f" workgroup({', '.join(attributions)})" if attributions else ""

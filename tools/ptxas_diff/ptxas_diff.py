@@ -163,10 +163,33 @@ def bit_spellings():
             yield f"{family}.{ty}.{'shiftamt' if family == 'bfind' else 'f4e'}"
 
 
+def setp_selp_spellings():
+    """PTX ISA 9.0, setp.CmpOp{.BoolOp}{.ftz}.type and selp.type: every
+    comparison on every type, with and without a boolean operation and ftz,
+    some in other orders; selp on every type token."""
+    compares = ["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu",
+                "leu", "gtu", "geu", "num", "nan"]
+    types = ["b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64", "f16",
+             "f16x2", "bf16", "bf16x2", "u8", "s8", "pred"]
+    for ty in types:
+        for cmp in compares:
+            yield f"setp.{cmp}.{ty}"
+            yield f"setp.{cmp}.ftz.{ty}"
+            for bool_op in ("and", "or", "xor"):
+                yield f"setp.{cmp}.{bool_op}.{ty}"
+            yield f"setp.and.{cmp}.ftz.{ty}"
+            yield f"setp.{ty}.{cmp}"
+        yield f"setp.{ty}"
+        yield f"setp.and.{ty}"
+        yield f"setp.lt.gt.{ty}"
+        yield f"selp.{ty}"
+        yield f"selp.ftz.{ty}"
+
+
 def spellings():
     seen = set()
     for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
-                minmax_spellings, bit_spellings):
+                minmax_spellings, bit_spellings, setp_selp_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -241,6 +264,13 @@ def natural_operands(spelling):
         return [u32] * 4
     if family == "lop3":
         return [reg] * 4 + [IMMEDIATE]
+    pred = (1, 1, False)
+    if family == "setp":
+        combined = any(t in ("and", "or", "xor") for t in tokens)
+        dst = (1, 2, False, True) if types[-1].endswith("x2") else pred
+        return [dst, reg, reg] + ([pred] if combined else [])
+    if family == "selp":
+        return [reg, reg, reg, pred]
     bits = max(BITS[types[-1]], 16)
     if family == "ld":
         return [(bits, vec, False), (bits, vec, True)]
@@ -254,7 +284,8 @@ IMMEDIATE = ("imm", 1, False)
 
 def table_operands(form):
     return [("imm", (op.immediates or (1,))[0], False) if op.role == "imm" else
-            (op.register_bits if op.space == "reg" else op.bits, op.count, op.space != "reg")
+            (op.register_bits if op.space == "reg" else op.bits, op.count, op.space != "reg",
+             op.joined_by_bar)
             for op in form.operands]
 
 
@@ -276,7 +307,7 @@ REG = {1: "%p", 8: "%b", 16: "%h", 32: "%r", 64: "%rd", 128: "%q"}
 
 def render(spelling, operands):
     texts = []
-    for i, (bits, count, memory) in enumerate(operands):
+    for i, (bits, count, memory, *bar) in enumerate(operands):
         if bits == "imm":
             texts.append(str(count))
             continue
@@ -285,6 +316,9 @@ def render(spelling, operands):
             continue
         prefix = REG.get(bits, "%r")
         regs = [f"{prefix}{i * 8 + k + 1}" for k in range(count)]
+        if bar and bar[0]:
+            texts.append("|".join(regs))
+            continue
         texts.append(regs[0] if count == 1 else "{" + ", ".join(regs) + "}")
     return f"{spelling} {', '.join(texts)};"
 

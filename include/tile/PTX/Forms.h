@@ -88,10 +88,19 @@ struct Operand {
   /// does not fold.
   bool fusionBarrier = false;
 
+  /// A predicate register (.pred), carried as i1.
+  bool isPredicate() const { return type == "pred"; }
+
   /// Width of the PTX register that holds the value.
   unsigned registerBits() const {
+    if (isPredicate())
+      return 1;
     return bits < 16 && !exactRegister ? 16 : bits;
   }
+
+  /// The registers are written p|q, not {p, q}: setp's predicate and its
+  /// complement, or the two lanes of a packed comparison.
+  bool joinedByBar = false;
 };
 
 struct Form {

@@ -23,6 +23,8 @@ using namespace mlir::tile;
 
 char mlir::tile::constraintLetter(unsigned bits) {
   switch (bits) {
+  case 1:
+    return 'b';
   case 16:
     return 'h';
   case 32:
@@ -37,6 +39,8 @@ char mlir::tile::constraintLetter(unsigned bits) {
 }
 
 unsigned mlir::tile::asmRegisterBits(const ptx::Operand &operand) {
+  if (operand.isPredicate())
+    return 1;
   return std::max(16u, operand.registerBits());
 }
 
@@ -95,11 +99,12 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
     }
     bool narrow = operand.registerBits() == 8;
     std::string letter(1, constraintLetter(asmRegisterBits(operand)));
-    if (operand.count > 1)
+    bool braces = operand.count > 1 && !operand.joinedByBar;
+    if (braces)
       text += "{";
     for (unsigned reg = 0; reg < operand.count; ++reg) {
       if (reg)
-        text += ", ";
+        text += operand.joinedByBar ? "|" : ", ";
       std::string ref;
       if (operand.isWritten()) {
         // An rw register is an output whose input is tied to it.
@@ -132,7 +137,7 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
         before += "cvt.u8.u16 " + temp + ", " + ref + "; ";
       text += temp;
     }
-    if (operand.count > 1)
+    if (braces)
       text += "}";
     if (operand.role == ptx::Role::ReadWrite)
       repeated.emplace_back(operand.readAt, text);

@@ -223,3 +223,20 @@ func.func @fma_tied_predicated(%acc: f32, %a: f32, %b: f32, %p: i1) -> f32 {
   %0 = tile.instr "fma.rn.f32"(%acc, %a, %b) if %p {overload = 1 : i32} : (f32, f32, f32) -> f32
   return %0 : f32
 }
+
+// -----
+
+// Predicates are i1 values in "b" registers, written and read; setp's
+// pair is written p|q.
+// CHECK-LABEL: func.func @predicates
+// CHECK: %[[P:.*]] = llvm.inline_asm "setp.lt.s32 $0, $1, $2;", "=b,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i1
+// CHECK: llvm.inline_asm "setp.lt.f16x2 $0|$1, $2, $3;", "=b,=b,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> !llvm.struct<(i1, i1)>
+// CHECK: llvm.inline_asm "and.pred $0, $1, $2;", "=b,b,b" %[[P]], %[[P]] : (i1, i1) -> i1
+// CHECK: llvm.inline_asm "selp.b32 $0, $1, $2, $3;", "=r,r,r,b" %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i1) -> i32
+func.func @predicates(%a: i32, %b: i32) -> i32 {
+  %p = tile.instr "setp.lt.s32"(%a, %b) : (i32, i32) -> i1
+  %pq:2 = tile.instr "setp.lt.f16x2"(%a, %b) : (i32, i32) -> (i1, i1)
+  %both = tile.instr "and.pred"(%p, %p) : (i1, i1) -> i1
+  %s = tile.instr "selp.b32"(%a, %b, %both) : (i32, i32, i1) -> i32
+  return %s : i32
+}

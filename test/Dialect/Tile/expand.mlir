@@ -135,3 +135,23 @@ func.func @fma_tied_preserve(%acc: memref<1x1xf32, 5>, %a: f32, %p: i1) {
   tile.apply "fma.rn.f32"(%acc, %a, %a) if %p {preserve_dst} : memref<1x1xf32, 5>, f32, f32
   return
 }
+
+// -----
+
+// A predicate tile gives each repeat its own predicate: setp writes it,
+// the predicated instruction of repeat i reads slot i.
+// CHECK-LABEL: func.func @predicate_tile
+// CHECK: %[[P0:.*]] = tile.instr "setp.lt.s32"(%{{.*}}, %{{.*}}) : (i32, i32) -> i1
+// CHECK: %[[P1:.*]] = tile.instr "setp.lt.s32"(%{{.*}}, %{{.*}}) : (i32, i32) -> i1
+// CHECK: tile.instr "neg.s32"(%{{.*}}) if %[[P0]] : (i32) -> i32
+// CHECK: tile.instr "neg.s32"(%{{.*}}) if %[[P1]] : (i32) -> i32
+// CHECK: tile.instr "selp.b32"(%{{.*}}, %{{.*}}, %[[P0]]) : (i32, i32, i1) -> i32
+// CHECK: tile.instr "selp.b32"(%{{.*}}, %{{.*}}, %[[P1]]) : (i32, i32, i1) -> i32
+// CHECK-NOT: memref.alloca() : memref<2x1xi1, 5>
+func.func @predicate_tile(%a: memref<2x1xi32, 5>, %b: memref<2x1xi32, 5>) {
+  %p = memref.alloca() : memref<2x1xi1, 5>
+  tile.apply "setp.lt.s32"(%p, %a, %b) : memref<2x1xi1, 5>, memref<2x1xi32, 5>, memref<2x1xi32, 5>
+  tile.apply "neg.s32"(%a, %a) if (%p : memref<2x1xi1, 5>) : memref<2x1xi32, 5>, memref<2x1xi32, 5>
+  tile.apply "selp.b32"(%b, %a, %b, %p) : memref<2x1xi32, 5>, memref<2x1xi32, 5>, memref<2x1xi32, 5>, memref<2x1xi1, 5>
+  return
+}

@@ -65,7 +65,7 @@ func.func @popc_counts_into_u32(%d: memref<1x1xi64, 5>, %a: memref<1x1xi64, 5>) 
 // -----
 
 func.func @bit_ops_take_bit_types(%r: memref<1x1xi32, 5>) {
-  // expected-error @+1 {{'tile.apply' op 'u32' is not a type of and: expected one of b16, b32, b64}}
+  // expected-error @+1 {{'tile.apply' op 'u32' is not a type of and: expected one of pred, b16, b32, b64}}
   tile.apply "and.u32"(%r, %r, %r) : memref<1x1xi32, 5>, memref<1x1xi32, 5>, memref<1x1xi32, 5>
   return
 }

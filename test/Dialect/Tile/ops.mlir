@@ -41,3 +41,15 @@ func.func @views() {
   %b = tile.broadcast %s : memref<1x1xf32, 5> to memref<8x1xf32, strided<[0, 1]>, 5>
   return
 }
+
+// A predicate tile is written with its type, in parentheses.
+// CHECK-LABEL: func.func @predicate_tile
+func.func @predicate_tile(%a: memref<4x1xi32, 5>) {
+  // CHECK: %[[P:.*]] = memref.alloca() : memref<4x1xi1, 5>
+  %p = memref.alloca() : memref<4x1xi1, 5>
+  // CHECK: tile.apply "setp.lt.s32"(%[[P]], %{{.*}}, %{{.*}}) : memref<4x1xi1, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  tile.apply "setp.lt.s32"(%p, %a, %a) : memref<4x1xi1, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  // CHECK: tile.apply "neg.s32"(%{{.*}}, %{{.*}}) if (%[[P]] : memref<4x1xi1, 5>) {preserve_dst} : memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  tile.apply "neg.s32"(%a, %a) if (%p : memref<4x1xi1, 5>) {preserve_dst} : memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  return
+}

@@ -17,6 +17,38 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+/// `if %p` for an i1 predicate, `if (%p : memref<...>)` for a predicate
+/// tile: the parenthesis keeps its type apart from the operands' types.
+static ParseResult
+parsePredicate(OpAsmParser &parser,
+               std::optional<OpAsmParser::UnresolvedOperand> &pred,
+               Type &type) {
+  OpAsmParser::UnresolvedOperand operand;
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (parser.parseOperand(operand) || parser.parseColonType(type) ||
+        parser.parseRParen())
+      return failure();
+  } else {
+    OptionalParseResult parsed = parser.parseOptionalOperand(operand);
+    if (!parsed.has_value())
+      return success();
+    if (failed(*parsed))
+      return failure();
+    type = parser.getBuilder().getI1Type();
+  }
+  pred = operand;
+  return success();
+}
+
+static void printPredicate(OpAsmPrinter &printer, Operation *, Value pred,
+                           Type type) {
+  if (type.isInteger(1)) {
+    printer << pred;
+    return;
+  }
+  printer << "(" << pred << " : " << type << ")";
+}
+
 #define GET_OP_CLASSES
 #include "tile/Dialect/Tile/IR/TileOps.cpp.inc"
 
@@ -271,6 +303,8 @@ std::string joinCarriers(const ptx::Operand &operand) {
 /// Whether `type` can carry one register of `operand`: an integer of the same
 /// width, or exactly the operand's scalar float type.
 bool fitsCarrier(Type type, const ptx::Operand &operand) {
+  if (operand.isPredicate())
+    return type.isSignlessInteger(1);
   if (auto intType = dyn_cast<IntegerType>(type))
     return intType.getWidth() == operand.bits;
   if (auto floatType = dyn_cast<FloatType>(type)) {
@@ -653,6 +687,40 @@ LogicalResult ApplyOp::verify() {
                       << "); each repeat needs its own registers";
     }
   }
+  if (auto tile = dyn_cast_if_present<MemRefType>(
+          getPred() ? getPred().getType() : Type()))
+    return verifyPredicateTile(tile, repeatShape.value_or(*groupShape),
+                               groupRank);
+  return success();
+}
+
+LogicalResult ApplyOp::verifyPredicateTile(MemRefType tile,
+                                           ArrayRef<int64_t> repeatShape,
+                                           unsigned groupRank) {
+  auto diag = [&]() { return emitOpError() << "pred: "; };
+  if (getAddressSpace(tile) != kRegisterAddressSpace ||
+      !tile.getElementType().isSignlessInteger(1))
+    return diag() << "a predicate tile is a register tile of i1 (a memref in "
+                     "address space 5), got "
+                  << tile;
+  if (failed(verifyElementCount(diag, tile)))
+    return failure();
+  if (!tile.hasStaticShape() || !tile.isStrided())
+    return diag() << "expected a statically shaped, strided tile, got " << tile;
+  SmallVector<int64_t> expected(repeatShape);
+  expected.push_back(1);
+  if (tile.getShape() != ArrayRef<int64_t>(expected))
+    return diag() << "a predicate tile holds one predicate per repeat: "
+                     "expected shape "
+                  << shapeText(expected) << ", got " << shapeText(tile.getShape());
+  std::string why;
+  FailureOr<StringRef> owner = traceOwner(getPred(), groupRank, why);
+  if (failed(owner))
+    return diag() << why;
+  if (*owner != getScope())
+    return diag() << "the tile is owned by scope " << *owner
+                  << ", but the apply runs at scope " << getScope()
+                  << "; ownership cannot change";
   return success();
 }
 

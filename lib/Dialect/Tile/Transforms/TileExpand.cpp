@@ -126,6 +126,9 @@ private:
         // its storage.
         std::string error;
         ArrayRef<ptx::Form> forms = ptx::lookupForms(apply.getOpcode(), error);
+        // A predicate tile is read as registers.
+        if (use.get() == apply.getPred())
+          continue;
         unsigned arg =
             use.getOperandNumber() - apply.getArgs().getBeginOperandIndex();
         if (forms.empty() || arg >= apply.getArgs().size())
@@ -187,7 +190,11 @@ public:
         builder(apply), indices(indices), registers(registers) {
     // checkLimits rejected unknown scopes before any apply is expanded.
     groupRank = getScopeGroupShape(apply.getScope(), apply)->size();
-    for (Value arg : apply.getArgs()) {
+    values.assign(apply.getArgs().begin(), apply.getArgs().end());
+    // A predicate tile is read per repeat like a source, after the args.
+    if (Value pred = apply.getPred(); pred && isa<MemRefType>(pred.getType()))
+      values.push_back(pred);
+    for (Value arg : values) {
       Tile &tile = tiles.emplace_back();
       auto type = dyn_cast<MemRefType>(arg.getType());
       if (!type)
@@ -299,7 +306,7 @@ private:
   }
 
   Value readSlot(unsigned arg, ArrayRef<int64_t> coord, int64_t reg) {
-    Value value = apply.getArgs()[arg];
+    Value value = values[arg];
     const Tile &tile = tiles[arg];
     auto type = cast<MemRefType>(value.getType());
     if (tile.owner)
@@ -325,7 +332,7 @@ private:
 
   void writeSlot(unsigned arg, ArrayRef<int64_t> coord, int64_t reg,
                  Value result) {
-    Value value = apply.getArgs()[arg];
+    Value value = values[arg];
     const Tile &tile = tiles[arg];
     if (tile.owner)
       return registers.write(tile.owner, element(tile, coord, reg), result);
@@ -362,9 +369,12 @@ private:
           keep.push_back(readSlot(arg, coord, reg));
       }
     }
+    Value pred = apply.getPred();
+    if (values.size() > apply.getArgs().size())
+      pred = readSlot(values.size() - 1, coord, 0);
     auto instr = InstrOp::create(builder, apply.getLoc(), resultTypes,
                                  apply.getOpcodeAttr(), inputs, memref,
-                                 memIndices, apply.getPred(), keep, overload);
+                                 memIndices, pred, keep, overload);
     unsigned result = 0;
     for (auto [arg, operand] : llvm::enumerate(form.operands)) {
       if (!operand.isWritten())
@@ -375,6 +385,8 @@ private:
   }
 
   ApplyOp apply;
+  /// The args, then the predicate tile if there is one.
+  SmallVector<Value> values;
   const ptx::Form &form;
   /// The position of `form` among its opcode's forms, for tile.instr.
   int32_t overload;

@@ -23,15 +23,33 @@ def Tile_ApplyOp : Tile_Op<"apply", [AttrSizedOperandSegments]> {
 
     With `pred`, the instruction executes only where the predicate is true;
     the destination is then undefined unless `preserve_dst` is set, which keeps
-    its previous value.
+    its previous value. The predicate is an `i1` value, the same for every
+    repeat, or a predicate tile (an `i1` register tile that `setp` wrote,
+    with the repeat shape and one register) giving each repeat its own,
+    written with its type:
+
+    ```mlir
+    tile.apply "setp.lt.s32"(%p, %a, %b)
+        : memref<4x1xi1, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+    tile.apply "neg.s32"(%a, %a) if (%p : memref<4x1xi1, 5>)
+        : memref<4x1xi32, 5>, memref<4x1xi32, 5>
+    ```
   }];
   let arguments = (ins StrAttr:$opcode,
                        Variadic<AnyType>:$args,
-                       Optional<I1>:$pred,
+                       Optional<AnyTypeOf<[I1, AnyMemRef]>>:$pred,
                        DefaultValuedStrAttr<StrAttr, "thread">:$scope,
                        UnitAttr:$preserve_dst);
   let assemblyFormat = [{
-    $opcode `(` $args `)` (`if` $pred^)? attr-dict `:` type($args)
+    $opcode `(` $args `)` (`if` custom<Predicate>($pred, type($pred))^)?
+    attr-dict `:` type($args)
+  }];
+  let extraClassDeclaration = [{
+    /// The rules of a predicate tile: an i1 register tile of the repeat
+    /// shape (group axes included) and one register, owned at the scope.
+    ::mlir::LogicalResult verifyPredicateTile(::mlir::MemRefType tile,
+                                              ::llvm::ArrayRef<int64_t> repeatShape,
+                                              unsigned groupRank);
   }];
   let hasVerifier = 1;
 }
