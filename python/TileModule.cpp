@@ -57,6 +57,7 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["writes_memory"] = form.writesMemory;
   result["warp_collective"] = form.warpCollective;
   result["lowered"] = form.lowered;
+  result["caveat"] = form.caveat;
   return result;
 }
 

@@ -64,8 +64,11 @@ class Form:
     warp_collective: bool = False
     """Every thread of a warp executes it together (mma.sync.aligned)."""
     lowered: bool = True
-    """tile.apply takes it; fma, cp.async and mma are parsed and enumerated
+    """tile.apply takes it; cp.async and mma are parsed and enumerated
     before they are lowered."""
+    caveat: str = ""
+    """A measured way in which ptxas or the hardware departs from the PTX
+    ISA for this form (tile-expand warns with it); "" for none."""
 
 
 def parse(opcode: str, target: Optional[str] = None) -> Form:
@@ -114,3 +117,35 @@ def forms(family: str) -> Tuple[str, ...]:
     qualifiers in the record's order (the table's own enumeration: what
     ``docs/ptx-forms.md`` lists)."""
     return tuple(_tile.enumerate_forms(family))
+
+
+def describe(opcode: str, target: Optional[str] = None) -> str:
+    """One line per form of ``opcode`` (or its error), as the table sees it:
+    ``python -m tile_mlir.parse_form mul.lo.s32 fma.rn.f32`` prints them, for
+    readers and for the interpreter's lit tests (test/PTX/interpreter)."""
+    try:
+        forms = overloads(opcode, target)
+    except PTXFormError as error:
+        return f"{opcode}: error: {error}"
+    lines = []
+    for index, form in enumerate(forms):
+        operands = []
+        for op in form.operands:
+            text = f"{op.name}:{op.role}:{op.type}"
+            if op.count > 1:
+                text += f"x{op.count}" + ("|" if op.joined_by_bar else "")
+            if op.space != "reg":
+                text += f"@{op.space}"
+            if op.role == "imm":
+                text += "=" + (",".join(map(str, op.immediates)) or f"0..{op.max_immediate}")
+            if op.read_at:
+                text += f"@{op.read_at}"
+            operands.append(text)
+        floor = f"sm_{form.min_sm} ptx {form.min_ptx // 10}.{form.min_ptx % 10}" if form.min_sm or form.min_ptx \
+            else "any target"
+        line = f"{form.opcode}#{index}: {form.family} ({', '.join(operands)}) {floor}"
+        if form.caveat:
+            line += f" caveat: {form.caveat}"
+        lines.append(line)
+    return "\n".join(lines)
+
