@@ -920,6 +920,8 @@ constexpr VariantRecord kMin3 = {.types = kF32Tuple,
                                  .signatures = kTernarySignature,
                                  .extendsPrevious = true};
 constexpr VariantRecord kMinVariants[] = {kMinInt, kMinFloat, kMin3};
+// ptxas 13.0 takes these repeated, as one (min.NaN.NaN.f32).
+constexpr StringRef kNaNRelu[] = {"NaN", "relu"};
 
 //===-- and, or, xor, not, cnot, shl, shr -----------------------------------===//
 
@@ -1130,6 +1132,105 @@ constexpr Signature kSelpSignature[] = {kSelp};
 constexpr VariantRecord kSelpVariants[] = {
     {kSelpTuple, {}, {}, {}, kSelpSignature}};
 
+//===-- div, rem, sqrt, rcp -------------------------------------------------===//
+
+// Measured with ptxas 13.0: one mode is required (a rounding, or .approx;
+// div.f32 also .full), .ftz only on f32, except that ptxas takes
+// rcp.{rnd}.ftz.f64 besides the ISA's rcp.approx.ftz.f64 (which needs its
+// .ftz); integer div and rem take no qualifier.
+constexpr StringRef kDivModes[] = {"rn", "rz", "rm", "rp", "full", "approx"};
+constexpr StringRef kApproxModes[] = {"rn", "rz", "rm", "rp", "approx"};
+constexpr StringRef kApprox[] = {"approx"};
+constexpr Tokens kF64Tuple[] = {kF64};
+constexpr SlotRecord kDivF32Slots[] = {{"mode", kDivModes, true},
+                                       {"ftz", kFtz}};
+constexpr SlotRecord kRoundedF64Slots[] = {{"rounding mode", kRoundings, true}};
+constexpr VariantRecord kDivVariants[] = {
+    {kIntTuple, {}, {}, {}, kBinarySignature},
+    {kF32Tuple, kDivF32Slots, {}, {}, kBinarySignature},
+    {kF64Tuple, kRoundedF64Slots, {}, {}, kBinarySignature}};
+constexpr VariantRecord kRemVariants[] = {
+    {kIntTuple, {}, {}, {}, kBinarySignature}};
+
+constexpr SlotRecord kApproxF32Slots[] = {{"mode", kApproxModes, true},
+                                          {"ftz", kFtz}};
+constexpr VariantRecord kSqrtVariants[] = {
+    {kF32Tuple, kApproxF32Slots, {}, {}, kUnarySignature},
+    {kF64Tuple, kRoundedF64Slots, {}, {}, kUnarySignature}};
+constexpr RuleRecord kRcpF64Rules[] = {
+    {RuleRecord::Requires, "approx", "ftz", 0,
+     "'approx' needs 'ftz' in {ctx}: the gross approximation is "
+     "rcp.approx.ftz.f64"},
+    {.kind = RuleRecord::Caveat,
+     .token = "ftz",
+     .message = "ptxas (CUDA 13.0) takes {ctx} with a rounding mode and .ftz, "
+                "which the PTX ISA does not define: measured on an H200, the "
+                ".ftz has no effect (subnormal inputs and results are kept)",
+     .allowed = kRoundings}};
+constexpr VariantRecord kRcpVariants[] = {
+    {kF32Tuple, kApproxF32Slots, {}, {}, kUnarySignature},
+    {kF64Tuple, kApproxF32Slots, kRcpF64Rules, {}, kUnarySignature}};
+
+//===-- ex2, lg2, sin, cos, tanh --------------------------------------------===//
+
+// .approx is required; .ftz optional on f32, absent on f16 and f16x2 and
+// required on bf16 and bf16x2 (ex2); tanh takes no .ftz.
+constexpr SlotRecord kApproxSlots[] = {{"approx", kApprox, true}};
+constexpr SlotRecord kApproxFtzSlots[] = {{"approx", kApprox, true},
+                                          {"ftz", kFtz}};
+constexpr SlotRecord kApproxFtzRequiredSlots[] = {{"approx", kApprox, true},
+                                                  {"ftz", kFtz, true}};
+constexpr Tokens kHalfTuple[] = {kHalf};
+constexpr Tokens kBf16Tuple[] = {kBf16};
+constexpr FloorRecord kHalfApproxFloors[] = {{75, 70}};
+constexpr FloorRecord kBf16ApproxFloors[] = {{90, 78}};
+constexpr VariantRecord kEx2Variants[] = {
+    {kF32Tuple, kApproxFtzSlots, {}, {}, kUnarySignature},
+    {kHalfTuple, kApproxSlots, {}, kHalfApproxFloors, kUnarySignature},
+    {kBf16Tuple, kApproxFtzRequiredSlots, {}, kBf16ApproxFloors,
+     kUnarySignature}};
+constexpr VariantRecord kApproxF32Variants[] = {
+    {kF32Tuple, kApproxFtzSlots, {}, {}, kUnarySignature}};
+// Measured on an H200 over 2^20 inputs (tools/conformance/approx.py):
+// cos.approx.f32 exceeds the ISA's absolute error bound in [-2pi, 2pi].
+constexpr RuleRecord kCosRules[] = {
+    {.kind = RuleRecord::Caveat,
+     .message = "cos.approx.f32's measured absolute error in [-2pi, 2pi] is "
+                "2^-20.44 on an H200 (at x = 4.8267), above the PTX ISA's "
+                "2^-20.5; within 2^-14.7 in [-100pi, 100pi] as stated"}};
+constexpr VariantRecord kCosVariants[] = {
+    {kF32Tuple, kApproxFtzSlots, kCosRules, {}, kUnarySignature}};
+constexpr FloorRecord kTanhF32Floors[] = {{75, 70}};
+// Measured on an H200 (tools/conformance/approx.py, every bf16 input):
+// tanh.approx.bf16 is one ulp below at 0.74609375, an absolute error of
+// 2^-8 + 2.5e-7, a hair above the ISA's 2^-8.
+constexpr RuleRecord kTanhBf16Rules[] = {
+    {.kind = RuleRecord::Caveat,
+     .message = "tanh.approx.{type}'s measured absolute error is 2^-8 + "
+                "2.5e-7 on an H200 (tanh(0.74609375) gives 0.62890625), a "
+                "hair above the PTX ISA's 2^-8"}};
+constexpr VariantRecord kTanhVariants[] = {
+    {kF32Tuple, kApproxSlots, {}, kTanhF32Floors, kUnarySignature},
+    {kHalfTuple, kApproxSlots, {}, kHalfApproxFloors, kUnarySignature},
+    {kBf16Tuple, kApproxSlots, kTanhBf16Rules, kBf16ApproxFloors,
+     kUnarySignature}};
+
+//===-- copysign, testp -----------------------------------------------------===//
+
+// copysign.type d, a, b: b's value with a's sign.
+constexpr StringRef kF32OrF64[] = {"f32", "f64"};
+constexpr Tokens kF32OrF64Tuple[] = {kF32OrF64};
+constexpr VariantRecord kCopysignVariants[] = {
+    {kF32OrF64Tuple, {}, {}, {}, kBinarySignature}};
+constexpr StringRef kTestpOps[] = {"finite", "infinite", "number",
+                                   "notanumber", "normal", "subnormal"};
+constexpr SlotRecord kTestpSlots[] = {{"test", kTestpOps, true}};
+constexpr OperandRecord kTestp[] = {
+    {.name = "p", .role = Role::Dst, .fixedType = "pred"}, {"a", Role::Src}};
+constexpr Signature kTestpSignature[] = {kTestp};
+constexpr VariantRecord kTestpVariants[] = {
+    {kF32OrF64Tuple, kTestpSlots, {}, {}, kTestpSignature}};
+
 //===-- The table ----------------------------------------------------------===//
 
 const FamilyRecord kRecords[] = {
@@ -1138,7 +1239,7 @@ const FamilyRecord kRecords[] = {
     {.name = "mul", .variants = kMulVariants, .repeatable = kSatCc},
     {.name = "abs", .variants = kAbs},
     {.name = "neg", .variants = kNeg},
-    {.name = "fma", .variants = kFmaVariants},
+    {.name = "fma", .variants = kFmaVariants, .repeatable = kSat},
     // Before cvt: a spelling is the first record whose name it begins with.
     {.name = "cvt.pack",
      .family = "cvt",
@@ -1153,8 +1254,8 @@ const FamilyRecord kRecords[] = {
     {.name = "mov", .variants = kMov},
     {.name = "ld", .variants = kLoadVariants, .readsMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},
-    {.name = "min", .variants = kMinVariants},
-    {.name = "max", .variants = kMinVariants},
+    {.name = "min", .variants = kMinVariants, .repeatable = kNaNRelu},
+    {.name = "max", .variants = kMinVariants, .repeatable = kNaNRelu},
     {.name = "and", .variants = kLogic},
     {.name = "or", .variants = kLogic},
     {.name = "xor", .variants = kLogic},
@@ -1165,11 +1266,22 @@ const FamilyRecord kRecords[] = {
     {.name = "popc", .variants = kCountBits},
     {.name = "clz", .variants = kCountBits},
     {.name = "brev", .variants = kBrev},
-    {.name = "bfind", .variants = kBfind},
+    {.name = "bfind", .variants = kBfind, .repeatable = kShiftAmt},
     {.name = "bfe", .variants = kBfeVariants},
     {.name = "bfi", .variants = kBfiVariants},
     {.name = "prmt", .variants = kPrmtVariants},
     {.name = "lop3", .variants = kLop3Variants},
+    {.name = "div", .variants = kDivVariants, .repeatable = kApprox},
+    {.name = "rem", .variants = kRemVariants},
+    {.name = "sqrt", .variants = kSqrtVariants, .repeatable = kApprox},
+    {.name = "rcp", .variants = kRcpVariants, .repeatable = kApprox},
+    {.name = "ex2", .variants = kEx2Variants, .repeatable = kApprox},
+    {.name = "lg2", .variants = kApproxF32Variants, .repeatable = kApprox},
+    {.name = "sin", .variants = kApproxF32Variants, .repeatable = kApprox},
+    {.name = "cos", .variants = kCosVariants, .repeatable = kApprox},
+    {.name = "tanh", .variants = kTanhVariants, .repeatable = kApprox},
+    {.name = "copysign", .variants = kCopysignVariants},
+    {.name = "testp", .variants = kTestpVariants},
     {.name = "setp", .variants = kSetpVariants},
     {.name = "selp", .variants = kSelpVariants},
     {.name = "cp.async",

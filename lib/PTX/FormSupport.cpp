@@ -50,8 +50,10 @@ bool matchQualifiers(ArrayRef<StringRef> quals, ArrayRef<Slot> slots,
   }
   for (auto [i, slot] : llvm::enumerate(slots)) {
     if (slot.required && chosen[i].empty()) {
-      error = context.str() + " needs a " + slot.what.str() + ": one of " +
-              joinTokens(slot.tokens);
+      error = slot.tokens.size() == 1
+                  ? context.str() + " needs '" + slot.tokens.front().str() + "'"
+                  : context.str() + " needs a " + slot.what.str() +
+                        ": one of " + joinTokens(slot.tokens);
       return false;
     }
   }

@@ -94,3 +94,22 @@ def test_float_min_orders_zeros_and_drops_a_nan():
     assert np.isnan(R.decode(R.float_minmax("min", "f32", {"NaN"}, f32(np.nan), f32(1.0)), "f32")).all()
     # xorsign.abs: the smaller magnitude, with the XOR of the signs
     assert R.float_minmax("min", "f32", {"xorsign", "abs"}, f32(-3.0), f32(2.0))[0] == f32(-2.0)[0]
+
+
+def test_committed_approximation_errors_are_within_the_isa_bounds_or_caveats():
+    # tools/conformance/approx.py on the H200: every approximate form over
+    # 2^20 inputs; a measured bound above the ISA's is a caveat of the form.
+    from tile_mlir import ptx
+    with open(os.path.join(ROOT, "tools", "conformance", "approx_results.json")) as f:
+        report = json.load(f)
+    assert report["target"] == "sm_90" and report["forms"] >= 26
+    over = []
+    for result in report["results"]:
+        assert result["inputs"] >= 10 ** 6
+        assert result.get("corner_case_mismatches", 0) == 0, result["opcode"]
+        for bound in result["bounds"]:
+            if not bound["within"]:
+                over.append(result["opcode"])
+                assert ptx.parse(result["opcode"]).caveat, result["opcode"]
+    assert sorted(set(over)) == ["cos.approx.f32", "cos.approx.ftz.f32", "tanh.approx.bf16",
+                                 "tanh.approx.bf16x2"]

@@ -53,7 +53,7 @@ def test_mma_fragments_are_register_groups_of_different_counts():
      "'f16.f16.f16.f32' are not the types of any mma form: expected f32.f16.f16.f32 or "
      "f16.f16.f16.f16 or f32.bf16.bf16.f32"),
     ("mma.aligned.m16n8k16.row.col.f32.f16.f16.f32",
-     "mma.f32.f16.f16.f32 needs a sync: one of sync"),
+     "mma.f32.f16.f16.f32 needs 'sync'"),
     ("cp.async.ca.global.shared",
      "'global' must follow the destination space in cp.async: cp.async copies from global to "
      "shared memory (cp.async.ca.shared.global)"),

@@ -24,6 +24,19 @@ class NotCovered(Exception):
     pass
 
 
+class Partial:
+    """Destination bits where the ISA defines them: `defined` is False where
+    it leaves the result unspecified (an integer division by zero)."""
+
+    def __init__(self, values, defined):
+        self.values, self.defined = values, np.asarray(defined, dtype=bool)
+
+
+# Forms whose result is an approximation with an error bound, not a bit
+# pattern: measured by tools/conformance/approx.py, not compared here.
+APPROXIMATE = {"approx", "full"}
+
+
 # name -> (exponent bits, mantissa bits, has infinities)
 FORMATS = {
     "f64": (11, 52, True), "f32": (8, 23, True), "f16": (5, 10, True), "bf16": (8, 7, True),
@@ -444,6 +457,106 @@ def float_minmax(family, kind, quals, a_bits, b_bits):
     return encode(out, kind)
 
 
+# -- division, roots, reciprocals ---------------------------------------------------
+
+def _exact(direct, fractions):
+    """(hi, residual sign) from float64 results `direct` (kept where they are
+    exact: infinities, NaNs, zeros) and, where `fractions` gives an exact
+    Fraction, the float64 nearest it and the sign of what it leaves out."""
+    hi = np.array(direct, dtype=np.float64)
+    res = np.zeros_like(hi)
+    for i, exact in fractions:
+        try:
+            h = float(exact)
+        except OverflowError:
+            hi[i], res[i] = (np.inf if exact > 0 else -np.inf), (1 if exact > 0 else -1)
+            continue
+        if h == 0 and exact < 0:
+            h = -0.0
+        hi[i] = h
+        res[i] = (exact > Fraction(h)) - (exact < Fraction(h))
+    return hi, res
+
+
+def exact_div(a, b):
+    with np.errstate(all="ignore"):
+        direct = a / b
+    return _exact(direct, ((i, Fraction(float(x)) / Fraction(float(y)))
+                           for i, (x, y) in enumerate(zip(a, b))
+                           if np.isfinite(x) and np.isfinite(y) and x != 0 and y != 0))
+
+
+def exact_sqrt(a):
+    with np.errstate(all="ignore"):
+        direct = np.sqrt(a)
+    hi, res = direct.copy(), np.zeros_like(direct)
+    for i, (x, h) in enumerate(zip(a, direct)):
+        if np.isfinite(x) and x > 0:
+            square = Fraction(float(h)) ** 2
+            res[i] = (Fraction(float(x)) > square) - (Fraction(float(x)) < square)
+    return hi, res
+
+
+def rounded_math(family, kind, quals, srcs):
+    """div, sqrt and rcp with a rounding mode: the exact result rounded
+    once; .ftz flushes subnormal inputs and results (f32)."""
+    mode = next(q for q in quals if q in ("rn", "rz", "rm", "rp"))
+    ftz = "ftz" in quals and kind == "f32"
+    values = [decode(s, kind) for s in srcs]
+    if ftz:
+        values = [flush(v, kind) for v in values]
+    if family == "div":
+        hi, res = exact_div(*values)
+        finite = np.isfinite(values[0]) & np.isfinite(values[1]) & (values[1] != 0)
+    elif family == "rcp":
+        hi, res = exact_div(np.ones_like(values[0]), values[0])
+        finite = np.isfinite(values[0]) & (values[0] != 0)
+    else:
+        hi, res = exact_sqrt(values[0])
+        finite = np.isfinite(values[0])
+    if kind == "f64":
+        # rcp.rnd.ftz.f64, which ptxas takes and the ISA does not define,
+        # keeps subnormals (measured on an H200: a caveat of the form).
+        return round_f64(hi, res, mode, False, finite)
+    return encode(round_to(hi, res, kind, mode, ftz=ftz), kind)
+
+
+def int_div(family, ty, a_bits, b_bits):
+    """Integer div (truncating) and rem (the dividend's sign); a zero
+    divisor leaves the result unspecified (PTX ISA), so it is not compared."""
+    width = int(ty[1:])
+    a, b = to_int(a_bits, ty), to_int(b_bits, ty)
+    out = []
+    for x, y in zip(a, b):
+        if y == 0:
+            out.append(0)
+            continue
+        q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+        out.append(q if family == "div" else x - q * y)
+    return Partial(from_int(out, width), np.array(b) != 0)
+
+
+def copysign(kind, a_bits, b_bits):
+    """copysign d, a, b: b with a's sign bit."""
+    width = bits_of(kind)
+    sign = np.uint64(1 << (width - 1))
+    a, b = np.asarray(a_bits).astype(np.uint64), np.asarray(b_bits).astype(np.uint64)
+    return ((b & ~sign) | (a & sign)).astype(UINT[width])
+
+
+def testp(kind, quals, bits):
+    value = decode(bits, kind)
+    e, m, _ = FORMATS[kind]
+    tiny = np.ldexp(1.0, 2 - (1 << (e - 1)))
+    finite = np.isfinite(value)
+    tests = {"finite": finite, "infinite": np.isinf(value), "number": ~np.isnan(value),
+             # "As a special case, positive and negative zero are
+             # considered normal numbers" (PTX ISA 9.0, testp).
+             "notanumber": np.isnan(value), "normal": finite & ((np.abs(value) >= tiny) | (value == 0)),
+             "subnormal": finite & (value != 0) & (np.abs(value) < tiny)}
+    return next(tests[q] for q in quals if q in tests).astype(np.uint16)
+
+
 # -- comparisons ------------------------------------------------------------------
 
 ORDERED = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
@@ -641,6 +754,16 @@ def reference(form, srcs):
         return unary(family, types[0], quals, srcs[0])
     if family == "fma" and len(srcs) == 3:
         return fma(types[0], quals, *srcs)
+    if quals & APPROXIMATE:
+        raise NotCovered(f"{form.opcode} is approximate: tools/conformance/approx.py measures it")
+    if family in ("div", "rem") and types[0] in INT_TYPES:
+        return int_div(family, types[0], *srcs)
+    if family in ("div", "sqrt", "rcp"):
+        return rounded_math(family, types[0], quals, srcs)
+    if family == "copysign":
+        return copysign(types[0], *srcs)
+    if family == "testp":
+        return testp(types[0], quals, srcs[0])
     if family == "setp":
         return setp(form, types, quals, srcs)
     if family == "selp":

@@ -42,7 +42,10 @@ def render(form, immediate=None):
         else:
             prefix = D.REG.get(op.register_bits, "%r")
             regs = [f"{prefix}{i * 8 + k + 1}" for k in range(op.count)]
-            texts.append(regs[0] if op.count == 1 else "{" + ", ".join(regs) + "}")
+            if op.joined_by_bar:
+                texts.append("|".join(regs))
+            else:
+                texts.append(regs[0] if op.count == 1 else "{" + ", ".join(regs) + "}")
     return f"{form.opcode} {', '.join(texts)};"
 
 
@@ -55,7 +58,8 @@ def cases():
             imm = next((op for op in form.operands if op.role == "imm"), None)
             values = [None] if imm is None else PROBE_IMMEDIATES
             for value in values:
-                allowed = imm is None or value in imm.immediates
+                allowed = imm is None or (value in imm.immediates if imm.immediates
+                                          else value <= imm.max_immediate)
                 out.append((render(form, value), spelling, value, allowed))
     return out
 

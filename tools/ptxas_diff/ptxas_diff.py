@@ -186,10 +186,35 @@ def setp_selp_spellings():
         yield f"selp.ftz.{ty}"
 
 
+def math_spellings():
+    """PTX ISA 9.0: div.{approx,full,rnd}{.ftz}.f32, div.rnd.f64, integer div
+    and rem; sqrt and rcp .{approx,rnd}{.ftz}.f32 and .rnd.f64 (and
+    rcp.approx.ftz.f64); ex2/lg2/sin/cos .approx{.ftz}.f32, ex2.approx on
+    f16/f16x2 and .ftz on bf16/bf16x2, tanh.approx on f32 and 16-bit types;
+    copysign and testp on f32/f64; each family on every type and with every
+    mode, ftz, and neighbours' qualifiers."""
+    types = ["u16", "u32", "u64", "s16", "s32", "s64", "b32", "f16", "f16x2", "bf16", "bf16x2", "f32",
+             "f64", "u8"]
+    modes = [(), ("rn",), ("rz",), ("rm",), ("rp",), ("approx",), ("full",)]
+    for family in ("div", "rem", "sqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh", "copysign"):
+        for ty in types:
+            for mode in modes:
+                for extra in ((), ("ftz",), ("sat",)):
+                    yield ".".join((family,) + mode + extra + (ty,))
+            yield f"{family}.{ty}.approx"
+            yield f"{family}.ftz.approx.{ty}"
+            yield f"{family}.approx.rn.{ty}"
+    for test in ("finite", "infinite", "number", "notanumber", "normal", "subnormal", "nan", ""):
+        for ty in ("f32", "f64", "f16", "bf16", "b32", "s32"):
+            yield ".".join(t for t in ("testp", test, ty) if t)
+            yield ".".join(t for t in ("testp", test, "ftz", ty) if t)
+        yield f"testp.f32.{test}" if test else "testp.finite.normal.f32"
+
+
 def spellings():
     seen = set()
     for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
-                minmax_spellings, bit_spellings, setp_selp_spellings):
+                minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -248,10 +273,12 @@ def natural_operands(spelling):
     if "pred" in tokens:
         reg = (1, 1, False)
     u32 = (32, 1, False)
-    if family in ("min", "max", "and", "or", "xor"):
+    if family in ("min", "max", "and", "or", "xor", "div", "rem", "copysign"):
         return [reg] * 3
-    if family in ("not", "cnot", "brev"):
+    if family in ("not", "cnot", "brev", "sqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh"):
         return [reg] * 2
+    if family == "testp":
+        return [(1, 1, False), reg]
     if family in ("shl", "shr"):
         return [reg, reg, u32]
     if family in ("popc", "clz", "bfind"):
@@ -296,6 +323,13 @@ EXPLAINED = [
      "elements in a toy kernel but crashes (SIGSEGV) on a real 16-bit load and "
      "moves one of eight 8-bit elements (tools/conformance); the table rejects them"),
 ]
+
+
+EXPLAINED.append(
+    (re.compile(r"^testp\.(f32|f64)$"),
+     "the PTX ISA requires a test (testp.op.type: finite, infinite, number, notanumber, normal, "
+     "subnormal); ptxas 13.0 also takes testp.type with none, which no document defines, so the "
+     "table keeps the ISA's rule"))
 
 
 def explanation(spelling):

@@ -24,3 +24,12 @@ func.func @bfe64_caveat(%r: memref<1x1xi64, 5>, %p: i32) {
   tile.apply "bfe.u64"(%r, %r, %p, %p) : memref<1x1xi64, 5>, memref<1x1xi64, 5>, i32, i32
   return
 }
+
+// -----
+
+// A measured error above the ISA's bound (tools/conformance/approx.py).
+func.func @cos_error_caveat(%r: memref<1x1xf32, 5>) {
+  // expected-warning @+1 {{cos.approx.f32's measured absolute error in [-2pi, 2pi] is 2^-20.44 on an H200 (at x = 4.8267), above the PTX ISA's 2^-20.5}}
+  tile.apply "cos.approx.f32"(%r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>
+  return
+}

@@ -69,3 +69,52 @@ func.func @bit_ops_take_bit_types(%r: memref<1x1xi32, 5>) {
   tile.apply "and.u32"(%r, %r, %r) : memref<1x1xi32, 5>, memref<1x1xi32, 5>, memref<1x1xi32, 5>
   return
 }
+
+// -----
+
+// div, sqrt and rcp of f32 need one mode: a rounding, or approx (or full).
+func.func @div_needs_a_mode(%r: memref<1x1xf32, 5>) {
+  // expected-error @+1 {{'tile.apply' op div.f32 needs a mode: one of rn, rz, rm, rp, full, approx}}
+  tile.apply "div.f32"(%r, %r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>, memref<1x1xf32, 5>
+  return
+}
+
+// -----
+
+func.func @integer_div_has_no_rounding(%r: memref<1x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'rn' is not a qualifier of div.s32, which takes none}}
+  tile.apply "div.rn.s32"(%r, %r, %r) : memref<1x1xi32, 5>, memref<1x1xi32, 5>, memref<1x1xi32, 5>
+  return
+}
+
+// -----
+
+func.func @gross_reciprocal_needs_ftz(%r: memref<1x1xf64, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'approx' needs 'ftz' in rcp.f64: the gross approximation is rcp.approx.ftz.f64}}
+  tile.apply "rcp.approx.f64"(%r, %r) : memref<1x1xf64, 5>, memref<1x1xf64, 5>
+  return
+}
+
+// -----
+
+func.func @bf16_exponential_flushes(%r: memref<1x1xbf16, 5>) {
+  // expected-error @+1 {{'tile.apply' op ex2.bf16 needs 'ftz'}}
+  tile.apply "ex2.approx.bf16"(%r, %r) : memref<1x1xbf16, 5>, memref<1x1xbf16, 5>
+  return
+}
+
+// -----
+
+func.func @transcendentals_are_approximate(%r: memref<1x1xf32, 5>) {
+  // expected-error @+1 {{'tile.apply' op sin.f32 needs 'approx'}}
+  tile.apply "sin.f32"(%r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>
+  return
+}
+
+// -----
+
+func.func @testp_writes_a_predicate(%d: memref<1x1xf32, 5>, %a: memref<1x1xf32, 5>) {
+  // expected-error @+1 {{'tile.apply' op p: expected a 1-bit carrier for pred (i1), got f32}}
+  tile.apply "testp.finite.f32"(%d, %a) : memref<1x1xf32, 5>, memref<1x1xf32, 5>
+  return
+}

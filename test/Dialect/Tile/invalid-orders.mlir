@@ -78,7 +78,7 @@ func.func @stochastic_on_sm120a(%d: memref<1x1xi32, 5>, %f: memref<1x4xf32, 5>, 
 // -----
 
 func.func @stochastic_quad_needs_satfinite(%d: memref<1x1xi32, 5>, %f: memref<1x4xf32, 5>, %r: memref<1x1xi32, 5>) {
-  // expected-error @+1 {{'tile.apply' op cvt.e4m3x4.f32 needs a satfinite: one of satfinite}}
+  // expected-error @+1 {{'tile.apply' op cvt.e4m3x4.f32 needs 'satfinite'}}
   tile.apply "cvt.rs.e4m3x4.f32"(%d, %f, %r) : memref<1x1xi32, 5>, memref<1x4xf32, 5>, memref<1x1xi32, 5>
   return
 }
