@@ -172,8 +172,90 @@ constexpr OperandRecord kFmaTied[] = {
     {"a", Role::Src},
     {"b", Role::Src}};
 constexpr Signature kFmaSignatures[] = {kFma, kFmaTied};
+
+// Measured with ptxas 13.0: f16 and f16x2 round to nearest only;
+// .ftz and .sat on f16 and f16x2, .relu (sm_80) on those and bf16, but not
+// with .sat; f32x2 (sm_100) takes no .sat. .oob (sm_90) is not here yet:
+// its inputs' out-of-bounds NaN needs a model of its own.
+constexpr StringRef kReluOnly[] = {"relu"};
+constexpr Tokens kF16PairTuple[] = {kHalf};
+constexpr Tokens kBf16PairTuple[] = {kBf16};
+constexpr SlotRecord kFmaHalfSlots[] = {{"rounding mode", kRn, true},
+                                        {"ftz", kFtz},
+                                        {"sat", kSat},
+                                        {"relu", kReluOnly}};
+constexpr RuleRecord kFmaHalfRules[] = {
+    {RuleRecord::Excludes, "relu", "sat", 0,
+     "'relu' cannot be combined with 'sat' in {ctx}"}};
+constexpr FloorRecord kFmaHalfFloors[] = {{53, 42}, {80, 70, {}, "relu"}};
+// The ISA defines fma.rn for bf16 only. ptxas 13.0 also takes rz, rm and
+// rp, and computes them as an f16 fma of the same bits: on an H200, 75-85%
+// of the results of fma.rz.bf16 etc. were wrong, and matched an f16
+// fma (tools/conformance). The slot lists them to name them in the error.
+constexpr SlotRecord kFmaBf16Slots[] = {{"rounding mode", kRoundings, true},
+                                        {"relu", kReluOnly}};
+constexpr RuleRecord kFmaBf16Rules[] = {
+    {.kind = RuleRecord::Excludes,
+     .token = "rounding mode",
+     .other = "rounding mode",
+     .message = "'{tok}' is not available for {ctx}: the PTX ISA defines "
+                "fma.rn for bf16 only, and ptxas (CUDA 13.0) computes "
+                "fma.{tok}.bf16 as an f16 fma (measured on an H200)",
+     .allowed = kRn}};
+constexpr FloorRecord kFmaBf16Floors[] = {{80, 70}};
+constexpr SlotRecord kFmaF32x2Slots[] = {{"rounding mode", kRoundings, true},
+                                         {"ftz", kFtz}};
+constexpr Tokens kF32x2Tuple[] = {kF32x2};
+constexpr FloorRecord kFmaF32x2Floors[] = {{100, 86}};
 constexpr VariantRecord kFmaVariants[] = {
+    {kFmaTuple, kFmaSlots, {}, {}, kFmaSignatures},
+    {kF16PairTuple, kFmaHalfSlots, kFmaHalfRules, kFmaHalfFloors,
+     kFmaSignatures},
+    {kBf16PairTuple, kFmaBf16Slots, kFmaBf16Rules, kFmaBf16Floors,
+     kFmaSignatures},
+    {kF32x2Tuple, kFmaF32x2Slots, {}, kFmaF32x2Floors, kFmaSignatures}};
+
+//===-- mad ----------------------------------------------------------------===//
+
+// mad.mode{.cc}{.sat}.type d, a, b, c: the mode first (as mul's), .cc on
+// lo and hi of 32- and 64-bit types, .sat on mad.hi.s32 only and not with
+// .cc; mad.wide doubles d and c. Floats: fma's forms.
+constexpr SlotRecord kMadIntSlots[] = {{"mode", kMulModes, true},
+                                       {"carry-out", kCc},
+                                       {"sat", kSat, false, kS32}};
+constexpr RuleRecord kMadIntRules[] = {
+    {RuleRecord::SlotAfterType, "mode", {}, 0,
+     "'{tok}' must come before the type in {ctx}: ptxas takes mad's mode "
+     "first (mad.{tok}.{type})"},
+    {RuleRecord::AtLeast, "wide", {}, 64,
+     "'wide' is not available for {ctx}: wide multiplies 16- and 32-bit "
+     "operands only"},
+    {RuleRecord::NarrowerThan, "cc", {}, 32,
+     "'cc' is not available for {ctx}: carry-out needs a 32- or 64-bit type"},
+    {RuleRecord::Excludes, "cc", "wide", 0,
+     "'cc' is not available with 'wide' in {ctx}: carry-out applies to lo "
+     "and hi"},
+    {RuleRecord::Requires, "sat", "hi", 0,
+     "'sat' needs 'hi' in {ctx}: only mad.hi.sat.s32 saturates"},
+    {RuleRecord::Excludes, "sat", "cc", 0,
+     "'sat' cannot be combined with 'cc' in {ctx}"},
+    // ptxas takes mad's mode first of all: mad.lo.cc, never mad.cc.lo.
+    {RuleRecord::Before, "mode", "cc", 0,
+     "'{tok}' must come first in {ctx}: ptxas takes mad's mode before "
+     "'cc' (mad.{tok}.cc.{type})"},
+    {RuleRecord::Before, "mode", "sat", 0,
+     "'{tok}' must come first in {ctx}: ptxas takes mad's mode before "
+     "'sat' (mad.{tok}.sat.{type})"}};
+constexpr OperandRecord kMadInt[] = {
+    {"dst", Role::Dst, Space::Reg, 0, {}, 1, "wide"},
+    {"a", Role::Src},
+    {"b", Role::Src},
+    {"c", Role::Src, Space::Reg, 0, {}, 1, "wide"}};
+constexpr Signature kMadIntSignature[] = {kMadInt};
+constexpr VariantRecord kMadVariants[] = {
+    {kIntTuple, kMadIntSlots, kMadIntRules, {}, kMadIntSignature},
     {kFmaTuple, kFmaSlots, {}, {}, kFmaSignatures}};
+constexpr StringRef kSatReluRepeats[] = {"sat", "relu"};
 
 //===-- cp.async -----------------------------------------------------------===//
 
@@ -1239,7 +1321,8 @@ const FamilyRecord kRecords[] = {
     {.name = "mul", .variants = kMulVariants, .repeatable = kSatCc},
     {.name = "abs", .variants = kAbs},
     {.name = "neg", .variants = kNeg},
-    {.name = "fma", .variants = kFmaVariants, .repeatable = kSat},
+    {.name = "fma", .variants = kFmaVariants, .repeatable = kSatReluRepeats},
+    {.name = "mad", .variants = kMadVariants, .repeatable = kSatCc},
     // Before cvt: a spelling is the first record whose name it begins with.
     {.name = "cvt.pack",
      .family = "cvt",

@@ -329,10 +329,10 @@ def float_arith(family, kind, quals, a_bits, b_bits):
 
 
 def fma(kind, quals, a_bits, b_bits, c_bits):
-    """a * b + c rounded once (PTX fma: .rnd required, .ftz and .sat for
-    f32 only)."""
+    """a * b + c rounded once (PTX fma: .rnd required; .ftz and .sat for
+    f32, f16; .relu, clamping a negative result to +0, for f16 and bf16)."""
     mode = next(q for q in quals if q in ("rn", "rz", "rm", "rp"))
-    ftz, sat = "ftz" in quals, "sat" in quals
+    ftz, sat, relu = "ftz" in quals, "sat" in quals, "relu" in quals
     a, b, c = decode(a_bits, kind), decode(b_bits, kind), decode(c_bits, kind)
     if ftz:
         a, b, c = flush(a, kind), flush(b, kind), flush(c, kind)
@@ -371,7 +371,26 @@ def fma(kind, quals, a_bits, b_bits, c_bits):
     hi = np.where(exact_zero, np.where(negative, -0.0, 0.0), hi)
     if kind == "f64":
         return round_f64(hi, res, mode, sat, np.isfinite(a) & np.isfinite(b) & np.isfinite(c))
-    return encode(round_to(hi, res, kind, mode, ftz=ftz, sat=sat), kind)
+    return encode(round_to(hi, res, kind, mode, ftz=ftz, sat=sat, relu=relu), kind)
+
+
+def int_mad(ty, quals, a_bits, b_bits, c_bits):
+    """mad.lo/hi/wide: the low or high half of a*b, or all of it, plus c;
+    mad.hi.sat.s32 clamps the sum to the s32 range."""
+    width = int(ty[1:])
+    a, b = to_int(a_bits, ty), to_int(b_bits, ty)
+    wide = "wide" in quals
+    c = to_int(c_bits, ty[0] + str(2 * width) if wide else ty)
+    products = [x * y for x, y in zip(a, b)]
+    if wide:
+        return from_int([p + z for p, z in zip(products, c)], 2 * width)
+    if "hi" in quals:
+        out = [(p >> width) + z for p, z in zip(products, c)]
+        if "sat" in quals:
+            lo, hi = int_range(ty)
+            out = [min(max(v, lo), hi) for v in out]
+        return from_int(out, width)
+    return from_int([p + z for p, z in zip(products, c)], width)
 
 
 def round_f64(hi, res, mode, sat, finite_inputs):
@@ -518,7 +537,15 @@ def rounded_math(family, kind, quals, srcs):
         # rcp.rnd.ftz.f64, which ptxas takes and the ISA does not define,
         # keeps subnormals (measured on an H200: a caveat of the form).
         return round_f64(hi, res, mode, False, finite)
-    return encode(round_to(hi, res, kind, mode, ftz=ftz), kind)
+    out = round_to(hi, res, kind, mode, ftz=ftz)
+    if ftz and family == "div":
+        # div.ftz flushes a quotient that is subnormal before rounding, even
+        # where rp or rm would round it up to the smallest normal (measured
+        # on an H200: 0x800000 / 0x3f800001 under div.rp.ftz gives +0).
+        smallest = np.ldexp(1.0, -126)
+        tiny = (np.abs(hi) < smallest) | ((np.abs(hi) == smallest) & (np.sign(hi) * res < 0))
+        out = np.where(tiny, np.copysign(0.0, hi), out)
+    return encode(out, kind)
 
 
 def int_div(family, ty, a_bits, b_bits):
@@ -752,8 +779,16 @@ def reference(form, srcs):
             return float_arith(family, ty, quals, srcs[0], srcs[1])
     if family in ("abs", "neg"):
         return unary(family, types[0], quals, srcs[0])
-    if family == "fma" and len(srcs) == 3:
-        return fma(types[0], quals, *srcs)
+    if family in ("fma", "mad") and len(srcs) == 3:
+        ty = types[0]
+        if ty in INT_TYPES:
+            return int_mad(ty, quals, *srcs)
+        if ty in LANES:
+            kind, lane_bits, lanes = LANES[ty]
+            parts = [fma(kind, quals, *lane) for lane in
+                     zip(*(split_lanes(s, lane_bits, lanes) for s in srcs))]
+            return join_lanes([p.astype(np.uint64) for p in parts], lane_bits, lane_bits * lanes)
+        return fma(ty, quals, *srcs)
     if quals & APPROXIMATE:
         raise NotCovered(f"{form.opcode} is approximate: tools/conformance/approx.py measures it")
     if family in ("div", "rem") and types[0] in INT_TYPES:

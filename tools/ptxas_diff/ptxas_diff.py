@@ -211,10 +211,29 @@ def math_spellings():
         yield f"testp.f32.{test}" if test else "testp.finite.normal.f32"
 
 
+def fma_mad_spellings():
+    """PTX ISA 9.0: fma.rnd{.ftz}{.sat}.f32, fma.rnd{.ftz}.f32x2, fma.rnd.f64,
+    fma.rn{.ftz}{.sat}.f16/f16x2, fma.rn{.ftz}.relu.f16/f16x2,
+    fma.rn{.relu}.bf16/bf16x2; mad.{lo,hi,wide}{.cc}{.sat} on the integer
+    types (mode first) and mad's float forms: every type with qualifier
+    subsets of a shared pool."""
+    types = ["f32", "f64", "f16", "f16x2", "bf16", "bf16x2", "f32x2", "u16", "u32", "u64", "s16", "s32",
+             "s64", "b32"]
+    pool = ["rn", "rz", "ftz", "sat", "relu", "lo", "hi", "wide", "cc"]
+    for family in ("fma", "mad"):
+        for ty in types:
+            for n in range(4):
+                for quals in itertools.combinations(pool, n):
+                    yield ".".join((family,) + quals + (ty,))
+            yield f"{family}.{ty}.lo"
+            yield f"{family}.{ty}.rn"
+
+
 def spellings():
     seen = set()
     for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
-                minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings):
+                minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
+                fma_mad_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -273,6 +292,9 @@ def natural_operands(spelling):
     if "pred" in tokens:
         reg = (1, 1, False)
     u32 = (32, 1, False)
+    if family in ("fma", "mad"):
+        wide = (min(2 * BITS.get(types[-1], 32), 64), 1, False)
+        return [wide, reg, reg, wide] if "wide" in tokens else [reg] * 4
     if family in ("min", "max", "and", "or", "xor", "div", "rem", "copysign"):
         return [reg] * 3
     if family in ("not", "cnot", "brev", "sqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh"):
@@ -330,6 +352,13 @@ EXPLAINED.append(
      "the PTX ISA requires a test (testp.op.type: finite, infinite, number, notanumber, normal, "
      "subnormal); ptxas 13.0 also takes testp.type with none, which no document defines, so the "
      "table keeps the ISA's rule"))
+
+
+EXPLAINED.append(
+    (re.compile(r"^fma\.(?=.*\.(rz|rm|rp)\.)(.*\.)?bf16(x2)?$"),
+     "the PTX ISA defines fma.rn for bf16 only; ptxas 13.0 also takes rz, rm and rp and computes "
+     "them as an f16 fma of the same bits (75-85% wrong on an H200, tools/conformance), so the "
+     "table rejects them"))
 
 
 def explanation(spelling):

@@ -118,3 +118,29 @@ func.func @testp_writes_a_predicate(%d: memref<1x1xf32, 5>, %a: memref<1x1xf32, 
   tile.apply "testp.finite.f32"(%d, %a) : memref<1x1xf32, 5>, memref<1x1xf32, 5>
   return
 }
+
+// -----
+
+// ptxas takes fma.rz.bf16 but computes an f16 fma (measured on an H200).
+func.func @bf16_fma_rounds_to_nearest(%r: memref<1x1xbf16, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'rz' is not available for fma.bf16: the PTX ISA defines fma.rn for bf16 only, and ptxas (CUDA 13.0) computes fma.rz.bf16 as an f16 fma (measured on an H200)}}
+  tile.apply "fma.rz.bf16"(%r, %r, %r, %r) : memref<1x1xbf16, 5>, memref<1x1xbf16, 5>, memref<1x1xbf16, 5>, memref<1x1xbf16, 5>
+  return
+}
+
+// -----
+
+func.func @mad_mode_first(%r: memref<1x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'hi' must come first in mad.s32: ptxas takes mad's mode before 'sat' (mad.hi.sat.s32)}}
+  tile.apply "mad.sat.hi.s32"(%r, %r, %r, %r) : memref<1x1xi32, 5>, memref<1x1xi32, 5>, memref<1x1xi32, 5>, memref<1x1xi32, 5>
+  return
+}
+
+// -----
+
+// mad.wide doubles the destination and the addend.
+func.func @mad_wide_addend(%d: memref<1x1xi64, 5>, %a: memref<1x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op c: expected a 64-bit carrier for s64 (i64, ui64 or si64), got i32}}
+  tile.apply "mad.wide.s32"(%d, %a, %a, %a) : memref<1x1xi64, 5>, memref<1x1xi32, 5>, memref<1x1xi32, 5>, memref<1x1xi32, 5>
+  return
+}
