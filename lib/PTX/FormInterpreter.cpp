@@ -241,6 +241,7 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   operand.maxImmediate = spec.maxImmediate;
   operand.readAt = spec.readAt;
   operand.joinedByBar = spec.joinedByBar;
+  operand.exactRegister |= spec.exactRegister;
   operand.sizedBy = spec.sizedBy.str();
   operand.fusionBarrier = spec.fusionBarrier;
   return operand;

@@ -143,15 +143,58 @@ constexpr VariantRecord kNeg[] = {
 
 //===-- mov ----------------------------------------------------------------===//
 
-// The packing forms of mov.b16..b128 (mov.b64 d, {a, b}) are overloads the
-// interpreter adds by register width (overloadsOf in Forms.cpp).
-constexpr StringRef kMovTypes[] = {"b16", "b32", "b64", "b128", "u16", "u32",
-                                   "u64", "s16", "s32", "s64",  "f32", "f64"};
+// mov.b16..b128 also pack registers into one and unpack one into several
+// with braces (mov.b64 d, {a, b}): pieces of half the width, and of a
+// quarter where ptxas takes them (bytes only for b16 and b32), each piece a
+// register of exactly its width.
+struct MovPacking {
+  OperandRecord pack[2], unpack[2];
+};
+constexpr MovPacking movPacking(StringRef piece, unsigned parts) {
+  MovPacking packing{};
+  packing.pack[0] = {"dst", Role::Dst};
+  packing.pack[1] = {.name = "src", .role = Role::Src, .fixedType = piece,
+                     .count = parts, .exactRegister = true};
+  packing.unpack[0] = {.name = "dst", .role = Role::Dst, .fixedType = piece,
+                       .count = parts, .exactRegister = true};
+  packing.unpack[1] = {"src", Role::Src};
+  return packing;
+}
+constexpr MovPacking kB8Pairs = movPacking("b8", 2);
+constexpr MovPacking kB8Quads = movPacking("b8", 4);
+constexpr MovPacking kB16Pairs = movPacking("b16", 2);
+constexpr MovPacking kB16Quads = movPacking("b16", 4);
+constexpr MovPacking kB32Pairs = movPacking("b32", 2);
+constexpr MovPacking kB32Quads = movPacking("b32", 4);
+constexpr MovPacking kB64Pairs = movPacking("b64", 2);
+constexpr Signature kMovB16Signatures[] = {kUnary, kB8Pairs.pack,
+                                           kB8Pairs.unpack};
+constexpr Signature kMovB32Signatures[] = {
+    kUnary, kB16Pairs.pack, kB16Pairs.unpack, kB8Quads.pack, kB8Quads.unpack};
+constexpr Signature kMovB64Signatures[] = {
+    kUnary, kB32Pairs.pack, kB32Pairs.unpack, kB16Quads.pack,
+    kB16Quads.unpack};
+constexpr Signature kMovB128Signatures[] = {
+    kUnary, kB64Pairs.pack, kB64Pairs.unpack, kB32Quads.pack,
+    kB32Quads.unpack};
+constexpr StringRef kMovTypes[] = {"u16", "u32", "u64", "s16",
+                                   "s32", "s64", "f32", "f64"};
+constexpr StringRef kB16Only[] = {"b16"};
+constexpr StringRef kB32Only[] = {"b32"};
+constexpr StringRef kB64Only[] = {"b64"};
 constexpr StringRef kB128[] = {"b128"};
 constexpr Tokens kMovTuple[] = {kMovTypes};
-constexpr FloorRecord kMovFloors[] = {{70, 83, kB128}};
-constexpr VariantRecord kMov[] = {{kMovTuple, {}, {}, kMovFloors,
-                                   kUnarySignature}};
+constexpr Tokens kB16Tuple[] = {kB16Only};
+constexpr Tokens kB32OnlyTuple[] = {kB32Only};
+constexpr Tokens kB64Tuple[] = {kB64Only};
+constexpr Tokens kB128Tuple[] = {kB128};
+constexpr FloorRecord kMovFloors[] = {{70, 83}};
+constexpr VariantRecord kMov[] = {
+    {kB16Tuple, {}, {}, {}, kMovB16Signatures},
+    {kB32OnlyTuple, {}, {}, {}, kMovB32Signatures},
+    {kB64Tuple, {}, {}, {}, kMovB64Signatures},
+    {kB128Tuple, {}, {}, kMovFloors, kMovB128Signatures},
+    {kMovTuple, {}, {}, {}, kUnarySignature}};
 
 //===-- fma ----------------------------------------------------------------===//
 
@@ -909,7 +952,6 @@ constexpr StringRef kPackWide[] = {"u16", "s16"};
 constexpr StringRef kPackNarrow[] = {"u8", "s8", "u4", "s4", "u2", "s2"};
 constexpr StringRef kPackNibbles[] = {"u4", "s4", "u2", "s2"};
 constexpr StringRef kS32Only[] = {"s32"};
-constexpr StringRef kB32Only[] = {"b32"};
 constexpr StringRef kPackDestinations[] = {"u16", "s16", "u8", "s8",
                                            "u4",  "s4",  "u2", "s2"};
 constexpr Tokens kPackWideTuple[] = {kPackWide, kS32Only};

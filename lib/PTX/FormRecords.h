@@ -132,6 +132,8 @@ struct OperandRecord {
   unsigned readAt = 0;
   /// See Operand::joinedByBar.
   bool joinedByBar = false;
+  /// See Operand::exactRegister.
+  bool exactRegister = false;
 };
 
 /// Several operand signatures of one spelling; which one an instruction

@@ -2,8 +2,8 @@
 //
 // The entry points of the table: a spelling's characters are checked here,
 // then it is parsed against its family's record (FormRecords.cpp, read by
-// FormInterpreter.cpp). Also here: targets and their PTX versions, floors,
-// and mov's packing overloads.
+// FormInterpreter.cpp). Also here: targets and their PTX versions, and
+// floors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,39 +92,14 @@ std::vector<StringRef> recordFamilies(bool loweredOnly) {
 } // namespace
 
 std::vector<Form> mlir::tile::ptx::overloadsOf(const Form &primary) {
-  std::vector<Form> forms = {primary};
   SmallVector<StringRef> tokens;
   StringRef(primary.opcode).split(tokens, '.');
-  if (const records::FamilyRecord *record = records::findRecord(tokens)) {
-    std::string error;
+  std::string error;
+  if (const records::FamilyRecord *record = records::findRecord(tokens))
     if (std::optional<std::vector<Form>> all =
             records::parseRecord(*record, tokens, error))
-      forms = std::move(*all);
-  }
-  if (primary.family != "mov" || primary.operands.front().type.front() != 'b')
-    return forms;
-  unsigned bits = primary.operands.front().bits;
-  for (unsigned parts : {2u, 4u}) {
-    unsigned element = bits / parts;
-    // ptxas takes bytes in braces for b16 and b32 (four), halves and wider
-    // pieces for b32..b128.
-    if (element < 8 || (element == 8 && bits > 32) ||
-        (parts == 4 && bits == 16))
-      continue;
-    std::string elementType = "b" + std::to_string(element);
-    const TypeInfo *whole = lookupType(primary.operands.front().type);
-    const TypeInfo *piece = lookupType(elementType);
-    Operand pieces = reg("src", Role::Src, piece, parts);
-    pieces.exactRegister = true;
-    Form pack = primary, unpack = primary;
-    pack.operands = {reg("dst", Role::Dst, whole), pieces};
-    pieces.name = "dst";
-    pieces.role = Role::Dst;
-    unpack.operands = {pieces, reg("src", Role::Src, whole)};
-    forms.push_back(pack);
-    forms.push_back(unpack);
-  }
-  return forms;
+      return std::move(*all);
+  return {primary};
 }
 
 llvm::ArrayRef<llvm::StringRef> mlir::tile::ptx::families() {

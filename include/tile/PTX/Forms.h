@@ -159,11 +159,12 @@ std::optional<Form> parseForm(llvm::StringRef opcode, std::string &error);
 /// "add.rn.f32x2 requires sm_100 or newer and PTX ISA 8.6".
 bool isAvailableOn(const Form &form, const Target &target, std::string &error);
 
-/// Every form a spelling names: `primary` first, then, for mov.b32/b64/b128,
-/// the forms that pack registers into one or unpack one into several with
-/// braces (mov.b64 d, {a, b}; mov.b64 {a, b}, d; mov.b32 d, {a, b, c, d} of
-/// bytes).
-/// Which one an instruction means follows from its operands' register counts.
+/// Every form a spelling names, one per operand signature of its record:
+/// `primary` first, then e.g. for mov.b16..b128 the forms that pack
+/// registers into one or unpack one into several with braces (mov.b64 d,
+/// {a, b}; mov.b64 {a, b}, d; mov.b32 d, {a, b, c, d} of bytes), fma's tied
+/// accumulator, setp's p|q. Which one an instruction means follows from its
+/// operands.
 std::vector<Form> overloadsOf(const Form &primary);
 
 /// overloadsOf(the form `opcode` spells): its primary form first. Empty, with
