@@ -767,8 +767,7 @@ constexpr StringRef kWeak[] = {"weak"};
 constexpr StringRef kNotVolatile[] = {"weak", "relaxed", "acquire", "release"};
 constexpr StringRef kRelaxed[] = {"relaxed"};
 constexpr StringRef kSys[] = {"sys"};
-constexpr StringRef kLoadOrdered[] = {"relaxed", "acquire"};
-constexpr StringRef kStoreOrdered[] = {"relaxed", "release"};
+constexpr StringRef kOrdered[] = {"relaxed", "acquire", "release"};
 
 constexpr SlotRecord kLoadSlots[] = {
     {"memory ordering", kLoadOrders}, {"scope", kScopes},
@@ -798,10 +797,9 @@ bool vectorTooWide(Tokens types, Tokens chosen) {
 
 constexpr StringRef kNeedsScope =
     "'{tok}' needs a scope in {ctx}: one of cta, cluster, gpu, sys";
-constexpr StringRef kLoadScopeOnly =
-    "'{tok}' is a scope, which only relaxed, acquire accesses take";
-constexpr StringRef kStoreScopeOnly =
-    "'{tok}' is a scope, which only relaxed, release accesses take";
+constexpr StringRef kScopeOnly =
+    "'{tok}' is a scope, which only relaxed and acquire (ld) or release (st) "
+    "accesses take";
 constexpr StringRef kNoCachePolicy =
     "'L2::cache_hint' takes a cache-policy operand, which tile.apply does "
     "not provide";
@@ -843,10 +841,13 @@ constexpr StringRef kV8Halves = TILE_V8_SMALL("16");
 constexpr StringRef kByteTypes[] = {"b8", "u8", "s8"};
 constexpr StringRef kHalfTypes[] = {"b16", "u16", "s16"};
 
-constexpr RuleRecord kLoadRules[] = {
+// One list for ld and st: a rule on a slot or token one of them lacks
+// (st's nc, const and prefetch sizes, ld's release) never applies to it.
+constexpr RuleRecord kMemoryRules[] = {
     {.kind = RuleRecord::Requires, .token = "relaxed", .other = "scope", .message = kNeedsScope},
     {.kind = RuleRecord::Requires, .token = "acquire", .other = "scope", .message = kNeedsScope},
-    {.kind = RuleRecord::RequiresAny, .token = "scope", .message = kLoadScopeOnly, .allowed = kLoadOrdered},
+    {.kind = RuleRecord::Requires, .token = "release", .other = "scope", .message = kNeedsScope},
+    {.kind = RuleRecord::RequiresAny, .token = "scope", .message = kScopeOnly, .allowed = kOrdered},
     {.kind = RuleRecord::Chosen, .token = "L2::cache_hint", .message = kNoCachePolicy},
     {.kind = RuleRecord::Excludes, .token = "cache operator", .other = "memory ordering", .message = kCannotCombine, .allowed = kWeak},
     {.kind = RuleRecord::Excludes, .token = "nc", .other = "memory ordering", .message = kNcNeedsGlobal},
@@ -866,27 +867,6 @@ constexpr RuleRecord kLoadRules[] = {
     {.kind = RuleRecord::Excludes, .token = "param", .other = "memory ordering", .message = kWeakAtMost, .allowed = kWeak},
     {.kind = RuleRecord::Excludes, .token = "eviction priority", .other = "state space", .message = kHintNeedsGlobal, .allowed = kGlobalOnly},
     {.kind = RuleRecord::Excludes, .token = "prefetch size", .other = "state space", .message = kHintNeedsGlobal, .allowed = kGlobalOnly},
-    {.kind = RuleRecord::Chosen, .token = "vector width", .message = kB128NotVectorized, .types = kB128},
-    {.kind = RuleRecord::Hook, .token = "vector width", .message = kVectorTooWide, .holds = vectorTooWide},
-    {.kind = RuleRecord::Chosen, .token = "v8", .message = kV8Bytes, .types = kByteTypes},
-    {.kind = RuleRecord::Chosen, .token = "v8", .message = kV8Halves, .types = kHalfTypes},
-};
-constexpr RuleRecord kStoreRules[] = {
-    {.kind = RuleRecord::Requires, .token = "relaxed", .other = "scope", .message = kNeedsScope},
-    {.kind = RuleRecord::Requires, .token = "release", .other = "scope", .message = kNeedsScope},
-    {.kind = RuleRecord::RequiresAny, .token = "scope", .message = kStoreScopeOnly, .allowed = kStoreOrdered},
-    {.kind = RuleRecord::Chosen, .token = "L2::cache_hint", .message = kNoCachePolicy},
-    {.kind = RuleRecord::Excludes, .token = "cache operator", .other = "memory ordering", .message = kCannotCombine, .allowed = kWeak},
-    {.kind = RuleRecord::RequiresAny, .token = "mmio", .message = kMmioNeedsRelaxedSys, .allowed = kRelaxed},
-    {.kind = RuleRecord::RequiresAny, .token = "mmio", .message = kMmioNeedsRelaxedSys, .allowed = kSys},
-    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "state space", .message = kMmioNeedsGlobal, .allowed = kGlobalOnly},
-    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "vector width", .message = kMmioAlone},
-    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "eviction priority", .message = kMmioAlone},
-    {.kind = RuleRecord::Excludes, .token = "eviction priority", .other = "cache operator", .message = kHintCannotCombine},
-    {.kind = RuleRecord::Excludes, .token = "eviction priority", .other = "volatile", .message = kHintCannotCombine},
-    {.kind = RuleRecord::Excludes, .token = "local", .other = "memory ordering", .message = kLocalNoOrdering, .allowed = kWeak},
-    {.kind = RuleRecord::Excludes, .token = "param", .other = "memory ordering", .message = kWeakAtMost, .allowed = kWeak},
-    {.kind = RuleRecord::Excludes, .token = "eviction priority", .other = "state space", .message = kHintNeedsGlobal, .allowed = kGlobalOnly},
     {.kind = RuleRecord::Chosen, .token = "vector width", .message = kB128NotVectorized, .types = kB128},
     {.kind = RuleRecord::Hook, .token = "vector width", .message = kVectorTooWide, .holds = vectorTooWide},
     {.kind = RuleRecord::Chosen, .token = "v8", .message = kV8Bytes, .types = kByteTypes},
@@ -938,9 +918,9 @@ constexpr OperandRecord kStore[] = {
 constexpr Signature kLoadSignature[] = {kLoad};
 constexpr Signature kStoreSignature[] = {kStore};
 constexpr VariantRecord kLoadVariants[] = {
-    {kMemTuple, kLoadSlots, kLoadRules, kMemoryFloors, kLoadSignature}};
+    {kMemTuple, kLoadSlots, kMemoryRules, kMemoryFloors, kLoadSignature}};
 constexpr VariantRecord kStoreVariants[] = {
-    {kMemTuple, kStoreSlots, kStoreRules, kStoreFloors, kStoreSignature}};
+    {kMemTuple, kStoreSlots, kMemoryRules, kStoreFloors, kStoreSignature}};
 
 //===-- cvt.pack -----------------------------------------------------------===//
 
