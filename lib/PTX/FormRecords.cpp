@@ -1248,10 +1248,17 @@ constexpr StringRef kApprox[] = {"approx"};
 constexpr Tokens kF64Tuple[] = {kF64};
 constexpr SlotRecord kDivF32Slots[] = {{"mode", kDivModes, true},
                                        {"ftz", kFtz}};
+// ptxas takes .full right after div only (div.full.ftz.f32; div.ftz.full
+// is "Unknown modifier '.full'"), the other modes anywhere.
+constexpr RuleRecord kDivF32Rules[] = {
+    {RuleRecord::Before, "full", "ftz", 0,
+     "'full' must come first in {ctx}: ptxas takes div.full.ftz.f32"},
+    {RuleRecord::SlotAfterType, "full", {}, 0,
+     "'full' must come first in {ctx}: ptxas takes div.full.{type}"}};
 constexpr SlotRecord kRoundedF64Slots[] = {{"rounding mode", kRoundings, true}};
 constexpr VariantRecord kDivVariants[] = {
     {kIntTuple, {}, {}, {}, kBinarySignature},
-    {kF32Tuple, kDivF32Slots, {}, {}, kBinarySignature},
+    {kF32Tuple, kDivF32Slots, kDivF32Rules, {}, kBinarySignature},
     {kF64Tuple, kRoundedF64Slots, {}, {}, kBinarySignature}};
 constexpr VariantRecord kRemVariants[] = {
     {kIntTuple, {}, {}, {}, kBinarySignature}};

@@ -73,7 +73,8 @@ def run(forms, rng, targets=D.TARGETS, batch=800):
                 continue
             seen.add((spelling, tuple(operands)))
             cases.append((spelling, operands, form.opcode))
-    report = {"spellings": len(cases), "targets": list(targets), "agree": 0, "disagreements": []}
+    report = {"spellings": len(cases), "targets": list(targets), "agree": 0, "disagreements": [],
+              "explained": []}
     with tempfile.TemporaryDirectory() as workdir:
         for target in targets:
             verdicts = []
@@ -95,10 +96,11 @@ def run(forms, rng, targets=D.TARGETS, batch=800):
                     if table_ok == ptxas_ok:
                         report["agree"] += 1
                         continue
-                    report["disagreements"].append({
+                    why = D.explanation(spelling)
+                    report["explained" if why else "disagreements"].append({
                         "spelling": spelling, "from": source, "target": target,
                         "table": "accepts" if table_ok else "rejects",
-                        "ptxas_error": None if ptxas_ok else alone.get(0)})
+                        "ptxas_error": None if ptxas_ok else alone.get(0), **({"why": why} if why else {})})
     report["checks"] = len(cases) * len(targets)
     report["false_accepts"] = sum(d["table"] == "accepts" for d in report["disagreements"])
     report["false_rejects"] = sum(d["table"] == "rejects" for d in report["disagreements"])
@@ -121,6 +123,7 @@ def main(argv=None):
         with open(args.out, "w") as f:
             json.dump(report, f, indent=1)
     print(f"{report['spellings']} spellings x {len(report['targets'])} targets: {report['agree']} agree, "
+          f"{len(report['explained'])} explained, "
           f"{report['false_accepts']} accepted by the table but rejected by ptxas, "
           f"{report['false_rejects']} rejected by the table but accepted by ptxas")
     return 0

@@ -355,7 +355,7 @@ EXPLAINED.append(
 
 
 EXPLAINED.append(
-    (re.compile(r"^fma\.(?=.*\.(rz|rm|rp)\.)(.*\.)?bf16(x2)?$"),
+    (re.compile(r"^fma(\.[a-z0-9]+)*\.(rz|rm|rp)(\.[a-z0-9]+)*\.bf16(x2)?$"),
      "the PTX ISA defines fma.rn for bf16 only; ptxas 13.0 also takes rz, rm and rp and computes "
      "them as an f16 fma of the same bits (75-85% wrong on an H200, tools/conformance), so the "
      "table rejects them"))
