@@ -802,9 +802,14 @@ def _apply(opcode, *operands, **options):
         elif isinstance(pred, Bool):
             _check_owned(pred)
             predicate = pred.value
+        elif isinstance(pred, Buffer) and pred.dtype == "bool":
+            # A predicate tile that setp wrote: one predicate per repeat.
+            _check_owned(pred)
+            predicate = pred.value
         else:
-            raise TileError(f"{opcode}: pred is a runtime bool (e.g. T.thread_id() < 4) or a Python "
-                            f"bool, got {type(pred).__name__}")
+            raise TileError(f"{opcode}: pred is a runtime bool (e.g. T.thread_id() < 4), a Python "
+                            f"bool or a predicate tile (T.alloc_local(..., \"bool\")), got "
+                            f"{type(pred).__name__}")
     try:
         with _location():
             op = _tile_ops.ApplyOp(opcode, values, pred=predicate, scope=scope,
@@ -838,9 +843,15 @@ class _CudaNamespace:
 
 cuda = _CudaNamespace()
 
+# Last: the ewise module builds on the names above.
+from .ewise import (Expr, cast, cos, erf, ewise, exp, exp2, fabs, log, log2, maximum,  # noqa: E402
+                    minimum, rsqrt, sin, sqrt, tanh, where)
+
 __all__ = [
     "Tensor", "LaunchConfig", "TileError", "function", "prim_func", "device_entry", "alloc_local",
     "thread_id", "block_id", "block_dim", "serial", "if_", "ptx", "cuda", "Buffer", "Index", "Bool", "Scalar",
     "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64",
+    "ewise", "Expr", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "fabs",
+    "maximum", "minimum", "where", "cast",
 ]
