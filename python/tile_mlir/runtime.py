@@ -10,7 +10,9 @@ signature; arguments are checked against the signature before any launch.
 from __future__ import annotations
 
 import base64
+import binascii
 import ctypes
+import functools
 import json
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
@@ -26,6 +28,48 @@ class CudaError(RuntimeError):
 
 class ArgumentError(TypeError):
     """An argument does not match the kernel's signature."""
+
+
+class ArtifactError(ValueError):
+    """An artifact file is not a valid kernel: the message names the file
+    and the field."""
+
+
+# CUDA's limits on a launch: grid x, y, z and block x, y, z.
+GRID_LIMITS = ((1 << 31) - 1, 65535, 65535)
+BLOCK_LIMITS = (1024, 1024, 64)
+MAX_BLOCK_THREADS = 1024
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "bfloat16", "float32", "float64")
+
+
+def launch_dims(value, what: str, limits) -> Tuple[int, int, int]:
+    """1 to 3 positive integers within `limits`, as (x, y, z); ValueError
+    naming `what` otherwise."""
+    values = list(value) if isinstance(value, (tuple, list)) else [value]
+    if not 1 <= len(values) <= 3 or any(isinstance(v, bool) or not isinstance(v, (int, np.integer))
+                                         for v in values):
+        raise ValueError(f"{what} is 1 to 3 positive integers, got {value!r}")
+    for v, axis, limit in zip(values, "xyz", limits):
+        if not 1 <= v <= limit:
+            raise ValueError(f"{what} {axis} is {v}, outside 1..{limit}")
+    return tuple(int(v) for v in values) + (1,) * (3 - len(values))
+
+
+def stream_handle(stream) -> Optional[int]:
+    """The CUstream of `stream`: None (the default stream), an integer
+    handle, or an object that carries one (torch's ``cuda_stream``,
+    cupy's ``ptr``)."""
+    if stream is None:
+        return None
+    for attribute in ("cuda_stream", "ptr"):
+        if hasattr(stream, attribute):
+            stream = getattr(stream, attribute)
+            break
+    if isinstance(stream, bool) or not isinstance(stream, (int, np.integer)) or stream < 0:
+        raise ArgumentError(f"stream is a CUDA stream handle (an int), a torch or cupy stream, "
+                            f"or None, got {type(stream).__name__} {stream!r}")
+    return int(stream)
 
 
 @dataclass(frozen=True)
@@ -106,12 +150,15 @@ class _Driver:
     def to_host(self, array: np.ndarray, pointer: int):
         self._check(self.lib.cuMemcpyDtoH_v2(array.ctypes.data, pointer, array.nbytes), "cuMemcpyDtoH")
 
-    def launch(self, function, grid, block, pointers: Sequence[int], sync: bool = True):
+    def launch(self, function, grid, block, pointers: Sequence[int], sync: bool = True,
+               stream: Optional[int] = None):
         values = [ctypes.c_uint64(p) for p in pointers]
         params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
-        self._check(self.lib.cuLaunchKernel(function, *grid, *block, 0, None, params, None), "cuLaunchKernel")
+        handle = ctypes.c_void_p(stream) if stream else None
+        self._check(self.lib.cuLaunchKernel(function, *grid, *block, 0, handle, params, None), "cuLaunchKernel")
         if sync:
-            self._check(self.lib.cuCtxSynchronize(), "kernel execution (cuCtxSynchronize)")
+            self._check(self.lib.cuStreamSynchronize(handle) if stream else self.lib.cuCtxSynchronize(),
+                        "kernel execution (synchronize)")
 
 
 _driver: Optional[_Driver] = None
@@ -135,7 +182,7 @@ def local_arch() -> Optional[str]:
 
 
 def _device_pointer(value):
-    """(pointer, shape, dtype, contiguous) of a CUDA array, or None."""
+    """(pointer, shape, dtype, contiguous, read_only) of a CUDA array, or None."""
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is None:
         return None
@@ -144,7 +191,8 @@ def _device_pointer(value):
     strides = interface.get("strides")
     contiguous = strides is None or tuple(strides) == tuple(
         int(np.prod(shape[i + 1:], dtype=np.int64)) * dtype.itemsize for i in range(len(shape)))
-    return interface["data"][0], shape, dtype, contiguous
+    pointer, read_only = interface["data"]
+    return pointer, shape, dtype, contiguous, bool(read_only)
 
 
 class Kernel:
@@ -153,7 +201,9 @@ class Kernel:
     def __init__(self, name: str, ptx: str, cubin: Optional[bytes], target: str,
                  params: List[Param], grid: Tuple[int, int, int], block: Tuple[int, int, int]):
         self.name, self.ptx, self.cubin, self.target = name, ptx, cubin, target
-        self.params, self.grid, self.block = params, tuple(grid), tuple(block)
+        self.params, self.block = params, tuple(block)
+        # None: chosen at each launch (LaunchConfig(grid=None)).
+        self.grid = None if grid is None else tuple(grid)
         self._function = None
         self._module = None  # a module shared with other kernels of one image
 
@@ -161,7 +211,7 @@ class Kernel:
     def save(self, path: str) -> None:
         artifact = {
             "format": ARTIFACT_FORMAT, "name": self.name, "target": self.target,
-            "grid": list(self.grid), "block": list(self.block),
+            "grid": None if self.grid is None else list(self.grid), "block": list(self.block),
             "params": [{"name": p.name, "shape": list(p.shape), "dtype": p.dtype, "written": p.written}
                        for p in self.params],
             "ptx": self.ptx,
@@ -178,7 +228,13 @@ class Kernel:
         for param, value in zip(self.params, args):
             device = _device_pointer(value)
             if device is not None:
-                _, shape, dtype, contiguous = device
+                pointer, shape, dtype, contiguous, read_only = device
+                if param.written and read_only:
+                    raise ArgumentError(f"{param.name}: the CUDA array is read-only "
+                                        "(__cuda_array_interface__), but the kernel writes it")
+                if pointer < 0 or (pointer == 0 and int(np.prod(shape)) > 0):
+                    raise ArgumentError(f"{param.name}: the CUDA array's pointer is {pointer}, "
+                                        "not a device address")
             elif isinstance(value, np.ndarray):
                 shape, dtype, contiguous = value.shape, value.dtype, value.flags.c_contiguous
                 if param.written and not value.flags.writeable:
@@ -206,10 +262,42 @@ class Kernel:
                     raise ArgumentError(f"{q.name} and {p.name} are different arrays over overlapping "
                                         "memory; pass the same array for both, or copies")
 
-    def __call__(self, *args, sync: bool = True):
-        """Launches on the local GPU. numpy arrays are copied in and back;
-        CUDA arrays (torch, cupy, ...) are used in place. With sync=False and
-        only CUDA arrays, the launch is asynchronous on the default stream."""
+    def __repr__(self):
+        grid = "chosen at launch" if self.grid is None else self.grid
+        params = ", ".join(f"{p.name}: {p.dtype}{list(p.shape)}" for p in self.params)
+        return f"<tile-mlir kernel {self.name} for {self.target}, grid {grid}, block {self.block}, ({params})>"
+
+    def __getitem__(self, grid):
+        """``kernel[grid](*arrays)``, as in Triton: this launch's grid."""
+        return functools.partial(self.__call__, grid=grid)
+
+    def launch_grid(self, grid) -> Tuple[int, int, int]:
+        """The grid a launch uses: the call's, which must equal a grid
+        compiled in (the lowering may assume that one)."""
+        if grid is None:
+            if self.grid is None:
+                raise ArgumentError(f"{self.name} was compiled with LaunchConfig(grid=None): choose "
+                                    "the grid at launch, kernel[grid](...) or kernel(..., grid=...)")
+            return self.grid
+        try:
+            chosen = launch_dims(grid, "the grid's", GRID_LIMITS)
+        except ValueError as error:
+            raise ArgumentError(str(error)) from None
+        if self.grid is not None and chosen != self.grid:
+            raise ArgumentError(f"{self.name} was compiled for grid {self.grid}, which the lowering "
+                                f"may assume; got {chosen}. Compile with LaunchConfig(grid=None) "
+                                "to choose the grid at launch")
+        return chosen
+
+    def __call__(self, *args, grid=None, stream=None, sync: bool = True):
+        """Launches on the local GPU, on `stream` (a handle, or a torch or
+        cupy stream; None is the default stream) and with `grid` (for a
+        kernel compiled with LaunchConfig(grid=None)). numpy arrays are
+        copied in and back (only those the kernel writes); CUDA arrays
+        (torch, cupy, ...) are used in place. With sync=False and only CUDA
+        arrays, the launch is asynchronous."""
+        launch_grid = self.launch_grid(grid)
+        handle = stream_handle(stream)
         self.check_arguments(args)
         drv = driver()
         if self._function is None:
@@ -230,7 +318,8 @@ class Kernel:
                     drv.to_device(entry[0], np.ascontiguousarray(value))
                 entry[2] |= param.written
                 pointers.append(entry[0])
-            drv.launch(self._function, self.grid, self.block, pointers, sync=sync or bool(owned))
+            drv.launch(self._function, launch_grid, self.block, pointers,
+                       sync=sync or bool(owned), stream=handle)
             for pointer, value, written in owned.values():
                 if written:
                     drv.to_host(value, pointer)
@@ -240,13 +329,59 @@ class Kernel:
 
 
 def load(path: str) -> Kernel:
-    """Loads a kernel saved with ``Kernel.save``."""
-    with open(path) as f:
-        artifact = json.load(f)
+    """Loads a kernel saved with ``Kernel.save``, checking every field first:
+    an invalid one raises ArtifactError naming the file and the field."""
+    def fail(field, why):
+        raise ArtifactError(f"{path}: {field}: {why}")
+
+    try:
+        with open(path) as f:
+            artifact = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ArtifactError(f"{path}: not readable as JSON ({error})") from None
+    if not isinstance(artifact, dict):
+        fail("the file", f"expected a JSON object, got {type(artifact).__name__}")
     if artifact.get("format") != ARTIFACT_FORMAT:
-        raise ValueError(f"{path}: not a {ARTIFACT_FORMAT} artifact")
-    params = [Param(p["name"], tuple(p["shape"]), p["dtype"], bool(p.get("written", True)))
-              for p in artifact["params"]]
-    cubin = base64.b64decode(artifact["cubin"]) if artifact.get("cubin") else None
-    return Kernel(artifact["name"], artifact["ptx"], cubin, artifact["target"], params,
-                  tuple(artifact["grid"]), tuple(artifact["block"]))
+        fail("format", f"expected {ARTIFACT_FORMAT!r}, got {artifact.get('format')!r}")
+    for field in ("name", "target", "ptx"):
+        if not isinstance(artifact.get(field), str) or not artifact[field]:
+            fail(field, f"expected a non-empty string, got {artifact.get(field)!r}")
+    if not artifact["name"].isidentifier():
+        fail("name", f"{artifact['name']!r} is not a kernel name")
+    target = artifact["target"]
+    if not (target.startswith("sm_") and target[3:].rstrip("af").isdigit()):
+        fail("target", f"expected sm_XX, sm_XXa or sm_XXf, got {target!r}")
+    grid = artifact.get("grid")
+    try:
+        grid = None if grid is None else launch_dims(grid, "grid", GRID_LIMITS)
+        block = launch_dims(artifact.get("block"), "block", BLOCK_LIMITS)
+    except ValueError as error:
+        fail(str(error).split(" ")[0], str(error))
+    if block[0] * block[1] * block[2] > MAX_BLOCK_THREADS:
+        fail("block", f"{block} has more than {MAX_BLOCK_THREADS} threads")
+    if not isinstance(artifact.get("params"), list):
+        fail("params", f"expected a list, got {artifact.get('params')!r}")
+    params = []
+    for i, p in enumerate(artifact["params"]):
+        where = f"params[{i}]"
+        if not isinstance(p, dict):
+            fail(where, f"expected an object, got {p!r}")
+        if not isinstance(p.get("name"), str) or not p["name"]:
+            fail(f"{where}.name", f"expected a non-empty string, got {p.get('name')!r}")
+        shape = p.get("shape")
+        if not isinstance(shape, list) or any(isinstance(d, bool) or not isinstance(d, int) or d < 0
+                                              for d in shape):
+            fail(f"{where}.shape", f"expected a list of non-negative integers, got {shape!r}")
+        if p.get("dtype") not in DTYPES:
+            fail(f"{where}.dtype", f"expected one of {', '.join(DTYPES)}, got {p.get('dtype')!r}")
+        if not isinstance(p.get("written", True), bool):
+            fail(f"{where}.written", f"expected true or false, got {p.get('written')!r}")
+        params.append(Param(p["name"], tuple(shape), p["dtype"], p.get("written", True)))
+    cubin = artifact.get("cubin")
+    if cubin is not None:
+        try:
+            cubin = base64.b64decode(cubin, validate=True) if isinstance(cubin, str) else fail(
+                "cubin", f"expected base64 text or null, got {type(cubin).__name__}")
+        except binascii.Error as error:
+            fail("cubin", f"not base64 ({error})")
+    return Kernel(artifact["name"], artifact["ptx"], cubin or None, target, params, grid, block)

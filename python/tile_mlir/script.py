@@ -169,6 +169,9 @@ def _dim3(value, what: str, limits) -> Tuple[int, int, int]:
 
 @dataclass(frozen=True)
 class LaunchConfig:
+    """A kernel's launch shape. ``grid=None`` leaves the grid to each call
+    (``kernel[grid](...)`` or ``kernel(..., grid=...)``); a fixed grid is
+    compiled in (the lowering may assume it) and a call must keep it."""
     grid: Any = 1
     block: Any = 1
 
@@ -631,7 +634,8 @@ class PrimFunc:
                         gpu.ReturnOp([])
             if builder.launch is None:
                 raise TileError(f"{self.name}: the body must call T.device_entry(launch=...)")
-            self.grid = _dim3(builder.launch.grid, "the grid's", _GRID_LIMITS)
+            self.grid = (None if builder.launch.grid is None
+                         else _dim3(builder.launch.grid, "the grid's", _GRID_LIMITS))
             self.block = _dim3(builder.launch.block, "the block's", _BLOCK_LIMITS)
             threads = self.block[0] * self.block[1] * self.block[2]
             if threads > _MAX_BLOCK_THREADS:
@@ -639,7 +643,8 @@ class PrimFunc:
                                 f"CUDA allows at most {_MAX_BLOCK_THREADS}")
             self.written = tuple(name for name, _ in self.params if name in builder.written)
             func.attributes["known_block_size"] = ir.DenseI32ArrayAttr.get(list(self.block))
-            func.attributes["known_grid_size"] = ir.DenseI32ArrayAttr.get(list(self.grid))
+            if self.grid is not None:
+                func.attributes["known_grid_size"] = ir.DenseI32ArrayAttr.get(list(self.grid))
         return module
 
     def __str__(self):
@@ -698,6 +703,12 @@ def block_dim(dim: str = "x") -> Index:
     return _gpu_index(gpu.block_dim, dim)
 
 
+def grid_dim(dim: str = "x") -> Index:
+    """The blocks of the grid along ``dim``: the launch's, which a kernel
+    compiled with ``LaunchConfig(grid=None)`` learns only when it runs."""
+    return _gpu_index(gpu.grid_dim, dim)
+
+
 @contextlib.contextmanager
 def if_(cond: "Bool"):
     """``with T.if_(t < 16):`` a branch the kernel takes at run time
@@ -715,18 +726,31 @@ def if_(cond: "Bool"):
             scf.YieldOp([])
 
 
+def _positive_step(step: "Index") -> bool:
+    """A step that is at least 1 when the kernel runs: a positive constant,
+    or launch sizes (each at least 1) with positive coefficients."""
+    if step.is_static:
+        return step.const > 0
+    sizes = ("gpu.grid_dim", "gpu.block_dim")
+    return step.const >= 0 and all(
+        coefficient > 0 and isinstance(value, ir.OpResult) and value.owner.operation.name in sizes
+        for value, coefficient in step.terms)
+
+
 def serial(start, stop=None, step=1):
     """``for i in T.serial(start, stop, step):`` a loop the kernel runs
     (``scf.for``), unlike a Python ``range``, which unrolls while tracing. The
     body is traced once, with ``i`` an index expression; bounds may be index
     expressions (``T.serial(t, rows, threads)`` is a grid-stride loop), the
-    step a positive constant. Register tiles allocated in the body are
-    private to one iteration."""
+    step a positive constant or a positive multiple of the launch's sizes
+    (``T.grid_dim() * 128``), which are never 0. Register tiles allocated in
+    the body are private to one iteration."""
     if stop is None:
         start, stop = 0, start
     start, stop, step = Index.of(start), Index.of(stop), Index.of(step)
-    if not step.is_static or step.const <= 0:
-        raise TileError("T.serial takes a positive constant step")
+    if not _positive_step(step):
+        raise TileError("T.serial takes a positive constant step, or a positive multiple of "
+                        "T.grid_dim() or T.block_dim() plus a constant >= 0")
     _active()
     with _location():
         loop = scf.ForOp(start.materialize(), stop.materialize(), step.materialize())
@@ -849,7 +873,7 @@ from .ewise import (Expr, cast, cos, erf, ewise, exp, exp2, fabs, log, log2, max
 
 __all__ = [
     "Tensor", "LaunchConfig", "TileError", "function", "prim_func", "device_entry", "alloc_local",
-    "thread_id", "block_id", "block_dim", "serial", "if_", "ptx", "cuda", "Buffer", "Index", "Bool", "Scalar",
+    "thread_id", "block_id", "block_dim", "grid_dim", "serial", "if_", "ptx", "cuda", "Buffer", "Index", "Bool", "Scalar",
     "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64",
     "ewise", "Expr", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "fabs",

@@ -170,7 +170,7 @@ def test_artifact_round_trip(tmp_path):
     assert json.load(open(path))["format"] == "tile-mlir-kernel/1"
     with open(tmp_path / "other.json", "w") as f:
         json.dump({"format": "something-else"}, f)
-    with pytest.raises(ValueError, match="not a tile-mlir-kernel/1 artifact"):
+    with pytest.raises(runtime.ArtifactError, match="other.json: format: expected 'tile-mlir-kernel/1'"):
         runtime.load(str(tmp_path / "other.json"))
 
 
