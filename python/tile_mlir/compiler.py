@@ -171,20 +171,32 @@ class CompiledKernel(runtime.Kernel):
 
     mlir: str
     stages: Dict[str, str]
+    from_cache: bool
 
 
 def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
-            cubin: bool = True) -> CompiledKernel:
+            cubin: bool = True, cache: bool = True) -> CompiledKernel:
     """Compiles a @T.function kernel. The result has ``.ptx``, ``.cubin``
     (when ptxas is present and ``cubin`` is true), ``.mlir`` (the input
     IR), ``.stages`` (the IR after each pass of the pipeline, if requested),
     ``save(path)`` and ``__call__(*arrays)``, which launches on the local
-    GPU."""
+    GPU. A kernel compiled before, by any process, comes from the on-disk
+    cache (tile_mlir.cache; ``cache=False`` or TILE_MLIR_CACHE=0 skips it;
+    ``stages`` always compiles); ``.from_cache`` says which."""
+    from . import cache as _cache
     from .script import PrimFunc
 
     if not isinstance(fn, PrimFunc):
         raise TypeError(f"tile_mlir.compile takes a @T.function kernel, got {type(fn).__name__}")
     chip = resolve_target(target)
+    use_cache = cache and not stages and _cache.enabled()
+    if use_cache:
+        entry = _cache.key(str(fn.module), chip, opt_level, cubin)
+        hit = _cache.lookup(entry)
+        if hit is not None:
+            kernel = CompiledKernel(hit.name, hit.ptx, hit.cubin, hit.target, hit.params, hit.grid, hit.block)
+            kernel.mlir, kernel.stages, kernel.from_cache = str(fn.module), {}, True
+            return kernel
     passes = pipeline(chip, 0, opt_level, "isa")[len("builtin.module("):-1]
     # A clone, not a printed and re-parsed copy: diagnostics keep the
     # kernel's Python locations.
@@ -203,4 +215,7 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     kernel = CompiledKernel(fn.name, ptx_text, binary, chip, params, fn.grid, fn.block)
     kernel.mlir = str(fn.module)
     kernel.stages = recorded
+    kernel.from_cache = False
+    if use_cache:
+        _cache.store(entry, kernel)
     return kernel
