@@ -136,3 +136,14 @@ def test_a_runtime_loop_step_must_be_positive_when_it_runs():
             T.device_entry(launch=T.cuda.LaunchConfig(grid=None, block=8))
             for _ in T.serial(0, 8, T.thread_id()):  # 0 in thread 0
                 pass
+
+
+def test_committed_h200_run_of_the_api_checks():
+    # tools/gpu/api_checks.py on the H200: a grid chosen at launch, on a
+    # torch stream, for three grids; a predicate tile; T.ewise's silu.
+    with open(os.path.join(ROOT, "tools", "gpu", "results", "api_checks.json")) as f:
+        report = json.load(f)
+    runs = report["double_grid_stride"]["runs"]
+    assert [r["grid"] for r in runs] == [1, 7, 528] and all(r["mismatches"] == 0 for r in runs)
+    assert report["magnitude"]["mismatches"] == 0
+    assert report["silu_mul"]["max_f32_ulp"] < 8
