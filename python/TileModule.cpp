@@ -107,18 +107,18 @@ NB_MODULE(_tile, m) {
   m.def(
       "pipeline",
       [](const std::string &chip, unsigned ptxVersion, unsigned optLevel,
-         const std::string &format) {
+         const std::string &format, bool barePointers) {
         std::string error = mlir::tile::checkTileToPTXOptions(
             chip, ptxVersion, optLevel, format);
         if (!error.empty())
           throw nb::value_error(error.c_str());
         return "builtin.module(" +
                mlir::tile::buildTileToPTXPipeline(chip, ptxVersion, optLevel,
-                                                  format) +
+                                                  format, barePointers) +
                ")";
       },
       nb::arg("chip") = "sm_90", nb::arg("ptx") = 0, nb::arg("opt_level") = 3,
-      nb::arg("format") = "isa",
+      nb::arg("format") = "isa", nb::arg("bare_pointers") = true,
       "The textual tile-to-ptx pass pipeline, anchored on builtin.module; "
       "raises ValueError for an option value the pipeline does not take.");
   m.def("check_options", &mlir::tile::checkTileToPTXOptions, nb::arg("chip"),

@@ -14,7 +14,8 @@ using namespace mlir;
 std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
                                                unsigned ptxVersion,
                                                unsigned optLevel,
-                                               const std::string &format) {
+                                               const std::string &format,
+                                               bool barePointers) {
   // The target pass comes first: it reads the opcodes to pick a PTX ISA
   // version that has every form.
   return "tile-attach-target{chip=" +
@@ -22,7 +23,8 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
          " O=" + std::to_string(optLevel) +
          "}, tile-expand, convert-tile-to-nvvm, "
          "gpu.module(expand-strided-metadata, lower-affine, convert-scf-to-cf, "
-         "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, "
+         "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=" +
+         (barePointers ? "true" : "false") + "}, "
          "reconcile-unrealized-casts, tile-local-allocas), "
          "gpu-module-to-binary{format=" +
          format + "}";
@@ -68,6 +70,11 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
       *this, "format",
       llvm::cl::desc("isa (PTX), bin (cubin through ptxas) or fatbin"),
       llvm::cl::init("isa")};
+  Option<bool> barePointers{
+      *this, "bare-pointers",
+      llvm::cl::desc("memref kernel parameters as bare pointers (static "
+                     "shapes) rather than descriptors"),
+      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -87,8 +94,9 @@ void mlir::tile::registerTileToPTXPipeline() {
             options.chip, options.ptx, options.optLevel, options.format);
         if (!error.empty())
           return errorHandler("tile-to-ptx: " + error);
-        std::string pipeline = buildTileToPTXPipeline(
-            options.chip, options.ptx, options.optLevel, options.format);
+        std::string pipeline =
+            buildTileToPTXPipeline(options.chip, options.ptx, options.optLevel,
+                                   options.format, options.barePointers);
         return parsePassPipeline(pipeline, pm);
       },
       [](function_ref<void(const detail::PassOptions &)> optionsHandler) {

@@ -22,9 +22,11 @@ class CompileError(RuntimeError):
     message carries each diagnostic as ``file:line: message``."""
 
 
-def pipeline(chip: str = "sm_90", ptx: int = 0, opt_level: int = 3, format: str = "isa") -> str:
+def pipeline(chip: str = "sm_90", ptx: int = 0, opt_level: int = 3, format: str = "isa",
+             bare_pointers: bool = True) -> str:
     """The textual pass pipeline, anchored on builtin.module. Every option is
-    checked first (CompileError): upstream passes abort on some values."""
+    checked first (CompileError): upstream passes abort on some values.
+    ``bare_pointers=False`` passes memref descriptors (runtime sizes)."""
     for name, value, kind in (("chip", chip, str), ("ptx", ptx, int), ("opt_level", opt_level, int),
                               ("format", format, str)):
         if isinstance(value, bool) or not isinstance(value, kind):
@@ -32,7 +34,7 @@ def pipeline(chip: str = "sm_90", ptx: int = 0, opt_level: int = 3, format: str 
         if kind is int and not 0 <= value < 1 << 32:
             raise CompileError(f"{name}={value} is out of range")
     try:
-        return _tile.pipeline(chip, ptx, opt_level, format)
+        return _tile.pipeline(chip, ptx, opt_level, format, bool(bare_pointers))
     except ValueError as error:
         raise CompileError(str(error)) from None
 
@@ -194,10 +196,11 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
         entry = _cache.key(str(fn.module), chip, opt_level, cubin)
         hit = _cache.lookup(entry)
         if hit is not None:
-            kernel = CompiledKernel(hit.name, hit.ptx, hit.cubin, hit.target, hit.params, hit.grid, hit.block)
+            kernel = CompiledKernel(hit.name, hit.ptx, hit.cubin, hit.target, hit.params, hit.grid, hit.block,
+                                    hit.convention)
             kernel.mlir, kernel.stages, kernel.from_cache = str(fn.module), {}, True
             return kernel
-    passes = pipeline(chip, 0, opt_level, "isa")[len("builtin.module("):-1]
+    passes = pipeline(chip, 0, opt_level, "isa", bare_pointers=not fn.dynamic)[len("builtin.module("):-1]
     # A clone, not a printed and re-parsed copy: diagnostics keep the
     # kernel's Python locations.
     with fn.context:
@@ -210,9 +213,12 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     else:
         _run(module, passes)
     ptx_text = _objects(module)["kernels"].decode()
-    params = [runtime.Param(name, spec.shape, spec.dtype, name in fn.written) for name, spec in fn.params]
+    params = [runtime.Param(name, (), spec, False, "scalar") if isinstance(spec, str) else
+              runtime.Param(name, spec.shape, spec.dtype, name in fn.written)
+              for name, spec in fn.params]
     binary = assemble(ptx_text, chip) if cubin else None
-    kernel = CompiledKernel(fn.name, ptx_text, binary, chip, params, fn.grid, fn.block)
+    kernel = CompiledKernel(fn.name, ptx_text, binary, chip, params, fn.grid, fn.block,
+                            "descriptor" if fn.dynamic else "bare")
     kernel.mlir = str(fn.module)
     kernel.stages = recorded
     kernel.from_cache = False

@@ -75,15 +75,22 @@ def stream_handle(stream) -> Optional[int]:
 @dataclass(frozen=True)
 class Param:
     name: str
-    shape: Tuple[int, ...]
+    shape: Tuple[Optional[int], ...]
+    """A tensor's extents; None where each launch gives its own."""
     dtype: str
     written: bool = True
     """Whether the kernel stores to it: only such numpy arrays are copied
     back, and only they must be writeable (artifacts without the field
     count every parameter as written)."""
+    kind: str = "tensor"
+    """"tensor" (an array argument) or "scalar" (a number passed by value)."""
 
     def nbytes(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+
+SCALAR_TYPES = {"int32": ctypes.c_int32, "int64": ctypes.c_int64, "float32": ctypes.c_float,
+                "float64": ctypes.c_double}
 
 
 class _Driver:
@@ -150,9 +157,11 @@ class _Driver:
     def to_host(self, array: np.ndarray, pointer: int):
         self._check(self.lib.cuMemcpyDtoH_v2(array.ctypes.data, pointer, array.nbytes), "cuMemcpyDtoH")
 
-    def launch(self, function, grid, block, pointers: Sequence[int], sync: bool = True,
+    def launch(self, function, grid, block, arguments: Sequence, sync: bool = True,
                stream: Optional[int] = None):
-        values = [ctypes.c_uint64(p) for p in pointers]
+        """`arguments` are ctypes values (pointers as c_uint64, scalars by
+        value), or ints for pointers."""
+        values = [a if isinstance(a, ctypes._SimpleCData) else ctypes.c_uint64(a) for a in arguments]
         params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
         handle = ctypes.c_void_p(stream) if stream else None
         self._check(self.lib.cuLaunchKernel(function, *grid, *block, 0, handle, params, None), "cuLaunchKernel")
@@ -199,8 +208,12 @@ class Kernel:
     """A compiled kernel: PTX, cubin, launch configuration and signature."""
 
     def __init__(self, name: str, ptx: str, cubin: Optional[bytes], target: str,
-                 params: List[Param], grid: Tuple[int, int, int], block: Tuple[int, int, int]):
+                 params: List[Param], grid: Tuple[int, int, int], block: Tuple[int, int, int],
+                 convention: str = "bare"):
         self.name, self.ptx, self.cubin, self.target = name, ptx, cubin, target
+        # "bare": one pointer per tensor; "descriptor": pointer, pointer,
+        # offset, sizes and strides per tensor (runtime sizes, scalars).
+        self.convention = convention
         self.params, self.block = params, tuple(block)
         # None: chosen at each launch (LaunchConfig(grid=None)).
         self.grid = None if grid is None else tuple(grid)
@@ -212,8 +225,9 @@ class Kernel:
         artifact = {
             "format": ARTIFACT_FORMAT, "name": self.name, "target": self.target,
             "grid": None if self.grid is None else list(self.grid), "block": list(self.block),
-            "params": [{"name": p.name, "shape": list(p.shape), "dtype": p.dtype, "written": p.written}
-                       for p in self.params],
+            "convention": self.convention,
+            "params": [{"name": p.name, "kind": p.kind, "shape": list(p.shape), "dtype": p.dtype,
+                        "written": p.written} for p in self.params],
             "ptx": self.ptx,
             "cubin": base64.b64encode(self.cubin).decode() if self.cubin else None,
         }
@@ -223,9 +237,13 @@ class Kernel:
     # -- launch --------------------------------------------------------------
     def check_arguments(self, args) -> None:
         if len(args) != len(self.params):
-            raise ArgumentError(f"{self.name} takes {len(self.params)} arrays "
+            what = "arrays" if all(p.kind == "tensor" for p in self.params) else "arguments"
+            raise ArgumentError(f"{self.name} takes {len(self.params)} {what} "
                                 f"({', '.join(p.name for p in self.params)}), got {len(args)}")
         for param, value in zip(self.params, args):
+            if param.kind == "scalar":
+                _check_scalar(param, value)
+                continue
             device = _device_pointer(value)
             if device is not None:
                 pointer, shape, dtype, contiguous, read_only = device
@@ -242,8 +260,10 @@ class Kernel:
             else:
                 raise ArgumentError(f"{param.name}: expected a numpy array or a CUDA array, "
                                     f"got {type(value).__name__}")
-            if tuple(shape) != param.shape:
-                raise ArgumentError(f"{param.name}: expected shape {param.shape}, got {tuple(shape)}")
+            if len(shape) != len(param.shape) or any(want is not None and want != got
+                                                     for want, got in zip(param.shape, shape)):
+                raise ArgumentError(f"{param.name}: expected shape {_shape_text(param.shape)}, "
+                                    f"got {tuple(shape)}")
             if np.dtype(dtype) != np.dtype(param.dtype):
                 raise ArgumentError(f"{param.name}: expected dtype {param.dtype}, got {np.dtype(dtype)}")
             if not contiguous:
@@ -264,12 +284,25 @@ class Kernel:
 
     def __repr__(self):
         grid = "chosen at launch" if self.grid is None else self.grid
-        params = ", ".join(f"{p.name}: {p.dtype}{list(p.shape)}" for p in self.params)
+        params = ", ".join(f"{p.name}: {p.dtype}" + ("" if p.kind == "scalar" else _shape_text(p.shape, "[]"))
+                           for p in self.params)
         return f"<tile-mlir kernel {self.name} for {self.target}, grid {grid}, block {self.block}, ({params})>"
 
     def __getitem__(self, grid):
         """``kernel[grid](*arrays)``, as in Triton: this launch's grid."""
         return functools.partial(self.__call__, grid=grid)
+
+    def _tensor_arguments(self, pointer: int, shape, dtype) -> List:
+        """The kernel arguments of one tensor: its pointer, or under the
+        descriptor convention the memref descriptor (allocated and aligned
+        pointers, offset, sizes, strides in elements) of a C-contiguous
+        array."""
+        if self.convention == "bare":
+            return [ctypes.c_uint64(pointer)]
+        shape = [int(d) for d in shape]
+        strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
+        return ([ctypes.c_uint64(pointer), ctypes.c_uint64(pointer), ctypes.c_int64(0)]
+                + [ctypes.c_int64(d) for d in shape] + [ctypes.c_int64(s) for s in strides])
 
     def launch_grid(self, grid) -> Tuple[int, int, int]:
         """The grid a launch uses: the call's, which must equal a grid
@@ -306,9 +339,12 @@ class Kernel:
         pointers, owned = [], {}  # id(array) -> [pointer, array, written]
         try:
             for param, value in zip(self.params, args):
+                if param.kind == "scalar":
+                    pointers.append(SCALAR_TYPES[param.dtype](value))
+                    continue
                 device = _device_pointer(value)
                 if device is not None:
-                    pointers.append(device[0])
+                    pointers += self._tensor_arguments(device[0], device[1], device[2])
                     continue
                 # One device buffer per host array: the same array passed
                 # twice is one buffer, as it is one on the host.
@@ -317,7 +353,7 @@ class Kernel:
                     entry = owned[id(value)] = [drv.alloc(value.nbytes), value, False]
                     drv.to_device(entry[0], np.ascontiguousarray(value))
                 entry[2] |= param.written
-                pointers.append(entry[0])
+                pointers += self._tensor_arguments(entry[0], value.shape, value.dtype)
             drv.launch(self._function, launch_grid, self.block, pointers,
                        sync=sync or bool(owned), stream=handle)
             for pointer, value, written in owned.values():
@@ -326,6 +362,26 @@ class Kernel:
         finally:
             for pointer, _, _ in owned.values():
                 drv.free(pointer)
+
+
+def _shape_text(shape, brackets="()") -> str:
+    """(4, 2), or (?, 4) for a runtime extent."""
+    text = ", ".join("?" if d is None else str(d) for d in shape)
+    if brackets == "()" and len(shape) == 1:
+        text += ","
+    return brackets[0] + text + brackets[1]
+
+
+def _check_scalar(param: Param, value) -> None:
+    if param.dtype.startswith("int"):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ArgumentError(f"{param.name}: expected an integer ({param.dtype}), "
+                                f"got {type(value).__name__} {value!r}")
+        info = np.iinfo(param.dtype)
+        if not info.min <= int(value) <= info.max:
+            raise ArgumentError(f"{param.name}: {value} does not fit {param.dtype}")
+    elif isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ArgumentError(f"{param.name}: expected a number ({param.dtype}), got {type(value).__name__}")
 
 
 def load(path: str) -> Kernel:
@@ -359,6 +415,9 @@ def load(path: str) -> Kernel:
         fail(str(error).split(" ")[0], str(error))
     if block[0] * block[1] * block[2] > MAX_BLOCK_THREADS:
         fail("block", f"{block} has more than {MAX_BLOCK_THREADS} threads")
+    convention = artifact.get("convention", "bare")
+    if convention not in ("bare", "descriptor"):
+        fail("convention", f"expected 'bare' or 'descriptor', got {convention!r}")
     if not isinstance(artifact.get("params"), list):
         fail("params", f"expected a list, got {artifact.get('params')!r}")
     params = []
@@ -368,15 +427,21 @@ def load(path: str) -> Kernel:
             fail(where, f"expected an object, got {p!r}")
         if not isinstance(p.get("name"), str) or not p["name"]:
             fail(f"{where}.name", f"expected a non-empty string, got {p.get('name')!r}")
+        kind = p.get("kind", "tensor")
+        if kind not in ("tensor", "scalar"):
+            fail(f"{where}.kind", f"expected 'tensor' or 'scalar', got {kind!r}")
         shape = p.get("shape")
-        if not isinstance(shape, list) or any(isinstance(d, bool) or not isinstance(d, int) or d < 0
-                                              for d in shape):
-            fail(f"{where}.shape", f"expected a list of non-negative integers, got {shape!r}")
-        if p.get("dtype") not in DTYPES:
-            fail(f"{where}.dtype", f"expected one of {', '.join(DTYPES)}, got {p.get('dtype')!r}")
+        if not isinstance(shape, list) or any(
+                d is not None and (isinstance(d, bool) or not isinstance(d, int) or d < 0) for d in shape):
+            fail(f"{where}.shape", f"expected a list of non-negative integers or nulls, got {shape!r}")
+        if None in shape and convention == "bare":
+            fail(f"{where}.shape", "a runtime extent (null) needs the descriptor convention")
+        dtypes = tuple(SCALAR_TYPES) if kind == "scalar" else DTYPES
+        if p.get("dtype") not in dtypes:
+            fail(f"{where}.dtype", f"expected one of {', '.join(dtypes)}, got {p.get('dtype')!r}")
         if not isinstance(p.get("written", True), bool):
             fail(f"{where}.written", f"expected true or false, got {p.get('written')!r}")
-        params.append(Param(p["name"], tuple(shape), p["dtype"], p.get("written", True)))
+        params.append(Param(p["name"], tuple(shape), p["dtype"], p.get("written", True), kind))
     cubin = artifact.get("cubin")
     if cubin is not None:
         try:
@@ -384,4 +449,6 @@ def load(path: str) -> Kernel:
                 "cubin", f"expected base64 text or null, got {type(cubin).__name__}")
         except binascii.Error as error:
             fail("cubin", f"not base64 ({error})")
-    return Kernel(artifact["name"], artifact["ptx"], cubin or None, target, params, grid, block)
+    if convention == "bare" and any(p.kind == "scalar" for p in params):
+        fail("convention", "scalar parameters need the descriptor convention")
+    return Kernel(artifact["name"], artifact["ptx"], cubin or None, target, params, grid, block, convention)

@@ -88,9 +88,19 @@ def _check_opcode(opcode) -> None:
                         "spelling has (only letters, digits, '.', '_' and ':')")
 
 
-def _shape(shape, what: str) -> Tuple[int, ...]:
+def _shape(shape, what: str, runtime: bool = False) -> Tuple[int, ...]:
+    """Static extents; with `runtime`, None marks an extent each launch
+    gives (a tensor parameter's)."""
     dims = shape if isinstance(shape, (tuple, list)) else (shape,)
-    return tuple(_integer(d, f"{what} axis {i}", 0) for i, d in enumerate(dims))
+    return tuple(None if runtime and d is None else _integer(d, f"{what} axis {i}", 0)
+                 for i, d in enumerate(dims))
+
+
+_DYNAMIC = ir.ShapedType.get_dynamic_size() if hasattr(ir.ShapedType, "get_dynamic_size") else -(1 << 63)
+
+
+def _memref_dims(shape) -> List[int]:
+    return [_DYNAMIC if d is None else d for d in shape]
 
 
 def _element_type(dtype: str) -> ir.Type:
@@ -140,15 +150,26 @@ def _raise(error: ir.MLIRError) -> None:
 
 @dataclass(frozen=True)
 class Tensor:
-    """Annotation of a kernel parameter: a global tensor."""
-    shape: Tuple[int, ...]
+    """Annotation of a kernel parameter: a global tensor. An extent of None
+    is given by each launch (``T.Tensor((None, 4), "float32")``): one kernel
+    serves every size, and a slice of such an axis is the kernel's to keep
+    in bounds (a grid-stride loop to ``n``)."""
+    shape: Tuple[Optional[int], ...]
     dtype: str
 
     def __init__(self, shape, dtype):
         if not isinstance(dtype, str) or dtype not in _DTYPES:
             raise TileError(f"unsupported dtype {dtype!r}: expected one of {', '.join(_DTYPES)}")
-        object.__setattr__(self, "shape", _shape(shape, "a tensor shape's"))
+        object.__setattr__(self, "shape", _shape(shape, "a tensor shape's", runtime=True))
         object.__setattr__(self, "dtype", dtype)
+
+    @property
+    def is_dynamic(self) -> bool:
+        return None in self.shape
+
+
+# The dtypes a scalar kernel parameter (``n: T.int32``) may have.
+_SCALAR_PARAMS = ("int32", "int64", "float32", "float64")
 
 
 # CUDA's launch limits: grid x < 2^31, y and z < 2^16; block x and y up to
@@ -391,10 +412,23 @@ class Scalar:
             return arith.constant(element, float(self.python_value))
 
 
+class _ParamScalar(Scalar):
+    """A scalar kernel parameter of a float dtype: its value arrives with the
+    launch."""
+
+    def __init__(self, dtype: str, value: ir.Value):
+        self.dtype, self.python_value, self._value = dtype, None, value
+
+    def materialize(self) -> ir.Value:
+        return self._value
+
+
 def _scalar_maker(dtype):
     def make(value):
         return Scalar(dtype, value)
     make.__name__ = dtype
+    # As an annotation (``n: T.int32``), a scalar kernel parameter.
+    make.scalar_dtype = dtype
     return make
 
 
@@ -439,7 +473,13 @@ class Buffer:
         keys = keys + (slice(None),) * (len(shape) - len(keys))
         offsets, sizes, steps, dropped = [], [], [], []
         for axis, (k, extent) in enumerate(zip(keys, shape)):
+            # A runtime extent (a T.Tensor axis of None) bounds nothing here:
+            # keeping inside it is the kernel's part (a loop to n).
+            runtime_extent = extent == _DYNAMIC
             if isinstance(k, slice):
+                if runtime_extent and k.stop is None:
+                    raise TileError(f"axis {axis} has a runtime extent: give the slice's stop "
+                                    "(A[i:i + 4])")
                 start = Index.of(0 if k.start is None else k.start)
                 stop = Index.of(extent if k.stop is None else k.stop)
                 step = 1 if k.step is None else k.step
@@ -456,7 +496,9 @@ class Buffer:
                 # An integer index drops its axis, as in numpy.
                 start, count, step = Index.of(k), 1, 1
                 dropped.append(axis)
-            if start.is_static and not 0 <= start.const < extent:
+            if runtime_extent:
+                pass
+            elif start.is_static and not 0 <= start.const < extent:
                 raise TileError(f"axis {axis}: index {start.const} is out of range for extent {extent}")
             if start.is_static and start.const + (count - 1) * step >= extent:
                 raise TileError(f"axis {axis}: slice {start.const}:{start.const + count * step} "
@@ -492,11 +534,17 @@ class Buffer:
                                     static_offsets, sizes, steps).result
         return Buffer(view, self.dtype, self.name)
 
+    def _check_static(self, what: str) -> None:
+        if _DYNAMIC in self.shape:
+            raise TileError(f"cannot {what} a tensor with a runtime extent ({self.name or 'tile'}); "
+                            "slice it to static extents first")
+
     def reshape(self, shape: Sequence[int]) -> "Buffer":
         """The same registers under another shape. A contiguous row-major tile
         takes any shape of the same size; any tile can gain trailing unit
         axes (e.g. a (2, 4) tile as (2, 4, 1), one register per repeat)."""
         _check_owned(self)
+        self._check_static("reshape")
         shape = list(_shape(shape, "a reshape's"))
         old = list(self.shape)
         strides, offset = self.type.get_strides_and_offset()
@@ -532,6 +580,7 @@ class Buffer:
         """Reinterprets the register carriers as `dtype` (e.g. uint32 words as
         uint16 halves, low half first). Changes no bits."""
         _check_owned(self)
+        self._check_static("view")
         element = _element_type(dtype)
         source = self.type
         old_bits = source.element_type.width
@@ -562,6 +611,7 @@ class Buffer:
     def broadcast(self, shape: Sequence[int]) -> "Buffer":
         """A zero-stride view repeating unit axes to `shape` (inputs only)."""
         _check_owned(self)
+        self._check_static("broadcast")
         shape = _shape(shape, "a broadcast's")
         if len(shape) != len(self.shape):
             raise TileError(f"a broadcast keeps the rank: {self.shape} to {shape}")
@@ -595,11 +645,24 @@ class PrimFunc:
         self.__wrapped__ = fn
         self.name = fn.__name__
         signature = inspect.signature(fn)
-        self.params: List[Tuple[str, Tensor]] = []
+        # (name, T.Tensor) for tensors, (name, dtype) for scalars.
+        self.params: List[Tuple[str, Any]] = []
         for name, param in signature.parameters.items():
-            if not isinstance(param.annotation, Tensor):
-                raise TileError(f"{self.name}: parameter {name!r} needs a T.Tensor(shape, dtype) annotation")
-            self.params.append((name, param.annotation))
+            annotation = param.annotation
+            scalar = getattr(annotation, "scalar_dtype", None)
+            if scalar is not None:
+                if scalar not in _SCALAR_PARAMS:
+                    raise TileError(f"{self.name}: parameter {name!r}: a scalar parameter is one of "
+                                    f"{', '.join('T.' + d for d in _SCALAR_PARAMS)}, got T.{scalar}")
+                self.params.append((name, scalar))
+            elif isinstance(annotation, Tensor):
+                self.params.append((name, annotation))
+            else:
+                raise TileError(f"{self.name}: parameter {name!r} needs a T.Tensor(shape, dtype) or a "
+                                "scalar (T.int32, T.int64, T.float32, T.float64) annotation")
+        # Runtime sizes and scalars reach the kernel in memref descriptors
+        # and by value; static tensors as bare pointers.
+        self.dynamic = any(isinstance(spec, str) or spec.is_dynamic for _, spec in self.params)
         self.context = ir.Context()
         # Passes run on the calling thread, so that an LLVM fatal error can
         # unwind to Python as an exception (see _tile).
@@ -614,7 +677,8 @@ class PrimFunc:
             module = ir.Module.create()
             module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
             space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), GLOBAL_SPACE)
-            arg_types = [ir.MemRefType.get(list(t.shape), _element_type(t.dtype), memory_space=space)
+            arg_types = [_element_type(t) if isinstance(t, str) else
+                         ir.MemRefType.get(_memref_dims(t.shape), _element_type(t.dtype), memory_space=space)
                          for _, t in self.params]
             with ir.InsertionPoint(module.body):
                 kernels = gpu.GPUModuleOp("kernels")
@@ -625,7 +689,7 @@ class PrimFunc:
                                          loc=ir.Location.file(code.co_filename, code.co_firstlineno, 1))
                     block = func.body.blocks.append(*arg_types)
                     with ir.InsertionPoint(block):
-                        args = [Buffer(v, t.dtype, n) for v, (n, t) in zip(block.arguments, self.params)]
+                        args = [_parameter(v, n, t) for v, (n, t) in zip(block.arguments, self.params)]
                         previous, _builder.current = _builder.current, builder
                         try:
                             fn(*args)
@@ -649,6 +713,16 @@ class PrimFunc:
 
     def __str__(self):
         return str(self.module)
+
+
+def _parameter(value: ir.Value, name: str, spec):
+    """What the kernel body sees of a parameter: a tensor's Buffer, an
+    integer's index expression, a float's runtime scalar."""
+    if isinstance(spec, Tensor):
+        return Buffer(value, spec.dtype, name)
+    if spec.startswith("int"):
+        return Index([(arith.index_cast(ir.IndexType.get(), value), 1)])
+    return _ParamScalar(spec, value)
 
 
 def function(fn) -> PrimFunc:

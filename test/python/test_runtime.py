@@ -147,3 +147,63 @@ def test_committed_h200_run_of_the_api_checks():
     assert [r["grid"] for r in runs] == [1, 7, 528] and all(r["mismatches"] == 0 for r in runs)
     assert report["magnitude"]["mismatches"] == 0
     assert report["silu_mul"]["max_f32_ulp"] < 8
+    # One kernel over a runtime n, for three sizes, each with its grid.
+    sized = report["scale_n"]["runs"]
+    assert [r["n"] for r in sized] == [1000, 12293, 1 << 20] and all(r["mismatches"] == 0 for r in sized)
+
+
+def runtime_sized():
+    @T.function
+    def scale_n(A: T.Tensor((None, 4), "float32"), Out: T.Tensor((None, 4), "float32"), n: T.int32,
+                k: T.float32):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=None, block=256))
+        for row in T.serial(T.block_id() * 256 + T.thread_id(), n, T.grid_dim() * 256):
+            r = T.alloc_local((1, 4), "float32")
+            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], r, A[row:row + 1])
+            T.cuda.tile.apply(T.ptx["mul.rn.f32"], r.reshape((4, 1)), r.reshape((4, 1)), k)
+            T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[row:row + 1], r)
+    return scale_n
+
+
+def test_runtime_sizes_and_scalars_pass_descriptors(tmp_path):
+    kernel = tile_mlir.compile(runtime_sized(), target="sm_90", cache=False)
+    assert kernel.convention == "descriptor"
+    assert "memref<?x4xf32, 1>" in kernel.mlir
+    # Each rank-2 tensor is 7 parameters (2 pointers, offset, 2 sizes, 2
+    # strides), then n and k by value.
+    entry = kernel.ptx[kernel.ptx.find(".entry"):kernel.ptx.find(")")]
+    assert entry.count(".param .u64") == 14 and ".param .u32" in entry and ".param .f32" in entry
+    assert [(p.name, p.kind, p.shape) for p in kernel.params] == [
+        ("A", "tensor", (None, 4)), ("Out", "tensor", (None, 4)), ("n", "scalar", ()), ("k", "scalar", ())]
+    arrays = [FakeCudaArray((n, 4), "<f4", 0x7000_0000 + i) for i, n in enumerate((1000, 1000))]
+    kernel.check_arguments(arrays + [1000, 1.5])
+    with pytest.raises(runtime.ArgumentError, match=r"A: expected shape \(\?, 4\), got \(1000, 3\)"):
+        kernel.check_arguments([FakeCudaArray((1000, 3), "<f4", 64), arrays[1], 1000, 1.5])
+    with pytest.raises(runtime.ArgumentError, match=r"n: expected an integer \(int32\), got float"):
+        kernel.check_arguments(arrays + [1000.0, 1.5])
+    with pytest.raises(runtime.ArgumentError, match=r"n: 4294967296 does not fit int32"):
+        kernel.check_arguments(arrays + [1 << 32, 1.5])
+    path = tmp_path / "scale_n.json"
+    kernel.save(str(path))
+    loaded = runtime.load(str(path))
+    assert (loaded.convention, loaded.params) == ("descriptor", kernel.params)
+    assert "n: int32" in repr(loaded) and "A: float32[?, 4]" in repr(loaded)
+
+
+def test_a_runtime_extent_is_the_kernels_to_bound():
+    with pytest.raises(T.TileError, match=r"axis 0 has a runtime extent: give the slice's stop"):
+        @T.function
+        def open_slice(A: T.Tensor((None, 4), "float32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+            r = T.alloc_local((1, 4), "float32")
+            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], r, A[3:])
+    with pytest.raises(T.TileError, match=r"cannot reshape a tensor with a runtime extent \(A\)"):
+        @T.function
+        def reshaped(A: T.Tensor((None, 4), "float32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+            A.reshape((4, 1))
+    with pytest.raises(T.TileError, match=r"a scalar parameter is one of T.int32, T.int64, T.float32, "
+                                           r"T.float64, got T.uint8"):
+        @T.function
+        def small(A: T.Tensor((4, 1), "float32"), n: T.uint8):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))

@@ -49,7 +49,19 @@ def kernels():
         T.ewise(lambda a, b: a * b / (1.0 + T.exp(-a)), o, x, y)
         T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[t:t + 1], o)
 
-    return {"double_grid_stride": double_grid_stride, "magnitude": magnitude, "silu_mul": silu_mul}
+    @T.function
+    def scale_n(A: T.Tensor((None, 4), "float32"), Out: T.Tensor((None, 4), "float32"), n: T.int32,
+                k: T.float32):
+        # One kernel for every n: runtime sizes, a grid chosen at launch.
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=None, block=256))
+        for row in T.serial(T.block_id() * 256 + T.thread_id(), n, T.grid_dim() * 256):
+            r = T.alloc_local((1, 4), "float32")
+            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], r, A[row:row + 1])
+            T.cuda.tile.apply(T.ptx["mul.rn.f32"], r.reshape((4, 1)), r.reshape((4, 1)), k)
+            T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[row:row + 1], r)
+
+    return {"double_grid_stride": double_grid_stride, "magnitude": magnitude, "silu_mul": silu_mul,
+            "scale_n": scale_n}
 
 
 def build(out_dir):
@@ -78,6 +90,16 @@ def run(artifacts, report_path):
         stream.synchronize()
         runs.append({"grid": grid, "mismatches": int((out.view(torch.int32) != (a + a).view(torch.int32)).sum())})
     report["double_grid_stride"] = {"runs": runs, "stream": "torch.cuda.Stream"}
+
+    scale = load("scale_n")
+    runs = []
+    for n, grid in ((1000, 3), (3 * 4096 + 5, 132), (ROWS, 132 * 8)):
+        a = torch.randn(n, 4, device="cuda", generator=gen)
+        out = torch.full_like(a, float("nan"))
+        scale[grid](a, out, n, 1.5, stream=stream, sync=False)
+        stream.synchronize()
+        runs.append({"n": n, "grid": grid, "mismatches": int((out != a * 1.5).sum())})
+    report["scale_n"] = {"runs": runs, "compiled_once": True, "stream": "torch.cuda.Stream"}
 
     magnitude = load("magnitude")
     x = torch.randint(-(1 << 31), (1 << 31) - 1, (ROWS, 4), device="cuda", dtype=torch.int32, generator=gen)

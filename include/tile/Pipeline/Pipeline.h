@@ -6,11 +6,15 @@
 namespace mlir::tile {
 
 /// The passes, as text to nest in a builtin.module anchor, from tile IR to a gpu.binary holding PTX
-/// (format "isa") or a cubin (format "bin", through ptxas).
+/// (format "isa") or a cubin (format "bin", through ptxas). With
+/// `barePointers`, a kernel's memref parameters are bare pointers (their
+/// shapes are static); without, memref descriptors (pointers, offset, sizes
+/// and strides), which dynamic sizes need.
 std::string buildTileToPTXPipeline(const std::string &chip = "sm_90",
                                    unsigned ptxVersion = 0,
                                    unsigned optLevel = 3,
-                                   const std::string &format = "isa");
+                                   const std::string &format = "isa",
+                                   bool barePointers = true);
 
 /// Checks the options of --tile-to-ptx before any pass sees them: a known
 /// chip, a PTX ISA version this toolchain emits (0: the lowest that works)
