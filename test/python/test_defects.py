@@ -366,8 +366,9 @@ class FakeDriver:
         self.copies_back += 1
         array.reshape(-1).view("uint8")[:] = self.memory[pointer]
 
-    def launch(self, function, grid, block, pointers, sync=True):
-        out, a = (self.memory[p].view("float32") for p in pointers)
+    def launch(self, function, grid, block, arguments, sync=True, stream=None):
+        # The runtime passes ctypes values (c_uint64 pointers).
+        out, a = (self.memory[getattr(p, "value", p)].view("float32") for p in arguments)
         out[:] = a + np.float32(1)
 
     def free(self, pointer):
