@@ -143,6 +143,15 @@ class _Driver:
                     f"cuModuleGetFunction({name})")
         return function
 
+    def check_device(self, pointer: int, name: str) -> None:
+        """A CUDA array must live on the device kernels launch on."""
+        ordinal = ctypes.c_int()
+        status = self.lib.cuPointerGetAttribute(ctypes.byref(ordinal), 9,  # DEVICE_ORDINAL
+                                                ctypes.c_uint64(pointer))
+        if status == 0 and ordinal.value != self.device.value:
+            raise ArgumentError(f"{name}: the array lives on CUDA device {ordinal.value}, but "
+                                f"tile-mlir launches on device {self.device.value}")
+
     def alloc(self, nbytes: int) -> int:
         pointer = ctypes.c_uint64()
         self._check(self.lib.cuMemAlloc_v2(ctypes.byref(pointer), max(nbytes, 1)), "cuMemAlloc")
@@ -188,6 +197,62 @@ def local_arch() -> Optional[str]:
     except CudaError:
         return None
     return f"sm_{major}{minor}"
+
+
+# DLPack (dlpack.h): the device types and the tensor struct a capsule holds.
+_KDL_CPU, _KDL_CUDA = 1, 2
+_DLPACK_DTYPES = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32", (0, 64): "int64",
+                  (1, 8): "uint8", (1, 16): "uint16", (1, 32): "uint32", (1, 64): "uint64",
+                  (2, 16): "float16", (2, 32): "float32", (2, 64): "float64", (6, 8): "bool"}
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class DLPackArray:
+    """A CUDA array received through DLPack, seen as a CUDA array interface.
+    It holds the capsule, so the producer keeps the memory while the
+    launch uses it; the capsule is never consumed, and its destructor
+    releases the producer's tensor as DLPack says."""
+
+    def __init__(self, value, device_id: int):
+        self.capsule = value.__dlpack__()
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        tensor = _DLTensor.from_address(get(self.capsule, b"dltensor"))
+        shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
+        dtype = _DLPACK_DTYPES.get((tensor.code, tensor.bits))
+        if dtype is None or tensor.lanes != 1:
+            raise ArgumentError(f"a DLPack tensor of type code {tensor.code}, {tensor.bits} bits, "
+                                f"{tensor.lanes} lanes has no numpy dtype (view bfloat16 as int16)")
+        strides = None
+        if tensor.strides:
+            strides = tuple(tensor.strides[i] * np.dtype(dtype).itemsize for i in range(tensor.ndim))
+        self.__cuda_array_interface__ = {
+            "shape": shape, "typestr": np.dtype(dtype).str, "strides": strides, "version": 3,
+            "data": ((tensor.data or 0) + tensor.byte_offset, False)}
+        self.device_id = device_id
+
+
+def _as_cuda_array(value):
+    """A CUDA array interface for `value`: its own, or one from DLPack
+    (``__dlpack__``), checked to live on the device kernels launch on."""
+    if hasattr(value, "__cuda_array_interface__") or not hasattr(value, "__dlpack_device__"):
+        return value
+    device_type, device_id = value.__dlpack_device__()
+    if int(device_type) == _KDL_CPU:
+        raise ArgumentError("a DLPack array in host memory: pass a numpy array (or a CUDA array)")
+    if int(device_type) != _KDL_CUDA:
+        raise ArgumentError(f"a DLPack array on device type {int(device_type)}: tile-mlir launches on "
+                            "CUDA device 0")
+    if int(device_id) != 0:
+        raise ArgumentError(f"the array lives on CUDA device {int(device_id)}, but tile-mlir launches "
+                            "on device 0")
+    return DLPackArray(value, int(device_id))
 
 
 def _device_pointer(value):
@@ -236,6 +301,7 @@ class Kernel:
 
     # -- launch --------------------------------------------------------------
     def check_arguments(self, args) -> None:
+        args = [_as_cuda_array(a) for a in args]
         if len(args) != len(self.params):
             what = "arrays" if all(p.kind == "tensor" for p in self.params) else "arguments"
             raise ArgumentError(f"{self.name} takes {len(self.params)} {what} "
@@ -331,6 +397,8 @@ class Kernel:
         arrays, the launch is asynchronous."""
         launch_grid = self.launch_grid(grid)
         handle = stream_handle(stream)
+        # DLPack arrays are seen through their capsules, held for the call.
+        args = [_as_cuda_array(a) for a in args]
         self.check_arguments(args)
         drv = driver()
         if self._function is None:
@@ -344,6 +412,7 @@ class Kernel:
                     continue
                 device = _device_pointer(value)
                 if device is not None:
+                    drv.check_device(device[0], param.name)
                     pointers += self._tensor_arguments(device[0], device[1], device[2])
                     continue
                 # One device buffer per host array: the same array passed

@@ -145,7 +145,7 @@ def test_committed_h200_run_of_the_api_checks():
         report = json.load(f)
     runs = report["double_grid_stride"]["runs"]
     assert [r["grid"] for r in runs] == [1, 7, 528] and all(r["mismatches"] == 0 for r in runs)
-    assert report["magnitude"]["mismatches"] == 0
+    assert report["magnitude"]["mismatches"] == 0 and report["magnitude_dlpack"]["mismatches"] == 0
     assert report["silu_mul"]["max_f32_ulp"] < 8
     # One kernel over a runtime n, for three sizes, each with its grid.
     sized = report["scale_n"]["runs"]
@@ -207,3 +207,33 @@ def test_a_runtime_extent_is_the_kernels_to_bound():
         @T.function
         def small(A: T.Tensor((4, 1), "float32"), n: T.uint8):
             T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+
+
+class DLPackOnly:
+    """An array seen only through DLPack, on a chosen device; its capsule
+    is numpy's, which is enough to check shapes and dtypes on a CPU."""
+
+    def __init__(self, array, device=(2, 0)):
+        self.array, self.device = array, device
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+
+def test_dlpack_arrays_are_read_through_their_capsule():
+    kernel = tile_mlir.compile(narrow_pairs.narrow_pairs, target="sm_90", cubin=False)
+    a, out = np.zeros((4, 2), "float32"), np.zeros((4, 1), "uint32")
+    kernel.check_arguments([DLPackOnly(a), DLPackOnly(out)])
+    with pytest.raises(runtime.ArgumentError, match=r"A: expected shape \(4, 2\), got \(2, 4\)"):
+        kernel.check_arguments([DLPackOnly(np.zeros((2, 4), "float32")), DLPackOnly(out)])
+    with pytest.raises(runtime.ArgumentError, match="A: expected dtype float32, got float64"):
+        kernel.check_arguments([DLPackOnly(np.zeros((4, 2), "float64")), DLPackOnly(out)])
+    with pytest.raises(runtime.ArgumentError, match="the array lives on CUDA device 1, but tile-mlir launches"):
+        kernel.check_arguments([DLPackOnly(a, (2, 1)), DLPackOnly(out)])
+    with pytest.raises(runtime.ArgumentError, match="a DLPack array in host memory: pass a numpy array"):
+        kernel.check_arguments([DLPackOnly(a, (1, 0)), DLPackOnly(out)])
+    view = runtime._as_cuda_array(DLPackOnly(a))
+    assert view.__cuda_array_interface__["data"][0] == a.ctypes.data

@@ -107,6 +107,20 @@ def run(artifacts, report_path):
     magnitude(x, out)
     report["magnitude"] = {"mismatches": int((out != torch.where(x < 0, -x, x)).sum())}
 
+    class DLPackOnly:  # torch tensors seen only through DLPack
+        def __init__(self, tensor):
+            self.tensor = tensor
+
+        def __dlpack_device__(self):
+            return self.tensor.__dlpack_device__()
+
+        def __dlpack__(self, stream=None):
+            return self.tensor.__dlpack__()
+
+    out = torch.zeros_like(x)
+    magnitude(DLPackOnly(x), DLPackOnly(out))
+    report["magnitude_dlpack"] = {"mismatches": int((out != torch.where(x < 0, -x, x)).sum())}
+
     silu = load("silu_mul")
     xs = torch.randn(ROWS, 4, device="cuda", generator=gen) * 4
     ys = torch.randn(ROWS, 4, device="cuda", generator=gen)
