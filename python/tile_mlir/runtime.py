@@ -241,7 +241,8 @@ class DLPackArray:
 def _as_cuda_array(value):
     """A CUDA array interface for `value`: its own, or one from DLPack
     (``__dlpack__``), checked to live on the device kernels launch on."""
-    if hasattr(value, "__cuda_array_interface__") or not hasattr(value, "__dlpack_device__"):
+    if (isinstance(value, np.ndarray) or hasattr(value, "__cuda_array_interface__")
+            or not hasattr(value, "__dlpack_device__")):
         return value
     device_type, device_id = value.__dlpack_device__()
     if int(device_type) == _KDL_CPU:

@@ -237,3 +237,9 @@ def test_dlpack_arrays_are_read_through_their_capsule():
         kernel.check_arguments([DLPackOnly(a, (1, 0)), DLPackOnly(out)])
     view = runtime._as_cuda_array(DLPackOnly(a))
     assert view.__cuda_array_interface__["data"][0] == a.ctypes.data
+
+
+def test_numpy_arrays_are_not_taken_for_dlpack_ones():
+    # numpy arrays have __dlpack__ too (in host memory): they stay numpy.
+    kernel = tile_mlir.compile(narrow_pairs.narrow_pairs, target="sm_90", cubin=False)
+    kernel.check_arguments([np.zeros((4, 2), "float32"), np.zeros((4, 1), "uint32")])
