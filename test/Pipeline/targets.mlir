@@ -68,3 +68,26 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// The PTX version follows the form an op selected: min.f32 of three inputs
+// needs PTX ISA 8.8, where its two-input form needs only the chip's 8.6.
+// CHECK-LABEL: gpu.module @three_inputs
+// CHECK-SAME: #nvvm.target<chip = "sm_100a", features = "+ptx88">
+// CHECK-LABEL: gpu.module @two_inputs
+// CHECK-SAME: #nvvm.target<chip = "sm_100a", features = "+ptx86">
+module attributes {gpu.container_module} {
+  gpu.module @three_inputs [#nvvm.target<chip = "sm_100a">] {
+    gpu.func @k(%r: memref<1x1xf32, 5>) {
+      tile.apply "min.f32"(%r, %r, %r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>, memref<1x1xf32, 5>, memref<1x1xf32, 5>
+      gpu.return
+    }
+  }
+  gpu.module @two_inputs [#nvvm.target<chip = "sm_100a">] {
+    gpu.func @k(%r: memref<1x1xf32, 5>) {
+      tile.apply "min.f32"(%r, %r, %r) : memref<1x1xf32, 5>, memref<1x1xf32, 5>, memref<1x1xf32, 5>
+      gpu.return
+    }
+  }
+}

@@ -136,16 +136,22 @@ struct TileAttachTargetPass
                 "86, 87, 89, 90, 100, 101, 103, 110, 120, 121";
     unsigned needed = target->minPtx();
     std::string why = "the chip " + chipName.str();
+    // The form each op selected, not its spelling's first: min.f32 of three
+    // inputs needs PTX ISA 8.8, of two none.
     module.walk([&](Operation *op) {
-      StringAttr opcode = op->getAttrOfType<StringAttr>("opcode");
-      if (!opcode || !isa<ApplyOp, InstrOp>(op))
-        return;
       std::string error;
-      if (auto form = ptx::parseForm(opcode.getValue(), error))
-        if (form->minPtx > needed) {
-          needed = form->minPtx;
-          why = form->opcode;
-        }
+      const ptx::Form *form = nullptr;
+      if (auto apply = dyn_cast<ApplyOp>(op)) {
+        ArrayRef<ptx::Form> forms = ptx::lookupForms(apply.getOpcode(), error);
+        if (!forms.empty())
+          form = &selectForm(forms, apply.getArgs());
+      } else if (auto instr = dyn_cast<InstrOp>(op)) {
+        form = instr.lookupForm(error);
+      }
+      if (form && form->minPtx > needed) {
+        needed = form->minPtx;
+        why = form->opcode;
+      }
     });
     std::optional<unsigned> given =
         nvvm ? featurePtx(nvvm.getFeatures()) : std::optional<unsigned>(0);
