@@ -29,7 +29,11 @@ from tile_mlir import script as T  # noqa: E402
 
 SLOTS = 8  # elements of each thread's row in every global tensor
 WIDTHS = (8, 16, 32, 64)
-FAMILIES = ("add", "sub", "mul", "abs", "neg", "cvt", "mov")
+FAMILIES = ("add", "sub", "mul", "abs", "neg", "cvt", "mov", "min", "max", "and", "or", "xor", "not",
+            "cnot", "shl", "shr", "popc", "clz", "brev", "bfind", "bfe", "bfi", "prmt", "div", "rem",
+            "sqrt", "rcp", "copysign", "fma", "mad")
+# Approximations have bounds, not bit patterns (tools/conformance/approx.py).
+APPROXIMATE = {"approx", "full"}
 FLOAT_SCALARS = {"f16": T.float16, "bf16": T.bfloat16, "f32": T.float32, "f64": T.float64}
 # The group axes of a tile at each scope (docs/scopes.md); a cta of W warps
 # is set per kernel.
@@ -45,8 +49,9 @@ def register_forms():
     if _forms is None:
         import ptxas_diff
         _forms = [f for f in ptxas_diff.legal_forms("sm_90", one_per_qualifier_set=True)
-                  if f.family in FAMILIES and all(o.space == "reg" and o.count == 1 and o.bits in WIDTHS
-                                                  for o in f.operands)]
+                  if f.family in FAMILIES and not APPROXIMATE & set(f.opcode.split("."))
+                  and all(o.space == "reg" and o.count == 1 and o.bits in WIDTHS
+                          and o.role in ("dst", "src") for o in f.operands)]
     return _forms
 
 

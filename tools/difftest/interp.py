@@ -340,6 +340,9 @@ class Interpreter:
             with np.errstate(all="ignore"):
                 out = R.reference(SimpleNamespace(opcode=form.opcode, family=form.family,
                                                   operands=form.operands), srcs)
+            if isinstance(out, R.Partial):  # unspecified where the ISA says so
+                defined = defined & out.defined.reshape(defined.shape)
+                out = out.values
             results = [np.asarray(out).astype(np.uint64)]
             # Bits computed from a NaN of unknown payload are unknown.
             defined = defined & ~nan
