@@ -127,19 +127,30 @@ constexpr VariantRecord kMulVariants[] = {kMulIntVariant, kFloatArith};
 
 //===-- abs, neg -----------------------------------------------------------===//
 
-constexpr StringRef kAbsTypes[] = {"s16",  "s32",    "s64", "f16", "f16x2",
-                                   "bf16", "bf16x2", "f32", "f64"};
+constexpr StringRef kAbsTypes[] = {"s16",  "s32", "s64", "f16",
+                                   "bf16", "f32", "f64"};
+constexpr StringRef kPackedHalfTypes[] = {"f16x2", "bf16x2"};
 constexpr StringRef kAbsFtzTypes[] = {"f32", "f16", "f16x2"};
 constexpr Tokens kAbsTuple[] = {kAbsTypes};
+constexpr Tokens kPackedHalfTuple[] = {kPackedHalfTypes};
 constexpr SlotRecord kAbsSlots[] = {{"ftz", kFtz, false, kAbsFtzTypes}};
 constexpr OperandRecord kUnary[] = {{"dst", Role::Dst}, {"src", Role::Src}};
 constexpr Signature kUnarySignature[] = {kUnary};
+// abs of packed halves reads its source behind the fusion barrier: ptxas
+// (CUDA 13.0) -O3 drops abs.f16x2 and abs.bf16x2 after an f32 result it
+// knows is not negative (mul.sat, add.sat, abs.f32), so the low half keeps
+// its sign (measured on an H200: tools/difftest/results/fold_probe.json).
+constexpr OperandRecord kPackedHalfAbs[] = {
+    {"dst", Role::Dst}, {.name = "src", .role = Role::Src, .fusionBarrier = true}};
+constexpr Signature kPackedHalfAbsSignature[] = {kPackedHalfAbs};
 constexpr FloorRecord kAbsFloors[] = {{53, 65, kHalf}, {80, 70, kBf16}};
 constexpr FloorRecord kNegFloors[] = {{53, 60, kHalf}, {80, 70, kBf16}};
 constexpr VariantRecord kAbs[] = {
-    {kAbsTuple, kAbsSlots, {}, kAbsFloors, kUnarySignature}};
+    {kAbsTuple, kAbsSlots, {}, kAbsFloors, kUnarySignature},
+    {kPackedHalfTuple, kAbsSlots, {}, kAbsFloors, kPackedHalfAbsSignature}};
 constexpr VariantRecord kNeg[] = {
-    {kAbsTuple, kAbsSlots, {}, kNegFloors, kUnarySignature}};
+    {kAbsTuple, kAbsSlots, {}, kNegFloors, kUnarySignature},
+    {kPackedHalfTuple, kAbsSlots, {}, kNegFloors, kUnarySignature}};
 
 //===-- mov ----------------------------------------------------------------===//
 
@@ -1039,15 +1050,33 @@ constexpr VariantRecord kNot[] = {{kLogicTuple, {}, {}, {}, kUnarySignature}};
 // ptxas 13.0 has no cnot.pred.
 constexpr VariantRecord kCnot[] = {{kBitTuple, {}, {}, {}, kUnarySignature}};
 
-// The shift amount is a u32 whatever the type.
-constexpr StringRef kShrTypes[] = {"b16", "b32", "b64", "u16", "u32",
-                                   "u64", "s16", "s32", "s64"};
-constexpr Tokens kShrTuple[] = {kShrTypes};
+// The shift amount is a u32 whatever the type. A 64-bit shift reads it
+// behind the fusion barrier: ptxas (CUDA 13.0) assembled neg.f32 or abs.f32
+// then shr.b64 as F2I.U64.TRUNC of the float, at -O0 as at -O3 (measured on
+// an H200: tools/difftest/results/fold_probe.json); 16- and 32-bit shifts were
+// right.
+constexpr StringRef kShlNarrowTypes[] = {"b16", "b32"};
+constexpr StringRef kShrNarrowTypes[] = {"b16", "b32", "u16", "u32", "s16", "s32"};
+constexpr StringRef kShlWideTypes[] = {"b64"};
+constexpr StringRef kShrWideTypes[] = {"b64", "u64", "s64"};
+constexpr Tokens kShlNarrowTuple[] = {kShlNarrowTypes};
+constexpr Tokens kShrNarrowTuple[] = {kShrNarrowTypes};
+constexpr Tokens kShlWideTuple[] = {kShlWideTypes};
+constexpr Tokens kShrWideTuple[] = {kShrWideTypes};
 constexpr OperandRecord kShift[] = {
     {"dst", Role::Dst}, {"a", Role::Src}, {.name = "b", .role = Role::Src, .fixedType = "u32"}};
+constexpr OperandRecord kWideShift[] = {
+    {"dst", Role::Dst},
+    {"a", Role::Src},
+    {.name = "b", .role = Role::Src, .fixedType = "u32", .fusionBarrier = true}};
 constexpr Signature kShiftSignature[] = {kShift};
-constexpr VariantRecord kShl[] = {{kBitTuple, {}, {}, {}, kShiftSignature}};
-constexpr VariantRecord kShr[] = {{kShrTuple, {}, {}, {}, kShiftSignature}};
+constexpr Signature kWideShiftSignature[] = {kWideShift};
+constexpr VariantRecord kShl[] = {
+    {kShlNarrowTuple, {}, {}, {}, kShiftSignature},
+    {kShlWideTuple, {}, {}, {}, kWideShiftSignature}};
+constexpr VariantRecord kShr[] = {
+    {kShrNarrowTuple, {}, {}, {}, kShiftSignature},
+    {kShrWideTuple, {}, {}, {}, kWideShiftSignature}};
 
 //===-- popc, clz, brev, bfind, bfe, bfi, prmt, lop3 -------------------------===//
 

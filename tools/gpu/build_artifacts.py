@@ -157,6 +157,63 @@ CHAINS = {
     "chain_neg_s8": ("neg.ftz.f16x2", "cvt.rzi.s8.f16", "uint32", "uint32", "uint8"),
 }
 
+def amount_chain(first, shift):
+    """Thread t computes a float op `first` of A[t], stores it, and shifts
+    X[t] by it with the 64-bit `shift`: ptxas (CUDA 13.0) assembled
+    neg.f32 then shr.b64 as a float-to-integer conversion of the negated
+    value (tools/difftest/results/fold_probe.json)."""
+    def chain(A: T.Tensor((32, 1), "uint32"), X: T.Tensor((32, 1), "uint64"),
+              Mid: T.Tensor((32, 1), "uint32"), Out: T.Tensor((32, 1), "uint64")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        a = T.alloc_local((1, 1), "uint32")
+        m = T.alloc_local((1, 1), "uint32")
+        x = T.alloc_local((1, 1), "uint64")
+        o = T.alloc_local((1, 1), "uint64")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], a, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["ld.global.b64"], x, X[t:t + 1])
+        T.cuda.tile.apply(T.ptx[first], m, a)
+        T.cuda.tile.apply(T.ptx[shift], o, x, m)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Mid[t:t + 1], m)
+        T.cuda.tile.apply(T.ptx["st.global.b64"], Out[t:t + 1], o)
+    return T.function(chain)
+
+
+# (float producer, 64-bit shift): the difftest campaign 6 mismatches (seeds
+# 7003105 and 7003385) reduced to neg.f32 then shr.b64; abs.f32 and the
+# other shifts fold the same way.
+AMOUNT_CHAINS = {
+    "amount_neg_shr": ("neg.f32", "shr.b64"),
+    "amount_abs_shl": ("abs.f32", "shl.b64"),
+    "amount_neg_shr_s64": ("neg.ftz.f32", "shr.s64"),
+}
+
+def sign_chain(first, second):
+    """Thread t saturates A[t] with `first` (times 1.0), stores it, and
+    takes `second`, abs of its packed halves: ptxas (CUDA 13.0) -O3 dropped
+    the abs after a result it knew was not negative as an f32, so the low
+    half kept its sign (difftest seed 7001561,
+    tools/difftest/results/fold_probe.json)."""
+    def chain(A: T.Tensor((32, 1), "uint32"), Mid: T.Tensor((32, 1), "uint32"),
+              Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        a = T.alloc_local((1, 1), "uint32")
+        m = T.alloc_local((1, 1), "uint32")
+        o = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], a, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx[first], m, a, T.float32(1.0))
+        T.cuda.tile.apply(T.ptx[second], o, m)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Mid[t:t + 1], m)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], o)
+    return T.function(chain)
+
+
+SIGN_CHAINS = {
+    "sign_sat_abs_f16x2": ("mul.rp.sat.f32", "abs.ftz.f16x2"),
+    "sign_sat_abs_bf16x2": ("add.sat.f32", "abs.bf16x2"),
+}
+
 KERNELS = {
     "warp_scope": warp_scope,
     "packed_add": packed_add.packed_add,
@@ -170,6 +227,8 @@ KERNELS = {
     "branch": branch,
     "unsigned_kept": unsigned_kept,
     **{name: conversion_chain(*spec) for name, spec in CHAINS.items()},
+    **{name: amount_chain(*spec) for name, spec in AMOUNT_CHAINS.items()},
+    **{name: sign_chain(*spec) for name, spec in SIGN_CHAINS.items()},
 }
 
 

@@ -85,7 +85,9 @@ struct Operand {
   /// cvt (measured on an H200: tools/difftest/results/ptxas_cvt_*.json and
   /// docs/difftest.md). Every cvt source therefore reaches its instruction
   /// through an identity `max` with the smallest signed value, which ptxas
-  /// does not fold.
+  /// does not fold. So does a 64-bit shift's amount: ptxas assembled
+  /// neg.f32 then shr.b64 as F2I.U64.TRUNC of the negated float, at -O0 too
+  /// (tools/difftest/results/fold_probe.json).
   bool fusionBarrier = false;
 
   /// A predicate register (.pred), carried as i1.

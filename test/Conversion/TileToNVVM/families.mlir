@@ -9,7 +9,7 @@
 // CHECK: llvm.inline_asm "and.b32 $0, $1, $2;", "=r,r,r"
 // CHECK: llvm.inline_asm "not.b64 $0, $1;", "=l,l"
 // CHECK: llvm.inline_asm "cnot.b32 $0, $1;", "=r,r"
-// CHECK: llvm.inline_asm "shl.b64 $0, $1, $2;", "=l,l,r"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f2_0; max.s32 %tile_f2_0, $2, -2147483648; shl.b64 $0, $1, %tile_f2_0; }", "=l,l,r"
 // CHECK: llvm.inline_asm "shr.s32 $0, $1, $2;", "=r,r,r"
 // CHECK: llvm.inline_asm "popc.b64 $0, $1;", "=r,l"
 // CHECK: llvm.inline_asm "clz.b32 $0, $1;", "=r,r"

@@ -240,3 +240,47 @@ func.func @predicates(%a: i32, %b: i32) -> i32 {
   %s = tile.instr "selp.b32"(%a, %b, %both) : (i32, i32, i1) -> i32
   return %s : i32
 }
+
+// -----
+
+// A 64-bit shift reads its amount through an identity max: ptxas (CUDA
+// 13.0) turned neg.f32 then shr.b64 into F2I.U64.TRUNC of the negated float
+// (measured on an H200), at -O0 as at -O3.
+// CHECK-LABEL: func.func @wide_shift_amount
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f2_0; max.s32 %tile_f2_0, $2, -2147483648; shr.b64 $0, $1, %tile_f2_0; }", "=l,l,r" %{{.*}}, %{{.*}} : (i64, i32) -> i64
+func.func @wide_shift_amount(%a: i64, %n: i32) -> i64 {
+  %0 = tile.instr "shr.b64"(%a, %n) : (i64, i32) -> i64
+  return %0 : i64
+}
+
+// -----
+
+// A 32-bit shift does not: ptxas computes it right after neg.f32.
+// CHECK-LABEL: func.func @narrow_shift_amount
+// CHECK: llvm.inline_asm "shl.b32 $0, $1, $2;", "=r,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i32
+func.func @narrow_shift_amount(%a: i32, %n: i32) -> i32 {
+  %0 = tile.instr "shl.b32"(%a, %n) : (i32, i32) -> i32
+  return %0 : i32
+}
+
+// -----
+
+// abs of packed halves reads its source through an identity max: ptxas
+// (CUDA 13.0) -O3 dropped abs.f16x2 after an f32 result it knew was not
+// negative (mul.rp.sat.f32), so the low half kept its sign.
+// CHECK-LABEL: func.func @packed_half_abs
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; abs.ftz.f16x2 $0, %tile_f1_0; }", "=r,r" %{{.*}} : (i32) -> i32
+func.func @packed_half_abs(%a: i32) -> i32 {
+  %0 = tile.instr "abs.ftz.f16x2"(%a) : (i32) -> i32
+  return %0 : i32
+}
+
+// -----
+
+// A scalar f16 abs does not.
+// CHECK-LABEL: func.func @half_abs
+// CHECK: llvm.inline_asm "abs.f16 $0, $1;", "=h,h" %{{.*}} : (i16) -> i16
+func.func @half_abs(%a: i16) -> i16 {
+  %0 = tile.instr "abs.f16"(%a) : (i16) -> i16
+  return %0 : i16
+}
