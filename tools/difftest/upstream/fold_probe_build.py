@@ -10,7 +10,10 @@ of the lowering (Operand::fusionBarrier):
 - abs probes: an op whose 32-bit sign bit is zero (a saturated float, a
   masked or shifted integer) feeds abs of packed halves; Out[t] holds
   {producer, abs} (seed 7001561: mul.rp.sat.f32 then abs.ftz.f16x2 kept the
-  low half's sign at -O3).
+  low half's sign at -O3);
+- minmax probes: an integer result (a saturating cvt, a shift) feeds
+  min/max.f32 with a constant; Out[t] holds {producer, result} (seed
+  8003086: cvt.sat.u32.s64 then min.f32 gave a NaN at -O3).
 
 Every kernel is assembled here at -O0 and -O3; fold_probe_run.py runs them
 on the GPU and compares bit for bit.
@@ -83,6 +86,15 @@ SIGN_PRODUCERS = {
     "absf32": "abs.f32 %n, %r1;", "minu": "min.u32 %n, %r1, 2147483647;", "plain": "mov.b32 %n, %r1;",
 }
 ABS = {"absf16x2": "abs.f16x2", "absftzf16x2": "abs.ftz.f16x2", "absbf16x2": "abs.bf16x2"}
+# min/max of an f32 constant and integer bits (seed 8003086: cvt.sat.u32.s64
+# then min.f32 with 30000.0 gave the NaN 0xffffffff at -O3). Out[t] holds
+# {producer, result}.
+RANGE_PRODUCERS = {
+    "cvtsatu32s64": "cvt.sat.u32.s64 %n, %rd4;", "cvtu32u64": "cvt.u32.u64 %n, %rd4;",
+    "cvtsatu32s32": "cvt.sat.u32.s32 %n, %r1;", "cvtrziu32f32": "cvt.rzi.u32.f32 %n, %r1;",
+    "shr1": "shr.u32 %n, %r1, 1;", "plain": "mov.b32 %n, %r1;",
+}
+MINMAX = {"minf32": "min.f32", "maxf32": "max.f32", "minftzf32": "min.ftz.f32"}
 BARRIER = "max.s32 %n, %n, -2147483648; "
 
 
@@ -98,6 +110,13 @@ def bodies():
                 source = "%x" if barrier else "%n"
                 name = f"abs_{producer}_{op}" + ("_barrier" if barrier else "")
                 yield name, (decl + text + " " + barrier + f"{spelled} %m, {source}; mov.b64 %rd5, {{%n, %m}};")
+    for producer, text in RANGE_PRODUCERS.items():
+        for op, spelled in MINMAX.items():
+            for barrier in ("", "max.s32 %x, %n, -2147483648; "):
+                source = "%x" if barrier else "%n"
+                name = f"minmax_{producer}_{op}" + ("_barrier" if barrier else "")
+                yield name, (decl + text + " " + barrier + f"{spelled} %m, {source}, 0f46EA6000; "
+                             "mov.b64 %rd5, {%n, %m};")
 
 
 def main(out):

@@ -154,6 +154,31 @@ def judge_abs(name, got):
     return {"whole": {"compared": compared, "mismatches": len(bad), "cases": bad[:6]}}
 
 
+def f32_min_max(op, n, c):
+    """min/max.f32 of the bits n and the constant c: a NaN gives the other."""
+    exponent, mantissa = (n >> 23) & 0xff, n & 0x7fffff
+    if exponent == 0xff and mantissa:
+        return c
+    if "ftz" in op and exponent == 0 and mantissa:
+        n &= 0x80000000
+    x, y = (np.array([v], np.uint32).view(np.float32)[0] for v in (n, c))
+    if x == y:  # +0 and -0: the ISA orders -0 below +0
+        return (n | c) if op.startswith("min") else (n & c)
+    pick = min if op.startswith("min") else max
+    return n if pick(x, y) == x else c
+
+
+def judge_minmax(name, got):
+    op = name.split("_")[2]
+    bad = []
+    for v in got:
+        n, m = int(v) & 0xffffffff, int(v) >> 32
+        want = f32_min_max(op, n, 0x46EA6000)
+        if m != want:
+            bad.append([hex(n), hex(m), hex(want)])
+    return {"whole": {"compared": len(got), "mismatches": len(bad), "cases": bad[:6]}}
+
+
 def main(bundle, out_dir):
     rng = np.random.default_rng(7003105)
     b = np.array((SPECIAL + list(range(100)) + list(rng.integers(0, 1 << 32, 256, dtype=np.uint64)))[:256],
@@ -166,11 +191,18 @@ def main(bundle, out_dir):
         kernel = runtime.load(path)
         name = f[:-len(".json")]
         a = rng.integers(0, 1 << 63, 256, dtype=np.uint64)
+        if name.startswith("minmax_"):  # values of every size, some beyond u32
+            a >>= rng.integers(0, 63, 256, dtype=np.uint64)
         inputs = b_abs if name.startswith("abs_") else b
         out = np.zeros((256, 1), np.uint64)
         kernel(a.reshape(256, 1), inputs.reshape(256, 1), out)
         got = out.reshape(-1)
-        report[name] = judge_abs(name, got) if name.startswith("abs_") else judge_amount(name, a, inputs, got)
+        if name.startswith("abs_"):
+            report[name] = judge_abs(name, got)
+        elif name.startswith("minmax_"):
+            report[name] = judge_minmax(name, got)
+        else:
+            report[name] = judge_amount(name, a, inputs, got)
         print(name, {k: (v["compared"], v["mismatches"]) for k, v in report[name].items()})
         cubin = os.path.join(sass_dir, "k.cubin")
         open(cubin, "wb").write(base64.b64decode(json.load(open(path))["cubin"]))
