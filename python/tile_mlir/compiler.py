@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import warnings
 from typing import Dict, List, Optional, Union
 
 from mlir import ir
@@ -39,12 +40,12 @@ def pipeline(chip: str = "sm_90", ptx: int = 0, opt_level: int = 3, format: str 
         raise CompileError(str(error)) from None
 
 
-def _where(location) -> str:
-    """``file:line`` of a diagnostic's location, looking through names,
-    call sites and fusions to the file location inside."""
+def _file_line(location):
+    """(file, line) of a diagnostic's location, looking through names, call
+    sites and fusions to the file location inside; None without one."""
     for _ in range(16):
         if location.is_a_file():
-            return f"{location.filename}:{location.start_line}"
+            return location.filename, location.start_line
         if location.is_a_name():
             location = location.child_loc
         elif location.is_a_callsite():
@@ -52,8 +53,14 @@ def _where(location) -> str:
         elif location.is_a_fused() and location.locations:
             location = location.locations[0]
         else:
-            break
-    return str(location)
+            return None
+    return None
+
+
+def _where(location) -> str:
+    """``file:line`` of a diagnostic's location."""
+    place = _file_line(location)
+    return f"{place[0]}:{place[1]}" if place else str(location)
 
 
 def diagnostics_text(error: ir.MLIRError) -> str:
@@ -77,8 +84,25 @@ def _split_top_level(passes: str) -> List[str]:
     return parts + [current.strip()] if current.strip() else parts
 
 
-def _run(module: ir.Operation, passes: str) -> None:
-    with module.context:
+class TileWarning(UserWarning):
+    """A compiler warning, reported at the user's ``file:line``: a form or a
+    chain of forms that ptxas or the hardware is measured to compute
+    otherwise than the PTX ISA says (docs/difftest.md, docs/conformance.md)."""
+
+
+def _run(module: ir.Operation, passes: str) -> int:
+    """Runs ``passes`` on ``module``; raises CompileError on an error and
+    reports each warning as a TileWarning; returns how many there were."""
+    with module.context as context:
+        found = []
+
+        def keep_warning(diagnostic) -> bool:
+            if diagnostic.severity != ir.DiagnosticSeverity.WARNING:
+                return False
+            found.append((_file_line(diagnostic.location), diagnostic.message))
+            return True
+
+        handler = context.attach_diagnostic_handler(keep_warning)
         try:
             PassManager.parse(f"builtin.module({passes})").run(module)
         except ir.MLIRError as error:
@@ -86,6 +110,15 @@ def _run(module: ir.Operation, passes: str) -> None:
         except RuntimeError as error:  # an LLVM fatal error (see _tile)
             raise CompileError(f"{error}: tile-mlir should have rejected this input with a "
                                "diagnostic; please report it") from None
+        finally:
+            handler.detach()
+        # At the user's line, as Python reports its own warnings.
+        for place, message in found:
+            if place:
+                warnings.warn_explicit(message, TileWarning, *place)
+            else:
+                warnings.warn(message, TileWarning, stacklevel=2)
+        return len(found)
 
 
 def _objects(module: ir.Operation) -> Dict[str, bytes]:
@@ -206,12 +239,13 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     with fn.context:
         module = fn.module.operation.clone(ip=False)
     recorded: Dict[str, str] = {}
+    warned = 0
     if stages:
         for stage in _split_top_level(passes):
-            _run(module, stage)
+            warned += _run(module, stage)
             recorded[stage] = str(module)
     else:
-        _run(module, passes)
+        warned = _run(module, passes)
     ptx_text = _objects(module)["kernels"].decode()
     params = [runtime.Param(name, (), spec, False, "scalar") if isinstance(spec, str) else
               runtime.Param(name, spec.shape, spec.dtype, name in fn.written)
@@ -222,6 +256,7 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     kernel.mlir = str(fn.module)
     kernel.stages = recorded
     kernel.from_cache = False
-    if use_cache:
+    # A kernel that warned is compiled again each time, so it warns again.
+    if use_cache and not warned:
         _cache.store(entry, kernel)
     return kernel

@@ -100,6 +100,45 @@ def test_errors_point_at_the_python_line():
     assert "'tile.apply' op dst: expected a 32-bit carrier for f16x2 (i32, ui32 or si32), got f16" in str(error.value)
 
 
+def test_measured_folds_warn_at_the_python_line():
+    @T.function
+    def clamp(A: T.Tensor((32, 1), "uint64"), Out: T.Tensor((32, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        a = T.alloc_local((1, 1), "uint64")
+        u = T.alloc_local((1, 1), "uint32")
+        d = T.alloc_local((1, 1), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.b64"], a, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["cvt.sat.u32.s64"], u, a)
+        T.cuda.tile.apply(T.ptx["min.f32"], d, u, T.float32(30000.0))  # the folded min
+        T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t:t + 1], d)
+
+    with pytest.warns(tile_mlir.TileWarning) as caught:
+        tile_mlir.compile(clamp, target="sm_90", cache=False)
+    line = next(i for i, text in enumerate(open(__file__), 1) if "# the folded min" in text)
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+    assert str(caught[0].message) == (
+        "ptxas (CUDA 13.0) -O3 drops min.f32 of a tile that cvt.sat to u32 wrote (measured on an "
+        "H200): the min is not computed; assemble with -O0 until a barrier is measured")
+
+
+def test_a_form_caveat_warns_too():
+    @T.function
+    def narrow(A: T.Tensor((1, 1), "float32"), Out: T.Tensor((1, 1), "uint16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        a = T.alloc_local((1, 1), "float32")
+        h = T.alloc_local((1, 1), "uint16")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], a, A)
+        T.cuda.tile.apply(T.ptx["cvt.rp.ftz.f16.f32"], h, a)
+        T.cuda.tile.apply(T.ptx["st.global.b16"], Out, h)
+
+    # Twice through the cache: a kernel that warned is not kept, so the
+    # second compile warns as well.
+    for _ in range(2):
+        with pytest.warns(tile_mlir.TileWarning, match="assembles cvt.f16.f32 with rm or rp without its .ftz"):
+            assert not tile_mlir.compile(narrow, target="sm_90").from_cache
+
+
 def test_bad_opcode_raises_at_the_subscript():
     with pytest.raises(T.TileError, match="'rz' cannot follow 'rn' in add.f32"):
         @T.function
