@@ -132,31 +132,45 @@ CHAIN_INPUTS = {
 }
 
 
+def expected(opcode, srcs, dtype):
+    """The conformance reference's result bits of `opcode` on `srcs`."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "conformance"))
+    import reference
+    from types import SimpleNamespace
+    form = SimpleNamespace(opcode=opcode, family=opcode.split(".")[0], operands=[])
+    return np.asarray(reference.reference(form, srcs)).astype(dtype)
+
+
+def chain_runner(inputs, mid_dtype, out_dtype):
+    """Runs a chain kernel on copies of `inputs`: (Mid, Out), flattened."""
+    def run(kernel):
+        mid, out = np.zeros((32, 1), mid_dtype), np.zeros((32, 1), out_dtype)
+        kernel(*(x.copy() for x in inputs), mid, out)
+        return mid.reshape(-1), out.reshape(-1)
+    return run
+
+
+def judge_chain(name, kernel, run, want_mid, want_out):
+    """Bit-exact on both outputs; the same PTX without the barrier, as ptxas
+    assembles it (what the lowering emitted before it had one), is run too
+    and its right results recorded."""
+    mid, out = run(kernel)
+    bare = without_barrier(kernel)
+    if bare is not None:
+        _, bare_out = run(bare)
+        BARE_RESULTS[name] = {"right": int((bare_out == want_out).sum()), "of": 32}
+    return bits_equal(mid, want_mid) and bits_equal(out, want_out), 64
+
+
 def check_chain(name, first, second):
     def check(kernel, rng):
-        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "conformance"))
-        import reference
-        from types import SimpleNamespace
         a = np.resize(CHAIN_INPUTS[name], 32).reshape(32, 1)
         mid_dtype = {"s64": "uint64", "f16": "uint16"}.get(first.split(".")[-2], "uint32")
         out_dtype = f"uint{second.split('.')[-2][1:]}"
-        def run(k):
-            mid, out = np.zeros((32, 1), mid_dtype), np.zeros((32, 1), out_dtype)
-            k(a.copy(), mid, out)
-            return mid.reshape(-1), out.reshape(-1)
-        mid, out = run(kernel)
-        def form(opcode):
-            return SimpleNamespace(opcode=opcode, family=opcode.split(".")[0], operands=[])
-        want_mid = np.asarray(reference.reference(form(first), [a.reshape(-1)])).astype(mid_dtype)
+        want_mid = expected(first, [a.reshape(-1)], mid_dtype)
         narrow_in = want_mid.view(np.uint16)[1::2] if first.startswith("neg") else want_mid
-        want_out = np.asarray(reference.reference(form(second), [narrow_in])).astype(out_dtype)
-        # The same PTX without the barrier, as ptxas -O3 assembles it: what
-        # the lowering emitted before it had one.
-        bare = without_barrier(kernel)
-        if bare is not None:
-            _, bare_out = run(bare)
-            BARE_RESULTS[name] = {"right": int((bare_out == want_out).sum()), "of": 32}
-        return bits_equal(mid, want_mid) and bits_equal(out, want_out), 64
+        want_out = expected(second, [narrow_in], out_dtype)
+        return judge_chain(name, kernel, chain_runner([a], mid_dtype, out_dtype), want_mid, want_out)
     return check
 
 
@@ -192,25 +206,11 @@ AMOUNT_INPUTS = np.concatenate([
 
 def check_amount_chain(name, first, shift):
     def check(kernel, rng):
-        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "conformance"))
-        import reference
-        from types import SimpleNamespace
         a = AMOUNT_INPUTS.reshape(32, 1)
         x = np.random.default_rng(64).integers(0, 1 << 64, 32, dtype=np.uint64).reshape(32, 1)
-        def run(k):
-            mid, out = np.zeros((32, 1), np.uint32), np.zeros((32, 1), np.uint64)
-            k(a.copy(), x.copy(), mid, out)
-            return mid.reshape(-1), out.reshape(-1)
-        def form(opcode):
-            return SimpleNamespace(opcode=opcode, family=opcode.split(".")[0], operands=[])
-        mid, out = run(kernel)
-        want_mid = np.asarray(reference.reference(form(first), [a.reshape(-1)])).astype(np.uint32)
-        want_out = np.asarray(reference.reference(form(shift), [x.reshape(-1), want_mid])).astype(np.uint64)
-        bare = without_barrier(kernel)
-        if bare is not None:
-            _, bare_out = run(bare)
-            BARE_RESULTS[name] = {"right": int((bare_out == want_out).sum()), "of": 32}
-        return bits_equal(mid, want_mid) and bits_equal(out, want_out), 64
+        want_mid = expected(first, [a.reshape(-1)], np.uint32)
+        want_out = expected(shift, [x.reshape(-1), want_mid], np.uint64)
+        return judge_chain(name, kernel, chain_runner([a, x], np.uint32, np.uint64), want_mid, want_out)
     return check
 
 
@@ -225,25 +225,11 @@ SIGN_INPUTS = np.concatenate([
 
 def check_sign_chain(name, first, second):
     def check(kernel, rng):
-        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "conformance"))
-        import reference
-        from types import SimpleNamespace
         a = SIGN_INPUTS.reshape(32, 1)
-        def run(k):
-            mid, out = np.zeros((32, 1), np.uint32), np.zeros((32, 1), np.uint32)
-            k(a.copy(), mid, out)
-            return mid.reshape(-1), out.reshape(-1)
-        def form(opcode):
-            return SimpleNamespace(opcode=opcode, family=opcode.split(".")[0], operands=[])
-        mid, out = run(kernel)
         one = np.full(32, 0x3f800000, np.uint32)
-        want_mid = np.asarray(reference.reference(form(first), [a.reshape(-1), one])).astype(np.uint32)
-        want_out = np.asarray(reference.reference(form(second), [want_mid])).astype(np.uint32)
-        bare = without_barrier(kernel)
-        if bare is not None:
-            _, bare_out = run(bare)
-            BARE_RESULTS[name] = {"right": int((bare_out == want_out).sum()), "of": 32}
-        return bits_equal(mid, want_mid) and bits_equal(out, want_out), 64
+        want_mid = expected(first, [a.reshape(-1), one], np.uint32)
+        want_out = expected(second, [want_mid], np.uint32)
+        return judge_chain(name, kernel, chain_runner([a], np.uint32, np.uint32), want_mid, want_out)
     return check
 
 

@@ -26,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 TEMPLATE = """.version 8.0
 .target sm_90
@@ -119,24 +120,31 @@ def bodies():
                              "mov.b64 %rd5, {%n, %m};")
 
 
+def write_kernel(out, name, body, opt):
+    """Assembles the template around `body` with ptxas -O`opt` and writes
+    the artifact `name`_O`opt`.json that fold_probe_run.py runs."""
+    ptx = TEMPLATE.replace("BODY", body)
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin = os.path.join(tmp, "k.cubin")
+        done = subprocess.run(["ptxas", "-arch=sm_90", f"-O{opt}", "-o", cubin, "-"], input=ptx.encode(),
+                              capture_output=True)
+        if done.returncode:
+            sys.exit(f"{name}: ptxas -O{opt}: {done.stderr.decode()}")
+        image = open(cubin, "rb").read()
+    artifact = {"format": "tile-mlir-kernel/1", "name": "k", "target": "sm_90", "grid": [1, 1, 1],
+                "block": [256, 1, 1], "convention": "bare", "params": PARAMS, "ptx": ptx,
+                "cubin": base64.b64encode(image).decode()}
+    with open(os.path.join(out, f"{name}_O{opt}.json"), "w") as f:
+        json.dump(artifact, f)
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     count = 0
     for name, body in bodies():
-        ptx = TEMPLATE.replace("BODY", body)
         for opt in (0, 3):
-            cubin = os.path.join(out, "tmp.cubin")
-            done = subprocess.run(["ptxas", "-arch=sm_90", f"-O{opt}", "-o", cubin, "-"], input=ptx.encode(),
-                                  capture_output=True)
-            if done.returncode:
-                sys.exit(f"{name}: ptxas -O{opt}: {done.stderr.decode()}")
-            artifact = {"format": "tile-mlir-kernel/1", "name": "k", "target": "sm_90", "grid": [1, 1, 1],
-                        "block": [256, 1, 1], "convention": "bare", "params": PARAMS, "ptx": ptx,
-                        "cubin": base64.b64encode(open(cubin, "rb").read()).decode()}
-            with open(os.path.join(out, f"{name}_O{opt}.json"), "w") as f:
-                json.dump(artifact, f)
+            write_kernel(out, name, body, opt)
             count += 1
-    os.remove(os.path.join(out, "tmp.cubin"))
     print(f"{count} kernels")
 
 
