@@ -15,6 +15,8 @@ from tile_mlir import script as T
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "examples", "spec"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "gpu"))
+import api_checks  # noqa: E402
 import narrow_pairs  # noqa: E402
 
 
@@ -153,16 +155,8 @@ def test_committed_h200_run_of_the_api_checks():
 
 
 def runtime_sized():
-    @T.function
-    def scale_n(A: T.Tensor((None, 4), "float32"), Out: T.Tensor((None, 4), "float32"), n: T.int32,
-                k: T.float32):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=None, block=256))
-        for row in T.serial(T.block_id() * 256 + T.thread_id(), n, T.grid_dim() * 256):
-            r = T.alloc_local((1, 4), "float32")
-            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], r, A[row:row + 1])
-            T.cuda.tile.apply(T.ptx["mul.rn.f32"], r.reshape((4, 1)), r.reshape((4, 1)), k)
-            T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[row:row + 1], r)
-    return scale_n
+    """The runtime-n kernel that tools/gpu/api_checks.py runs on the H200."""
+    return api_checks.kernels()["scale_n"]
 
 
 def test_runtime_sizes_and_scalars_pass_descriptors(tmp_path):
