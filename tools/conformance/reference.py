@@ -340,24 +340,14 @@ def fma(kind, quals, a_bits, b_bits, c_bits):
         product = a * b  # exact in float64 for f32 operands
         direct = product + c
     if kind == "f64":
-        hi, res = np.empty_like(a), np.zeros_like(a)
-        for i, (x, y, z, d) in enumerate(zip(a, b, c, direct)):
-            if not (np.isfinite(x) and np.isfinite(y)):
-                hi[i] = d
-                continue
-            if not np.isfinite(z):  # the exact product never overflows
-                hi[i] = z
-                continue
-            exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
-            try:
-                h = float(exact)
-            except OverflowError:
-                hi[i], res[i] = (np.inf if exact > 0 else -np.inf), (1 if exact > 0 else -1)
-                continue
-            if h == 0 and exact < 0:
-                h = -0.0
-            hi[i] = h
-            res[i] = (exact > Fraction(h)) - (exact < Fraction(h))
+        # An infinite or NaN product keeps the direct result; a finite one
+        # with an infinite or NaN c gives c (the exact product never
+        # overflows); the rest is exact.
+        finite_product = np.isfinite(a) & np.isfinite(b)
+        direct = np.where(finite_product & ~np.isfinite(c), c, direct)
+        hi, res = _exact(direct, (
+            (i, Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i])))
+            for i in np.flatnonzero(finite_product & np.isfinite(c))))
     else:
         hi, res = two_sum(product, c)
     # An exact zero sum (IEEE 754): two zeros keep a sign they agree on, and
