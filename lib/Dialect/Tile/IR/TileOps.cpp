@@ -399,6 +399,20 @@ std::optional<bool> isInjective(MemRefType type) {
 
 using DiagFn = llvm::function_ref<InFlightDiagnostic()>;
 
+/// A register tile passed to an apply at `scope` must be owned by it.
+LogicalResult verifyOwnership(DiagFn diag, Value tile, unsigned groupRank,
+                              StringRef scope) {
+  std::string why;
+  FailureOr<StringRef> owner = traceOwner(tile, groupRank, why);
+  if (failed(owner))
+    return diag() << why;
+  if (*owner != scope)
+    return diag() << "the tile is owned by scope " << *owner
+                  << ", but the apply runs at scope " << scope
+                  << "; ownership cannot change";
+  return success();
+}
+
 LogicalResult verifyElementCount(DiagFn diag, MemRefType memref) {
   if (hasElementCountOverflow(memref))
     return diag() << "the shape of " << memref
@@ -651,16 +665,9 @@ LogicalResult ApplyOp::verify() {
       return diag() << "scope " << getScope() << " needs leading group axes "
                     << shapeText(*groupShape) << " before the repeat and "
                     << "register axes, got " << shapeText(shape);
-    if (!operand.isMemory()) {
-      std::string why;
-      FailureOr<StringRef> owner = traceOwner(value, groupRank, why);
-      if (failed(owner))
-        return diag() << why;
-      if (*owner != getScope())
-        return diag() << "the tile is owned by scope " << *owner
-                      << ", but the apply runs at scope " << getScope()
-                      << "; ownership cannot change";
-    }
+    if (!operand.isMemory() &&
+        failed(verifyOwnership(diag, value, groupRank, getScope())))
+      return failure();
     SmallVector<int64_t> repeats(shape.drop_back());
     if (!repeatShape) {
       repeatShape = repeats;
@@ -713,15 +720,7 @@ LogicalResult ApplyOp::verifyPredicateTile(MemRefType tile,
     return diag() << "a predicate tile holds one predicate per repeat: "
                      "expected shape "
                   << shapeText(expected) << ", got " << shapeText(tile.getShape());
-  std::string why;
-  FailureOr<StringRef> owner = traceOwner(getPred(), groupRank, why);
-  if (failed(owner))
-    return diag() << why;
-  if (*owner != getScope())
-    return diag() << "the tile is owned by scope " << *owner
-                  << ", but the apply runs at scope " << getScope()
-                  << "; ownership cannot change";
-  return success();
+  return verifyOwnership(diag, getPred(), groupRank, getScope());
 }
 
 //===----------------------------------------------------------------------===//
