@@ -244,6 +244,10 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   operand.exactRegister |= spec.exactRegister;
   operand.sizedBy = spec.sizedBy.str();
   operand.fusionBarrier = spec.fusionBarrier;
+  operand.saturationBarrier =
+      !spec.saturationBarrierBy.empty() &&
+      llvm::is_contained(chosen, spec.saturationBarrierBy) &&
+      (type->kind == 'u' || type->kind == 's');
   return operand;
 }
 

@@ -73,8 +73,15 @@ constexpr RuleRecord kAddIntRules[] = {
      "'cc' is not available for {ctx}: carry-out needs a 32- or 64-bit type"},
     {RuleRecord::Excludes, "sat", "cc", 0,
      "'sat' cannot be combined with 'cc' in {ctx}"}};
+// add.sat.s32 and sub.sat.s32 leave through the saturation barrier
+// (Operand::saturationBarrier).
+constexpr OperandRecord kSaturatingBinary[] = {
+    {.name = "dst", .role = Role::Dst, .saturationBarrierBy = "sat"},
+    {.name = "lhs", .role = Role::Src},
+    {.name = "rhs", .role = Role::Src}};
+constexpr Signature kSaturatingBinarySignature[] = {kSaturatingBinary};
 constexpr VariantRecord kAddInt = {kIntTuple, kAddIntSlots, kAddIntRules, {},
-                                   kBinarySignature};
+                                   kSaturatingBinarySignature};
 
 constexpr SlotRecord kFloatSlots[] = {
     {"rounding mode", kRoundings, false, kWideRounding},
@@ -301,7 +308,10 @@ constexpr RuleRecord kMadIntRules[] = {
      "'{tok}' must come first in {ctx}: ptxas takes mad's mode before "
      "'sat' (mad.{tok}.sat.{type})"}};
 constexpr OperandRecord kMadInt[] = {
-    {"dst", Role::Dst, Space::Reg, 0, {}, 1, "wide"},
+    {.name = "dst",
+     .role = Role::Dst,
+     .widenedBy = "wide",
+     .saturationBarrierBy = "sat"},
     {"a", Role::Src},
     {"b", Role::Src},
     {"c", Role::Src, Space::Reg, 0, {}, 1, "wide"}};
@@ -472,9 +482,11 @@ bool integerSatApplies(Tokens types) {
 // Operand signatures.
 // Every cvt source reaches its instruction through the fusion barrier
 // (Operand::fusionBarrier): ptxas -O3 folded the producers of cvt sources
-// into the conversion wrongly, integer and float alike.
+// into the conversion wrongly, integer and float alike. A saturated integer
+// result leaves through the saturation barrier
+// (Operand::saturationBarrier).
 constexpr OperandRecord kCvtUnary[] = {
-    {.name = "dst", .role = Role::Dst},
+    {.name = "dst", .role = Role::Dst, .saturationBarrierBy = "sat"},
     {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true}};
 constexpr Signature kCvtUnarySignature[] = {kCvtUnary};
 // Two f32 sources packed into one register; the first is the high half.
@@ -953,11 +965,17 @@ constexpr RuleRecord kPackRules[] = {
      "cvt.pack needs 'sat': its conversions always saturate"}};
 constexpr FloorRecord kPackFloors[] = {{72, 65}, {75, 65, kPackNibbles}};
 constexpr OperandRecord kPackTwo[] = {
-    {.name = "dst", .role = Role::Dst, .fixedType = "u32"},
+    {.name = "dst",
+     .role = Role::Dst,
+     .fixedType = "u32",
+     .saturationBarrierBy = "sat"},
     {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
     {.name = "src1", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true}};
 constexpr OperandRecord kPackThree[] = {
-    {.name = "dst", .role = Role::Dst, .fixedType = "u32"},
+    {.name = "dst",
+     .role = Role::Dst,
+     .fixedType = "u32",
+     .saturationBarrierBy = "sat"},
     {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
     {.name = "src1", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
     {.name = "src2", .role = Role::Src, .typeIndex = 2, .fusionBarrier = true}};

@@ -119,6 +119,9 @@ struct OperandRecord {
   llvm::StringRef sizedBy = {};
   /// See Operand::fusionBarrier.
   bool fusionBarrier = false;
+  /// The chosen token ("sat") that sends an integer result through the
+  /// barrier of Operand::saturationBarrier.
+  llvm::StringRef saturationBarrierBy = {};
   /// Registers from the digits of the token chosen for this slot (.v4: 4),
   /// else `count`.
   llvm::StringRef countFrom = {};

@@ -214,6 +214,46 @@ SIGN_CHAINS = {
     "sign_sat_abs_bf16x2": ("add.sat.f32", "abs.bf16x2"),
 }
 
+def range_chain(first, second, constant, mid_dtype, sources):
+    """Thread t saturates to an integer with `first` of A[t] and B[t] (in
+    the order `sources` names them), stores it, and takes `second` of its
+    bits and `constant`: ptxas (CUDA 13.0) -O3 took the integer saturation
+    for the float .sat, a value in [0.0, 1.0], and dropped the min or max
+    (tools/difftest/results/sat_range.json)."""
+    scalar = {"uint16": T.float16, "uint32": T.float32, "uint64": T.float64}[mid_dtype]
+    bits = {"uint32": 32, "uint64": 64}
+
+    def chain(A: T.Tensor((32, 1), "uint64"), B: T.Tensor((32, 1), "uint32"),
+              Mid: T.Tensor((32, 1), mid_dtype), Out: T.Tensor((32, 1), mid_dtype)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        a = T.alloc_local((1, 1), "uint64")
+        b = T.alloc_local((1, 1), "uint32")
+        m = T.alloc_local((1, 1), mid_dtype)
+        o = T.alloc_local((1, 1), mid_dtype)
+        T.cuda.tile.apply(T.ptx["ld.global.b64"], a, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], b, B[t:t + 1])
+        low = a.view("uint32")[:, 0:1]
+        tiles = {"a": a, "b": b, "low": low}
+        T.cuda.tile.apply(T.ptx[first], m, *(tiles[name] for name in sources))
+        T.cuda.tile.apply(T.ptx[second], o, m, scalar(constant))
+        width = {"uint16": 16, **bits}[mid_dtype]
+        T.cuda.tile.apply(T.ptx[f"st.global.b{width}"], Mid[t:t + 1], m)
+        T.cuda.tile.apply(T.ptx[f"st.global.b{width}"], Out[t:t + 1], o)
+    return T.function(chain)
+
+
+# (producer, consumer, constant, result storage, producer's sources): the
+# integer .sat producers and the float consumers of finding 6, at 16, 32
+# and 64 bits.
+RANGE_CHAINS = {
+    "range_cvt_sat_min": ("cvt.sat.u32.s64", "min.f32", 30000.0, "uint32", ("a",)),
+    "range_add_sat_min_ftz": ("add.sat.s32", "min.ftz.f32", 30000.0, "uint32", ("low", "b")),
+    "range_mad_sat_max": ("mad.hi.sat.s32", "max.f32", -1.0, "uint32", ("low", "b", "low")),
+    "range_cvt_sat_s16_min": ("cvt.sat.s16.s32", "min.f16", 8192.0, "uint16", ("b",)),
+    "range_cvt_sat_s64_min": ("cvt.sat.s64.u64", "min.f64", 30000.0, "uint64", ("a",)),
+}
+
 KERNELS = {
     "warp_scope": warp_scope,
     "packed_add": packed_add.packed_add,
@@ -229,6 +269,7 @@ KERNELS = {
     **{name: conversion_chain(*spec) for name, spec in CHAINS.items()},
     **{name: amount_chain(*spec) for name, spec in AMOUNT_CHAINS.items()},
     **{name: sign_chain(*spec) for name, spec in SIGN_CHAINS.items()},
+    **{name: range_chain(*spec) for name, spec in RANGE_CHAINS.items()},
 }
 
 

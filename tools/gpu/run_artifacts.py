@@ -150,12 +150,13 @@ def chain_runner(inputs, mid_dtype, out_dtype):
     return run
 
 
-def judge_chain(name, kernel, run, want_mid, want_out):
-    """Bit-exact on both outputs; the same PTX without the barrier, as ptxas
-    assembles it (what the lowering emitted before it had one), is run too
-    and its right results recorded."""
+def judge_chain(name, kernel, run, want_mid, want_out, barrier="fusion"):
+    """Bit-exact on both outputs; the same PTX without the `barrier` the
+    chain is about ("fusion" or "saturation"), as ptxas assembles it (what
+    the lowering emitted before it had one), is run too and its right
+    results recorded."""
     mid, out = run(kernel)
-    bare = without_barrier(kernel)
+    bare = without_barrier(kernel, barrier)
     if bare is not None:
         _, bare_out = run(bare)
         BARE_RESULTS[name] = {"right": int((bare_out == want_out).sum()), "of": 32}
@@ -177,15 +178,27 @@ def check_chain(name, first, second):
 BARE_RESULTS = {}
 
 
-def without_barrier(kernel):
+def without_barrier(kernel, barrier):
     if not isinstance(kernel, runtime.Kernel):  # the interpreter's stand-in
         return None
-    # { .reg .bN %tile_fI_0; max.sN %tile_fI_0, %src, MIN; op operands; }
-    # with one barrier, back to `op` reading %src.
-    ptx = re.sub(r"\{ \.reg \.b\d+ (%tile_f\d+_0); max\.s\d+ \1, (%\w+), -?\d+; ([a-z][.\w]+ [^;{}]*)\1([^;{}]*); \}",
-                 r"\3\2\4;", kernel.ptx)
-    if ptx == kernel.ptx:
-        return None
+    if barrier == "saturation":
+        return without_saturation_barrier(kernel)
+    # `.reg .bN %tile_fI_R; max.sN %tile_fI_R, %src, MIN; ... op ..., %tile_fI_R`
+    # back to `op` reading %src (a saturation barrier in the block stays).
+    ptx = re.sub(r"\.reg \.b\d+ (%tile_f\d+_\d+); max\.s\d+ \1, (%\w+), -?\d+; ([^{}]*?)\1\b",
+                 r"\3\2", kernel.ptx)
+    return assemble(kernel, ptx) if ptx != kernel.ptx else None
+
+
+def without_saturation_barrier(kernel):
+    # `op %tile_sI_0, ...; mov {pieces}, %tile_sI_0; mov %dst, {pieces};`
+    # back to `op %dst, ...;` (a cvt's max stays, as the lowering had it).
+    ptx = re.sub(r"\.reg \.b\d+ (%tile_s\d+_0); \.reg \.b\d+ [^;]*; ([^{}]*?)\1(,[^;{}]*;) "
+                 r"mov\.b\d+ (\{[^}]*\}), \1; mov\.b\d+ (%\w+), \4;", r"\2\5\3", kernel.ptx)
+    return assemble(kernel, ptx) if ptx != kernel.ptx else None
+
+
+def assemble(kernel, ptx):
     with tempfile.TemporaryDirectory() as tmp:
         open(os.path.join(tmp, "k.ptx"), "w").write(ptx)
         done = subprocess.run(["ptxas", f"-arch={kernel.target}", os.path.join(tmp, "k.ptx"), "-o",
@@ -233,6 +246,44 @@ def check_sign_chain(name, first, second):
     return check
 
 
+# A[t] (64 bits) beyond every saturating range and at its edges, with
+# B[t]: the clamped results are NaN bits (0x7fffffff, 0x7fff and
+# 0x7fffffffffffffff) and negative ones; the rest is random.
+RANGE_A = np.concatenate([
+    np.array([0, 1, 0x3f800000, 0x7f800001, 0x7fffffff, 0x80000000, 0xffffffff, 0x100000000,
+              (1 << 64) - 1, (1 << 64) - (1 << 31), (1 << 63) - 1, 1 << 63, 0x46ea6001, 0x7f7fffff,
+              0xfffffffffff00000, 0x40dd4c0000000000], np.uint64),
+    np.random.default_rng(8003086).integers(0, 1 << 63, 16, dtype=np.uint64)
+    >> np.random.default_rng(1).integers(0, 63, 16, dtype=np.uint64)])
+RANGE_B = np.concatenate([
+    np.array([0x7fffffff, 0x80000000, 0x7fffffff, 0x80000001, 0xffffffff, 0x7fff0000, 1, 0x8000,
+              0x7fff, 0x12345678, 0xfff00000, 0x40000000, 0x7ffffffe, 0x3f800000, 0xc0000000, 0x10000],
+             np.uint32),
+    np.random.default_rng(8003087).integers(0, 1 << 32, 16, dtype=np.uint32)])
+
+
+def check_range_chain(name, first, second, constant, mid_dtype, sources):
+    def check(kernel, rng):
+        a, b = RANGE_A.reshape(32, 1), RANGE_B.reshape(32, 1)
+        values = {"a": RANGE_A, "b": RANGE_B, "low": (RANGE_A & np.uint64(0xffffffff)).astype(np.uint32)}
+        want_mid = expected(first, [values[name] for name in sources], mid_dtype)
+        float_type = {"uint16": np.float16, "uint32": np.float32, "uint64": np.float64}[mid_dtype]
+        c = np.full(32, constant, float_type).view(mid_dtype)
+        want_out = expected(second, [want_mid, c], mid_dtype)
+        return judge_chain(name, kernel, chain_runner([a, b], mid_dtype, mid_dtype), want_mid, want_out,
+                           barrier="saturation")
+    return check
+
+
+# The chains of build_artifacts.RANGE_CHAINS.
+RANGE_CHAINS = {
+    "range_cvt_sat_min": ("cvt.sat.u32.s64", "min.f32", 30000.0, "uint32", ("a",)),
+    "range_add_sat_min_ftz": ("add.sat.s32", "min.ftz.f32", 30000.0, "uint32", ("low", "b")),
+    "range_mad_sat_max": ("mad.hi.sat.s32", "max.f32", -1.0, "uint32", ("low", "b", "low")),
+    "range_cvt_sat_s16_min": ("cvt.sat.s16.s32", "min.f16", 8192.0, "uint16", ("b",)),
+    "range_cvt_sat_s64_min": ("cvt.sat.s64.u64", "min.f64", 30000.0, "uint64", ("a",)),
+}
+
 CHAIN_CHECKS = {
     "chain_u32_s16": check_chain("chain_u32_s16", "cvt.rzi.u32.f32", "cvt.sat.s16.u32"),
     "chain_s64_s32": check_chain("chain_s64_s32", "cvt.rzi.s64.bf16", "cvt.sat.s32.s64"),
@@ -258,6 +309,7 @@ CHECKS = {
     "amount_neg_shr_s64": check_amount_chain("amount_neg_shr_s64", "neg.ftz.f32", "shr.s64"),
     "sign_sat_abs_f16x2": check_sign_chain("sign_sat_abs_f16x2", "mul.rp.sat.f32", "abs.ftz.f16x2"),
     "sign_sat_abs_bf16x2": check_sign_chain("sign_sat_abs_bf16x2", "add.sat.f32", "abs.bf16x2"),
+    **{name: check_range_chain(name, *spec) for name, spec in RANGE_CHAINS.items()},
 }
 
 

@@ -90,6 +90,17 @@ struct Operand {
   /// (tools/difftest/results/fold_probe.json).
   bool fusionBarrier = false;
 
+  /// ptxas (CUDA 13.0) -O3 takes the integer saturation of a result
+  /// (cvt.sat.u32.s64, add.sat.s32, mad.hi.sat.s32, ...) for the float
+  /// .sat, a value in [0.0, 1.0], and drops a later min.f32 or max.f32 that
+  /// such a value would not change; the identity max of fusionBarrier goes
+  /// with it (tools/difftest/results/sat_range.json). Such an integer
+  /// result is therefore written to a scoped register and moved to its
+  /// destination through a split into 16-bit pieces (bytes of a 16-bit
+  /// register) and a join, which ends the wrong range; halves of a 64-bit
+  /// register do not (measured).
+  bool saturationBarrier = false;
+
   /// A predicate register (.pred), carried as i1.
   bool isPredicate() const { return type == "pred"; }
 

@@ -70,13 +70,40 @@ struct AsmNumbering {
 
 } // namespace
 
+/// Declares the scoped register the instruction writes instead of `ref`
+/// and appends the split into 16-bit pieces (bytes of a 16-bit register)
+/// and the join that move it to `ref`; returns the scoped register. Halves
+/// of a 64-bit register do not end ptxas's range (measured), 16-bit pieces
+/// do.
+static std::string splitAndJoin(const std::string &ref, unsigned bits,
+                                size_t operand, unsigned reg,
+                                const std::string &guard,
+                                std::string &scopedDecls, std::string &after) {
+  std::string name =
+      "%tile_s" + std::to_string(operand) + "_" + std::to_string(reg);
+  unsigned pieceBits = bits == 16 ? 8 : 16;
+  SmallVector<std::string> pieces;
+  for (unsigned k = 0; k < bits / pieceBits; ++k)
+    pieces.push_back(name + "p" + std::to_string(k));
+  std::string width = std::to_string(bits);
+  std::string joined = "{" + llvm::join(pieces, ", ") + "}";
+  scopedDecls += ".reg .b" + width + " " + name + "; .reg .b" +
+                 std::to_string(pieceBits) + " " + llvm::join(pieces, ", ") +
+                 "; ";
+  after += " " + guard + "mov.b" + width + " " + joined + ", " + name + "; " +
+           guard + "mov.b" + width + " " + ref + ", " + joined + ";";
+  return name;
+}
+
 InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
                                      bool preserveDst, int64_t addressOffset) {
   AsmNumbering number(form, predicated);
   // Scoped registers inside the asm block: a true 8-bit register (an e2m1x2
   // pair) has no inline-asm register class, so it travels in a 16-bit
   // register and moves through a .b8 one; a source behind the fusion
-  // barrier (Operand::fusionBarrier) is read through a copy made by max.
+  // barrier (Operand::fusionBarrier) is read through a copy made by max; a
+  // result behind the saturation barrier (Operand::saturationBarrier) is
+  // written to a scoped register that a split and join move to its own.
   std::string scopedDecls, before, after;
   // The text of each PTX operand position.
   std::vector<std::string> pieces;
@@ -117,6 +144,9 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
         ref = "$" + std::to_string(number.nextInput++);
         inputs.push_back(letter);
       }
+      if (operand.saturationBarrier && operand.role == ptx::Role::Dst)
+        ref = splitAndJoin(ref, asmRegisterBits(operand), i, reg, number.guard,
+                           scopedDecls, after);
       if (operand.fusionBarrier && operand.role == ptx::Role::Src) {
         unsigned bits = asmRegisterBits(operand);
         std::string temp = "%tile_f" + std::to_string(i) + "_" + std::to_string(reg);

@@ -162,9 +162,9 @@ func.func @unsigned_carrier(%x: ui32) -> ui32 {
 // A cvt reads its source through an identity max, so ptxas cannot fuse it
 // with the instruction that produced it (the float-to-integer cvt before).
 // CHECK-LABEL: func.func @integer_cvt_source
-// CHECK: llvm.inline_asm "{ .reg .b64 %tile_f1_0; max.s64 %tile_f1_0, $1, -9223372036854775808; cvt.sat.s32.s64 $0, %tile_f1_0; }", "=r,l" %{{.*}} : (i64) -> i32
+// CHECK: llvm.inline_asm "{ .reg .b64 %tile_f1_0; max.s64 %tile_f1_0, $1, -9223372036854775808; cvt.s32.s64 $0, %tile_f1_0; }", "=r,l" %{{.*}} : (i64) -> i32
 func.func @integer_cvt_source(%a: i64) -> i32 {
-  %0 = tile.instr "cvt.sat.s32.s64"(%a) : (i64) -> i32
+  %0 = tile.instr "cvt.s32.s64"(%a) : (i64) -> i32
   return %0 : i32
 }
 
@@ -283,4 +283,79 @@ func.func @packed_half_abs(%a: i32) -> i32 {
 func.func @half_abs(%a: i16) -> i16 {
   %0 = tile.instr "abs.f16"(%a) : (i16) -> i16
   return %0 : i16
+}
+
+// -----
+
+// An integer .sat result leaves through a split into 16-bit pieces and a join:
+// ptxas (CUDA 13.0) -O3 took the integer saturation for the float .sat and
+// dropped a later min.f32 (measured on an H200), identity max and all.
+// CHECK-LABEL: func.func @saturated_add
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_s0_0; .reg .b16 %tile_s0_0p0, %tile_s0_0p1; add.sat.s32 %tile_s0_0, $1, $2; mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }", "=r,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i32
+func.func @saturated_add(%a: i32, %b: i32) -> i32 {
+  %0 = tile.instr "add.sat.s32"(%a, %b) : (i32, i32) -> i32
+  return %0 : i32
+}
+
+// -----
+
+// The same add without .sat writes its destination directly.
+// CHECK-LABEL: func.func @wrapping_add
+// CHECK: llvm.inline_asm "add.s32 $0, $1, $2;", "=r,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i32
+func.func @wrapping_add(%a: i32, %b: i32) -> i32 {
+  %0 = tile.instr "add.s32"(%a, %b) : (i32, i32) -> i32
+  return %0 : i32
+}
+
+// -----
+
+// A saturating integer cvt passes both barriers: its source through the
+// identity max, its 64-bit result through a split into four 16-bit pieces
+// (32-bit halves did not stop ptxas dropping a min.f64, measured).
+// CHECK-LABEL: func.func @saturated_cvt_s64
+// CHECK: llvm.inline_asm "{ .reg .b64 %tile_s0_0; .reg .b16 %tile_s0_0p0, %tile_s0_0p1, %tile_s0_0p2, %tile_s0_0p3; .reg .b64 %tile_f1_0; max.s64 %tile_f1_0, $1, -9223372036854775808; cvt.sat.s64.u64 %tile_s0_0, %tile_f1_0; mov.b64 {%tile_s0_0p0, %tile_s0_0p1, %tile_s0_0p2, %tile_s0_0p3}, %tile_s0_0; mov.b64 $0, {%tile_s0_0p0, %tile_s0_0p1, %tile_s0_0p2, %tile_s0_0p3}; }", "=l,l" %{{.*}} : (i64) -> i64
+func.func @saturated_cvt_s64(%a: i64) -> i64 {
+  %0 = tile.instr "cvt.sat.s64.u64"(%a) : (i64) -> i64
+  return %0 : i64
+}
+
+// -----
+
+// A 16-bit result splits into bytes.
+// CHECK-LABEL: func.func @saturated_cvt_s16
+// CHECK: llvm.inline_asm "{ .reg .b16 %tile_s0_0; .reg .b8 %tile_s0_0p0, %tile_s0_0p1; .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.sat.s16.s32 %tile_s0_0, %tile_f1_0; mov.b16 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b16 $0, {%tile_s0_0p0, %tile_s0_0p1}; }", "=h,r" %{{.*}} : (i32) -> i16
+func.func @saturated_cvt_s16(%a: i32) -> i16 {
+  %0 = tile.instr "cvt.sat.s16.s32"(%a) : (i32) -> i16
+  return %0 : i16
+}
+
+// -----
+
+// A float .sat result is in [0.0, 1.0] indeed: no barrier.
+// CHECK-LABEL: func.func @saturated_float_cvt
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.sat.f32.f32 $0, %tile_f1_0; }", "=r,r" %{{.*}} : (i32) -> i32
+func.func @saturated_float_cvt(%a: f32) -> f32 {
+  %0 = tile.instr "cvt.sat.f32.f32"(%a) : (f32) -> f32
+  return %0 : f32
+}
+
+// -----
+
+// Under a predicate the moves are guarded too, so an inactive lane keeps
+// its destination.
+// CHECK-LABEL: func.func @predicated_saturated_mad
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_s0_0; .reg .b16 %tile_s0_0p0, %tile_s0_0p1; @$4 mad.hi.sat.s32 %tile_s0_0, $1, $2, $3; @$4 mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; @$4 mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }", "=r,r,r,r,b,0" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i1, i32) -> i32
+func.func @predicated_saturated_mad(%a: i32, %b: i32, %c: i32, %p: i1, %d: i32) -> i32 {
+  %0 = tile.instr "mad.hi.sat.s32"(%a, %b, %c) if %p keep(%d : i32) : (i32, i32, i32) -> i32
+  return %0 : i32
+}
+
+// -----
+
+// cvt.pack always saturates: its packed u32 leaves through the split too.
+// CHECK-LABEL: func.func @saturated_pack
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_s0_0; .reg .b16 %tile_s0_0p0, %tile_s0_0p1; .reg .b32 %tile_f1_0; .reg .b32 %tile_f2_0; max.s32 %tile_f1_0, $1, -2147483648; max.s32 %tile_f2_0, $2, -2147483648; cvt.pack.sat.s16.s32 %tile_s0_0, %tile_f1_0, %tile_f2_0; mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }", "=r,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i32
+func.func @saturated_pack(%a: i32, %b: i32) -> i32 {
+  %0 = tile.instr "cvt.pack.sat.s16.s32"(%a, %b) : (i32, i32) -> i32
+  return %0 : i32
 }

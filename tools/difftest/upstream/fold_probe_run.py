@@ -1,6 +1,7 @@
-"""Runs the kernels of fold_probe_build.py on a CUDA GPU (numpy and the
-driver only), compares each bit for bit with the PTX ISA's semantics, and
-writes fold_probe.json and the SASS of every kernel (sass.tar.gz).
+"""Runs the kernels of fold_probe_build.py and sat_range_build.py on a CUDA
+GPU (numpy and the driver only), compares each bit for bit with the PTX
+ISA's semantics, and writes fold_probe.json and the SASS of every kernel
+(sass.tar.gz).
 
     PYTHONPATH=python python3 tools/difftest/upstream/fold_probe_run.py build/fold_probe out_dir
 """
@@ -154,14 +155,17 @@ def judge_abs(name, got):
     return {"whole": {"compared": compared, "mismatches": len(bad), "cases": bad[:6]}}
 
 
-def f32_min_max(op, n, c):
-    """min/max.f32 of the bits n and the constant c: a NaN gives the other."""
-    exponent, mantissa = (n >> 23) & 0xff, n & 0x7fffff
-    if exponent == 0xff and mantissa:
+def float_min_max(op, n, c, bits=32):
+    """min/max.f32 (or .f64) of the bits n and the constant c: a NaN gives
+    the other."""
+    fraction = 23 if bits == 32 else 52
+    exponent, mantissa = n >> fraction & ((1 << (bits - 1 - fraction)) - 1), n & ((1 << fraction) - 1)
+    if exponent == (1 << (bits - 1 - fraction)) - 1 and mantissa:
         return c
     if "ftz" in op and exponent == 0 and mantissa:
-        n &= 0x80000000
-    x, y = (np.array([v], np.uint32).view(np.float32)[0] for v in (n, c))
+        n &= 1 << (bits - 1)
+    unsigned, real = (np.uint32, np.float32) if bits == 32 else (np.uint64, np.float64)
+    x, y = (np.array([v], unsigned).view(real)[0] for v in (n, c))
     if x == y:  # +0 and -0: the ISA orders -0 below +0
         return (n | c) if op.startswith("min") else (n & c)
     pick = min if op.startswith("min") else max
@@ -173,9 +177,72 @@ def judge_minmax(name, got):
     bad = []
     for v in got:
         n, m = int(v) & 0xffffffff, int(v) >> 32
-        want = f32_min_max(op, n, 0x46EA6000)
+        want = float_min_max(op, n, 0x46EA6000)
         if m != want:
             bad.append([hex(n), hex(m), hex(want)])
+    return {"whole": {"compared": len(got), "mismatches": len(bad), "cases": bad[:6]}}
+
+
+def f32(bits):
+    return np.array([bits], np.uint32).view(np.float32)[0]
+
+
+def is_nan(bits):
+    return (bits >> 23) & 0xff == 0xff and bits & 0x7fffff
+
+
+def saturate(bits):
+    """The float .sat of the ISA: clamp to [0.0, 1.0], a NaN gives +0.0."""
+    if is_nan(bits):
+        return 0
+    return f32_bits(np.clip(f32(bits), np.float32(0), np.float32(1)))
+
+
+def consume_f32(consumer, n):
+    """The consumers of sat_range_build.py; None where any NaN is right."""
+    if consumer in ("minf32", "minftzf32", "maxf32"):
+        return float_min_max(consumer, n, 0x46EA6000)
+    if consumer == "maxf32neg":
+        return float_min_max("maxf32", n, 0xBF800000)
+    if consumer == "absf32":
+        return None if is_nan(n) else n & 0x7fffffff
+    if consumer == "setpgtf32":
+        return int(bool(f32(n) > np.float32(1)))
+    if consumer == "cvtsatf32":
+        return saturate(n)
+    if consumer == "addsatf32":
+        return 0 if is_nan(n) else saturate(f32_bits(f32(n) + np.float32(0)))
+    raise KeyError(consumer)
+
+
+def judge_sat(name, got):
+    consumer = name.split("_")[2]
+    bad = []
+    for v in got:
+        n, m = int(v) & 0xffffffff, int(v) >> 32
+        want = consume_f32(consumer, n)
+        zeros = (0, 0x80000000)  # the ISA leaves the sign of a saturated -0.0 open
+        right = is_nan(m) if want is None else m == want or (n in zeros and m in zeros and want in zeros)
+        if not right:
+            bad.append([hex(n), hex(m), "nan" if want is None else hex(want)])
+    return {"whole": {"compared": len(got), "mismatches": len(bad), "cases": bad[:6]}}
+
+
+def saturate64(producer, a):
+    """cvt.sat.s64.u64 or cvt.sat.u64.s64 of the bits a."""
+    if producer == "cvtsats64u64":
+        return min(a, (1 << 63) - 1)
+    return 0 if a >> 63 else a
+
+
+def judge_sat64(name, a, got):
+    _, producer, consumer = name.split("_")[:3]
+    c = 0x40DD4C0000000000 if consumer == "minf64" else 0xBFF0000000000000
+    bad = []
+    for x, m in zip(a, got):
+        want = float_min_max(consumer, saturate64(producer, int(x)), c, bits=64)
+        if int(m) != want:
+            bad.append([hex(int(x)), hex(int(m)), hex(want)])
     return {"whole": {"compared": len(got), "mismatches": len(bad), "cases": bad[:6]}}
 
 
@@ -191,8 +258,11 @@ def main(bundle, out_dir):
         kernel = runtime.load(path)
         name = f[:-len(".json")]
         a = rng.integers(0, 1 << 63, 256, dtype=np.uint64)
-        if name.startswith("minmax_"):  # values of every size, some beyond u32
+        if name.startswith(("minmax_", "sat_")):  # values of every size, some beyond u32
             a >>= rng.integers(0, 63, 256, dtype=np.uint64)
+        if name.startswith("sat64_"):  # every size and sign of 64 bits
+            a = rng.integers(0, 1 << 64, 256, dtype=np.uint64) >> rng.integers(0, 63, 256, dtype=np.uint64)
+            a[::2] ^= np.uint64(1 << 63)
         inputs = b_abs if name.startswith("abs_") else b
         out = np.zeros((256, 1), np.uint64)
         kernel(a.reshape(256, 1), inputs.reshape(256, 1), out)
@@ -201,6 +271,10 @@ def main(bundle, out_dir):
             report[name] = judge_abs(name, got)
         elif name.startswith("minmax_"):
             report[name] = judge_minmax(name, got)
+        elif name.startswith("sat_"):
+            report[name] = judge_sat(name, got)
+        elif name.startswith("sat64_"):
+            report[name] = judge_sat64(name, a, got)
         else:
             report[name] = judge_amount(name, a, inputs, got)
         print(name, {k: (v["compared"], v["mismatches"]) for k, v in report[name].items()})

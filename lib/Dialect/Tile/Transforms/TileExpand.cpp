@@ -3,8 +3,6 @@
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
-#include "MeasuredFolds.h"
-
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/DenseMap.h"
@@ -476,7 +474,6 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
     if (failed(checkLimits(work)))
       return signalPassFailure();
     IndexPool indices;
-    FoldWatch folds;
     for (Operation *op : work) {
       if (auto load = dyn_cast<memref::LoadOp>(op)) {
         memref::AllocaOp tile = registers.owner(load.getMemRef());
@@ -502,7 +499,6 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
       // every pass.
       if (!form.caveat.empty())
         apply.emitWarning() << form.caveat;
-      folds.visit(apply, form);
       ApplyExpander(apply, forms, form, indices, registers).expand();
       apply.erase();
     }
