@@ -17,6 +17,7 @@ from tile_mlir import script as T  # noqa: E402
 import abs_neg  # noqa: E402
 import narrow_pairs  # noqa: E402
 import packed_add  # noqa: E402
+from chain_specs import AMOUNT_CHAINS, CHAINS, RANGE_CHAINS, SIGN_CHAINS  # noqa: E402
 
 
 @T.function
@@ -145,18 +146,6 @@ def conversion_chain(first, second, src_dtype, mid_dtype, out_dtype):
     return T.function(chain)
 
 
-# (first, second, source, middle and result storage): the two chains the
-# barrier study found fused wrongly.
-CHAINS = {
-    "chain_u32_s16": ("cvt.rzi.u32.f32", "cvt.sat.s16.u32", "uint32", "uint32", "uint16"),
-    "chain_s64_s32": ("cvt.rzi.s64.bf16", "cvt.sat.s32.s64", "uint16", "uint64", "uint32"),
-    # The reduced H200 mismatches of difftest campaign 4 (seeds 5006506 and
-    # 6005967): bf16 to f16 then f16 to s32, and neg.ftz.f16x2 then a cvt
-    # of its high half.
-    "chain_f16_s32": ("cvt.f16.bf16", "cvt.rzi.s32.f16", "uint16", "uint16", "uint32"),
-    "chain_neg_s8": ("neg.ftz.f16x2", "cvt.rzi.s8.f16", "uint32", "uint32", "uint8"),
-}
-
 def amount_chain(first, shift):
     """Thread t computes a float op `first` of A[t], stores it, and shifts
     X[t] by it with the 64-bit `shift`: ptxas (CUDA 13.0) assembled
@@ -179,15 +168,6 @@ def amount_chain(first, shift):
     return T.function(chain)
 
 
-# (float producer, 64-bit shift): the difftest campaign 6 mismatches (seeds
-# 7003105 and 7003385) reduced to neg.f32 then shr.b64; abs.f32 and the
-# other shifts fold the same way.
-AMOUNT_CHAINS = {
-    "amount_neg_shr": ("neg.f32", "shr.b64"),
-    "amount_abs_shl": ("abs.f32", "shl.b64"),
-    "amount_neg_shr_s64": ("neg.ftz.f32", "shr.s64"),
-}
-
 def sign_chain(first, second):
     """Thread t saturates A[t] with `first` (times 1.0), stores it, and
     takes `second`, abs of its packed halves: ptxas (CUDA 13.0) -O3 dropped
@@ -208,11 +188,6 @@ def sign_chain(first, second):
         T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], o)
     return T.function(chain)
 
-
-SIGN_CHAINS = {
-    "sign_sat_abs_f16x2": ("mul.rp.sat.f32", "abs.ftz.f16x2"),
-    "sign_sat_abs_bf16x2": ("add.sat.f32", "abs.bf16x2"),
-}
 
 def range_chain(first, second, constant, mid_dtype, sources):
     """Thread t saturates to an integer with `first` of A[t] and B[t] (in
@@ -242,17 +217,6 @@ def range_chain(first, second, constant, mid_dtype, sources):
         T.cuda.tile.apply(T.ptx[f"st.global.b{width}"], Out[t:t + 1], o)
     return T.function(chain)
 
-
-# (producer, consumer, constant, result storage, producer's sources): the
-# integer .sat producers and the float consumers of finding 6, at 16, 32
-# and 64 bits.
-RANGE_CHAINS = {
-    "range_cvt_sat_min": ("cvt.sat.u32.s64", "min.f32", 30000.0, "uint32", ("a",)),
-    "range_add_sat_min_ftz": ("add.sat.s32", "min.ftz.f32", 30000.0, "uint32", ("low", "b")),
-    "range_mad_sat_max": ("mad.hi.sat.s32", "max.f32", -1.0, "uint32", ("low", "b", "low")),
-    "range_cvt_sat_s16_min": ("cvt.sat.s16.s32", "min.f16", 8192.0, "uint16", ("b",)),
-    "range_cvt_sat_s64_min": ("cvt.sat.s64.u64", "min.f64", 30000.0, "uint64", ("a",)),
-}
 
 KERNELS = {
     "warp_scope": warp_scope,

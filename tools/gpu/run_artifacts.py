@@ -17,6 +17,8 @@ import numpy as np
 
 from tile_mlir import runtime
 
+from chain_specs import AMOUNT_CHAINS, CHAINS, RANGE_CHAINS, SIGN_CHAINS
+
 
 def bits_equal(a, b):
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
@@ -275,20 +277,9 @@ def check_range_chain(name, first, second, constant, mid_dtype, sources):
     return check
 
 
-# The chains of build_artifacts.RANGE_CHAINS.
-RANGE_CHAINS = {
-    "range_cvt_sat_min": ("cvt.sat.u32.s64", "min.f32", 30000.0, "uint32", ("a",)),
-    "range_add_sat_min_ftz": ("add.sat.s32", "min.ftz.f32", 30000.0, "uint32", ("low", "b")),
-    "range_mad_sat_max": ("mad.hi.sat.s32", "max.f32", -1.0, "uint32", ("low", "b", "low")),
-    "range_cvt_sat_s16_min": ("cvt.sat.s16.s32", "min.f16", 8192.0, "uint16", ("b",)),
-    "range_cvt_sat_s64_min": ("cvt.sat.s64.u64", "min.f64", 30000.0, "uint64", ("a",)),
-}
 
 CHAIN_CHECKS = {
-    "chain_u32_s16": check_chain("chain_u32_s16", "cvt.rzi.u32.f32", "cvt.sat.s16.u32"),
-    "chain_s64_s32": check_chain("chain_s64_s32", "cvt.rzi.s64.bf16", "cvt.sat.s32.s64"),
-    "chain_f16_s32": check_chain("chain_f16_s32", "cvt.f16.bf16", "cvt.rzi.s32.f16"),
-    "chain_neg_s8": check_chain("chain_neg_s8", "neg.ftz.f16x2", "cvt.rzi.s8.f16"),
+    name: check_chain(name, first, second) for name, (first, second, *_) in CHAINS.items()
 }
 
 CHECKS = {
@@ -304,11 +295,8 @@ CHECKS = {
     "branch": check_branch,
     "unsigned_kept": check_unsigned_kept,
     **CHAIN_CHECKS,
-    "amount_neg_shr": check_amount_chain("amount_neg_shr", "neg.f32", "shr.b64"),
-    "amount_abs_shl": check_amount_chain("amount_abs_shl", "abs.f32", "shl.b64"),
-    "amount_neg_shr_s64": check_amount_chain("amount_neg_shr_s64", "neg.ftz.f32", "shr.s64"),
-    "sign_sat_abs_f16x2": check_sign_chain("sign_sat_abs_f16x2", "mul.rp.sat.f32", "abs.ftz.f16x2"),
-    "sign_sat_abs_bf16x2": check_sign_chain("sign_sat_abs_bf16x2", "add.sat.f32", "abs.bf16x2"),
+    **{name: check_amount_chain(name, *spec) for name, spec in AMOUNT_CHAINS.items()},
+    **{name: check_sign_chain(name, *spec) for name, spec in SIGN_CHAINS.items()},
     **{name: check_range_chain(name, *spec) for name, spec in RANGE_CHAINS.items()},
 }
 

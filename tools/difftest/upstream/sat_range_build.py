@@ -68,24 +68,26 @@ BARRIERS_64 = {
 }
 
 
+def write_study(out, prefix, producers, consumers, barriers, body):
+    """Every producer, consumer and barrier at -O3, and bare at -O0 too;
+    `body` joins the three texts. Returns the number of kernels."""
+    count = 0
+    for producer, made in producers.items():
+        for consumer, used in consumers.items():
+            for barrier, text in barriers.items():
+                for opt in ((0, 3) if barrier == "none" else (3,)):
+                    probe.write_kernel(out, f"{prefix}_{producer}_{consumer}_{barrier}", body(made, text, used), opt)
+                    count += 1
+    return count
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     decl = ".reg .b32 %n, %x, %y, %m; cvt.u32.u64 %x, %rd4; "
-    count = 0
-    for producer, made in PRODUCERS.items():
-        for consumer, used in CONSUMERS.items():
-            for barrier, text in BARRIERS.items():
-                body = f"{decl}{made} {text} {used} mov.b64 %rd5, {{%n, %m}};"
-                for opt in ((0, 3) if barrier == "none" else (3,)):
-                    probe.write_kernel(out, f"sat_{producer}_{consumer}_{barrier}", body, opt)
-                    count += 1
-    for producer, made in PRODUCERS_64.items():
-        for consumer, used in CONSUMERS_64.items():
-            for barrier, text in BARRIERS_64.items():
-                body = f".reg .b64 %n, %y; {made} {text} {used}"
-                for opt in ((0, 3) if barrier == "none" else (3,)):
-                    probe.write_kernel(out, f"sat64_{producer}_{consumer}_{barrier}", body, opt)
-                    count += 1
+    count = write_study(out, "sat", PRODUCERS, CONSUMERS, BARRIERS,
+                        lambda made, text, used: f"{decl}{made} {text} {used} mov.b64 %rd5, {{%n, %m}};")
+    count += write_study(out, "sat64", PRODUCERS_64, CONSUMERS_64, BARRIERS_64,
+                         lambda made, text, used: f".reg .b64 %n, %y; {made} {text} {used}")
     print(f"{count} kernels")
 
 
