@@ -56,7 +56,14 @@ OPCODE_TOKENS = ["add", "sub", "mul", "abs", "neg", "cvt", "mov", "ld", "st", "r
                  "local", "v2", "v4", "v8", "nc", "relaxed", "gpu", "acquire", "release", "L2::64B",
                  "L1::evict_last", "f16", "f16x2", "bf16", "bf16x2", "f32", "f32x2", "f64", "s8", "u8", "s16",
                  "u16", "s32", "u32", "s64", "u64", "b8", "b16", "b32", "b64", "b128", "tf32", "e4m3x2",
-                 "e2m1x2", "u16x2", "pack", "", "x", "f", "s999999999999", "\u00e9", "%r1", "{", "}"]
+                 "e2m1x2", "u16x2", "pack", "", "x", "f", "s999999999999", "\u00e9", "%r1", "{", "}",
+                 # The families of the register instruction set and their qualifiers.
+                 "min", "max", "fma", "mad", "div", "rem", "sqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh",
+                 "copysign", "testp", "setp", "selp", "and", "or", "xor", "not", "cnot", "shl", "shr", "lop3",
+                 "prmt", "bfe", "bfi", "popc", "clz", "brev", "bfind", "approx", "full", "NaN", "xorsign",
+                 "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "num", "nan", "finite", "infinite",
+                 "number", "notanumber", "normal", "subnormal", "shiftamt", "f4e", "b4e", "rc8", "ecl", "ecr",
+                 "rc16", "pred", "s16x2", "b1", "s128"]
 ELEMENT_TYPES = ["i1", "i8", "i16", "i32", "i64", "i128", "ui32", "si16", "f16", "bf16", "f32", "f64", "index",
                  "vector<2xf16>", "complex<f32>", "f8E4M3FN", "tf32", "i3", "i0", "memref<2xf32>", "i4"]
 SPACES = ["", ", 1", ", 3", ", 5", ", 0", ", 7", ", #gpu.address_space<workgroup>", ", #gpu.address_space<private>",
@@ -241,7 +248,10 @@ from tile_mlir import script as T
 import tile_mlir
 rng = random.Random(int(sys.argv[1]))
 opcodes = ["add.rn.f16x2", "abs.f32", "neg.s32", "cvt.rn.f16x2.f32", "ld.global.f32", "st.global.b32",
-           "mul.wide.s32", "cvt.rni.s8.f32", "mov.b64", "add.rn.rz.f32", "ld.global.v2.f32", "sub.f64"]
+           "mul.wide.s32", "cvt.rni.s8.f32", "mov.b64", "add.rn.rz.f32", "ld.global.v2.f32", "sub.f64",
+           "min.f32", "max.NaN.f16x2", "fma.rn.f32", "setp.lt.f32", "setp.eq.and.s32", "selp.b32", "lop3.b32",
+           "prmt.b32", "bfe.u32", "bfi.b64", "div.rn.f32", "mad.hi.sat.s32", "cvt.sat.u32.s64",
+           "ex2.approx.f32", "testp.finite.f32", "popc.b64", "shr.b64", "and.pred", "not.b16"]
 dtypes = ["uint32", "int32", "float32", "float16", "float64", "int64", "int8", "uint16", "bfloat16", "bool", "x"]
 count = 0
 for _ in range(40):
