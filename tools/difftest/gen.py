@@ -7,9 +7,10 @@ inputs, applies a chain of forms drawn from the form table (for sm_90, the
 families the reference models), and stores tiles to its outputs. Operands
 vary the way users write them: whole tiles, static slices, slices at a
 runtime index inside T.serial loops, dtype views of wider tiles, broadcast
-inputs and typed scalars; instructions are predicated on index comparisons,
-with and without preserve_dst, or sit inside T.if_; tiles may be warp
-tiles; the output may be passed as the input's own array (aliasing).
+inputs and typed scalars; instructions are predicated on index comparisons
+or on predicate tiles that setp and testp wrote, with and without
+preserve_dst, or sit inside T.if_; tiles may be warp tiles; the output may
+be passed as the input's own array (aliasing).
 
     spec = generate(random.Random(seed))   # spec.fn, spec.params, spec.aliases
 """
@@ -31,7 +32,8 @@ SLOTS = 8  # elements of each thread's row in every global tensor
 WIDTHS = (8, 16, 32, 64)
 FAMILIES = ("add", "sub", "mul", "abs", "neg", "cvt", "mov", "min", "max", "and", "or", "xor", "not",
             "cnot", "shl", "shr", "popc", "clz", "brev", "bfind", "bfe", "bfi", "prmt", "div", "rem",
-            "sqrt", "rcp", "copysign", "fma", "mad")
+            "sqrt", "rcp", "copysign", "fma", "mad", "setp", "selp", "testp", "lop3")
+PREDICATE = 1  # the width of a predicate register (i1 tiles, never loaded or stored)
 # Approximations have bounds, not bit patterns (tools/conformance/approx.py).
 APPROXIMATE = {"approx", "full"}
 FLOAT_SCALARS = {"f16": T.float16, "bf16": T.bfloat16, "f32": T.float32, "f64": T.float64}
@@ -43,16 +45,38 @@ _forms = None
 
 
 def register_forms():
-    """The sm_90 forms whose operands are all single registers of the
-    families the reference interpreter models."""
+    """The sm_90 forms whose operands are all single registers (data or
+    predicates) or immediates, of the families the reference interpreter
+    models."""
     global _forms
     if _forms is None:
         import ptxas_diff
         _forms = [f for f in ptxas_diff.legal_forms("sm_90", one_per_qualifier_set=True)
                   if f.family in FAMILIES and not APPROXIMATE & set(f.opcode.split("."))
-                  and all(o.space == "reg" and o.count == 1 and o.bits in WIDTHS
-                          and o.role in ("dst", "src") for o in f.operands)]
+                  and all(o.space == "reg" and o.count == 1 and o.bits in WIDTHS + (PREDICATE,)
+                          and o.role in ("dst", "src", "imm") for o in f.operands)]
     return _forms
+
+
+# setp has hundreds of forms whose results only selp and predication show:
+# drawn at the weights below, a kernel still spends most instructions on
+# data, and the predicates it makes are read.
+FAMILY_WEIGHTS = {"setp": 0.3, "selp": 5.0, "testp": 2.0, "lop3": 10.0}
+_weights = None
+
+
+def draw_form(rng):
+    global _weights
+    forms = register_forms()
+    if _weights is None:
+        _weights = [FAMILY_WEIGHTS.get(f.family, 1.0) for f in forms]
+    return rng.choices(forms, _weights)[0]
+
+
+def comparisons():
+    """setp forms without a predicate source: they make a predicate tile
+    where an instruction needs one and none exists yet."""
+    return [f for f in register_forms() if f.family == "setp" and len(f.operands) == 3]
 
 
 @dataclass
@@ -73,7 +97,7 @@ class Builder:
         self.rng, self.repeats, self.scope = rng, repeats, scope
         # The repeat axes: (R,), or two axes of R elements in all.
         self.shape = tuple(shape or (repeats,))
-        self.tiles: Dict[int, list] = {w: [] for w in WIDTHS}
+        self.tiles: Dict[int, list] = {w: [] for w in WIDTHS + (PREDICATE,)}
         self.next_in = {w: 0 for w in WIDTHS}
         self.next_out = {w: 0 for w in WIDTHS}
         self.features = set()
@@ -94,7 +118,8 @@ class Builder:
         return tensor[(slice(None),) * len(GROUPS[self.scope]) + (slice(start, stop),)]
 
     def alloc(self, bits):
-        return T.alloc_local(GROUPS[self.scope] + self.shape + (1,), f"uint{bits}", scope=self.scope)
+        dtype = "bool" if bits == PREDICATE else f"uint{bits}"
+        return T.alloc_local(GROUPS[self.scope] + self.shape + (1,), dtype, scope=self.scope)
 
     def apply(self, opcode, *operands, **options):
         if self.skipping:
@@ -130,6 +155,15 @@ class Builder:
         """A register source of `operand`: a tile (or part of one) or a
         scalar."""
         rng, bits = self.rng, operand.bits
+        if operand.role == "imm":
+            self.features.add("immediate")
+            values = operand.immediates or range(operand.max_immediate + 1)
+            return T.uint32(rng.choice(list(values)))
+        if bits == PREDICATE:
+            self.features.add("predicate_data")
+            if self.tiles[PREDICATE] and rng.random() < 0.7:
+                return rng.choice(self.tiles[PREDICATE])
+            return self.compared_tile()
         if self.scope == "thread" and rng.random() < 0.12:
             self.features.add("scalar")
             if operand.type in FLOAT_SCALARS:
@@ -141,17 +175,27 @@ class Builder:
             word = rng.choice(self.tiles[32])
             column = rng.randrange(2)
             return word.view("uint16")[(slice(None),) * len(self.shape) + (slice(column, column + 1),)]
-        if self.scope == "thread" and self.shape[0] > 1 and self.tiles[bits] and rng.random() < 0.15:
+        # Drawn whatever the shape, so a replay with fewer repeats (the
+        # reducer's) draws the same choices.
+        broadcast, where = rng.random(), rng.random()
+        if self.scope == "thread" and self.shape[0] > 1 and self.tiles[bits] and broadcast < 0.15:
             self.features.add("broadcast")
             tile = rng.choice(self.tiles[bits])
-            k = rng.randrange(self.shape[0])
+            k = int(where * self.shape[0])
             return tile[k:k + 1].broadcast(self.shape + (1,))
         if self.tiles[bits] and rng.random() < 0.7:
             return rng.choice(self.tiles[bits])
         return self.loaded_tile(bits)
 
-    def destination(self, bits):
-        if self.tiles[bits] and self.rng.random() < 0.5:
+    def compared_tile(self):
+        """A new predicate tile that a setp of data tiles writes."""
+        form = self.rng.choice(comparisons())
+        tile = self.destination(PREDICATE, fresh=True)
+        self.apply(form.opcode, tile, *[self.source(o) for o in form.operands[1:]])
+        return tile
+
+    def destination(self, bits, fresh=False):
+        if not fresh and self.tiles[bits] and self.rng.random() < 0.5:
             return self.rng.choice(self.tiles[bits])
         tile = self.alloc(bits)
         self.tiles[bits].append(tile)
@@ -164,18 +208,25 @@ class Builder:
 
     def instruction(self):
         rng = self.rng
-        form = rng.choice(register_forms())
+        form = draw_form(rng)
         dst = self.destination(form.operands[0].bits)
         srcs = [self.source(o) for o in form.operands[1:]]
         options = {}
+        how = rng.random()
         if rng.random() < 0.25:
             self.features.add("pred")
-            options["pred"] = self.condition()
+            plain = not (self.scope == "thread" and (how < 0.15 and self.shape[0] > 1 or how < 0.42))
+            if plain and self.tiles[PREDICATE] and rng.random() < 0.4:
+                # A predicate tile guards each repeat with its own register.
+                self.features.add("predicate_tile")
+                options["pred"] = rng.choice(self.tiles[PREDICATE])
+            else:
+                options["pred"] = self.condition()
             if rng.random() < 0.5:
                 self.features.add("preserve_dst")
                 options["preserve_dst"] = True
         operands = [dst] + srcs
-        how = rng.random()
+        first, extent = rng.random(), rng.random()  # the slice's, drawn whatever the shape
         if self.scope == "thread" and how < 0.15 and self.shape[0] > 1:
             # A runtime index: every tile operand sliced at the loop's i.
             self.features.add("serial")
@@ -188,19 +239,21 @@ class Builder:
                 self.apply(form.opcode, *operands, **options)
         elif self.scope == "thread" and how < 0.35 and self.shape[0] > 1:
             self.features.add("static_slice")
-            lo = rng.randrange(self.shape[0])
-            hi = rng.randrange(lo + 1, self.shape[0] + 1)
+            lo = int(first * self.shape[0])
+            hi = lo + 1 + int(extent * (self.shape[0] - lo))
             self.apply(form.opcode, *[o[lo:hi] if isinstance(o, T.Buffer) else o for o in operands], **options)
         elif self.scope == "thread" and how < 0.42 and self.shape[0] > 2:
             # Every other repeat: a gapped layout (stride 2).
             self.features.add("gapped")
-            lo = rng.randrange(2)
+            lo = int(first * 2)
             self.apply(form.opcode, *[o[lo::2] if isinstance(o, T.Buffer) else o for o in operands], **options)
         else:
             self.apply(form.opcode, *operands, **options)
 
     def store_all(self):
         for bits, tiles in self.tiles.items():
+            if bits == PREDICATE:
+                continue  # seen through selp and the instructions they guard
             for tile in tiles:
                 start = self.next_out[bits]
                 if start + self.repeats > SLOTS:

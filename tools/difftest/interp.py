@@ -32,6 +32,11 @@ sys.path.insert(0, os.path.join(HERE, "..", "conformance"))
 import reference as R  # noqa: E402
 
 
+def element_bytes(bits):
+    """Bytes of one element: a predicate (i1) takes one."""
+    return max(bits, 8) // 8
+
+
 class NotCovered(Exception):
     """The kernel uses something the interpreter does not model."""
 
@@ -82,7 +87,7 @@ class Interpreter:
     # -- memory ----------------------------------------------------------
     def read(self, view, coord):
         """(bits, defined, nan) of one element for every thread."""
-        nbytes = view.bits // 8
+        nbytes = element_bytes(view.bits)
         address = view.addresses(coord)
         value = np.zeros(self.threads, np.uint64)
         defined = np.ones(self.threads, bool)
@@ -100,7 +105,7 @@ class Interpreter:
         return value, defined, nan
 
     def write(self, view, coord, value, defined, where, nan=None):
-        nbytes = view.bits // 8
+        nbytes = element_bytes(view.bits)
         address = view.addresses(coord)[where]
         value, defined = value[where], defined[where]
         nan = np.zeros(value.size, bool) if nan is None else nan[where]
@@ -216,11 +221,12 @@ class Interpreter:
         bits = memref_type.element_type.width
         if any(s == ir.ShapedType.get_dynamic_stride_or_offset() for s in strides):
             raise NotCovered("dynamic strides")
-        return list(memref_type.shape), [s * bits // 8 for s in strides], bits
+        # A predicate (i1) takes a byte, as a register element.
+        return list(memref_type.shape), [s * element_bytes(bits) for s in strides], bits
 
     def op_memref_alloca(self, op):
         shape, strides, bits = self._layout(op.results[0].type)
-        size = int(np.prod(shape, dtype=np.int64)) * bits // 8
+        size = int(np.prod(shape, dtype=np.int64)) * element_bytes(bits)
         # A group tile (tile.scope) is private storage too: each thread
         # addresses only its own group row of it.
         buffer = Buffer(np.zeros((self.threads, size), np.uint8), np.zeros((self.threads, size), bool), True)
@@ -291,9 +297,15 @@ class Interpreter:
         values = [self.values[a] for a in args]
         form = select_form(ptx.overloads(opcode), values)
         repeats = next((v.shape[len(group):-1] for v in values if isinstance(v, View)), [])
-        execute = self.active & pred
         for coord in itertools.product(*[range(n) for n in repeats]):
-            self.instruction(form, values, group + list(coord), execute, preserve)
+            coord = group + list(coord)
+            if isinstance(pred, View):
+                # A predicate tile: one register per repeat. One never
+                # written leaves what it guards undefined.
+                bits, known, _ = self.read(pred, coord + [0])
+                self.instruction(form, values, coord, self.active & (bits != 0), preserve, known)
+            else:
+                self.instruction(form, values, coord, self.active & pred, preserve)
 
     def group_coordinates(self, scope):
         """This thread's row of each group axis (docs/scopes.md): (lane) for
@@ -302,8 +314,9 @@ class Interpreter:
         lane, warp = linear % 32, linear // 32
         return {"thread": [], "warp": [lane], "warpgroup": [warp % 4, lane], "cta": [warp, lane]}[scope]
 
-    def instruction(self, form, values, coord, execute, preserve):
+    def instruction(self, form, values, coord, execute, preserve, pred_defined=None):
         srcs, defined = [], np.ones(self.threads, bool)
+        immediates = {}
         nan = np.zeros(self.threads, bool)
         memory = None
         for operand, value in zip(form.operands, values):
@@ -315,6 +328,9 @@ class Interpreter:
                         srcs.append(bits)
                         defined &= d
                         nan |= n
+                continue
+            if operand.role == "imm":
+                immediates[len(immediates)] = int(value[0][0])
                 continue
             if operand.role != "src":
                 continue
@@ -339,7 +355,7 @@ class Interpreter:
         else:
             with np.errstate(all="ignore"):
                 out = R.reference(SimpleNamespace(opcode=form.opcode, family=form.family,
-                                                  operands=form.operands), srcs)
+                                                  operands=form.operands, immediates=immediates), srcs)
             if isinstance(out, R.Partial):  # unspecified where the ISA says so
                 defined = defined & out.defined.reshape(defined.shape)
                 out = out.values
@@ -347,6 +363,11 @@ class Interpreter:
             # Bits computed from a NaN of unknown payload are unknown.
             defined = defined & ~nan
             made_nan = [is_nan(results[0], result_type(form))]
+        if pred_defined is not None:
+            # Where the predicate register is undefined, the instruction may
+            # or may not have run: what it would write is undefined.
+            defined = defined & pred_defined
+            execute = execute | (self.active & ~pred_defined)
         if form.family == "st":
             operand, view = memory
             for reg, bits in enumerate(results):
@@ -445,7 +466,7 @@ def run(func, inputs, grid, block, aliases=None):
     # per block, uninitialized.
     for argument in list(body.arguments)[len(inputs):]:
         shape, strides, bits = Interpreter._layout(argument.type)
-        size = int(np.prod(shape, dtype=np.int64)) * bits // 8
+        size = int(np.prod(shape, dtype=np.int64)) * element_bytes(bits)
         blocks = int(np.prod(grid))
         buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False)
         interp.values[argument] = View(buffer, interp.block_linear * size, strides, shape, bits)

@@ -122,6 +122,25 @@ def unsigned_kept(A: T.Tensor((32, 2, 1), "uint32"), Out: T.Tensor((32, 2, 1), "
     T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t], r)
 
 
+@T.function
+def serial_predicates(A: T.Tensor((32, 4, 1), "uint32"), Out: T.Tensor((32, 4, 1), "uint32")):
+    """A predicate tile written at a runtime index (so it keeps its memory,
+    as bytes) and read inside T.if_: selp picks A or 0, then neg runs where
+    the predicate holds. The Python API aborted on this (an upstream
+    assertion in MemRefToLLVM) before predicate storage was widened."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    a = T.alloc_local((4, 1), "uint32")
+    p = T.alloc_local((4, 1), "bool")
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], a, A[t])
+    for i in T.serial(0, 4):
+        T.cuda.tile.apply(T.ptx["setp.lt.u32"], p[i:i + 1], a[i:i + 1], T.uint32(1000))
+    with T.if_(t < 16):
+        T.cuda.tile.apply(T.ptx["selp.b32"], a, a, T.uint32(0), p)
+        T.cuda.tile.apply(T.ptx["neg.s32"], a, a, pred=p, preserve_dst=True)
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t], a)
+
+
 def conversion_chain(first, second, src_dtype, mid_dtype, out_dtype):
     """Thread t converts A[t] with `first`, stores the middle value, and
     converts it again with `second`: ptxas -O3 fused such chains into one
@@ -230,6 +249,7 @@ KERNELS = {
     "add_one": add_one,
     "branch": branch,
     "unsigned_kept": unsigned_kept,
+    "serial_predicates": serial_predicates,
     **{name: conversion_chain(*spec) for name, spec in CHAINS.items()},
     **{name: amount_chain(*spec) for name, spec in AMOUNT_CHAINS.items()},
     **{name: sign_chain(*spec) for name, spec in SIGN_CHAINS.items()},

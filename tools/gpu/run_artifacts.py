@@ -117,6 +117,16 @@ def check_unsigned_kept(kernel, rng):
     return defined, 32 + 8
 
 
+def check_serial_predicates(kernel, rng):
+    a = rng.integers(0, 2000, (32, 4, 1), dtype="uint32")
+    out = np.zeros((32, 4, 1), dtype="uint32")
+    kernel(a, out)
+    below = a < 1000
+    low = (np.arange(32) < 16)[:, None, None]
+    want = np.where(low & below, (-a.astype(np.int64)).astype("uint32"), np.where(low, np.uint32(0), a))
+    return bits_equal(out, want.astype("uint32")), a.size
+
+
 CHAIN_INPUTS = {
     # f32: negatives, -inf, NaNs, values beyond u32 and s16.
     "chain_u32_s16": np.array([0xbfc00000, 0xff800000, 0x7fc00000, 0xffc00123, 0x3fc00000, 0x47c35000,
@@ -294,6 +304,7 @@ CHECKS = {
     "add_one": check_add_one,
     "branch": check_branch,
     "unsigned_kept": check_unsigned_kept,
+    "serial_predicates": check_serial_predicates,
     **CHAIN_CHECKS,
     **{name: check_amount_chain(name, *spec) for name, spec in AMOUNT_CHAINS.items()},
     **{name: check_sign_chain(name, *spec) for name, spec in SIGN_CHAINS.items()},

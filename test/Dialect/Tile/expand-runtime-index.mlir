@@ -99,3 +99,26 @@ func.func @aligned_slots(%g: memref<4x1xi64, 1>, %o: memref<1x1xi64, 1>, %t: ind
   tile.apply "st.global.b64"(%o, %s) : memref<1x1xi64, 1>, memref<1x1xi64, strided<[1, 1], offset: ?>, 5>
   return
 }
+
+// -----
+
+// A predicate tile that keeps its memory is stored as bytes: upstream
+// MemRefToLLVM asserts on a store of i1 (the Python API aborted).
+// CHECK-LABEL: func.func @runtime_predicate
+// CHECK: %[[P:.*]] = memref.alloca() : memref<4x1xi8, 5>
+// CHECK: %[[S:.*]] = memref.subview %[[P]][%{{.*}}, 0] [1, 1] [1, 1] : memref<4x1xi8, 5> to memref<1x1xi8, strided<[1, 1], offset: ?>, 5>
+// CHECK: %[[T:.*]] = tile.instr "setp.lt.u32"
+// CHECK: %[[B:.*]] = arith.extui %[[T]] : i1 to i8
+// CHECK: memref.store %[[B]], %[[S]]
+// CHECK: %[[L:.*]] = memref.load %[[P]]
+// CHECK: %[[Q:.*]] = arith.trunci %[[L]] : i8 to i1
+// CHECK: tile.instr "neg.s32"(%{{.*}}) if %[[Q]]
+func.func @runtime_predicate(%a: memref<4x1xi32, 5>, %t: index) {
+  %p = memref.alloca() : memref<4x1xi1, 5>
+  %s = memref.subview %p[%t, 0] [1, 1] [1, 1] : memref<4x1xi1, 5> to memref<1x1xi1, strided<[1, 1], offset: ?>, 5>
+  %as = memref.subview %a[%t, 0] [1, 1] [1, 1] : memref<4x1xi32, 5> to memref<1x1xi32, strided<[1, 1], offset: ?>, 5>
+  %c = arith.constant 7 : i32
+  tile.apply "setp.lt.u32"(%s, %as, %c) : memref<1x1xi1, strided<[1, 1], offset: ?>, 5>, memref<1x1xi32, strided<[1, 1], offset: ?>, 5>, i32
+  tile.apply "neg.s32"(%a, %a) if (%p : memref<4x1xi1, 5>) : memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  return
+}

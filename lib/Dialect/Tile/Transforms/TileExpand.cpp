@@ -3,6 +3,8 @@
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
+#include "PredicateStorage.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/DenseMap.h"
@@ -503,6 +505,8 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
       apply.erase();
     }
     registers.eraseTiles();
+    if (failed(widenPredicateStorage(getOperation())))
+      signalPassFailure();
   }
 };
 

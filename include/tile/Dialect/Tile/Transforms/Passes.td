@@ -19,7 +19,9 @@ def TileExpand : Pass<"tile-expand"> {
     any write) and the tile is erased. The expansion is then one op per
     instruction and LLVM receives SSA registers instead of an alloca to take
     apart. Tiles read through a `tile.view` or used in nested regions keep
-    their loads and stores.
+    their loads and stores; a predicate (`i1`) tile that keeps them is
+    stored as bytes (its allocation and views become `i8`, a load
+    truncates, a store extends), since no memory holds a lone bit.
 
     ```mlir
     tile.apply "abs.f32"(%d, %s) : memref<2x1xf32, 5>, memref<2x1xf32, 5>
