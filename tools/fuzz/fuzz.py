@@ -13,7 +13,8 @@ Python API.
       widening views at runtime offsets are accepted exactly when the
       generator built the offset as a multiple of the width ratio; option
       values of --tile-to-ptx and --tile-attach-target; and aliased, read-only
-      and overlapping arguments through the runtime (with a stand-in driver).
+      and overlapping arguments through the runtime (with a stand-in driver);
+      predicate tiles that keep their memory, through the whole pipeline.
 
 An input passes when the tool exits normally (success or diagnostics) within
 the time limit; a signal, an LLVM assertion, "LLVM ERROR", a stack dump or a
@@ -263,8 +264,18 @@ for _ in range(40):
         ops = tiles + [A, A[0:1], T.float32(1.5), T.uint32(7), T.thread_id()]
         for _ in range(3):
             args = [rng.choice(ops) for _ in range(rng.randint(0, 4))]
-            pred = rng.choice([None, True, T.thread_id() < 3])
-            T.cuda.tile.apply(T.ptx[rng.choice(opcodes)], *args, pred=pred, preserve_dst=rng.random() < 0.2)
+            pred = rng.choice([None, True, T.thread_id() < 3, tiles[0]])
+            opcode = T.ptx[rng.choice(opcodes)]
+            how = rng.random()
+            if how < 0.2:  # in a nested region: the tiles keep their memory
+                with T.if_(T.thread_id() < 5):
+                    T.cuda.tile.apply(opcode, *args, pred=pred, preserve_dst=rng.random() < 0.2)
+            elif how < 0.4:  # at a runtime index
+                for i in T.serial(0, 2):
+                    T.cuda.tile.apply(opcode, *[a[i:i + 1] if isinstance(a, T.Buffer) else a for a in args],
+                                      pred=pred, preserve_dst=rng.random() < 0.2)
+            else:
+                T.cuda.tile.apply(opcode, *args, pred=pred, preserve_dst=rng.random() < 0.2)
             if rng.random() < 0.3:
                 rng.choice(tiles).view(rng.choice(dtypes))
             if rng.random() < 0.3:
@@ -329,6 +340,48 @@ def widening_view_case(rng):
     return text, legal
 
 
+def kept_predicate_case(rng):
+    """A predicate tile that keeps its memory (a runtime index, a use in
+    scf.if), through the whole pipeline; the oracle: it compiles (MemRefToLLVM
+    asserted on its i1 stores before they were widened to bytes)."""
+    rows = rng.choice([2, 4])
+    sub = "strided<[1, 1], offset: ?>, 5"
+    write = (f'%ps = memref.subview %p[%i, 0] [1, 1] [1, 1] : memref<{rows}x1xi1, 5> to memref<1x1xi1, {sub}>\n'
+             f'      %as = memref.subview %a[%i, 0] [1, 1] [1, 1] : memref<{rows}x1xi32, 5> to memref<1x1xi32, {sub}>\n'
+             f'      tile.apply "{rng.choice(["setp.lt.u32", "setp.ne.s32", "setp.ge.u32"])}"(%ps, %as, %c7) : '
+             f'memref<1x1xi1, {sub}>, memref<1x1xi32, {sub}>, i32')
+    if rng.random() < 0.5:
+        write = write.replace("%i, 0]", "%j, 0]")
+        write = f"scf.for %j = %c0 to %n step %c1 {{\n      {write}\n      }}"
+    read = rng.choice([
+        f'tile.apply "selp.b32"(%a, %a, %c7, %p) : memref<{rows}x1xi32, 5>, memref<{rows}x1xi32, 5>, i32, '
+        f'memref<{rows}x1xi1, 5>',
+        f'tile.apply "neg.s32"(%a, %a) if (%p : memref<{rows}x1xi1, 5>) {{preserve_dst}} : '
+        f'memref<{rows}x1xi32, 5>, memref<{rows}x1xi32, 5>'])
+    if rng.random() < 0.5:
+        read = f"scf.if %small {{\n        {read}\n      }}"
+    return f"""module attributes {{gpu.container_module}} {{
+  gpu.module @kernels [#nvvm.target<chip = "sm_90">] {{
+    gpu.func @k(%A: memref<{rows}x1xi32, 1>) kernel attributes {{known_block_size = array<i32: 32, 1, 1>}} {{
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %n = arith.constant {rows} : index
+      %c7 = arith.constant 7 : i32
+      %tid = gpu.thread_id x
+      %i = arith.remui %tid, %n : index
+      %small = arith.cmpi ult, %tid, %n : index
+      %a = memref.alloca() : memref<{rows}x1xi32, 5>
+      %p = memref.alloca() : memref<{rows}x1xi1, 5>
+      tile.apply "ld.global.b32"(%a, %A) : memref<{rows}x1xi32, 5>, memref<{rows}x1xi32, 1>
+      {write}
+      {read}
+      tile.apply "st.global.b32"(%A, %a) : memref<{rows}x1xi32, 1>, memref<{rows}x1xi32, 5>
+      gpu.return
+    }}
+  }}
+}}"""
+
+
 PIPELINE_OPTIONS = ["O=0", "O=3", "O=4", "O=7", "O=99", "O=-1", "O=4294967296", "ptx=0", "ptx=60", "ptx=10",
                     "ptx=78", "ptx=88", "ptx=89", "ptx=999", "format=isa", "format=cubin", "format=garbage",
                     "format=", "chip=sm_90", "chip=sm_100a", "chip=sm_", "chip=sm_90}", "chip=", "chip=x y",
@@ -338,7 +391,7 @@ PIPELINE_OPTIONS = ["O=0", "O=3", "O=4", "O=7", "O=99", "O=-1", "O=4294967296", 
 def fuzz_classes(rng, deadline, report, timeout):
     while time.time() < deadline:
         report["class_inputs"] += 1
-        kind = rng.randrange(3)
+        kind = rng.randrange(4)
         if kind == 0:
             text = dynamic_view_case(rng)
             crashed, output = run_tool([text], timeout, ["--tile-expand"], keep_output=True)
@@ -352,6 +405,12 @@ def fuzz_classes(rng, deadline, report, timeout):
             if crashed or accepted != legal:
                 report["class_findings"].append({"kind": f"widening view {'accepted' if accepted else 'rejected'}"
                                                  f" but {'legal' if legal else 'illegal'}", "input": text})
+        elif kind == 2:
+            text = kept_predicate_case(rng)
+            crashed, output = run_tool([text], timeout, ["--tile-to-ptx=chip=sm_90"], keep_output=True)
+            if crashed or "error:" in output or "setp." not in output:
+                report["class_findings"].append({"kind": "kept predicate tile did not compile", "input": text,
+                                                 "output": output[-400:]})
         else:
             options = ",".join(rng.sample(PIPELINE_OPTIONS, rng.randint(1, 3)))
             flag = rng.choice(["--tile-to-ptx", "--tile-attach-target"])
