@@ -64,6 +64,30 @@ def test_undefined_registers_are_not_compared():
     assert (data.view("uint32").reshape(32, 2)[:8, 0] == (-a[:8, 0, 0]).astype("uint32")).all()
 
 
+def test_mov_packs_the_first_register_into_the_low_bits():
+    # PTX ISA, mov: in mov.b32 d, {a, b} a is the low half; the unpack
+    # mov.b32 {a, b}, d splits the same way.
+    from tile_mlir import script as T
+
+    @T.function
+    def k(A: T.Tensor((32, 2, 1), "uint16"), Out: T.Tensor((32, 2, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        h = T.alloc_local((2, 1), "uint16")
+        w = T.alloc_local((1, 1), "uint32")
+        s = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b16"], h, A[t])
+        T.cuda.tile.apply(T.ptx["mov.b32"], w, h.reshape((1, 2)))
+        T.cuda.tile.apply(T.ptx["mov.b32"], s.view("uint16"), w)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, 0:1], w)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, 1:2], s)
+
+    a = np.tile(np.array([0x1234, 0xABCD], np.uint16), 32)
+    out = interp.run(campaign.kernel_func(k), {"A": a.tobytes(), "Out": bytes(256)}, (1, 1, 1), (32, 1, 1))
+    words = out["Out"][0].view("uint32")
+    assert (words == 0xABCD1234).all()
+
+
 def test_nan_payload_rule():
     assert campaign.nan_payload_only(0x7FFF, 0x7E00, 16)        # f16 NaNs
     assert campaign.nan_payload_only(0x7B7F, 0x7B7E, 16)        # e5m2 NaN lanes

@@ -53,15 +53,23 @@ def register_forms():
         import ptxas_diff
         _forms = [f for f in ptxas_diff.legal_forms("sm_90", one_per_qualifier_set=True)
                   if f.family in FAMILIES and not APPROXIMATE & set(f.opcode.split("."))
-                  and all(o.space == "reg" and o.count == 1 and o.bits in WIDTHS + (PREDICATE,)
-                          and o.role in ("dst", "src", "imm") for o in f.operands)]
+                  and all(o.space == "reg" and o.bits in WIDTHS + (PREDICATE,)
+                          and (o.count == 1 or packs(f, o)) and o.role in ("dst", "src", "imm")
+                          for o in f.operands)]
     return _forms
+
+
+def packs(form, operand):
+    """mov's pack and unpack forms (mov.b32 d, {a, b}): the braces are a
+    view of one tile of the other operand's width."""
+    return form.family == "mov" and operand.bits * operand.count in WIDTHS
 
 
 # setp has hundreds of forms whose results only selp and predication show:
 # drawn at the weights below, a kernel still spends most instructions on
 # data, and the predicates it makes are read.
 FAMILY_WEIGHTS = {"setp": 0.3, "selp": 5.0, "testp": 2.0, "lop3": 10.0}
+PACK_WEIGHT = 6.0  # mov's ten pack and unpack forms
 _weights = None
 
 
@@ -69,7 +77,8 @@ def draw_form(rng):
     global _weights
     forms = register_forms()
     if _weights is None:
-        _weights = [FAMILY_WEIGHTS.get(f.family, 1.0) for f in forms]
+        _weights = [PACK_WEIGHT if any(o.count > 1 for o in f.operands) else FAMILY_WEIGHTS.get(f.family, 1.0)
+                    for f in forms]
     return rng.choices(forms, _weights)[0]
 
 
@@ -187,6 +196,20 @@ class Builder:
             return rng.choice(self.tiles[bits])
         return self.loaded_tile(bits)
 
+    def packed(self, operand, written=False):
+        """The registers in a mov's braces: `count` elements of a view of a
+        tile as wide as all of them (uint32 words as uint16 halves, low
+        first)."""
+        self.features.add("pack")
+        width = operand.bits * operand.count
+        if written:
+            tile = self.destination(width)
+        elif self.tiles[width] and self.rng.random() < 0.7:
+            tile = self.rng.choice(self.tiles[width])
+        else:
+            tile = self.loaded_tile(width)
+        return tile.view(f"uint{operand.bits}")
+
     def compared_tile(self):
         """A new predicate tile that a setp of data tiles writes."""
         form = self.rng.choice(comparisons())
@@ -209,8 +232,12 @@ class Builder:
     def instruction(self):
         rng = self.rng
         form = draw_form(rng)
-        dst = self.destination(form.operands[0].bits)
-        srcs = [self.source(o) for o in form.operands[1:]]
+        while self.scope != "thread" and any(o.count > 1 for o in form.operands):
+            form = draw_form(rng)  # views are thread-scope only
+        first_operand = form.operands[0]
+        dst = (self.packed(first_operand, written=True) if first_operand.count > 1
+               else self.destination(first_operand.bits))
+        srcs = [self.packed(o) if o.count > 1 else self.source(o) for o in form.operands[1:]]
         options = {}
         how = rng.random()
         if rng.random() < 0.25:

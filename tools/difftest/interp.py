@@ -350,7 +350,7 @@ class Interpreter:
         moves = form.family in ("ld", "st", "mov")
         if moves:
             # A move keeps a NaN's bits, whatever they are.
-            results = [s.astype(np.uint64) for s in srcs]
+            results = repack([s.astype(np.uint64) for s in srcs], form)
             made_nan = [nan] * len(results)
         else:
             with np.errstate(all="ignore"):
@@ -386,6 +386,20 @@ class Interpreter:
             else:
                 # A false predicate leaves the destination undefined.
                 self.write(view, coord + [reg], bits & _mask_bits(operand.bits), defined & execute, where, made)
+
+
+def repack(registers, form):
+    """A mov's source registers as its destination registers: mov.b32 d,
+    {a, b} joins a (the low bits) and b; mov.b32 {a, b}, d splits d."""
+    dst = next((o for o in form.operands if o.role == "dst" and o.space == "reg"), None)
+    if form.family != "mov" or dst is None or dst.count == len(registers):
+        return registers
+    src = next(o for o in form.operands if o.role == "src")
+    if dst.count == 1:
+        return [sum((r & np.uint64(_mask_bits(src.bits))) << np.uint64(k * src.bits)
+                    for k, r in enumerate(registers))]
+    return [(registers[0] >> np.uint64(k * dst.bits)) & np.uint64(_mask_bits(dst.bits))
+            for k in range(dst.count)]
 
 
 _NAN_FORMATS = {"f16": (16, 5, 10), "bf16": (16, 8, 7), "f32": (32, 8, 23), "f64": (64, 11, 52),
