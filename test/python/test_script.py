@@ -146,22 +146,12 @@ def test_a_saturated_min_compiles_without_a_warning():
 
 def test_a_predicate_tile_at_a_runtime_index_compiles():
     # It keeps its memory, as bytes; the process aborted before (an upstream
-    # assertion on a store of i1 in MemRefToLLVM).
-    @T.function
-    def serial(A: T.Tensor((32, 4, 1), "uint32"), Out: T.Tensor((32, 4, 1), "uint32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
-        t = T.thread_id()
-        a = T.alloc_local((4, 1), "uint32")
-        p = T.alloc_local((4, 1), "bool")
-        T.cuda.tile.apply(T.ptx["ld.global.b32"], a, A[t])
-        for i in T.serial(0, 4):
-            T.cuda.tile.apply(T.ptx["setp.lt.u32"], p[i:i + 1], a[i:i + 1], T.uint32(7))
-        with T.if_(t < 16):
-            T.cuda.tile.apply(T.ptx["selp.b32"], a, a, T.uint32(0), p)
-        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t], a)
-
-    kernel = tile_mlir.compile(serial, target="sm_90", cache=False)
-    assert kernel.cubin and kernel.ptx.count("selp.b32") == 4
+    # assertion on a store of i1 in MemRefToLLVM). The kernel is the
+    # tools/gpu one the H200 runs.
+    sys.path.insert(0, os.path.join(ROOT, "tools", "gpu"))
+    import build_artifacts
+    kernel = tile_mlir.compile(build_artifacts.serial_predicates, target="sm_90", cache=False)
+    assert kernel.cubin and kernel.ptx.count("selp.b32") == 4 and kernel.ptx.count("neg.s32") == 4
 
 
 def test_bad_opcode_raises_at_the_subscript():
