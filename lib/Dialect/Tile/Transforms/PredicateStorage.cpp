@@ -40,8 +40,10 @@ LogicalResult widen(Value memref) {
     if (auto store = dyn_cast<memref::StoreOp>(user)) {
       if (store.getValueToStore() == memref)
         return store.emitOpError("stores a predicate tile's address");
-      store.getValueMutable().assign(arith::ExtUIOp::create(
-          builder, store.getLoc(), builder.getI8Type(), store.getValueToStore()));
+      Value byte = arith::ExtUIOp::create(builder, store.getLoc(),
+                                          builder.getI8Type(),
+                                          store.getValueToStore());
+      store.getValueMutable().assign(byte);
       continue;
     }
     if (isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
@@ -75,7 +77,8 @@ LogicalResult mlir::tile::widenPredicateStorage(Operation *root) {
       memref = load.getMemRef();
     else if (auto store = dyn_cast<memref::StoreOp>(op))
       memref = store.getMemRef();
-    if (!memref || !isSubByte(cast<MemRefType>(memref.getType()).getElementType()))
+    if (!memref ||
+        !isSubByte(cast<MemRefType>(memref.getType()).getElementType()))
       return WalkResult::advance();
     op->emitOpError() << "accesses " << memref.getType()
                       << " in memory: elements narrower than a byte are "
