@@ -278,14 +278,13 @@ def check_range_chain(name, first, second, constant, mid_dtype, sources):
     def check(kernel, rng):
         a, b = RANGE_A.reshape(32, 1), RANGE_B.reshape(32, 1)
         values = {"a": RANGE_A, "b": RANGE_B, "low": (RANGE_A & np.uint64(0xffffffff)).astype(np.uint32)}
-        want_mid = expected(first, [values[name] for name in sources], mid_dtype)
+        want_mid = expected(first, [values[source] for source in sources], mid_dtype)
         float_type = {"uint16": np.float16, "uint32": np.float32, "uint64": np.float64}[mid_dtype]
         c = np.full(32, constant, float_type).view(mid_dtype)
         want_out = expected(second, [want_mid, c], mid_dtype)
         return judge_chain(name, kernel, chain_runner([a, b], mid_dtype, mid_dtype), want_mid, want_out,
                            barrier="saturation")
     return check
-
 
 
 CHAIN_CHECKS = {

@@ -38,8 +38,6 @@ LogicalResult widen(Value memref) {
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(user)) {
-      if (store.getValueToStore() == memref)
-        return store.emitOpError("stores a predicate tile's address");
       Value byte = arith::ExtUIOp::create(builder, store.getLoc(),
                                           builder.getI8Type(),
                                           store.getValueToStore());
