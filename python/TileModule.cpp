@@ -107,22 +107,26 @@ NB_MODULE(_tile, m) {
   m.def(
       "pipeline",
       [](const std::string &chip, unsigned ptxVersion, unsigned optLevel,
-         const std::string &format, bool barePointers) {
+         const std::string &format, bool barePointers,
+         const std::string &foldBarriers) {
         std::string error = mlir::tile::checkTileToPTXOptions(
-            chip, ptxVersion, optLevel, format);
+            chip, ptxVersion, optLevel, format, foldBarriers);
         if (!error.empty())
           throw nb::value_error(error.c_str());
         return "builtin.module(" +
                mlir::tile::buildTileToPTXPipeline(chip, ptxVersion, optLevel,
-                                                  format, barePointers) +
+                                                  format, barePointers,
+                                                  foldBarriers) +
                ")";
       },
       nb::arg("chip") = "sm_90", nb::arg("ptx") = 0, nb::arg("opt_level") = 3,
       nb::arg("format") = "isa", nb::arg("bare_pointers") = true,
+      nb::arg("fold_barriers") = "auto",
       "The textual tile-to-ptx pass pipeline, anchored on builtin.module; "
       "raises ValueError for an option value the pipeline does not take.");
   m.def("check_options", &mlir::tile::checkTileToPTXOptions, nb::arg("chip"),
         nb::arg("ptx"), nb::arg("opt_level"), nb::arg("format"),
+        nb::arg("fold_barriers") = "auto",
         "The message for the first tile-to-ptx option the pipeline does not "
         "take, \"\" when all are good.");
   m.def(

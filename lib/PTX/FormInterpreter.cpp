@@ -243,11 +243,11 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   operand.joinedByBar = spec.joinedByBar;
   operand.exactRegister |= spec.exactRegister;
   operand.sizedBy = spec.sizedBy.str();
-  operand.fusionBarrier = spec.fusionBarrier;
-  operand.saturationBarrier =
-      !spec.saturationBarrierBy.empty() &&
-      llvm::is_contained(chosen, spec.saturationBarrierBy) &&
-      (type->kind == 'u' || type->kind == 's');
+  operand.fold = spec.fold;
+  if (!spec.saturationBy.empty() &&
+      llvm::is_contained(chosen, spec.saturationBy) &&
+      (type->kind == 'u' || type->kind == 's'))
+    operand.fold = Fold::IntegerSaturation;
   return operand;
 }
 

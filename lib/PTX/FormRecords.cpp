@@ -73,10 +73,10 @@ constexpr RuleRecord kAddIntRules[] = {
      "'cc' is not available for {ctx}: carry-out needs a 32- or 64-bit type"},
     {RuleRecord::Excludes, "sat", "cc", 0,
      "'sat' cannot be combined with 'cc' in {ctx}"}};
-// add.sat.s32 and sub.sat.s32 leave through the saturation barrier
-// (Operand::saturationBarrier).
+// add.sat.s32 and sub.sat.s32 results are exposed to
+// Fold::IntegerSaturation.
 constexpr OperandRecord kSaturatingBinary[] = {
-    {.name = "dst", .role = Role::Dst, .saturationBarrierBy = "sat"},
+    {.name = "dst", .role = Role::Dst, .saturationBy = "sat"},
     {.name = "lhs", .role = Role::Src},
     {.name = "rhs", .role = Role::Src}};
 constexpr Signature kSaturatingBinarySignature[] = {kSaturatingBinary};
@@ -143,12 +143,12 @@ constexpr Tokens kPackedHalfTuple[] = {kPackedHalfTypes};
 constexpr SlotRecord kAbsSlots[] = {{"ftz", kFtz, false, kAbsFtzTypes}};
 constexpr OperandRecord kUnary[] = {{"dst", Role::Dst}, {"src", Role::Src}};
 constexpr Signature kUnarySignature[] = {kUnary};
-// abs of packed halves reads its source behind the fusion barrier: ptxas
+// abs of packed halves is exposed to Fold::PackedHalfAbs: ptxas
 // (CUDA 13.0) -O3 drops abs.f16x2 and abs.bf16x2 after an f32 result it
 // knows is not negative (mul.sat, add.sat, abs.f32), so the low half keeps
 // its sign (measured on an H200: tools/difftest/results/fold_probe.json).
 constexpr OperandRecord kPackedHalfAbs[] = {
-    {"dst", Role::Dst}, {.name = "src", .role = Role::Src, .fusionBarrier = true}};
+    {"dst", Role::Dst}, {.name = "src", .role = Role::Src, .fold = Fold::PackedHalfAbs}};
 constexpr Signature kPackedHalfAbsSignature[] = {kPackedHalfAbs};
 constexpr FloorRecord kAbsFloors[] = {{53, 65, kHalf}, {80, 70, kBf16}};
 constexpr FloorRecord kNegFloors[] = {{53, 60, kHalf}, {80, 70, kBf16}};
@@ -197,6 +197,10 @@ constexpr Signature kMovB128Signatures[] = {
     kB32Quads.unpack};
 constexpr StringRef kMovTypes[] = {"u16", "u32", "u64", "s16",
                                    "s32", "s64", "f32", "f64"};
+// mov.pred copies a predicate register (ptxas 13.0 takes it on every
+// target).
+constexpr StringRef kMovPred[] = {"pred"};
+constexpr Tokens kMovPredTuple[] = {kMovPred};
 constexpr StringRef kB16Only[] = {"b16"};
 constexpr StringRef kB32Only[] = {"b32"};
 constexpr StringRef kB64Only[] = {"b64"};
@@ -212,7 +216,8 @@ constexpr VariantRecord kMov[] = {
     {kB32OnlyTuple, {}, {}, {}, kMovB32Signatures},
     {kB64Tuple, {}, {}, {}, kMovB64Signatures},
     {kB128Tuple, {}, {}, kMovFloors, kMovB128Signatures},
-    {kMovTuple, {}, {}, {}, kUnarySignature}};
+    {kMovTuple, {}, {}, {}, kUnarySignature},
+    {kMovPredTuple, {}, {}, {}, kUnarySignature}};
 
 //===-- fma ----------------------------------------------------------------===//
 
@@ -311,7 +316,7 @@ constexpr OperandRecord kMadInt[] = {
     {.name = "dst",
      .role = Role::Dst,
      .widenedBy = "wide",
-     .saturationBarrierBy = "sat"},
+     .saturationBy = "sat"},
     {"a", Role::Src},
     {"b", Role::Src},
     {"c", Role::Src, Space::Reg, 0, {}, 1, "wide"}};
@@ -445,6 +450,7 @@ constexpr StringRef kCvtScalar[] = {"u8",  "u16", "u32",  "u64",
 constexpr StringRef kCvtInts[] = {"u8", "u16", "u32", "u64",
                                   "s8", "s16", "s32", "s64"};
 constexpr StringRef kCvtWideInts[] = {"u16", "u32", "u64", "s16", "s32", "s64"};
+constexpr StringRef kCvtBytes[] = {"u8", "s8"};
 constexpr StringRef kF16OrF64[] = {"f16", "f64"};
 constexpr StringRef kF64[] = {"f64"};
 constexpr StringRef kBf16Scalar[] = {"bf16"};
@@ -480,34 +486,47 @@ bool integerSatApplies(Tokens types) {
 }
 
 // Operand signatures.
-// Every cvt source reaches its instruction through the fusion barrier
-// (Operand::fusionBarrier): ptxas -O3 folded the producers of cvt sources
-// into the conversion wrongly, integer and float alike. A saturated integer
-// result leaves through the saturation barrier
-// (Operand::saturationBarrier).
+// Every cvt source is exposed to Fold::CvtSource: ptxas -O3 folded the
+// producers of cvt sources into the conversion wrongly, integer and float
+// alike. A saturated integer result is exposed to Fold::IntegerSaturation.
 constexpr OperandRecord kCvtUnary[] = {
-    {.name = "dst", .role = Role::Dst, .saturationBarrierBy = "sat"},
-    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true}};
+    {.name = "dst", .role = Role::Dst, .saturationBy = "sat"},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource}};
 constexpr Signature kCvtUnarySignature[] = {kCvtUnary};
+// bf16 to and from s8/u8: ptxas (CUDA 13.0) takes the 8-bit operand only in
+// an 8-bit register ("Arguments mismatch" with a 16-bit one, measured), so
+// it is an exact register, which the asm bridges through a .b8.
+constexpr OperandRecord kCvtToByte[] = {
+    {.name = "dst", .role = Role::Dst, .exactRegister = true},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource}};
+constexpr OperandRecord kCvtFromByte[] = {
+    {.name = "dst", .role = Role::Dst},
+    {.name = "src",
+     .role = Role::Src,
+     .typeIndex = 1,
+     .fold = Fold::CvtSource,
+     .exactRegister = true}};
+constexpr Signature kCvtToByteSignature[] = {kCvtToByte};
+constexpr Signature kCvtFromByteSignature[] = {kCvtFromByte};
 // Two f32 sources packed into one register; the first is the high half.
 constexpr OperandRecord kCvtFromTwoF32[] = {
     {.name = "dst", .role = Role::Dst},
-    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
-    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true}};
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource},
+    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource}};
 constexpr Signature kCvtFromTwoF32Signature[] = {kCvtFromTwoF32};
 constexpr OperandRecord kCvtTf32[] = {
     {.name = "dst", .role = Role::Dst, .fixedType = "b32"},
-    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true}};
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource}};
 constexpr Signature kCvtTf32Signature[] = {kCvtTf32};
 // cvt.rs: the random bits come last; four f32 sources in braces for x4.
 constexpr OperandRecord kCvtRsPair[] = {
     {.name = "dst", .role = Role::Dst},
-    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
-    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource},
+    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource},
     {.name = "rbits", .role = Role::Src, .fixedType = "b32"}};
 constexpr OperandRecord kCvtRsQuad[] = {
     {.name = "dst", .role = Role::Dst},
-    {.name = "src", .role = Role::Src, .typeIndex = 1, .count = 4, .fusionBarrier = true},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .count = 4, .fold = Fold::CvtSource},
     {.name = "rbits", .role = Role::Src, .fixedType = "b32"}};
 constexpr Signature kCvtRsPairSignature[] = {kCvtRsPair};
 constexpr Signature kCvtRsQuadSignature[] = {kCvtRsQuad};
@@ -637,6 +656,8 @@ constexpr Tokens kIntBf16Tuple[] = {kCvtWideInts, kBf16Scalar};
 constexpr Tokens kF32IntTuple[] = {kF32, kCvtInts};
 constexpr Tokens kFloatIntTuple[] = {kF16OrF64, kCvtInts};
 constexpr Tokens kBf16IntTuple[] = {kBf16Scalar, kCvtWideInts};
+constexpr Tokens kByteBf16Tuple[] = {kCvtBytes, kBf16Scalar};
+constexpr Tokens kBf16ByteTuple[] = {kBf16Scalar, kCvtBytes};
 constexpr Tokens kF32F32Tuple[] = {kF32, kF32};
 constexpr Tokens kF16F16Tuple[] = {kF16Scalar, kF16Scalar};
 constexpr Tokens kF64F64Tuple[] = {kF64, kF64};
@@ -699,6 +720,10 @@ constexpr VariantRecord kCvtVariants[] = {
     {kF32IntTuple, kF32FromIntSlots, {}, {}, kCvtUnarySignature},
     {kFloatIntTuple, kFloatFromIntSlots, {}, {}, kCvtUnarySignature},
     {kBf16IntTuple, kBf16FromIntSlots, {}, kBf16Floors, kCvtUnarySignature},
+    {kByteBf16Tuple, kIntFromBf16Slots, {}, kBf16Floors,
+     kCvtToByteSignature},
+    {kBf16ByteTuple, kBf16FromIntSlots, {}, kBf16Floors,
+     kCvtFromByteSignature},
     {kF32F32Tuple, kSameF32Slots, {}, {}, kCvtUnarySignature},
     {kF16F16Tuple, kSameFloatSlots, {}, {}, kCvtUnarySignature},
     {kF64F64Tuple, kSameFloatSlots, {}, {}, kCvtUnarySignature},
@@ -754,8 +779,9 @@ std::string cvtTypeError(Tokens types) {
   if (!llvm::is_contained(kCvtScalar, types[1]))
     return "'" + types[1].str() + "' is not a source type of " + context +
            ": expected one of " + scalars;
-  return context + " is not a PTX form: bf16 converts to and from 16-, 32- "
-                   "and 64-bit integers only";
+  // Every pair of scalar types has a variant; a pair reaches here only if a
+  // future record leaves one out.
+  return context + " is not a PTX form";
 }
 
 //===-- ld, st -------------------------------------------------------------===//
@@ -780,6 +806,12 @@ constexpr StringRef kMmio[] = {"mmio"};
 constexpr StringRef kEvictions[] = {"L1::evict_normal", "L1::evict_unchanged",
                                     "L1::evict_first", "L1::evict_last",
                                     "L1::no_allocate"};
+// The L2 eviction priority of a 256-bit access (PTX ISA 8.8, sm_100):
+// measured with ptxas 13.0, it combines with every other qualifier of a
+// global 256-bit ld or st, L1 priorities, cache operators and .volatile
+// included.
+constexpr StringRef kL2Evictions[] = {"L2::evict_normal", "L2::evict_first",
+                                      "L2::evict_last"};
 constexpr StringRef kCacheHint[] = {"L2::cache_hint"};
 constexpr StringRef kVectors[] = {"v2", "v4", "v8"};
 constexpr StringRef kB8B16[] = {"b8", "b16", "u8", "u16", "s8", "s16"};
@@ -796,12 +828,14 @@ constexpr SlotRecord kLoadSlots[] = {
     {"memory ordering", kLoadOrders}, {"scope", kScopes},
     {"state space", kLoadSpaces},     {"cache operator", kLoadCaches},
     {"mmio", kMmio},                  {"nc", kNc},
-    {"eviction priority", kEvictions}, {"L2::cache_hint", kCacheHint},
-    {"prefetch size", kPrefetch},     {"vector width", kVectors}};
+    {"eviction priority", kEvictions}, {"L2 eviction priority", kL2Evictions},
+    {"L2::cache_hint", kCacheHint},   {"prefetch size", kPrefetch},
+    {"vector width", kVectors}};
 constexpr SlotRecord kStoreSlots[] = {
     {"memory ordering", kStoreOrders}, {"scope", kScopes},
     {"state space", kStoreSpaces},     {"cache operator", kStoreCaches},
     {"mmio", kMmio},                   {"eviction priority", kEvictions},
+    {"L2 eviction priority", kL2Evictions},
     {"L2::cache_hint", kCacheHint},    {"vector width", kVectors}};
 
 /// A vector access moves at most 128 bits, or 256 with global (or generic)
@@ -816,6 +850,19 @@ bool vectorTooWide(Tokens types, Tokens chosen) {
   });
   return count > 1 && (total > 256 || (total == 256 && (!globalOrGeneric ||
                                                          count == 2)));
+}
+
+/// An L2 eviction priority on an access that is not 256 bits wide (v8 of
+/// 32-bit or v4 of 64-bit elements), which ptxas rejects.
+bool l2EvictionNotWide(Tokens types, Tokens chosen) {
+  if (llvm::none_of(kL2Evictions, [&](StringRef token) {
+        return llvm::is_contained(chosen, token);
+      }))
+    return false;
+  unsigned bits = mlir::tile::ptx::detail::lookupType(types[0])->bits;
+  bool wide = (bits == 32 && llvm::is_contained(chosen, "v8")) ||
+              (bits == 64 && llvm::is_contained(chosen, "v4"));
+  return !wide;
 }
 
 constexpr StringRef kNeedsScope =
@@ -850,6 +897,9 @@ constexpr StringRef kHintNeedsGlobal =
     "'{tok}' needs the global or the generic state space";
 constexpr StringRef kB128NotVectorized =
     "'{tok}' is not available for {ctx}: b128 is not vectorized";
+constexpr StringRef kL2EvictionNeedsWide =
+    "'{tok}' needs a 256-bit access in {ctx}: v8 of 32-bit or v4 of 64-bit "
+    "elements";
 constexpr StringRef kVectorTooWide =
     "'{tok}' is not available for {ctx}: a vector access moves at most 128 "
     "bits (256 bits with global v8 of 32-bit or v4 of 64-bit elements)";
@@ -892,6 +942,8 @@ constexpr RuleRecord kMemoryRules[] = {
     {.kind = RuleRecord::Excludes, .token = "prefetch size", .other = "state space", .message = kHintNeedsGlobal, .allowed = kGlobalOnly},
     {.kind = RuleRecord::Chosen, .token = "vector width", .message = kB128NotVectorized, .types = kB128},
     {.kind = RuleRecord::Hook, .token = "vector width", .message = kVectorTooWide, .holds = vectorTooWide},
+    {.kind = RuleRecord::Hook, .token = "L2 eviction priority", .message = kL2EvictionNeedsWide, .holds = l2EvictionNotWide},
+    {.kind = RuleRecord::Excludes, .token = "L2 eviction priority", .other = "state space", .message = kHintNeedsGlobal, .allowed = kGlobalOnly},
     {.kind = RuleRecord::Chosen, .token = "v8", .message = kV8Bytes, .types = kByteTypes},
     {.kind = RuleRecord::Chosen, .token = "v8", .message = kV8Halves, .types = kHalfTypes},
 };
@@ -968,17 +1020,17 @@ constexpr OperandRecord kPackTwo[] = {
     {.name = "dst",
      .role = Role::Dst,
      .fixedType = "u32",
-     .saturationBarrierBy = "sat"},
-    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
-    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true}};
+     .saturationBy = "sat"},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource},
+    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource}};
 constexpr OperandRecord kPackThree[] = {
     {.name = "dst",
      .role = Role::Dst,
      .fixedType = "u32",
-     .saturationBarrierBy = "sat"},
-    {.name = "src", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
-    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fusionBarrier = true},
-    {.name = "src2", .role = Role::Src, .typeIndex = 2, .fusionBarrier = true}};
+     .saturationBy = "sat"},
+    {.name = "src", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource},
+    {.name = "src1", .role = Role::Src, .typeIndex = 1, .fold = Fold::CvtSource},
+    {.name = "src2", .role = Role::Src, .typeIndex = 2, .fold = Fold::CvtSource}};
 constexpr Signature kPackTwoSignature[] = {kPackTwo};
 constexpr Signature kPackThreeSignature[] = {kPackThree};
 constexpr VariantRecord kCvtPackVariants[] = {
@@ -1068,8 +1120,8 @@ constexpr VariantRecord kNot[] = {{kLogicTuple, {}, {}, {}, kUnarySignature}};
 // ptxas 13.0 has no cnot.pred.
 constexpr VariantRecord kCnot[] = {{kBitTuple, {}, {}, {}, kUnarySignature}};
 
-// The shift amount is a u32 whatever the type. A 64-bit shift reads it
-// behind the fusion barrier: ptxas (CUDA 13.0) assembled neg.f32 or abs.f32
+// The shift amount is a u32 whatever the type. A 64-bit shift's is exposed
+// to Fold::WideShiftAmount: ptxas (CUDA 13.0) assembled neg.f32 or abs.f32
 // then shr.b64 as F2I.U64.TRUNC of the float, at -O0 as at -O3 (measured on
 // an H200: tools/difftest/results/fold_probe.json); 16- and 32-bit shifts were
 // right.
@@ -1086,7 +1138,7 @@ constexpr OperandRecord kShift[] = {
 constexpr OperandRecord kWideShift[] = {
     {"dst", Role::Dst},
     {"a", Role::Src},
-    {.name = "b", .role = Role::Src, .fixedType = "u32", .fusionBarrier = true}};
+    {.name = "b", .role = Role::Src, .fixedType = "u32", .fold = Fold::WideShiftAmount}};
 constexpr Signature kShiftSignature[] = {kShift};
 constexpr Signature kWideShiftSignature[] = {kWideShift};
 constexpr VariantRecord kShl[] = {

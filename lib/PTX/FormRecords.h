@@ -117,11 +117,11 @@ struct OperandRecord {
   llvm::ArrayRef<unsigned> narrowedImmediates = {};
   /// A memory operand whose byte count the immediate of this name gives.
   llvm::StringRef sizedBy = {};
-  /// See Operand::fusionBarrier.
-  bool fusionBarrier = false;
-  /// The chosen token ("sat") that sends an integer result through the
-  /// barrier of Operand::saturationBarrier.
-  llvm::StringRef saturationBarrierBy = {};
+  /// The measured fold a source is exposed to (Operand::fold).
+  Fold fold = Fold::None;
+  /// The chosen token ("sat") that exposes an integer result to
+  /// Fold::IntegerSaturation.
+  llvm::StringRef saturationBy = {};
   /// Registers from the digits of the token chosen for this slot (.v4: 4),
   /// else `count`.
   llvm::StringRef countFrom = {};

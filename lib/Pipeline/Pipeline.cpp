@@ -15,13 +15,17 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
                                                unsigned ptxVersion,
                                                unsigned optLevel,
                                                const std::string &format,
-                                               bool barePointers) {
+                                               bool barePointers,
+                                               const std::string &foldBarriers) {
   // The target pass comes first: it reads the opcodes to pick a PTX ISA
   // version that has every form.
   return "tile-attach-target{chip=" +
          chip + " ptx=" + std::to_string(ptxVersion) +
          " O=" + std::to_string(optLevel) +
-         "}, tile-expand, convert-tile-to-nvvm, "
+         "}, tile-expand, convert-tile-to-nvvm" +
+         (foldBarriers == "auto" ? std::string()
+                                 : "{fold-barriers=" + foldBarriers + "}") +
+         ", "
          "gpu.module(expand-strided-metadata, lower-affine, convert-scf-to-cf, "
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=" +
          (barePointers ? "true" : "false") + "}, "
@@ -33,7 +37,8 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
 std::string mlir::tile::checkTileToPTXOptions(const std::string &chip,
                                               unsigned ptxVersion,
                                               unsigned optLevel,
-                                              const std::string &format) {
+                                              const std::string &format,
+                                              const std::string &foldBarriers) {
   std::optional<ptx::Target> target = ptx::Target::parse(chip);
   if (!target)
     return "unknown chip '" + chip +
@@ -53,6 +58,9 @@ std::string mlir::tile::checkTileToPTXOptions(const std::string &chip,
     return "O=" + std::to_string(optLevel) + " is not 0, 1, 2 or 3";
   if (format != "isa" && format != "bin" && format != "fatbin")
     return "format=" + format + " is not isa, bin or fatbin";
+  if (foldBarriers != "auto" && foldBarriers != "always" &&
+      foldBarriers != "off")
+    return "fold-barriers=" + foldBarriers + " is not auto, always or off";
   return "";
 }
 
@@ -75,6 +83,11 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
       llvm::cl::desc("memref kernel parameters as bare pointers (static "
                      "shapes) rather than descriptors"),
       llvm::cl::init(true)};
+  Option<std::string> foldBarriers{
+      *this, "fold-barriers",
+      llvm::cl::desc("barriers against measured ptxas folds: auto (where data "
+                     "flow needs them), always or off"),
+      llvm::cl::init("auto")};
 };
 } // namespace
 
@@ -91,12 +104,14 @@ void mlir::tile::registerTileToPTXPipeline() {
         if (failed(options.parseFromString(text)))
           return failure();
         std::string error = checkTileToPTXOptions(
-            options.chip, options.ptx, options.optLevel, options.format);
+            options.chip, options.ptx, options.optLevel, options.format,
+            options.foldBarriers);
         if (!error.empty())
           return errorHandler("tile-to-ptx: " + error);
         std::string pipeline =
             buildTileToPTXPipeline(options.chip, options.ptx, options.optLevel,
-                                   options.format, options.barePointers);
+                                   options.format, options.barePointers,
+                                   options.foldBarriers);
         return parsePassPipeline(pipeline, pm);
       },
       [](function_ref<void(const detail::PassOptions &)> optionsHandler) {

@@ -47,9 +47,9 @@ def _toolchain() -> str:
     return "\n".join(parts)
 
 
-def key(ir_text: str, target: str, opt_level: int, cubin: bool) -> str:
+def key(ir_text: str, target: str, opt_level: int, cubin: bool, fold_barriers: str = "auto") -> str:
     digest = hashlib.sha256()
-    for part in (_toolchain(), ir_text, target, str(opt_level), str(cubin)):
+    for part in (_toolchain(), ir_text, target, str(opt_level), str(cubin), fold_barriers):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()

@@ -24,18 +24,22 @@ class CompileError(RuntimeError):
 
 
 def pipeline(chip: str = "sm_90", ptx: int = 0, opt_level: int = 3, format: str = "isa",
-             bare_pointers: bool = True) -> str:
+             bare_pointers: bool = True, fold_barriers: str = "auto") -> str:
     """The textual pass pipeline, anchored on builtin.module. Every option is
     checked first (CompileError): upstream passes abort on some values.
-    ``bare_pointers=False`` passes memref descriptors (runtime sizes)."""
+    ``bare_pointers=False`` passes memref descriptors (runtime sizes).
+    ``fold_barriers`` places the barriers against the measured ptxas folds
+    (docs/design.md): "auto" where data flow shows a producer and a consumer
+    of a fold meet, "always" on every operand a fold marks, "off" nowhere,
+    with a TileWarning at each instruction "auto" would have guarded."""
     for name, value, kind in (("chip", chip, str), ("ptx", ptx, int), ("opt_level", opt_level, int),
-                              ("format", format, str)):
+                              ("format", format, str), ("fold_barriers", fold_barriers, str)):
         if isinstance(value, bool) or not isinstance(value, kind):
             raise CompileError(f"{name} must be a{'n integer' if kind is int else ' string'}, got {value!r}")
         if kind is int and not 0 <= value < 1 << 32:
             raise CompileError(f"{name}={value} is out of range")
     try:
-        return _tile.pipeline(chip, ptx, opt_level, format, bool(bare_pointers))
+        return _tile.pipeline(chip, ptx, opt_level, format, bool(bare_pointers), fold_barriers)
     except ValueError as error:
         raise CompileError(str(error)) from None
 
@@ -145,20 +149,22 @@ def compile_module(
     ptx: int = 0,
     opt_level: int = 3,
     format: str = "isa",
+    fold_barriers: str = "auto",
 ) -> Dict[str, bytes]:
     """Lowers every gpu.module of ``module`` and returns {name: object bytes}.
 
     With ``format="isa"`` the bytes are PTX text. A module given as text is
     parsed in a new context; an ``ir.Module`` is lowered in place.
+    ``fold_barriers`` is as for ``pipeline``.
     """
-    passes = pipeline(chip, ptx, opt_level, format)[len("builtin.module("):-1]
+    passes = pipeline(chip, ptx, opt_level, format, fold_barriers=fold_barriers)[len("builtin.module("):-1]
     if isinstance(module, str):
         with ir.Context():
             try:
                 parsed = ir.Module.parse(module)
             except ir.MLIRError as error:
                 raise CompileError(diagnostics_text(error)) from None
-            return compile_module(parsed, chip, ptx, opt_level, format)
+            return compile_module(parsed, chip, ptx, opt_level, format, fold_barriers)
     _run(module.operation, passes)
     return _objects(module.operation)
 
@@ -210,14 +216,18 @@ class CompiledKernel(runtime.Kernel):
 
 
 def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
-            cubin: bool = True, cache: bool = True) -> CompiledKernel:
+            cubin: bool = True, cache: bool = True, fold_barriers: str = "auto") -> CompiledKernel:
     """Compiles a @T.function kernel. The result has ``.ptx``, ``.cubin``
     (when ptxas is present and ``cubin`` is true), ``.mlir`` (the input
     IR), ``.stages`` (the IR after each pass of the pipeline, if requested),
     ``save(path)`` and ``__call__(*arrays)``, which launches on the local
     GPU. A kernel compiled before, by any process, comes from the on-disk
     cache (tile_mlir.cache; ``cache=False`` or TILE_MLIR_CACHE=0 skips it;
-    ``stages`` always compiles); ``.from_cache`` says which."""
+    ``stages`` always compiles); ``.from_cache`` says which.
+    ``fold_barriers`` places the barriers against the measured ptxas folds:
+    "auto" (where data flow needs them), "always", or "off", which compiles
+    exactly what was written and warns (TileWarning) at each line exposed
+    to a fold (``pipeline``, docs/design.md)."""
     from . import cache as _cache
     from .script import PrimFunc
 
@@ -226,14 +236,15 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     chip = resolve_target(target)
     use_cache = cache and not stages and _cache.enabled()
     if use_cache:
-        entry = _cache.key(str(fn.module), chip, opt_level, cubin)
+        entry = _cache.key(str(fn.module), chip, opt_level, cubin, fold_barriers)
         hit = _cache.lookup(entry)
         if hit is not None:
             kernel = CompiledKernel(hit.name, hit.ptx, hit.cubin, hit.target, hit.params, hit.grid, hit.block,
                                     hit.convention)
             kernel.mlir, kernel.stages, kernel.from_cache = str(fn.module), {}, True
             return kernel
-    passes = pipeline(chip, 0, opt_level, "isa", bare_pointers=not fn.dynamic)[len("builtin.module("):-1]
+    passes = pipeline(chip, 0, opt_level, "isa", bare_pointers=not fn.dynamic,
+                      fold_barriers=fold_barriers)[len("builtin.module("):-1]
     # A clone, not a printed and re-parsed copy: diagnostics keep the
     # kernel's Python locations.
     with fn.context:

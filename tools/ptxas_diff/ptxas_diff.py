@@ -102,6 +102,9 @@ def mov_spellings():
                "f16", "bf16", "f32", "f64", "b8", "f16x2"]:
         yield f"mov.{ty}"
         yield f"mov.rn.{ty}"
+    # mov also copies a predicate (PTX ISA: mov.type with .pred).
+    yield "mov.pred"
+    yield "mov.b32.pred"
 
 
 def ldst_spellings():
@@ -114,7 +117,7 @@ def ldst_spellings():
                 "relaxed.cluster", "relaxed", "gpu", "acquire.gpu" if family == "ld" else "release.gpu"]
         caches = ["", "ca", "cg", "cs", "lu", "cv"] if family == "ld" else ["", "wb", "cg", "cs", "wt"]
         extras = ["", "L1::evict_last", "L1::no_allocate", "L2::64B", "L2::256B", "nc",
-                  "L2::cache_hint"]
+                  "L2::cache_hint", "L2::evict_last", "L2::evict_first", "L2::evict_normal"]
         vecs = ["", "v2", "v4", "v8"]
         for space in spaces:
             for ty in types:
@@ -128,6 +131,15 @@ def ldst_spellings():
             parts = [rng.choice(sems), rng.choice(spaces[:3]), rng.choice(caches),
                      rng.choice(extras), rng.choice(vecs), rng.choice(types)]
             yield ".".join(t for t in [family] + parts if t)
+        # PTX ISA 8.8: .level2::eviction_priority = {.L2::evict_normal,
+        # .L2::evict_first, .L2::evict_last}, for 256-bit accesses, beside
+        # the L1 priorities.
+        for l2 in ("L2::evict_normal", "L2::evict_first", "L2::evict_last"):
+            for vec, ty in (("v8", "b32"), ("v8", "f32"), ("v4", "b64"), ("v4", "u64"),
+                            ("v4", "s64"), ("v4", "f64"), ("v2", "b64"), ("v4", "b32"), ("", "b64")):
+                for first in ("", "L1::evict_last", "L1::no_allocate"):
+                    for space in ("global", "", "shared"):
+                        yield ".".join(t for t in (family, space, first, l2, vec, ty) if t)
 
 
 def minmax_spellings():
@@ -277,6 +289,8 @@ def natural_operands(spelling):
         dst = 2 * bits if "wide" in tokens and bits <= 64 else bits
         return [(dst, 1, False), (bits, 1, False), (bits, 1, False)]
     if family in ("abs", "neg", "mov"):
+        if types[-1] == "pred":
+            return [(1, 1, False)] * 2
         return [(max(BITS[types[-1]], 16), 1, False)] * 2
     if family == "cvt" and "pack" in tokens:
         return [(32, 1, False)] * (4 if tokens[-1] == "b32" else 3)
@@ -329,6 +343,21 @@ def natural_operands(spelling):
 # An immediate operand, written as its first legal value (1 when any small
 # value is legal).
 IMMEDIATE = ("imm", 1, False)
+
+
+def natural_operand_choices(spelling):
+    """natural_operands, then the same with the 8-bit integer operands of a
+    cvt in 8-bit registers: the PTX ISA lets an 8-bit type sit in a
+    register of 8 bits or more."""
+    first = natural_operands(spelling)
+    yield first
+    tokens = spelling.split(".")
+    types = [t for t in tokens[1:] if t in BITS]
+    if tokens[0] == "cvt" and "pack" not in tokens and len(types) >= 2 and len(first) == 2:
+        narrow = [(8 if BITS[t] == 8 and t.startswith(("s", "u", "b")) else op[0], *op[1:])
+                  for t, op in zip(types[-2:], first)]
+        if narrow != first:
+            yield narrow
 
 
 def table_operands(form):
@@ -421,9 +450,9 @@ def run(spelling_list, targets=TARGETS, batch=800):
     for spelling in spelling_list:
         try:
             form = ptx.parse(spelling)
-            cases.append((spelling, form, table_operands(form), None))
+            cases.append((spelling, form, [table_operands(form)], None))
         except ptx.PTXFormError as error:
-            cases.append((spelling, None, natural_operands(spelling), str(error)))
+            cases.append((spelling, None, list(natural_operand_choices(spelling)), str(error)))
     report = {"spellings": len(cases), "targets": list(targets), "table_legal": 0,
               "agree": 0, "disagreements": [], "explained": []}
     with tempfile.TemporaryDirectory() as workdir:
@@ -443,8 +472,11 @@ def run(spelling_list, targets=TARGETS, batch=800):
             for version, group in sorted(groups.items()):
               for start in range(0, len(group), batch):
                 chunk = group[start:start + batch]
-                rejected = assemble([render(s, ops) for s, _, ops, _ in chunk], target, workdir,
-                                    version)
+                # Each case has its renderings (a rejected spelling may have
+                # several); the first goes in the batch, the others are tried
+                # only when ptxas rejects it.
+                rejected = assemble([render(s, ops[0]) for s, _, ops, _ in chunk],
+                                    target, workdir, version)
                 for i, (spelling, form, ops, error) in enumerate(chunk):
                     table_ok = form is not None
                     report["table_legal"] += table_ok
@@ -453,8 +485,12 @@ def run(spelling_list, targets=TARGETS, batch=800):
                         report["agree"] += 1
                         continue
                     # Re-check alone, so a neighbour's error cannot mislead.
-                    alone = assemble([render(spelling, ops)], target, workdir, version)
-                    ptxas_ok = 0 not in alone
+                    for rendering in ops:
+                        alone = assemble([render(spelling, rendering)], target, workdir, version)
+                        ptxas_ok = 0 not in alone
+                        if ptxas_ok:
+                            break
+                    ops = rendering
                     if table_ok == ptxas_ok:
                         report["agree"] += 1
                         continue

@@ -31,6 +31,11 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm"> {
         : (i32, i32) -> i32
     ```
   }];
+  let options = [
+    Option<"foldBarriers", "fold-barriers", "std::string", /*default=*/"\"auto\"",
+           "where the barriers against measured ptxas folds go: auto (where "
+           "data flow needs them), always or off">
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 

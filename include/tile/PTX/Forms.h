@@ -13,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "tile/PTX/Folds.h"
 
 #include <optional>
 #include <string>
@@ -77,29 +78,12 @@ struct Operand {
   /// in 16-bit registers, as ld/st and cvt allow.
   bool exactRegister = false;
 
-  /// ptxas (CUDA 13.0) at -O1 and above folds the instruction that
-  /// produces a cvt's source into the conversion, and the result is wrong:
-  /// F2I.S64 then .sat.s32 became one F2I.S32 (NaN gives 0), F2I.U32 then
-  /// .sat.s16 one F2I.S16 (negative inputs), bf16-to-f16 then f16-to-integer
-  /// one conversion that skips the f16 rounding, a neg.ftz folded into the
-  /// cvt (measured on an H200: tools/difftest/results/ptxas_cvt_*.json and
-  /// docs/difftest.md). Every cvt source therefore reaches its instruction
-  /// through an identity `max` with the smallest signed value, which ptxas
-  /// does not fold. So does a 64-bit shift's amount: ptxas assembled
-  /// neg.f32 then shr.b64 as F2I.U64.TRUNC of the negated float, at -O0 too
-  /// (tools/difftest/results/fold_probe.json).
-  bool fusionBarrier = false;
-
-  /// ptxas (CUDA 13.0) -O3 takes the integer saturation of a result
-  /// (cvt.sat.u32.s64, add.sat.s32, mad.hi.sat.s32, ...) for the float
-  /// .sat, a value in [0.0, 1.0], and drops a later min.f32 or max.f32 that
-  /// such a value would not change; the identity max of fusionBarrier goes
-  /// with it (tools/difftest/results/sat_range.json). Such an integer
-  /// result is therefore written to a scoped register and moved to its
-  /// destination through a split into 16-bit pieces (bytes of a 16-bit
-  /// register) and a join, which ends the wrong range; halves of a 64-bit
-  /// register do not (measured).
-  bool saturationBarrier = false;
+  /// The measured ptxas fold this operand may be exposed to (Folds.h): a
+  /// source of cvt, of abs.f16x2/bf16x2 or a 64-bit shift's amount, read
+  /// through an identity max where a producer of the class wrote it; an
+  /// integer .sat result, moved to its destination through a split and
+  /// join where a consumer of the class reads it.
+  Fold fold = Fold::None;
 
   /// A predicate register (.pred), carried as i1.
   bool isPredicate() const { return type == "pred"; }

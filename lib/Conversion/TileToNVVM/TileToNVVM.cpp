@@ -3,6 +3,8 @@
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
+#include "FoldBarriers.h"
+
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -96,19 +98,20 @@ static std::string splitAndJoin(const std::string &ref, unsigned bits,
 }
 
 InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
-                                     bool preserveDst, int64_t addressOffset) {
+                                     bool preserveDst, int64_t addressOffset,
+                                     uint64_t barriers) {
   AsmNumbering number(form, predicated);
   // Scoped registers inside the asm block: a true 8-bit register (an e2m1x2
   // pair) has no inline-asm register class, so it travels in a 16-bit
-  // register and moves through a .b8 one; a source behind the fusion
-  // barrier (Operand::fusionBarrier) is read through a copy made by max; a
-  // result behind the saturation barrier (Operand::saturationBarrier) is
+  // register and moves through a .b8 one; a register whose fold barrier is
+  // chosen (Folds.h) is read through a copy made by an identity max, or
   // written to a scoped register that a split and join move to its own.
   std::string scopedDecls, before, after;
   // The text of each PTX operand position.
   std::vector<std::string> pieces;
   std::vector<std::pair<unsigned, std::string>> repeated;
   std::vector<std::string> outputs, inputs, tied, kept;
+  unsigned registerIndex = 0;
   for (auto [i, operand] : llvm::enumerate(form.operands)) {
     std::string &text = pieces.emplace_back();
     if (operand.isMemory()) {
@@ -129,9 +132,11 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
     bool braces = operand.count > 1 && !operand.joinedByBar;
     if (braces)
       text += "{";
-    for (unsigned reg = 0; reg < operand.count; ++reg) {
+    for (unsigned reg = 0; reg < operand.count; ++reg, ++registerIndex) {
       if (reg)
         text += operand.joinedByBar ? "|" : ", ";
+      bool barrier = operand.fold != ptx::Fold::None && registerIndex < 64 &&
+                     (barriers >> registerIndex & 1);
       std::string ref;
       if (operand.isWritten()) {
         // An rw register is an output whose input is tied to it.
@@ -144,10 +149,13 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
         ref = "$" + std::to_string(number.nextInput++);
         inputs.push_back(letter);
       }
-      if (operand.saturationBarrier && operand.role == ptx::Role::Dst)
+      ptx::FoldBarrier kind =
+          barrier ? ptx::foldClassOf(operand.fold).barrier
+                  : ptx::FoldBarrier::IdentityMax;
+      if (barrier && kind == ptx::FoldBarrier::SplitAndJoin)
         ref = splitAndJoin(ref, asmRegisterBits(operand), i, reg, number.guard,
                            scopedDecls, after);
-      if (operand.fusionBarrier && operand.role == ptx::Role::Src) {
+      if (barrier && kind == ptx::FoldBarrier::IdentityMax) {
         unsigned bits = asmRegisterBits(operand);
         std::string temp = "%tile_f" + std::to_string(i) + "_" + std::to_string(reg);
         scopedDecls += ".reg .b" + std::to_string(bits) + " " + temp + "; ";
@@ -246,7 +254,9 @@ public:
         noTailCall(LLVM::TailCallKindAttr::get(&converter.getContext(),
                                                LLVM::TailCallKind::None)) {}
 
-  LogicalResult lower(InstrOp op) {
+  /// Lowers `op`, whose registers in `barriers` take their fold barrier
+  /// (FoldBarriers::choose).
+  LogicalResult lower(InstrOp op, uint64_t barriers) {
     std::string error;
     const ptx::Form *form = op.lookupForm(error);
     if (!form)
@@ -327,7 +337,7 @@ public:
 
     auto [text, constraints] =
         asmStrings(*form, static_cast<bool>(op.getPred()),
-                   !op.getKeep().empty(), addressOffset);
+                   !op.getKeep().empty(), addressOffset, barriers);
     auto inlineAsm = LLVM::InlineAsmOp::create(
         builder, loc, resultType, asmOperands, text, constraints,
         /*has_side_effects=*/form->accessesMemory() ? sideEffects : UnitAttr(),
@@ -372,17 +382,18 @@ private:
   }
 
   /// The asm text and constraints of an instruction, built once per form,
-  /// predication and offset: a kernel repeats a few of them many times.
-  std::pair<StringAttr, StringAttr> asmStrings(const ptx::Form &form,
-                                               bool predicated,
-                                               bool preserveDst,
-                                               int64_t addressOffset) {
+  /// predication, offset and barriers: a kernel repeats a few of them many
+  /// times.
+  std::pair<StringAttr, StringAttr>
+  asmStrings(const ptx::Form &form, bool predicated, bool preserveDst,
+             int64_t addressOffset, uint64_t barriers) {
     auto key = std::make_tuple(
-        &form, unsigned(predicated) | unsigned(preserveDst) << 1, addressOffset);
+        &form, unsigned(predicated) | unsigned(preserveDst) << 1, addressOffset,
+        barriers);
     auto [it, inserted] = asmCache.try_emplace(key);
     if (inserted) {
-      InlineAsm asmText =
-          buildInlineAsm(form, predicated, preserveDst, addressOffset);
+      InlineAsm asmText = buildInlineAsm(form, predicated, preserveDst,
+                                         addressOffset, barriers);
       MLIRContext *context = &converter.getContext();
       it->second = {StringAttr::get(context, asmText.text),
                     StringAttr::get(context, asmText.constraints)};
@@ -456,7 +467,7 @@ private:
   UnitAttr sideEffects;
   LLVM::TailCallKindAttr noTailCall;
   llvm::SetVector<Operation *> foldedIndices;
-  llvm::DenseMap<std::tuple<const ptx::Form *, unsigned, int64_t>,
+  llvm::DenseMap<std::tuple<const ptx::Form *, unsigned, int64_t, uint64_t>,
                  std::pair<StringAttr, StringAttr>>
       asmCache;
   llvm::DenseMap<Type, bool> lowerableTypes;
@@ -521,6 +532,8 @@ struct ViewLowering : public ConvertOpToLLVMPattern<ViewLikeOp> {
 
 struct ConvertTileToNVVMPass
     : public tile::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
+  using ConvertTileToNVVMBase::ConvertTileToNVVMBase;
+
   void runOnOperation() override {
     Operation *root = getOperation();
     WalkResult unexpanded = root->walk([](ApplyOp apply) {
@@ -540,13 +553,25 @@ struct ConvertTileToNVVMPass
           return IntegerAttr::get(IntegerType::get(type.getContext(), 64),
                                   number.value_or(0));
         });
-    InstrLowering instrs(converter);
-    WalkResult lowered = root->walk([&](InstrOp op) {
-      return failed(instrs.lower(op)) ? WalkResult::interrupt()
-                                      : WalkResult::advance();
-    });
-    if (lowered.wasInterrupted())
+    std::optional<FoldBarrierMode> mode = parseFoldBarrierMode(foldBarriers);
+    if (!mode) {
+      root->emitError() << "fold-barriers=" << foldBarriers
+                        << " is not auto, always or off";
       return signalPassFailure();
+    }
+    // Every choice before any instruction is lowered: the analysis follows
+    // values through the tile IR, which lowering replaces.
+    FoldBarriers folds(*mode);
+    SmallVector<std::pair<InstrOp, uint64_t>> work;
+    root->walk([&](InstrOp op) {
+      std::string error;
+      const ptx::Form *form = op.lookupForm(error);
+      work.emplace_back(op, form ? folds.choose(op, *form) : 0);
+    });
+    InstrLowering instrs(converter);
+    for (auto [op, barriers] : work)
+      if (failed(instrs.lower(op, barriers)))
+        return signalPassFailure();
     instrs.eraseFoldedIndices();
 
     RewritePatternSet patterns(&getContext());

@@ -82,3 +82,23 @@ func.func @stochastic_quad_needs_satfinite(%d: memref<1x1xi32, 5>, %f: memref<1x
   tile.apply "cvt.rs.e4m3x4.f32"(%d, %f, %r) : memref<1x1xi32, 5>, memref<1x4xf32, 5>, memref<1x1xi32, 5>
   return
 }
+
+// -----
+
+// An L2 eviction priority needs a 256-bit access (ptxas: "Instruction 'ld'
+// requires '.v8.b32/.v4.b64' type with '.L2::evict_last' modifier").
+func.func @l2_evict_narrow(%r: memref<1x2xi64, 5>, %g: memref<1x2xi64, 1>) {
+  // expected-error @+1 {{'tile.apply' op 'L2::evict_last' needs a 256-bit access in ld.b64: v8 of 32-bit or v4 of 64-bit elements}}
+  tile.apply "ld.global.L2::evict_last.v2.b64"(%r, %g) : memref<1x2xi64, 5>, memref<1x2xi64, 1>
+  return
+}
+
+// -----
+
+// bf16 converts from s8 with a rounding mode, and to s8 with an integer
+// one, without .sat (ptxas 13.0 rejects cvt.rzi.sat.s8.bf16).
+func.func @bf16_to_s8_sat(%d: memref<1x1xi8, 5>, %s: memref<1x1xi16, 5>) {
+  // expected-error @+1 {{'tile.apply' op 'sat' is not a qualifier of cvt.s8.bf16: expected integer rounding mode (rni, rzi, rmi, rpi)}}
+  tile.apply "cvt.rzi.sat.s8.bf16"(%d, %s) : memref<1x1xi8, 5>, memref<1x1xi16, 5>
+  return
+}

@@ -563,7 +563,7 @@ func.func @v8_halves(%r: memref<1x8xi16, 5>, %g: memref<1x8xi16, 1>) {
 // -----
 
 func.func @store_cache_operator(%g: memref<4x1xf32, 1>, %r: memref<4x1xf32, 5>) {
-  // expected-error @+1 {{'tile.apply' op 'ca' is not a qualifier of st.f32: expected memory ordering (weak, volatile, relaxed, release), scope (cta, cluster, gpu, sys), state space (global, shared, shared::cta, shared::cluster, local, param), cache operator (wb, cg, cs, wt), mmio, eviction priority (L1::evict_normal, L1::evict_unchanged, L1::evict_first, L1::evict_last, L1::no_allocate), L2::cache_hint, vector width (v2, v4, v8)}}
+  // expected-error @+1 {{'tile.apply' op 'ca' is not a qualifier of st.f32: expected memory ordering (weak, volatile, relaxed, release), scope (cta, cluster, gpu, sys), state space (global, shared, shared::cta, shared::cluster, local, param), cache operator (wb, cg, cs, wt), mmio, eviction priority (L1::evict_normal, L1::evict_unchanged, L1::evict_first, L1::evict_last, L1::no_allocate), L2 eviction priority (L2::evict_normal, L2::evict_first, L2::evict_last), L2::cache_hint, vector width (v2, v4, v8)}}
   tile.apply "st.global.ca.f32"(%g, %r) : memref<4x1xf32, 1>, memref<4x1xf32, 5>
   return
 }

@@ -20,13 +20,18 @@ namespace tile {
 /// registers and immediates in operand order, the address, the predicate,
 /// the inputs tied to rw registers and the tied previous destinations, in
 /// that order. A non-zero
-/// `addressOffset` is added to the address as an immediate ([$n+8]).
+/// `addressOffset` is added to the address as an immediate ([$n+8]). Bit k
+/// of `barriers` puts the fold barrier of its class (ptx::Fold) on the k-th
+/// register of the form's register operands, counted in operand order
+/// without immediates and memory operands, where that operand has a class;
+/// the default guards every such register.
 struct InlineAsm {
   std::string text;
   std::string constraints;
 };
 InlineAsm buildInlineAsm(const ptx::Form &form, bool predicated,
-                         bool preserveDst, int64_t addressOffset = 0);
+                         bool preserveDst, int64_t addressOffset = 0,
+                         uint64_t barriers = ~uint64_t(0));
 
 /// The inline-asm constraint letter of a register of `bits` bits, or 0 when
 /// NVPTX has none.

@@ -1,0 +1,59 @@
+//===- FoldBarriers.h - Where the measured ptxas folds need a barrier -----===//
+//
+// The lowering's choice of fold barriers (include/tile/PTX/Folds.h): a
+// barrier goes on an operand only where data flow shows a producer and a
+// consumer of its class meet, so an instruction fed by a load, a kernel
+// parameter, a special register or a constant is emitted as written.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_CONVERSION_TILETONVVM_FOLDBARRIERS_H
+#define TILE_LIB_CONVERSION_TILETONVVM_FOLDBARRIERS_H
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <optional>
+
+namespace mlir::tile {
+
+/// auto: barriers where data flow needs them; always: on every operand a
+/// class marks (the lowering before data flow chose them); off: none, with
+/// a warning at each instruction that auto would have guarded.
+enum class FoldBarrierMode { Auto, Always, Off };
+
+std::optional<FoldBarrierMode> parseFoldBarrierMode(StringRef text);
+
+/// Answers, per tile.instr, which registers take their fold barrier. Run
+/// it on instructions before any is lowered: it follows their operands and
+/// results through the tile IR.
+class FoldBarriers {
+public:
+  explicit FoldBarriers(FoldBarrierMode mode) : mode(mode) {}
+
+  /// Bit k set: the k-th register of `form`'s register operands (operand
+  /// order, immediates and memory operands not counted), the numbering of
+  /// buildInlineAsm, takes its barrier.
+  uint64_t choose(InstrOp op, const ptx::Form &form);
+
+private:
+  /// What may have produced a value, as a set of ProducerKind bits.
+  uint8_t producersOf(Value value);
+  uint8_t computeProducers(Value value);
+  /// Whether a value may be read as a float, or by something unseen.
+  bool reachesFloatRead(Value value);
+  bool computeFloatRead(Value value);
+  bool needsBarrier(const ptx::FoldClass &foldClass, Value value);
+  void warnExposed(InstrOp op, const ptx::FoldClass &foldClass);
+
+  FoldBarrierMode mode;
+  llvm::DenseMap<Value, uint8_t> producers;
+  llvm::DenseMap<Value, bool> floatReads;
+  llvm::DenseSet<std::pair<const void *, unsigned>> warned;
+};
+
+} // namespace mlir::tile
+
+#endif // TILE_LIB_CONVERSION_TILETONVVM_FOLDBARRIERS_H

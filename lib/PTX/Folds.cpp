@@ -1,0 +1,58 @@
+//===- Folds.cpp - The measured ptxas folds, as data ----------------------===//
+
+#include "tile/PTX/Folds.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir::tile::ptx;
+
+namespace {
+
+constexpr FoldClass kFoldClasses[] = {
+    {Fold::CvtSource, "cvt-source", FoldProducers::Computation,
+     FoldConsumers::Marked, FoldBarrier::IdentityMax,
+     "ptxas -O3 folds the instruction that produced a cvt source into the "
+     "conversion, with a wrong result",
+     "docs/difftest.md, finding 2"},
+    {Fold::WideShiftAmount, "wide-shift-amount",
+     FoldProducers::ScalarFloatResult, FoldConsumers::Marked,
+     FoldBarrier::IdentityMax,
+     "ptxas assembles a 64-bit shift by a float result as a shift by the "
+     "float converted to an integer, at every -O level",
+     "docs/difftest.md, finding 4"},
+    {Fold::PackedHalfAbs, "packed-half-abs", FoldProducers::FloatResult,
+     FoldConsumers::Marked, FoldBarrier::IdentityMax,
+     "ptxas -O3 drops abs of packed halves after a float result it knows is "
+     "not negative, so the low half keeps its sign",
+     "docs/difftest.md, finding 5"},
+    {Fold::IntegerSaturation, "integer-saturation", FoldProducers::Marked,
+     FoldConsumers::FloatRead, FoldBarrier::SplitAndJoin,
+     "ptxas -O3 takes an integer .sat result for a float in [0.0, 1.0] and "
+     "drops a float min, max or saturation that such a value would not "
+     "change",
+     "docs/difftest.md, finding 6"},
+};
+
+} // namespace
+
+llvm::ArrayRef<FoldClass> mlir::tile::ptx::foldClasses() {
+  return kFoldClasses;
+}
+
+const FoldClass &mlir::tile::ptx::foldClassOf(Fold fold) {
+  for (const FoldClass &foldClass : kFoldClasses)
+    if (foldClass.fold == fold)
+      return foldClass;
+  llvm_unreachable("Fold::None has no class");
+}
+
+bool mlir::tile::ptx::isFloatType(llvm::StringRef type) {
+  return type.starts_with("f") || type.starts_with("bf") ||
+         type.starts_with("tf") || type.starts_with("e") ||
+         type.starts_with("ue");
+}
+
+bool mlir::tile::ptx::isPackedType(llvm::StringRef type) {
+  return type.contains('x');
+}

@@ -1,0 +1,275 @@
+// Fold barriers by data flow (include/tile/PTX/Folds.h): a barrier goes on
+// an operand only where a producer of its class, which ptxas can see,
+// meets a consumer of its class. With fold-barriers=always every operand a
+// class marks has one; with fold-barriers=off none has, and each
+// instruction auto would have guarded gets a warning.
+// RUN: tile-opt %s --convert-tile-to-nvvm -split-input-file | FileCheck %s
+// RUN: tile-opt %s --convert-tile-to-nvvm=fold-barriers=always -split-input-file | FileCheck %s --check-prefix=ALWAYS
+// RUN: tile-opt %s --convert-tile-to-nvvm=fold-barriers=off -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=OFF
+
+// A cvt of a load, a kernel parameter, a constant or a special register is
+// emitted as written.
+// CHECK-LABEL: gpu.func @cvt_without_producer
+// CHECK: llvm.inline_asm "cvt.rzi.s32.f32 $0, $1;", "=r,r"
+// CHECK: llvm.inline_asm "cvt.rzi.s32.f32 $0, $1;", "=r,r"
+// CHECK: llvm.inline_asm "cvt.rzi.s32.f32 $0, $1;", "=r,r"
+// CHECK: llvm.inline_asm "cvt.rn.f32.u32 $0, $1;", "=r,r"
+// ALWAYS-LABEL: gpu.func @cvt_without_producer
+// ALWAYS-COUNT-3: max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0;
+// ALWAYS: max.s32 %tile_f1_0, $1, -2147483648; cvt.rn.f32.u32 $0, %tile_f1_0;
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @cvt_without_producer(%g: memref<1xf32, 1>, %o: memref<4xi32, 1>, %s: f32) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %k = arith.constant 2.5 : f32
+      %x = tile.instr "ld.global.f32"() [%g[%c0] : memref<1xf32, 1>] : () -> f32
+      %a = tile.instr "cvt.rzi.s32.f32"(%x) : (f32) -> i32
+      %b = tile.instr "cvt.rzi.s32.f32"(%s) : (f32) -> i32
+      %c = tile.instr "cvt.rzi.s32.f32"(%k) : (f32) -> i32
+      %t = nvvm.read.ptx.sreg.tid.x : i32
+      %d = tile.instr "cvt.rn.f32.u32"(%t) : (i32) -> i32
+      tile.instr "st.global.b32"(%a) [%o[%c0] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%b) [%o[%c1] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%c) [%o[%c2] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%d) [%o[%c3] : memref<4xi32, 1>] : (i32) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A cvt of a computed value reads it through the identity max, also when
+// the value travels through a mov and a bitcast; a value that only moved
+// from a load does not.
+// CHECK-LABEL: gpu.func @cvt_of_a_computation
+// CHECK: llvm.inline_asm "neg.f32 $0, $1;"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0; }", "=r,r"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0; }", "=r,r"
+// CHECK: llvm.inline_asm "cvt.rzi.s32.f32 $0, $1;", "=r,r"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0; }", "=r,r"
+// OFF-LABEL: gpu.func @cvt_of_a_computation
+// OFF-NOT: max.s
+// OFF: gpu.return
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @cvt_of_a_computation(%g: memref<1xi32, 1>, %o: memref<4xi32, 1>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %w = tile.instr "ld.global.b32"() [%g[%c0] : memref<1xi32, 1>] : () -> i32
+      %x = arith.bitcast %w : i32 to f32
+      %n = tile.instr "neg.f32"(%x) : (f32) -> f32
+      // expected-warning @+1 {{fold-barriers=off leaves cvt.rzi.s32.f32 exposed to the cvt-source fold: ptxas -O3 folds the instruction that produced a cvt source into the conversion, with a wrong result (docs/difftest.md, finding 2)}}
+      %a = tile.instr "cvt.rzi.s32.f32"(%n) : (f32) -> i32
+      %m = tile.instr "mov.b32"(%a) : (i32) -> i32
+      %mf = arith.bitcast %m : i32 to f32
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %b = tile.instr "cvt.rzi.s32.f32"(%mf) : (f32) -> i32
+      %lw = tile.instr "mov.b32"(%w) : (i32) -> i32
+      %lf = arith.bitcast %lw : i32 to f32
+      %c = tile.instr "cvt.rzi.s32.f32"(%lf) : (f32) -> i32
+      // A T.ewise result is a computation too.
+      %e = arith.mulf %x, %x : f32
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %d = tile.instr "cvt.rzi.s32.f32"(%e) : (f32) -> i32
+      tile.instr "st.global.b32"(%a) [%o[%c0] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%b) [%o[%c1] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%c) [%o[%c2] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%d) [%o[%c3] : memref<4xi32, 1>] : (i32) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Where the producer cannot be seen the barrier stays: a tile kept in
+// memory, a loop-carried value, a local load, a device function's
+// parameter.
+// CHECK-LABEL: gpu.func @cvt_of_an_unseen_value
+// CHECK-COUNT-3: max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0;
+// CHECK-LABEL: func.func @device_function
+// CHECK: max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0;
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @cvt_of_an_unseen_value(%o: memref<3xi32, 1>, %i: index, %s: f32) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c4 = arith.constant 4 : index
+      %t = memref.alloca() : memref<4xf32, 5>
+      %x = memref.load %t[%i] : memref<4xf32, 5>
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %a = tile.instr "cvt.rzi.s32.f32"(%x) : (f32) -> i32
+      %r = scf.for %j = %c0 to %c4 step %c1 iter_args(%v = %s) -> (f32) {
+        %n = arith.addf %v, %v : f32
+        scf.yield %n : f32
+      }
+      %l = tile.instr "ld.local.f32"() [%t[%c1] : memref<4xf32, 5>] : () -> f32
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %b = tile.instr "cvt.rzi.s32.f32"(%l) : (f32) -> i32
+      %rr = scf.for %j = %c0 to %c4 step %c1 iter_args(%v = %s) -> (f32) {
+        // expected-warning @+1 {{exposed to the cvt-source fold}}
+        %q = tile.instr "cvt.rzi.s32.f32"(%v) : (f32) -> i32
+        scf.yield %v : f32
+      }
+      tile.instr "st.global.b32"(%a) [%o[%c0] : memref<3xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%b) [%o[%c1] : memref<3xi32, 1>] : (i32) -> ()
+      gpu.return
+    }
+  }
+  func.func @device_function(%x: f32) -> i32 {
+    // expected-warning @+1 {{exposed to the cvt-source fold}}
+    %a = tile.instr "cvt.rzi.s32.f32"(%x) : (f32) -> i32
+    return %a : i32
+  }
+}
+
+// -----
+
+// A 64-bit shift's amount is guarded after a scalar float result only
+// (finding 4): integer and packed-half producers were measured right.
+// CHECK-LABEL: gpu.func @wide_shift_amounts
+// CHECK: llvm.inline_asm "shr.b64 $0, $1, $2;"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f2_0; max.s32 %tile_f2_0, $2, -2147483648; shr.b64 $0, $1, %tile_f2_0; }"
+// CHECK: llvm.inline_asm "shl.b64 $0, $1, $2;"
+// CHECK: llvm.inline_asm "shl.b64 $0, $1, $2;"
+// CHECK: llvm.inline_asm "shl.b64 $0, $1, $2;"
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @wide_shift_amounts(%g: memref<2xi32, 1>, %a: i64, %o: memref<5xi64, 1>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %c4 = arith.constant 4 : index
+      %n = tile.instr "ld.global.b32"() [%g[%c0] : memref<2xi32, 1>] : () -> i32
+      %d0 = tile.instr "shr.b64"(%a, %n) : (i64, i32) -> i64
+      %f = arith.bitcast %n : i32 to f32
+      %neg = tile.instr "neg.f32"(%f) : (f32) -> f32
+      %nb = arith.bitcast %neg : f32 to i32
+      // expected-warning @+1 {{fold-barriers=off leaves shr.b64 exposed to the wide-shift-amount fold: ptxas assembles a 64-bit shift by a float result as a shift by the float converted to an integer, at every -O level (docs/difftest.md, finding 4)}}
+      %d1 = tile.instr "shr.b64"(%a, %nb) : (i64, i32) -> i64
+      %and = tile.instr "and.b32"(%n, %n) : (i32, i32) -> i32
+      %d2 = tile.instr "shl.b64"(%a, %and) : (i64, i32) -> i64
+      %h = tile.instr "add.rn.f16x2"(%n, %n) : (i32, i32) -> i32
+      %d3 = tile.instr "shl.b64"(%a, %h) : (i64, i32) -> i64
+      %i = arith.addi %n, %n : i32
+      %d4 = tile.instr "shl.b64"(%a, %i) : (i64, i32) -> i64
+      tile.instr "st.global.b64"(%d0) [%o[%c0] : memref<5xi64, 1>] : (i64) -> ()
+      tile.instr "st.global.b64"(%d1) [%o[%c1] : memref<5xi64, 1>] : (i64) -> ()
+      tile.instr "st.global.b64"(%d2) [%o[%c2] : memref<5xi64, 1>] : (i64) -> ()
+      tile.instr "st.global.b64"(%d3) [%o[%c3] : memref<5xi64, 1>] : (i64) -> ()
+      tile.instr "st.global.b64"(%d4) [%o[%c4] : memref<5xi64, 1>] : (i64) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// abs of packed halves is guarded after a float result (finding 5), scalar
+// or packed; integer producers were measured right.
+// CHECK-LABEL: gpu.func @packed_half_abs
+// CHECK: llvm.inline_asm "abs.f16x2 $0, $1;"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; abs.bf16x2 $0, %tile_f1_0; }"
+// CHECK: llvm.inline_asm "abs.ftz.f16x2 $0, $1;"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; abs.f16x2 $0, %tile_f1_0; }"
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @packed_half_abs(%g: memref<1xi32, 1>, %o: memref<4xi32, 1>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %w = tile.instr "ld.global.b32"() [%g[%c0] : memref<1xi32, 1>] : () -> i32
+      %a = tile.instr "abs.f16x2"(%w) : (i32) -> i32
+      %f = arith.bitcast %w : i32 to f32
+      %sat = tile.instr "mul.rp.sat.f32"(%f, %f) : (f32, f32) -> f32
+      %sb = arith.bitcast %sat : f32 to i32
+      // expected-warning @+1 {{fold-barriers=off leaves abs.bf16x2 exposed to the packed-half-abs fold}}
+      %b = tile.instr "abs.bf16x2"(%sb) : (i32) -> i32
+      %and = tile.instr "and.b32"(%w, %w) : (i32, i32) -> i32
+      %c = tile.instr "abs.ftz.f16x2"(%and) : (i32) -> i32
+      %h = tile.instr "add.rn.f16x2"(%w, %w) : (i32, i32) -> i32
+      // expected-warning @+1 {{exposed to the packed-half-abs fold}}
+      %d = tile.instr "abs.f16x2"(%h) : (i32) -> i32
+      tile.instr "st.global.b32"(%a) [%o[%c0] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%b) [%o[%c1] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%c) [%o[%c2] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%d) [%o[%c3] : memref<4xi32, 1>] : (i32) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// An integer .sat result leaves through the split and join only where it
+// may be read as a float (finding 6): a float min, also through a mov or a
+// predicated instruction's kept value, memory or a T.ewise float op; not a
+// store or an integer add.
+// CHECK-LABEL: gpu.func @integer_saturation
+// CHECK: llvm.inline_asm "add.sat.s32 $0, $1, $2;"
+// CHECK: llvm.inline_asm "sub.sat.s32 $0, $1, $2;"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_s0_0; .reg .b16 %tile_s0_0p0, %tile_s0_0p1; add.sat.s32 %tile_s0_0, $1, $2; mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }"
+// CHECK-COUNT-4: mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }"
+// CHECK-NOT: %tile_s
+// CHECK: gpu.return
+// ALWAYS-LABEL: gpu.func @integer_saturation
+// ALWAYS-COUNT-6: mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }"
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @integer_saturation(%g: memref<2xi32, 1>, %o: memref<8xi32, 1>, %p: i1, %i: index) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %c4 = arith.constant 4 : index
+      %k = arith.constant 3.0e4 : f32
+      %a = tile.instr "ld.global.b32"() [%g[%c0] : memref<2xi32, 1>] : () -> i32
+      %b = tile.instr "ld.global.b32"() [%g[%c1] : memref<2xi32, 1>] : () -> i32
+      %s0 = tile.instr "add.sat.s32"(%a, %b) : (i32, i32) -> i32
+      tile.instr "st.global.b32"(%s0) [%o[%c0] : memref<8xi32, 1>] : (i32) -> ()
+      %s1 = tile.instr "sub.sat.s32"(%a, %b) : (i32, i32) -> i32
+      %i1 = tile.instr "add.s32"(%s1, %a) : (i32, i32) -> i32
+      tile.instr "st.global.b32"(%i1) [%o[%c1] : memref<8xi32, 1>] : (i32) -> ()
+      // expected-warning @+1 {{fold-barriers=off leaves add.sat.s32 exposed to the integer-saturation fold: ptxas -O3 takes an integer .sat result for a float in [0.0, 1.0] and drops a float min, max or saturation that such a value would not change (docs/difftest.md, finding 6)}}
+      %s2 = tile.instr "add.sat.s32"(%a, %b) : (i32, i32) -> i32
+      %f2 = arith.bitcast %s2 : i32 to f32
+      %m2 = tile.instr "min.f32"(%f2, %k) : (f32, f32) -> f32
+      %w2 = arith.bitcast %m2 : f32 to i32
+      tile.instr "st.global.b32"(%w2) [%o[%c2] : memref<8xi32, 1>] : (i32) -> ()
+      // expected-warning @+1 {{exposed to the integer-saturation fold}}
+      %s3 = tile.instr "add.sat.s32"(%a, %b) : (i32, i32) -> i32
+      %v3 = tile.instr "mov.b32"(%s3) : (i32) -> i32
+      %f3 = arith.bitcast %v3 : i32 to f32
+      %m3 = tile.instr "min.f32"(%f3, %k) : (f32, f32) -> f32
+      %w3 = arith.bitcast %m3 : f32 to i32
+      tile.instr "st.global.b32"(%w3) [%o[%c3] : memref<8xi32, 1>] : (i32) -> ()
+      // expected-warning @+1 {{exposed to the integer-saturation fold}}
+      %s4 = tile.instr "add.sat.s32"(%a, %b) : (i32, i32) -> i32
+      %k4 = tile.instr "add.s32"(%a, %b) if %p keep(%s4 : i32) : (i32, i32) -> i32
+      %f4 = arith.bitcast %k4 : i32 to f32
+      %m4 = tile.instr "max.f32"(%f4, %k) : (f32, f32) -> f32
+      %w4 = arith.bitcast %m4 : f32 to i32
+      tile.instr "st.global.b32"(%w4) [%o[%c4] : memref<8xi32, 1>] : (i32) -> ()
+      // expected-warning @+1 {{exposed to the integer-saturation fold}}
+      %s5 = tile.instr "add.sat.s32"(%a, %b) : (i32, i32) -> i32
+      %t = memref.alloca() : memref<4xi32, 5>
+      memref.store %s5, %t[%i] : memref<4xi32, 5>
+      // expected-warning @+1 {{exposed to the integer-saturation fold}}
+      %s6 = tile.instr "add.sat.s32"(%a, %b) : (i32, i32) -> i32
+      %f6 = arith.bitcast %s6 : i32 to f32
+      %e6 = arith.addf %f6, %k : f32
+      %w6 = arith.bitcast %e6 : f32 to i32
+      tile.instr "st.global.b32"(%w6) [%o[%c4] : memref<8xi32, 1>] : (i32) -> ()
+      gpu.return
+    }
+  }
+}
