@@ -223,6 +223,8 @@ class Index:
 
     @staticmethod
     def of(value) -> "Index":
+        """``value`` as an index expression: an Index stays, a Python int
+        becomes a constant; anything else is a TileError."""
         if isinstance(value, Index):
             _check_owned(value)
             return value
@@ -246,6 +248,8 @@ class Index:
         return not self.terms
 
     def same_terms(self, other: "Index") -> bool:
+        """Whether both expressions have the same runtime terms (values and
+        coefficients, in any order), so that they differ by a constant."""
         if len(self.terms) != len(other.terms):
             return False
         remaining = list(other.terms)
@@ -257,6 +261,8 @@ class Index:
         return True
 
     def materialize(self) -> ir.Value:
+        """The expression as an ``index`` value of the kernel (arith ops at
+        the current insertion point)."""
         index = ir.IndexType.get()
         _integer(self.const, "an index")
         for _, coeff in self.terms:
@@ -323,9 +329,11 @@ class Index:
         return self._compare(other, arith.CmpIPredicate.sge)
 
     def eq(self, other):
+        """``self == other`` as a runtime Bool (``==`` spells the same)."""
         return self._compare(other, arith.CmpIPredicate.eq)
 
     def ne(self, other):
+        """``self != other`` as a runtime Bool (``!=`` spells the same)."""
         return self._compare(other, arith.CmpIPredicate.ne)
 
 
@@ -400,6 +408,8 @@ class Scalar:
         self.dtype, self.python_value = dtype, value
 
     def materialize(self) -> ir.Value:
+        """The constant as an ``arith.constant`` of its dtype (integers as
+        their signless bits)."""
         element = _element_type(self.dtype)
         with _location():
             if isinstance(element, ir.IntegerType):
@@ -427,6 +437,9 @@ def _scalar_maker(dtype):
     def make(value):
         return Scalar(dtype, value)
     make.__name__ = dtype
+    make.__doc__ = (f"``T.{dtype}(value)``: a typed {dtype} scalar operand of an apply, range-checked "
+                    f"when traced; as an annotation (``n: T.{dtype}``) a scalar kernel parameter "
+                    f"where {', '.join(_SCALAR_PARAMS)} take one.")
     # As an annotation (``n: T.int32``), a scalar kernel parameter.
     make.scalar_dtype = dtype
     return make
@@ -734,6 +747,10 @@ prim_func = function
 
 
 def device_entry(launch: LaunchConfig) -> None:
+    """Marks the kernel's entry and sets its launch: ``T.device_entry(
+    launch=T.cuda.LaunchConfig(grid=g, block=b))``. The block size is
+    compiled in (the lowering assumes it); ``grid=None`` leaves the grid to
+    each launch (``kernel[grid](...)``)."""
     if not isinstance(launch, LaunchConfig):
         raise TileError("T.device_entry takes launch=T.cuda.LaunchConfig(grid=..., block=...)")
     _active().launch = launch
@@ -766,14 +783,20 @@ def _gpu_index(op, dim: str) -> Index:
 
 
 def thread_id(dim: str = "x") -> Index:
+    """This thread's index in its block along ``dim`` (``%tid``), an index
+    expression: ``A[T.thread_id():T.thread_id() + 1]`` is its row."""
     return _gpu_index(gpu.thread_id, dim)
 
 
 def block_id(dim: str = "x") -> Index:
+    """This block's index in the grid along ``dim`` (``%ctaid``), an index
+    expression."""
     return _gpu_index(gpu.block_id, dim)
 
 
 def block_dim(dim: str = "x") -> Index:
+    """The threads of a block along ``dim`` (``%ntid``): the launch's block,
+    which the kernel compiles in."""
     return _gpu_index(gpu.block_dim, dim)
 
 
@@ -877,6 +900,16 @@ def _role_names(opcode: str, count: int) -> List[str]:
 
 
 def _apply(opcode, *operands, **options):
+    """``T.cuda.tile.apply(T.ptx[opcode], *operands, pred=, preserve_dst=,
+    scope=)``: one exact PTX form over tiles. Operands come in the form's
+    order (destinations first); each repeat of the tiles' leading axes is
+    one instruction, the final axis gives each operand's registers. ``pred``
+    guards every repeat (a runtime Bool, a Python bool or a predicate tile,
+    one predicate per repeat); ``preserve_dst`` keeps a destination's value
+    where the guard is false; ``scope`` ("thread", "warp", "warpgroup",
+    "cta") names the group whose threads each own a row. The form table
+    checks the spelling, the operands and the target; a bad program raises
+    TileError at the user's line. Returns the ``tile.apply`` op."""
     _active()
     _check_opcode(opcode)
     unknown = [name for name in options if name not in _APPLY_OPTIONS]
@@ -931,10 +964,14 @@ def _record_writes(opcode: str, operands) -> None:
 
 
 class _TileNamespace:
+    """``T.cuda.tile``: the tile instructions."""
+
     apply = staticmethod(_apply)
 
 
 class _CudaNamespace:
+    """``T.cuda``: the launch configuration and ``tile.apply``."""
+
     LaunchConfig = LaunchConfig
     tile = _TileNamespace()
 

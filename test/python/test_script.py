@@ -317,3 +317,18 @@ def test_serial_needs_a_positive_constant_step():
             T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
             for _ in T.serial(0, 4, 0):
                 pass
+
+
+def test_every_public_name_of_the_front_end_has_a_docstring():
+    import inspect
+
+    missing = []
+    names = [(name, getattr(T, name)) for name in T.__all__]
+    names += [("cuda.tile.apply", T.cuda.tile.apply), ("cuda.LaunchConfig", T.cuda.LaunchConfig)]
+    for name, obj in names:
+        if callable(obj) and not inspect.getdoc(obj):
+            missing.append(name)
+        if inspect.isclass(obj):
+            missing += [f"{name}.{m}" for m, f in vars(obj).items()
+                        if not m.startswith("_") and callable(f) and not f.__doc__]
+    assert missing == []
