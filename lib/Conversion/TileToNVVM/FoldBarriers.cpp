@@ -63,10 +63,13 @@ bool matches(uint8_t kinds, ptx::FoldProducers producers) {
 }
 
 /// Ops that only move bits: their result has the producers of their
-/// operands.
+/// operands. Besides casts, the shifts, truncations, extensions and ors
+/// --tile-expand builds for a dtype view of registers (kViewBitsAttrName);
+/// the same ops written by the user (T.ewise) are computations.
 bool movesBits(Operation *op) {
   return isa<arith::BitcastOp, LLVM::BitcastOp, UnrealizedConversionCastOp>(
-      op);
+             op) ||
+         op->hasAttr(kViewBitsAttrName);
 }
 
 /// A memory space whose loads ptxas cannot trace to a store of the same

@@ -54,10 +54,17 @@ func.func @uninitialized(%g: memref<1x1xf32, 1>) {
 
 // -----
 
-// A tile read through a dtype view keeps its memory: LLVM takes it apart.
+// A tile read through a dtype view is forwarded too: each half of the
+// loaded word is taken out of it (marked for the fold-barrier analysis).
 // CHECK-LABEL: func.func @viewed
-// CHECK: memref.alloca
-// CHECK: tile.view
+// CHECK-NOT: memref.alloca
+// CHECK: %[[W:.*]] = tile.instr "ld.global.b32"
+// CHECK: %[[LO:.*]] = arith.trunci %[[W]] {tile.view_bits} : i32 to i16
+// CHECK: %[[C16:.*]] = arith.constant 16 : i32
+// CHECK: %[[S:.*]] = arith.shrui %[[W]], %[[C16]] {tile.view_bits} : i32
+// CHECK: %[[HI:.*]] = arith.trunci %[[S]] {tile.view_bits} : i32 to i16
+// CHECK: tile.instr "st.global.v2.b16"(%[[LO]], %[[HI]])
+// CHECK-NOT: tile.view
 func.func @viewed(%g: memref<1x1xi32, 1>, %o: memref<1x2xi16, 1>) {
   %w = memref.alloca() : memref<1x1xi32, 5>
   tile.apply "ld.global.b32"(%w, %g) : memref<1x1xi32, 5>, memref<1x1xi32, 1>

@@ -22,17 +22,17 @@ func.func @warp_lanes(%g: memref<32x2x1xf32, 1>, %o: memref<32x2x1xf32, 1>) {
 
 // -----
 
-// A warp tile that stays in memory (read through a dtype view) holds the
+// A warp tile that stays in memory (also read at a runtime index) holds the
 // lane's row at group index 0 of the lane's private storage.
 // CHECK-LABEL: func.func @warp_memory
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %{{.*}} : index
 // CHECK: tile.instr "ld.global.b32"() [%{{.*}}[%[[LANE]], %[[C0]], %[[C0]]]
 // CHECK: memref.store %{{.*}}, %{{.*}}[%[[C0]], %[[C0]], %[[C0]]]
-func.func @warp_memory(%g: memref<32x1x1xi32, 1>, %o: memref<32x1x2xi16, 1>) {
+func.func @warp_memory(%g: memref<32x1x1xi32, 1>, %i: index) -> i32 {
+  %c0 = arith.constant 0 : index
   %r = memref.alloca() {tile.scope = "warp"} : memref<32x1x1xi32, 5>
   tile.apply "ld.global.b32"(%r, %g) {scope = "warp"} : memref<32x1x1xi32, 5>, memref<32x1x1xi32, 1>
-  %h = tile.view %r : memref<32x1x1xi32, 5> to memref<32x1x2xi16, 5>
-  tile.apply "st.global.v2.b16"(%o, %h) {scope = "warp"} : memref<32x1x2xi16, 1>, memref<32x1x2xi16, 5>
-  return
+  %x = memref.load %r[%c0, %c0, %i] : memref<32x1x1xi32, 5>
+  return %x : i32
 }

@@ -9,6 +9,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <map>
+
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEEXPAND
@@ -60,14 +62,77 @@ Value undefinedValue(OpBuilder &builder, Location loc, Type type) {
       .getResult(0);
 }
 
+/// Bits of a register value: the signless integer of its width, through a
+/// bitcast (floats) or the cast the lowering uses for signed and unsigned
+/// carriers (ui32). Each op is marked kViewBitsAttrName.
+Value toBits(OpBuilder &builder, Location loc, Value value) {
+  Type type = value.getType();
+  Type bits = builder.getIntegerType(type.getIntOrFloatBitWidth());
+  Operation *cast;
+  if (type == bits)
+    return value;
+  if (isa<FloatType>(type))
+    cast = arith::BitcastOp::create(builder, loc, bits, value);
+  else
+    cast = UnrealizedConversionCastOp::create(builder, loc, bits, value);
+  cast->setAttr(kViewBitsAttrName, builder.getUnitAttr());
+  return cast->getResult(0);
+}
+
+/// The inverse of toBits: signless bits as a value of `type`.
+Value fromBits(OpBuilder &builder, Location loc, Value bits, Type type) {
+  if (bits.getType() == type)
+    return bits;
+  Operation *cast;
+  if (isa<FloatType>(type))
+    cast = arith::BitcastOp::create(builder, loc, type, bits);
+  else
+    cast = UnrealizedConversionCastOp::create(builder, loc, type, bits);
+  cast->setAttr(kViewBitsAttrName, builder.getUnitAttr());
+  return cast->getResult(0);
+}
+
+template <typename OpTy, typename... Args>
+Value markedOp(OpBuilder &builder, Location loc, Args &&...args) {
+  auto op = OpTy::create(builder, loc, std::forward<Args>(args)...);
+  op->setAttr(kViewBitsAttrName, builder.getUnitAttr());
+  return op;
+}
+
+unsigned widthOf(Value value) {
+  return value.getType().getIntOrFloatBitWidth();
+}
+
+/// `width` bits of `value` from bit `offset` (low bit first), as signless
+/// bits.
+Value extractBits(OpBuilder &builder, Location loc, Value value,
+                  unsigned offset, unsigned width) {
+  Value bits = toBits(builder, loc, value);
+  Type type = bits.getType();
+  if (offset) {
+    Value amount = arith::ConstantOp::create(
+        builder, loc, builder.getIntegerAttr(type, offset));
+    bits = markedOp<arith::ShRUIOp>(builder, loc, bits, amount);
+  }
+  if (width < widthOf(bits))
+    bits = markedOp<arith::TruncIOp>(builder, loc,
+                                     builder.getIntegerType(width), bits);
+  return bits;
+}
+
 /// The register tiles whose values expansion forwards instead of storing and
 /// reloading: a `memref.alloca` in the register space with a static shape
-/// whose every use, through subviews, reshapes and broadcasts of its element
-/// type, is a tile.apply, or a memref.load or memref.store with constant
-/// indices, in the allocation's block. Each read takes the value last written
-/// to its slot and the tile disappears, so the expansion is one op per
-/// instruction and LLVM receives SSA registers instead of an alloca to take
-/// apart. Tiles read through a tile.view or used in nested regions keep
+/// whose every use, through subviews, reshapes, broadcasts and dtype views
+/// (tile.view), is a tile.apply register operand, or a memref.load or
+/// memref.store with constant indices, in the allocation's block. Each read
+/// takes the bits last written to its place and the tile disappears, so the
+/// expansion is one op per instruction and LLVM receives SSA registers
+/// instead of an alloca to take apart. A register is kept as fragments, each
+/// the value last written to its bits: a read of exactly a written fragment
+/// is that value, and a dtype view that reads part of one, or several, takes
+/// the bits out or joins them with shifts, truncations and extensions
+/// (marked kViewBitsAttrName). Tiles used in nested regions, addressed as
+/// memory (ld.local) or through a view at a runtime offset or stride keep
 /// their memory.
 class RegisterValues {
 public:
@@ -93,19 +158,89 @@ public:
   /// The allocation whose slots `tile` addresses, when they are forwarded.
   memref::AllocaOp owner(Value tile) const { return owners.lookup(tile); }
 
-  /// The value of a slot: the last one written, else undefined (a register
-  /// read before any write holds no defined value).
-  Value read(memref::AllocaOp tile, int64_t slot, Type type) {
-    Value &value = slots[{tile, slot}];
-    if (!value) {
-      OpBuilder builder(tile);
-      value = undefinedValue(builder, tile.getLoc(), type);
+  /// The value of type `type` at bit `position` of `tile`'s registers
+  /// (counted from the allocation, an element's width per element): the
+  /// fragment last written there, else its bits taken from the fragments
+  /// that hold them, undefined where none does (a register read before any
+  /// write holds no defined value).
+  Value read(OpBuilder &builder, Location loc, memref::AllocaOp tile,
+             int64_t position, Type type) {
+    std::map<int64_t, Value> &parts = fragments[tile];
+    unsigned width = type.getIntOrFloatBitWidth();
+    auto exact = parts.find(position);
+    if (exact != parts.end() && widthOf(exact->second) == width)
+      return exact->second.getType() == type
+                 ? exact->second
+                 : fromBits(builder, loc, toBits(builder, loc, exact->second),
+                            type);
+    // Pieces of the read, low bits first: (offset in the read, bits).
+    SmallVector<std::pair<unsigned, Value>> pieces;
+    int64_t end = position + width;
+    for (int64_t cursor = position; cursor < end;) {
+      auto next = parts.upper_bound(cursor);
+      auto holder = next == parts.begin() ? parts.end() : std::prev(next);
+      if (holder != parts.end() &&
+          holder->first + widthOf(holder->second) > cursor) {
+        int64_t stop =
+            std::min<int64_t>(holder->first + widthOf(holder->second), end);
+        pieces.emplace_back(cursor - position,
+                            extractBits(builder, loc, holder->second,
+                                        cursor - holder->first, stop - cursor));
+        cursor = stop;
+        continue;
+      }
+      int64_t stop = next == parts.end() ? end : std::min(next->first, end);
+      if (cursor == position && stop == end)
+        return undefined(tile, type);
+      pieces.emplace_back(cursor - position,
+                          undefined(tile, builder.getIntegerType(stop - cursor)));
+      cursor = stop;
     }
-    return value;
+    Value joined;
+    for (auto [offset, bits] : pieces) {
+      Value piece = bits;
+      if (widthOf(piece) < width)
+        piece = markedOp<arith::ExtUIOp>(builder, loc,
+                                         builder.getIntegerType(width), piece);
+      if (offset) {
+        Value amount = arith::ConstantOp::create(
+            builder, loc, builder.getIntegerAttr(piece.getType(), offset));
+        piece = markedOp<arith::ShLIOp>(builder, loc, piece, amount);
+      }
+      joined = joined ? markedOp<arith::OrIOp>(builder, loc, joined, piece)
+                      : piece;
+    }
+    return fromBits(builder, loc, joined, type);
   }
 
-  void write(memref::AllocaOp tile, int64_t slot, Value value) {
-    slots[{tile, slot}] = value;
+  /// Makes `value` the fragment at bit `position` of `tile`'s registers;
+  /// the bits of older fragments it overlaps and does not cover stay, taken
+  /// out as fragments of their own.
+  void write(OpBuilder &builder, Location loc, memref::AllocaOp tile,
+             int64_t position, Value value) {
+    std::map<int64_t, Value> &parts = fragments[tile];
+    int64_t end = position + widthOf(value);
+    SmallVector<std::pair<int64_t, Value>> kept;
+    auto it = parts.upper_bound(position);
+    if (it != parts.begin())
+      --it;
+    while (it != parts.end() && it->first < end) {
+      int64_t start = it->first, stop = start + widthOf(it->second);
+      if (stop <= position) {
+        ++it;
+        continue;
+      }
+      if (start < position)
+        kept.emplace_back(start, extractBits(builder, loc, it->second, 0,
+                                             position - start));
+      if (stop > end)
+        kept.emplace_back(end, extractBits(builder, loc, it->second,
+                                           end - start, stop - end));
+      it = parts.erase(it);
+    }
+    for (auto [start, bits] : kept)
+      parts[start] = bits;
+    parts[position] = value;
   }
 
   /// Drops the forwarded tiles once every access is expanded.
@@ -117,6 +252,11 @@ public:
   }
 
 private:
+  Value undefined(memref::AllocaOp tile, Type type) {
+    OpBuilder builder(tile);
+    return undefinedValue(builder, tile.getLoc(), type);
+  }
+
   static bool collectUses(Value tile, Block *block, Type elementType,
                           SmallVectorImpl<Operation *> &tileViews) {
     for (OpOperand &use : tile.getUses()) {
@@ -152,19 +292,29 @@ private:
         continue;
       }
       if (!isa<memref::SubViewOp, memref::ExpandShapeOp,
-               memref::CollapseShapeOp, BroadcastOp>(user))
+               memref::CollapseShapeOp, BroadcastOp, ViewOp>(user))
         return false;
       // A slot is found at compile time only through a static layout; a view
       // at a runtime offset or stride keeps the tile in memory, where the
       // address is computed when the kernel runs.
       auto viewType = cast<MemRefType>(user->getResult(0).getType());
-      if (viewType.getElementType() != elementType || !hasStaticLayout(viewType))
+      if (!hasStaticLayout(viewType))
+        return false;
+      Type viewElement = viewType.getElementType();
+      // A dtype view reads bits of whole bytes; predicates have no view.
+      if (isa<ViewOp>(user)
+              ? !isByteWide(viewElement) || !isByteWide(elementType)
+              : viewElement != elementType)
         return false;
       tileViews.push_back(user);
-      if (!collectUses(user->getResult(0), block, elementType, tileViews))
+      if (!collectUses(user->getResult(0), block, viewElement, tileViews))
         return false;
     }
     return true;
+  }
+
+  static bool isByteWide(Type type) {
+    return type.isIntOrFloat() && type.getIntOrFloatBitWidth() % 8 == 0;
   }
 
   static bool hasStaticLayout(MemRefType type) {
@@ -179,7 +329,8 @@ private:
   SmallVector<memref::AllocaOp> tiles;
   SmallVector<Operation *> views;
   llvm::DenseMap<Value, memref::AllocaOp> owners;
-  llvm::DenseMap<std::pair<Operation *, int64_t>, Value> slots;
+  /// Per tile, its fragments by bit position.
+  llvm::DenseMap<Operation *, std::map<int64_t, Value>> fragments;
 };
 
 /// Emits the instructions of one tile.apply.
@@ -312,11 +463,16 @@ private:
     const Tile &tile = tiles[arg];
     auto type = cast<MemRefType>(value.getType());
     if (tile.owner)
-      return registers.read(tile.owner, element(tile, coord, reg),
+      return registers.read(builder, apply.getLoc(), tile.owner,
+                            element(tile, coord, reg) * bitsOf(type),
                             type.getElementType());
     return memref::LoadOp::create(builder, apply.getLoc(), value,
                                   slot(coord, reg), /*nontemporal=*/false,
                                   naturalAlignment(type));
+  }
+
+  static int64_t bitsOf(MemRefType type) {
+    return type.getElementType().getIntOrFloatBitWidth();
   }
 
   /// Each slot is aligned to its element's size (tile-local-allocas aligns
@@ -337,7 +493,10 @@ private:
     Value value = values[arg];
     const Tile &tile = tiles[arg];
     if (tile.owner)
-      return registers.write(tile.owner, element(tile, coord, reg), result);
+      return registers.write(
+          builder, apply.getLoc(), tile.owner,
+          element(tile, coord, reg) * bitsOf(cast<MemRefType>(value.getType())),
+          result);
     memref::StoreOp::create(builder, apply.getLoc(), result, value,
                             slot(coord, reg), /*nontemporal=*/false,
                             naturalAlignment(cast<MemRefType>(value.getType())));
@@ -479,17 +638,24 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
     for (Operation *op : work) {
       if (auto load = dyn_cast<memref::LoadOp>(op)) {
         memref::AllocaOp tile = registers.owner(load.getMemRef());
+        OpBuilder builder(load);
+        int64_t element =
+            *getStaticElementOffset(load.getMemRefType(), load.getIndices());
         load.replaceAllUsesWith(registers.read(
-            tile, *getStaticElementOffset(load.getMemRefType(), load.getIndices()),
-            load.getType()));
+            builder, load.getLoc(), tile,
+            element * load.getType().getIntOrFloatBitWidth(), load.getType()));
         load.erase();
         continue;
       }
       if (auto store = dyn_cast<memref::StoreOp>(op)) {
-        registers.write(
-            registers.owner(store.getMemRef()),
-            *getStaticElementOffset(store.getMemRefType(), store.getIndices()),
-            store.getValueToStore());
+        OpBuilder builder(store);
+        Value value = store.getValueToStore();
+        int64_t element =
+            *getStaticElementOffset(store.getMemRefType(), store.getIndices());
+        registers.write(builder, store.getLoc(),
+                        registers.owner(store.getMemRef()),
+                        element * value.getType().getIntOrFloatBitWidth(),
+                        value);
         store.erase();
         continue;
       }

@@ -47,6 +47,12 @@ constexpr llvm::StringLiteral kTargetAttrName = "tile.target";
 /// group owns it ("warp", "warpgroup", "cta"); absent means "thread".
 constexpr llvm::StringLiteral kScopeAttrName = "tile.scope";
 
+/// The attribute --tile-expand puts on the arith ops that take bits out of a
+/// forwarded register or put them in, where a tile.view reads or writes a
+/// part of a register (or several): the fold-barrier analysis follows values
+/// through them as through a mov.
+constexpr llvm::StringLiteral kViewBitsAttrName = "tile.view_bits";
+
 /// The leading group axes of operands at `scope`: () for thread, (32) for
 /// warp, (4, 32) for warpgroup, (W, 32) for cta with W the warps of the
 /// block (ShapedType::kDynamic when the block size is unknown). Returns
