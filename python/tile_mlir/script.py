@@ -36,6 +36,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf
 
 from . import ptx as _ptx
+from . import ranges as _ranges
 from .dialects import tile as _tile_ops
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -649,6 +650,19 @@ class _KernelBuilder:
         self.fn, self.context = fn, context
         self.launch: Optional[LaunchConfig] = None
         self.written: set = set()  # names of the parameters the kernel stores to
+        self.ranges: dict = {}  # the ranges of loop counters (tile_mlir.ranges)
+
+    def range_of(self, index: "Index"):
+        """The values ``index`` may take when the kernel runs, or None."""
+        try:
+            grid = block = None
+            if self.launch is not None:
+                block = _dim3(self.launch.block, "the block's", _BLOCK_LIMITS)
+                if self.launch.grid is not None:
+                    grid = _dim3(self.launch.grid, "the grid's", _GRID_LIMITS)
+        except TileError:
+            return None  # reported at the launch's check
+        return _ranges.expression_range(index.terms, index.const, grid, block, self.ranges)
 
 
 class PrimFunc:
@@ -841,18 +855,42 @@ def serial(start, stop=None, step=1):
     expressions (``T.serial(t, rows, threads)`` is a grid-stride loop), the
     step a positive constant or a positive multiple of the launch's sizes
     (``T.grid_dim() * 128``), which are never 0. Register tiles allocated in
-    the body are private to one iteration."""
+    the body are private to one iteration. The loop counts in 32 bits when
+    its start is provably in [0, 2^31) and its stop and step below 2^31
+    (constants, thread and block ids and sizes of the compiled-in launch,
+    int32 parameters, counters of such loops), else in 64 bits."""
     if stop is None:
         start, stop = 0, start
     start, stop, step = Index.of(start), Index.of(stop), Index.of(step)
     if not _positive_step(step):
         raise TileError("T.serial takes a positive constant step, or a positive multiple of "
                         "T.grid_dim() or T.block_dim() plus a constant >= 0")
-    _active()
+    builder = _active()
+    bounds = [builder.range_of(x) for x in (start, stop, step)]
+    # 32 bits, as CUDA counts, where the start is in [0, 2^31) and the stop
+    # and step are below 2^31: the counter then stays below 2^32 after its
+    # last step, so an unsigned comparison is exact. A stop that may be
+    # negative is clamped to 0, which runs the loop as often (never).
+    narrow = (None not in bounds and bounds[0][0] >= 0 and bounds[0][1] <= _ranges.INT32_MAX
+              and bounds[1][1] <= _ranges.INT32_MAX and bounds[2][1] <= _ranges.INT32_MAX)
     with _location():
-        loop = scf.ForOp(start.materialize(), stop.materialize(), step.materialize())
+        if narrow:
+            i32 = ir.IntegerType.get_signless(32)
+            low, high, stride = (arith.index_cast(i32, x.materialize()) for x in (start, stop, step))
+            if bounds[1][0] < 0:
+                high = arith.maxsi(high, arith.constant(i32, 0))
+            loop = scf.ForOp(low, high, stride)
+            loop.operation.attributes["unsignedCmp"] = ir.UnitAttr.get()
+        else:
+            loop = scf.ForOp(start.materialize(), stop.materialize(), step.materialize())
     with ir.InsertionPoint(loop.body):
-        yield Index([(loop.induction_variable, 1)])
+        counter = loop.induction_variable
+        if narrow:
+            with _location():
+                counter = arith.index_castui(ir.IndexType.get(), counter)
+        if bounds[0] is not None and bounds[1] is not None:
+            builder.ranges[counter] = (bounds[0][0], max(bounds[0][0], bounds[1][1] - 1))
+        yield Index([(counter, 1)])
         with _location():
             scf.YieldOp([])
 

@@ -332,3 +332,48 @@ def test_every_public_name_of_the_front_end_has_a_docstring():
             missing += [f"{name}.{m}" for m, f in vars(obj).items()
                         if not m.startswith("_") and callable(f) and not f.__doc__]
     assert missing == []
+
+
+def loop_kernel(stop_dtype="int32", grid=4, start_at_thread=True):
+    annotations = {"A": T.Tensor((4096, 1), "float32"), "Out": T.Tensor((4096, 1), "float32"),
+                   "n": getattr(T, stop_dtype)}
+
+    def body(A, Out, n):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=128))
+        start = T.block_id() * 128 + T.thread_id() if start_at_thread else 0
+        step = T.grid_dim() * 128 if start_at_thread else 1
+        for i in T.serial(start, n, step):
+            a = T.alloc_local((1, 1), "float32")
+            T.cuda.tile.apply(T.ptx["ld.global.f32"], a, A[i:i + 1])
+            T.cuda.tile.apply(T.ptx["st.global.f32"], Out[i:i + 1], a)
+
+    def grid_stride(A, Out, n):
+        body(A, Out, n)
+
+    grid_stride.__annotations__ = annotations
+    return T.function(grid_stride)
+
+
+def loop_counters(fn):
+    return re.findall(r"scf\.for (unsigned )?%\S+ = .*?(: i32)? \{", str(fn.module))
+
+
+def test_a_loop_counts_in_32_bits_where_its_bounds_fit():
+    # A grid-stride loop over an int32 n with a compiled-in grid: the start
+    # is below 4 * 128, the stop an int32 (clamped at 0), the step 512.
+    fn = loop_kernel()
+    assert loop_counters(fn) == [("unsigned ", ": i32")]
+    ptx = tile_mlir.compile(fn, target="sm_90", cache=False).ptx
+    assert re.findall(r"setp\.\w+\.(\w+)", ptx) == ["s32", "u32"]  # the entry test, the back edge
+    assert re.findall(r"^\s*max\.s32 ", ptx, re.M)  # the clamp of n at 0
+    assert not re.search(r"setp\.\w+\.[bsu]64", ptx)
+    # Constant bounds need no clamp.
+    fn = loop_kernel(start_at_thread=False)
+    assert loop_counters(fn) == [("unsigned ", ": i32")]
+
+
+def test_a_loop_counts_in_64_bits_where_its_bounds_may_not_fit():
+    # A grid chosen at launch may reach 2^31 - 1 blocks: t times 128 may not
+    # fit; nor may an int64 stop.
+    assert loop_counters(loop_kernel(grid=None)) == [("", "")]
+    assert loop_counters(loop_kernel(stop_dtype="int64")) == [("", "")]

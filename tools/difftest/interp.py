@@ -203,6 +203,28 @@ class Interpreter:
     def op_arith_xori(self, op):
         self._binary(op, lambda a, b: a ^ b)
 
+    @staticmethod
+    def _signed(value):
+        """An index array as it is; an integer's bits as signed int64."""
+        if isinstance(value, tuple):
+            bits, width = value
+            bits = bits.astype(np.int64) if width == 64 else bits.astype(np.int64) & ((1 << width) - 1)
+            if width < 64:
+                bits = np.where(bits >= 1 << (width - 1), bits - (1 << width), bits)
+            return bits
+        return value
+
+    def op_arith_index_cast(self, op):
+        # T.serial's 32-bit counters: their bounds are proven to fit, so the
+        # interpreter keeps every index-like integer as an int64 array.
+        self.values[op.results[0]] = self._signed(self.values[op.operands[0]])
+
+    op_arith_index_castui = op_arith_index_cast
+
+    def op_arith_maxsi(self, op):
+        a, b = (self._signed(self.values[v]) for v in op.operands)
+        self.values[op.results[0]] = np.maximum(a, b)
+
     def op_arith_cmpi(self, op):
         predicate = str(op.attributes["predicate"])
         number = int(predicate.split(":")[0]) if ":" in predicate else int(predicate)
@@ -258,7 +280,9 @@ class Interpreter:
 
     # -- control flow ----------------------------------------------------
     def op_scf_for(self, op):
-        lower, upper, step = (self.values[v] for v in op.operands[:3])
+        # Index or 32-bit bounds (unsignedCmp: T.serial proves them in [0,
+        # 2^31)), all as int64 arrays.
+        lower, upper, step = (self._signed(self.values[v]) for v in op.operands[:3])
         if len(op.operands) > 3:
             raise NotCovered("scf.for with iteration arguments")
         body = op.regions[0].blocks[0]
