@@ -220,8 +220,12 @@ def main():
                 # Moves keep the bytes; a mov that packs or unpacks registers
                 # concatenates them, the first register lowest (little endian).
                 src = next(i for i in inputs)
-                expected = {i: inputs[src].reshape(-1).view(outputs[i].dtype).reshape(outputs[i].shape)
-                            for i in outputs}
+                if entry["operands"][src]["type"] == "pred":
+                    # mov.pred: a staged word's truth, stored as 0 or 1.
+                    expected = {i: (inputs[src] != 0).astype(outputs[i].dtype) for i in outputs}
+                else:
+                    expected = {i: inputs[src].reshape(-1).view(outputs[i].dtype).reshape(outputs[i].shape)
+                                for i in outputs}
             else:
                 # In PTX's order: an rw register is read where read_at says.
                 reads = sorted((op["read_at"] if op["role"] == "rw" else i, i)
