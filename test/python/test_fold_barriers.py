@@ -239,3 +239,27 @@ def test_an_unknown_mode_is_refused():
         tile_mlir.compile(neg_then_convert, target="sm_90", cache=False, fold_barriers="sometimes")
     with pytest.raises(tile_mlir.CompileError, match="fold_barriers must be a string"):
         tile_mlir.pipeline(fold_barriers=1)
+
+
+def test_a_long_chain_is_followed_without_recursion(tmp_path):
+    # 100,000 dependent instructions between an integer .sat result and a
+    # float read: the analysis walks them with explicit stacks (a recursive
+    # walk overflowed the native stack on such chains) and finds the read.
+    import subprocess
+
+    n = 100_000
+    lines = ['%s0 = tile.instr "add.sat.s32"(%a, %a) : (i32, i32) -> i32']
+    lines += [f'%s{i} = tile.instr "add.s32"(%s{i - 1}, %a) : (i32, i32) -> i32' for i in range(1, n)]
+    lines += [f"%f = arith.bitcast %s{n - 1} : i32 to f32",
+              '%m = tile.instr "min.f32"(%f, %f) : (f32, f32) -> f32',
+              '%c0 = arith.constant 0 : index',
+              'tile.instr "st.global.f32"(%m) [%o[%c0] : memref<1xf32, 1>] : (f32) -> ()']
+    body = "\n      ".join(lines)
+    path = tmp_path / "chain.mlir"
+    path.write_text("module attributes {gpu.container_module} {\n  gpu.module @k {\n"
+                    "    gpu.func @chain(%a: i32, %o: memref<1xf32, 1>) kernel {\n      "
+                    + body + "\n      gpu.return\n    }\n  }\n}\n")
+    result = subprocess.run(["tile-opt", "--convert-tile-to-nvvm", str(path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    # One split and join: the declaration, the split and the join name the piece.
+    assert result.stdout.count("%tile_s0_0p0") == 3

@@ -104,12 +104,28 @@ uint8_t FoldBarriers::producersOf(Value value) {
   auto it = producers.find(value);
   if (it != producers.end())
     return it->second;
-  uint8_t kinds = computeProducers(value);
+  // A worklist, not recursion: a kernel may chain 10^5 moves.
+  uint8_t kinds = 0;
+  SmallVector<Value> work = {value};
+  llvm::DenseSet<Value> seen = {value};
+  while (!work.empty()) {
+    Value next = work.pop_back_val();
+    auto known = producers.find(next);
+    if (known != producers.end()) {
+      kinds |= known->second;
+      continue;
+    }
+    SmallVector<Value, 4> sources;
+    kinds |= producerOf(next, sources);
+    for (Value source : sources)
+      if (seen.insert(source).second)
+        work.push_back(source);
+  }
   producers[value] = kinds;
   return kinds;
 }
 
-uint8_t FoldBarriers::computeProducers(Value value) {
+uint8_t FoldBarriers::producerOf(Value value, SmallVectorImpl<Value> &sources) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     // A kernel parameter. Any other block argument is carried around a loop
     // or across a branch, or is the parameter of a device function, which
@@ -128,11 +144,9 @@ uint8_t FoldBarriers::computeProducers(Value value) {
       (def->getName().getDialectNamespace() == "nvvm" &&
        def->getNumOperands() == 0))
     return 0;
-  uint8_t kinds = 0;
   if (movesBits(def)) {
-    for (Value operand : def->getOperands())
-      kinds |= producersOf(operand);
-    return kinds;
+    llvm::append_range(sources, def->getOperands());
+    return 0;
   }
   if (auto load = dyn_cast<memref::LoadOp>(def))
     return isOpaqueSpace(load.getMemRefType()) ? 0 : Unseen;
@@ -150,9 +164,8 @@ uint8_t FoldBarriers::computeProducers(Value value) {
                : Unseen;
   if (form->family == "mov") {
     // A move, a pack or an unpack: the bits of its sources.
-    for (Value input : instr.getInputs())
-      kinds |= producersOf(input);
-    return kinds;
+    llvm::append_range(sources, instr.getInputs());
+    return 0;
   }
   InstrRegisters registers = getInstrRegisters(*form);
   unsigned result = cast<OpResult>(value).getResultNumber();
@@ -160,42 +173,75 @@ uint8_t FoldBarriers::computeProducers(Value value) {
 }
 
 bool FoldBarriers::reachesFloatRead(Value value) {
-  auto it = floatReads.find(value);
-  if (it != floatReads.end())
-    return it->second;
-  // A value reaches itself only through a block argument, which counts as
-  // unseen below; the entry guards the recursion regardless.
-  floatReads[value] = true;
-  bool reaches = computeFloatRead(value);
-  floatReads[value] = reaches;
-  return reaches;
+  // A depth-first walk over the values `value` flows into, with an explicit
+  // stack: when one reaches a float read, so does every value on the path
+  // to it; when the walk ends without one, no value it saw reaches one.
+  struct Frame {
+    Value value;
+    SmallVector<Value, 4> next;
+  };
+  SmallVector<Frame> path;
+  SmallVector<Value> explored;
+  auto enter = [&](Value v) -> std::optional<bool> {
+    auto known = floatReads.find(v);
+    if (known != floatReads.end())
+      return known->second;
+    floatReads[v] = false; // seen; set to true if a read is found
+    explored.push_back(v);
+    Frame &frame = path.emplace_back();
+    frame.value = v;
+    if (flowsIntoFloatRead(v, frame.next))
+      return true;
+    return std::nullopt;
+  };
+  std::optional<bool> found = enter(value);
+  while (!found && !path.empty()) {
+    Frame &top = path.back();
+    if (top.next.empty()) {
+      path.pop_back();
+      continue;
+    }
+    Value next = top.next.pop_back_val();
+    if (std::optional<bool> known = enter(next); known && *known)
+      found = true;
+  }
+  if (found && *found) {
+    for (Frame &frame : path)
+      floatReads[frame.value] = true;
+    floatReads[value] = true;
+    return true;
+  }
+  return false;
 }
 
-bool FoldBarriers::computeFloatRead(Value value) {
+bool FoldBarriers::flowsIntoFloatRead(Value value,
+                                      SmallVectorImpl<Value> &next) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
     if (movesBits(user)) {
-      for (Value result : user->getResults())
-        if (reachesFloatRead(result))
-          return true;
+      llvm::append_range(next, user->getResults());
       continue;
     }
     auto instr = dyn_cast<InstrOp>(user);
     if (!instr) {
       // A value stored to memory, yielded or passed to a block is read
       // where this analysis does not look; any other op reads it as its
-      // type says.
+      // type says and may pass it on.
       if (isa<memref::StoreOp, LLVM::StoreOp, RegionBranchOpInterface,
               BranchOpInterface>(user) ||
           user->hasTrait<OpTrait::IsTerminator>() ||
           isa<FloatType>(use.get().getType()))
         return true;
+      llvm::append_range(next, user->getResults());
       continue;
     }
     std::string error;
     const ptx::Form *form = instr.lookupForm(error);
     if (!form)
       return true;
+    // A store ends it: global and shared memory are not read back here.
+    if (form->family == "st")
+      continue;
     InstrRegisters registers = getInstrRegisters(*form);
     unsigned number = use.getOperandNumber();
     auto positionIn = [&](OperandRange range) -> std::optional<unsigned> {
@@ -204,25 +250,15 @@ bool FoldBarriers::computeFloatRead(Value value) {
         return std::nullopt;
       return number - range.getBeginOperandIndex();
     };
-    if (std::optional<unsigned> kept = positionIn(instr.getKeep())) {
-      // A predicated instruction that does not run leaves it in its result.
-      if (reachesFloatRead(instr.getResult(registers.kept[*kept])))
-        return true;
-      continue;
-    }
     std::optional<unsigned> input = positionIn(instr.getInputs());
-    // An address or a predicate is not read as a float.
-    if (!input)
-      continue;
-    if (form->family == "mov") {
-      for (Value result : instr.getResults())
-        if (reachesFloatRead(result))
-          return true;
-      continue;
-    }
-    const ptx::Operand *operand = registers.read[*input];
-    if (form->family != "st" && ptx::isFloatType(operand->type))
+    if (input && ptx::isFloatType(registers.read[*input]->type))
       return true;
+    // Read as an integer (or kept by a predicated instruction): ptxas's
+    // range may still travel with the value through a select, a min or a
+    // move, so every result is followed. An address or a predicate is not
+    // such a read.
+    if (input || positionIn(instr.getKeep()))
+      llvm::append_range(next, instr.getResults());
   }
   return false;
 }

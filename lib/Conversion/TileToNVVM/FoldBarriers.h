@@ -41,10 +41,15 @@ public:
 private:
   /// What may have produced a value, as a set of ProducerKind bits.
   uint8_t producersOf(Value value);
-  uint8_t computeProducers(Value value);
-  /// Whether a value may be read as a float, or by something unseen.
+  /// The producer kinds of `value`'s defining op, or, for one that only
+  /// moves bits, none, with the values it moves in `sources`.
+  uint8_t producerOf(Value value, SmallVectorImpl<Value> &sources);
+  /// Whether a value may be read as a float, or by something unseen, here
+  /// or through the values it flows into.
   bool reachesFloatRead(Value value);
-  bool computeFloatRead(Value value);
+  /// Whether a use of `value` reads it as a float or where this analysis
+  /// does not look; the values it flows into go to `next`.
+  bool flowsIntoFloatRead(Value value, SmallVectorImpl<Value> &next);
   bool needsBarrier(const ptx::FoldClass &foldClass, Value value);
   void warnExposed(InstrOp op, const ptx::FoldClass &foldClass);
 

@@ -211,18 +211,19 @@ module attributes {gpu.container_module} {
 // -----
 
 // An integer .sat result leaves through the split and join only where it
-// may be read as a float (finding 6): a float min, also through a mov or a
-// predicated instruction's kept value, memory or a T.ewise float op; not a
-// store or an integer add.
+// may be read as a float (finding 6): a float min, also through a mov, a
+// predicated instruction's kept value, integer instructions and T.ewise ops
+// that pass it on, memory, or a T.ewise float op; not where it only reaches
+// a store.
 // CHECK-LABEL: gpu.func @integer_saturation
 // CHECK: llvm.inline_asm "add.sat.s32 $0, $1, $2;"
 // CHECK: llvm.inline_asm "sub.sat.s32 $0, $1, $2;"
 // CHECK: llvm.inline_asm "{ .reg .b32 %tile_s0_0; .reg .b16 %tile_s0_0p0, %tile_s0_0p1; add.sat.s32 %tile_s0_0, $1, $2; mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }"
-// CHECK-COUNT-4: mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }"
+// CHECK-COUNT-6: mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }"
 // CHECK-NOT: %tile_s
 // CHECK: gpu.return
 // ALWAYS-LABEL: gpu.func @integer_saturation
-// ALWAYS-COUNT-6: mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }"
+// ALWAYS-COUNT-8: mov.b32 {%tile_s0_0p0, %tile_s0_0p1}, %tile_s0_0; mov.b32 $0, {%tile_s0_0p0, %tile_s0_0p1}; }"
 module attributes {gpu.container_module} {
   gpu.module @k {
     gpu.func @integer_saturation(%g: memref<2xi32, 1>, %o: memref<8xi32, 1>, %p: i1, %i: index) kernel {
@@ -269,6 +270,24 @@ module attributes {gpu.container_module} {
       %e6 = arith.addf %f6, %k : f32
       %w6 = arith.bitcast %e6 : f32 to i32
       tile.instr "st.global.b32"(%w6) [%o[%c4] : memref<8xi32, 1>] : (i32) -> ()
+      // ptxas's range may travel through an integer read that passes the
+      // value on (a select, a min): every result is followed to a float read.
+      // expected-warning @+1 {{exposed to the integer-saturation fold}}
+      %s7 = tile.instr "add.sat.s32"(%a, %b) : (i32, i32) -> i32
+      %p7 = tile.instr "setp.lt.s32"(%a, %b) : (i32, i32) -> i1
+      %v7 = tile.instr "selp.b32"(%s7, %a, %p7) : (i32, i32, i1) -> i32
+      %m7 = tile.instr "min.s32"(%v7, %b) : (i32, i32) -> i32
+      %f7 = arith.bitcast %m7 : i32 to f32
+      %x7 = tile.instr "max.f32"(%f7, %k) : (f32, f32) -> f32
+      %w7 = arith.bitcast %x7 : f32 to i32
+      tile.instr "st.global.b32"(%w7) [%o[%c4] : memref<8xi32, 1>] : (i32) -> ()
+      // expected-warning @+1 {{exposed to the integer-saturation fold}}
+      %s8 = tile.instr "sub.sat.s32"(%a, %b) : (i32, i32) -> i32
+      %i8 = arith.addi %s8, %a : i32
+      %f8 = arith.bitcast %i8 : i32 to f32
+      %x8 = tile.instr "min.f32"(%f8, %k) : (f32, f32) -> f32
+      %w8 = arith.bitcast %x8 : f32 to i32
+      tile.instr "st.global.b32"(%w8) [%o[%c4] : memref<8xi32, 1>] : (i32) -> ()
       gpu.return
     }
   }
