@@ -297,6 +297,7 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.readsMemory = record.readsMemory;
   form.writesMemory = record.writesMemory;
   form.warpCollective = record.warpCollective;
+  form.guardIgnored = record.guardIgnored;
   form.lowered = record.lowered;
   for (const FloorRecord &floor : variant.floors) {
     if (!floor.types.empty() &&

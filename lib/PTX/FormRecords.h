@@ -174,6 +174,8 @@ struct FamilyRecord {
   bool writesMemory = false;
   bool warpCollective = false;
   bool lowered = true;
+  /// See Form::guardIgnored.
+  bool guardIgnored = false;
   /// Escape hooks for cvt, whose type tokens are positional among free
   /// qualifiers and whose errors name a destination or a source type:
   /// split the spelling after the name into types and qualifiers (false

@@ -141,6 +141,38 @@ def serial_predicates(A: T.Tensor((32, 4, 1), "uint32"), Out: T.Tensor((32, 4, 1
     T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t], a)
 
 
+@T.function
+def kept_testp(A: T.Tensor((64, 1), "uint32"), Out: T.Tensor((64, 1), "uint32")):
+    """A predicate set by setp, then a guarded testp that keeps it where the
+    guard is false (threads 35 and up): ptxas (CUDA 13.0) ignores the guard
+    of a testp, so the lowering moves the test under the guard (difftest
+    seed 8001639, docs/difftest.md finding 8)."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+    t = T.thread_id()
+    a = T.alloc_local((1, 1), "uint32")
+    p = T.alloc_local((1, 1), "bool")
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], a, A[t:t + 1])
+    T.cuda.tile.apply(T.ptx["setp.ne.u32"], p, a, T.uint32(7))
+    T.cuda.tile.apply(T.ptx["testp.notanumber.f32"], p, a, pred=t < 35, preserve_dst=True)
+    T.cuda.tile.apply(T.ptx["selp.b32"], a, T.uint32(1), T.uint32(0), p)
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], a)
+
+
+@T.function
+def viewed_halves(A: T.Tensor((32, 1), "uint32"), Out: T.Tensor((32, 2), "float32")):
+    """Two cvt.f32.f16 per word through a uint16 view, which tile-expand
+    forwards as a split of the loaded register (register residency)."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    w = T.alloc_local((1, 1), "uint32")
+    f = T.alloc_local((1, 2), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], w, A[t:t + 1])
+    h = w.view("uint16")
+    T.cuda.tile.apply(T.ptx["cvt.f32.f16"], f[:, 0:1], h[:, 0:1])
+    T.cuda.tile.apply(T.ptx["cvt.f32.f16"], f[:, 1:2], h[:, 1:2])
+    T.cuda.tile.apply(T.ptx["st.global.v2.f32"], Out[t:t + 1], f)
+
+
 def conversion_chain(first, second, src_dtype, mid_dtype, out_dtype):
     """Thread t converts A[t] with `first`, stores the middle value, and
     converts it again with `second`: ptxas -O3 fused such chains into one
@@ -250,6 +282,8 @@ KERNELS = {
     "branch": branch,
     "unsigned_kept": unsigned_kept,
     "serial_predicates": serial_predicates,
+    "kept_testp": kept_testp,
+    "viewed_halves": viewed_halves,
     **{name: conversion_chain(*spec) for name, spec in CHAINS.items()},
     **{name: amount_chain(*spec) for name, spec in AMOUNT_CHAINS.items()},
     **{name: sign_chain(*spec) for name, spec in SIGN_CHAINS.items()},

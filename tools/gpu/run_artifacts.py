@@ -127,6 +127,27 @@ def check_serial_predicates(kernel, rng):
     return bits_equal(out, want.astype("uint32")), a.size
 
 
+def check_kept_testp(kernel, rng):
+    a = rng.integers(0, 1 << 32, (64, 1), dtype="uint32")
+    a[::3] = 0x7fc00001  # NaNs
+    a[1::7] = 7
+    out = np.full((64, 1), 9, dtype="uint32")
+    kernel(a, out)
+    nan = np.isnan(a.view("float32"))
+    low = (np.arange(64) < 35)[:, None]
+    want = np.where(low, nan, a != 7).astype("uint32")
+    return bits_equal(out, want), a.size
+
+
+def check_viewed_halves(kernel, rng):
+    # Finite halves (a NaN's payload is the hardware's to choose).
+    a = (rng.standard_normal((32, 2)) * 1000).astype("float16").view("uint32")
+    out = np.zeros((32, 2), dtype="float32")
+    kernel(a, out)
+    halves = a.view("float16").reshape(32, 2)
+    return bits_equal(out, halves.astype("float32")), out.size
+
+
 CHAIN_INPUTS = {
     # f32: negatives, -inf, NaNs, values beyond u32 and s16.
     "chain_u32_s16": np.array([0xbfc00000, 0xff800000, 0x7fc00000, 0xffc00123, 0x3fc00000, 0x47c35000,
@@ -304,6 +325,8 @@ CHECKS = {
     "branch": check_branch,
     "unsigned_kept": check_unsigned_kept,
     "serial_predicates": check_serial_predicates,
+    "kept_testp": check_kept_testp,
+    "viewed_halves": check_viewed_halves,
     **CHAIN_CHECKS,
     **{name: check_amount_chain(name, *spec) for name, spec in AMOUNT_CHAINS.items()},
     **{name: check_sign_chain(name, *spec) for name, spec in SIGN_CHAINS.items()},

@@ -18,6 +18,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -90,6 +92,30 @@ bool isOpaqueSpace(MemRefType type) {
 
 } // namespace
 
+/// The memory a memref addresses: views followed back to a kernel
+/// parameter, an allocation or a global.
+static Value memoryRoot(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    memref = view.getViewSource();
+  }
+  return memref;
+}
+
+/// The memref an op stores to, or null: a tile.instr st, a memref.store.
+static Value storedMemref(Operation *op) {
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return store.getMemRef();
+  auto instr = dyn_cast<InstrOp>(op);
+  if (!instr || !instr.getMemref())
+    return {};
+  std::string error;
+  const ptx::Form *form = instr.lookupForm(error);
+  return !form || form->writesMemory ? instr.getMemref() : Value();
+}
+
 std::optional<FoldBarrierMode> mlir::tile::parseFoldBarrierMode(StringRef text) {
   if (text == "auto")
     return FoldBarrierMode::Auto;
@@ -98,6 +124,43 @@ std::optional<FoldBarrierMode> mlir::tile::parseFoldBarrierMode(StringRef text) 
   if (text == "off")
     return FoldBarrierMode::Off;
   return std::nullopt;
+}
+
+FoldBarriers::FoldBarriers(Operation *root, FoldBarrierMode mode)
+    : mode(mode) {
+  if (mode != FoldBarrierMode::Auto && mode != FoldBarrierMode::Off)
+    return;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    unsigned position = order.size();
+    order[op] = position;
+    Value memref = storedMemref(op);
+    if (!memref)
+      return;
+    Value memory = memoryRoot(memref);
+    firstStore.try_emplace(memory, position);
+    for (Operation *loop = op->getParentOp(); loop;
+         loop = loop->getParentOp())
+      if (isa<LoopLikeOpInterface>(loop))
+        storeLoops[memory].insert(loop);
+  });
+}
+
+bool FoldBarriers::mayReadAStore(Value memref, Operation *load) {
+  Value memory = memoryRoot(memref);
+  auto first = firstStore.find(memory);
+  if (first == firstStore.end())
+    return false;
+  // A store earlier in program order, or one in a loop around the load,
+  // which runs before it in a later iteration.
+  if (first->second < order.lookup(load))
+    return true;
+  auto loops = storeLoops.find(memory);
+  if (loops == storeLoops.end())
+    return false;
+  for (Operation *loop = load->getParentOp(); loop; loop = loop->getParentOp())
+    if (loops->second.contains(loop))
+      return true;
+  return false;
 }
 
 uint8_t FoldBarriers::producersOf(Value value) {
@@ -148,8 +211,14 @@ uint8_t FoldBarriers::producerOf(Value value, SmallVectorImpl<Value> &sources) {
     llvm::append_range(sources, def->getOperands());
     return 0;
   }
+  // A load produces nothing ptxas can fold, unless it may read what a store
+  // of the kernel wrote: ptxas could forward the stored value (the same
+  // pointer and offset) and fold its producer.
   if (auto load = dyn_cast<memref::LoadOp>(def))
-    return isOpaqueSpace(load.getMemRefType()) ? 0 : Unseen;
+    return isOpaqueSpace(load.getMemRefType()) &&
+                   !mayReadAStore(load.getMemRef(), load)
+               ? 0
+               : Unseen;
   auto instr = dyn_cast<InstrOp>(def);
   if (!instr)
     // Any other op is a computation ptxas sees: T.ewise's arith and math.
@@ -159,7 +228,8 @@ uint8_t FoldBarriers::producerOf(Value value, SmallVectorImpl<Value> &sources) {
   if (!form)
     return Unseen;
   if (form->family == "ld")
-    return isOpaqueSpace(form->operands[*form->memoryOperand()].space)
+    return isOpaqueSpace(form->operands[*form->memoryOperand()].space) &&
+                   !mayReadAStore(instr.getMemref(), instr)
                ? 0
                : Unseen;
   if (form->family == "mov") {

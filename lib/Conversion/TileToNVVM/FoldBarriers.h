@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
 
@@ -31,7 +32,8 @@ std::optional<FoldBarrierMode> parseFoldBarrierMode(StringRef text);
 /// results through the tile IR.
 class FoldBarriers {
 public:
-  explicit FoldBarriers(FoldBarrierMode mode) : mode(mode) {}
+  /// Looks at the kernels under `root` once: which memory they store to.
+  FoldBarriers(Operation *root, FoldBarrierMode mode);
 
   /// Bit k set: the k-th register of `form`'s register operands (operand
   /// order, immediates and memory operands not counted), the numbering of
@@ -53,7 +55,18 @@ private:
   bool needsBarrier(const ptx::FoldClass &foldClass, Value value);
   void warnExposed(InstrOp op, const ptx::FoldClass &foldClass);
 
+  /// Whether a load from `memref` at `load` may read what a store of the
+  /// kernel wrote: ptxas may then forward the stored value, and its
+  /// producer, to the load.
+  bool mayReadAStore(Value memref, Operation *load);
+
   FoldBarrierMode mode;
+  /// Program order of every op under the root.
+  llvm::DenseMap<Operation *, unsigned> order;
+  /// Per memory root (a kernel parameter, an allocation): the first store
+  /// to it in program order, and the loops that contain a store to it.
+  llvm::DenseMap<Value, unsigned> firstStore;
+  llvm::DenseMap<Value, llvm::SmallPtrSet<Operation *, 2>> storeLoops;
   llvm::DenseMap<Value, uint8_t> producers;
   llvm::DenseMap<Value, bool> floatReads;
   llvm::DenseSet<std::pair<const void *, unsigned>> warned;

@@ -112,6 +112,9 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   std::vector<std::pair<unsigned, std::string>> repeated;
   std::vector<std::string> outputs, inputs, tied, kept;
   unsigned registerIndex = 0;
+  // Only a kept destination can tell: without preserve_dst a guarded
+  // instruction leaves it undefined where the guard is false.
+  bool moveUnderGuard = form.guardIgnored && predicated && preserveDst;
   for (auto [i, operand] : llvm::enumerate(form.operands)) {
     std::string &text = pieces.emplace_back();
     if (operand.isMemory()) {
@@ -155,6 +158,17 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
       if (barrier && kind == ptx::FoldBarrier::SplitAndJoin)
         ref = splitAndJoin(ref, asmRegisterBits(operand), i, reg, number.guard,
                            scopedDecls, after);
+      if (moveUnderGuard && operand.isWritten()) {
+        // Form::guardIgnored: the result goes to a scoped register that a
+        // guarded mov moves to the kept destination.
+        unsigned bits = asmRegisterBits(operand);
+        std::string temp =
+            "%tile_g" + std::to_string(i) + "_" + std::to_string(reg);
+        std::string type = operand.isPredicate() ? "pred" : "b" + std::to_string(bits);
+        scopedDecls += ".reg ." + type + " " + temp + "; ";
+        after += " " + number.guard + "mov." + type + " " + ref + ", " + temp + ";";
+        ref = temp;
+      }
       if (barrier && kind == ptx::FoldBarrier::IdentityMax) {
         unsigned bits = asmRegisterBits(operand);
         std::string temp = "%tile_f" + std::to_string(i) + "_" + std::to_string(reg);
@@ -185,8 +199,8 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   for (auto &[position, text] : repeated)
     pieces.insert(pieces.begin() + std::min<size_t>(position, pieces.size()),
                   text);
-  std::string text =
-      number.guard + form.opcode + " " + llvm::join(pieces, ", ") + ";";
+  std::string text = (moveUnderGuard ? "" : number.guard) + form.opcode + " " +
+                     llvm::join(pieces, ", ") + ";";
   if (!scopedDecls.empty())
     text = "{ " + scopedDecls + before + text + after + " }";
   if (form.accessesMemory())
@@ -561,7 +575,7 @@ struct ConvertTileToNVVMPass
     }
     // Every choice before any instruction is lowered: the analysis follows
     // values through the tile IR, which lowering replaces.
-    FoldBarriers folds(*mode);
+    FoldBarriers folds(root, *mode);
     SmallVector<std::pair<InstrOp, uint64_t>> work;
     root->walk([&](InstrOp op) {
       std::string error;

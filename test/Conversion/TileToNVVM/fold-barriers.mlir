@@ -292,3 +292,45 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A load that may read what the kernel stored, through the same pointer,
+// may be forwarded the stored value by ptxas, and with it its producer: it
+// counts as unseen. A load before any store to its memory, or from memory
+// the kernel stores to through another parameter only, does not.
+// CHECK-LABEL: gpu.func @loads_after_stores
+// CHECK: llvm.inline_asm "cvt.rzi.s32.f32 $0, $1;"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0; }"
+// CHECK: llvm.inline_asm "cvt.rzi.s32.f32 $0, $1;"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0; }"
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @loads_after_stores(%g: memref<4xf32, 1>, %h: memref<4xf32, 1>, %o: memref<4xi32, 1>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %x = tile.instr "ld.global.f32"() [%g[%c0] : memref<4xf32, 1>] : () -> f32
+      %a = tile.instr "cvt.rzi.s32.f32"(%x) : (f32) -> i32
+      %n = tile.instr "neg.f32"(%x) : (f32) -> f32
+      tile.instr "st.global.f32"(%n) [%g[%c1] : memref<4xf32, 1>] : (f32) -> ()
+      %y = tile.instr "ld.global.f32"() [%g[%c1] : memref<4xf32, 1>] : () -> f32
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %b = tile.instr "cvt.rzi.s32.f32"(%y) : (f32) -> i32
+      %z = tile.instr "ld.global.f32"() [%h[%c1] : memref<4xf32, 1>] : () -> f32
+      %c = tile.instr "cvt.rzi.s32.f32"(%z) : (f32) -> i32
+      tile.instr "st.global.b32"(%a) [%o[%c0] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%b) [%o[%c1] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%c) [%o[%c0] : memref<4xi32, 1>] : (i32) -> ()
+      scf.for %i = %c0 to %c4 step %c1 {
+        %v = memref.subview %h[%i] [1] [1] : memref<4xf32, 1> to memref<1xf32, strided<[1], offset: ?>, 1>
+        %w = tile.instr "ld.global.f32"() [%v[%c0] : memref<1xf32, strided<[1], offset: ?>, 1>] : () -> f32
+        // expected-warning @+1 {{exposed to the cvt-source fold}}
+        %d = tile.instr "cvt.rzi.s32.f32"(%w) : (f32) -> i32
+        %df = arith.bitcast %d : i32 to f32
+        tile.instr "st.global.f32"(%df) [%h[%c0] : memref<4xf32, 1>] : (f32) -> ()
+      }
+      gpu.return
+    }
+  }
+}

@@ -359,3 +359,18 @@ func.func @saturated_pack(%a: i32, %b: i32) -> i32 {
   %0 = tile.instr "cvt.pack.sat.s16.s32"(%a, %b) : (i32, i32) -> i32
   return %0 : i32
 }
+
+// -----
+
+// ptxas (CUDA 13.0) ignores the guard of a testp (docs/difftest.md,
+// finding 8): one that keeps its destination tests into a scoped register
+// that a guarded mov.pred moves to it. Without preserve_dst the
+// destination is undefined where the guard is false, so the guard stays.
+// CHECK-LABEL: func.func @kept_testp
+// CHECK: llvm.inline_asm "{ .reg .pred %tile_g0_0; testp.notanumber.f32 %tile_g0_0, $1; @$2 mov.pred $0, %tile_g0_0; }", "=b,r,b,0"
+// CHECK: llvm.inline_asm "@$2 testp.notanumber.f32 $0, $1;", "=b,r,b"
+func.func @kept_testp(%a: f32, %g: i1, %old: i1) -> (i1, i1) {
+  %p = tile.instr "testp.notanumber.f32"(%a) if %g keep(%old : i1) : (f32) -> i1
+  %q = tile.instr "testp.notanumber.f32"(%a) if %g : (f32) -> i1
+  return %p, %q : i1, i1
+}
