@@ -6,6 +6,7 @@ flow chose them) and "auto", their barriers counted in the PTX and their
 instructions in the SASS (ptxas 13.0 -O3, tools/sass).
 
     python tools/difftest/cost.py --out tools/difftest/results/fold_barrier_cost.json [--per-seed N]
+        [--seeds S ...] [--rows earlier.jsonl]
 """
 
 from __future__ import annotations
@@ -93,13 +94,21 @@ def main(argv=None):
     parser.add_argument("--per-seed", type=int, default=0,
                         help="the first N kernels of each seed instead of the campaign's count")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seeds", type=int, nargs="*", help="only these generator seeds")
+    parser.add_argument("--rows", help="a report whose rows to keep (measured before)")
     args = parser.parse_args(argv)
     start = time.time()
     rows = []
+    if args.rows:
+        with open(args.rows) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
     with multiprocessing.Pool(args.jobs) as pool:
         for campaign, seed, kernels in CAMPAIGNS:
+            if (args.seeds and seed not in args.seeds) or any(r["generator_seed"] == seed for r in rows):
+                continue
             rows.append(measure(campaign, seed, min(kernels, args.per_seed or kernels), pool))
             print(json.dumps(rows[-1]), flush=True)
+    rows.sort(key=lambda row: (row["campaign"], row["generator_seed"]))
     report = {"what": __doc__.split("\n\n")[0], "rows": rows, "seconds": round(time.time() - start)}
     if args.out:
         with open(args.out, "w") as f:
