@@ -373,6 +373,16 @@ class Bool:
             true = arith.constant(ir.IntegerType.get_signless(1), 1)
             return Bool(arith.xori(self.value, true))
 
+    # Built in the kernel, never decided while tracing: Python's default ==
+    # compared the objects and gave a constant False predicate.
+    def __eq__(self, other):
+        return self._combine(other, lambda a, b: arith.cmpi(arith.CmpIPredicate.eq, a, b))
+
+    def __ne__(self, other):
+        return self._combine(other, arith.xori)
+
+    __hash__ = object.__hash__
+
 
 # The smallest magnitude that rounds to infinity in each float type: a
 # finite value at or past it does not fit.

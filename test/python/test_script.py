@@ -377,3 +377,25 @@ def test_a_loop_counts_in_64_bits_where_its_bounds_may_not_fit():
     # fit; nor may an int64 stop.
     assert loop_counters(loop_kernel(grid=None)) == [("", "")]
     assert loop_counters(loop_kernel(stop_dtype="int64")) == [("", "")]
+
+
+def test_comparing_runtime_conditions_builds_the_comparison():
+    # (t < 3) == (t < 4) was Python's object comparison: the constant False,
+    # so the store never ran (mov.pred %p, 0).
+    @T.function
+    def compared(A: T.Tensor((32, 1), "float32"), Out: T.Tensor((32, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        a = T.alloc_local((1, 1), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], a, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t:t + 1], a, pred=(t < 3) == (t < 4))
+        T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t:t + 1], a, pred=(t < 3) != (t < 4))
+
+    text = str(compared.module)
+    assert "arith.cmpi eq" in text and "arith.xori" in text
+    assert "constant false" not in text
+    with pytest.raises(T.TileError, match="combines with another runtime condition"):
+        @T.function
+        def mixed(A: T.Tensor((32, 1), "float32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+            (T.thread_id() < 3) == True  # noqa: E712
