@@ -251,13 +251,11 @@ bool FoldBarriers::reachesFloatRead(Value value) {
     SmallVector<Value, 4> next;
   };
   SmallVector<Frame> path;
-  SmallVector<Value> explored;
   auto enter = [&](Value v) -> std::optional<bool> {
     auto known = floatReads.find(v);
     if (known != floatReads.end())
       return known->second;
     floatReads[v] = false; // seen; set to true if a read is found
-    explored.push_back(v);
     Frame &frame = path.emplace_back();
     frame.value = v;
     if (flowsIntoFloatRead(v, frame.next))

@@ -62,34 +62,25 @@ Value undefinedValue(OpBuilder &builder, Location loc, Type type) {
       .getResult(0);
 }
 
-/// Bits of a register value: the signless integer of its width, through a
-/// bitcast (floats) or the cast the lowering uses for signed and unsigned
-/// carriers (ui32). Each op is marked kViewBitsAttrName.
-Value toBits(OpBuilder &builder, Location loc, Value value) {
-  Type type = value.getType();
-  Type bits = builder.getIntegerType(type.getIntOrFloatBitWidth());
-  Operation *cast;
-  if (type == bits)
+/// `value` as `type` of the same width, one side of which is a signless
+/// integer: a bitcast for a float, the cast the lowering uses for signed and
+/// unsigned carriers (ui32) otherwise. The op is marked kViewBitsAttrName.
+Value castBits(OpBuilder &builder, Location loc, Value value, Type type) {
+  if (value.getType() == type)
     return value;
-  if (isa<FloatType>(type))
-    cast = arith::BitcastOp::create(builder, loc, bits, value);
-  else
-    cast = UnrealizedConversionCastOp::create(builder, loc, bits, value);
+  Operation *cast =
+      isa<FloatType>(value.getType()) || isa<FloatType>(type)
+          ? arith::BitcastOp::create(builder, loc, type, value).getOperation()
+          : UnrealizedConversionCastOp::create(builder, loc, type, value)
+                .getOperation();
   cast->setAttr(kViewBitsAttrName, builder.getUnitAttr());
   return cast->getResult(0);
 }
 
-/// The inverse of toBits: signless bits as a value of `type`.
-Value fromBits(OpBuilder &builder, Location loc, Value bits, Type type) {
-  if (bits.getType() == type)
-    return bits;
-  Operation *cast;
-  if (isa<FloatType>(type))
-    cast = arith::BitcastOp::create(builder, loc, type, bits);
-  else
-    cast = UnrealizedConversionCastOp::create(builder, loc, type, bits);
-  cast->setAttr(kViewBitsAttrName, builder.getUnitAttr());
-  return cast->getResult(0);
+/// Bits of a register value: the signless integer of its width.
+Value toBits(OpBuilder &builder, Location loc, Value value) {
+  return castBits(builder, loc, value,
+                  builder.getIntegerType(value.getType().getIntOrFloatBitWidth()));
 }
 
 template <typename OpTy, typename... Args>
@@ -171,7 +162,7 @@ public:
     if (exact != parts.end() && widthOf(exact->second) == width)
       return exact->second.getType() == type
                  ? exact->second
-                 : fromBits(builder, loc, toBits(builder, loc, exact->second),
+                 : castBits(builder, loc, toBits(builder, loc, exact->second),
                             type);
     // Pieces of the read, low bits first: (offset in the read, bits).
     SmallVector<std::pair<unsigned, Value>> pieces;
@@ -210,7 +201,7 @@ public:
       joined = joined ? markedOp<arith::OrIOp>(builder, loc, joined, piece)
                       : piece;
     }
-    return fromBits(builder, loc, joined, type);
+    return castBits(builder, loc, joined, type);
   }
 
   /// Makes `value` the fragment at bit `position` of `tile`'s registers;
