@@ -7,9 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/IR/Diagnostics.h"
 #include "tile-c/Tile.h"
+#include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/PTX/Forms.h"
 #include "tile/Pipeline/Pipeline.h"
+
+#include <mutex>
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -70,6 +75,10 @@ ptx::Target parseTarget(const std::string &chip) {
   return *target;
 }
 
+/// The reason of the first LLVM fatal error this process raised, or empty.
+static std::mutex fatalErrorMutex;
+static std::string firstFatalError;
+
 /// A fatal error in LLVM or MLIR ends the process: exit(1), or abort() for
 /// a crash diagnostic. tile-mlir checks every user input before upstream
 /// code sees it; should one still get through, the error becomes a C++
@@ -77,7 +86,18 @@ ptx::Target parseTarget(const std::string &chip) {
 /// in Python as a RuntimeError, instead of ending the interpreter. Work done
 /// on a worker thread cannot unwind this way; kernels compiled from Python
 /// run their passes on the calling thread (script.PrimFunc).
+///
+/// LLVM is built without exceptions, so the frames unwound run no
+/// destructors: what they held is left half-built. Measured: the next
+/// gpu-module-to-binary freed a stack address and returned empty PTX. The
+/// error is therefore remembered, and tile_mlir refuses to compile again in
+/// this process (fatal_error_seen).
 [[noreturn]] static void raiseFatalError(void *, const char *reason, bool) {
+  {
+    std::lock_guard<std::mutex> lock(fatalErrorMutex);
+    if (firstFatalError.empty())
+      firstFatalError = reason && *reason ? reason : "(no reason given)";
+  }
   throw std::runtime_error(std::string("LLVM fatal error: ") + reason);
 }
 
@@ -161,6 +181,34 @@ NB_MODULE(_tile, m) {
       nb::arg("opcode"), nb::arg("target") = nb::none(),
       "Every form a spelling names (mov also packs and unpacks with braces), "
       "only those that exist on `target` when given.");
+  m.def(
+      "check_thread_register_tile",
+      [](MlirValue tile, bool destination) -> std::optional<std::string> {
+        mlir::Value value = unwrap(tile);
+        std::optional<std::string> message;
+        mlir::ScopedDiagnosticHandler capture(
+            value.getContext(), [&](mlir::Diagnostic &diagnostic) {
+              message = diagnostic.str();
+              return mlir::success();
+            });
+        (void)mlir::tile::verifyThreadRegisterTile(
+            [&]() { return mlir::emitError(value.getLoc()); }, value,
+            destination);
+        return message;
+      },
+      nb::arg("tile"), nb::arg("destination"),
+      "The first rule of tile.apply's register operands at thread scope that "
+      "`tile` breaks (mlir::tile::verifyThreadRegisterTile), or None.");
+  m.def(
+      "fatal_error_seen",
+      []() -> std::optional<std::string> {
+        std::lock_guard<std::mutex> lock(fatalErrorMutex);
+        if (firstFatalError.empty())
+          return std::nullopt;
+        return firstFatalError;
+      },
+      "The reason of the first LLVM fatal error raised in this process, or "
+      "None: after one, LLVM's state is undefined (see raiseFatalError).");
   m.def("families", []() {
     nb::list result;
     for (llvm::StringRef family : ptx::families())

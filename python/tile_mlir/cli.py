@@ -90,8 +90,11 @@ def main(argv=None) -> int:
     if args.output == "-":
         sys.stdout.buffer.write(data)
     else:
-        with open(args.output, "wb") as out:
-            out.write(data)
+        try:
+            with open(args.output, "wb") as out:
+                out.write(data)
+        except OSError as error:
+            return _fail(f"cannot write {args.output}: {error.strerror or error}")
     return 0
 
 

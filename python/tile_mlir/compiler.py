@@ -97,6 +97,12 @@ class TileWarning(UserWarning):
 def _run(module: ir.Operation, passes: str) -> int:
     """Runs ``passes`` on ``module``; raises CompileError on an error and
     reports each warning as a TileWarning; returns how many there were."""
+    earlier = _tile.fatal_error_seen()
+    if earlier is not None:
+        # The unwound LLVM frames ran no destructors: a later compile in this
+        # process freed a stack address and returned empty PTX.
+        raise CompileError(f"an earlier LLVM fatal error in this process ({earlier}) left LLVM's "
+                           "state undefined; compile in a new process")
     with module.context as context:
         found = []
 
@@ -113,7 +119,8 @@ def _run(module: ir.Operation, passes: str) -> int:
             raise CompileError(diagnostics_text(error)) from None
         except RuntimeError as error:  # an LLVM fatal error (see _tile)
             raise CompileError(f"{error}: tile-mlir should have rejected this input with a "
-                               "diagnostic; please report it") from None
+                               "diagnostic; please report it. This process cannot compile "
+                               "again") from None
         finally:
             handler.detach()
         # At the user's line, as Python reports its own warnings.
@@ -234,17 +241,25 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     if not isinstance(fn, PrimFunc):
         raise TypeError(f"tile_mlir.compile takes a @T.function kernel, got {type(fn).__name__}")
     chip = resolve_target(target)
+    # Options are checked before the cache is asked: a hit must not accept
+    # what a miss rejects.
+    passes = pipeline(chip, 0, opt_level, "isa", bare_pointers=not fn.dynamic,
+                      fold_barriers=fold_barriers)[len("builtin.module("):-1]
+    params = [runtime.Param(name, (), spec, False, "scalar") if isinstance(spec, str) else
+              runtime.Param(name, spec.shape, spec.dtype, name in fn.written)
+              for name, spec in fn.params]
+    convention = "descriptor" if fn.dynamic else "bare"
     use_cache = cache and not stages and _cache.enabled()
     if use_cache:
         entry = _cache.key(str(fn.module), chip, opt_level, cubin, fold_barriers)
         hit = _cache.lookup(entry)
-        if hit is not None:
-            kernel = CompiledKernel(hit.name, hit.ptx, hit.cubin, hit.target, hit.params, hit.grid, hit.block,
-                                    hit.convention)
+        # The code comes from the entry; the signature and launch from this
+        # kernel (the IR does not hold the parameters' names).
+        if hit is not None and hit.name == fn.name and hit.convention == convention:
+            kernel = CompiledKernel(fn.name, hit.ptx, hit.cubin, chip, params, fn.grid, fn.block,
+                                    convention)
             kernel.mlir, kernel.stages, kernel.from_cache = str(fn.module), {}, True
             return kernel
-    passes = pipeline(chip, 0, opt_level, "isa", bare_pointers=not fn.dynamic,
-                      fold_barriers=fold_barriers)[len("builtin.module("):-1]
     # A clone, not a printed and re-parsed copy: diagnostics keep the
     # kernel's Python locations.
     with fn.context:
@@ -258,12 +273,8 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     else:
         warned = _run(module, passes)
     ptx_text = _objects(module)["kernels"].decode()
-    params = [runtime.Param(name, (), spec, False, "scalar") if isinstance(spec, str) else
-              runtime.Param(name, spec.shape, spec.dtype, name in fn.written)
-              for name, spec in fn.params]
     binary = assemble(ptx_text, chip) if cubin else None
-    kernel = CompiledKernel(fn.name, ptx_text, binary, chip, params, fn.grid, fn.block,
-                            "descriptor" if fn.dynamic else "bare")
+    kernel = CompiledKernel(fn.name, ptx_text, binary, chip, params, fn.grid, fn.block, convention)
     kernel.mlir = str(fn.module)
     kernel.stages = recorded
     kernel.from_cache = False

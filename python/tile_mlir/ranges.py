@@ -12,6 +12,7 @@ from mlir import ir
 Range = Tuple[int, int]
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 # The largest grid and block CUDA launches, per axis.
 _GRID_LIMITS = {"x": INT32_MAX, "y": 65535, "z": 65535}
 _BLOCK_LIMITS = {"x": 1024, "y": 1024, "z": 64}
@@ -51,13 +52,69 @@ def value_range(value: ir.Value, grid, block, known: Dict[ir.Value, Range]) -> O
         if isinstance(source, ir.IntegerType) and source.width == 32:
             return (INT32_MIN, INT32_MAX)
         return None
-    if name == "arith.muli":
-        ranges = [value_range(v, grid, block, known) for v in op.operands]
-        if None in ranges:
-            return None
-        products = [a * b for a in ranges[0] for b in ranges[1]]
-        return (min(products), max(products))
-    return None
+    if name == "arith.constant":
+        if isinstance(value.type, ir.IndexType):
+            number = ir.IntegerAttr(op.attributes["value"]).value
+            return (number, number)
+        return None
+    if name not in _BINARY:
+        return None
+    ranges = [value_range(v, grid, block, known) for v in op.operands]
+    if None in ranges:
+        return None
+    found = _BINARY[name](*ranges)
+    # A result past int64 wrapped when the kernel ran: its range is unknown.
+    if found is None or found[0] < INT64_MIN or found[1] > INT64_MAX:
+        return None
+    return found
+
+
+def _ends(fn):
+    """The range of a binary operation that is monotonic in each operand on
+    the ranges where it is applied: the extremes of its four corners."""
+    def combine(a: Range, b: Range) -> Range:
+        corners = [fn(x, y) for x in a for y in b]
+        return (min(corners), max(corners))
+    return combine
+
+
+def _divide(a: Range, b: Range) -> Optional[Range]:
+    if b[0] < 1 and b[1] > -1:
+        return None  # a divisor that may be 0: the front end never divides so
+    return _ends(lambda x, y: x // y)(a, b)
+
+
+def _remainder(a: Range, b: Range) -> Optional[Range]:
+    if a[0] < 0 or b[0] < 1:
+        return None
+    return (0, min(a[1], b[1] - 1))
+
+
+def _mask(a: Range, b: Range) -> Optional[Range]:
+    # x & m with one side non-negative lies in [0, that side's maximum].
+    highs = [r[1] for r in (a, b) if r[0] >= 0]
+    return (0, min(highs)) if highs else None
+
+
+def _bits(a: Range, b: Range) -> Optional[Range]:
+    # x | y and x ^ y of non-negative values stay below the next power of
+    # two of the larger.
+    if a[0] < 0 or b[0] < 0:
+        return None
+    return (0, (1 << max(a[1], b[1]).bit_length()) - 1)
+
+
+_BINARY = {
+    "arith.ori": _bits,
+    "arith.xori": _bits,
+    "arith.addi": _ends(lambda x, y: x + y),
+    "arith.subi": lambda a, b: (a[0] - b[1], a[1] - b[0]),
+    "arith.muli": _ends(lambda x, y: x * y),
+    "arith.divui": _divide,
+    "arith.floordivsi": _divide,
+    "arith.remui": _remainder,
+    "arith.andi": _mask,
+}
 
 
 def expression_range(terms: Iterable[Tuple[ir.Value, int]], const: int, grid, block,

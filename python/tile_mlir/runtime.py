@@ -14,6 +14,7 @@ import binascii
 import ctypes
 import functools
 import json
+import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
@@ -87,6 +88,15 @@ class Param:
 
     def nbytes(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+
+# The smallest magnitude that rounds to infinity in each float type.
+FLOAT_OVERFLOW = {"float32": 2.0**128 - 2.0**103, "float64": math.inf}
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:20] + "..." + text[-8:]
 
 
 SCALAR_TYPES = {"int32": ctypes.c_int32, "int64": ctypes.c_int64, "float32": ctypes.c_float,
@@ -288,7 +298,12 @@ class Kernel:
 
     # -- artifact ------------------------------------------------------------
     def save(self, path: str) -> None:
-        artifact = {
+        with open(path, "w") as f:
+            json.dump(self.artifact(), f, indent=1)
+
+    def artifact(self) -> dict:
+        """The JSON object ``save`` writes."""
+        return {
             "format": ARTIFACT_FORMAT, "name": self.name, "target": self.target,
             "grid": None if self.grid is None else list(self.grid), "block": list(self.block),
             "convention": self.convention,
@@ -297,8 +312,6 @@ class Kernel:
             "ptx": self.ptx,
             "cubin": base64.b64encode(self.cubin).decode() if self.cubin else None,
         }
-        with open(path, "w") as f:
-            json.dump(artifact, f, indent=1)
 
     # -- launch --------------------------------------------------------------
     def check_arguments(self, args) -> None:
@@ -452,6 +465,35 @@ def _check_scalar(param: Param, value) -> None:
             raise ArgumentError(f"{param.name}: {value} does not fit {param.dtype}")
     elif isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ArgumentError(f"{param.name}: expected a number ({param.dtype}), got {type(value).__name__}")
+    else:
+        # inf and nan are spelled on purpose; a finite number that would
+        # round to infinity in the parameter's type does not fit.
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        explicit = isinstance(value, (float, np.floating)) and not math.isfinite(value)
+        if not explicit and abs(number) >= FLOAT_OVERFLOW[param.dtype]:
+            raise ArgumentError(f"{param.name}: {_short(value)} does not fit {param.dtype}: it "
+                                "would round to infinity")
+
+
+def _elf_problem(image: bytes) -> Optional[str]:
+    """Why `image` is not a CUDA ELF object, or None: checked before
+    cuModuleLoadData reads it (which trusts the header's offsets)."""
+    if len(image) < 64 or image[:4] != b"\x7fELF":
+        return "not an ELF image (no 64-byte header starting \\x7fELF)"
+    if image[4] != 2 or image[5] != 1:
+        return "not a 64-bit little-endian ELF image"
+    if int.from_bytes(image[18:20], "little") != 190:  # EM_CUDA
+        return "an ELF image for another machine than CUDA"
+    section_offset = int.from_bytes(image[40:48], "little")
+    section_size = int.from_bytes(image[58:60], "little")
+    section_count = int.from_bytes(image[60:62], "little")
+    if section_offset + section_size * section_count > len(image):
+        return (f"the ELF section headers end at {section_offset + section_size * section_count}, "
+                f"past the image's {len(image)} bytes")
+    return None
 
 
 def load(path: str) -> Kernel:
@@ -514,11 +556,15 @@ def load(path: str) -> Kernel:
         params.append(Param(p["name"], tuple(shape), p["dtype"], p.get("written", True), kind))
     cubin = artifact.get("cubin")
     if cubin is not None:
+        if not isinstance(cubin, str):
+            fail("cubin", f"expected base64 text or null, got {type(cubin).__name__}")
         try:
-            cubin = base64.b64decode(cubin, validate=True) if isinstance(cubin, str) else fail(
-                "cubin", f"expected base64 text or null, got {type(cubin).__name__}")
-        except binascii.Error as error:
+            cubin = base64.b64decode(cubin, validate=True)
+        except (binascii.Error, ValueError) as error:  # ValueError: not ASCII
             fail("cubin", f"not base64 ({error})")
+        problem = _elf_problem(cubin)
+        if problem:
+            fail("cubin", problem)
     if convention == "bare" and any(p.kind == "scalar" for p in params):
         fail("convention", "scalar parameters need the descriptor convention")
     return Kernel(artifact["name"], artifact["ptx"], cubin or None, target, params, grid, block, convention)

@@ -21,7 +21,6 @@ location.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import math
 import operator
@@ -108,6 +107,12 @@ def _element_type(dtype: str) -> ir.Type:
     if not isinstance(dtype, str) or dtype not in _DTYPES:
         raise TileError(f"unsupported dtype {dtype!r}: expected one of {', '.join(_DTYPES)}")
     return ir.Type.parse(_DTYPES[dtype])
+
+
+def _tensor_element_type(dtype: str) -> ir.Type:
+    """The element of a tensor in memory: a bool is numpy's byte (0 or 1),
+    loaded and stored by the 8-bit forms; only register predicates are i1."""
+    return ir.IntegerType.get_signless(8) if dtype == "bool" else _element_type(dtype)
 
 
 def _memref_type(shape, element, strides, offset, space) -> ir.MemRefType:
@@ -264,6 +269,7 @@ class Index:
     def materialize(self) -> ir.Value:
         """The expression as an ``index`` value of the kernel (arith ops at
         the current insertion point)."""
+        _check_owned(self)
         index = ir.IndexType.get()
         _integer(self.const, "an index")
         for _, coeff in self.terms:
@@ -280,6 +286,7 @@ class Index:
             return result
 
     def __add__(self, other):
+        _check_owned(self)
         other = Index.of(other)
         terms = list(self.terms)
         for value, coeff in other.terms:
@@ -303,6 +310,7 @@ class Index:
         return Index.of(other) + self * -1
 
     def __mul__(self, other):
+        _check_owned(self)
         other = Index.of(other)
         if other.is_static:
             return Index([(v, c * other.const) for v, c in self.terms], self.const * other.const)
@@ -312,6 +320,109 @@ class Index:
             return Index([(arith.muli(self.materialize(), other.materialize()), 1)])
 
     __rmul__ = __mul__
+
+    def _runtime(self, op, *operands: "Index") -> "Index":
+        with _location():
+            return Index([(op(*(x.materialize() for x in operands)), 1)])
+
+    def _divide(self, other, name: str):
+        """(self // other, self % other) as Python defines them: floor
+        division, a remainder with the divisor's sign. The divisor is a
+        nonzero constant or a runtime value proven at least 1 (a launch
+        size): a division by zero has no result."""
+        other = Index.of(other)
+        if other.is_static and other.const == 0:
+            raise TileError(f"{name} by 0 has no result")
+        if self.is_static and other.is_static:
+            return Index((), self.const // other.const), Index((), self.const % other.const)
+        builder = _active()
+        if not other.is_static:
+            bounds = builder.range_of(other)
+            if bounds is None or bounds[0] < 1:
+                raise TileError(f"{name} by a runtime value needs one that is at least 1 when "
+                                "the kernel runs (a constant, T.block_dim(), T.grid_dim()); this "
+                                f"one may be {'anything' if bounds is None else bounds[0]}")
+        elif other.const > 0 and all(c % other.const == 0 for _, c in self.terms):
+            # (4t + 9) // 4 is t + 2: it stays an expression of t, so a
+            # slice by it keeps its static extent.
+            d = other.const
+            return (Index([(v, c // d) for v, c in self.terms], self.const // d),
+                    Index((), self.const % d))
+        if other.is_static and other.const == -1:
+            return self * -1, Index((), 0)
+        bounds = builder.range_of(self)
+        positive = other.is_static and other.const > 0 or not other.is_static
+        if positive and bounds is not None and bounds[0] >= 0:
+            # Non-negative over positive: unsigned division, which LLVM
+            # turns into shifts and masks for powers of two.
+            return self._runtime(arith.divui, self, other), self._runtime(arith.remui, self, other)
+        quotient = self._runtime(arith.floordivsi, self, other)
+        # The remainder as a value of its own, whose range is known: it has
+        # the divisor's sign and is smaller than it.
+        remainder = self - quotient * other
+        with _location():
+            value = remainder.materialize()
+        if other.is_static:
+            d = other.const
+            builder.ranges[value] = (0, d - 1) if d > 0 else (d + 1, 0)
+        else:
+            builder.ranges[value] = (0, builder.range_of(other)[1] - 1)
+        return quotient, Index([(value, 1)])
+
+    def __floordiv__(self, other):
+        return self._divide(other, "//")[0]
+
+    def __rfloordiv__(self, other):
+        return Index.of(other)._divide(self, "//")[0]
+
+    def __mod__(self, other):
+        return self._divide(other, "%")[1]
+
+    def __rmod__(self, other):
+        return Index.of(other)._divide(self, "%")[1]
+
+    def _shift_amount(self, other, name: str) -> int:
+        if isinstance(other, Index) and other.is_static:
+            other = other.const
+        if isinstance(other, bool) or not isinstance(other, int):
+            raise TileError(f"an index expression shifts by a constant integer, got "
+                            f"{type(other).__name__}: {name} by a runtime amount has no linear form; "
+                            "multiply or divide instead")
+        if not 0 <= other <= 62:
+            raise TileError(f"an index expression shifts by 0 to 62, got {other}")
+        return other
+
+    def __lshift__(self, other):
+        return self * (1 << self._shift_amount(other, "<<"))
+
+    def __rshift__(self, other):
+        return self // (1 << self._shift_amount(other, ">>"))
+
+    def _bitwise(self, other, op, python_op):
+        other = Index.of(other)
+        if self.is_static and other.is_static:
+            return Index((), python_op(self.const, other.const))
+        return self._runtime(op, self, other)
+
+    def __and__(self, other):
+        return self._bitwise(other, arith.andi, operator.and_)
+
+    def __or__(self, other):
+        return self._bitwise(other, arith.ori, operator.or_)
+
+    def __xor__(self, other):
+        return self._bitwise(other, arith.xori, operator.xor)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def __index__(self):
+        raise TileError("an index expression is a value of the running kernel and has no Python "
+                        "value while tracing; T.serial loops where range() would unroll")
+
+    def __truediv__(self, other):
+        raise TileError("an index expression divides with // (floor division); / would make a float")
+
+    __rtruediv__ = __truediv__
 
     def _compare(self, other, predicate):
         with _location():
@@ -409,6 +520,15 @@ class Scalar:
             if not explicit and abs(number) >= _FLOAT_OVERFLOW[dtype]:
                 raise TileError(f"T.{dtype}({_short(value)}) does not fit {dtype}: it would "
                                 "round to infinity")
+            # A NaN's payload is bits the user chose (a signaling NaN stays
+            # signaling): a numpy scalar of this dtype, or a Python float for
+            # float64, keeps its bits; converting through a double quieted it.
+            self.nan_bits = None
+            if math.isnan(number):
+                if isinstance(value, np.floating) and np.dtype(value.dtype).name == dtype:
+                    self.nan_bits = int(value.view(f"uint{value.dtype.itemsize * 8}"))
+                elif dtype == "float64" and isinstance(value, float):
+                    self.nan_bits = int(np.float64(value).view(np.uint64))
             value = number
         else:
             bits = np.iinfo(element).bits
@@ -430,7 +550,29 @@ class Scalar:
                 if bits >= 1 << (element.width - 1):
                     bits -= 1 << element.width
                 return arith.constant(signless, bits)
+            if getattr(self, "nan_bits", None) is not None:
+                digits = element.width // 4
+                return arith.constant(element, ir.Attribute.parse(f"0x{self.nan_bits:0{digits}X} : {element}"))
             return arith.constant(element, float(self.python_value))
+
+
+def _scalar_operator(name):
+    """A Scalar in an ewise expression computes as an ewise value:
+    ``T.int32(7) // x``, ``-T.float32(k)``."""
+    def method(self, *others):
+        from .ewise import Expr
+        return getattr(Expr(self.materialize(), self.dtype), name)(*others)
+    method.__name__ = name
+    return method
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "and", "or", "xor", "lshift",
+              "rshift", "pow"):
+    setattr(Scalar, f"__{_name}__", _scalar_operator(f"__{_name}__"))
+    setattr(Scalar, f"__r{_name}__", _scalar_operator(f"__r{_name}__"))
+for _name in ("neg", "pos", "invert", "abs", "lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(Scalar, f"__{_name}__", _scalar_operator(f"__{_name}__"))
+Scalar.__hash__ = object.__hash__
 
 
 class _ParamScalar(Scalar):
@@ -441,11 +583,45 @@ class _ParamScalar(Scalar):
         self.dtype, self.python_value, self._value = dtype, None, value
 
     def materialize(self) -> ir.Value:
+        if self._value.context != _active().context:
+            raise TileError(f"this T.{self.dtype} parameter was made in another @T.function; "
+                            "values do not cross kernels")
         return self._value
+
+
+class _IndexScalar(Scalar):
+    """An index expression as a typed scalar (``T.uint32(T.thread_id())``):
+    an iota, a position, a mask bound. An integer type must hold every
+    value the expression can take when the kernel runs; a float type rounds
+    it to nearest."""
+
+    def __init__(self, dtype: str, value: "Index"):
+        _check_owned(value)
+        if dtype not in _FLOAT_OVERFLOW and dtype != "int64":
+            bits = np.iinfo(dtype).bits
+            low, high = (0, (1 << bits) - 1) if dtype.startswith("u") else (
+                -(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+            bounds = _active().range_of(value)
+            if bounds is None or not (low <= bounds[0] and bounds[1] <= high):
+                found = "an unknown range" if bounds is None else f"[{bounds[0]}, {bounds[1]}]"
+                raise TileError(f"T.{dtype} of an index expression needs every value it takes to fit "
+                                f"[{low}, {high}]; this one has {found} (T.int64 holds any)")
+        self.dtype, self.python_value, self._index = dtype, None, value
+
+    def materialize(self) -> ir.Value:
+        value = self._index.materialize()
+        element = _element_type(self.dtype)
+        with _location():
+            if isinstance(element, ir.IntegerType):
+                return arith.index_cast(ir.IntegerType.get_signless(element.width), value)
+            wide = arith.index_cast(ir.IntegerType.get_signless(64), value)
+            return arith.sitofp(element, wide)
 
 
 def _scalar_maker(dtype):
     def make(value):
+        if isinstance(value, Index):
+            return _IndexScalar(dtype, value)
         return Scalar(dtype, value)
     make.__name__ = dtype
     make.__doc__ = (f"``T.{dtype}(value)``: a typed {dtype} scalar operand of an apply, range-checked "
@@ -465,10 +641,44 @@ def _check_owned(value) -> None:
     """A Buffer, Index or Bool belongs to the kernel whose body made it: used
     in another, it named values of another module (which later aborted)."""
     values = [value.value] if isinstance(value, (Buffer, Bool)) else [v for v, _ in value.terms]
+    if not values:
+        return  # a constant index belongs to no kernel
     context = _active().context
     if any(v.context != context for v in values):
         raise TileError(f"this {type(value).__name__} was made in another @T.function; "
                         "values do not cross kernels")
+
+
+def _identity_layout(memref_type: ir.MemRefType) -> bool:
+    """Whether the layout's affine map is the identity, as memref's reshape
+    ops ask (their results keep an identity layout, else a strided one): a
+    rank-1 strided<[1]> at offset 0 is, a rank-2 row-major strided one is
+    not (its map has one result)."""
+    return memref_type.affine_map == ir.AffineMap.get_identity(memref_type.rank)
+
+
+def _reshape_groups(old: List[int], new: List[int]) -> List[Tuple[List[int], List[int]]]:
+    """The fewest axes of `old` and `new` that pair up with equal element
+    counts, in order: (32, 1, 4) and (32, 4) pair as ([0], [0]) and
+    ([1, 2], [1]). Unit axes at the end join the last group."""
+    groups, i, j = [], 0, 0
+    while i < len(old) and j < len(new):
+        old_axes, new_axes = [i], [j]
+        a, b = old[i], new[j]
+        i, j = i + 1, j + 1
+        while a != b:
+            if a < b:
+                a *= old[i]
+                old_axes.append(i)
+                i += 1
+            else:
+                b *= new[j]
+                new_axes.append(j)
+                j += 1
+        groups.append((old_axes, new_axes))
+    groups[-1][0].extend(range(i, len(old)))
+    groups[-1][1].extend(range(j, len(new)))
+    return groups
 
 
 class Buffer:
@@ -521,10 +731,14 @@ class Buffer:
                 start, count, step = Index.of(k), 1, 1
                 dropped.append(axis)
             if runtime_extent:
-                pass
+                # Only the start's sign is known to be wrong: the extent
+                # arrives with the launch.
+                if start.is_static and start.const < 0:
+                    raise TileError(f"axis {axis}: index {start.const} is out of range for "
+                                    "a runtime extent")
             elif start.is_static and not 0 <= start.const < extent:
                 raise TileError(f"axis {axis}: index {start.const} is out of range for extent {extent}")
-            if start.is_static and start.const + (count - 1) * step >= extent:
+            if not runtime_extent and start.is_static and start.const + (count - 1) * step >= extent:
                 raise TileError(f"axis {axis}: slice {start.const}:{start.const + count * step} "
                                 f"is out of range for extent {extent}")
             offsets.append(start)
@@ -564,41 +778,76 @@ class Buffer:
                             "slice it to static extents first")
 
     def reshape(self, shape: Sequence[int]) -> "Buffer":
-        """The same registers under another shape. A contiguous row-major tile
-        takes any shape of the same size; any tile can gain trailing unit
-        axes (e.g. a (2, 4) tile as (2, 4, 1), one register per repeat)."""
+        """The same registers under another shape, as numpy reshapes a
+        row-major array: axes regroup where the element counts agree, and
+        each group of source axes that merges must be contiguous in memory.
+        Only the axes that change are touched, so a group tile's leading
+        axes stay whole (a (32, 1, 4) warp tile reshapes to (32, 4)), and
+        any tile can gain or drop unit axes."""
         _check_owned(self)
         self._check_static("reshape")
         shape = list(_shape(shape, "a reshape's"))
         old = list(self.shape)
+        if shape == old:
+            return self
+        count, new_count = int(np.prod(old, dtype=object)), int(np.prod(shape, dtype=object))
+        if count != new_count or count == 0:
+            raise TileError(f"cannot reshape a {tuple(old)} tile ({count} elements) to {tuple(shape)} "
+                            f"({new_count} elements)")
+        groups = _reshape_groups(old, shape)
         strides, offset = self.type.get_strides_and_offset()
-        if shape[:len(old)] == old and all(d == 1 for d in shape[len(old):]) and old:
-            # Trailing unit axes: the last source axis expands in place.
-            reassociation = [[i] for i in range(len(old) - 1)] + [list(range(len(old) - 1, len(shape)))]
-            new_strides = list(strides) + [strides[-1]] * (len(shape) - len(old))
-            source = self
-        else:
-            row_major = [int(np.prod(old[i + 1:], dtype=np.int64)) for i in range(len(old))]
-            if list(strides) != row_major or int(np.prod(shape)) != int(np.prod(old)):
+        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+        for old_axes, _ in groups:
+            kept = [a for a in old_axes if old[a] != 1]
+            if any(strides[a] == dynamic for a in kept) or any(
+                    strides[a] != strides[b] * old[b] for a, b in zip(kept, kept[1:])):
                 raise TileError(f"cannot reshape a {tuple(old)} tile with strides {tuple(strides)} "
-                                f"to {tuple(shape)}: only contiguous tiles reshape freely")
-            source = self
-            if len(old) > 1:
-                flat = _memref_type([int(np.prod(old))], self.type.element_type, [1], offset,
-                                    self.type.memory_space)
-                with _location():
-                    source = Buffer(memref.CollapseShapeOp(flat, self.value, [list(range(len(old)))]).result,
-                                    self.dtype, self.name)
-            reassociation = [list(range(len(shape)))]
-            new_strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
-        result = _memref_type(shape, self.type.element_type, new_strides, offset, self.type.memory_space)
+                                f"to {tuple(shape)}: axes {old_axes[0]}..{old_axes[-1]} merge but are "
+                                "not contiguous")
+        identity = _identity_layout(self.type)
+        source = self
         try:
-            with _location():
-                op = memref.ExpandShapeOp(result, source.value, reassociation, [], shape)
-                op.operation.verify()
+            if any(len(o) > 1 for o, _ in groups):
+                # memref's rule (computeCollapsedLayoutMap): a merged group
+                # takes the stride of its innermost non-unit axis (its first
+                # axis when all are units), and a strided source gives a
+                # strided result.
+                merged = [int(np.prod([old[a] for a in o])) for o, _ in groups]
+                merged_strides = [strides[next((a for a in reversed(o) if old[a] != 1), o[0])]
+                                  for o, _ in groups]
+                if identity:
+                    result = ir.MemRefType.get(merged, self.type.element_type,
+                                               memory_space=self.type.memory_space)
+                else:
+                    result = ir.MemRefType.get(merged, self.type.element_type,
+                                               ir.StridedLayoutAttr.get(offset, merged_strides),
+                                               self.type.memory_space)
+                with _location():
+                    op = memref.CollapseShapeOp(result, source.value, [list(o) for o, _ in groups])
+                    op.operation.verify()
+                source = Buffer(op.result, self.dtype, self.name)
+            if any(len(n) > 1 for _, n in groups):
+                base = source.type.get_strides_and_offset()[0]
+                new_strides = []
+                for (_, axes), stride in zip(groups, base):
+                    inner = [int(np.prod([shape[b] for b in axes[i + 1:]])) for i in range(len(axes))]
+                    new_strides += [stride * k for k in inner]
+                # expand_shape keeps a strided source's layout strided.
+                if _identity_layout(source.type):
+                    result = ir.MemRefType.get(shape, self.type.element_type,
+                                               memory_space=self.type.memory_space)
+                else:
+                    result = ir.MemRefType.get(shape, self.type.element_type,
+                                               ir.StridedLayoutAttr.get(offset, new_strides),
+                                               self.type.memory_space)
+                with _location():
+                    op = memref.ExpandShapeOp(result, source.value, [list(n) for _, n in groups],
+                                              [], shape)
+                    op.operation.verify()
+                source = Buffer(op.result, self.dtype, self.name)
         except ir.MLIRError as error:
             _raise(error)
-        return Buffer(op.result, self.dtype, self.name)
+        return source
 
     def view(self, dtype: str) -> "Buffer":
         """Reinterprets the register carriers as `dtype` (e.g. uint32 words as
@@ -661,6 +910,9 @@ class _KernelBuilder:
         self.launch: Optional[LaunchConfig] = None
         self.written: set = set()  # names of the parameters the kernel stores to
         self.ranges: dict = {}  # the ranges of loop counters (tile_mlir.ranges)
+        self.ewise_operations = 0  # what T.ewise built, against its budget
+        self.open_loops: list = []  # T.serial loops whose body is being traced
+        self.unentered_ifs: list = []  # T.if_ conditions not used in a with
 
     def range_of(self, index: "Index"):
         """The values ``index`` may take when the kernel runs, or None."""
@@ -715,7 +967,8 @@ class PrimFunc:
             module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
             space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), GLOBAL_SPACE)
             arg_types = [_element_type(t) if isinstance(t, str) else
-                         ir.MemRefType.get(_memref_dims(t.shape), _element_type(t.dtype), memory_space=space)
+                         ir.MemRefType.get(_memref_dims(t.shape), _tensor_element_type(t.dtype),
+                                           memory_space=space)
                          for _, t in self.params]
             with ir.InsertionPoint(module.body):
                 kernels = gpu.GPUModuleOp("kernels")
@@ -730,9 +983,19 @@ class PrimFunc:
                         previous, _builder.current = _builder.current, builder
                         try:
                             fn(*args)
+                            if builder.open_loops:
+                                raise builder.open_loops[-1].ended_early()
                         finally:
+                            # A body that raised or broke out of a loop left
+                            # the loop's insertion point behind.
+                            for loop in reversed(builder.open_loops):
+                                loop._point.__exit__(None, None, None)
                             _builder.current = previous
                         gpu.ReturnOp([])
+            if builder.unentered_ifs:
+                where = builder.unentered_ifs[0].where
+                raise TileError(f"{where[0]}:{where[1]}: T.if_(cond) is a context manager: write "
+                                "`with T.if_(cond):` (alone it branches nowhere)", located=True)
             if builder.launch is None:
                 raise TileError(f"{self.name}: the body must call T.device_entry(launch=...)")
             self.grid = (None if builder.launch.grid is None
@@ -830,21 +1093,39 @@ def grid_dim(dim: str = "x") -> Index:
     return _gpu_index(gpu.grid_dim, dim)
 
 
-@contextlib.contextmanager
-def if_(cond: "Bool"):
+class if_:
     """``with T.if_(t < 16):`` a branch the kernel takes at run time
     (``scf.if``). Tiles used inside it keep their memory; for one predicated
-    instruction, ``pred=`` is cheaper."""
-    if not isinstance(cond, Bool):
-        raise TileError(f"T.if_ takes a runtime condition (e.g. T.thread_id() < 16), got "
-                        f"{type(cond).__name__}; a Python value needs a Python if")
-    _check_owned(cond)
-    with _location():
-        branch = scf.IfOp(cond.value)
-    with ir.InsertionPoint(branch.then_block):
-        yield
+    instruction, ``pred=`` is cheaper. Made but never entered with ``with``,
+    it is an error at the end of the kernel, not a branch silently dropped."""
+
+    def __init__(self, cond: "Bool"):
+        builder = _active()
+        if not isinstance(cond, Bool):
+            raise TileError(f"T.if_ takes a runtime condition (e.g. T.thread_id() < 16), got "
+                            f"{type(cond).__name__}; a Python value needs a Python if")
+        _check_owned(cond)
+        self.cond, self.where, self.entered = cond, _caller(), False
+        self._point = None
+        builder.unentered_ifs.append(self)
+
+    def __enter__(self):
+        builder = _active()
+        if self.entered:
+            raise TileError("this T.if_ was already used; write T.if_(cond) for each branch")
+        self.entered = True
+        builder.unentered_ifs.remove(self)
+        with _location():
+            self._branch = scf.IfOp(self.cond.value)
+        self._point = ir.InsertionPoint(self._branch.then_block)
+        self._point.__enter__()
+        return None
+
+    def __exit__(self, kind, value, traceback):
         with _location():
             scf.YieldOp([])
+        self._point.__exit__(kind, value, traceback)
+        return False
 
 
 def _positive_step(step: "Index") -> bool:
@@ -858,7 +1139,7 @@ def _positive_step(step: "Index") -> bool:
         for value, coefficient in step.terms)
 
 
-def serial(start, stop=None, step=1):
+class serial:
     """``for i in T.serial(start, stop, step):`` a loop the kernel runs
     (``scf.for``), unlike a Python ``range``, which unrolls while tracing. The
     body is traced once, with ``i`` an index expression; bounds may be index
@@ -868,43 +1149,93 @@ def serial(start, stop=None, step=1):
     the body are private to one iteration. The loop counts in 32 bits when
     its start is provably in [0, 2^31) and its stop and step below 2^31
     (constants, thread and block ids and sizes of the compiled-in launch,
-    int32 parameters, counters of such loops), else in 64 bits."""
-    if stop is None:
-        start, stop = 0, start
-    start, stop, step = Index.of(start), Index.of(stop), Index.of(step)
-    if not _positive_step(step):
-        raise TileError("T.serial takes a positive constant step, or a positive multiple of "
-                        "T.grid_dim() or T.block_dim() plus a constant >= 0")
-    builder = _active()
-    bounds = [builder.range_of(x) for x in (start, stop, step)]
-    # 32 bits, as CUDA counts, where the start is in [0, 2^31) and the stop
-    # and step are below 2^31: the counter then stays below 2^32 after its
-    # last step, so an unsigned comparison is exact. A stop that may be
-    # negative is clamped to 0, which runs the loop as often (never).
-    narrow = (None not in bounds and bounds[0][0] >= 0 and bounds[0][1] <= _ranges.INT32_MAX
-              and bounds[1][1] <= _ranges.INT32_MAX and bounds[2][1] <= _ranges.INT32_MAX)
-    with _location():
-        if narrow:
-            i32 = ir.IntegerType.get_signless(32)
-            low, high, stride = (arith.index_cast(i32, x.materialize()) for x in (start, stop, step))
-            if bounds[1][0] < 0:
-                high = arith.maxsi(high, arith.constant(i32, 0))
+    int32 parameters, counters of such loops), else in 64 bits, where its
+    counter must not wrap: a step that may pass 2^63 - 1 is an error, and a
+    start proven >= 0 counts unsigned, so that stop + step cannot wrap.
+    ``break`` and ``return`` in the body are errors: the body is traced
+    once, so they cannot decide per iteration."""
+
+    def __init__(self, start, stop=None, step=1):
+        if stop is None:
+            start, stop = 0, start
+        self._bounds = (Index.of(start), Index.of(stop), Index.of(step))
+        self.where = _caller()
+        self._state = "new"
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._state == "new":
+            self._state = "body"
+            return self._open()
+        if self._state == "body":
+            self._state = "done"
+            self._close()
+        raise StopIteration
+
+    def _open(self) -> "Index":
+        start, stop, step = self._bounds
+        if not _positive_step(step):
+            raise TileError("T.serial takes a positive constant step, or a positive multiple of "
+                            "T.grid_dim() or T.block_dim() plus a constant >= 0")
+        builder = _active()
+        bounds = [builder.range_of(x) for x in (start, stop, step)]
+        for what, bound in zip(("start", "stop", "step"), bounds):
+            if bound is not None and not _ranges.INT64_MIN <= bound[0] <= bound[1] <= _ranges.INT64_MAX:
+                raise TileError(f"T.serial's {what} may be {bound[1] if bound[1] > 0 else bound[0]}, "
+                                "past a 64-bit index: it would wrap")
+        # An index the ranges cannot follow is still a 64-bit value.
+        bounds = [bound or (_ranges.INT64_MIN, _ranges.INT64_MAX) for bound in bounds]
+        # 32 bits, as CUDA counts, where the start is in [0, 2^31) and the
+        # stop and step are below 2^31: the counter then stays below 2^32
+        # after its last step, so an unsigned comparison is exact. A stop
+        # that may be negative is clamped to 0, which runs the loop as often
+        # (never). In 64 bits the same holds with 2^63 when the start is
+        # proven >= 0; else the counter's last step must not pass 2^63 - 1.
+        narrow = (bounds[0][0] >= 0 and bounds[0][1] <= _ranges.INT32_MAX
+                  and bounds[1][1] <= _ranges.INT32_MAX and bounds[2][1] <= _ranges.INT32_MAX)
+        unsigned = bounds[0][0] >= 0
+        if not unsigned:
+            if bounds[1][1] - 1 + bounds[2][1] > _ranges.INT64_MAX:
+                raise TileError("T.serial's counter may wrap past 2^63 - 1 after its last step: give "
+                                "a start proven >= 0 (it then counts unsigned), or bounds that "
+                                "leave room for the step")
+        with _location():
+            if narrow:
+                width = ir.IntegerType.get_signless(32)
+                low, high, stride = (arith.index_cast(width, x.materialize()) for x in (start, stop, step))
+            else:
+                low, high, stride = start.materialize(), stop.materialize(), step.materialize()
+            if unsigned and bounds[1][0] < 0:
+                high = arith.maxsi(high, arith.constant(high.type, 0))
             loop = scf.ForOp(low, high, stride)
-            loop.operation.attributes["unsignedCmp"] = ir.UnitAttr.get()
-        else:
-            loop = scf.ForOp(start.materialize(), stop.materialize(), step.materialize())
-    with ir.InsertionPoint(loop.body):
+            if unsigned:
+                loop.operation.attributes["unsignedCmp"] = ir.UnitAttr.get()
+        self._point = ir.InsertionPoint(loop.body)
+        self._point.__enter__()
+        builder.open_loops.append(self)
         counter = loop.induction_variable
         if narrow:
             with _location():
                 counter = arith.index_castui(ir.IndexType.get(), counter)
-        if bounds[0] is not None and bounds[1] is not None:
-            builder.ranges[counter] = (bounds[0][0], max(bounds[0][0], bounds[1][1] - 1))
-        yield Index([(counter, 1)])
+        builder.ranges[counter] = (bounds[0][0], max(bounds[0][0], bounds[1][1] - 1))
+        return Index([(counter, 1)])
+
+    def ended_early(self) -> TileError:
+        """The error for a body left by break or return."""
+        return TileError(f"{self.where[0]}:{self.where[1]}: this T.serial's body ended early (break "
+                         "or return): the body is traced once, so it cannot leave the loop per "
+                         "iteration; guard the rest of the body with T.if_", located=True)
+
+    def _close(self) -> None:
+        builder = _active()
+        if builder.open_loops[-1] is not self:
+            raise builder.open_loops[-1].ended_early()
         with _location():
             scf.YieldOp([])
-
-
+        self._point.__exit__(None, None, None)
+        builder.open_loops.pop()
 class _PTX:
     """``T.ptx[opcode]``: an opcode spelling, checked against the form table."""
 
@@ -933,6 +1264,21 @@ def _operand(value, opcode: str, role: str) -> ir.Value:
     hint = "; plain Python numbers have no PTX type" if isinstance(value, (int, float, complex)) else ""
     raise TileError(f"{opcode}: operand {role}: expected a tile, a tensor or a typed scalar "
                     f"(e.g. T.float32(1.0)), got {what} {value!r}{hint}")
+
+
+def _immediate_positions(opcode: str) -> set:
+    return {i for i, operand in enumerate(_ptx.parse(opcode).operands) if operand.role == "imm"}
+
+
+def _immediate(value, opcode: str, role: str) -> ir.Value:
+    """An immediate operand (lop3's table): a typed integer scalar, by its
+    value. An unsigned one is not its signless bits: T.uint8(232) was the i8
+    -24, reported as an illegal immediate -24."""
+    if isinstance(value, Scalar) and not isinstance(value, _IndexScalar) \
+            and value.dtype not in _FLOAT_OVERFLOW:
+        with _location():
+            return arith.constant(ir.IntegerType.get_signless(64), int(value.python_value))
+    return _operand(value, opcode, role)
 
 
 _APPLY_OPTIONS = ("scope", "pred", "preserve_dst")
@@ -972,7 +1318,9 @@ def _apply(opcode, *operands, **options):
     if not isinstance(preserve_dst, bool):
         raise TileError(f"{opcode}: preserve_dst is True or False, got {preserve_dst!r}")
     roles = _role_names(opcode, len(operands))
-    values = [_operand(v, opcode, role) for v, role in zip(operands, roles)]
+    immediates = _immediate_positions(opcode)
+    values = [_immediate(v, opcode, role) if i in immediates else _operand(v, opcode, role)
+              for i, (v, role) in enumerate(zip(operands, roles))]
     predicate = None
     if pred is not None:
         if isinstance(pred, bool):

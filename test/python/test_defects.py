@@ -233,17 +233,42 @@ def test_values_do_not_cross_kernels():
             A[leaked["index"]:leaked["index"] + 1]
 
 
-def test_an_llvm_fatal_error_raises_instead_of_ending_the_interpreter():
+FATAL_ERROR_SCRIPT = """
+import sys
+import tile_mlir
+from mlir import ir
+from mlir.passmanager import PassManager
+MODULE = sys.argv[1]
+with ir.Context():
+    module = ir.Module.parse(MODULE.replace("@f()", '@"my kernel"()'))
+    try:
+        PassManager.parse("builtin.module(gpu.module(convert-gpu-to-nvvm), "
+                          "gpu-module-to-binary{format=isa})").run(module.operation)
+    except RuntimeError as error:
+        print("raised:", error)
+try:
+    tile_mlir.compile_module(MODULE)
+    print("compiled again")
+except tile_mlir.CompileError as error:
+    print("refused:", error)
+"""
+
+
+def test_an_llvm_fatal_error_raises_and_the_process_compiles_no_more():
     # A pipeline without tile-attach-target skips the kernel-name check, so
-    # NVPTX reaches its fatal error: the second line of defence.
-    from mlir import ir
-    from mlir.passmanager import PassManager
-    with ir.Context():
-        module = ir.Module.parse(MODULE.replace("@f()", '@"my kernel"()'))
-        with pytest.raises(RuntimeError, match="LLVM fatal error: Symbol name with unsupported characters"):
-            PassManager.parse("builtin.module(gpu.module(convert-gpu-to-nvvm), "
-                              "gpu-module-to-binary{format=isa})").run(module.operation)
-    assert tile_mlir.compile_module(MODULE)  # and the process goes on compiling
+    # NVPTX reaches its fatal error: the second line of defence. The unwound
+    # LLVM frames ran no destructors (LLVM is built without exceptions);
+    # compiling on in the same process once freed a stack address and
+    # returned empty PTX, so the process refuses to compile again. In a
+    # subprocess: the fatal error taints the process that raised it.
+    run = subprocess.run([sys.executable, "-c", FATAL_ERROR_SCRIPT, MODULE], capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    raised, refused = run.stdout.splitlines()
+    assert raised == "raised: LLVM fatal error: Symbol name with unsupported characters"
+    assert refused == ("refused: an earlier LLVM fatal error in this process (Symbol name with "
+                       "unsupported characters) left LLVM's state undefined; compile in a new "
+                       "process")
 
 
 # -- a legal program that failed ----------------------------------------------

@@ -74,7 +74,7 @@ def test_ewise_rejects_ill_typed_expressions_at_the_user_line(body, message):
 
 
 def test_ewise_needs_register_tiles():
-    with pytest.raises(T.TileError, match="the destination is a register tile"):
+    with pytest.raises(T.TileError, match="the destination: expected a register tile .*global and shared tensors need explicit ld/st"):
         @T.function
         def bad(Out: T.Tensor((4, 1), "float32")):
             T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))

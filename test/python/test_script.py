@@ -374,9 +374,10 @@ def test_a_loop_counts_in_32_bits_where_its_bounds_fit():
 
 def test_a_loop_counts_in_64_bits_where_its_bounds_may_not_fit():
     # A grid chosen at launch may reach 2^31 - 1 blocks: t times 128 may not
-    # fit; nor may an int64 stop.
-    assert loop_counters(loop_kernel(grid=None)) == [("", "")]
-    assert loop_counters(loop_kernel(stop_dtype="int64")) == [("", "")]
+    # fit; nor may an int64 stop. The start is still >= 0, so the 64-bit
+    # counter compares unsigned: stop + step cannot wrap.
+    assert loop_counters(loop_kernel(grid=None)) == [("unsigned ", "")]
+    assert loop_counters(loop_kernel(stop_dtype="int64")) == [("unsigned ", "")]
 
 
 def test_comparing_runtime_conditions_builds_the_comparison():

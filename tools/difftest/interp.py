@@ -171,6 +171,10 @@ class Interpreter:
                 self.values[result] = np.full(self.threads, bool(bits))
             else:
                 self.values[result] = (np.full(self.threads, bits, np.uint64), width)
+        elif str(attr).startswith("0x"):
+            # A float constant written as bits (a NaN with its payload).
+            width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[str(result.type)]
+            self.values[result] = (np.full(self.threads, int(str(attr).split()[0], 16), np.uint64), width)
         else:
             number = ir.FloatAttr(attr).value
             kind = str(result.type)
@@ -214,12 +218,40 @@ class Interpreter:
             return bits
         return value
 
-    def op_arith_index_cast(self, op):
-        # T.serial's 32-bit counters: their bounds are proven to fit, so the
-        # interpreter keeps every index-like integer as an int64 array.
-        self.values[op.results[0]] = self._signed(self.values[op.operands[0]])
+    def _cast_index(self, op, signed):
+        # index -> iN truncates to N bits; iN -> index extends (signed or
+        # not). T.serial's 32-bit counters and T.uint32(t) both pass here.
+        from mlir import ir
+        source, result = self.values[op.operands[0]], op.results[0]
+        if isinstance(result.type, ir.IntegerType):
+            width = ir.IntegerType(result.type).width
+            self.values[result] = (self._signed(source).astype(np.uint64) & _mask_bits(width), width)
+        elif signed or not isinstance(source, tuple):
+            self.values[result] = self._signed(source)
+        else:
+            self.values[result] = source[0].astype(np.int64)
 
-    op_arith_index_castui = op_arith_index_cast
+    def op_arith_index_cast(self, op):
+        self._cast_index(op, True)
+
+    def op_arith_index_castui(self, op):
+        self._cast_index(op, False)
+
+    def _index_binary(self, op, fn):
+        a, b = (self._signed(self.values[v]) for v in op.operands)
+        self.values[op.results[0]] = fn(a, b)
+
+    # Index division and shifts of the front end's index expressions (only
+    # on index values, 64 bits): Python's // on int64 arrays is floor
+    # division; the unsigned forms are used on values proven >= 0.
+    def op_arith_floordivsi(self, op):
+        self._index_binary(op, lambda a, b: a // b)
+
+    def op_arith_divui(self, op):
+        self._index_binary(op, lambda a, b: (a.astype(np.uint64) // b.astype(np.uint64)).astype(np.int64))
+
+    def op_arith_remui(self, op):
+        self._index_binary(op, lambda a, b: (a.astype(np.uint64) % b.astype(np.uint64)).astype(np.int64))
 
     def op_arith_maxsi(self, op):
         a, b = (self._signed(self.values[v]) for v in op.operands)
@@ -288,8 +320,12 @@ class Interpreter:
         body = op.regions[0].blocks[0]
         outer = self.active
         iv = lower.copy()
+        # unsignedCmp: the counter and the stop compare unsigned, so a last
+        # step past 2^63 - 1 ends the loop instead of wrapping below stop.
+        unsigned = "unsignedCmp" in op.attributes
         while True:
-            self.active = outer & (iv < upper)
+            below = iv.astype(np.uint64) < upper.astype(np.uint64) if unsigned else iv < upper
+            self.active = outer & below
             if not self.active.any():
                 break
             self.values[body.arguments[0]] = iv.copy()

@@ -14,7 +14,11 @@ Python API.
       generator built the offset as a multiple of the width ratio; option
       values of --tile-to-ptx and --tile-attach-target; and aliased, read-only
       and overlapping arguments through the runtime (with a stand-in driver);
-      predicate tiles that keep their memory, through the whole pipeline.
+      predicate tiles that keep their memory, through the whole pipeline;
+  (e) the front-end classes of the front-end trust issue
+      (front_end_classes.py): ewise constant expressions against Python,
+      values crossing kernels, reshape chains against numpy, damaged and
+      foreign cache entries.
 
 An input passes when the tool exits normally (success or diagnostics) within
 the time limit; a signal, an LLVM assertion, "LLVM ERROR", a stack dump or a
@@ -477,6 +481,25 @@ def fuzz_arguments(rng, deadline, report):
                                              "output": repr(fake.back)})
 
 
+def fuzz_front_end(rng, deadline, report):
+    """(e) the front-end classes of tools/fuzz/front_end_classes.py (ewise
+    constants against Python, cross-kernel values, reshape chains against
+    numpy, damaged and foreign cache entries), in subprocesses: an abort
+    there is a finding, not the end of the fuzzer."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "front_end_classes.py")
+    while time.time() < deadline:
+        seed = rng.randrange(1 << 30)
+        result = subprocess.run([sys.executable, script, str(seed), "20"], capture_output=True, text=True,
+                                timeout=300)
+        if result.returncode != 0:
+            report["class_findings"].append({"kind": "front-end class crashed", "input": f"seed {seed}",
+                                             "output": (result.stdout + result.stderr)[-800:]})
+            continue
+        found = json.loads(result.stdout.strip().splitlines()[-1])
+        report["front_end_inputs"] += found["inputs"]
+        report["class_findings"] += found["findings"]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60)
@@ -489,12 +512,13 @@ def main(argv=None):
     report = {"seed": args.seed, "seconds": args.seconds, "tool_inputs": 0, "tool_crashes": [],
               "upstream_crashes": [],
               "table_inputs": 0, "table_crashes": [], "python_inputs": 0, "python_crashes": [],
-              "class_inputs": 0, "argument_inputs": 0, "class_findings": []}
+              "class_inputs": 0, "argument_inputs": 0, "front_end_inputs": 0, "class_findings": []}
     start = time.time()
     fuzz_tool(rng, start + args.seconds * 0.5, report, args.crash_dir, args.timeout)
     fuzz_classes(rng, start + args.seconds * 0.6, report, args.timeout)
     fuzz_arguments(rng, start + args.seconds * 0.65, report)
     fuzz_table(rng, start + args.seconds * 0.75, report)
+    fuzz_front_end(rng, start + args.seconds * 0.88, report)
     fuzz_python(rng, start + args.seconds, report)
     report["elapsed"] = round(time.time() - start, 1)
     crashes = len(report["tool_crashes"]) + len(report["table_crashes"]) + len(report["python_crashes"]) + \
@@ -509,6 +533,7 @@ def main(argv=None):
           f"table: {report['table_inputs']} spellings, {len(report['table_crashes'])} crashes; "
           f"python: {report['python_inputs']} kernels, {len(report['python_crashes'])} crashes; "
           f"classes: {report['class_inputs']} inputs, {report['argument_inputs']} argument lists, "
+          f"{report['front_end_inputs']} front-end inputs, "
           f"{len(report['class_findings'])} findings")
     for finding in report["class_findings"][:5]:
         print("FINDING", finding["kind"], "\n", finding["input"][:600])

@@ -770,6 +770,35 @@ func.func @instr_overload_out_of_range(%a: f32) {
 
 // -----
 
+// The i32 attribute was read unsigned: -1 printed as 4294967295.
+func.func @instr_overload_negative(%a: f32) {
+  // expected-error @+1 {{'tile.instr' op overload -1 does not exist: fma.rn.f32 has 2 operand signatures}}
+  %0 = tile.instr "fma.rn.f32"(%a, %a, %a) {overload = -1 : i32} : (f32, f32, f32) -> f32
+  return
+}
+
+// -----
+
+func.func @instr_static_index_out_of_bounds(%A: memref<8x1xi32, 1>) {
+  %c8 = arith.constant 8 : index
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.instr' op memory operand: index 8 of axis 0 is out of range for extent 8}}
+  %v = tile.instr "ld.global.b32"() [%A[%c8, %c0] : memref<8x1xi32, 1>] : () -> i32
+  return
+}
+
+// -----
+
+func.func @instr_negative_static_index(%A: memref<8x1xi32, 1>, %v: i32) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  // expected-error @+1 {{'tile.instr' op memory operand: index -1 of axis 1 is out of range for extent 1}}
+  tile.instr "st.global.b32"(%v) [%A[%c0, %m1] : memref<8x1xi32, 1>] : (i32) -> ()
+  return
+}
+
+// -----
+
 func.func @instr_counts_of_another_overload(%lo: i32, %hi: i32) {
   // expected-error @+1 {{'tile.instr' op expected 1 source registers and immediates for mov.b64, got 2; overload 1 of mov.b64 takes these counts ({overload = 1 : i32})}}
   %0 = tile.instr "mov.b64"(%lo, %hi) : (i32, i32) -> i64

@@ -534,6 +534,34 @@ LogicalResult verifyTargets(Operation *op, const ptx::Form &form) {
 // ApplyOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult mlir::tile::verifyThreadRegisterTile(DiagFn diag, Value tile,
+                                                 bool destination) {
+  auto memref = dyn_cast<MemRefType>(tile.getType());
+  if (!memref || getAddressSpace(memref) != kRegisterAddressSpace)
+    return diag() << "expected a register tile (a memref in address space 5, "
+                     "owned by the issuing thread), got "
+                  << tile.getType()
+                  << "; global and shared tensors need explicit ld/st";
+  if (failed(verifyElementCount(diag, memref)))
+    return failure();
+  if (!memref.hasStaticShape() || !memref.isStrided())
+    return diag() << "expected a statically shaped, strided tile, got "
+                  << memref;
+  if (failed(verifyOwnership(diag, tile, /*groupRank=*/0, "thread")))
+    return failure();
+  if (!destination)
+    return success();
+  std::optional<bool> injective = isInjective(memref);
+  if (!injective)
+    return diag() << "destination layout " << memref.getLayout()
+                  << " addresses elements beyond the 64-bit index range";
+  if (!*injective)
+    return diag() << "destination slots overlap (layout "
+                  << memref.getLayout()
+                  << "); each element needs its own register";
+  return success();
+}
+
 LogicalResult ApplyOp::verify() {
   std::string error;
   ArrayRef<ptx::Form> forms = ptx::lookupForms(getOpcode(), error);
@@ -731,13 +759,16 @@ const ptx::Form *InstrOp::lookupForm(std::string &error) {
   ArrayRef<ptx::Form> forms = ptx::lookupForms(getOpcode(), error);
   if (forms.empty())
     return nullptr;
-  if (getOverload() < 0 || static_cast<size_t>(getOverload()) >= forms.size()) {
-    error = "overload " + std::to_string(getOverload()) + " does not exist: " +
+  // The attribute is an i32; its accessor reads it unsigned, which printed
+  // -1 as 4294967295.
+  int64_t overload = static_cast<int32_t>(getOverload());
+  if (overload < 0 || static_cast<size_t>(overload) >= forms.size()) {
+    error = "overload " + std::to_string(overload) + " does not exist: " +
             getOpcode().str() + " has " + std::to_string(forms.size()) +
             " operand signature" + (forms.size() == 1 ? "" : "s");
     return nullptr;
   }
-  return &forms[getOverload()];
+  return &forms[overload];
 }
 
 LogicalResult InstrOp::verify() {
@@ -796,6 +827,18 @@ LogicalResult InstrOp::verify() {
     // The same rules as tile.apply: IR written by hand or by another pass
     // reaches the lowering only through them.
     MemRefType type = getMemref().getType();
+    for (auto [axis, index] : llvm::enumerate(getIndices())) {
+      APInt constant;
+      int64_t extent = type.getDimSize(axis);
+      if (!matchPattern(index, m_ConstantInt(&constant)) ||
+          ShapedType::isDynamic(extent))
+        continue;
+      int64_t position = constant.getSExtValue();
+      if (position < 0 || position >= extent)
+        return emitOpError() << "memory operand: index " << position
+                             << " of axis " << axis
+                             << " is out of range for extent " << extent;
+    }
     const ptx::Operand &operand = form->operands[*form->memoryOperand()];
     auto diag = [&]() { return emitOpError() << "memory operand: "; };
     if (failed(verifyMemoryType(diag, getOpcode(), operand, type)))

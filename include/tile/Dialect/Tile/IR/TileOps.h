@@ -96,5 +96,15 @@ constexpr int64_t kMaxBlockThreads = 1024;
 /// no strides MLIR can compute, and asking for them asserts.
 bool hasElementCountOverflow(MemRefType type);
 
+/// The rules a register tile meets wherever thread code reads or writes it
+/// outside tile.apply (the script front end's ewise): the register space, a
+/// static strided layout, ownership by the issuing thread (traced through
+/// views to the allocation, as an apply at thread scope checks it), and, for
+/// a destination, a register of its own for every element. Emits through
+/// `diag` and fails at the first rule broken.
+LogicalResult
+verifyThreadRegisterTile(llvm::function_ref<InFlightDiagnostic()> diag,
+                         Value tile, bool destination);
+
 } // namespace mlir::tile
 #endif
