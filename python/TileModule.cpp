@@ -61,6 +61,7 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["reads_memory"] = form.readsMemory;
   result["writes_memory"] = form.writesMemory;
   result["warp_collective"] = form.warpCollective;
+  result["block_barrier"] = form.blockBarrier;
   result["lowered"] = form.lowered;
   result["caveat"] = form.caveat;
   return result;

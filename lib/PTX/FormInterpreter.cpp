@@ -297,8 +297,9 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.readsMemory = record.readsMemory;
   form.writesMemory = record.writesMemory;
   form.warpCollective = record.warpCollective;
+  form.blockBarrier = record.blockBarrier;
   form.guardIgnored = record.guardIgnored;
-  form.lowered = record.lowered;
+  form.lowered = record.lowered && variant.lowered;
   for (const FloorRecord &floor : variant.floors) {
     if (!floor.types.empty() &&
         !llvm::is_contained(floor.types, types[floor.typeIndex]))

@@ -361,6 +361,205 @@ constexpr Signature kCpAsyncSignature[] = {kCpAsync};
 constexpr VariantRecord kCpAsyncVariants[] = {
     {{}, kCpAsyncSlots, kCpAsyncRules, kCpAsyncFloors, kCpAsyncSignature}};
 
+//===-- bar, barrier ------------------------------------------------------===//
+
+// PTX ISA 9.0, 9.7.13.1: bar{.cta}.sync a{, b}; bar{.cta}.arrive a, b;
+// bar{.cta}.red.popc.u32 d, a{, b}, c; bar{.cta}.red.{and,or}.pred p, a{,
+// b}, c; barrier{.cta}.* the same with {.aligned}. a names one of the 16
+// barriers of the CTA, b counts the threads that take part, a multiple of
+// the warp size. bar.* is barrier.*.aligned. Both are immediates here (a
+// register operand is not taken yet). Measured with ptxas 13.0: qualifiers
+// in any order but that .cta comes right after the name, red before the
+// reduction and the type, and aligned after arrive and red
+// (barrier.aligned.sync is taken, barrier.aligned.arrive is not); sync,
+// arrive and red repeated as one, cta and aligned not. The reductions are
+// parsed and enumerated, not lowered yet.
+constexpr StringRef kBarrierSyncOp[] = {"sync"};
+constexpr StringRef kBarrierArriveOp[] = {"arrive"};
+constexpr StringRef kBarrierRedOp[] = {"red"};
+constexpr StringRef kBarrierCta[] = {"cta"};
+constexpr StringRef kBarrierAligned[] = {"aligned"};
+constexpr StringRef kBarrierPopc[] = {"popc"};
+constexpr StringRef kBarrierLogic[] = {"and", "or"};
+constexpr StringRef kBarrierRepeatable[] = {"sync", "arrive", "red"};
+// .cta comes right after the name (bar.sync.cta: "Illegal modifier").
+#define CTA_FIRST(op)                                                          \
+  {RuleRecord::Before, "cta", op, 0,                                           \
+   "'cta' must come right after the name in {ctx} (bar.cta." op ")"}
+#define CTA_BEFORE_ALIGNED                                                     \
+  {RuleRecord::Before, "cta", "aligned", 0,                                    \
+   "'cta' must come right after the name in {ctx} (barrier.cta.sync.aligned)"}
+constexpr RuleRecord kBarSyncRules[] = {CTA_FIRST("sync")};
+constexpr RuleRecord kBarArriveRules[] = {CTA_FIRST("arrive")};
+// red comes before the reduction and the type (barrier.or.red.pred:
+// "Unknown modifier '.red'").
+#define RED_FIRST                                                              \
+  {RuleRecord::Before, "red", "popc", 0,                                       \
+   "'red' must come before the reduction in {ctx} (bar.red.popc.u32)"},        \
+      {RuleRecord::Before, "red", "and", 0,                                    \
+       "'red' must come before the reduction in {ctx} (bar.red.and.pred)"},    \
+      {RuleRecord::Before, "red", "or", 0,                                     \
+       "'red' must come before the reduction in {ctx} (bar.red.or.pred)"},     \
+  {                                                                            \
+    RuleRecord::SlotAfterType, "operation", {}, 0,                             \
+        "'red' must come before the type in {ctx} (bar.red.popc.u32)"          \
+  }
+constexpr RuleRecord kBarRedRules[] = {CTA_FIRST("red"), RED_FIRST};
+constexpr RuleRecord kBarrierSyncRules[] = {CTA_FIRST("sync"),
+                                            CTA_BEFORE_ALIGNED};
+constexpr RuleRecord kBarrierArriveRules[] = {
+    {RuleRecord::Before, "arrive", "aligned", 0,
+     "'aligned' must follow 'arrive' in {ctx} (barrier.arrive.aligned)"},
+    CTA_FIRST("arrive"), CTA_BEFORE_ALIGNED};
+constexpr RuleRecord kBarrierRedRules[] = {
+    {RuleRecord::Before, "red", "aligned", 0,
+     "'aligned' must follow 'red' in {ctx} (barrier.red.popc.aligned.u32)"},
+    CTA_FIRST("red"), CTA_BEFORE_ALIGNED, RED_FIRST};
+#undef RED_FIRST
+#undef CTA_FIRST
+#undef CTA_BEFORE_ALIGNED
+constexpr StringRef kU32Type[] = {"u32"};
+constexpr Tokens kU32Tuple[] = {kU32Type};
+constexpr StringRef kPredType[] = {"pred"};
+constexpr Tokens kPredTuple[] = {kPredType};
+// In the ISA's order, which the enumerator spells: bar.cta.sync,
+// barrier.cta.red.popc.aligned.u32.
+constexpr SlotRecord kBarSyncSlots[] = {{"scope", kBarrierCta},
+                                        {"operation", kBarrierSyncOp, true}};
+constexpr SlotRecord kBarArriveSlots[] = {
+    {"scope", kBarrierCta}, {"operation", kBarrierArriveOp, true}};
+constexpr SlotRecord kBarPopcSlots[] = {{"scope", kBarrierCta},
+                                        {"operation", kBarrierRedOp, true},
+                                        {"reduction", kBarrierPopc, true}};
+constexpr SlotRecord kBarLogicSlots[] = {{"scope", kBarrierCta},
+                                         {"operation", kBarrierRedOp, true},
+                                         {"reduction", kBarrierLogic, true}};
+constexpr SlotRecord kBarrierSyncSlots[] = {
+    {"scope", kBarrierCta},
+    {"operation", kBarrierSyncOp, true},
+    {"alignment", kBarrierAligned}};
+constexpr SlotRecord kBarrierArriveSlots[] = {
+    {"scope", kBarrierCta},
+    {"operation", kBarrierArriveOp, true},
+    {"alignment", kBarrierAligned}};
+constexpr SlotRecord kBarrierPopcSlots[] = {
+    {"scope", kBarrierCta},
+    {"operation", kBarrierRedOp, true},
+    {"reduction", kBarrierPopc, true},
+    {"alignment", kBarrierAligned}};
+constexpr SlotRecord kBarrierLogicSlots[] = {
+    {"scope", kBarrierCta},
+    {"operation", kBarrierRedOp, true},
+    {"reduction", kBarrierLogic, true},
+    {"alignment", kBarrierAligned}};
+constexpr unsigned kBarrierThreadCounts[] = {
+    32,  64,  96,  128, 160, 192, 224, 256, 288, 320, 352,
+    384, 416, 448, 480, 512, 544, 576, 608, 640, 672, 704,
+    736, 768, 800, 832, 864, 896, 928, 960, 992, 1024};
+constexpr OperandRecord kBarrierId = {
+    .name = "a", .role = Role::Imm, .fixedType = "b32", .maxImmediate = 15};
+constexpr OperandRecord kBarrierCount = {.name = "b",
+                                         .role = Role::Imm,
+                                         .fixedType = "b32",
+                                         .immediates = kBarrierThreadCounts};
+constexpr OperandRecord kBarrierAll[] = {kBarrierId};
+constexpr OperandRecord kBarrierCounted[] = {kBarrierId, kBarrierCount};
+constexpr OperandRecord kBarrierRedAll[] = {
+    {"d", Role::Dst},
+    kBarrierId,
+    {.name = "c", .role = Role::Src, .fixedType = "pred"}};
+constexpr OperandRecord kBarrierRedCounted[] = {
+    {"d", Role::Dst},
+    kBarrierId,
+    kBarrierCount,
+    {.name = "c", .role = Role::Src, .fixedType = "pred"}};
+constexpr Signature kBarrierSyncSignatures[] = {kBarrierAll, kBarrierCounted};
+constexpr Signature kBarrierArriveSignature[] = {kBarrierCounted};
+constexpr Signature kBarrierRedSignatures[] = {kBarrierRedAll,
+                                               kBarrierRedCounted};
+constexpr FloorRecord kBarFloors[] = {{50, 20}, {50, 78, {}, "cta"}};
+constexpr FloorRecord kBarrierFloors[] = {{50, 60}, {50, 78, {}, "cta"}};
+constexpr StringRef kBarrierRedMessage =
+    "{ctx}.red takes popc with .u32, or and/or with .pred";
+constexpr VariantRecord kBarVariants[] = {
+    {.slots = kBarSyncSlots,
+     .rules = kBarSyncRules,
+     .floors = kBarFloors,
+     .signatures = kBarrierSyncSignatures,
+     .whenToken = "sync"},
+    {.slots = kBarArriveSlots,
+     .rules = kBarArriveRules,
+     .floors = kBarFloors,
+     .signatures = kBarrierArriveSignature,
+     .whenToken = "arrive"},
+    {.types = kU32Tuple,
+     .slots = kBarPopcSlots,
+     .rules = kBarRedRules,
+     .floors = kBarFloors,
+     .signatures = kBarrierRedSignatures,
+     .whenToken = "red",
+     .whenMessage = kBarrierRedMessage,
+     .lowered = false},
+    {.types = kPredTuple,
+     .slots = kBarLogicSlots,
+     .rules = kBarRedRules,
+     .floors = kBarFloors,
+     .signatures = kBarrierRedSignatures,
+     .whenToken = "red",
+     .whenMessage = kBarrierRedMessage,
+     .lowered = false}};
+constexpr VariantRecord kBarrierVariants[] = {
+    {.slots = kBarrierSyncSlots,
+     .rules = kBarrierSyncRules,
+     .floors = kBarrierFloors,
+     .signatures = kBarrierSyncSignatures,
+     .whenToken = "sync"},
+    {.slots = kBarrierArriveSlots,
+     .rules = kBarrierArriveRules,
+     .floors = kBarrierFloors,
+     .signatures = kBarrierArriveSignature,
+     .whenToken = "arrive"},
+    {.types = kU32Tuple,
+     .slots = kBarrierPopcSlots,
+     .rules = kBarrierRedRules,
+     .floors = kBarrierFloors,
+     .signatures = kBarrierRedSignatures,
+     .whenToken = "red",
+     .whenMessage = kBarrierRedMessage,
+     .lowered = false},
+    {.types = kPredTuple,
+     .slots = kBarrierLogicSlots,
+     .rules = kBarrierRedRules,
+     .floors = kBarrierFloors,
+     .signatures = kBarrierRedSignatures,
+     .whenToken = "red",
+     .whenMessage = kBarrierRedMessage,
+     .lowered = false}};
+
+//===-- shfl ---------------------------------------------------------------===//
+
+// PTX ISA 9.0, 9.7.9.6: shfl.sync.mode.b32 d{|p}, a, b, c, membermask, with
+// mode up, down, bfly or idx: each thread of membermask reads a of the lane
+// that b (a delta or a lane) and c (the clamp in bits 0-4, the segment mask
+// in bits 8-12) name. PTX ISA 6.0. Measured with ptxas 13.0: qualifiers in
+// any order, sync repeated as one. The form with the predicate result (d|p)
+// is not taken yet.
+constexpr StringRef kShflB32[] = {"b32"};
+constexpr Tokens kShflTypes[] = {kShflB32};
+constexpr StringRef kShflSync[] = {"sync"};
+constexpr StringRef kShflModes[] = {"up", "down", "bfly", "idx"};
+constexpr SlotRecord kShflSlots[] = {{"sync", kShflSync, true},
+                                     {"mode", kShflModes, true}};
+constexpr OperandRecord kShfl[] = {{"d", Role::Dst},
+                                   {"a", Role::Src},
+                                   {"b", Role::Src},
+                                   {"c", Role::Src},
+                                   {"membermask", Role::Src}};
+constexpr Signature kShflSignature[] = {kShfl};
+constexpr FloorRecord kShflFloors[] = {{50, 60}};
+constexpr VariantRecord kShflVariants[] = {
+    {kShflTypes, kShflSlots, {}, kShflFloors, kShflSignature}};
+
 //===-- mma ----------------------------------------------------------------===//
 
 // mma.sync.aligned.m16n8k16.row.col.dtype.atype.btype.ctype d, a, b, c.
@@ -1502,6 +1701,20 @@ const FamilyRecord kRecords[] = {
      .readsMemory = true,
      .writesMemory = true,
      .lowered = false},
+    // Before bar: a spelling is the first record whose name it begins with.
+    {.name = "barrier",
+     .family = "bar",
+     .variants = kBarrierVariants,
+     .repeatable = kBarrierRepeatable,
+     .blockBarrier = true},
+    {.name = "bar",
+     .variants = kBarVariants,
+     .repeatable = kBarrierRepeatable,
+     .blockBarrier = true},
+    {.name = "shfl",
+     .variants = kShflVariants,
+     .repeatable = kShflSync,
+     .warpCollective = true},
     {.name = "mma",
      .variants = kMmaVariants,
      .warpCollective = true,

@@ -160,6 +160,9 @@ struct VariantRecord {
   /// min.f32 d, a, b, c); one that only this one takes has its forms
   /// (min.abs.f32, three inputs only).
   bool extendsPrevious = false;
+  /// See Form::lowered: false for the variants of a lowered family that
+  /// are parsed and enumerated before they are lowered (bar.red).
+  bool lowered = true;
 };
 
 struct FamilyRecord {
@@ -173,6 +176,8 @@ struct FamilyRecord {
   bool readsMemory = false;
   bool writesMemory = false;
   bool warpCollective = false;
+  /// See Form::blockBarrier.
+  bool blockBarrier = false;
   bool lowered = true;
   /// See Form::guardIgnored.
   bool guardIgnored = false;

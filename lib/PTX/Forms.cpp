@@ -235,6 +235,18 @@ std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,
   }
   const records::FamilyRecord *record = records::findRecord(tokens);
   if (!record) {
+    // A first token that begins some records (bar.sync, barrier.arrive):
+    // name them rather than the families.
+    SmallVector<StringRef> named;
+    for (const records::FamilyRecord &candidate : records::familyRecords())
+      if (candidate.name.split('.').first == tokens.front() &&
+          candidate.name.contains('.'))
+        named.push_back(candidate.name);
+    if (!named.empty()) {
+      error = "'" + opcode.str() + "' is not a form the table knows: " +
+              tokens.front().str() + " begins " + joinTokens(named);
+      return std::nullopt;
+    }
     error = "'" + tokens.front().str() + "' is not a PTX instruction family "
             "the form table knows: expected one of " +
             joinTokens(tableFamilies());
@@ -260,8 +272,16 @@ llvm::ArrayRef<Form> mlir::tile::ptx::lookupForms(llvm::StringRef opcode,
   if (!primary)
     return {};
   if (!primary->lowered) {
+    // A family lowered in part (bar.sync but not bar.red) names the form.
+    bool familyLowered = llvm::any_of(
+        records::familyRecords(), [&](const records::FamilyRecord &record) {
+          StringRef family =
+              record.family.empty() ? record.name : record.family;
+          return family == primary->family && record.lowered;
+        });
     error = "'" + opcode.str() + "' is a PTX form the table knows, but "
-            "tile-mlir does not lower the " + primary->family +
+            "tile-mlir does not lower " +
+            (familyLowered ? "this form of the " : "the ") + primary->family +
             " family yet";
     return {};
   }

@@ -236,7 +236,7 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     exactly what was written and warns (TileWarning) at each line exposed
     to a fold (``pipeline``, docs/design.md)."""
     from . import cache as _cache
-    from .script import PrimFunc
+    from .frontend.kernel import PrimFunc
 
     if not isinstance(fn, PrimFunc):
         raise TypeError(f"tile_mlir.compile takes a @T.function kernel, got {type(fn).__name__}")

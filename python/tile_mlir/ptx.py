@@ -63,6 +63,9 @@ class Form:
     writes_memory: bool
     warp_collective: bool = False
     """Every thread of a warp executes it together (mma.sync.aligned)."""
+    block_barrier: bool = False
+    """A barrier of the block (bar.sync): every thread of the block, or the
+    count it names, reaches it together; it takes no guard."""
     lowered: bool = True
     """tile.apply takes it; cp.async and mma are parsed and enumerated
     before they are lowered."""

@@ -32,11 +32,13 @@ from tile_mlir import ptx  # noqa: E402
 PROBE_IMMEDIATES = (1, 2, 4, 8, 16, 32)
 
 
-def render(form, immediate=None):
+def render(form, immediates=None):
+    """The line of `form` with `immediates` ({operand index: value}) for
+    its immediate operands."""
     texts = []
     for i, op in enumerate(form.operands):
         if op.role == "imm":
-            texts.append(str(immediate))
+            texts.append(str(immediates[i]))
         elif op.space != "reg":
             texts.append(f"[%rd{30 + i}]")
         else:
@@ -49,18 +51,26 @@ def render(form, immediate=None):
     return f"{form.opcode} {', '.join(texts)};"
 
 
+def legal_immediate(op, value):
+    return value in op.immediates if op.immediates else 0 <= value <= op.max_immediate
+
+
 def cases():
-    """(line, spelling, immediate or None, table-accepts-on-target)."""
+    """(line, spelling, immediate or None, table-accepts-on-target): each
+    immediate operand probed in turn (bar.sync's barrier and thread count),
+    the others at their first legal value."""
     out = []
     for family in ptx.table_families():
         for spelling in ptx.forms(family):
             form = ptx.parse(spelling)
-            imm = next((op for op in form.operands if op.role == "imm"), None)
-            values = [None] if imm is None else PROBE_IMMEDIATES
-            for value in values:
-                allowed = imm is None or (value in imm.immediates if imm.immediates
-                                          else value <= imm.max_immediate)
-                out.append((render(form, value), spelling, value, allowed))
+            positions = [i for i, op in enumerate(form.operands) if op.role == "imm"]
+            if not positions:
+                out.append((render(form), spelling, None, True))
+            first = {i: (form.operands[i].immediates or (0,))[0] for i in positions}
+            for i in positions:
+                for value in PROBE_IMMEDIATES:
+                    out.append((render(form, {**first, i: value}), spelling, value,
+                                legal_immediate(form.operands[i], value)))
     return out
 
 
@@ -73,9 +83,11 @@ def table_verdict(spelling, target):
 
 
 def key(spelling):
+    """The name, qualifier set and types of a spelling: a qualifier ptxas
+    takes repeated (bar.sync.sync) means what it means once."""
     tokens = spelling.split(".")
     types = tuple(t for t in tokens[1:] if t in D.BITS)
-    return (tokens[0], tuple(sorted(t for t in tokens[1:] if t not in D.BITS)), types)
+    return (tokens[0], tuple(sorted({t for t in tokens[1:] if t not in D.BITS})), types)
 
 
 def completeness():
@@ -85,11 +97,11 @@ def completeness():
     families = {f for f in ptx.table_families() if ptx.forms(f)}
     accepted = set()
     for spelling in D.spellings():
-        if spelling.split(".")[0] not in families:
-            continue
         try:
-            ptx.parse(spelling)
+            form = ptx.parse(spelling)
         except ptx.PTXFormError:
+            continue
+        if form.family not in families:  # barrier.sync is a bar
             continue
         accepted.add(key(spelling))
     corpus_families = {k[0] for k in accepted}

@@ -132,6 +132,23 @@ def run(target, forms=None, workdir=None):
     bodies = re.split(r"\.entry ", text)[1:]
     by_name = {re.match(r"(k\d+)", b).group(1): b for b in bodies}
     for i, form in enumerate(forms):
+        if form.block_barrier:
+            # One barrier (no tiles, no repeats), printed by NVPTX from its
+            # convergent intrinsic under the ISA's name (docs/families/bar.md).
+            tokens = form.opcode.split(".")
+            aligned = tokens[0] == "bar" or "aligned" in tokens
+            printed = ("bar." if aligned else "barrier.") + ("arrive" if "arrive" in tokens else "sync")
+            found = re.findall(r"^\s*" + re.escape(printed) + r"\s+\d+(, \d+)?;$",
+                               by_name.get(f"k{i}", ""), re.M)
+            if len(found) != 1:
+                problems.append(f"{form.opcode}: expected one {printed} in k{i}")
+            continue
+        if form.family == "shfl":
+            # Through NVVM's convergent intrinsic, printed as written.
+            found = re.findall(r"^\s*" + re.escape(form.opcode) + r"\s", by_name.get(f"k{i}", ""), re.M)
+            if len(found) != REPEATS:
+                problems.append(f"{form.opcode}: expected {REPEATS} instructions in k{i}")
+            continue
         asm = re.findall(r"// begin inline asm\n(.*?)// end inline asm", by_name.get(f"k{i}", ""), re.S)
         pattern = re.compile(r"(^|\s)" + re.escape(form.opcode) + r"\s")
         if sum(bool(pattern.search(block)) for block in asm) != REPEATS:

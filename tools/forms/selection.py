@@ -35,7 +35,9 @@ def selected_forms(target):
                 seen[key] = seen.get(key, 0) + 1
                 if seen[key] > PER_MEMORY_CLASS:
                     continue
-            forms.extend(ptx.overloads(spelling, target=target))
+            # A family lowered in part (bar.red is not yet) lists its
+            # unlowered forms too.
+            forms.extend(f for f in ptx.overloads(spelling, target=target) if f.lowered)
     return forms
 
 

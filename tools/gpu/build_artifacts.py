@@ -17,7 +17,7 @@ from tile_mlir import script as T  # noqa: E402
 import abs_neg  # noqa: E402
 import narrow_pairs  # noqa: E402
 import packed_add  # noqa: E402
-from chain_specs import AMOUNT_CHAINS, CHAINS, RANGE_CHAINS, SIGN_CHAINS  # noqa: E402
+from chain_specs import AMOUNT_CHAINS, CHAINS, RANGE_CHAINS, SHUFFLE_MODES, SIGN_CHAINS  # noqa: E402
 
 
 @T.function
@@ -269,7 +269,58 @@ def range_chain(first, second, constant, mid_dtype, sources):
     return T.function(chain)
 
 
+@T.function
+def shared_rotate(A: T.Tensor((256, 1), "float32"), Out: T.Tensor((256, 1), "float32")):
+    """Each thread stages its element in shared memory; after bar.sync it
+    reads its neighbour's: Out[b*64 + t] = A[b*64 + (t + 1) % 64]."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=4, block=64))
+    S = T.alloc_shared((64, 1), "float32")
+    t = T.thread_id()
+    i = T.block_id() * 64 + t
+    r = T.alloc_local((1, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A[i:i + 1])
+    T.cuda.tile.apply(T.ptx["st.shared.f32"], S[t:t + 1], r)
+    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+    n = (t + 1) % 64
+    T.cuda.tile.apply(T.ptx["ld.shared.f32"], r, S[n:n + 1])
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Out[i:i + 1], r)
+
+
+@T.function
+def warp_butterfly_sum(A: T.Tensor((128, 1), "float32"), Out: T.Tensor((128, 1), "float32")):
+    """A warp sum in five shfl.sync.bfly steps, each adding the partner's
+    value (add.rn.f32), over two blocks of two warps."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=64))
+    i = T.block_id() * 64 + T.thread_id()
+    r = T.alloc_local((1, 1), "float32")
+    other = T.alloc_local((1, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A[i:i + 1])
+    for offset in (16, 8, 4, 2, 1):
+        T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], other.view("uint32"), r.view("uint32"),
+                          T.uint32(offset), T.uint32(31), T.uint32(0xFFFFFFFF))
+        T.cuda.tile.apply(T.ptx["add.rn.f32"], r, r, other)
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Out[i:i + 1], r)
+
+
+@T.function
+def shuffle_modes(A: T.Tensor((32, 1), "int32"), Out: T.Tensor((32, 6, 1), "int32")):
+    """Every shfl.sync mode with clamps and segment masks: column k of
+    thread t is A at the lane SHUFFLE_MODES[k] names for lane t."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    r = T.alloc_local((1, 1), "int32")
+    out = T.alloc_local((6, 1), "int32")
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[t:t + 1])
+    for k, (mode, b, c) in enumerate(SHUFFLE_MODES):
+        T.cuda.tile.apply(T.ptx[f"shfl.sync.{mode}.b32"], out[k:k + 1], r, T.uint32(b), T.uint32(c),
+                          T.uint32(0xFFFFFFFF))
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t], out)
+
+
 KERNELS = {
+    "shared_rotate": shared_rotate,
+    "warp_butterfly_sum": warp_butterfly_sum,
+    "shuffle_modes": shuffle_modes,
     "warp_scope": warp_scope,
     "packed_add": packed_add.packed_add,
     "negative_magnitude": abs_neg.negative_magnitude,

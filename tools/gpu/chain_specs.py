@@ -43,3 +43,9 @@ RANGE_CHAINS = {
     "range_cvt_sat_s16_min": ("cvt.sat.s16.s32", "min.f16", 8192.0, "uint16", ("b",)),
     "range_cvt_sat_s64_min": ("cvt.sat.s64.u64", "min.f64", 30000.0, "uint64", ("a",)),
 }
+
+
+# (mode, b, c) of each column of the shuffle_modes kernel: every mode, with
+# clamps and segment masks (c's bits 8-12).
+SHUFFLE_MODES = (("up", 1, 0), ("down", 2, 31), ("idx", 3, 0x1807), ("bfly", 5, 0x1807),
+                 ("idx", 9, 0x1F00), ("up", 3, 0x1C00))

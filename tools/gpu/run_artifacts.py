@@ -17,7 +17,7 @@ import numpy as np
 
 from tile_mlir import runtime
 
-from chain_specs import AMOUNT_CHAINS, CHAINS, RANGE_CHAINS, SIGN_CHAINS
+from chain_specs import AMOUNT_CHAINS, CHAINS, RANGE_CHAINS, SHUFFLE_MODES, SIGN_CHAINS
 
 
 def bits_equal(a, b):
@@ -312,7 +312,49 @@ CHAIN_CHECKS = {
     name: check_chain(name, first, second) for name, (first, second, *_) in CHAINS.items()
 }
 
+
+def check_shared_rotate(kernel, rng):
+    a = rng.standard_normal((256, 1)).astype(np.float32)
+    out = np.zeros_like(a)
+    kernel(a, out)
+    want = np.concatenate([np.roll(block, -1, axis=0) for block in a.reshape(4, 64, 1)])
+    return bits_equal(out, want), out.size
+
+
+def check_warp_butterfly_sum(kernel, rng):
+    a = rng.standard_normal((128, 1)).astype(np.float32)
+    out = np.zeros_like(a)
+    kernel(a, out)
+    values = a.reshape(-1, 32)
+    for offset in (16, 8, 4, 2, 1):  # each step adds the partner's value
+        values = (values + values[:, np.arange(32) ^ offset]).astype(np.float32)
+    return bits_equal(out, values.reshape(128, 1)), out.size
+
+
+def shuffle_source(mode, lane, b, c):
+    """The lane shfl.sync reads for `lane`, from the PTX ISA's pseudo-code."""
+    bval, cval, segmask = b & 31, c & 31, (c >> 8) & 31
+    max_lane = (lane & segmask) | (cval & ~segmask)
+    min_lane = lane & segmask
+    j = {"up": lane - bval, "down": lane + bval, "bfly": lane ^ bval,
+         "idx": min_lane | (bval & ~segmask)}[mode]
+    inside = j >= max_lane if mode == "up" else j <= max_lane
+    return j if inside else lane
+
+
+def check_shuffle_modes(kernel, rng):
+    a = rng.integers(-2**31, 2**31, (32, 1), dtype=np.int64).astype(np.int32)
+    out = np.zeros((32, len(SHUFFLE_MODES), 1), np.int32)
+    kernel(a, out)
+    want = np.array([[a[shuffle_source(mode, lane, b, c), 0] for mode, b, c in SHUFFLE_MODES]
+                     for lane in range(32)], np.int32).reshape(out.shape)
+    return bits_equal(out, want), out.size
+
+
 CHECKS = {
+    "shared_rotate": check_shared_rotate,
+    "warp_butterfly_sum": check_warp_butterfly_sum,
+    "shuffle_modes": check_shuffle_modes,
     "warp_scope": check_warp_scope,
     "packed_add": check_packed_add,
     "negative_magnitude": check_negative_magnitude,

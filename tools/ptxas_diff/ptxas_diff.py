@@ -241,11 +241,39 @@ def fma_mad_spellings():
             yield f"{family}.{ty}.rn"
 
 
+def barrier_spellings():
+    """PTX ISA 9.0, 9.7.13.1: bar{.cta}.{sync,arrive,red}, barrier{.cta}.{sync,arrive,red}{.aligned},
+    and near misses (qualifiers in other places, types, repeats)."""
+    for name in ("bar", "barrier"):
+        for op in ("sync", "arrive", "red.popc.u32", "red.and.pred", "red.or.pred", "wait"):
+            for quals in ((), ("aligned",), ("cta",), ("cta", "aligned"), ("aligned", "aligned"),
+                          ("b32",), ("sync",), ("gpu",)):
+                cta = ("cta",) if "cta" in quals else ()
+                rest = tuple(q for q in quals if q != "cta")
+                yield ".".join((name,) + cta + (op,) + rest)
+                yield ".".join((name,) + rest + (op,))
+                yield ".".join((name, op) + quals)
+                yield ".".join((name,) + quals + (op,))
+    yield "bar"
+    yield "barrier"
+
+
+def shfl_spellings():
+    """PTX ISA 9.0, 9.7.9.6: shfl.sync.mode.b32, and near misses (no sync,
+    other types, orders, repeats, the pre-sm_70 shfl.mode)."""
+    for mode in ("up", "down", "bfly", "idx", "xor", ""):
+        for ty in ("b32", "u32", "s32", "f32", "b64", "b16", ""):
+            for quals in (("sync", mode), (mode, "sync"), (mode,), ("sync",), ("sync", mode, "sync"),
+                          ("sync", mode, mode), ("sync", mode, "aligned")):
+                yield ".".join(("shfl",) + tuple(q for q in quals if q) + ((ty,) if ty else ()))
+            yield ".".join(("shfl", "sync", ty, mode) if ty and mode else ("shfl",))
+
+
 def spellings():
     seen = set()
     for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
-                fma_mad_spellings):
+                fma_mad_spellings, barrier_spellings, shfl_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -280,6 +308,15 @@ def natural_operands(spelling):
     family = tokens[0]
     types = [t for t in tokens[1:] if t in BITS or t == "pred"]
     vec = next((int(t[1:]) for t in tokens if re.fullmatch(r"v[248]", t)), 1)
+    if family == "shfl":
+        return [(32, 1, False)] * 5
+    if family in ("bar", "barrier"):
+        # The ISA's operands: a barrier and a thread count, immediates.
+        barrier, count = ("imm", 0, False), ("imm", 64, False)
+        if "red" in tokens:
+            dst = (1, 1, False) if "pred" in tokens else (32, 1, False)
+            return [dst, barrier, count, (1, 1, False)]
+        return [barrier, count] if "arrive" in tokens else [barrier]
     if not types:
         return [(32, 1, False)] * 3
     if family in ("add", "sub", "mul"):

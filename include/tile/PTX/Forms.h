@@ -117,6 +117,11 @@ struct Form {
   bool writesMemory = false;
   /// Every thread of a warp executes it together (mma.sync.aligned).
   bool warpCollective = false;
+  /// A barrier of the block (bar.sync, barrier.arrive): every thread of the
+  /// block, or the count of threads it names, reaches it together. It takes
+  /// no guard, and it lowers through NVVM's convergent barrier intrinsics
+  /// rather than inline asm, which LLVM may duplicate into divergent paths.
+  bool blockBarrier = false;
   /// ptxas (CUDA 13.0) ignores a guard on this instruction (testp: measured
   /// on an H200, at -O3 and -O0): where the guard is false the destination
   /// gets the result anyway. A guarded instruction that keeps its

@@ -281,6 +281,10 @@ public:
       if (!lowerable(value.getType()))
         return op.emitOpError() << "operand or result of type " << value.getType()
                                 << " has no LLVM type to lower to";
+    if (form->blockBarrier)
+      return lowerBarrier(op, *form);
+    if (form->family == "shfl")
+      return lowerShuffle(op, *form);
     OpBuilder builder(op);
     Location loc = op.getLoc();
     InstrRegisters registers = getInstrRegisters(*form);
@@ -370,6 +374,70 @@ public:
         result = castTo(builder, loc, result, value.getType());
       value.replaceAllUsesWith(result);
     }
+    op.erase();
+    return success();
+  }
+
+  /// A barrier becomes NVVM's barrier intrinsic of the same PTX
+  /// instruction: LLVM declares those convergent, so no pass duplicates one
+  /// into divergent paths, as it may an inline asm. They print bar.sync,
+  /// bar.arrive (the aligned forms: bar.sync is barrier.sync.aligned in
+  /// the ISA), barrier.sync and barrier.arrive, with the same immediates.
+  LogicalResult lowerBarrier(InstrOp op, const ptx::Form &form) {
+    SmallVector<StringRef> tokens;
+    StringRef(form.opcode).split(tokens, '.');
+    bool aligned =
+        tokens.front() == "bar" || llvm::is_contained(tokens, "aligned");
+    bool arrive = llvm::is_contained(tokens, "arrive");
+    bool counted = op.getInputs().size() == 2;
+    std::string name = std::string("llvm.nvvm.barrier.cta.") +
+                       (arrive ? "arrive" : "sync") +
+                       (aligned ? ".aligned" : "") +
+                       (counted ? ".count" : ".all");
+    OpBuilder builder(op);
+    SmallVector<Value> args;
+    for (Value value : op.getInputs()) {
+      APInt constant;
+      (void)matchPattern(value, m_ConstantInt(&constant));
+      args.push_back(LLVM::ConstantOp::create(builder, op.getLoc(),
+                                              builder.getI32Type(),
+                                              constant.getZExtValue()));
+    }
+    LLVM::CallIntrinsicOp::create(builder, op.getLoc(),
+                                  builder.getStringAttr(name), args);
+    op.erase();
+    return success();
+  }
+
+  /// A shuffle becomes NVVM's shfl.sync intrinsic of its mode, convergent
+  /// like the barriers (an inline asm shuffle could be duplicated into
+  /// divergent paths, where lanes wait on each other's copy). NVPTX prints
+  /// it as written: shfl.sync.bfly.b32 d, a, b, c, membermask, with
+  /// constants as immediates.
+  LogicalResult lowerShuffle(InstrOp op, const ptx::Form &form) {
+    SmallVector<StringRef> tokens;
+    StringRef(form.opcode).split(tokens, '.');
+    StringRef mode = *llvm::find_if(tokens, [](StringRef token) {
+      return token == "up" || token == "down" || token == "bfly" ||
+             token == "idx";
+    });
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    // d = shfl(a, b, c, membermask); the intrinsic takes the mask first.
+    SmallVector<Value> regs;
+    for (Value value : op.getInputs())
+      regs.push_back(toRegister(builder, loc, toLLVM(builder, value), 32));
+    SmallVector<Value> args = {regs[3], regs[0], regs[1], regs[2]};
+    auto call = LLVM::CallIntrinsicOp::create(
+        builder, loc, builder.getI32Type(),
+        builder.getStringAttr("llvm.nvvm.shfl.sync." + mode.str() + ".i32"),
+        args);
+    Value result = op.getResult(0);
+    Type carrier = converter.convertType(result.getType());
+    Value value = fromRegister(builder, loc, call.getResult(0), carrier);
+    if (carrier != result.getType())
+      value = castTo(builder, loc, value, result.getType());
+    result.replaceAllUsesWith(value);
     op.erase();
     return success();
   }

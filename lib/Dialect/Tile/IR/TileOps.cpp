@@ -562,6 +562,28 @@ LogicalResult mlir::tile::verifyThreadRegisterTile(DiagFn diag, Value tile,
   return success();
 }
 
+/// A warp collective's constant membermask names only lanes the block has:
+/// in a block of 48 threads the second warp has lanes 0-15, and a mask
+/// with a higher lane (a full mask) waits for threads that do not exist.
+static LogicalResult verifyMemberMask(ApplyOp op, const ptx::Form &form) {
+  for (auto [value, operand] : llvm::zip(op.getArgs(), form.operands)) {
+    APInt mask;
+    if (operand.name != "membermask" || !matchPattern(value, m_ConstantInt(&mask)))
+      continue;
+    std::optional<int64_t> threads = getKnownBlockThreads(op);
+    if (!threads || *threads % 32 == 0)
+      continue;
+    uint64_t lanes = mask.getZExtValue() & 0xffffffffu;
+    int64_t last = *threads % 32;
+    if (lanes >> last)
+      return op.emitOpError()
+             << "membermask 0x" << llvm::utohexstr(lanes, /*LowerCase=*/true)
+             << " names lanes " << last << "-31 of the last warp, which a "
+             << "block of " << *threads << " threads does not have";
+  }
+  return success();
+}
+
 LogicalResult ApplyOp::verify() {
   std::string error;
   ArrayRef<ptx::Form> forms = ptx::lookupForms(getOpcode(), error);
@@ -603,6 +625,24 @@ LogicalResult ApplyOp::verify() {
                          << llvm::join(names, ", ") << "), got "
                          << args.size();
   }
+
+  if (form->blockBarrier && getPred())
+    return emitOpError() << getOpcode()
+                         << " takes no predicate: a barrier is reached by "
+                            "every thread it counts, and a guard would leave "
+                            "part of them behind";
+  if (form->blockBarrier && getScope() != "thread")
+    return emitOpError() << getOpcode()
+                         << " is issued by each thread: scope \"thread\", "
+                            "got \"" << getScope() << "\"";
+
+  if (form->warpCollective && getPred())
+    return emitOpError() << getOpcode()
+                         << " takes no predicate: every lane of its "
+                            "membermask executes it (a guard false in one "
+                            "lane leaves the others waiting)";
+  if (form->warpCollective && failed(verifyMemberMask(*this, *form)))
+    return failure();
 
   if (getPreserveDst()) {
     if (!getPred())
@@ -814,6 +854,10 @@ LogicalResult InstrOp::verify() {
       return diag() << carrierMismatch(*operand, value.getType());
     }
   }
+  if (form->blockBarrier && getPred())
+    return emitOpError() << getOpcode()
+                         << " takes no predicate: a barrier is reached by "
+                            "every thread it counts";
   if (form->accessesMemory() != static_cast<bool>(getMemref()))
     return emitOpError() << (form->accessesMemory()
                                  ? "expected a memory operand for "
@@ -866,10 +910,18 @@ LogicalResult InstrOp::verify() {
 void InstrOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (!getMemref())
-    return;
   std::string error;
   const ptx::Form *form = lookupForm(error);
+  if (form && form->blockBarrier) {
+    // A barrier orders the memory accesses of the threads it joins: it reads
+    // and writes every resource, so nothing is removed, hoisted or sunk
+    // across it (and it is never dead).
+    effects.emplace_back(MemoryEffects::Read::get());
+    effects.emplace_back(MemoryEffects::Write::get());
+    return;
+  }
+  if (!getMemref())
+    return;
   if (!form || form->readsMemory)
     effects.emplace_back(MemoryEffects::Read::get(), &getMemrefMutable()[0]);
   if (!form || form->writesMemory)

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEATTACHTARGET
@@ -65,6 +66,9 @@ struct TileAttachTargetPass
                << "the kernel name '" << func.getName()
                << "' is not a PTX identifier: a letter, '_' or '$', then "
                   "letters, digits, '_' or '$'";
+    for (auto func : module.getOps<gpu::GPUFuncOp>())
+      if (failed(checkStaticShared(func)))
+        return failure();
 
     ArrayAttr targets = module.getTargetsAttr();
     SmallVector<Attribute> newTargets;
@@ -94,6 +98,49 @@ struct TileAttachTargetPass
     if (failed(checkExplicitTargets(module, newTargets)))
       return failure();
     module.setTargetsAttr(ArrayAttr::get(&getContext(), newTargets));
+    return success();
+  }
+
+  /// The workgroup attributions of `func` (T.alloc_shared) become `.shared`
+  /// arrays, laid out in order at their alignments. ptxas (CUDA 13.0)
+  /// refuses more than 48 KiB of them on sm_75 to sm_90, sm_100, sm_100f
+  /// and sm_120, and takes up to 227 KiB on sm_90a, sm_100a and sm_103a and
+  /// 99 KiB on sm_120a (measured); a launch of more than 48 KiB of static
+  /// shared memory is not measured, so 48 KiB is the limit on every target.
+  /// Each error is located at the buffer that crosses it.
+  LogicalResult checkStaticShared(gpu::GPUFuncOp func) {
+    int64_t bytes = 0;
+    for (auto [index, buffer] :
+         llvm::enumerate(func.getWorkgroupAttributions())) {
+      auto type = dyn_cast<MemRefType>(buffer.getType());
+      if (!type || !type.hasStaticShape() || hasElementCountOverflow(type) ||
+          !type.getElementType().isIntOrFloat())
+        return emitError(buffer.getLoc())
+               << "shared buffer " << index << " of " << func.getName()
+               << " needs a static shape of integers or floats, got "
+               << buffer.getType();
+      int64_t align = 1;
+      if (auto given = dyn_cast_or_null<IntegerAttr>(
+              func.getWorkgroupAttributionAttr(index, "llvm.align")))
+        align = std::max<int64_t>(1, given.getInt());
+      int64_t element =
+          llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+      // Checked arithmetic: an element count near 2^63 times its bytes.
+      int64_t size;
+      if (llvm::MulOverflow(type.getNumElements(), element, size) ||
+          size > kMaxStaticSharedBytes)
+        size = kMaxStaticSharedBytes + 1;
+      bytes = llvm::alignTo(bytes, align) + size;
+      if (bytes > kMaxStaticSharedBytes)
+        return emitError(buffer.getLoc())
+               << "the shared buffers of " << func.getName() << " need "
+               << (size > kMaxStaticSharedBytes
+                       ? "more than " + std::to_string(kMaxStaticSharedBytes)
+                       : std::to_string(bytes))
+               << " bytes with this one (" << type
+               << "); a kernel declares at most " << kMaxStaticSharedBytes
+               << " (48 KiB) of static shared memory";
+    }
     return success();
   }
 

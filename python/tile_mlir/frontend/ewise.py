@@ -19,13 +19,14 @@ from __future__ import annotations
 import itertools
 import math as _pymath
 
-import numpy as np
 from mlir import ir
 from mlir.dialects import arith, math, memref
 
-from . import _tile
-from . import script as _script
-from .script import Buffer, Scalar, TileError
+from .. import _tile
+from .tiles import Buffer
+from .tracing import (_FLOAT_OVERFLOW, TileError, _active, _element_type, _location,
+                      _short)
+from .values import Scalar, _check_owned
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 INTEGERS = ("int8", "int16", "int32", "int64")
@@ -66,7 +67,7 @@ class Expr:
         """The value, for an operation of the kernel being traced: an Expr
         of another kernel names another module's value (which aborted the
         interpreter when that module died)."""
-        if self.value.context != _script._active().context:
+        if self.value.context != _active().context:
             raise TileError("this ewise value was made in another @T.function; values do not "
                             "cross kernels")
         return self.value
@@ -87,7 +88,7 @@ class Expr:
         if op is None:
             kind = "floats" if a.dtype in FLOATS else "integers"
             raise TileError(f"ewise: {name} does not take {kind} ({a.dtype})")
-        with _script._location():
+        with _location():
             return Expr(op(a.use(), b.use()), a.dtype)
 
     def __add__(self, other):
@@ -124,7 +125,7 @@ class Expr:
         other = _lift(other, self.dtype, name)
         a, b = (other, self) if reverse else (self, other)
         _same_dtype(a, b, name)
-        with _script._location():
+        with _location():
             quotient, rest = _floor_division(a, b, name)
         return rest if remainder else quotient
 
@@ -146,7 +147,7 @@ class Expr:
         _same_dtype(a, b, name)
         if a.dtype in FLOATS:
             raise TileError(f"ewise: {name} takes integers or comparisons, got {a.dtype}")
-        with _script._location():
+        with _location():
             return Expr(op(a.use(), b.use()), a.dtype)
 
     def __and__(self, other):
@@ -170,7 +171,7 @@ class Expr:
     def __invert__(self):
         if self.dtype in FLOATS:
             raise TileError(f"ewise: ~ takes integers or comparisons, got {self.dtype}")
-        with _script._location():
+        with _location():
             ones = _constant(1 if self.dtype == "bool" else -1, self.dtype)
             return Expr(arith.xori(self.use(), ones), self.dtype)
 
@@ -180,7 +181,7 @@ class Expr:
         _same_dtype(a, b, name)
         if a.dtype not in INTEGERS:
             raise TileError(f"ewise: {name} shifts integers, got {a.dtype}")
-        with _script._location():
+        with _location():
             return _shift(a, b, name)
 
     def __lshift__(self, other):
@@ -198,7 +199,7 @@ class Expr:
     def __neg__(self):
         if self.dtype == "bool":
             raise TileError("ewise: - on a comparison; use ~")
-        with _script._location():
+        with _location():
             if self.dtype in FLOATS:
                 return Expr(arith.negf(self.use()), self.dtype)
             return Expr(arith.subi(_constant(0, self.dtype), self.use()), self.dtype)
@@ -225,7 +226,7 @@ class Expr:
         _same_dtype(self, other, name)
         if self.dtype == "bool" and name not in ("==", "!="):
             raise TileError(f"ewise: {name} on comparisons; combine them with &, | and ~")
-        with _script._location():
+        with _location():
             if self.dtype in FLOATS:
                 value = arith.cmpf(float_pred, self.use(), other.use())
             else:
@@ -263,12 +264,12 @@ def _width(dtype: str) -> int:
 
 
 def _constant(number, dtype: str) -> ir.Value:
-    with _script._location():
+    with _location():
         if dtype in FLOATS:
-            return arith.constant(_script._element_type(dtype), float(number))
+            return arith.constant(_element_type(dtype), float(number))
         if dtype == "bool":
             return arith.constant(ir.IntegerType.get_signless(1), int(number))
-        return arith.constant(_script._element_type(dtype), int(number))
+        return arith.constant(_element_type(dtype), int(number))
 
 
 def _constant_value(expr: Expr):
@@ -290,7 +291,7 @@ def _lift(value, dtype: str, what: str) -> Expr:
         return Expr(value.materialize(), value.dtype)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TileError(f"ewise: {what} takes ewise values, typed scalars (T.float32(...)) or "
-                        f"numbers, got {type(value).__name__} {_script._short(value)}")
+                        f"numbers, got {type(value).__name__} {_short(value)}")
     if dtype == "bool":
         raise TileError(f"ewise: {what} on a comparison and a number; combine comparisons "
                         "with &, | and ~, and select values with T.where")
@@ -366,7 +367,7 @@ def _float_function(name, op):
         x = _lift(x, "float32", name)
         if x.dtype not in FLOATS:
             raise TileError(f"ewise: T.{name} takes a float, got {x.dtype}; convert with T.cast")
-        with _script._location():
+        with _location():
             return Expr(op(x.use()), x.dtype)
     function.__name__ = name
     function.__doc__ = f"``{name}`` of a float ewise value (math.{name})."
@@ -391,7 +392,7 @@ def fabs(x):
     x = _lift(x, "float32", "T.fabs")
     if x.dtype == "bool":
         raise TileError("ewise: T.fabs takes a number, got a comparison")
-    with _script._location():
+    with _location():
         return Expr(math.absf(x.use()) if x.dtype in FLOATS else math.absi(x.use()), x.dtype)
 
 
@@ -418,7 +419,7 @@ def where(cond, a, b):
     dtype = _dtype_of(a, b)
     a, b = _lift(a, dtype, "T.where"), _lift(b, dtype, "T.where")
     _same_dtype(a, b, "T.where")
-    with _script._location():
+    with _location():
         return Expr(arith.select(cond.use(), a.use(), b.use()), a.dtype)
 
 
@@ -427,13 +428,13 @@ def _float_to_integer(x: Expr, dtype: str) -> ir.Value:
     out-of-range values to the nearest end (arith's fptosi is poison there;
     a poison arm of a select that is not taken is no poison)."""
     bits = _width(dtype)
-    target = _script._element_type(dtype)
+    target = _element_type(dtype)
     value = x.use()
     float_type = value.type
     limit = 2.0 ** (bits - 1)
     # The first float at or past each end; a type whose range ends first
     # (f16 for 32 and 64 bits) meets only infinities there.
-    high = limit if limit <= _script._FLOAT_OVERFLOW[x.dtype] else _pymath.inf
+    high = limit if limit <= _FLOAT_OVERFLOW[x.dtype] else _pymath.inf
     truncated = arith.fptosi(target, value)
     too_high = arith.cmpf(arith.CmpFPredicate.OGE, value, arith.constant(float_type, high))
     too_low = arith.cmpf(arith.CmpFPredicate.OLT, value, arith.constant(float_type, -high))
@@ -451,7 +452,7 @@ def _integer_to_bfloat16(x: Expr) -> ir.Value:
     to f32 to odd first, in integer steps LLVM keeps: rounded to nearest,
     stepped back toward zero if that went up, its last bit set if inexact.
     With 24 bits against bf16's 8, rounding that once more is exact."""
-    value, bits = x.use(), _width(x.dtype)
+    value = x.use()
     unsigned = value.type
     zero = arith.constant(unsigned, 0)
     negative = arith.cmpi(arith.CmpIPredicate.slt, value, zero)
@@ -479,9 +480,9 @@ def cast(x, dtype: str):
         raise TileError("ewise: T.cast of a comparison; select values with T.where(cond, 1, 0)")
     if dtype == x.dtype:
         return x
-    target = _script._element_type(dtype)
+    target = _element_type(dtype)
     source_bits, target_bits = _width(x.dtype), _width(dtype)
-    with _script._location():
+    with _location():
         if x.dtype in FLOATS and dtype in FLOATS:
             value = x.use()
             if target_bits == source_bits:  # f16 <-> bf16, exactly through f32
@@ -504,7 +505,7 @@ def _register_tile(value, what: str, destination: bool) -> Buffer:
     tile.apply's register operands meet (verifyThreadRegisterTile)."""
     if not isinstance(value, Buffer):
         raise TileError(f"ewise: {what} is a register tile (T.alloc_local), got {type(value).__name__}")
-    _script._check_owned(value)
+    _check_owned(value)
     problem = _tile.check_thread_register_tile(value.value, destination)
     if problem:
         raise TileError(f"ewise: {what}: {problem}")
@@ -521,7 +522,7 @@ def ewise(fn, dst, *inputs):
     returns one of ``dst``'s dtype. All operands are thread-owned register
     tiles, and ``dst`` has a register per element, as ``tile.apply``
     requires of its operands at thread scope."""
-    builder = _script._active()
+    builder = _active()
     if not callable(fn):
         raise TileError(f"ewise: the first argument is a function of the inputs, got {type(fn).__name__}")
     dst = _register_tile(dst, "the destination", True)
@@ -539,7 +540,7 @@ def ewise(fn, dst, *inputs):
     if count > MAX_ELEMENTS:
         raise TileError(f"ewise: the destination has {count} registers, more than {MAX_ELEMENTS}")
     block = ir.InsertionPoint.current.block
-    with _script._location():
+    with _location():
         index = {}
         for n, coords in enumerate(itertools.product(*(range(extent) for extent in dst.shape))):
             before = len(block.operations) if n == 0 else None
@@ -561,3 +562,21 @@ def ewise(fn, dst, *inputs):
                                     f"operations, more than {MAX_OPERATIONS}; split the tile or "
                                     "the kernel")
                 builder.ewise_operations = total
+
+
+# A Scalar in an ewise expression computes as an ewise value.
+def _scalar_operator(name):
+    """A Scalar in an ewise expression computes as an ewise value:
+    ``T.int32(7) // x``, ``-T.float32(k)``."""
+    def method(self, *others):
+        return getattr(Expr(self.materialize(), self.dtype), name)(*others)
+    method.__name__ = name
+    return method
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "and", "or", "xor", "lshift",
+              "rshift", "pow"):
+    setattr(Scalar, f"__{_name}__", _scalar_operator(f"__{_name}__"))
+    setattr(Scalar, f"__r{_name}__", _scalar_operator(f"__r{_name}__"))
+for _name in ("neg", "pos", "invert", "abs", "lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(Scalar, f"__{_name}__", _scalar_operator(f"__{_name}__"))

@@ -1,0 +1,186 @@
+"""@T.function: the tracer of a kernel body, its parameters' annotations,
+its entry and launch, and the ids and sizes of the launch."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
+
+from mlir import ir
+from mlir.dialects import arith, gpu
+
+from .tiles import Buffer
+from .tracing import (_BLOCK_LIMITS, _DTYPES, _GRID_LIMITS, _MAX_BLOCK_THREADS, _SCALAR_PARAMS,
+                      GLOBAL_SPACE, LaunchConfig, TileError, _active, _builder, _dim3, _element_type,
+                      _KernelBuilder, _location, _memref_dims, _shape, _tensor_element_type)
+from .values import Index, _ParamScalar
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """Annotation of a kernel parameter: a global tensor. An extent of None
+    is given by each launch (``T.Tensor((None, 4), "float32")``): one kernel
+    serves every size, and a slice of such an axis is the kernel's to keep
+    in bounds (a grid-stride loop to ``n``)."""
+    shape: Tuple[Optional[int], ...]
+    dtype: str
+
+    def __init__(self, shape, dtype):
+        if not isinstance(dtype, str) or dtype not in _DTYPES:
+            raise TileError(f"unsupported dtype {dtype!r}: expected one of {', '.join(_DTYPES)}")
+        object.__setattr__(self, "shape", _shape(shape, "a tensor shape's", runtime=True))
+        object.__setattr__(self, "dtype", dtype)
+
+    @property
+    def is_dynamic(self) -> bool:
+        return None in self.shape
+
+
+class PrimFunc:
+    """A kernel defined with @T.function: its MLIR module, signature and launch."""
+
+    def __init__(self, fn):
+        self.__wrapped__ = fn
+        self.name = fn.__name__
+        signature = inspect.signature(fn)
+        # (name, T.Tensor) for tensors, (name, dtype) for scalars.
+        self.params: List[Tuple[str, Any]] = []
+        for name, param in signature.parameters.items():
+            annotation = param.annotation
+            scalar = getattr(annotation, "scalar_dtype", None)
+            if scalar is not None:
+                if scalar not in _SCALAR_PARAMS:
+                    raise TileError(f"{self.name}: parameter {name!r}: a scalar parameter is one of "
+                                    f"{', '.join('T.' + d for d in _SCALAR_PARAMS)}, got T.{scalar}")
+                self.params.append((name, scalar))
+            elif isinstance(annotation, Tensor):
+                self.params.append((name, annotation))
+            else:
+                raise TileError(f"{self.name}: parameter {name!r} needs a T.Tensor(shape, dtype) or a "
+                                "scalar (T.int32, T.int64, T.float32, T.float64) annotation")
+        # Runtime sizes and scalars reach the kernel in memref descriptors
+        # and by value; static tensors as bare pointers.
+        self.dynamic = any(isinstance(spec, str) or spec.is_dynamic for _, spec in self.params)
+        self.context = ir.Context()
+        # Passes run on the calling thread, so that an LLVM fatal error can
+        # unwind to Python as an exception (see _tile).
+        self.context.enable_multithreading(False)
+        self.grid, self.block = (1, 1, 1), (1, 1, 1)
+        self.written: Tuple[str, ...] = ()
+        self.module = self._build(fn)
+
+    def _build(self, fn) -> ir.Module:
+        builder = _KernelBuilder(fn, self.context)
+        with self.context, ir.Location.unknown():
+            module = ir.Module.create()
+            module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
+            space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), GLOBAL_SPACE)
+            arg_types = [_element_type(t) if isinstance(t, str) else
+                         ir.MemRefType.get(_memref_dims(t.shape), _tensor_element_type(t.dtype),
+                                           memory_space=space)
+                         for _, t in self.params]
+            with ir.InsertionPoint(module.body):
+                kernels = gpu.GPUModuleOp("kernels")
+                kernels.bodyRegion.blocks.append()
+                with ir.InsertionPoint(kernels.bodyRegion.blocks[0]):
+                    code = fn.__code__
+                    func = gpu.GPUFuncOp(ir.FunctionType.get(arg_types, []), sym_name=self.name, kernel=True,
+                                         loc=ir.Location.file(code.co_filename, code.co_firstlineno, 1))
+                    block = func.body.blocks.append(*arg_types)
+                    builder.func, builder.entry = func, block
+                    with ir.InsertionPoint(block):
+                        args = [_parameter(v, n, t) for v, (n, t) in zip(block.arguments, self.params)]
+                        previous, _builder.current = _builder.current, builder
+                        try:
+                            fn(*args)
+                            if builder.open_loops:
+                                raise builder.open_loops[-1].ended_early()
+                        finally:
+                            # A body that raised or broke out of a loop left
+                            # the loop's insertion point behind.
+                            for loop in reversed(builder.open_loops):
+                                loop._point.__exit__(None, None, None)
+                            _builder.current = previous
+                        gpu.ReturnOp([])
+            if builder.unentered_ifs:
+                where = builder.unentered_ifs[0].where
+                raise TileError(f"{where[0]}:{where[1]}: T.if_(cond) is a context manager: write "
+                                "`with T.if_(cond):` (alone it branches nowhere)", located=True)
+            if builder.launch is None:
+                raise TileError(f"{self.name}: the body must call T.device_entry(launch=...)")
+            self.grid = (None if builder.launch.grid is None
+                         else _dim3(builder.launch.grid, "the grid's", _GRID_LIMITS))
+            self.block = _dim3(builder.launch.block, "the block's", _BLOCK_LIMITS)
+            threads = self.block[0] * self.block[1] * self.block[2]
+            if threads > _MAX_BLOCK_THREADS:
+                raise TileError(f"a block of {self.block} has {threads} threads; "
+                                f"CUDA allows at most {_MAX_BLOCK_THREADS}")
+            self.written = tuple(name for name, _ in self.params if name in builder.written)
+            func.attributes["known_block_size"] = ir.DenseI32ArrayAttr.get(list(self.block))
+            if self.grid is not None:
+                func.attributes["known_grid_size"] = ir.DenseI32ArrayAttr.get(list(self.grid))
+        return module
+
+    def __str__(self):
+        return str(self.module)
+
+
+def _parameter(value: ir.Value, name: str, spec):
+    """What the kernel body sees of a parameter: a tensor's Buffer, an
+    integer's index expression, a float's runtime scalar."""
+    if isinstance(spec, Tensor):
+        return Buffer(value, spec.dtype, name)
+    if spec.startswith("int"):
+        return Index([(arith.index_cast(ir.IndexType.get(), value), 1)])
+    return _ParamScalar(spec, value)
+
+
+def function(fn) -> PrimFunc:
+    """Builds a kernel from a Python function (see the module docstring)."""
+    return PrimFunc(fn)
+
+
+prim_func = function
+
+
+def device_entry(launch: LaunchConfig) -> None:
+    """Marks the kernel's entry and sets its launch: ``T.device_entry(
+    launch=T.cuda.LaunchConfig(grid=g, block=b))``. The block size is
+    compiled in (the lowering assumes it); ``grid=None`` leaves the grid to
+    each launch (``kernel[grid](...)``)."""
+    if not isinstance(launch, LaunchConfig):
+        raise TileError("T.device_entry takes launch=T.cuda.LaunchConfig(grid=..., block=...)")
+    _active().launch = launch
+
+
+def _gpu_index(op, dim: str) -> Index:
+    if dim not in ("x", "y", "z"):
+        raise TileError(f"a dimension is 'x', 'y' or 'z', got {dim!r}")
+    _active()
+    with _location():
+        return Index([(op(getattr(gpu.Dimension, dim)), 1)])
+
+
+def thread_id(dim: str = "x") -> Index:
+    """This thread's index in its block along ``dim`` (``%tid``), an index
+    expression: ``A[T.thread_id():T.thread_id() + 1]`` is its row."""
+    return _gpu_index(gpu.thread_id, dim)
+
+
+def block_id(dim: str = "x") -> Index:
+    """This block's index in the grid along ``dim`` (``%ctaid``), an index
+    expression."""
+    return _gpu_index(gpu.block_id, dim)
+
+
+def block_dim(dim: str = "x") -> Index:
+    """The threads of a block along ``dim`` (``%ntid``): the launch's block,
+    which the kernel compiles in."""
+    return _gpu_index(gpu.block_dim, dim)
+
+
+def grid_dim(dim: str = "x") -> Index:
+    """The blocks of the grid along ``dim``: the launch's, which a kernel
+    compiled with ``LaunchConfig(grid=None)`` learns only when it runs."""
+    return _gpu_index(gpu.grid_dim, dim)

@@ -1,0 +1,319 @@
+"""Tiles: a kernel's tensors and register tiles (Buffer), their slices,
+reshapes, dtype views and broadcasts, and alloc_local."""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import memref
+
+from ..dialects import tile as _tile_ops
+from .tracing import (_DYNAMIC, REGISTER_SPACE, SHARED_SPACE, TileError, _active, _element_type, _integer,
+                      _location, _raise, _shape, _tensor_element_type)
+from .values import Index, _check_owned
+
+
+def _identity_layout(memref_type: ir.MemRefType) -> bool:
+    """Whether the layout's affine map is the identity, as memref's reshape
+    ops ask (their results keep an identity layout, else a strided one): a
+    rank-1 strided<[1]> at offset 0 is, a rank-2 row-major strided one is
+    not (its map has one result)."""
+    return memref_type.affine_map == ir.AffineMap.get_identity(memref_type.rank)
+
+
+def _reshape_groups(old: List[int], new: List[int]) -> List[Tuple[List[int], List[int]]]:
+    """The fewest axes of `old` and `new` that pair up with equal element
+    counts, in order: (32, 1, 4) and (32, 4) pair as ([0], [0]) and
+    ([1, 2], [1]). Unit axes at the end join the last group."""
+    groups, i, j = [], 0, 0
+    while i < len(old) and j < len(new):
+        old_axes, new_axes = [i], [j]
+        a, b = old[i], new[j]
+        i, j = i + 1, j + 1
+        while a != b:
+            if a < b:
+                a *= old[i]
+                old_axes.append(i)
+                i += 1
+            else:
+                b *= new[j]
+                new_axes.append(j)
+                j += 1
+        groups.append((old_axes, new_axes))
+    groups[-1][0].extend(range(i, len(old)))
+    groups[-1][1].extend(range(j, len(new)))
+    return groups
+
+
+class Buffer:
+    """A tile or tensor: an MLIR memref value with its dtype."""
+
+    def __init__(self, value: ir.Value, dtype: str, name: str = ""):
+        self.value, self.dtype, self.name = value, dtype, name
+
+    def __bool__(self):
+        raise TileError("a tile has no truth value; compare its registers with an instruction")
+
+    @property
+    def type(self) -> ir.MemRefType:
+        return ir.MemRefType(self.value.type)
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return tuple(self.type.shape)
+
+    def __getitem__(self, key) -> "Buffer":
+        _check_owned(self)
+        keys = key if isinstance(key, tuple) else (key,)
+        shape = self.shape
+        if len(keys) > len(shape):
+            raise TileError(f"too many indices for a rank-{len(shape)} tile")
+        keys = keys + (slice(None),) * (len(shape) - len(keys))
+        offsets, sizes, steps, dropped = [], [], [], []
+        for axis, (k, extent) in enumerate(zip(keys, shape)):
+            # A runtime extent (a T.Tensor axis of None) bounds nothing here:
+            # keeping inside it is the kernel's part (a loop to n).
+            runtime_extent = extent == _DYNAMIC
+            if isinstance(k, slice):
+                if runtime_extent and k.stop is None:
+                    raise TileError(f"axis {axis} has a runtime extent: give the slice's stop "
+                                    "(A[i:i + 4])")
+                start = Index.of(0 if k.start is None else k.start)
+                stop = Index.of(extent if k.stop is None else k.stop)
+                step = 1 if k.step is None else k.step
+                if isinstance(step, bool) or not isinstance(step, int) or step < 1:
+                    raise TileError(f"axis {axis}: a slice step is a positive integer, got {step!r}")
+                step = _integer(step, f"axis {axis}: a slice step", 1)
+                if not stop.same_terms(start):
+                    raise TileError(f"axis {axis}: the slice extent must be static "
+                                    "(write stop as start + a constant)")
+                count = -(-(stop.const - start.const) // step)
+                if count < 1:
+                    raise TileError(f"axis {axis}: the slice is empty")
+            else:
+                # An integer index drops its axis, as in numpy.
+                start, count, step = Index.of(k), 1, 1
+                dropped.append(axis)
+            if runtime_extent:
+                # Only the start's sign is known to be wrong: the extent
+                # arrives with the launch.
+                if start.is_static and start.const < 0:
+                    raise TileError(f"axis {axis}: index {start.const} is out of range for "
+                                    "a runtime extent")
+            elif start.is_static and not 0 <= start.const < extent:
+                raise TileError(f"axis {axis}: index {start.const} is out of range for extent {extent}")
+            if not runtime_extent and start.is_static and start.const + (count - 1) * step >= extent:
+                raise TileError(f"axis {axis}: slice {start.const}:{start.const + count * step} "
+                                f"is out of range for extent {extent}")
+            offsets.append(start)
+            sizes.append(count)
+            steps.append(step)
+        return self._subview(offsets, sizes, steps, dropped)
+
+    def _subview(self, offsets: List[Index], sizes: List[int], steps: List[int],
+                 dropped: List[int]) -> "Buffer":
+        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+        strides, offset = self.type.get_strides_and_offset()
+        new_offset = offset
+        for start, stride in zip(offsets, strides):
+            if stride == 0:
+                continue  # a broadcast axis: any start addresses the same element
+            if not start.is_static or new_offset == dynamic or stride == dynamic:
+                new_offset = dynamic
+            else:
+                new_offset += start.const * stride
+        new_strides = [s if s == dynamic else s * k for s, k in zip(strides, steps)]
+        kept = [axis for axis in range(len(sizes)) if axis not in dropped]
+        if not kept:
+            raise TileError("indexing every axis leaves no tile; slice the last axis instead")
+        layout = ir.StridedLayoutAttr.get(new_offset, [new_strides[a] for a in kept])
+        result = ir.MemRefType.get([sizes[a] for a in kept], self.type.element_type, layout,
+                                   self.type.memory_space)
+        static_offsets = [o.const if o.is_static else dynamic for o in offsets]
+        dynamic_offsets = [o.materialize() for o in offsets if not o.is_static]
+        with _location():
+            view = memref.SubViewOp(result, self.value, dynamic_offsets, [], [],
+                                    static_offsets, sizes, steps).result
+        return Buffer(view, self.dtype, self.name)
+
+    def _check_static(self, what: str) -> None:
+        if _DYNAMIC in self.shape:
+            raise TileError(f"cannot {what} a tensor with a runtime extent ({self.name or 'tile'}); "
+                            "slice it to static extents first")
+
+    def reshape(self, shape: Sequence[int]) -> "Buffer":
+        """The same registers under another shape, as numpy reshapes a
+        row-major array: axes regroup where the element counts agree, and
+        each group of source axes that merges must be contiguous in memory.
+        Only the axes that change are touched, so a group tile's leading
+        axes stay whole (a (32, 1, 4) warp tile reshapes to (32, 4)), and
+        any tile can gain or drop unit axes."""
+        _check_owned(self)
+        self._check_static("reshape")
+        shape = list(_shape(shape, "a reshape's"))
+        old = list(self.shape)
+        if shape == old:
+            return self
+        count, new_count = int(np.prod(old, dtype=object)), int(np.prod(shape, dtype=object))
+        if count != new_count or count == 0:
+            raise TileError(f"cannot reshape a {tuple(old)} tile ({count} elements) to {tuple(shape)} "
+                            f"({new_count} elements)")
+        groups = _reshape_groups(old, shape)
+        strides, offset = self.type.get_strides_and_offset()
+        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+        for old_axes, _ in groups:
+            kept = [a for a in old_axes if old[a] != 1]
+            if any(strides[a] == dynamic for a in kept) or any(
+                    strides[a] != strides[b] * old[b] for a, b in zip(kept, kept[1:])):
+                raise TileError(f"cannot reshape a {tuple(old)} tile with strides {tuple(strides)} "
+                                f"to {tuple(shape)}: axes {old_axes[0]}..{old_axes[-1]} merge but are "
+                                "not contiguous")
+        identity = _identity_layout(self.type)
+        source = self
+        try:
+            if any(len(o) > 1 for o, _ in groups):
+                # memref's rule (computeCollapsedLayoutMap): a merged group
+                # takes the stride of its innermost non-unit axis (its first
+                # axis when all are units), and a strided source gives a
+                # strided result.
+                merged = [int(np.prod([old[a] for a in o])) for o, _ in groups]
+                merged_strides = [strides[next((a for a in reversed(o) if old[a] != 1), o[0])]
+                                  for o, _ in groups]
+                if identity:
+                    result = ir.MemRefType.get(merged, self.type.element_type,
+                                               memory_space=self.type.memory_space)
+                else:
+                    result = ir.MemRefType.get(merged, self.type.element_type,
+                                               ir.StridedLayoutAttr.get(offset, merged_strides),
+                                               self.type.memory_space)
+                with _location():
+                    op = memref.CollapseShapeOp(result, source.value, [list(o) for o, _ in groups])
+                    op.operation.verify()
+                source = Buffer(op.result, self.dtype, self.name)
+            if any(len(n) > 1 for _, n in groups):
+                base = source.type.get_strides_and_offset()[0]
+                new_strides = []
+                for (_, axes), stride in zip(groups, base):
+                    inner = [int(np.prod([shape[b] for b in axes[i + 1:]])) for i in range(len(axes))]
+                    new_strides += [stride * k for k in inner]
+                # expand_shape keeps a strided source's layout strided.
+                if _identity_layout(source.type):
+                    result = ir.MemRefType.get(shape, self.type.element_type,
+                                               memory_space=self.type.memory_space)
+                else:
+                    result = ir.MemRefType.get(shape, self.type.element_type,
+                                               ir.StridedLayoutAttr.get(offset, new_strides),
+                                               self.type.memory_space)
+                with _location():
+                    op = memref.ExpandShapeOp(result, source.value, [list(n) for _, n in groups],
+                                              [], shape)
+                    op.operation.verify()
+                source = Buffer(op.result, self.dtype, self.name)
+        except ir.MLIRError as error:
+            _raise(error)
+        return source
+
+    def view(self, dtype: str) -> "Buffer":
+        """Reinterprets the register carriers as `dtype` (e.g. uint32 words as
+        uint16 halves, low half first). Changes no bits."""
+        _check_owned(self)
+        self._check_static("view")
+        element = _element_type(dtype)
+        source = self.type
+        old_bits = source.element_type.width
+        new_bits = element.width
+        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+        strides, offset = source.get_strides_and_offset()
+
+        def scale(v):
+            if v == dynamic:
+                return v
+            if (v * old_bits) % new_bits:
+                raise TileError(f"a {dtype} view cannot split {v} x {old_bits}-bit elements")
+            return v * old_bits // new_bits
+
+        shape = list(source.shape)
+        shape[-1] = scale(shape[-1])
+        new_strides = [scale(s) for s in strides[:-1]] + [1]
+        layout = ir.StridedLayoutAttr.get(scale(offset), new_strides)
+        result = ir.MemRefType.get(shape, element, layout, source.memory_space)
+        try:
+            with _location():
+                op = _tile_ops.ViewOp(result, self.value)
+                op.operation.verify()
+        except ir.MLIRError as error:
+            _raise(error)
+        return Buffer(op.result, dtype, self.name)
+
+    def broadcast(self, shape: Sequence[int]) -> "Buffer":
+        """A zero-stride view repeating unit axes to `shape` (inputs only)."""
+        _check_owned(self)
+        self._check_static("broadcast")
+        shape = _shape(shape, "a broadcast's")
+        if len(shape) != len(self.shape):
+            raise TileError(f"a broadcast keeps the rank: {self.shape} to {shape}")
+        strides, offset = self.type.get_strides_and_offset()
+        new_strides = [0 if (old == 1 and new != 1) else s
+                       for old, new, s in zip(self.shape, shape, strides)]
+        layout = ir.StridedLayoutAttr.get(offset, new_strides)
+        result = ir.MemRefType.get(list(shape), self.type.element_type, layout, self.type.memory_space)
+        try:
+            with _location():
+                op = _tile_ops.BroadcastOp(result, self.value)
+                op.operation.verify()
+        except ir.MLIRError as error:
+            _raise(error)
+        return Buffer(op.result, self.dtype, self.name)
+
+
+def alloc_local(shape, dtype: str, layout: str = "default", scope: str = "thread") -> Buffer:
+    """Registers owned by the issuing thread, or, with ``scope`` "warp",
+    "warpgroup" or "cta", a tile whose leading group axes are distributed
+    over the threads of that group (lane l owns row l)."""
+    _active()
+    if layout != "default":
+        raise TileError(f"layout {layout!r} is not supported: only \"default\" (row-major) is")
+    if not isinstance(scope, str):
+        raise TileError(f"scope is 'thread', 'warp', 'warpgroup' or 'cta', got {scope!r}")
+    shape = _shape(shape, "a tile shape's")
+    space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), REGISTER_SPACE)
+    with _location():
+        value = memref.alloca(ir.MemRefType.get(list(shape), _element_type(dtype), memory_space=space), [], [])
+        if scope != "thread":
+            value.owner.attributes["tile.scope"] = ir.StringAttr.get(scope)
+    return Buffer(value, dtype)
+
+
+def alloc_shared(shape, dtype: str, align: int = 16, name: str = "") -> Buffer:
+    """Shared memory of the block: a static buffer of the kernel (a
+    workgroup attribution of its gpu.func, which NVVM makes a ``.shared``
+    array aligned to `align` bytes), one per block, uninitialized. It is
+    sliced, viewed and reshaped as a global tensor is, and read and written
+    by the ``.shared`` forms of ``ld``/``st``. A kernel declares at most
+    48 KiB of it (checked when it is compiled, at this line)."""
+    builder = _active()
+    if ir.InsertionPoint.current.block != builder.entry:
+        raise TileError("T.alloc_shared declares a buffer of the whole kernel: call it outside "
+                        "T.serial and T.if_")
+    shape = _shape(shape, "a shared buffer shape's")
+    align = _integer(align, "align", 1, 1 << 12)
+    if align & (align - 1):
+        raise TileError(f"align is a power of two, got {align}")
+    if not isinstance(name, str):
+        raise TileError(f"name is a string, got {name!r}")
+    space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), SHARED_SPACE)
+    memref_type = ir.MemRefType.get(list(shape), _tensor_element_type(dtype), memory_space=space)
+    with _location() as location:
+        value = builder.entry.add_argument(memref_type, location)
+    func = builder.func
+    count = len(builder.shared)
+    builder.shared.append(value)
+    func.attributes["workgroup_attributions"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), count + 1)
+    aligned = ir.DictAttr.get({"llvm.align": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), align)})
+    func.attributes["workgroup_attrib_attrs"] = ir.ArrayAttr.get(
+        ([ir.ArrayAttr(func.attributes["workgroup_attrib_attrs"])[i] for i in range(count)] if count else [])
+        + [aligned])
+    return Buffer(value, dtype, name)
+

@@ -1,0 +1,102 @@
+"""``tile_mlir.interpret(fn, *args, grid=None)``: a @T.function run by the
+reference interpreter, as ``kernel(*args)`` runs it on a GPU.
+
+    out = np.zeros((4, 1), "float32")
+    tile_mlir.interpret(negative_magnitude, a, out)   # out now holds the result
+
+The arguments are checked as a launch checks them (count, shapes, dtypes,
+writability, aliasing); the written arrays receive the kernel's stores. A
+race (two threads touching one byte of global memory between the same two
+barriers, at least one of them writing) raises HazardError naming both
+lines of the kernel, before any array is written. Bytes the kernel stores
+without defining them (a register read before it was written, a predicated
+destination without preserve_dst) are left as they were, with an
+InterpretWarning saying how many there are.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import List
+
+import numpy as np
+
+from .. import runtime
+from . import machine
+
+
+class InterpretError(Exception):
+    """The kernel uses something the interpreter does not model yet."""
+
+
+class InterpretWarning(UserWarning):
+    """The kernel stored bytes it never defined."""
+
+
+class HazardError(Exception):
+    """The interpreter found races; ``hazards`` lists them (machine.Hazard:
+    the kind, the memory, both program points and both threads)."""
+
+    def __init__(self, name: str, hazards: List[machine.Hazard]):
+        self.hazards = hazards
+        lines = "\n".join(f"  {hazard}" for hazard in hazards)
+        super().__init__(f"{name}: {len(hazards)} race{'s' if len(hazards) != 1 else ''} found by "
+                         f"the interpreter:\n{lines}")
+
+
+def _signature(fn) -> runtime.Kernel:
+    """The launch-time view of `fn` (no code): its parameters, grid and
+    block, for the checks a launch makes."""
+    params = [runtime.Param(name, (), spec, False, "scalar") if isinstance(spec, str) else
+              runtime.Param(name, spec.shape, spec.dtype, name in fn.written)
+              for name, spec in fn.params]
+    return runtime.Kernel(fn.name, "", None, "interpreter", params, fn.grid, fn.block,
+                          "descriptor" if fn.dynamic else "bare")
+
+
+def interpret(fn, *args, grid=None) -> None:
+    """Runs the @T.function `fn` on the CPU over numpy arrays (and Python
+    numbers for scalar parameters), writing what it stores into the written
+    arrays; `grid` as for a kernel compiled with ``LaunchConfig(grid=None)``.
+    Raises HazardError on a race, InterpretError for what is not modelled,
+    runtime.ArgumentError for arguments a launch would refuse."""
+    from ..frontend.kernel import PrimFunc
+    if not isinstance(fn, PrimFunc):
+        raise TypeError(f"tile_mlir.interpret takes a @T.function kernel, got {type(fn).__name__}")
+    signature = _signature(fn)
+    signature.check_arguments(args)
+    if any(not isinstance(spec, str) and spec.is_dynamic for _, spec in fn.params):
+        raise InterpretError(f"{fn.name}: runtime-sized tensors are not modelled by the interpreter yet")
+    launch_grid = signature.launch_grid(grid)
+    if any(not isinstance(a, np.ndarray) for a, p in zip(args, signature.params) if p.kind == "tensor"):
+        raise InterpretError(f"{fn.name}: the interpreter takes numpy arrays, not CUDA arrays")
+    inputs, aliases, seen = {}, {}, {}
+    for param, value in zip(signature.params, args):
+        if param.kind == "scalar":
+            inputs[param.name] = np.array(value, param.dtype).tobytes()
+            continue
+        if id(value) in seen:
+            aliases[param.name] = seen[id(value)]
+        seen.setdefault(id(value), param.name)
+        inputs[param.name] = value.tobytes()
+    func = fn.module.body.operations[0].regions[0].blocks[0].operations[0]
+    hazards: List[machine.Hazard] = []
+    try:
+        with fn.context:
+            out = machine.run(func, inputs, launch_grid, fn.block, aliases, hazards)
+    except machine.NotCovered as why:
+        raise InterpretError(f"{fn.name}: the interpreter does not model {why} yet") from None
+    if hazards:
+        raise HazardError(fn.name, hazards)
+    for param, value in zip(signature.params, args):
+        if param.kind != "tensor" or not param.written or param.name in aliases:
+            continue
+        data, defined = out[param.name]
+        target = value.reshape(-1).view(np.uint8)
+        target[defined] = data[defined]
+        undefined = int((~defined).reshape(-1, value.itemsize).any(axis=1).sum())
+        if undefined:
+            warnings.warn(f"{fn.name}: {undefined} of {value.size} elements of {param.name} were stored "
+                          "undefined (a register read before it was written, or a predicated "
+                          "destination without preserve_dst); they were left as they were",
+                          InterpretWarning, stacklevel=2)

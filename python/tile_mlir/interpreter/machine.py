@@ -1,0 +1,806 @@
+"""A reference interpreter for tile kernels, written from the spec and the
+PTX ISA rather than from the lowering.
+
+It reads the kernel as the front end builds it (tile.apply over memrefs,
+before --tile-expand) and executes it for every thread of the launch at
+once, in numpy: each index is an array with one value per thread, each
+register tile a byte array per thread, each global tensor one byte array.
+Instructions run in program order for all threads; generated kernels make
+no thread read what another writes, so lockstep is the PTX semantics.
+
+Arithmetic comes from reference.py (beside this file), the one place its
+semantics live. Every byte carries a defined bit: a register read before it
+is written, a destination whose predicate is false without preserve_dst,
+and bytes two threads store in one instruction are undefined, and so is
+every result computed from them. Only defined output bytes are compared.
+
+    from interp import run
+    outputs, defined = run(gpu_func_op, {"A": a_bytes, ...}, grid, block)
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from types import SimpleNamespace
+
+import numpy as np
+
+from . import reference as R
+
+
+def element_bytes(bits):
+    """Bytes of one element: a predicate (i1) takes one."""
+    return max(bits, 8) // 8
+
+
+class NotCovered(Exception):
+    """The kernel uses something the interpreter does not model."""
+
+
+class Buffer:
+    """Bytes and their defined bits: shape (threads, n) when private to each
+    thread (a register tile), (n,) when shared (a global tensor). `nan`
+    marks the bytes of a register whose value is a NaN an instruction made:
+    PTX leaves its payload to the chip, so it compares as "a NaN" where it
+    is stored, and what is computed from its bits is not compared."""
+
+    def __init__(self, data, defined, private, name=""):
+        self.data, self.defined, self.private, self.name = data, defined, private, name
+        self.nan = np.zeros_like(defined)
+        if not private:
+            # Who touched each byte since the last barrier, for the hazard
+            # check: the last writer and one reader (MANY: two or more), as
+            # thread numbers, and the program points that did it.
+            # With each, the block's barrier epoch it happened in (a barrier
+            # orders the accesses of its block's threads before it against
+            # those after it), and for the readers their block (MANY: two).
+            self.writer = np.full(data.size, NOBODY, np.int64)
+            self.reader = np.full(data.size, NOBODY, np.int64)
+            self.reader_block = np.full(data.size, NOBODY, np.int64)
+            self.written_epoch = np.zeros(data.size, np.int64)
+            self.read_epoch = np.zeros(data.size, np.int64)
+            self.written_at = np.zeros(data.size, np.int32)
+            self.read_at = np.zeros(data.size, np.int32)
+
+
+# Hazard bookkeeping of a shared byte: no thread, or several.
+NOBODY, MANY = -1, -2
+
+
+class CollectiveHazard:
+    """A warp collective (shfl.sync) used against its rules: a thread
+    outside its membermask, a source lane outside it or not executing, a
+    lane of the mask that never arrives."""
+
+    kind = "warp collective"
+
+    def __init__(self, opcode, point, thread, lane, source, problem):
+        self.opcode, self.first = opcode, point
+        self.second, self.thread, self.lane, self.source, self.problem = point, thread, lane, source, problem
+
+    def __str__(self):
+        return f"{self.second}: {self.opcode} in thread {self.thread} (lane {self.lane}) {self.problem}"
+
+
+class DivergentBarrier:
+    """A block barrier that part of a block reached: the others never do, so
+    the block hangs or the barrier's behaviour is undefined."""
+
+    kind = "divergent barrier"
+
+    def __init__(self, opcode, point, block, arrived, threads):
+        self.opcode, self.second, self.block = opcode, point, block
+        self.first, self.arrived, self.threads = point, arrived, threads
+
+    def __str__(self):
+        return (f"{self.second}: {self.opcode} reached by {self.arrived} of the {self.threads} threads "
+                f"of block {self.block}; the others never arrive")
+
+
+class Hazard:
+    """Two threads touch one byte of shared or global memory between the
+    same two barriers, at least one of them writing: the order the hardware
+    picks decides the result. `first` and `second` are program points
+    (``file.py:line`` of the ops), `threads` the two threads' numbers (the
+    block's linear id times the block size plus the thread's), `buffer` the
+    parameter or shared tile and `byte` its offset."""
+
+    def __init__(self, kind, buffer, byte, first, second, threads):
+        self.kind, self.buffer, self.byte = kind, buffer, byte
+        self.first, self.second, self.threads = first, second, threads
+
+    def __str__(self):
+        return (f"{self.second}: {self.kind} race on {self.buffer or 'memory'} byte {self.byte}: "
+                f"thread {self.threads[1]} here, thread {self.threads[0]} at {self.first}, with no "
+                "barrier between them")
+
+
+class View:
+    """A memref value: a buffer, a byte offset per thread, byte strides, a
+    shape and an element width in bits."""
+
+    def __init__(self, buffer, offset, strides, shape, bits):
+        self.buffer, self.offset, self.strides, self.shape, self.bits = buffer, offset, strides, shape, bits
+
+    def addresses(self, coord):
+        """The byte address of element `coord` for every thread."""
+        return self.offset + sum(c * s for c, s in zip(coord, self.strides))
+
+
+def _mask_bits(bits):
+    return np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+class Interpreter:
+    def __init__(self, threads, grid, block):
+        self.threads = threads
+        self.grid, self.block = grid, block
+        linear = np.arange(threads)
+        per_block = block[0] * block[1] * block[2]
+        self.block_linear, thread_linear = linear // per_block, linear % per_block
+        self.tid = (thread_linear % block[0], thread_linear // block[0] % block[1],
+                    thread_linear // (block[0] * block[1]))
+        self.bid = (self.block_linear % grid[0], self.block_linear // grid[0] % grid[1],
+                    self.block_linear // (grid[0] * grid[1]))
+        self.values = {}
+        self.active = np.ones(threads, bool)
+        self.lanes = np.arange(threads)
+        # Program points by number (a buffer's written_at/read_at index them)
+        # and the hazards found, one per pair of points and kind.
+        self.points, self.point = ["<unknown>"], 0
+        self.hazards, self._hazard_keys = [], set()
+        # Each block's barrier epoch: how many barriers it has passed.
+        self.per_block = per_block
+        self.epoch = np.zeros(max(threads // per_block, 1), np.int64)
+
+    # -- hazards ---------------------------------------------------------
+    def enter(self, op):
+        """Makes `op` the current program point (its file:line)."""
+        text = str(op.location)
+        match = re.search(r'"([^"]*)":(\d+)', text)
+        where = f"{match.group(1)}:{match.group(2)}" if match else text
+        if self.points[self.point] != where:
+            self.points.append(where)
+            self.point = len(self.points) - 1
+
+    def _hazard(self, kind, buffer, at, before, others, other_blocks, other_epochs, lanes):
+        """Records, once per pair of program points, the first byte of `at`
+        where another thread (`others`, of `other_blocks` in their barrier
+        `other_epochs`) touched what `lanes` touch now, unordered: not the
+        same thread, and not an earlier barrier interval of the same block."""
+        blocks = lanes // self.per_block
+        ordered = (other_blocks == blocks) & (other_epochs < self.epoch[blocks])
+        conflicts = np.flatnonzero((others != NOBODY) & (others != lanes) & ~ordered)
+        # The first conflicting byte of each earlier program point.
+        points, firsts = np.unique(before[conflicts], return_index=True)
+        for point, i in zip(points, conflicts[firsts]):
+            key = (kind, int(point), self.point)
+            if key in self._hazard_keys:
+                continue
+            self._hazard_keys.add(key)
+            other = int(others[i]) if others[i] != MANY else "(several)"
+            self.hazards.append(Hazard(kind, buffer.name, int(at[i]), self.points[before[i]],
+                                       self.points[self.point], (other, int(lanes[i]))))
+
+    def _accessors(self, at, lanes):
+        """The bytes `at` touches, once each, and per byte the one thread
+        that touches it (MANY for two or more) and its block (MANY)."""
+        unique, inverse = np.unique(at, return_inverse=True)
+        low = np.full(unique.size, np.iinfo(np.int64).max, np.int64)
+        high = np.full(unique.size, -1, np.int64)
+        np.minimum.at(low, inverse, lanes)
+        np.maximum.at(high, inverse, lanes)
+        thread = np.where(low == high, low, MANY)
+        block = np.where(low // self.per_block == high // self.per_block, low // self.per_block, MANY)
+        return unique, thread, block
+
+    def track_read(self, buffer, at, lanes):
+        if buffer.private or at.size == 0:
+            return
+        self._hazard("read-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
+                     buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes)
+        at, thread, block = self._accessors(at, lanes)
+        epoch = self.epoch[np.where(block == MANY, 0, block)]
+        old, old_block = buffer.reader[at], buffer.reader_block[at]
+        # Reads of the block before its last barrier are ordered before
+        # everything of the block after it: the new reader stands for them.
+        fresh = (old == NOBODY) | ((block != MANY) & (old_block == block) & (buffer.read_epoch[at] < epoch))
+        same = (thread != MANY) & (old == thread)
+        buffer.reader[at] = np.where(fresh | same, thread, MANY)
+        buffer.reader_block[at] = np.where(fresh | (old_block == block), block, MANY)
+        buffer.read_epoch[at] = epoch
+        buffer.read_at[at] = self.point
+
+    def track_write(self, buffer, at, lanes):
+        if buffer.private or at.size == 0:
+            return
+        self._hazard("write-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
+                     buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes)
+        self._hazard("write-after-read", buffer, at, buffer.read_at[at], buffer.reader[at],
+                     buffer.reader_block[at], buffer.read_epoch[at], lanes)
+        # Two threads storing one byte in one instruction.
+        order = np.argsort(at, kind="stable")
+        same = np.flatnonzero(at[order][1:] == at[order][:-1])
+        if same.size:
+            first, second = order[same[0]], order[same[0] + 1]
+            self._hazard("write-after-write", buffer, at[[second]], np.array([self.point]),
+                         lanes[[first]], lanes[[first]] // self.per_block, np.array([self.epoch.max() + 1]),
+                         lanes[[second]])
+        buffer.writer[at] = lanes
+        buffer.written_epoch[at] = self.epoch[lanes // self.per_block]
+        buffer.written_at[at] = self.point
+
+    def shuffle(self, form, values, coord, executing):
+        """shfl.sync, from the ISA's pseudo-code (9.7.9.6): each executing
+        thread reads `a` of the lane its mode, `b` and `c` name (its own when
+        that lane is past the clamp). A thread outside its own membermask, a
+        source lane outside the mask or not executing it, and a lane of the
+        mask that does not execute it are hazards; what they read is
+        undefined."""
+        def bits(value):
+            if isinstance(value, View):
+                read, defined, _ = self.read(value, coord + [0])
+                return read & np.uint64(0xFFFFFFFF), defined
+            return value[0] & np.uint64(0xFFFFFFFF), np.ones(self.threads, bool)
+        (a, a_def), (b, b_def), (c, c_def), (mask, mask_def) = (bits(v) for v in values[1:])
+        in_block = self.lanes % self.per_block
+        lane = (in_block % 32).astype(np.int64)
+        first = self.lanes - lane  # the warp's lane 0
+        b, c, mask = b.astype(np.int64), c.astype(np.int64), mask.astype(np.int64)
+        bval, cval, segmask = b & 31, c & 31, (c >> 8) & 31
+        max_lane = (lane & segmask) | (cval & ~segmask)
+        min_lane = lane & segmask
+        mode = next(t for t in form.opcode.split(".") if t in ("up", "down", "bfly", "idx"))
+        j = {"up": lane - bval, "down": lane + bval, "bfly": lane ^ bval,
+             "idx": min_lane | (bval & ~segmask)}[mode]
+        inside = j >= max_lane if mode == "up" else j <= max_lane
+        j = np.where(inside, j, lane)
+        # A lane past the end of a partial warp does not exist.
+        warp_size = np.minimum(32, self.per_block - (in_block - lane))
+        exists = j < warp_size
+        source = first + np.where(exists, j, lane)
+        own = (mask >> lane) & 1 == 1
+        source_ok = exists & ((mask >> j) & 1 == 1) & executing[source]
+        for problem, bad in (("is not in its own membermask", executing & ~own),
+                             ("reads a lane outside its membermask or not executing it",
+                              executing & own & ~source_ok)):
+            self._collective_hazard(form, problem, bad, lane, j)
+        # A lane of an executing thread's mask that does not execute it.
+        for thread in np.flatnonzero(executing)[:1]:
+            members = first[thread] + np.flatnonzero((int(mask[thread]) >> np.arange(32)) & 1)
+            members = members[members < first[thread] + warp_size[thread]]
+            missing = members[~executing[members]]
+            if missing.size:
+                self._collective_hazard(form, f"waits for lane {int(lane[missing[0]])} of its "
+                                        "membermask, which does not execute it",
+                                        self.lanes == thread, lane, j)
+        result = a[source]
+        defined = a_def[source] & b_def & c_def & mask_def & own & source_ok
+        dst = values[0]
+        self.write(dst, coord + [0], result, defined, executing, None)
+
+    def _collective_hazard(self, form, problem, bad, lane, source):
+        for thread in np.flatnonzero(bad)[:1]:
+            key = ("collective", problem.split()[0], self.point)
+            if key in self._hazard_keys:
+                return
+            self._hazard_keys.add(key)
+            self.hazards.append(CollectiveHazard(form.opcode, self.points[self.point], int(thread),
+                                                 int(lane[thread]), int(source[thread]), problem))
+
+    def barrier(self, form, immediates, executing):
+        """A block barrier reached by the threads `executing`: every thread of
+        each block must reach it (a thread count must be the block's); then
+        the block's accesses before it are ordered before those after it."""
+        if "arrive" in form.opcode.split("."):
+            raise NotCovered(f"{form.opcode}: producer-consumer barriers (arrive)")
+        if len(immediates) == 2 and immediates[1] != self.per_block:
+            raise NotCovered(f"{form.opcode} with a count of {immediates[1]} threads in a block of "
+                             f"{self.per_block}")
+        blocks = self.threads // self.per_block
+        arrived = np.bincount(self.block_linear[executing], minlength=blocks)
+        for block in np.flatnonzero((arrived > 0) & (arrived < self.per_block))[:1]:
+            key = ("barrier", self.point)
+            if key not in self._hazard_keys:
+                self._hazard_keys.add(key)
+                self.hazards.append(DivergentBarrier(form.opcode, self.points[self.point], int(block),
+                                                     int(arrived[block]), self.per_block))
+        self.epoch[arrived > 0] += 1
+
+    # -- memory ----------------------------------------------------------
+    def read(self, view, coord, where=None):
+        """(bits, defined, nan) of one element for every thread; `where`
+        marks the threads that really access memory (for the hazard
+        check)."""
+        nbytes = element_bytes(view.bits)
+        address = view.addresses(coord)
+        value = np.zeros(self.threads, np.uint64)
+        defined = np.ones(self.threads, bool)
+        nan = np.zeros(self.threads, bool)
+        buffer = view.buffer
+        for byte in range(nbytes):
+            at = address + byte
+            if buffer.private:
+                b, d, n = buffer.data[self.lanes, at], buffer.defined[self.lanes, at], buffer.nan[self.lanes, at]
+            else:
+                b, d, n = buffer.data[at], buffer.defined[at], buffer.nan[at]
+                if where is not None:
+                    self.track_read(buffer, at[where], self.lanes[where])
+            value |= b.astype(np.uint64) << np.uint64(8 * byte)
+            defined &= d
+            nan |= n
+        return value, defined, nan
+
+    def write(self, view, coord, value, defined, where, nan=None):
+        nbytes = element_bytes(view.bits)
+        address = view.addresses(coord)[where]
+        value, defined = value[where], defined[where]
+        nan = np.zeros(value.size, bool) if nan is None else nan[where]
+        buffer = view.buffer
+        lanes = self.lanes[where]
+        for byte in range(nbytes):
+            at = address + byte
+            part = ((value >> np.uint64(8 * byte)) & np.uint64(0xFF)).astype(np.uint8)
+            if buffer.private:
+                buffer.data[lanes, at] = part
+                buffer.defined[lanes, at] = defined
+                buffer.nan[lanes, at] = nan
+            else:
+                # Two threads storing one byte in one instruction: which wins
+                # is not defined.
+                self.track_write(buffer, at, lanes)
+                unique, counts = np.unique(at, return_counts=True)
+                buffer.data[at] = part
+                buffer.defined[at] = defined
+                buffer.nan[at] = nan
+                buffer.defined[unique[counts > 1]] = False
+
+    # -- values ----------------------------------------------------------
+    def index(self, value):
+        return self.values[value]
+
+    def run_block(self, block):
+        for op in block.operations:
+            self.run_op(op.operation)
+
+    def run_op(self, op):
+        self.enter(op)
+        name = op.name
+        handler = getattr(self, "op_" + name.replace(".", "_"), None)
+        if handler is None:
+            raise NotCovered(name)
+        handler(op)
+
+    def op_gpu_thread_id(self, op):
+        self.values[op.results[0]] = self.tid["xyz".index(str(op.attributes["dimension"])[-2])]
+
+    def op_gpu_block_id(self, op):
+        self.values[op.results[0]] = self.bid["xyz".index(str(op.attributes["dimension"])[-2])]
+
+    def op_gpu_block_dim(self, op):
+        dim = "xyz".index(str(op.attributes["dimension"])[-2])
+        self.values[op.results[0]] = np.full(self.threads, self.block[dim], np.int64)
+
+    def op_gpu_return(self, op):
+        pass
+
+    def op_scf_yield(self, op):
+        pass
+
+    def op_arith_constant(self, op):
+        from mlir import ir
+        attr = op.attributes["value"]
+        result = op.results[0]
+        if isinstance(result.type, ir.IndexType):
+            self.values[result] = np.full(self.threads, ir.IntegerAttr(attr).value, np.int64)
+        elif isinstance(result.type, ir.IntegerType):
+            width = ir.IntegerType(result.type).width
+            bits = ir.IntegerAttr(attr).value & ((1 << width) - 1)
+            if width == 1:
+                self.values[result] = np.full(self.threads, bool(bits))
+            else:
+                self.values[result] = (np.full(self.threads, bits, np.uint64), width)
+        elif str(attr).startswith("0x"):
+            # A float constant written as bits (a NaN with its payload).
+            width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[str(result.type)]
+            self.values[result] = (np.full(self.threads, int(str(attr).split()[0], 16), np.uint64), width)
+        else:
+            number = ir.FloatAttr(attr).value
+            kind = str(result.type)
+            encoded = {"f16": lambda v: int(np.float16(v).view(np.uint16)),
+                       "f32": lambda v: int(np.float32(v).view(np.uint32)),
+                       "f64": lambda v: int(np.float64(v).view(np.uint64)),
+                       "bf16": lambda v: int(np.float32(v).view(np.uint32)) >> 16}[kind](number)
+            width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[kind]
+            self.values[result] = (np.full(self.threads, encoded, np.uint64), width)
+
+    def _binary(self, op, fn):
+        a, b = self.values[op.operands[0]], self.values[op.operands[1]]
+        self.values[op.results[0]] = fn(a, b)
+
+    def op_arith_addi(self, op):
+        self._binary(op, lambda a, b: a + b)
+
+    def op_arith_subi(self, op):
+        self._binary(op, lambda a, b: a - b)
+
+    def op_arith_muli(self, op):
+        self._binary(op, lambda a, b: a * b)
+
+    def op_arith_andi(self, op):
+        self._binary(op, lambda a, b: a & b)
+
+    def op_arith_ori(self, op):
+        self._binary(op, lambda a, b: a | b)
+
+    def op_arith_xori(self, op):
+        self._binary(op, lambda a, b: a ^ b)
+
+    @staticmethod
+    def _signed(value):
+        """An index array as it is; an integer's bits as signed int64."""
+        if isinstance(value, tuple):
+            bits, width = value
+            bits = bits.astype(np.int64) if width == 64 else bits.astype(np.int64) & ((1 << width) - 1)
+            if width < 64:
+                bits = np.where(bits >= 1 << (width - 1), bits - (1 << width), bits)
+            return bits
+        return value
+
+    def _cast_index(self, op, signed):
+        # index -> iN truncates to N bits; iN -> index extends (signed or
+        # not). T.serial's 32-bit counters and T.uint32(t) both pass here.
+        from mlir import ir
+        source, result = self.values[op.operands[0]], op.results[0]
+        if isinstance(result.type, ir.IntegerType):
+            width = ir.IntegerType(result.type).width
+            self.values[result] = (self._signed(source).astype(np.uint64) & _mask_bits(width), width)
+        elif signed or not isinstance(source, tuple):
+            self.values[result] = self._signed(source)
+        else:
+            self.values[result] = source[0].astype(np.int64)
+
+    def op_arith_index_cast(self, op):
+        self._cast_index(op, True)
+
+    def op_arith_index_castui(self, op):
+        self._cast_index(op, False)
+
+    def _index_binary(self, op, fn):
+        a, b = (self._signed(self.values[v]) for v in op.operands)
+        self.values[op.results[0]] = fn(a, b)
+
+    # Index division and shifts of the front end's index expressions (only
+    # on index values, 64 bits): Python's // on int64 arrays is floor
+    # division; the unsigned forms are used on values proven >= 0.
+    def op_arith_floordivsi(self, op):
+        self._index_binary(op, lambda a, b: a // b)
+
+    def op_arith_divui(self, op):
+        self._index_binary(op, lambda a, b: (a.astype(np.uint64) // b.astype(np.uint64)).astype(np.int64))
+
+    def op_arith_remui(self, op):
+        self._index_binary(op, lambda a, b: (a.astype(np.uint64) % b.astype(np.uint64)).astype(np.int64))
+
+    def op_arith_maxsi(self, op):
+        a, b = (self._signed(self.values[v]) for v in op.operands)
+        self.values[op.results[0]] = np.maximum(a, b)
+
+    def op_arith_cmpi(self, op):
+        predicate = str(op.attributes["predicate"])
+        number = int(predicate.split(":")[0]) if ":" in predicate else int(predicate)
+        compare = {0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater,
+                   5: np.greater_equal}
+        unsigned = {6: np.less, 7: np.less_equal, 8: np.greater, 9: np.greater_equal}
+        if number in unsigned:
+            a, b = (self._signed(self.values[v]).astype(np.uint64) for v in op.operands)
+            self.values[op.results[0]] = unsigned[number](a, b)
+            return
+        if number not in compare:
+            raise NotCovered(f"arith.cmpi predicate {number}")
+        self._binary(op, compare[number])
+
+    # -- memrefs ---------------------------------------------------------
+    @staticmethod
+    def _layout(memref_type):
+        from mlir import ir
+        memref_type = ir.MemRefType(memref_type)
+        strides, offset = memref_type.get_strides_and_offset()
+        bits = memref_type.element_type.width
+        if any(s == ir.ShapedType.get_dynamic_stride_or_offset() for s in strides):
+            raise NotCovered("dynamic strides")
+        # A predicate (i1) takes a byte, as a register element.
+        return list(memref_type.shape), [s * element_bytes(bits) for s in strides], bits
+
+    def op_memref_alloca(self, op):
+        shape, strides, bits = self._layout(op.results[0].type)
+        size = int(np.prod(shape, dtype=np.int64)) * element_bytes(bits)
+        # A group tile (tile.scope) is private storage too: each thread
+        # addresses only its own group row of it.
+        buffer = Buffer(np.zeros((self.threads, size), np.uint8), np.zeros((self.threads, size), bool), True)
+        self.values[op.results[0]] = View(buffer, np.zeros(self.threads, np.int64), strides, shape, bits)
+
+    def op_memref_subview(self, op):
+        from mlir import ir
+        source = self.values[op.operands[0]]
+        shape, strides, bits = self._layout(op.results[0].type)
+        static = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
+        dynamic = iter(op.operands[1:])
+        offset = source.offset.copy()
+        for value, stride in zip(static, source.strides):
+            if value == ir.ShapedType.get_dynamic_stride_or_offset():
+                offset = offset + self.values[next(dynamic)] * stride
+            else:
+                offset = offset + value * stride
+        self.values[op.results[0]] = View(source.buffer, offset, strides, shape, bits)
+
+    def _same_offset(self, op):
+        source = self.values[op.operands[0]]
+        shape, strides, bits = self._layout(op.results[0].type)
+        self.values[op.results[0]] = View(source.buffer, source.offset, strides, shape, bits)
+
+    op_memref_expand_shape = _same_offset
+    op_memref_collapse_shape = _same_offset
+    op_tile_view = _same_offset
+    op_tile_broadcast = _same_offset
+
+    # -- control flow ----------------------------------------------------
+    def op_scf_for(self, op):
+        # Index or 32-bit bounds (unsignedCmp: T.serial proves them in [0,
+        # 2^31)), all as int64 arrays.
+        lower, upper, step = (self._signed(self.values[v]) for v in op.operands[:3])
+        if len(op.operands) > 3:
+            raise NotCovered("scf.for with iteration arguments")
+        body = op.regions[0].blocks[0]
+        outer = self.active
+        iv = lower.copy()
+        # unsignedCmp: the counter and the stop compare unsigned, so a last
+        # step past 2^63 - 1 ends the loop instead of wrapping below stop.
+        unsigned = "unsignedCmp" in op.attributes
+        while True:
+            below = iv.astype(np.uint64) < upper.astype(np.uint64) if unsigned else iv < upper
+            self.active = outer & below
+            if not self.active.any():
+                break
+            self.values[body.arguments[0]] = iv.copy()
+            self.run_block(body)
+            iv = iv + step
+        self.active = outer
+
+    def op_scf_if(self, op):
+        condition = self.values[op.operands[0]]
+        outer = self.active
+        self.active = outer & condition
+        self.run_block(op.regions[0].blocks[0])
+        if len(op.regions) > 1 and op.regions[1].blocks:
+            self.active = outer & ~condition
+            self.run_block(op.regions[1].blocks[0])
+        self.active = outer
+
+    # -- instructions ----------------------------------------------------
+    def op_tile_apply(self, op):
+        from mlir import ir
+        from .. import ptx
+        opcode = ir.StringAttr(op.attributes["opcode"]).value
+        scope = ir.StringAttr(op.attributes["scope"]).value if "scope" in op.attributes else "thread"
+        group = self.group_coordinates(scope)
+        preserve = "preserve_dst" in op.attributes
+        segments = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+        args = list(op.operands[:segments[0]])
+        pred = self.values[op.operands[segments[0]]] if segments[1] else np.ones(self.threads, bool)
+        values = [self.values[a] for a in args]
+        form = select_form(ptx.overloads(opcode), values)
+        if form.block_barrier:
+            self.barrier(form, [int(v[0][0]) for v in values], self.active.copy())
+            return
+        if form.family == "shfl":
+            repeats = next((v.shape[len(group):-1] for v in values if isinstance(v, View)), [])
+            for coord in itertools.product(*[range(n) for n in repeats]):
+                self.shuffle(form, values, group + list(coord), self.active & pred)
+            return
+        repeats = next((v.shape[len(group):-1] for v in values if isinstance(v, View)), [])
+        for coord in itertools.product(*[range(n) for n in repeats]):
+            coord = group + list(coord)
+            if isinstance(pred, View):
+                # A predicate tile: one register per repeat. One never
+                # written leaves what it guards undefined.
+                bits, known, _ = self.read(pred, coord + [0])
+                self.instruction(form, values, coord, self.active & (bits != 0), preserve, known)
+            else:
+                self.instruction(form, values, coord, self.active & pred, preserve)
+
+    def group_coordinates(self, scope):
+        """This thread's row of each group axis (docs/scopes.md): (lane) for
+        a warp, (warp % 4, lane) for a warpgroup, (warp, lane) for a cta."""
+        linear = self.tid[0] + self.tid[1] * self.block[0] + self.tid[2] * self.block[0] * self.block[1]
+        lane, warp = linear % 32, linear // 32
+        return {"thread": [], "warp": [lane], "warpgroup": [warp % 4, lane], "cta": [warp, lane]}[scope]
+
+    def instruction(self, form, values, coord, execute, preserve, pred_defined=None):
+        srcs, defined = [], np.ones(self.threads, bool)
+        immediates = {}
+        nan = np.zeros(self.threads, bool)
+        memory = None
+        for operand, value in zip(form.operands, values):
+            if operand.space != "reg":
+                memory = (operand, value)
+                if operand.role == "src":  # ld: the registers come from memory
+                    # Where the predicate is unknown, the load may happen.
+                    touches = execute if pred_defined is None else execute | (self.active & ~pred_defined)
+                    for reg in range(operand.count):
+                        bits, d, n = self.read(value, coord + [reg], touches)
+                        srcs.append(bits)
+                        defined &= d
+                        nan |= n
+                continue
+            if operand.role == "imm":
+                immediates[len(immediates)] = int(value[0][0])
+                continue
+            if operand.role != "src":
+                continue
+            dtype = R.UINT[max(operand.bits, 8)]
+            if isinstance(value, View):
+                for reg in range(operand.count):
+                    bits, d, n = self.read(value, coord + [reg])
+                    srcs.append((bits & _mask_bits(operand.bits)).astype(dtype))
+                    defined &= d
+                    nan |= n
+            elif isinstance(value, tuple):
+                srcs.append((value[0] & _mask_bits(operand.bits)).astype(dtype))
+            else:
+                raise NotCovered("an index as an instruction operand")
+        if any(o.bits > 64 for o in form.operands):
+            raise NotCovered("128-bit registers")
+        moves = form.family in ("ld", "st", "mov")
+        if moves:
+            # A move keeps a NaN's bits, whatever they are.
+            results = repack([s.astype(np.uint64) for s in srcs], form)
+            made_nan = [nan] * len(results)
+        else:
+            with np.errstate(all="ignore"):
+                out = R.reference(SimpleNamespace(opcode=form.opcode, family=form.family,
+                                                  operands=form.operands, immediates=immediates), srcs)
+            if isinstance(out, R.Partial):  # unspecified where the ISA says so
+                defined = defined & out.defined.reshape(defined.shape)
+                out = out.values
+            results = [np.asarray(out).astype(np.uint64)]
+            # Bits computed from a NaN of unknown payload are unknown.
+            defined = defined & ~nan
+            made_nan = [is_nan(results[0], result_type(form))]
+        if pred_defined is not None:
+            # Where the predicate register is undefined, the instruction may
+            # or may not have run: what it would write is undefined.
+            defined = defined & pred_defined
+            execute = execute | (self.active & ~pred_defined)
+        if form.family == "st":
+            operand, view = memory
+            for reg, bits in enumerate(results):
+                self.write(view, coord + [reg], bits, defined, execute, made_nan[reg])
+            return
+        dsts = [(operand, value) for operand, value in zip(form.operands, values)
+                if operand.role == "dst" and operand.space == "reg"]
+        flat = [(operand, value, reg) for operand, value in dsts for reg in range(operand.count)]
+        if len(flat) != len(results):
+            raise NotCovered(f"{form.opcode}: {len(results)} results for {len(flat)} registers")
+        for (operand, view, reg), bits, made in zip(flat, results, made_nan):
+            where = self.active.copy()
+            if preserve:
+                where &= execute  # a false predicate keeps the old value
+                self.write(view, coord + [reg], bits & _mask_bits(operand.bits), defined, where, made)
+            else:
+                # A false predicate leaves the destination undefined.
+                self.write(view, coord + [reg], bits & _mask_bits(operand.bits), defined & execute, where, made)
+
+
+def repack(registers, form):
+    """A mov's source registers as its destination registers: mov.b32 d,
+    {a, b} joins a (the low bits) and b; mov.b32 {a, b}, d splits d."""
+    dst = next((o for o in form.operands if o.role == "dst" and o.space == "reg"), None)
+    if form.family != "mov" or dst is None or dst.count == len(registers):
+        return registers
+    src = next(o for o in form.operands if o.role == "src")
+    if dst.count == 1:
+        return [sum((r & np.uint64(_mask_bits(src.bits))) << np.uint64(k * src.bits)
+                    for k, r in enumerate(registers))]
+    return [(registers[0] >> np.uint64(k * dst.bits)) & np.uint64(_mask_bits(dst.bits))
+            for k in range(dst.count)]
+
+
+_NAN_FORMATS = {"f16": (16, 5, 10), "bf16": (16, 8, 7), "f32": (32, 8, 23), "f64": (64, 11, 52),
+                "tf32": (32, 8, 23), "e5m2": (8, 5, 2)}
+
+
+def is_nan(bits, ptx_type):
+    """Whether any float lane of registers of `ptx_type` is a NaN (e4m3's
+    only NaNs are 0x7f and 0xff)."""
+    lane_type, lanes = ptx_type, 1
+    if ptx_type in R.LANES:
+        lane_type, _, lanes = R.LANES[ptx_type]
+    bits = bits.astype(np.uint64)
+    result = np.zeros(bits.shape, bool)
+    if lane_type == "e4m3":
+        for k in range(lanes):
+            result |= (bits >> np.uint64(8 * k)) & np.uint64(0x7F) == np.uint64(0x7F)
+        return result
+    if lane_type not in _NAN_FORMATS:
+        return result
+    width, exp_bits, man_bits = _NAN_FORMATS[lane_type]
+    for k in range(lanes):
+        lane = bits >> np.uint64(width * k)
+        exponent = (lane >> np.uint64(man_bits)) & np.uint64((1 << exp_bits) - 1)
+        mantissa = lane & np.uint64((1 << man_bits) - 1)
+        result |= (exponent == np.uint64((1 << exp_bits) - 1)) & (mantissa != 0)
+    return result
+
+
+def result_type(form):
+    """The numeric type of a form's result: a cvt's is its destination type
+    token (tf32 sits in a b32 register), any other's its dst operand's."""
+    if form.family == "cvt":
+        tokens = [t for t in form.opcode.split(".")[1:]
+                  if t in R.FORMATS or t in R.LANES or t in R.INT_TYPES or t == "tf32"]
+        if tokens:
+            return tokens[0]
+    return next(o.type for o in form.operands if o.role == "dst")
+
+
+def select_form(forms, values):
+    """The overload whose register counts and widths the operands match (the
+    spec's rule: the final axis counts one instruction's registers)."""
+    for form in forms:
+        if len(form.operands) != len(values):
+            continue
+        fits = True
+        for operand, value in zip(form.operands, values):
+            if isinstance(value, View):
+                fits &= value.shape[-1] == operand.count and value.bits == operand.bits
+            elif isinstance(value, tuple):
+                fits &= operand.count == 1 and value[1] == operand.bits
+            else:
+                fits = False
+        if fits:
+            return form
+    return forms[0]
+
+
+def run(func, inputs, grid, block, aliases=None, hazards=None):
+    """Runs the gpu.func `func` on `inputs` ({param name: bytes}, in
+    parameter order; a scalar parameter's bytes are its value's) and returns
+    {name: (bytes, defined)} of the tensors. `aliases` maps a parameter to
+    an earlier one passed the same array: they share a buffer. A list given
+    as `hazards` receives the races found (Hazard)."""
+    from mlir import ir
+    threads = int(np.prod(grid)) * int(np.prod(block))
+    interp = Interpreter(threads, grid, block)
+    body = func.regions[0].blocks[0]
+    buffers = {}
+    aliases = aliases or {}
+    for argument, (name, data) in zip(body.arguments, inputs.items()):
+        if not isinstance(argument.type, ir.MemRefType):
+            # A scalar parameter: its bits, as the integers and floats of
+            # the instructions travel.
+            width = len(data) * 8
+            interp.values[argument] = (np.full(threads, int.from_bytes(data, "little"), np.uint64), width)
+            continue
+        if name in aliases:
+            buffer = buffers[name] = buffers[aliases[name]]
+        else:
+            data = np.frombuffer(data, np.uint8).copy()
+            buffer = buffers[name] = Buffer(data, np.ones(data.size, bool), False, name)
+        shape, strides, bits = Interpreter._layout(argument.type)
+        interp.values[argument] = View(buffer, np.zeros(threads, np.int64), strides, shape, bits)
+    # Workgroup attributions follow the parameters: shared memory, one copy
+    # per block, uninitialized.
+    for argument in list(body.arguments)[len(inputs):]:
+        shape, strides, bits = Interpreter._layout(argument.type)
+        size = int(np.prod(shape, dtype=np.int64)) * element_bytes(bits)
+        blocks = int(np.prod(grid))
+        match = re.search(r'"([^"]*)":(\d+)', str(argument.location))
+        name = f"the shared buffer of {match.group(1)}:{match.group(2)}" if match else "a shared buffer"
+        buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False, name)
+        interp.values[argument] = View(buffer, interp.block_linear * size, strides, shape, bits)
+    interp.run_block(body)
+    if hazards is not None:
+        hazards.extend(interp.hazards)
+    return {name: (b.data, b.defined) for name, b in buffers.items()}

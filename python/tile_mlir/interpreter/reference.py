@@ -1,0 +1,807 @@
+"""Reference semantics of PTX register instructions, in numpy, written from
+the PTX ISA (never derived from running a GPU).
+
+Values travel as unsigned integer bit patterns (uint8/16/32/64 numpy arrays)
+so that NaN payloads, signed zeros and subnormals are explicit. Each
+`reference(opcode, sources)` returns the destination bit patterns, or raises
+NotCovered for a form this model does not describe.
+
+Rounding is exact: a float result is computed as an f64 value `hi` plus the
+sign of the exact residual (`hi` is the f64 nearest the exact result), and
+rounded once to the destination format with the instruction's mode.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from .reference_bits import BIT_FAMILIES, bit_reference, int_minmax
+
+
+class NotCovered(Exception):
+    pass
+
+
+class Partial:
+    """Destination bits where the ISA defines them: `defined` is False where
+    it leaves the result unspecified (an integer division by zero)."""
+
+    def __init__(self, values, defined):
+        self.values, self.defined = values, np.asarray(defined, dtype=bool)
+
+
+# Forms whose result is an approximation with an error bound, not a bit
+# pattern: measured by tools/conformance/approx.py, not compared here.
+APPROXIMATE = {"approx", "full"}
+
+
+# name -> (exponent bits, mantissa bits, has infinities)
+FORMATS = {
+    "f64": (11, 52, True), "f32": (8, 23, True), "f16": (5, 10, True), "bf16": (8, 7, True),
+    "tf32": (8, 10, True), "e4m3": (4, 3, False), "e5m2": (5, 2, True),
+}
+UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+def bits_of(kind):
+    e, m, _ = FORMATS[kind]
+    return 1 + e + m
+
+
+# -- decoding -----------------------------------------------------------------
+
+def decode(bits, kind):
+    """Bit patterns of format `kind` to float64 values (exact)."""
+    bits = np.asarray(bits).astype(np.uint64)
+    e, m, has_inf = FORMATS[kind]
+    width = 1 + e + m
+    sign = ((bits >> np.uint64(width - 1)) & np.uint64(1)).astype(bool)
+    exp = ((bits >> np.uint64(m)) & np.uint64((1 << e) - 1)).astype(np.int64)
+    man = (bits & np.uint64((1 << m) - 1)).astype(np.float64)
+    bias = (1 << (e - 1)) - 1
+    with np.errstate(over="ignore"):  # the all-ones exponent is replaced below
+        normal = np.ldexp(1.0 + man / (1 << m), exp - bias)
+    sub = np.ldexp(man / (1 << m), 1 - bias)
+    value = np.where(exp == 0, sub, normal)
+    if has_inf:
+        top = exp == (1 << e) - 1
+        value = np.where(top & (man == 0), np.inf, value)
+        value = np.where(top & (man != 0), np.nan, value)
+    else:  # e4m3: S.1111.111 is NaN, no infinities
+        value = np.where((exp == (1 << e) - 1) & (man == (1 << m) - 1), np.nan, value)
+    return np.where(sign, -value, value)
+
+
+def max_finite(kind):
+    e, m, has_inf = FORMATS[kind]
+    bias = (1 << (e - 1)) - 1
+    if has_inf:
+        return np.ldexp(2.0 - 2.0 ** -m, (1 << e) - 2 - bias)
+    return np.ldexp(2.0 - 2.0 ** (1 - m), (1 << e) - 1 - bias)
+
+
+def encode(values, kind):
+    """Exactly representable float64 values (or inf/nan) to bit patterns."""
+    values = np.asarray(values, dtype=np.float64)
+    e, m, has_inf = FORMATS[kind]
+    width = 1 + e + m
+    bias = (1 << (e - 1)) - 1
+    sign = np.signbit(values).astype(np.uint64) << np.uint64(width - 1)
+    a = np.abs(values)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exp = np.floor(np.log2(np.where(a > 0, a, 1.0))).astype(np.int64)
+    # log2 may be off by one at boundaries; fix with exact comparisons.
+    exp = np.where(np.ldexp(1.0, exp) > a, exp - 1, exp)
+    exp = np.where(np.ldexp(1.0, exp + 1) <= a, exp + 1, exp)
+    normal = exp >= 1 - bias
+    field = np.where(normal, exp + bias, 0).astype(np.uint64)
+    scale = np.where(normal, exp - m, 1 - bias - m)
+    mant = np.ldexp(a, -scale)
+    mant = np.where(normal, mant - (1 << m), mant)
+    mant = np.nan_to_num(mant).astype(np.uint64)
+    out = sign | (field << np.uint64(m)) | mant
+    out = np.where(a == 0, sign, out)
+    if has_inf:
+        out = np.where(np.isinf(a), sign | (np.uint64((1 << e) - 1) << np.uint64(m)), out)
+        nan = np.uint64(((1 << e) - 1) << m | (1 << (m - 1)))
+    else:
+        nan = np.uint64((1 << (width - 1)) - 1)
+    out = np.where(np.isnan(values), nan | sign * 0, out)
+    return out.astype(UINT[max(8, width if width in UINT else 16)])
+
+
+# -- rounding -----------------------------------------------------------------
+
+def round_to(hi, residual, kind, mode, ftz=False, sat=False, satfinite=False, relu=False):
+    """Rounds the exact values hi + (tiny with sign `residual`) to `kind`.
+    Returns float64 values exactly representable in `kind` (or inf/nan)."""
+    hi = np.asarray(hi, dtype=np.float64)
+    residual = np.sign(np.broadcast_to(np.asarray(residual, dtype=np.float64), hi.shape))
+    e, m, has_inf = FORMATS[kind]
+    bias = (1 << (e - 1)) - 1
+    emin = 1 - bias
+    negative = np.signbit(hi)
+    a = np.abs(hi)
+    r = np.where(negative, -residual, residual)  # residual sign relative to |value|
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exp = np.floor(np.log2(np.where(a > 0, a, 1.0))).astype(np.int64)
+    exp = np.where(np.ldexp(1.0, exp) > a, exp - 1, exp)
+    exp = np.where(np.ldexp(1.0, exp + 1) <= a, exp + 1, exp)
+    # Just below a power of two, the exact value lies in the binade below.
+    power_of_two = (a > 0) & np.isfinite(a) & (np.ldexp(1.0, exp) == a)
+    exp = np.where(power_of_two & (r < 0), exp - 1, exp)
+    ulp_exp = np.maximum(exp, emin) - m
+    t = np.ldexp(np.nan_to_num(a, posinf=0.0), -ulp_exp)
+    n = np.floor(t)
+    frac = t - n
+    inexact = (frac > 0) | (r != 0)
+    just_below = (frac == 0) & (r < 0)
+    n = np.where(just_below, n - 1, n)
+    # Where the exact value sits between n and n + 1: above (+1), at (0) or
+    # below (-1) the midpoint.
+    position = np.where(frac > 0.5, 1, -1)
+    position = np.where(frac == 0.5, r, position)
+    position = np.where((frac == 0) & (r > 0), -1, position)
+    position = np.where(just_below, 1, position)
+    if mode in ("rn", "rni"):
+        up = inexact & ((position > 0) | ((position == 0) & (np.fmod(n, 2) == 1)))
+    elif mode == "rna":
+        up = inexact & (position >= 0)
+    elif mode in ("rz", "rzi"):
+        up = np.zeros_like(inexact)
+    elif mode in ("rp", "rpi"):
+        up = inexact & ~negative
+    elif mode in ("rm", "rmi"):
+        up = inexact & negative
+    else:
+        raise NotCovered(f"rounding mode {mode}")
+    n = n + up
+    out = np.ldexp(n, ulp_exp)
+    limit = max_finite(kind)
+    overflow = out > limit
+    if mode in ("rn", "rna", "rni"):
+        to_inf = overflow
+    elif mode in ("rz", "rzi"):
+        to_inf = np.zeros_like(overflow)
+    elif mode in ("rp", "rpi"):
+        to_inf = overflow & ~negative
+    else:
+        to_inf = overflow & negative
+    out = np.where(overflow, np.where(to_inf & has_inf & (not satfinite), np.inf, limit), out)
+    if not has_inf or satfinite:
+        out = np.where(np.isinf(a), limit, out)
+    else:
+        out = np.where(np.isinf(a), np.inf, out)
+    out = np.where(negative, -out, out)
+    out = np.where(np.isnan(hi), np.nan, out)
+    if ftz:
+        out = np.where(np.abs(out) < np.ldexp(1.0, emin), np.copysign(0.0, out), out)
+    if sat:
+        out = np.where(np.isnan(out), 0.0, np.clip(out, 0.0, 1.0)) + 0.0  # +0 for -0
+    if relu:
+        out = np.where(np.isnan(out), np.nan, np.where(out < 0, 0.0, out))
+        out = np.where(out == 0, 0.0, out)
+    return out
+
+
+def flush(values, kind):
+    """ftz on inputs: subnormals become sign-preserving zeros."""
+    _, _, _ = FORMATS[kind]
+    emin = 2 - (1 << (FORMATS[kind][0] - 1))
+    return np.where(np.abs(values) < np.ldexp(1.0, emin), np.copysign(0.0, values), values)
+
+
+def two_sum(a, b):
+    s = a + b
+    bb = s - a
+    err = (a - (s - bb)) + (b - bb)
+    return s, np.where(np.isfinite(s), np.sign(err), 0.0)
+
+
+def exact_op(op, a, b):
+    """(hi, residual sign) of a op b for float64 inputs that came from formats
+    of at most 24 significant bits (products are then exact in float64)."""
+    with np.errstate(all="ignore"):
+        if op == "add":
+            return two_sum(a, b)
+        if op == "sub":
+            return two_sum(a, -b)
+        return a * b, np.zeros_like(a)
+
+
+def exact_op_f64(op, a, b):
+    """(hi, residual sign) for f64 operands, through fractions."""
+    hi = np.empty_like(a)
+    res = np.zeros_like(a)
+    with np.errstate(all="ignore"):
+        direct = a + b if op == "add" else (a - b if op == "sub" else a * b)
+    for i, (x, y, d) in enumerate(zip(a, b, direct)):
+        if not (np.isfinite(x) and np.isfinite(y) and np.isfinite(d)):
+            hi[i] = d
+            continue
+        fx, fy = Fraction(float(x)), Fraction(float(y))
+        exact = fx + fy if op == "add" else (fx - fy if op == "sub" else fx * fy)
+        h = float(exact)
+        hi[i] = h if h != 0 or exact == 0 else h
+        if exact != 0 and h == 0:
+            hi[i] = 0.0 * (1 if exact > 0 else -1)
+        res[i] = (exact > Fraction(h)) - (exact < Fraction(h))
+    # a zero sum of opposite-signed zeros follows IEEE: +0 except under rm
+    return hi, res
+
+
+# -- lanes ------------------------------------------------------------------------
+
+LANES = {  # packed type -> (lane format, lane bits, lanes)
+    "f16x2": ("f16", 16, 2), "bf16x2": ("bf16", 16, 2), "u16x2": ("u16", 16, 2), "s16x2": ("s16", 16, 2),
+    "e4m3x2": ("e4m3", 8, 2), "e5m2x2": ("e5m2", 8, 2),
+}
+INT_TYPES = {"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64", "b128"}
+FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
+
+
+def split_lanes(bits, lane_bits, lanes):
+    bits = np.asarray(bits).astype(np.uint64)
+    return [(bits >> np.uint64(lane_bits * i)) & np.uint64((1 << lane_bits) - 1) for i in range(lanes)]
+
+
+def join_lanes(parts, lane_bits, width):
+    out = np.zeros_like(np.asarray(parts[0], dtype=np.uint64))
+    for i, part in enumerate(parts):
+        out |= (np.asarray(part).astype(np.uint64) & np.uint64((1 << lane_bits) - 1)) << np.uint64(lane_bits * i)
+    return out.astype(UINT[width])
+
+
+def equal(got, want, dst_type):
+    """Bitwise equality, except that two NaNs of a float lane are equal (PTX
+    leaves NaN payloads to the implementation)."""
+    got = np.asarray(got).astype(np.uint64)
+    want = np.asarray(want).astype(np.uint64)
+    same = got == want
+    if dst_type in FLOAT_TYPES or dst_type == "tf32":
+        kind = "f32" if dst_type == "tf32" else dst_type
+        return same | (np.isnan(decode(got, kind)) & np.isnan(decode(want, kind)))
+    if dst_type in LANES and LANES[dst_type][0] not in ("u16", "s16"):
+        kind, lane_bits, lanes = LANES[dst_type]
+        ok = np.ones_like(same)
+        for g, w in zip(split_lanes(got, lane_bits, lanes), split_lanes(want, lane_bits, lanes)):
+            ok &= (g == w) | (np.isnan(decode(g, kind)) & np.isnan(decode(w, kind)))
+        return ok
+    return same
+
+
+# -- integers -----------------------------------------------------------------
+
+def to_int(bits, ty):
+    width = int(ty[1:])
+    values = [int(v) & ((1 << width) - 1) for v in np.asarray(bits).astype(np.uint64)]
+    if ty[0] == "s":
+        values = [v - (1 << width) if v >> (width - 1) else v for v in values]
+    return values
+
+
+def from_int(values, width):
+    mask = (1 << width) - 1
+    return np.array([v & mask for v in values], dtype=np.uint64).astype(UINT[width])
+
+
+def int_range(ty):
+    width = int(ty[1:])
+    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if ty[0] == "s" else (0, (1 << width) - 1)
+
+
+def int_arith(family, ty, quals, a_bits, b_bits):
+    width = int(ty[1:])
+    a, b = to_int(a_bits, ty), to_int(b_bits, ty)
+    if family == "add":
+        out = [x + y for x, y in zip(a, b)]
+    elif family == "sub":
+        out = [x - y for x, y in zip(a, b)]
+    else:
+        out = [x * y for x, y in zip(a, b)]
+        if "hi" in quals:
+            out = [v >> width for v in out]
+        elif "wide" in quals:
+            return from_int(out, 2 * width)
+    if "sat" in quals:
+        lo, hi = int_range(ty)
+        out = [min(max(v, lo), hi) for v in out]
+    return from_int(out, width)
+
+
+# -- floats -------------------------------------------------------------------
+
+def float_arith(family, kind, quals, a_bits, b_bits):
+    mode = next((q for q in quals if q in ("rn", "rz", "rm", "rp")), "rn")
+    ftz, sat = "ftz" in quals, "sat" in quals
+    a, b = decode(a_bits, kind), decode(b_bits, kind)
+    if ftz:
+        a, b = flush(a, kind), flush(b, kind)
+    if kind == "f64":
+        hi, res = exact_op_f64(family, a, b)
+        hi = _signed_zero(family, a, b, hi, mode)
+        return round_f64(hi, res, mode, sat, np.isfinite(a) & np.isfinite(b))
+    hi, res = exact_op(family, a, b)
+    hi = _signed_zero(family, a, b, hi, mode)
+    return encode(round_to(hi, res, kind, mode, ftz=ftz, sat=sat), kind)
+
+
+def fma(kind, quals, a_bits, b_bits, c_bits):
+    """a * b + c rounded once (PTX fma: .rnd required; .ftz and .sat for
+    f32, f16; .relu, clamping a negative result to +0, for f16 and bf16)."""
+    mode = next(q for q in quals if q in ("rn", "rz", "rm", "rp"))
+    ftz, sat, relu = "ftz" in quals, "sat" in quals, "relu" in quals
+    a, b, c = decode(a_bits, kind), decode(b_bits, kind), decode(c_bits, kind)
+    if ftz:
+        a, b, c = flush(a, kind), flush(b, kind), flush(c, kind)
+    with np.errstate(all="ignore"):
+        product = a * b  # exact in float64 for f32 operands
+        direct = product + c
+    if kind == "f64":
+        # An infinite or NaN product keeps the direct result; a finite one
+        # with an infinite or NaN c gives c (the exact product never
+        # overflows); the rest is exact.
+        finite_product = np.isfinite(a) & np.isfinite(b)
+        direct = np.where(finite_product & ~np.isfinite(c), c, direct)
+        hi, res = _exact(direct, (
+            (i, Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i])))
+            for i in np.flatnonzero(finite_product & np.isfinite(c))))
+    else:
+        hi, res = two_sum(product, c)
+    # An exact zero sum (IEEE 754): two zeros keep a sign they agree on, and
+    # otherwise the sum is +0, or -0 when rounding down.
+    exact_zero = (hi == 0) & (res == 0)
+    both_zero = (product == 0) & (c == 0)
+    rm = mode == "rm"
+    negative = np.where(both_zero,
+                        (np.signbit(product) | np.signbit(c)) if rm else (np.signbit(product) & np.signbit(c)),
+                        rm)
+    hi = np.where(exact_zero, np.where(negative, -0.0, 0.0), hi)
+    if kind == "f64":
+        return round_f64(hi, res, mode, sat, np.isfinite(a) & np.isfinite(b) & np.isfinite(c))
+    return encode(round_to(hi, res, kind, mode, ftz=ftz, sat=sat, relu=relu), kind)
+
+
+def int_mad(ty, quals, a_bits, b_bits, c_bits):
+    """mad.lo/hi/wide: the low or high half of a*b, or all of it, plus c;
+    mad.hi.sat.s32 clamps the sum to the s32 range."""
+    width = int(ty[1:])
+    a, b = to_int(a_bits, ty), to_int(b_bits, ty)
+    wide = "wide" in quals
+    c = to_int(c_bits, ty[0] + str(2 * width) if wide else ty)
+    products = [x * y for x, y in zip(a, b)]
+    if wide:
+        return from_int([p + z for p, z in zip(products, c)], 2 * width)
+    if "hi" in quals:
+        out = [(p >> width) + z for p, z in zip(products, c)]
+        if "sat" in quals:
+            lo, hi = int_range(ty)
+            out = [min(max(v, lo), hi) for v in out]
+        return from_int(out, width)
+    return from_int([p + z for p, z in zip(products, c)], width)
+
+
+def round_f64(hi, res, mode, sat, finite_inputs):
+    """The f64 result of an exact value held as float64 `hi` (round to
+    nearest) and the sign of what it leaves out, in `mode`: an overflowing
+    exact result goes to the largest finite value unless the rounding
+    direction points away from zero."""
+    big = np.finfo(np.float64).max
+    overflow = np.isinf(hi) & finite_inputs
+    if mode != "rn":
+        up = np.nextafter(hi, np.inf)
+        down = np.nextafter(hi, -np.inf)
+        if mode == "rp":
+            hi = np.where(res > 0, up, hi)
+        elif mode == "rm":
+            hi = np.where(res < 0, down, hi)
+        else:
+            hi = np.where((res > 0) & (hi < 0), up, np.where((res < 0) & (hi > 0), down, hi))
+        away = {"rz": False, "rp": ~np.signbit(hi), "rm": np.signbit(hi)}[mode]
+        hi = np.where(overflow & ~away, np.copysign(big, hi), hi)
+    if sat:
+        hi = np.where(np.isnan(hi), 0.0, np.clip(hi, 0.0, 1.0)) + 0.0
+    return encode(hi, "f64")
+
+
+def _signed_zero(family, a, b, hi, mode):
+    """IEEE 754: an exact zero sum of operands of opposite sign (or of
+    x - x) is +0, and -0 when rounding toward -inf; zero operands of one
+    sign keep it; a zero product has the xor of the signs."""
+    with np.errstate(all="ignore"):
+        if family == "mul":
+            return np.where(hi == 0, np.copysign(0.0, np.copysign(1.0, a) * np.copysign(1.0, b)), hi)
+        bb = b if family == "add" else -b
+        same_sign_zeros = (a == 0) & (bb == 0) & (np.signbit(a) == np.signbit(bb))
+        cancelled = (hi == 0) & ~same_sign_zeros & (a + bb == 0)
+        hi = np.where(same_sign_zeros, np.copysign(0.0, a), hi)
+        return np.where(cancelled, -0.0 if mode == "rm" else 0.0, hi)
+
+
+def lanewise(fn, packed, a_bits, b_bits=None):
+    kind, lane_bits, lanes = LANES[packed]
+    width = lane_bits * lanes
+    a_parts = split_lanes(a_bits, lane_bits, lanes)
+    b_parts = split_lanes(b_bits, lane_bits, lanes) if b_bits is not None else [None] * lanes
+    return join_lanes([fn(kind, x, y) for x, y in zip(a_parts, b_parts)], lane_bits, width)
+
+
+def unary(family, ty, quals, bits):
+    if ty in ("s16", "s32", "s64"):
+        values = to_int(bits, ty)
+        return from_int([abs(v) if family == "abs" else -v for v in values], int(ty[1:]))
+    if ty in LANES:
+        return lanewise(lambda kind, x, _: unary(family, kind, quals, x), ty, bits)
+    value = decode(bits, ty)
+    if "ftz" in quals:
+        value = flush(value, ty)
+    value = np.abs(value) if family == "abs" else -value
+    return encode(value, ty)
+
+
+def float_minmax(family, kind, quals, a_bits, b_bits):
+    """min/max: a NaN input loses to a number (both NaN: NaN), unless .NaN,
+    where any NaN input gives NaN; -0 is below +0; .ftz flushes subnormal
+    inputs; .xorsign.abs takes the smaller (larger) magnitude with the XOR
+    of the input signs, unless the result is NaN."""
+    a, b = decode(a_bits, kind), decode(b_bits, kind)
+    if "ftz" in quals:
+        a, b = flush(a, kind), flush(b, kind)
+    sign = np.signbit(a) ^ np.signbit(b)
+    if "xorsign" in quals:
+        a, b = np.abs(a), np.abs(b)
+    first = a < b if family == "min" else a > b
+    # Equal values: the zero of the right sign, else either.
+    zeros = (a == 0) & (b == 0)
+    tie = np.where(np.signbit(a) if family == "min" else ~np.signbit(a), a, b)
+    out = np.where(first, a, np.where(a == b, np.where(zeros, tie, a), b))
+    a_nan, b_nan = np.isnan(a), np.isnan(b)
+    out = np.where(a_nan & ~b_nan, b, np.where(b_nan & ~a_nan, a, out))
+    if "NaN" in quals:
+        out = np.where(a_nan | b_nan, np.nan, out)
+    if "xorsign" in quals:
+        out = np.where(np.isnan(out), out, np.where(sign, -np.abs(out), np.abs(out)))
+    return encode(out, kind)
+
+
+# -- division, roots, reciprocals ---------------------------------------------------
+
+def _exact(direct, fractions):
+    """(hi, residual sign) from float64 results `direct` (kept where they are
+    exact: infinities, NaNs, zeros) and, where `fractions` gives an exact
+    Fraction, the float64 nearest it and the sign of what it leaves out."""
+    hi = np.array(direct, dtype=np.float64)
+    res = np.zeros_like(hi)
+    for i, exact in fractions:
+        try:
+            h = float(exact)
+        except OverflowError:
+            hi[i], res[i] = (np.inf if exact > 0 else -np.inf), (1 if exact > 0 else -1)
+            continue
+        if h == 0 and exact < 0:
+            h = -0.0
+        hi[i] = h
+        res[i] = (exact > Fraction(h)) - (exact < Fraction(h))
+    return hi, res
+
+
+def exact_div(a, b):
+    with np.errstate(all="ignore"):
+        direct = a / b
+    return _exact(direct, ((i, Fraction(float(x)) / Fraction(float(y)))
+                           for i, (x, y) in enumerate(zip(a, b))
+                           if np.isfinite(x) and np.isfinite(y) and x != 0 and y != 0))
+
+
+def exact_sqrt(a):
+    with np.errstate(all="ignore"):
+        direct = np.sqrt(a)
+    hi, res = direct.copy(), np.zeros_like(direct)
+    for i, (x, h) in enumerate(zip(a, direct)):
+        if np.isfinite(x) and x > 0:
+            square = Fraction(float(h)) ** 2
+            res[i] = (Fraction(float(x)) > square) - (Fraction(float(x)) < square)
+    return hi, res
+
+
+def rounded_math(family, kind, quals, srcs):
+    """div, sqrt and rcp with a rounding mode: the exact result rounded
+    once; .ftz flushes subnormal inputs and results (f32)."""
+    mode = next(q for q in quals if q in ("rn", "rz", "rm", "rp"))
+    ftz = "ftz" in quals and kind == "f32"
+    values = [decode(s, kind) for s in srcs]
+    if ftz:
+        values = [flush(v, kind) for v in values]
+    if family == "div":
+        hi, res = exact_div(*values)
+        finite = np.isfinite(values[0]) & np.isfinite(values[1]) & (values[1] != 0)
+    elif family == "rcp":
+        hi, res = exact_div(np.ones_like(values[0]), values[0])
+        finite = np.isfinite(values[0]) & (values[0] != 0)
+    else:
+        hi, res = exact_sqrt(values[0])
+        finite = np.isfinite(values[0])
+    if kind == "f64":
+        # rcp.rnd.ftz.f64, which ptxas takes and the ISA does not define,
+        # keeps subnormals (measured on an H200: a caveat of the form).
+        return round_f64(hi, res, mode, False, finite)
+    out = round_to(hi, res, kind, mode, ftz=ftz)
+    if ftz and family == "div":
+        # div.ftz flushes a quotient that is subnormal before rounding, even
+        # where rp or rm would round it up to the smallest normal (measured
+        # on an H200: 0x800000 / 0x3f800001 under div.rp.ftz gives +0).
+        smallest = np.ldexp(1.0, -126)
+        tiny = (np.abs(hi) < smallest) | ((np.abs(hi) == smallest) & (np.sign(hi) * res < 0))
+        out = np.where(tiny, np.copysign(0.0, hi), out)
+    return encode(out, kind)
+
+
+def int_div(family, ty, a_bits, b_bits):
+    """Integer div (truncating) and rem (the dividend's sign); a zero
+    divisor leaves the result unspecified (PTX ISA), so it is not compared."""
+    width = int(ty[1:])
+    a, b = to_int(a_bits, ty), to_int(b_bits, ty)
+    out = []
+    for x, y in zip(a, b):
+        if y == 0:
+            out.append(0)
+            continue
+        q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+        out.append(q if family == "div" else x - q * y)
+    return Partial(from_int(out, width), np.array(b) != 0)
+
+
+def copysign(kind, a_bits, b_bits):
+    """copysign d, a, b: b with a's sign bit."""
+    width = bits_of(kind)
+    sign = np.uint64(1 << (width - 1))
+    a, b = np.asarray(a_bits).astype(np.uint64), np.asarray(b_bits).astype(np.uint64)
+    return ((b & ~sign) | (a & sign)).astype(UINT[width])
+
+
+def testp(kind, quals, bits):
+    value = decode(bits, kind)
+    e, m, _ = FORMATS[kind]
+    tiny = np.ldexp(1.0, 2 - (1 << (e - 1)))
+    finite = np.isfinite(value)
+    tests = {"finite": finite, "infinite": np.isinf(value), "number": ~np.isnan(value),
+             # "As a special case, positive and negative zero are
+             # considered normal numbers" (PTX ISA 9.0, testp).
+             "notanumber": np.isnan(value), "normal": finite & ((np.abs(value) >= tiny) | (value == 0)),
+             "subnormal": finite & (value != 0) & (np.abs(value) < tiny)}
+    return next(tests[q] for q in quals if q in tests).astype(np.uint16)
+
+
+# -- comparisons ------------------------------------------------------------------
+
+ORDERED = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+           "gt": np.greater, "ge": np.greater_equal}
+UNSIGNED_NAMES = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
+
+
+def compare_values(cmp, ty, quals, a_bits, b_bits):
+    """setp's comparison t of one lane: integers signed or unsigned by the
+    type (lo/ls/hi/hs unsigned); floats ordered (false on NaN), unordered
+    (the 'u' forms: true on NaN), num and nan."""
+    if ty in INT_TYPES or ty in ("u16", "s16"):
+        a = np.array(to_int(a_bits, ty if ty[0] == "s" else "u" + ty[1:]), dtype=object)
+        b = np.array(to_int(b_bits, ty if ty[0] == "s" else "u" + ty[1:]), dtype=object)
+        op = ORDERED[UNSIGNED_NAMES.get(cmp, cmp)]
+        return np.array([bool(op(x, y)) for x, y in zip(a, b)])
+    a, b = decode(a_bits, ty), decode(b_bits, ty)
+    if "ftz" in quals:
+        a, b = flush(a, ty), flush(b, ty)
+    unordered = np.isnan(a) | np.isnan(b)
+    if cmp == "num":
+        return ~unordered
+    if cmp == "nan":
+        return unordered
+    with np.errstate(invalid="ignore"):
+        if cmp in ORDERED:
+            return ORDERED[cmp](a, b) & ~unordered
+        return ORDERED[cmp[:-1]](a, b) | unordered
+
+
+def setp(form, types, quals, srcs):
+    """Predicates of setp: p = t BoolOp c, and with p|q q = !t BoolOp c, or
+    for a packed type the high lanes' comparison."""
+    ty = types[0]
+    cmp = next(q for q in quals if q in ORDERED or q in UNSIGNED_NAMES or q in
+               ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"))
+    bool_op = next((q for q in quals if q in ("and", "or", "xor")), None)
+    combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+    c = np.asarray(srcs[2]).astype(bool) if bool_op else None
+    if ty in LANES:
+        kind, lane_bits, lanes = LANES[ty]
+        parts = [compare_values(cmp, kind, quals, x, y)
+                 for x, y in zip(split_lanes(srcs[0], lane_bits, lanes), split_lanes(srcs[1], lane_bits, lanes))]
+        if bool_op:
+            parts = [combine[bool_op](t, c) for t in parts]
+        return np.stack(parts, axis=-1).reshape(-1).astype(np.uint16)
+    t = compare_values(cmp, ty, quals, srcs[0], srcs[1])
+    p, q = (t, ~t) if not bool_op else (combine[bool_op](t, c), combine[bool_op](~t, c))
+    if form.operands[0].count == 2:
+        return np.stack([p, q], axis=-1).reshape(-1).astype(np.uint16)
+    return p.astype(np.uint16)
+
+
+# -- conversions ----------------------------------------------------------------
+
+def convert_value(values, dst, quals, source_kind=None):
+    """float64 (or Python int) values to `dst` bits under cvt's rules."""
+    irnd = next((q for q in quals if q in ("rni", "rzi", "rmi", "rpi")), None)
+    frnd = next((q for q in quals if q in ("rn", "rz", "rm", "rp", "rna")), None)
+    if dst in INT_TYPES:
+        lo, hi = int_range(dst)
+        width = int(dst[1:])
+        if isinstance(values, list):  # int -> int
+            if "sat" in quals:
+                values = [min(max(v, lo), hi) for v in values]
+            return from_int(values, width)
+        rounded = _round_integral(values, irnd)
+        # PTX: NaN converts to 0, except from an .f64 source or to a 64-bit
+        # destination, where it converts to 1 << (width - 1).
+        nan_value = (1 << (width - 1)) if (source_kind == "f64" or width == 64) else 0
+        out = []
+        for v in rounded:
+            v = float(v)
+            if v != v:
+                out.append(nan_value)
+            elif v >= hi:
+                out.append(hi)
+            elif v <= lo:
+                out.append(lo)
+            else:
+                out.append(int(v))
+        return from_int(out, width)
+    if isinstance(values, list):  # int -> float
+        hi_vals = np.array([float(v) for v in values])
+        res = np.array([(Fraction(v) > Fraction(float(v))) - (Fraction(v) < Fraction(float(v))) for v in values],
+                       dtype=np.float64)
+    else:
+        hi_vals, res = values, np.zeros_like(values)
+    kind = dst
+    if irnd and dst in FLOAT_TYPES:  # round to an integral value, same type
+        out = _round_integral(hi_vals, irnd)
+        if "ftz" in quals:
+            out = flush(out, kind)
+        if "sat" in quals:
+            out = np.where(np.isnan(out), 0.0, np.clip(out, 0.0, 1.0)) + 0.0
+        return encode(out, kind)
+    # ftz concerns f32 values only: the f32 source was flushed by the caller,
+    # an f32 destination is flushed here.
+    out = round_to(hi_vals, res, kind, frnd or "rn", ftz="ftz" in quals and kind == "f32",
+                   sat="sat" in quals, satfinite="satfinite" in quals, relu="relu" in quals)
+    return encode(out, kind)
+
+
+def _round_integral(values, irnd):
+    mode = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil, None: np.trunc}[irnd]
+    with np.errstate(invalid="ignore"):
+        return mode(values)
+
+
+def cvt_pack(tokens, srcs):
+    """cvt.pack: saturate a and b to the narrow type, b in the low bits, a
+    above it; with c, the bits above come from the low bits of c."""
+    narrow = next(t for t in tokens[2:] if t != "sat")
+    size = int(narrow[1:])
+    lo, hi = (-(1 << (size - 1)), (1 << (size - 1)) - 1) if narrow[0] == "s" else (0, (1 << size) - 1)
+    mask = (1 << size) - 1
+    a, b = to_int(srcs[0], "s32"), to_int(srcs[1], "s32")
+    c = to_int(srcs[2], "u32") if len(srcs) > 2 else [0] * len(a)
+    out = []
+    for x, y, z in zip(a, b, c):
+        packed = (min(max(y, lo), hi) & mask) | ((min(max(x, lo), hi) & mask) << size)
+        if size < 16:
+            packed |= (z << (2 * size)) & 0xFFFFFFFF
+        out.append(packed)
+    return from_int(out, 32)
+
+
+def cvt(tokens, srcs):
+    if tokens[1] == "pack":
+        return cvt_pack(tokens, srcs)
+    dst, src = tokens[-2], tokens[-1]
+    quals = set(tokens[1:-2])
+    if dst in ("f16x2", "bf16x2") and src == "f32":
+        lane = dst[:-2]
+        parts = []
+        for bits in (srcs[1], srcs[0]):  # low half from the second source
+            v = decode(bits, "f32")
+            parts.append(convert_value(v, lane, quals))
+        return join_lanes(parts, 16, 32)
+    if dst in ("e4m3x2", "e5m2x2") and src in ("f32", "f16x2"):
+        lane = dst[:-2]
+        if src == "f32":
+            values = [decode(srcs[1], "f32"), decode(srcs[0], "f32")]
+        else:
+            values = [decode(p, "f16") for p in split_lanes(srcs[0], 16, 2)]
+        parts = [encode(round_to(v, 0, lane, "rn", satfinite=True, relu="relu" in quals), lane) for v in values]
+        return join_lanes(parts, 8, 16)
+    if dst == "f16x2" and src in ("e4m3x2", "e5m2x2"):
+        lane = src[:-2]
+        parts = [encode(round_to(decode(p, lane), 0, "f16", "rn", relu="relu" in quals), "f16")
+                 for p in split_lanes(srcs[0], 8, 2)]
+        return join_lanes(parts, 16, 32)
+    if dst == "tf32" and src == "f32":
+        mode = next(q for q in quals if q in ("rna", "rn", "rz"))
+        v = round_to(decode(srcs[0], "f32"), 0, "tf32", mode, satfinite="satfinite" in quals,
+                     relu="relu" in quals)
+        return encode(v, "f32")
+    if src in INT_TYPES and dst in INT_TYPES | FLOAT_TYPES:
+        return convert_value(to_int(srcs[0], src), dst, quals)
+    if src in FLOAT_TYPES:
+        v = decode(srcs[0], src)
+        # Measured on the H200, not the ISA's reading: ptxas (CUDA 13.0)
+        # assembles cvt.{rm,rp}.ftz.f16.f32 as F2F.F16.F32 without FTZ, so the
+        # input is not flushed (the table gives those forms a caveat, which
+        # tile-expand reports as a warning).
+        hardware_keeps_input = dst == "f16" and src == "f32" and ("rm" in quals or "rp" in quals)
+        if "ftz" in quals and src == "f32" and not hardware_keeps_input:
+            v = flush(v, "f32")
+        return convert_value(v, dst, quals, source_kind=src)
+    raise NotCovered("cvt." + ".".join(tokens[1:]))
+
+
+def reference(form, srcs):
+    """Expected destination bits of one form applied to source register bits."""
+    tokens = form.opcode.split(".")
+    family = form.family
+    types = [t for t in tokens[1:] if t in FORMATS or t in LANES or t in INT_TYPES or t in ("tf32", "pred")]
+    quals = set(tokens[1:]) - set(types)
+    if family == "mov":
+        return srcs[0]
+    if family in ("add", "sub", "mul"):
+        if len(types) != 1:
+            raise NotCovered(form.opcode)
+        ty = types[0]
+        if ty in INT_TYPES:
+            return int_arith(family, ty, quals, srcs[0], srcs[1])
+        if ty in ("u16x2", "s16x2"):
+            return lanewise(lambda k, x, y: int_arith(family, k, quals, x, y).astype(np.uint64), ty, srcs[0], srcs[1])
+        if ty in ("f16x2", "bf16x2"):
+            return lanewise(lambda k, x, y: float_arith(family, k, quals, x, y).astype(np.uint64), ty,
+                            srcs[0], srcs[1])
+        if ty in FLOAT_TYPES:
+            return float_arith(family, ty, quals, srcs[0], srcs[1])
+    if family in ("abs", "neg"):
+        return unary(family, types[0], quals, srcs[0])
+    if family in ("fma", "mad") and len(srcs) == 3:
+        ty = types[0]
+        if ty in INT_TYPES:
+            return int_mad(ty, quals, *srcs)
+        if ty in LANES:
+            kind, lane_bits, lanes = LANES[ty]
+            parts = [fma(kind, quals, *lane) for lane in
+                     zip(*(split_lanes(s, lane_bits, lanes) for s in srcs))]
+            return join_lanes([p.astype(np.uint64) for p in parts], lane_bits, lane_bits * lanes)
+        return fma(ty, quals, *srcs)
+    if quals & APPROXIMATE:
+        raise NotCovered(f"{form.opcode} is approximate: tools/conformance/approx.py measures it")
+    if family in ("div", "rem") and types[0] in INT_TYPES:
+        return int_div(family, types[0], *srcs)
+    if family in ("div", "sqrt", "rcp"):
+        return rounded_math(family, types[0], quals, srcs)
+    if family == "copysign":
+        return copysign(types[0], *srcs)
+    if family == "testp":
+        return testp(types[0], quals, srcs[0])
+    if family == "setp":
+        return setp(form, types, quals, srcs)
+    if family == "selp":
+        return np.where(np.asarray(srcs[2]).astype(bool), srcs[0], srcs[1])
+    if family in BIT_FAMILIES:
+        return bit_reference(family, types[0], quals, srcs, getattr(form, "immediates", {}))
+    if family in ("min", "max") and len(srcs) == 2:
+        ty = types[0]
+        if ty in INT_TYPES or ty in ("u16x2", "s16x2"):
+            return int_minmax(family, ty, quals, *srcs)
+        if ty in LANES:
+            return lanewise(lambda k, x, y: float_minmax(family, k, quals, x, y).astype(np.uint64), ty, *srcs)
+        return float_minmax(family, ty, quals, *srcs)
+    if family == "cvt":
+        return cvt(tokens, srcs)
+    raise NotCovered(form.opcode)

@@ -1,0 +1,171 @@
+"""tile_mlir.interpret: the reference interpreter as users run it (issue
+26, "users can run it"). Results are checked against numpy computed from
+the instructions' definitions; races against the PTX memory model's rule
+that two threads' conflicting accesses with no barrier between them are
+unordered."""
+
+import os
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir import runtime
+from tile_mlir import script as T
+
+HERE = os.path.abspath(__file__)
+
+
+def line_of(text):
+    """The line of this file that holds `text` (once)."""
+    lines = [i + 1 for i, line in enumerate(open(HERE)) if text in line and "line_of(" not in line]
+    assert len(lines) == 1, text
+    return f"{HERE}:{lines[0]}"
+
+
+@T.function
+def negative_magnitude(A: T.Tensor((4, 1), "float32"), Out: T.Tensor((4, 1), "float32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+    r = T.alloc_local((4, 1), "float32", layout="default")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
+    T.cuda.tile.apply(T.ptx["abs.f32"], r, r)
+    T.cuda.tile.apply(T.ptx["neg.f32"], r, r)
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Out, r)
+
+
+def test_the_readme_kernel_runs_on_the_cpu_bit_exactly():
+    a = np.array([[1.5], [-2], [3], [-0.5]], "float32")
+    out = np.full((4, 1), 7, "float32")
+    tile_mlir.interpret(negative_magnitude, a, out)
+    assert out.tobytes() == (-np.abs(a)).tobytes()
+
+
+def test_a_grid_of_blocks_with_a_scalar_parameter():
+    @T.function
+    def scaled_add(A: T.Tensor((64, 2), "float32"), Out: T.Tensor((64, 2), "float32"), k: T.float32):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=4, block=16))
+        i = T.block_id() * 16 + T.thread_id()
+        r = T.alloc_local((1, 2), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], r, A[i:i + 1])
+        T.cuda.tile.apply(T.ptx["add.rn.f32"], r.reshape((2, 1)), r.reshape((2, 1)), k)
+        T.cuda.tile.apply(T.ptx["st.global.v2.f32"], Out[i:i + 1], r)
+
+    a = np.random.default_rng(1).standard_normal((64, 2)).astype("float32")
+    out = np.zeros((64, 2), "float32")
+    tile_mlir.interpret(scaled_add, a, out, 0.25)
+    assert out.tobytes() == (a + np.float32(0.25)).tobytes()
+
+
+@T.function
+def neighbour(A: T.Tensor((2, 1), "float32"), Out: T.Tensor((2, 1), "float32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=2))
+    t = T.thread_id()
+    r = T.alloc_local((1, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A[t:t + 1])
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t:t + 1], r)  # the neighbour's store
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, Out[1 - t:2 - t])  # reads the neighbour's
+    T.cuda.tile.apply(T.ptx["st.global.f32"], A[t:t + 1], r)
+
+
+def test_a_read_of_another_threads_store_is_a_race_naming_both_lines():
+    a, out = np.ones((2, 1), "float32"), np.zeros((2, 1), "float32")
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(neighbour, a, out)
+    (hazard,) = caught.value.hazards
+    assert hazard.kind == "read-after-write" and hazard.buffer == "Out"
+    assert hazard.first == line_of("# the neighbour's store")
+    assert hazard.second == line_of("# reads the neighbour's")
+    assert sorted(hazard.threads) == [0, 1] and hazard.byte in (0, 4)
+    assert str(caught.value).splitlines()[1] == (
+        f"  {hazard.second}: read-after-write race on Out byte {hazard.byte}: thread "
+        f"{hazard.threads[1]} here, thread {hazard.threads[0]} at {hazard.first}, with no barrier "
+        "between them")
+    assert not out.any() and (a == 1).all()  # raised before any array is written
+
+
+def test_stores_of_many_threads_to_one_place_race_and_a_predicate_removes_it():
+    def kernel(guarded):
+        @T.function
+        def k(A: T.Tensor((32, 1), "uint32"), Out: T.Tensor((1, 1), "uint32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+            t = T.thread_id()
+            r = T.alloc_local((1, 1), "uint32")
+            T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[t:t + 1])
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out, r, pred=(t < 1) if guarded else None)  # one place
+        return k
+
+    a = np.arange(32, dtype="uint32").reshape(32, 1) + 5
+    out = np.zeros((1, 1), "uint32")
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(kernel(False), a, out)
+    (hazard,) = caught.value.hazards
+    assert hazard.kind == "write-after-write"
+    assert hazard.first == hazard.second == line_of("# one place")
+    tile_mlir.interpret(kernel(True), a, out)
+    assert out[0, 0] == 5
+
+
+def test_a_thread_rereading_its_own_store_is_no_race():
+    @T.function
+    def own(A: T.Tensor((32, 1), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((1, 1), "int32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["add.s32"], r, r, r)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], A[t:t + 1], r)
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["add.s32"], r, r, T.int32(1))
+        T.cuda.tile.apply(T.ptx["st.global.b32"], A[t:t + 1], r)
+
+    a = np.arange(32, dtype="int32").reshape(32, 1) - 16
+    expected = a * 2 + 1
+    tile_mlir.interpret(own, a)
+    assert (a == expected).all()
+
+
+def test_undefined_stores_warn_and_leave_the_array_as_it_was():
+    @T.function
+    def unwritten(Out: T.Tensor((4, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        r = T.alloc_local((4, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], r[0:2], T.uint32(9))
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out, r)
+
+    out = np.full((4, 1), 3, "uint32")
+    with pytest.warns(tile_mlir.InterpretWarning, match=r"^unwritten: 2 of 4 elements of Out were stored "
+                      r"undefined \(a register read before it was written"):
+        tile_mlir.interpret(unwritten, out)
+    assert out.ravel().tolist() == [9, 9, 3, 3]
+
+
+def test_arguments_are_checked_as_a_launch_checks_them():
+    with pytest.raises(runtime.ArgumentError, match=r"Out: expected shape \(4, 1\), got \(4,\)"):
+        tile_mlir.interpret(negative_magnitude, np.zeros((4, 1), "float32"), np.zeros(4, "float32"))
+    with pytest.raises(TypeError, match="takes a @T.function kernel"):
+        tile_mlir.interpret(lambda: None)
+
+
+def test_what_is_not_modelled_is_an_interpret_error():
+    @T.function
+    def uses_ewise(A: T.Tensor((4, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        r = T.alloc_local((4, 1), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
+        T.ewise(lambda x: x * 2.0, r, r)
+        T.cuda.tile.apply(T.ptx["st.global.f32"], A, r)
+
+    with pytest.raises(tile_mlir.InterpretError, match=r"^uses_ewise: the interpreter does not model "
+                       r"memref\.load yet$"):
+        tile_mlir.interpret(uses_ewise, np.zeros((4, 1), "float32"))
+
+
+def test_the_difftest_judges_with_the_package_interpreter():
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", "..", "tools", "difftest"))
+    import interp
+    from tile_mlir.interpreter import machine
+    assert interp is machine
+    assert re.search(r"tile_mlir/interpreter/machine\.py$", interp.__file__)
