@@ -7,5 +7,5 @@ import importlib
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))  # after an installed tile_mlir
 sys.modules[__name__] = importlib.import_module("tile_mlir.interpreter.reference")

@@ -32,7 +32,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "difftest"))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.append(os.path.join(HERE, "..", "..", "python"))  # after an installed tile_mlir
 
 import tile_mlir  # noqa: E402
 from tile_mlir import script as T  # noqa: E402

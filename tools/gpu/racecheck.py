@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.append(os.path.join(ROOT, "python"))  # after an installed tile_mlir
 
 
 def kernels():

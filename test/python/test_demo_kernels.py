@@ -1,0 +1,76 @@
+"""The demonstration kernels of bench/ beyond one thread (issue 26): RMSNorm
+over rows of 4096 fp32 values. The interpreter's result equals numpy's in
+the kernel's stated order of operations, bit for bit; ptxas -v shows no
+stack and no spills; the SASS has the instructions the kernel names and no
+local memory."""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+
+import tile_mlir
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "bench", "rmsnorm"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
+
+import kernels as rmsnorm  # noqa: E402
+import sass  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    return tile_mlir.compile(rmsnorm.rmsnorm_kernel(65536))
+
+
+# 1e15: the squares' sum stays finite (at 1e18 it overflows to inf, and the
+# stated order gives zeros, as numpy's does).
+@pytest.mark.parametrize("scale", [1.0, 1e-20, 1e15])
+def test_rmsnorm_in_the_interpreter_is_numpys_in_the_stated_order(scale):
+    rng = np.random.default_rng(int(np.log10(scale) + 40))
+    x = (rng.standard_normal((3, 4096)) * scale).astype(np.float32)
+    w = rng.standard_normal(4096).astype(np.float32)
+    out = np.zeros_like(x)
+    tile_mlir.interpret(rmsnorm.rmsnorm_kernel(3), x, w, out)
+    want = rmsnorm.reference(x, w)
+    assert out.tobytes() == want.tobytes()
+    # and the order matters: a plain float64 RMSNorm is close, not equal
+    plain = x / np.sqrt((x.astype(np.float64) ** 2).mean(axis=1, keepdims=True) + rmsnorm.EPS) * w
+    assert np.allclose(out, plain, rtol=1e-5, atol=1e-30)
+
+
+def test_rmsnorm_needs_no_stack_and_spills_nothing(compiled):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "k.ptx")
+        with open(path, "w") as f:
+            f.write(compiled.ptx)
+        run = subprocess.run(["ptxas", "-v", "-arch=sm_90", path, "-o", os.devnull], capture_output=True,
+                             text=True)
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"\b0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", run.stderr), run.stderr
+    registers = int(re.search(r"Used (\d+) registers", run.stderr).group(1))
+    assert registers <= 64  # 8 blocks of 256 threads fit an SM
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_rmsnorm_sass_is_the_instructions_written(compiled):
+    text = sass.listing(compiled.cubin)
+    mnemonics = [i.mnemonic for i in sass.instructions(compiled.cubin)]
+    # 4 vectors of x and 4 of w, 16 bytes each; 4 stores of 16 bytes
+    assert len(re.findall(r"\bLDG\.E\.128\b", text)) == 8
+    assert len(re.findall(r"\bSTG\.E\.128\b", text)) == 4
+    # the butterfly, one exchange through shared memory, one barrier
+    assert len(re.findall(r"\bSHFL\.BFLY\b", text)) == 5
+    assert mnemonics.count("STS") == 1 and len(re.findall(r"\bBAR\.SYNC", text)) == 1
+    assert len(re.findall(r"\bLDS\.128\b", text)) == 2
+    # Up to sqrt.rn (its MUFU.RSQ), the reduction as written: 16 squares and
+    # the mean's multiply, 15 + 5 + 7 sums and + eps, none contracted into an
+    # FFMA (the FFMAs that follow are sqrt.rn's and rcp.rn's IEEE expansions).
+    reduction = mnemonics[:mnemonics.index("MUFU")]
+    assert (reduction.count("FMUL"), reduction.count("FADD"), reduction.count("FFMA")) == (17, 28, 0)
+    assert "LDL" not in mnemonics and "STL" not in mnemonics
