@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "rmsnorm"))
 sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
 
 import kernels as rmsnorm  # noqa: E402
+import rmsnorm_reference  # noqa: E402
 import sass  # noqa: E402
 
 
@@ -37,11 +38,36 @@ def test_rmsnorm_in_the_interpreter_is_numpys_in_the_stated_order(scale):
     w = rng.standard_normal(4096).astype(np.float32)
     out = np.zeros_like(x)
     tile_mlir.interpret(rmsnorm.rmsnorm_kernel(3), x, w, out)
-    want = rmsnorm.reference(x, w)
+    want = rmsnorm_reference.reference(x, w)
     assert out.tobytes() == want.tobytes()
     # and the order matters: a plain float64 RMSNorm is close, not equal
-    plain = x / np.sqrt((x.astype(np.float64) ** 2).mean(axis=1, keepdims=True) + rmsnorm.EPS) * w
+    plain = x / np.sqrt((x.astype(np.float64) ** 2).mean(axis=1, keepdims=True) + rmsnorm_reference.EPS) * w
     assert np.allclose(out, plain, rtol=1e-5, atol=1e-30)
+
+
+@pytest.mark.parametrize("grid", [3, 2])
+def test_rmsnorm_looping_over_rows_is_the_same_bits(grid):
+    # Blocks looping over rows, w loaded once, the warps' sums exchanged
+    # through two alternating shared arrays with one barrier per row.
+    rng = np.random.default_rng(grid)
+    x = rng.standard_normal((6, 4096)).astype(np.float32)
+    w = rng.standard_normal(4096).astype(np.float32)
+    out = np.zeros_like(x)
+    tile_mlir.interpret(rmsnorm.rmsnorm_kernel(6, grid=grid), x, w, out)
+    assert out.tobytes() == rmsnorm_reference.reference(x, w).tobytes()
+
+
+def test_one_shared_array_for_every_row_is_a_race_the_interpreter_names():
+    # The classic bug: the next row's stores of the warps' sums may land
+    # before slower threads read this row's. The interpreter names both lines.
+    x = np.ones((6, 4096), np.float32)
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(rmsnorm.rmsnorm_kernel(6, grid=3, buffers=1), x, x[0], np.zeros_like(x))
+    (hazard,) = caught.value.hazards
+    source = open(rmsnorm.__file__).read().splitlines()
+    line = lambda point: source[int(point.rsplit(":", 1)[1]) - 1]  # noqa: E731
+    assert hazard.kind == "write-after-read"
+    assert "st.shared.f32" in line(hazard.second) and "ld.shared.v4.f32" in line(hazard.first)
 
 
 def test_rmsnorm_needs_no_stack_and_spills_nothing(compiled):
