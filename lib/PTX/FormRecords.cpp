@@ -536,6 +536,108 @@ constexpr VariantRecord kBarrierVariants[] = {
      .whenMessage = kBarrierRedMessage,
      .lowered = false}};
 
+//===-- atom, red ----------------------------------------------------------===//
+
+// PTX ISA 9.0, 9.7.13.5-6: atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}
+// and red{.sem}{.scope}{.space}.op.type [a], b. The ops each type takes,
+// measured with ptxas 13.0 (its messages list them): and/or/xor and exch on
+// b32/b64, cas on b32/b64 (atom only; red takes neither exch nor cas), add
+// on u32/s32/u64/f32/f64, inc/dec on u32, min/max on u32/s32/u64/s64, cas
+// also on b16 (sm_70). The memory operand is a source: every repeat may
+// update one location. Not taken yet: the f16/bf16 forms (.noftz), the
+// sm_90 vectors, b128 cas and exch, and L2::cache_hint (a policy operand).
+constexpr StringRef kAtomSems[] = {"relaxed", "acquire", "release", "acq_rel"};
+constexpr StringRef kRedSems[] = {"relaxed", "release"};
+constexpr StringRef kAtomScopes[] = {"cta", "cluster", "gpu", "sys"};
+constexpr StringRef kAtomSpaces[] = {"global", "shared", "shared::cta",
+                                     "shared::cluster"};
+constexpr StringRef kAtomBitOps[] = {"and", "or", "xor", "exch"};
+constexpr StringRef kRedBitOps[] = {"and", "or", "xor"};
+constexpr StringRef kAtomCas[] = {"cas"};
+constexpr StringRef kAtomU32Ops[] = {"add", "inc", "dec", "min", "max"};
+constexpr StringRef kAtomAddMinMax[] = {"add", "min", "max"};
+constexpr StringRef kAtomMinMax[] = {"min", "max"};
+constexpr StringRef kAtomAdd[] = {"add"};
+constexpr StringRef kAtomBits[] = {"b32", "b64"};
+constexpr StringRef kAtomCasBits[] = {"b16", "b32", "b64"};
+constexpr StringRef kAtomB16[] = {"b16"};
+constexpr StringRef kAtomU32[] = {"u32"};
+constexpr StringRef kAtomS32U64[] = {"s32", "u64"};
+constexpr StringRef kAtomS64[] = {"s64"};
+constexpr StringRef kAtomF32[] = {"f32"};
+constexpr StringRef kAtomF64[] = {"f64"};
+constexpr Tokens kAtomBitsTuple[] = {kAtomBits};
+constexpr Tokens kAtomCasTuple[] = {kAtomCasBits};
+constexpr Tokens kAtomU32Tuple[] = {kAtomU32};
+constexpr Tokens kAtomS32U64Tuple[] = {kAtomS32U64};
+constexpr Tokens kAtomS64Tuple[] = {kAtomS64};
+constexpr Tokens kAtomF32Tuple[] = {kAtomF32};
+constexpr Tokens kAtomF64Tuple[] = {kAtomF64};
+// red orders .relaxed or .release only ("Illegal modifier '.acquire'").
+#define ATOM_SLOTS(sems, ops)                                                  \
+  {{"memory ordering", sems},                                                  \
+   {"scope", kAtomScopes},                                                     \
+   {"state space", kAtomSpaces},                                               \
+   {"operation", ops, true}}
+constexpr SlotRecord kAtomBitSlots[] = ATOM_SLOTS(kAtomSems, kAtomBitOps);
+constexpr SlotRecord kAtomCasSlots[] = ATOM_SLOTS(kAtomSems, kAtomCas);
+constexpr SlotRecord kAtomU32Slots[] = ATOM_SLOTS(kAtomSems, kAtomU32Ops);
+constexpr SlotRecord kAtomAddMinMaxSlots[] =
+    ATOM_SLOTS(kAtomSems, kAtomAddMinMax);
+constexpr SlotRecord kAtomMinMaxSlots[] = ATOM_SLOTS(kAtomSems, kAtomMinMax);
+constexpr SlotRecord kAtomAddSlots[] = ATOM_SLOTS(kAtomSems, kAtomAdd);
+constexpr SlotRecord kRedBitSlots[] = ATOM_SLOTS(kRedSems, kRedBitOps);
+constexpr SlotRecord kRedU32Slots[] = ATOM_SLOTS(kRedSems, kAtomU32Ops);
+constexpr SlotRecord kRedAddMinMaxSlots[] =
+    ATOM_SLOTS(kRedSems, kAtomAddMinMax);
+constexpr SlotRecord kRedMinMaxSlots[] = ATOM_SLOTS(kRedSems, kAtomMinMax);
+constexpr SlotRecord kRedAddSlots[] = ATOM_SLOTS(kRedSems, kAtomAdd);
+#undef ATOM_SLOTS
+constexpr OperandRecord kAtom[] = {
+    {"d", Role::Dst},
+    {.name = "a", .role = Role::Src, .spaceFrom = "state space"},
+    {"b", Role::Src}};
+constexpr OperandRecord kAtomCasOperands[] = {
+    {"d", Role::Dst},
+    {.name = "a", .role = Role::Src, .spaceFrom = "state space"},
+    {"b", Role::Src},
+    {"c", Role::Src}};
+constexpr OperandRecord kRed[] = {
+    {.name = "a", .role = Role::Src, .spaceFrom = "state space"},
+    {"b", Role::Src}};
+constexpr Signature kAtomSignature[] = {kAtom};
+constexpr Signature kAtomCasSignature[] = {kAtomCasOperands};
+constexpr Signature kRedSignature[] = {kRed};
+// .sem from sm_70 (PTX 6.0), .cluster and shared::cluster from sm_90 (PTX
+// 7.8), shared::cta PTX 7.8, .sys sm_60, f64 add sm_60, 64-bit min/max
+// sm_32 (below every target here).
+constexpr FloorRecord kAtomFloors[] = {
+    {50, 20},          {70, 60, {}, "relaxed"}, {70, 60, {}, "acquire"},
+    {70, 60, {}, "release"}, {70, 60, {}, "acq_rel"},
+    {60, 50, {}, "sys"},     {90, 78, {}, "cluster"},
+    {50, 78, {}, "shared::cta"}, {90, 78, {}, "shared::cluster"},
+    {60, 50, kAtomF64}, {70, 63, kAtomB16}};
+constexpr VariantRecord kAtomVariants[] = {
+    {.types = kAtomCasTuple,
+     .slots = kAtomCasSlots,
+     .floors = kAtomFloors,
+     .signatures = kAtomCasSignature,
+     .whenToken = "cas",
+     .whenMessage = "atom.cas takes .b16, .b32 or .b64"},
+    {kAtomBitsTuple, kAtomBitSlots, {}, kAtomFloors, kAtomSignature},
+    {kAtomU32Tuple, kAtomU32Slots, {}, kAtomFloors, kAtomSignature},
+    {kAtomS32U64Tuple, kAtomAddMinMaxSlots, {}, kAtomFloors, kAtomSignature},
+    {kAtomS64Tuple, kAtomMinMaxSlots, {}, kAtomFloors, kAtomSignature},
+    {kAtomF32Tuple, kAtomAddSlots, {}, kAtomFloors, kAtomSignature},
+    {kAtomF64Tuple, kAtomAddSlots, {}, kAtomFloors, kAtomSignature}};
+constexpr VariantRecord kRedVariants[] = {
+    {kAtomBitsTuple, kRedBitSlots, {}, kAtomFloors, kRedSignature},
+    {kAtomU32Tuple, kRedU32Slots, {}, kAtomFloors, kRedSignature},
+    {kAtomS32U64Tuple, kRedAddMinMaxSlots, {}, kAtomFloors, kRedSignature},
+    {kAtomS64Tuple, kRedMinMaxSlots, {}, kAtomFloors, kRedSignature},
+    {kAtomF32Tuple, kRedAddSlots, {}, kAtomFloors, kRedSignature},
+    {kAtomF64Tuple, kRedAddSlots, {}, kAtomFloors, kRedSignature}};
+
 //===-- shfl ---------------------------------------------------------------===//
 
 // PTX ISA 9.0, 9.7.9.6: shfl.sync.mode.b32 d{|p}, a, b, c, membermask, with
@@ -1711,6 +1813,14 @@ const FamilyRecord kRecords[] = {
      .variants = kBarVariants,
      .repeatable = kBarrierRepeatable,
      .blockBarrier = true},
+    {.name = "atom",
+     .variants = kAtomVariants,
+     .readsMemory = true,
+     .writesMemory = true},
+    {.name = "red",
+     .variants = kRedVariants,
+     .readsMemory = true,
+     .writesMemory = true},
     {.name = "shfl",
      .variants = kShflVariants,
      .repeatable = kShflSync,

@@ -4,6 +4,7 @@ enumeration (tile_mlir.ptx.forms), not a generator's."""
 from tile_mlir import ptx
 
 PER_MEMORY_CLASS = 6
+ATOMIC_OPS = ("and", "or", "xor", "exch", "cas", "add", "inc", "dec", "min", "max")
 
 
 def memory_class(spelling):
@@ -20,7 +21,8 @@ def selected_forms(target):
     """Every lowered form the table's enumerator lists that exists on
     `target`, overloads included; of ld and st (41,798 spellings), the
     first PER_MEMORY_CLASS of each memory_class, so that every space, width
-    and type runs with and without qualifiers."""
+    and type runs with and without qualifiers; of atom and red, the first
+    PER_MEMORY_CLASS of each space, operation and type."""
     forms, seen = [], {}
     for family in ptx.families():
         for spelling in ptx.forms(family):
@@ -28,6 +30,15 @@ def selected_forms(target):
                 ptx.parse(spelling, target=target)
             except ptx.PTXFormError:
                 continue
+            if family in ("atom", "red"):
+                # orderings and scopes do not change one thread's code: the
+                # first PER_MEMORY_CLASS of each space, operation and type
+                tokens = spelling.split(".")
+                space = next((t for t in tokens if t.startswith(("global", "shared"))), "")
+                key = (family, space, tuple(t for t in tokens if t in ATOMIC_OPS), tokens[-1])
+                seen[key] = seen.get(key, 0) + 1
+                if seen[key] > PER_MEMORY_CLASS:
+                    continue
             if family in ("ld", "st"):
                 key = memory_class(spelling)
                 if key[1] in ("const", "param"):

@@ -258,6 +258,27 @@ def barrier_spellings():
     yield "barrier"
 
 
+def atomic_spellings():
+    """PTX ISA 9.0, 9.7.13.5-6: atom/red{.sem}{.scope}{.space}.op.type, the
+    op x type grid on global memory, the sem x scope x space grid on
+    add.u32, and orders."""
+    ops = ("and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max", "sub")
+    types = ("b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64", "b16")
+    for name in ("atom", "red"):
+        for op in ops:
+            for ty in types:
+                yield f"{name}.global.{op}.{ty}"
+                yield f"{name}.{op}.{ty}"
+        for sem in ("", "relaxed", "acquire", "release", "acq_rel", "weak", "volatile"):
+            for scope in ("", "cta", "cluster", "gpu", "sys"):
+                for space in ("", "global", "shared", "shared::cta", "shared::cluster", "local"):
+                    yield ".".join(t for t in (name, sem, scope, space, "add", "u32") if t)
+        for order in ("add.global.u32", "global.u32.add", "gpu.relaxed.global.add.u32",
+                      "global.relaxed.gpu.add.u32", "relaxed.global.gpu.add.u32",
+                      "global.global.add.u32", "add.add.u32", "relaxed.relaxed.add.u32"):
+            yield f"{name}.{order}"
+
+
 def shfl_spellings():
     """PTX ISA 9.0, 9.7.9.6: shfl.sync.mode.b32, and near misses (no sync,
     other types, orders, repeats, the pre-sm_70 shfl.mode)."""
@@ -273,7 +294,7 @@ def spellings():
     seen = set()
     for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
-                fma_mad_spellings, barrier_spellings, shfl_spellings):
+                fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -310,6 +331,12 @@ def natural_operands(spelling):
     vec = next((int(t[1:]) for t in tokens if re.fullmatch(r"v[248]", t)), 1)
     if family == "shfl":
         return [(32, 1, False)] * 5
+    if family in ("atom", "red"):
+        reg = (max(BITS.get(types[-1], 32), 16), 1, False)
+        memory = (BITS.get(types[-1], 32), 1, True)
+        if family == "red":
+            return [memory, reg]
+        return [reg, memory, reg] + ([reg] if "cas" in tokens else [])
     if family in ("bar", "barrier"):
         # The ISA's operands: a barrier and a thread count, immediates.
         barrier, count = ("imm", 0, False), ("imm", 64, False)

@@ -62,6 +62,10 @@ class Buffer:
             self.read_epoch = np.zeros(data.size, np.int64)
             self.written_at = np.zeros(data.size, np.int32)
             self.read_at = np.zeros(data.size, np.int32)
+            # Whether the last write and every read since were atomic:
+            # atomics do not race with each other.
+            self.written_atomically = np.zeros(data.size, bool)
+            self.read_atomically = np.zeros(data.size, bool)
 
 
 # Hazard bookkeeping of a shared byte: no thread, or several.
@@ -132,6 +136,46 @@ def _mask_bits(bits):
     return np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
+def _atomic_result(op, kind, bits, old, b, c):
+    """The value an atomic leaves in memory (PTX ISA 9.7.13.5), on the bits
+    of one location: integers wrap, floats round to nearest."""
+    mask = (1 << bits) - 1
+
+    def signed(v):
+        return v - (1 << bits) if kind.startswith("s") and v >> (bits - 1) else v
+    if op == "and":
+        return old & b
+    if op == "or":
+        return old | b
+    if op == "xor":
+        return old ^ b
+    if op == "exch":
+        return b
+    if op == "cas":
+        return c if old == b else old
+    if op == "inc":
+        return 0 if old >= b else old + 1
+    if op == "dec":
+        return b if old == 0 or old > b else old - 1
+    if kind.startswith("f"):
+        dtype = np.float32 if bits == 32 else np.float64
+        unsigned = np.uint32 if bits == 32 else np.uint64
+
+        def flushed(v):
+            # atom.add.f32 flushes subnormal inputs and results to a zero of
+            # their sign (PTX ISA, atom); f64 keeps them.
+            if bits == 32 and (v >> 23) & 0xFF == 0:
+                return v & 0x80000000
+            return v
+        with np.errstate(all="ignore"):
+            total = np.array(flushed(old), unsigned).view(dtype) + np.array(flushed(b), unsigned).view(dtype)
+        return flushed(int(np.array(total, dtype).view(unsigned)))
+    if op == "add":
+        return (old + b) & mask
+    pick = min if op == "min" else max
+    return pick(signed(old), signed(b)) & mask
+
+
 class Interpreter:
     def __init__(self, threads, grid, block):
         self.threads = threads
@@ -164,13 +208,16 @@ class Interpreter:
             self.points.append(where)
             self.point = len(self.points) - 1
 
-    def _hazard(self, kind, buffer, at, before, others, other_blocks, other_epochs, lanes):
+    def _hazard(self, kind, buffer, at, before, others, other_blocks, other_epochs, lanes,
+                both_atomic=None):
         """Records, once per pair of program points, the first byte of `at`
         where another thread (`others`, of `other_blocks` in their barrier
         `other_epochs`) touched what `lanes` touch now, unordered: not the
         same thread, and not an earlier barrier interval of the same block."""
         blocks = lanes // self.per_block
         ordered = (other_blocks == blocks) & (other_epochs < self.epoch[blocks])
+        if both_atomic is not None:
+            ordered = ordered | both_atomic
         conflicts = np.flatnonzero((others != NOBODY) & (others != lanes) & ~ordered)
         # The first conflicting byte of each earlier program point.
         points, firsts = np.unique(before[conflicts], return_index=True)
@@ -195,11 +242,12 @@ class Interpreter:
         block = np.where(low // self.per_block == high // self.per_block, low // self.per_block, MANY)
         return unique, thread, block
 
-    def track_read(self, buffer, at, lanes):
+    def track_read(self, buffer, at, lanes, atomic=False):
         if buffer.private or at.size == 0:
             return
         self._hazard("read-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
-                     buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes)
+                     buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,
+                     buffer.written_atomically[at] & atomic)
         at, thread, block = self._accessors(at, lanes)
         epoch = self.epoch[np.where(block == MANY, 0, block)]
         old, old_block = buffer.reader[at], buffer.reader_block[at]
@@ -209,27 +257,78 @@ class Interpreter:
         same = (thread != MANY) & (old == thread)
         buffer.reader[at] = np.where(fresh | same, thread, MANY)
         buffer.reader_block[at] = np.where(fresh | (old_block == block), block, MANY)
+        buffer.read_atomically[at] = np.where(fresh, atomic, buffer.read_atomically[at] & atomic)
         buffer.read_epoch[at] = epoch
         buffer.read_at[at] = self.point
 
-    def track_write(self, buffer, at, lanes):
+    def track_write(self, buffer, at, lanes, atomic=False):
         if buffer.private or at.size == 0:
             return
         self._hazard("write-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
-                     buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes)
+                     buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,
+                     buffer.written_atomically[at] & atomic)
         self._hazard("write-after-read", buffer, at, buffer.read_at[at], buffer.reader[at],
-                     buffer.reader_block[at], buffer.read_epoch[at], lanes)
-        # Two threads storing one byte in one instruction.
+                     buffer.reader_block[at], buffer.read_epoch[at], lanes,
+                     buffer.read_atomically[at] & atomic)
+        # Two threads storing one byte in one instruction (atomics may).
         order = np.argsort(at, kind="stable")
         same = np.flatnonzero(at[order][1:] == at[order][:-1])
-        if same.size:
+        if same.size and not atomic:
             first, second = order[same[0]], order[same[0] + 1]
             self._hazard("write-after-write", buffer, at[[second]], np.array([self.point]),
                          lanes[[first]], lanes[[first]] // self.per_block, np.array([self.epoch.max() + 1]),
                          lanes[[second]])
         buffer.writer[at] = lanes
+        buffer.written_atomically[at] = atomic
         buffer.written_epoch[at] = self.epoch[lanes // self.per_block]
         buffer.written_at[at] = self.point
+
+    def atomic(self, form, values, coord, executing):
+        """atom/red: each executing thread, in ascending thread order (one of
+        the orders the hardware may take; integer add, min, max, and, or and
+        xor do not depend on it), reads the location, writes op(old, b{, c})
+        and, for atom, returns old. Atomics never race with each other; with
+        plain accesses they do."""
+        tokens = form.opcode.split(".")
+        op = next(t for t in tokens if t in ("and", "or", "xor", "exch", "cas", "add", "inc", "dec",
+                                               "min", "max"))
+        kind = tokens[-1]
+        bits = int(kind[1:])
+        memory_index = next(i for i, o in enumerate(form.operands) if o.space != "reg")
+        view = values[memory_index]
+        registers = [(i, o) for i, o in enumerate(form.operands) if o.space == "reg" and o.role == "src"]
+
+        def operand(index):
+            value = values[index]
+            if isinstance(value, View):
+                read, defined, _ = self.read(value, coord + [0])
+                return read & _mask_bits(bits), defined
+            return value[0] & _mask_bits(bits), np.ones(self.threads, bool)
+        sources = [operand(i) for i, _ in registers]
+        address = view.addresses(coord + [0])
+        nbytes = bits // 8
+        buffer = view.buffer
+        old = np.zeros(self.threads, np.uint64)
+        old_defined = np.zeros(self.threads, bool)
+        for thread in np.flatnonzero(executing):
+            at = address[thread] + np.arange(nbytes)
+            word = int.from_bytes(buffer.data[at].tobytes(), "little")
+            known = bool(buffer.defined[at].all()) and all(d[thread] for _, d in sources)
+            b = int(sources[0][0][thread])
+            new = _atomic_result(op, kind, bits, word, b,
+                                 int(sources[1][0][thread]) if len(sources) > 1 else 0)
+            old[thread], old_defined[thread] = word, known
+            buffer.data[at] = np.frombuffer(new.to_bytes(nbytes, "little"), np.uint8)
+            buffer.defined[at] = known
+        if not buffer.private:
+            lanes = self.lanes[executing]
+            at = (address[executing][:, None] + np.arange(nbytes)[None, :]).reshape(-1)
+            each = np.repeat(lanes, nbytes)
+            self.track_read(buffer, at, each, atomic=True)
+            self.track_write(buffer, at, each, atomic=True)
+        if form.family == "atom":
+            dst = next(v for o, v in zip(form.operands, values) if o.role == "dst")
+            self.write(dst, coord + [0], old, old_defined, executing, None)
 
     def shuffle(self, form, values, coord, executing):
         """shfl.sync, from the ISA's pseudo-code (9.7.9.6): each executing
@@ -618,6 +717,10 @@ class Interpreter:
         return {"thread": [], "warp": [lane], "warpgroup": [warp % 4, lane], "cta": [warp, lane]}[scope]
 
     def instruction(self, form, values, coord, execute, preserve, pred_defined=None):
+        if form.family in ("atom", "red"):
+            if pred_defined is not None:
+                execute = execute | (self.active & ~pred_defined)
+            return self.atomic(form, values, coord, execute)
         srcs, defined = [], np.ones(self.threads, bool)
         immediates = {}
         nan = np.zeros(self.threads, bool)
