@@ -317,7 +317,34 @@ def shuffle_modes(A: T.Tensor((32, 1), "int32"), Out: T.Tensor((32, 6, 1), "int3
     T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t], out)
 
 
+@T.function
+def atomic_histogram(A: T.Tensor((1024, 1), "uint32"), Bins: T.Tensor((16, 1), "uint32"),
+                     Max: T.Tensor((4, 1), "int32"), Old: T.Tensor((1024, 1), "uint32")):
+    """Every thread adds its value to bin i % 16 (atom.global.add.u32, the old
+    value kept), a block-shared maximum (red.shared.max.s32, then bar.sync),
+    and thread 0 of each block stores its block's maximum."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=4, block=256))
+    t = T.thread_id()
+    i = T.block_id() * 256 + t
+    top = T.alloc_shared((1, 1), "int32")
+    v = T.alloc_local((1, 1), "uint32")
+    old = T.alloc_local((1, 1), "uint32")
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], v, A[i:i + 1])
+    b = i % 16
+    T.cuda.tile.apply(T.ptx["atom.global.add.u32"], old, Bins[b:b + 1], v)
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Old[i:i + 1], old)
+    T.cuda.tile.apply(T.ptx["st.shared.b32"], top, T.int32(-2**31), pred=t < 1)
+    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+    T.cuda.tile.apply(T.ptx["red.shared.max.s32"], top, v.view("int32"))
+    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+    m = T.alloc_local((1, 1), "int32")
+    T.cuda.tile.apply(T.ptx["ld.shared.b32"], m, top)
+    blk = T.block_id()
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Max[blk:blk + 1], m, pred=t < 1)
+
+
 KERNELS = {
+    "atomic_histogram": atomic_histogram,
     "shared_rotate": shared_rotate,
     "warp_butterfly_sum": warp_butterfly_sum,
     "shuffle_modes": shuffle_modes,

@@ -351,7 +351,28 @@ def check_shuffle_modes(kernel, rng):
     return bits_equal(out, want), out.size
 
 
+def check_atomic_histogram(kernel, rng):
+    """Order-independent results exactly (the bins' sums, the blocks'
+    maxima) and the old values as a chain: each thread's old value plus its
+    own is another thread's old value of the bin, or the bin's total."""
+    a = rng.integers(0, 2**32, (1024, 1), dtype=np.uint64).astype(np.uint32)
+    start = rng.integers(0, 2**32, (16, 1), dtype=np.uint64).astype(np.uint32)
+    bins, maxima, old = start.copy(), np.zeros((4, 1), np.int32), np.zeros_like(a)
+    kernel(a, bins, maxima, old)
+    want_bins = ((start[:, 0].astype(np.uint64) + a[:, 0].reshape(64, 16).astype(np.uint64).sum(axis=0))
+                 % 2**32).astype(np.uint32).reshape(16, 1)
+    want_max = a.view(np.int32).reshape(4, 256).max(axis=1).reshape(4, 1)
+    chains = all(
+        sorted(((old[b::16, 0].astype(np.uint64) + a[b::16, 0]) % 2**32).tolist())
+        == sorted((set(old[b::16, 0].tolist()) - {int(start[b, 0])}) | {int(bins[b, 0])})
+        and int(start[b, 0]) in set(old[b::16, 0].tolist())
+        for b in range(16))
+    ok = bits_equal(bins, want_bins) and bits_equal(maxima, want_max) and chains
+    return ok, bins.size + maxima.size + old.size
+
+
 CHECKS = {
+    "atomic_histogram": check_atomic_histogram,
     "shared_rotate": check_shared_rotate,
     "warp_butterfly_sum": check_warp_butterfly_sum,
     "shuffle_modes": check_shuffle_modes,
