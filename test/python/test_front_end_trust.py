@@ -748,3 +748,26 @@ def test_the_fuzz_oracle_judges_both_branches_of_where():
     with pytest.raises(F.Undefined):
         F.evaluate(taken_elsewhere)
     assert F.check_ewise_tree(taken_elsewhere) is None
+
+
+def test_a_view_as_the_tiles_own_dtype_is_the_tile_and_other_views_need_a_contiguous_final_axis():
+    # Found by CI's fuzz run: slice, reshape to a strided final axis, then
+    # view("uint32") of a uint32 tile was rejected as a reinterpretation.
+    @T.function
+    def k(A: T.Tensor((2, 2, 4), "uint32"), Out: T.Tensor((4, 1), "uint32")):
+        T.device_entry(launch=launch())
+        r = T.alloc_local((2, 2, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r.reshape((16, 1)), A.reshape((16, 1)))
+        strided = r[:, :, 3:4].reshape((2, 2))
+        assert strided.view("uint32") is strided
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out, strided.view("uint32").reshape((4, 1)))
+
+    a = np.arange(16, dtype=np.uint32).reshape(2, 2, 4) * 3
+    out = interpret(k, A=a, Out=np.zeros((4, 1), np.uint32))["Out"]
+    assert out.ravel().tolist() == a[:, :, 3].ravel().tolist()
+    with pytest.raises(T.TileError, match=LOCATED + r"'tile.view' op the final axis must be contiguous"):
+        @T.function
+        def other(A: T.Tensor((2, 2, 4), "uint32")):
+            T.device_entry(launch=launch())
+            r = T.alloc_local((2, 2, 4), "uint32")
+            r[:, :, 3:4].reshape((2, 2)).view("int32")

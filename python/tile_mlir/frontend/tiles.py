@@ -217,9 +217,12 @@ class Buffer:
 
     def view(self, dtype: str) -> "Buffer":
         """Reinterprets the register carriers as `dtype` (e.g. uint32 words as
-        uint16 halves, low half first). Changes no bits."""
+        uint16 halves, low half first). Changes no bits. The final axis must
+        be contiguous; a view as the tile's own dtype is the tile itself."""
         _check_owned(self)
         self._check_static("view")
+        if dtype == self.dtype:
+            return self
         element = _element_type(dtype)
         source = self.type
         old_bits = source.element_type.width
