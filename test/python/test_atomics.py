@@ -3,7 +3,6 @@ tools/ptxas_diff), lowered as written, and run by the interpreter, where
 atomics of many threads on one location do not race with each other but do
 with plain accesses. Expected values are written from the PTX ISA."""
 
-import os
 
 import numpy as np
 import pytest
@@ -12,13 +11,6 @@ import tile_mlir
 from tile_mlir import ptx
 from tile_mlir import script as T
 
-HERE = os.path.abspath(__file__)
-
-
-def line_of(text):
-    lines = [i + 1 for i, line in enumerate(open(HERE)) if text in line and "line_of(" not in line]
-    assert len(lines) == 1, text
-    return f"{HERE}:{lines[0]}"
 
 
 def histogram(op, dtype, bits):
@@ -86,7 +78,7 @@ def test_float_atomic_add_flushes_subnormals_as_the_isa_says():
     assert total[0, 0] == np.float32(1.5)
 
 
-def test_a_plain_load_of_an_atomic_counter_without_a_barrier_is_a_race():
+def test_a_plain_load_of_an_atomic_counter_without_a_barrier_is_a_race(line_of):
     @T.function
     def k(Count: T.Tensor((1, 1), "uint32"), Out: T.Tensor((32, 1), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))

@@ -6,7 +6,6 @@ unordered."""
 
 import os
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -16,13 +15,6 @@ from tile_mlir import runtime
 from tile_mlir import script as T
 
 HERE = os.path.abspath(__file__)
-
-
-def line_of(text):
-    """The line of this file that holds `text` (once)."""
-    lines = [i + 1 for i, line in enumerate(open(HERE)) if text in line and "line_of(" not in line]
-    assert len(lines) == 1, text
-    return f"{HERE}:{lines[0]}"
 
 
 @T.function
@@ -69,7 +61,7 @@ def neighbour(A: T.Tensor((2, 1), "float32"), Out: T.Tensor((2, 1), "float32")):
     T.cuda.tile.apply(T.ptx["st.global.f32"], A[t:t + 1], r)
 
 
-def test_a_read_of_another_threads_store_is_a_race_naming_both_lines():
+def test_a_read_of_another_threads_store_is_a_race_naming_both_lines(line_of):
     a, out = np.ones((2, 1), "float32"), np.zeros((2, 1), "float32")
     with pytest.raises(tile_mlir.HazardError) as caught:
         tile_mlir.interpret(neighbour, a, out)
@@ -85,7 +77,7 @@ def test_a_read_of_another_threads_store_is_a_race_naming_both_lines():
     assert not out.any() and (a == 1).all()  # raised before any array is written
 
 
-def test_stores_of_many_threads_to_one_place_race_and_a_predicate_removes_it():
+def test_stores_of_many_threads_to_one_place_race_and_a_predicate_removes_it(line_of):
     def kernel(guarded):
         @T.function
         def k(A: T.Tensor((32, 1), "uint32"), Out: T.Tensor((1, 1), "uint32")):

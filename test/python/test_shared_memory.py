@@ -17,13 +17,6 @@ import tile_mlir
 from tile_mlir import script as T
 from tile_mlir.interpreter import machine
 
-HERE = os.path.abspath(__file__)
-
-
-def line_of(text):
-    lines = [i + 1 for i, line in enumerate(open(HERE)) if text in line and "line_of(" not in line]
-    assert len(lines) == 1, text
-    return f"{HERE}:{lines[0]}"
 
 
 def rotate(barrier):
@@ -64,7 +57,7 @@ def test_a_barrier_orders_shared_memory_and_the_interpreter_agrees(barrier):
     assert ".shared .align 16 .b8 __wg_k_0[128];" in body
 
 
-def test_without_the_barrier_the_shared_read_is_a_race():
+def test_without_the_barrier_the_shared_read_is_a_race(line_of):
     with pytest.raises(tile_mlir.HazardError) as caught:
         tile_mlir.interpret(rotate(None), np.ones((64, 1), "float32"), np.zeros((64, 1), "float32"))
     (hazard,) = caught.value.hazards
@@ -73,7 +66,7 @@ def test_without_the_barrier_the_shared_read_is_a_race():
     assert (hazard.first, hazard.second) == (line_of("# stage"), line_of("# the neighbour's"))
 
 
-def test_a_barrier_under_a_thread_varying_branch_is_a_located_error():
+def test_a_barrier_under_a_thread_varying_branch_is_a_located_error(line_of):
     with pytest.raises(T.TileError) as caught:
         @T.function
         def k(A: T.Tensor((64, 1), "float32")):
@@ -116,7 +109,7 @@ def test_alloc_shared_is_declared_at_the_top_of_the_kernel():
                 T.alloc_shared((4,), "float32")
 
 
-def test_more_than_48_kib_of_shared_memory_is_a_located_error():
+def test_more_than_48_kib_of_shared_memory_is_a_located_error(line_of):
     @T.function
     def k(A: T.Tensor((64, 1), "float32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))

@@ -4,7 +4,6 @@ source lane is outside its membermask. Expected values are numpy's, in the
 butterfly's order (each step adds the partner's value), so the check is
 bit-exact."""
 
-import os
 
 import numpy as np
 import pytest
@@ -12,14 +11,7 @@ import pytest
 import tile_mlir
 from tile_mlir import script as T
 
-HERE = os.path.abspath(__file__)
 FULL = 0xFFFFFFFF
-
-
-def line_of(text):
-    lines = [i + 1 for i, line in enumerate(open(HERE)) if text in line and "line_of(" not in line]
-    assert len(lines) == 1, text
-    return f"{HERE}:{lines[0]}"
 
 
 @T.function
@@ -83,7 +75,7 @@ def test_each_mode_follows_the_isa_pseudocode(mode, b, c, expected):
     assert out.ravel().tolist() == [int(a[expected(lane), 0]) for lane in range(32)]
 
 
-def test_a_source_lane_outside_the_mask_is_a_hazard():
+def test_a_source_lane_outside_the_mask_is_a_hazard(line_of):
     @T.function
     def k(A: T.Tensor((32, 1), "int32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
@@ -103,7 +95,7 @@ def test_a_source_lane_outside_the_mask_is_a_hazard():
                            "(lane 0) reads a lane outside its membermask or not executing it")
 
 
-def test_a_lane_of_the_mask_that_never_arrives_is_a_hazard():
+def test_a_lane_of_the_mask_that_never_arrives_is_a_hazard(line_of):
     @T.function
     def k(A: T.Tensor((32, 1), "int32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
@@ -122,7 +114,7 @@ def test_a_lane_of_the_mask_that_never_arrives_is_a_hazard():
         "of its membermask, which does not execute it"]
 
 
-def test_a_full_mask_in_a_block_of_partial_warps_is_a_located_error():
+def test_a_full_mask_in_a_block_of_partial_warps_is_a_located_error(line_of):
     # The block size is known once the body is traced: compiling checks it.
     @T.function
     def k(A: T.Tensor((48, 1), "int32")):
