@@ -48,6 +48,7 @@ static nb::dict formToDict(const ptx::Form &form) {
     entry["max_immediate"] = operand.maxImmediate;
     entry["read_at"] = operand.readAt;
     entry["joined_by_bar"] = operand.joinedByBar;
+    entry["bar_before"] = operand.barBefore;
     entry["sized_by"] = operand.sizedBy;
     operands.append(entry);
   }
@@ -62,6 +63,7 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["writes_memory"] = form.writesMemory;
   result["warp_collective"] = form.warpCollective;
   result["block_barrier"] = form.blockBarrier;
+  result["observes_warp"] = form.observesWarp;
   result["lowered"] = form.lowered;
   result["caveat"] = form.caveat;
   return result;

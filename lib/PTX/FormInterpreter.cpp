@@ -241,6 +241,7 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   operand.maxImmediate = spec.maxImmediate;
   operand.readAt = spec.readAt;
   operand.joinedByBar = spec.joinedByBar;
+  operand.barBefore = spec.barBefore;
   operand.exactRegister |= spec.exactRegister;
   operand.sizedBy = spec.sizedBy.str();
   operand.fold = spec.fold;
@@ -298,6 +299,7 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.writesMemory = record.writesMemory;
   form.warpCollective = record.warpCollective;
   form.blockBarrier = record.blockBarrier;
+  form.observesWarp = record.observesWarp;
   form.guardIgnored = record.guardIgnored;
   form.lowered = record.lowered && variant.lowered;
   for (const FloorRecord &floor : variant.floors) {

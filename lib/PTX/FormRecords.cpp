@@ -657,10 +657,126 @@ constexpr OperandRecord kShfl[] = {{"d", Role::Dst},
                                    {"b", Role::Src},
                                    {"c", Role::Src},
                                    {"membermask", Role::Src}};
-constexpr Signature kShflSignature[] = {kShfl};
+// d|p: p is true where the source lane was inside the clamp.
+constexpr OperandRecord kShflPred[] = {
+    {"d", Role::Dst},
+    {.name = "p", .role = Role::Dst, .fixedType = "pred", .barBefore = true},
+    {"a", Role::Src},
+    {"b", Role::Src},
+    {"c", Role::Src},
+    {"membermask", Role::Src}};
+constexpr Signature kShflSignature[] = {kShfl, kShflPred};
 constexpr FloorRecord kShflFloors[] = {{50, 60}};
 constexpr VariantRecord kShflVariants[] = {
     {kShflTypes, kShflSlots, {}, kShflFloors, kShflSignature}};
+
+//===-- vote, match, redux, elect, activemask ------------------------------===//
+
+// PTX ISA 9.0, 9.7.13.8-12. Measured with ptxas 13.0: qualifiers in any
+// order, sync repeated as one and required (vote without it is refused from
+// sm_70); vote's .all/.any/.uni take .pred and .ballot .b32; match takes
+// .b32 and .b64 and only match.all has the predicate result; redux takes
+// add/min/max on .u32/.s32 and and/or/xor on .b32 from sm_80, and min/max
+// (with .abs and .NaN) on .f32 on sm_100a/f and sm_103a/f only (not
+// sm_110, sm_120); vote's uni repeated as one; elect.sync has no type and its predicate is required
+// (sm_90); activemask is .b32 only. The negated vote source (!a) and
+// elect's sink (_) are not taken yet.
+constexpr StringRef kVoteModes[] = {"all", "any", "uni"};
+constexpr StringRef kVoteBallot[] = {"ballot"};
+// ptxas takes vote.sync.uni.uni as one uni, but refuses all.all and any.any
+// ("Multiple .any/.all modifiers").
+constexpr StringRef kVoteRepeatable[] = {"sync", "uni"};
+constexpr SlotRecord kVoteSlots[] = {{"sync", kShflSync, true},
+                                     {"mode", kVoteModes, true}};
+constexpr SlotRecord kBallotSlots[] = {{"sync", kShflSync, true},
+                                       {"mode", kVoteBallot, true}};
+constexpr OperandRecord kVote[] = {
+    {"d", Role::Dst},
+    {.name = "a", .role = Role::Src, .fixedType = "pred"},
+    {.name = "membermask", .role = Role::Src, .fixedType = "b32"}};
+constexpr Signature kVoteSignature[] = {kVote};
+constexpr VariantRecord kVoteVariants[] = {
+    {kPredTuple, kVoteSlots, {}, kShflFloors, kVoteSignature},
+    {.types = kShflTypes,
+     .slots = kBallotSlots,
+     .floors = kShflFloors,
+     .signatures = kVoteSignature,
+     .whenToken = "ballot",
+     .whenMessage = "vote.ballot takes .b32"}};
+
+constexpr StringRef kMatchAny[] = {"any"};
+constexpr StringRef kMatchAll[] = {"all"};
+constexpr StringRef kMatchTypes[] = {"b32", "b64"};
+constexpr Tokens kMatchTuple[] = {kMatchTypes};
+constexpr SlotRecord kMatchAnySlots[] = {{"mode", kMatchAny, true},
+                                         {"sync", kShflSync, true}};
+constexpr SlotRecord kMatchAllSlots[] = {{"mode", kMatchAll, true},
+                                         {"sync", kShflSync, true}};
+constexpr OperandRecord kMatch[] = {
+    {.name = "d", .role = Role::Dst, .fixedType = "b32"},
+    {"a", Role::Src},
+    {.name = "membermask", .role = Role::Src, .fixedType = "b32"}};
+// d|p: p is true where every thread of the mask has the same a.
+constexpr OperandRecord kMatchPred[] = {
+    {.name = "d", .role = Role::Dst, .fixedType = "b32"},
+    {.name = "p", .role = Role::Dst, .fixedType = "pred", .barBefore = true},
+    {"a", Role::Src},
+    {.name = "membermask", .role = Role::Src, .fixedType = "b32"}};
+constexpr Signature kMatchAnySignature[] = {kMatch};
+constexpr Signature kMatchAllSignatures[] = {kMatch, kMatchPred};
+constexpr FloorRecord kMatchFloors[] = {{70, 60}};
+constexpr VariantRecord kMatchVariants[] = {
+    {kMatchTuple, kMatchAnySlots, {}, kMatchFloors, kMatchAnySignature},
+    {.types = kMatchTuple,
+     .slots = kMatchAllSlots,
+     .floors = kMatchFloors,
+     .signatures = kMatchAllSignatures,
+     .extendsPrevious = true}};
+
+constexpr StringRef kReduxArith[] = {"add", "min", "max"};
+constexpr StringRef kReduxLogic[] = {"and", "or", "xor"};
+constexpr StringRef kReduxMinMax[] = {"min", "max"};
+constexpr StringRef kReduxAbs[] = {"abs"};
+constexpr StringRef kReduxNaN[] = {"NaN"};
+constexpr StringRef kReduxIntTypes[] = {"u32", "s32"};
+constexpr Tokens kReduxIntTuple[] = {kReduxIntTypes};
+constexpr Tokens kReduxF32Tuple[] = {kF32};
+constexpr SlotRecord kReduxArithSlots[] = {{"sync", kShflSync, true},
+                                           {"operation", kReduxArith, true}};
+constexpr SlotRecord kReduxLogicSlots[] = {{"sync", kShflSync, true},
+                                           {"operation", kReduxLogic, true}};
+constexpr SlotRecord kReduxFloatSlots[] = {{"sync", kShflSync, true},
+                                           {"operation", kReduxMinMax, true},
+                                           {"abs", kReduxAbs},
+                                           {"NaN", kReduxNaN}};
+constexpr OperandRecord kRedux[] = {
+    {"d", Role::Dst},
+    {"a", Role::Src},
+    {.name = "membermask", .role = Role::Src, .fixedType = "b32"}};
+constexpr Signature kReduxSignature[] = {kRedux};
+constexpr FloorRecord kReduxFloors[] = {{80, 70}};
+constexpr FloorRecord kReduxFloatFloors[] = {
+    {.sm = 100, .ptx = 86, .archSpecific = true, .maxSm = 103}};
+constexpr VariantRecord kReduxVariants[] = {
+    {kReduxIntTuple, kReduxArithSlots, {}, kReduxFloors, kReduxSignature},
+    {kShflTypes, kReduxLogicSlots, {}, kReduxFloors, kReduxSignature},
+    {kReduxF32Tuple, kReduxFloatSlots, {}, kReduxFloatFloors, kReduxSignature}};
+
+constexpr SlotRecord kElectSlots[] = {{"sync", kShflSync, true}};
+constexpr OperandRecord kElect[] = {
+    {.name = "d", .role = Role::Dst, .fixedType = "b32"},
+    {.name = "p", .role = Role::Dst, .fixedType = "pred", .barBefore = true},
+    {.name = "membermask", .role = Role::Src, .fixedType = "b32"}};
+constexpr Signature kElectSignature[] = {kElect};
+constexpr FloorRecord kElectFloors[] = {{90, 80}};
+constexpr VariantRecord kElectVariants[] = {
+    {.slots = kElectSlots, .floors = kElectFloors, .signatures = kElectSignature}};
+
+constexpr OperandRecord kActivemask[] = {{"d", Role::Dst}};
+constexpr Signature kActivemaskSignature[] = {kActivemask};
+constexpr FloorRecord kActivemaskFloors[] = {{50, 62}};
+constexpr VariantRecord kActivemaskVariants[] = {
+    {kShflTypes, {}, {}, kActivemaskFloors, kActivemaskSignature}};
 
 //===-- mma ----------------------------------------------------------------===//
 
@@ -1825,6 +1941,27 @@ const FamilyRecord kRecords[] = {
      .variants = kShflVariants,
      .repeatable = kShflSync,
      .warpCollective = true},
+    {.name = "vote",
+     .variants = kVoteVariants,
+     .repeatable = kVoteRepeatable,
+     .warpCollective = true},
+    {.name = "match",
+     .variants = kMatchVariants,
+     .repeatable = kShflSync,
+     .warpCollective = true},
+    {.name = "redux",
+     .variants = kReduxVariants,
+     .repeatable = kShflSync,
+     .warpCollective = true},
+    {.name = "elect",
+     .variants = kElectVariants,
+     .repeatable = kShflSync,
+     .warpCollective = true},
+    // Not a collective (no thread waits for another), but its result is
+    // the set of threads executing it with it: Form::observesWarp.
+    {.name = "activemask",
+     .variants = kActivemaskVariants,
+     .observesWarp = true},
     {.name = "mma",
      .variants = kMmaVariants,
      .warpCollective = true,

@@ -135,6 +135,8 @@ struct OperandRecord {
   unsigned readAt = 0;
   /// See Operand::joinedByBar.
   bool joinedByBar = false;
+  /// See Operand::barBefore.
+  bool barBefore = false;
   /// See Operand::exactRegister.
   bool exactRegister = false;
 };
@@ -178,6 +180,8 @@ struct FamilyRecord {
   bool warpCollective = false;
   /// See Form::blockBarrier.
   bool blockBarrier = false;
+  /// See Form::observesWarp.
+  bool observesWarp = false;
   bool lowered = true;
   /// See Form::guardIgnored.
   bool guardIgnored = false;

@@ -144,6 +144,9 @@ std::string Form::floorText() const {
   std::string text = "sm_" + std::to_string(minSm);
   if (archOnly)
     text += "a to sm_" + std::to_string(maxSm) + "a (arch-specific targets)";
+  else if (archSpecific && maxSm)
+    text += "a/f to sm_" + std::to_string(maxSm) +
+            "a/f (arch- or family-specific targets)";
   else if (maxSm)
     text = (minSm ? text + " to" : "a target up to") + std::string(" sm_") +
            std::to_string(maxSm);
@@ -204,6 +207,24 @@ unsigned Target::minPtx() const {
   if (sm >= 110 && sm < 120)
     floor = 90;
   return floor;
+}
+
+unsigned Target::maxSharedPerBlock() const {
+  constexpr unsigned kKiB = 1024;
+  switch (sm) {
+  case 75:
+    return 64 * kKiB;
+  case 80:
+  case 87:
+    return 163 * kKiB;
+  case 86:
+  case 89:
+  case 120:
+  case 121:
+    return 99 * kKiB;
+  default: // sm_90, sm_100, sm_101, sm_103, sm_110
+    return 227 * kKiB;
+  }
 }
 
 std::optional<Form> mlir::tile::ptx::parseForm(llvm::StringRef opcode,

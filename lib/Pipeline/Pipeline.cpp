@@ -29,7 +29,8 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
          "gpu.module(expand-strided-metadata, lower-affine, convert-scf-to-cf, "
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=" +
          (barePointers ? "true" : "false") + "}, "
-         "reconcile-unrealized-casts, tile-local-allocas), "
+         "reconcile-unrealized-casts, tile-local-allocas, "
+         "tile-extern-dynamic-shared), "
          "gpu-module-to-binary{format=" +
          format + "}";
 }

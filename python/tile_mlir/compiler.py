@@ -257,7 +257,7 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
         # kernel (the IR does not hold the parameters' names).
         if hit is not None and hit.name == fn.name and hit.convention == convention:
             kernel = CompiledKernel(fn.name, hit.ptx, hit.cubin, chip, params, fn.grid, fn.block,
-                                    convention)
+                                    convention, fn.dynamic_shared_bytes)
             kernel.mlir, kernel.stages, kernel.from_cache = str(fn.module), {}, True
             return kernel
     # A clone, not a printed and re-parsed copy: diagnostics keep the
@@ -274,7 +274,8 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
         warned = _run(module, passes)
     ptx_text = _objects(module)["kernels"].decode()
     binary = assemble(ptx_text, chip) if cubin else None
-    kernel = CompiledKernel(fn.name, ptx_text, binary, chip, params, fn.grid, fn.block, convention)
+    kernel = CompiledKernel(fn.name, ptx_text, binary, chip, params, fn.grid, fn.block, convention,
+                            fn.dynamic_shared_bytes)
     kernel.mlir = str(fn.module)
     kernel.stages = recorded
     kernel.from_cache = False

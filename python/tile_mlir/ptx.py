@@ -46,6 +46,8 @@ class Operand:
     one of the PTX operand list, where it is read (fma d, a, b, d: 3)."""
     joined_by_bar: bool = False
     """Its registers are written p|q (setp's pair), not {p, q}."""
+    bar_before: bool = False
+    """It follows the previous operand after a bar (elect.sync d|p)."""
     sized_by: str = ""
     """For a memory operand sized by an immediate (cp.async), its name."""
 
@@ -66,6 +68,9 @@ class Form:
     block_barrier: bool = False
     """A barrier of the block (bar.sync): every thread of the block, or the
     count it names, reaches it together; it takes no guard."""
+    observes_warp: bool = False
+    """Its result is the set of threads executing it together
+    (activemask)."""
     lowered: bool = True
     """tile.apply takes it; cp.async and mma are parsed and enumerated
     before they are lowered."""
@@ -135,6 +140,8 @@ def describe(opcode: str, target: Optional[str] = None) -> str:
         operands = []
         for op in form.operands:
             text = f"{op.name}:{op.role}:{op.type}"
+            if op.bar_before:
+                text = "|" + text
             if op.count > 1:
                 text += f"x{op.count}" + ("|" if op.joined_by_bar else "")
             if op.space != "reg":

@@ -16,6 +16,8 @@ INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 # The largest grid and block CUDA launches, per axis.
 _GRID_LIMITS = {"x": INT32_MAX, "y": 65535, "z": 65535}
 _BLOCK_LIMITS = {"x": 1024, "y": 1024, "z": 64}
+# The most shared memory any target gives a block (227 KiB: sm_90, sm_100).
+_MAX_SHARED_PER_BLOCK = 227 * 1024
 
 
 def _axis(op) -> Optional[str]:
@@ -46,6 +48,17 @@ def value_range(value: ir.Value, grid, block, known: Dict[ir.Value, Range]) -> O
         if name == "gpu.block_id":
             return (0, (grid[index] if grid else _GRID_LIMITS[axis]) - 1)
         return (grid[index],) * 2 if grid else (1, _GRID_LIMITS[axis])
+    if name == "gpu.lane_id":
+        return (0, 31)
+    if name == "arith.index_castui":
+        # An unsigned 32-bit special register (%warpid, %smid), or the
+        # dynamic shared bytes, at most what any target gives a block.
+        source = op.operands[0]
+        if isinstance(source, ir.OpResult) and source.owner.name == "nvvm.read.ptx.sreg.dynamic.smem.size":
+            return (0, _MAX_SHARED_PER_BLOCK)
+        if isinstance(source.type, ir.IntegerType) and source.type.width == 32:
+            return (0, (1 << 32) - 1)
+        return None
     if name == "arith.index_cast":
         # A 32-bit scalar parameter.
         source = op.operands[0].type

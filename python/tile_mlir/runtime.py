@@ -99,6 +99,11 @@ def _short(value) -> str:
     return text if len(text) <= 40 else text[:20] + "..." + text[-8:]
 
 
+# Dynamic shared memory a kernel takes without opting in, and the most any
+# target gives a block (227 KiB: sm_90, sm_100).
+DEFAULT_DYNAMIC_SHARED_BYTES = 48 * 1024
+MAX_SHARED_BYTES = 227 * 1024
+
 SCALAR_TYPES = {"int32": ctypes.c_int32, "int64": ctypes.c_int64, "float32": ctypes.c_float,
                 "float64": ctypes.c_double}
 
@@ -176,14 +181,35 @@ class _Driver:
     def to_host(self, array: np.ndarray, pointer: int):
         self._check(self.lib.cuMemcpyDtoH_v2(array.ctypes.data, pointer, array.nbytes), "cuMemcpyDtoH")
 
+    def allow_dynamic_shared(self, function, nbytes: int, name: str) -> None:
+        """Lets `function` take `nbytes` of dynamic shared memory: above 48
+        KiB a kernel must opt in (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_
+        BYTES), up to what the device gives a block with the kernel's static
+        shared memory."""
+        if nbytes <= DEFAULT_DYNAMIC_SHARED_BYTES:
+            return
+        most, static = ctypes.c_int(), ctypes.c_int()
+        self._check(self.lib.cuDeviceGetAttribute(ctypes.byref(most), 97, self.device),  # ..._OPTIN
+                    "cuDeviceGetAttribute")
+        self._check(self.lib.cuFuncGetAttribute(ctypes.byref(static), 1, function),  # SHARED_SIZE_BYTES
+                    "cuFuncGetAttribute")
+        if static.value + nbytes > most.value:
+            raise CudaError(f"{name} needs {static.value + nbytes} bytes of shared memory per block "
+                            f"({static.value} static, {nbytes} dynamic); this device gives a block at "
+                            f"most {most.value}")
+        self._check(self.lib.cuFuncSetAttribute(function, 8, nbytes),  # MAX_DYNAMIC_SHARED_SIZE_BYTES
+                    "cuFuncSetAttribute")
+
     def launch(self, function, grid, block, arguments: Sequence, sync: bool = True,
-               stream: Optional[int] = None):
+               stream: Optional[int] = None, shared_bytes: int = 0):
         """`arguments` are ctypes values (pointers as c_uint64, scalars by
-        value), or ints for pointers."""
+        value), or ints for pointers; `shared_bytes` the dynamic shared
+        memory of each block."""
         values = [a if isinstance(a, ctypes._SimpleCData) else ctypes.c_uint64(a) for a in arguments]
         params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
         handle = ctypes.c_void_p(stream) if stream else None
-        self._check(self.lib.cuLaunchKernel(function, *grid, *block, 0, handle, params, None), "cuLaunchKernel")
+        self._check(self.lib.cuLaunchKernel(function, *grid, *block, shared_bytes, handle, params, None),
+                    "cuLaunchKernel")
         if sync:
             self._check(self.lib.cuStreamSynchronize(handle) if stream else self.lib.cuCtxSynchronize(),
                         "kernel execution (synchronize)")
@@ -285,8 +311,11 @@ class Kernel:
 
     def __init__(self, name: str, ptx: str, cubin: Optional[bytes], target: str,
                  params: List[Param], grid: Tuple[int, int, int], block: Tuple[int, int, int],
-                 convention: str = "bare"):
+                 convention: str = "bare", dynamic_shared_bytes: int = 0):
         self.name, self.ptx, self.cubin, self.target = name, ptx, cubin, target
+        # The dynamic shared memory every launch gives a block
+        # (T.alloc_dynamic_shared).
+        self.dynamic_shared_bytes = dynamic_shared_bytes
         # "bare": one pointer per tensor; "descriptor": pointer, pointer,
         # offset, sizes and strides per tensor (runtime sizes, scalars).
         self.convention = convention
@@ -307,6 +336,7 @@ class Kernel:
             "format": ARTIFACT_FORMAT, "name": self.name, "target": self.target,
             "grid": None if self.grid is None else list(self.grid), "block": list(self.block),
             "convention": self.convention,
+            "dynamic_shared_bytes": self.dynamic_shared_bytes,
             "params": [{"name": p.name, "kind": p.kind, "shape": list(p.shape), "dtype": p.dtype,
                         "written": p.written} for p in self.params],
             "ptx": self.ptx,
@@ -417,7 +447,9 @@ class Kernel:
         drv = driver()
         if self._function is None:
             image = self.cubin if self.cubin else self.ptx.encode() + b"\0"
-            self._function = drv.load(image, self.name, self._module)
+            function = drv.load(image, self.name, self._module)
+            drv.allow_dynamic_shared(function, self.dynamic_shared_bytes, self.name)
+            self._function = function
         pointers, owned = [], {}  # id(array) -> [pointer, array, written]
         try:
             for param, value in zip(self.params, args):
@@ -438,7 +470,7 @@ class Kernel:
                 entry[2] |= param.written
                 pointers += self._tensor_arguments(entry[0], value.shape, value.dtype)
             drv.launch(self._function, launch_grid, self.block, pointers,
-                       sync=sync or bool(owned), stream=handle)
+                       sync=sync or bool(owned), stream=handle, shared_bytes=self.dynamic_shared_bytes)
             for pointer, value, written in owned.values():
                 if written:
                     drv.to_host(value, pointer)
@@ -567,4 +599,8 @@ def load(path: str) -> Kernel:
             fail("cubin", problem)
     if convention == "bare" and any(p.kind == "scalar" for p in params):
         fail("convention", "scalar parameters need the descriptor convention")
-    return Kernel(artifact["name"], artifact["ptx"], cubin or None, target, params, grid, block, convention)
+    dynamic = artifact.get("dynamic_shared_bytes", 0)
+    if isinstance(dynamic, bool) or not isinstance(dynamic, int) or not 0 <= dynamic <= MAX_SHARED_BYTES:
+        fail("dynamic_shared_bytes", f"expected a byte count from 0 to {MAX_SHARED_BYTES}, got {dynamic!r}")
+    return Kernel(artifact["name"], artifact["ptx"], cubin or None, target, params, grid, block, convention,
+                  dynamic)

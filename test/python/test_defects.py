@@ -391,7 +391,10 @@ class FakeDriver:
         self.copies_back += 1
         array.reshape(-1).view("uint8")[:] = self.memory[pointer]
 
-    def launch(self, function, grid, block, arguments, sync=True, stream=None):
+    def allow_dynamic_shared(self, function, nbytes, name):
+        self.dynamic_shared = nbytes
+
+    def launch(self, function, grid, block, arguments, sync=True, stream=None, shared_bytes=0):
         # The runtime passes ctypes values (c_uint64 pointers).
         out, a = (self.memory[getattr(p, "value", p)].view("float32") for p in arguments)
         out[:] = a + np.float32(1)

@@ -44,10 +44,12 @@ def render(form, immediates=None):
         else:
             prefix = D.REG.get(op.register_bits, "%r")
             regs = [f"{prefix}{i * 8 + k + 1}" for k in range(op.count)]
-            if op.joined_by_bar:
-                texts.append("|".join(regs))
+            text = "|".join(regs) if op.joined_by_bar else \
+                regs[0] if op.count == 1 else "{" + ", ".join(regs) + "}"
+            if op.bar_before:  # elect.sync d|p
+                texts[-1] += "|" + text
             else:
-                texts.append(regs[0] if op.count == 1 else "{" + ", ".join(regs) + "}")
+                texts.append(text)
     return f"{form.opcode} {', '.join(texts)};"
 
 

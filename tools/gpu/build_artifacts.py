@@ -18,6 +18,8 @@ import abs_neg  # noqa: E402
 import narrow_pairs  # noqa: E402
 import packed_add  # noqa: E402
 from chain_specs import AMOUNT_CHAINS, CHAINS, RANGE_CHAINS, SHUFFLE_MODES, SIGN_CHAINS  # noqa: E402
+from collective_specs import COLUMNS, CONFIGS as COLLECTIVE_CONFIGS  # noqa: E402
+from collective_specs import THREADS as COLLECTIVE_THREADS  # noqa: E402
 
 
 @T.function
@@ -343,7 +345,76 @@ def atomic_histogram(A: T.Tensor((1024, 1), "uint32"), Bins: T.Tensor((16, 1), "
     T.cuda.tile.apply(T.ptx["st.global.b32"], Max[blk:blk + 1], m, pred=t < 1)
 
 
+def warp_collectives(mask, active_lanes, upper_nibbles):
+    """Every vote, match, redux, elect and activemask once, on the lanes of
+    each warp below `active_lanes` (with `upper_nibbles`, those whose lane
+    % 8 >= 4), over `mask`: Out's columns as collective_specs.COLUMNS names
+    them, zeros where a thread does not execute."""
+    n, threads = len(COLUMNS), COLLECTIVE_THREADS
+
+    @T.function
+    def k(A: T.Tensor((threads, 1), "int32"), Out: T.Tensor((threads, n), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=threads))
+        t = T.thread_id()
+        a = T.alloc_local((1, 1), "int32")
+        p = T.alloc_local((1, 1), "bool")
+        q = T.alloc_local((1, 1), "bool")
+        o = T.alloc_local((n, 1), "int32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], a, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["mov.b32"], o, T.int32(0))
+        with T.if_(t % 32 < active_lanes), T.if_(t % 8 >= (4 if upper_nibbles else 0)):
+            m = T.uint32(mask)
+            T.cuda.tile.apply(T.ptx["setp.lt.s32"], p, a, T.int32(0))
+            for i, mode in enumerate(("all", "any", "uni")):
+                T.cuda.tile.apply(T.ptx[f"vote.sync.{mode}.pred"], q, p, m)
+                T.cuda.tile.apply(T.ptx["selp.b32"], o[i:i + 1], T.int32(1), T.int32(0), q)
+            T.cuda.tile.apply(T.ptx["vote.sync.ballot.b32"], o[3:4], p, m)
+            T.cuda.tile.apply(T.ptx["match.any.sync.b32"], o[4:5], a, m)
+            T.cuda.tile.apply(T.ptx["match.all.sync.b32"], o[5:6], q, a, m)
+            T.cuda.tile.apply(T.ptx["selp.b32"], o[6:7], T.int32(1), T.int32(0), q)
+            T.cuda.tile.apply(T.ptx["redux.sync.add.u32"], o[7:8], a, m)
+            T.cuda.tile.apply(T.ptx["redux.sync.min.s32"], o[8:9], a, m)
+            T.cuda.tile.apply(T.ptx["redux.sync.max.u32"], o[9:10], a, m)
+            T.cuda.tile.apply(T.ptx["redux.sync.xor.b32"], o[10:11], a, m)
+            T.cuda.tile.apply(T.ptx["elect.sync"], o[11:12], q, m)
+            T.cuda.tile.apply(T.ptx["selp.b32"], o[12:13], T.int32(1), T.int32(0), q)
+            T.cuda.tile.apply(T.ptx["activemask.b32"], o[13:14])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1, :].reshape((n, 1)), o)
+
+    return k
+
+
+def dynamic_rotate(words):
+    """A `words`-word buffer of dynamic shared memory after a 4-byte one (at
+    16: 80016 bytes for 20000 words, past the 48 KiB a launch gets without
+    opting in): each thread stores its value at the far end of it, then
+    reads its neighbour's; Out holds %dynamic_smem_size and the word thread
+    0 stored in the first buffer."""
+    @T.function
+    def rotate(A: T.Tensor((256, 1), "float32"), Out: T.Tensor((256, 2), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=128))
+        t = T.thread_id()
+        i = T.block_id() * 128 + t
+        flag = T.alloc_dynamic_shared((1, 4), "uint8")
+        s = T.alloc_dynamic_shared((words, 1), "float32")
+        r = T.alloc_local((1, 1), "float32")
+        n = T.alloc_local((2, 1), "int32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A[i:i + 1])
+        T.cuda.tile.apply(T.ptx["st.shared.f32"], s[words - 128 + t:words - 127 + t], r)
+        T.cuda.tile.apply(T.ptx["st.shared.b32"], flag.view("uint32"), T.uint32(7), pred=t < 1)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        j = words - 128 + (t + 1) % 128
+        T.cuda.tile.apply(T.ptx["ld.shared.f32"], r, s[j:j + 1])
+        T.cuda.tile.apply(T.ptx["mov.b32"], n[0:1], T.int32(T.dynamic_smem_size()))
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], n[1:2], flag.view("uint32"))
+        T.cuda.tile.apply(T.ptx["st.global.f32"], A[i:i + 1], r)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[i:i + 1, :].reshape((2, 1)), n)
+    return rotate
+
+
 KERNELS = {
+    "dynamic_rotate": dynamic_rotate(20000),
+    **{name: warp_collectives(*config) for name, config in COLLECTIVE_CONFIGS.items()},
     "atomic_histogram": atomic_histogram,
     "shared_rotate": shared_rotate,
     "warp_butterfly_sum": warp_butterfly_sum,

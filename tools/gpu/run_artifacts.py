@@ -18,6 +18,7 @@ import numpy as np
 from tile_mlir import runtime
 
 from chain_specs import AMOUNT_CHAINS, CHAINS, RANGE_CHAINS, SHUFFLE_MODES, SIGN_CHAINS
+import collective_specs
 
 
 def bits_equal(a, b):
@@ -371,7 +372,33 @@ def check_atomic_histogram(kernel, rng):
     return ok, bins.size + maxima.size + old.size
 
 
+def check_warp_collectives(name):
+    mask, active_lanes, upper_nibbles = collective_specs.CONFIGS[name]
+
+    def check(kernel, rng):
+        threads = collective_specs.THREADS
+        a = rng.choice(collective_specs.VALUES, (threads, 1))
+        out = np.zeros((threads, len(collective_specs.COLUMNS)), np.int32)
+        kernel(a, out)
+        return bits_equal(out, collective_specs.expected(a.ravel(), mask, active_lanes,
+                                                         upper_nibbles)), out.size
+    return check
+
+
+def check_dynamic_rotate(kernel, rng):
+    """Each block's values rotated by one, the declared 80016 bytes as
+    %dynamic_smem_size, and thread 0's word read back by every thread."""
+    a = rng.standard_normal((256, 1)).astype(np.float32)
+    want = np.concatenate([np.roll(a[:128, 0], -1), np.roll(a[128:, 0], -1)]).reshape(256, 1)
+    out = np.zeros((256, 2), np.int32)
+    kernel(a, out)
+    sizes = np.tile(np.array([[80016, 7]], np.int32), (256, 1))
+    return bits_equal(a, want) and bits_equal(out, sizes), a.size + out.size
+
+
 CHECKS = {
+    "dynamic_rotate": check_dynamic_rotate,
+    **{name: check_warp_collectives(name) for name in collective_specs.CONFIGS},
     "atomic_histogram": check_atomic_histogram,
     "shared_rotate": check_shared_rotate,
     "warp_butterfly_sum": check_warp_butterfly_sum,

@@ -290,11 +290,39 @@ def shfl_spellings():
             yield ".".join(("shfl", "sync", ty, mode) if ty and mode else ("shfl",))
 
 
+def warp_collective_spellings():
+    """PTX ISA 9.0, 9.7.13.8-12: vote.sync.mode.type, match.mode.sync.type,
+    redux.sync.op{.abs}{.NaN}.type, elect.sync, activemask.b32, each mode x
+    type grid, and near misses (no sync, orders, repeats, other types)."""
+    types = ("pred", "b32", "b64", "u32", "s32", "f32", "b16", "")
+    for mode in ("all", "any", "uni", "ballot", "eq", ""):
+        for ty in types:
+            for quals in (("sync", mode), (mode, "sync"), (mode,), ("sync", mode, "sync"),
+                          ("sync", mode, mode)):
+                yield ".".join(("vote",) + tuple(q for q in quals if q) + ((ty,) if ty else ()))
+            if mode in ("all", "any", "uni", ""):
+                for quals in ((mode, "sync"), ("sync", mode), (mode,), (mode, "sync", "sync")):
+                    yield ".".join(("match",) + tuple(q for q in quals if q) + ((ty,) if ty else ()))
+    for op in ("add", "min", "max", "and", "or", "xor", "sub", ""):
+        for ty in types:
+            for quals in (("sync", op), (op, "sync"), (op,), ("sync", op, "sync"), ("sync", op, "abs"),
+                          ("sync", op, "NaN"), ("sync", op, "abs", "NaN"), ("sync", op, "NaN", "abs"),
+                          ("sync", op, "abs", "abs")):
+                yield ".".join(("redux",) + tuple(q for q in quals if q) + ((ty,) if ty else ()))
+            yield f"redux.sync.{ty}.{op}" if ty and op else "redux"
+    for quals in ("sync", "", "sync.sync", "sync.b32", "sync.pred", "aligned.sync", "sync.aligned"):
+        yield ".".join(t for t in ("elect", quals) if t)
+    for ty in types:
+        yield ".".join(t for t in ("activemask", ty) if t)
+    yield "activemask.sync.b32"
+
+
 def spellings():
     seen = set()
     for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
-                fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings):
+                fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
+                warp_collective_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -331,6 +359,17 @@ def natural_operands(spelling):
     vec = next((int(t[1:]) for t in tokens if re.fullmatch(r"v[248]", t)), 1)
     if family == "shfl":
         return [(32, 1, False)] * 5
+    pred, u32 = (1, 1, False), (32, 1, False)
+    if family == "vote":
+        return [u32 if "ballot" in tokens else pred, pred, u32]
+    if family == "match":
+        return [u32, (64, 1, False) if "b64" in tokens else u32, u32]
+    if family == "redux":
+        return [(BITS.get(types[-1], 32) if types else 32, 1, False)] * 2 + [u32]
+    if family == "elect":
+        return [u32, (1, 1, False, False, True), u32]
+    if family == "activemask":
+        return [u32]
     if family in ("atom", "red"):
         reg = (max(BITS.get(types[-1], 32), 16), 1, False)
         memory = (BITS.get(types[-1], 32), 1, True)
@@ -427,7 +466,7 @@ def natural_operand_choices(spelling):
 def table_operands(form):
     return [("imm", (op.immediates or (1,))[0], False) if op.role == "imm" else
             (op.register_bits if op.space == "reg" else op.bits, op.count, op.space != "reg",
-             op.joined_by_bar)
+             op.joined_by_bar, op.bar_before)
             for op in form.operands]
 
 
@@ -472,10 +511,11 @@ def render(spelling, operands):
             continue
         prefix = REG.get(bits, "%r")
         regs = [f"{prefix}{i * 8 + k + 1}" for k in range(count)]
-        if bar and bar[0]:
-            texts.append("|".join(regs))
+        text = "|".join(regs) if bar and bar[0] else regs[0] if count == 1 else "{" + ", ".join(regs) + "}"
+        if len(bar) > 1 and bar[1] and texts:  # d|p
+            texts[-1] += "|" + text
             continue
-        texts.append(regs[0] if count == 1 else "{" + ", ".join(regs) + "}")
+        texts.append(text)
     return f"{spelling} {', '.join(texts)};"
 
 

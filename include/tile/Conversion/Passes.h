@@ -6,6 +6,7 @@
 namespace mlir::tile {
 
 #define GEN_PASS_DECL_TILELOCALALLOCAS
+#define GEN_PASS_DECL_TILEEXTERNDYNAMICSHARED
 #include "tile/Conversion/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION

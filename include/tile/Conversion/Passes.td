@@ -64,4 +64,22 @@ def TileLocalAllocas : Pass<"tile-local-allocas"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TileExternDynamicShared : Pass<"tile-extern-dynamic-shared"> {
+  let summary = "declare the dynamic shared memory as PTX's extern array";
+  let description = [{
+    MLIR's lowering of `gpu.dynamic_shared_memory` (convert-gpu-to-nvvm)
+    makes an internal zero-length global in address space 3. LLVM 22's
+    NVPTX back end demotes it into the kernel as a static
+    `.shared .align 16 .b8 __dynamic_shmem__0;`: `ptxas -v` counts 1 byte
+    of static shared memory, and the kernel's dynamic buffers start at that
+    byte instead of at the launch's dynamic region, so their last bytes lie
+    past it (measured with ptxas 13.0). Dynamic shared memory is an
+    `.extern .shared` array of no size in PTX: this pass gives every
+    zero-length address-space-3 global external linkage, which NVPTX prints
+    as `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`. Run it after
+    convert-gpu-to-nvvm.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif

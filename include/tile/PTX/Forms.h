@@ -98,6 +98,9 @@ struct Operand {
   /// The registers are written p|q, not {p, q}: setp's predicate and its
   /// complement, or the two lanes of a packed comparison.
   bool joinedByBar = false;
+  /// The operand follows the previous one after a bar, not a comma: the
+  /// predicate of elect.sync d|p, shfl.sync d|p and match.all d|p.
+  bool barBefore = false;
 };
 
 struct Form {
@@ -122,6 +125,10 @@ struct Form {
   /// no guard, and it lowers through NVVM's convergent barrier intrinsics
   /// rather than inline asm, which LLVM may duplicate into divergent paths.
   bool blockBarrier = false;
+  /// Its result is the set of threads that execute it together
+  /// (activemask). Like a warp collective it is lowered with side effects,
+  /// so that LLVM never moves, merges or removes it.
+  bool observesWarp = false;
   /// ptxas (CUDA 13.0) ignores a guard on this instruction (testp: measured
   /// on an H200, at -O3 and -O0): where the guard is false the destination
   /// gets the result anyway. A guarded instruction that keeps its
@@ -157,6 +164,10 @@ struct Target {
   static bool isKnownPtx(unsigned ptx);
   /// The lowest PTX ISA version (times ten) that knows this target.
   unsigned minPtx() const;
+  /// The most shared memory (static and dynamic) one block may use once a
+  /// kernel opts in (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), in
+  /// bytes: the CUDA C++ Programming Guide's table per compute capability.
+  unsigned maxSharedPerBlock() const;
 };
 
 /// Parses an opcode spelling. On failure returns std::nullopt and sets

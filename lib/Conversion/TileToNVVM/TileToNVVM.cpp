@@ -109,6 +109,8 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   std::string scopedDecls, before, after;
   // The text of each PTX operand position.
   std::vector<std::string> pieces;
+  // Whether each piece follows the previous one after a bar (d|p).
+  std::vector<bool> afterBar;
   std::vector<std::pair<unsigned, std::string>> repeated;
   std::vector<std::string> outputs, inputs, tied, kept;
   unsigned registerIndex = 0;
@@ -117,6 +119,7 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   bool moveUnderGuard = form.guardIgnored && predicated && preserveDst;
   for (auto [i, operand] : llvm::enumerate(form.operands)) {
     std::string &text = pieces.emplace_back();
+    afterBar.push_back(operand.barBefore);
     if (operand.isMemory()) {
       text += "[$" + std::to_string(number.address);
       if (addressOffset)
@@ -196,11 +199,16 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   }
   // Positions in ascending order, so each insertion lands where PTX reads.
   llvm::sort(repeated, llvm::less_first());
-  for (auto &[position, text] : repeated)
-    pieces.insert(pieces.begin() + std::min<size_t>(position, pieces.size()),
-                  text);
+  for (auto &[position, text] : repeated) {
+    size_t at = std::min<size_t>(position, pieces.size());
+    pieces.insert(pieces.begin() + at, text);
+    afterBar.insert(afterBar.begin() + at, false);
+  }
+  std::string operandText;
+  for (auto [i, piece] : llvm::enumerate(pieces))
+    operandText += (i == 0 ? "" : afterBar[i] ? "|" : ", ") + piece;
   std::string text = (moveUnderGuard ? "" : number.guard) + form.opcode + " " +
-                     llvm::join(pieces, ", ") + ";";
+                     operandText + ";";
   if (!scopedDecls.empty())
     text = "{ " + scopedDecls + before + text + after + " }";
   if (form.accessesMemory())
@@ -358,7 +366,10 @@ public:
                    !op.getKeep().empty(), addressOffset, barriers);
     auto inlineAsm = LLVM::InlineAsmOp::create(
         builder, loc, resultType, asmOperands, text, constraints,
-        /*has_side_effects=*/form->accessesMemory() ? sideEffects : UnitAttr(),
+        /*has_side_effects=*/form->accessesMemory() || form->warpCollective ||
+                form->observesWarp
+            ? sideEffects
+            : UnitAttr(),
         /*is_align_stack=*/UnitAttr(), noTailCall, LLVM::AsmDialectAttr(),
         /*operand_attrs=*/ArrayAttr());
 
@@ -413,7 +424,8 @@ public:
   /// like the barriers (an inline asm shuffle could be duplicated into
   /// divergent paths, where lanes wait on each other's copy). NVPTX prints
   /// it as written: shfl.sync.bfly.b32 d, a, b, c, membermask, with
-  /// constants as immediates.
+  /// constants as immediates; with the predicate result, the .i32p
+  /// intrinsic, printed shfl.sync.bfly.b32 d|p, a, b, c, membermask.
   LogicalResult lowerShuffle(InstrOp op, const ptx::Form &form) {
     SmallVector<StringRef> tokens;
     StringRef(form.opcode).split(tokens, '.');
@@ -428,13 +440,25 @@ public:
     for (Value value : op.getInputs())
       regs.push_back(toRegister(builder, loc, toLLVM(builder, value), 32));
     SmallVector<Value> args = {regs[3], regs[0], regs[1], regs[2]};
+    bool withPredicate = op.getNumResults() == 2;
+    Type i32 = builder.getI32Type(), i1 = builder.getI1Type();
+    Type callType = withPredicate ? LLVM::LLVMStructType::getLiteral(
+                                        op.getContext(), {i32, i1})
+                                  : i32;
     auto call = LLVM::CallIntrinsicOp::create(
-        builder, loc, builder.getI32Type(),
-        builder.getStringAttr("llvm.nvvm.shfl.sync." + mode.str() + ".i32"),
+        builder, loc, callType,
+        builder.getStringAttr("llvm.nvvm.shfl.sync." + mode.str() +
+                              (withPredicate ? ".i32p" : ".i32")),
         args);
+    Value reg = call.getResult(0);
+    if (withPredicate) {
+      op.getResult(1).replaceAllUsesWith(
+          LLVM::ExtractValueOp::create(builder, loc, reg, 1).getResult());
+      reg = LLVM::ExtractValueOp::create(builder, loc, reg, 0);
+    }
     Value result = op.getResult(0);
     Type carrier = converter.convertType(result.getType());
-    Value value = fromRegister(builder, loc, call.getResult(0), carrier);
+    Value value = fromRegister(builder, loc, reg, carrier);
     if (carrier != result.getType())
       value = castTo(builder, loc, value, result.getType());
     result.replaceAllUsesWith(value);

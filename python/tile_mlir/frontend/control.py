@@ -157,7 +157,8 @@ class serial:
 
 
 # What makes a value differ between the threads of one block.
-_THREAD_VARYING = ("gpu.thread_id", "gpu.lane_id")
+_THREAD_VARYING = ("gpu.thread_id", "gpu.lane_id", "nvvm.read.ptx.sreg.warpid",
+                   "nvvm.read.ptx.sreg.clock64", "nvvm.read.ptx.sreg.globaltimer")
 
 
 def _varies_in_block(value: ir.Value) -> bool:

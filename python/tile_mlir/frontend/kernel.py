@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
 from mlir import ir
-from mlir.dialects import arith, gpu
+from mlir.dialects import arith, gpu, nvvm
 
 from .tiles import Buffer
 from .tracing import (_BLOCK_LIMITS, _DTYPES, _GRID_LIMITS, _MAX_BLOCK_THREADS, _SCALAR_PARAMS,
@@ -68,6 +68,8 @@ class PrimFunc:
         self.context.enable_multithreading(False)
         self.grid, self.block = (1, 1, 1), (1, 1, 1)
         self.written: Tuple[str, ...] = ()
+        # The bytes of dynamic shared memory each launch gives a block.
+        self.dynamic_shared_bytes = 0
         self.module = self._build(fn)
 
     def _build(self, fn) -> ir.Module:
@@ -117,6 +119,7 @@ class PrimFunc:
                 raise TileError(f"a block of {self.block} has {threads} threads; "
                                 f"CUDA allows at most {_MAX_BLOCK_THREADS}")
             self.written = tuple(name for name, _ in self.params if name in builder.written)
+            self.dynamic_shared_bytes = builder.dynamic_shared_bytes
             func.attributes["known_block_size"] = ir.DenseI32ArrayAttr.get(list(self.block))
             if self.grid is not None:
                 func.attributes["known_grid_size"] = ir.DenseI32ArrayAttr.get(list(self.grid))
@@ -178,6 +181,54 @@ def block_dim(dim: str = "x") -> Index:
     """The threads of a block along ``dim`` (``%ntid``): the launch's block,
     which the kernel compiles in."""
     return _gpu_index(gpu.block_dim, dim)
+
+
+def lane_id() -> Index:
+    """This thread's lane in its warp (``%laneid``, 0 to 31): its linear
+    index in the block modulo 32."""
+    _active()
+    with _location():
+        return Index([(gpu.lane_id(), 1)])
+
+
+def _special_register(read, bits: int) -> Index:
+    """A special register read once, here, as an index expression: an
+    unsigned 32-bit one in [0, 2^32), a 64-bit one as its bits."""
+    _active()
+    with _location():
+        value = read(ir.IntegerType.get_signless(bits))
+        cast = arith.index_castui if bits == 32 else arith.index_cast
+        return Index([(cast(ir.IndexType.get(), value), 1)])
+
+
+def warp_id() -> Index:
+    """The warp's slot on its SM (``%warpid``): not its index in the block
+    (``T.thread_id() // 32``), and the ISA lets it change while the warp
+    runs, so read it for diagnostics only."""
+    return _special_register(nvvm.read_ptx_sreg_warpid, 32)
+
+
+def sm_id() -> Index:
+    """The SM the thread runs on (``%smid``); like %warpid it may change
+    while the thread runs."""
+    return _special_register(nvvm.read_ptx_sreg_smid, 32)
+
+
+def clock64() -> Index:
+    """The SM's 64-bit cycle counter (``%clock64``), read here: the
+    difference of two reads in one thread counts the cycles between them."""
+    return _special_register(nvvm.read_ptx_sreg_clock64, 64)
+
+
+def global_timer() -> Index:
+    """The GPU's nanosecond timer (``%globaltimer``), read here."""
+    return _special_register(nvvm.read_ptx_sreg_globaltimer, 64)
+
+
+def dynamic_smem_size() -> Index:
+    """The bytes of dynamic shared memory the launch gave the block
+    (``%dynamic_smem_size``)."""
+    return _special_register(nvvm.read_ptx_sreg_dynamic_smem_size, 32)
 
 
 def grid_dim(dim: str = "x") -> Index:

@@ -7,7 +7,7 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import memref
+from mlir.dialects import arith, gpu, memref
 
 from ..dialects import tile as _tile_ops
 from .tracing import (_DYNAMIC, REGISTER_SPACE, SHARED_SPACE, TileError, _active, _element_type, _integer,
@@ -320,3 +320,57 @@ def alloc_shared(shape, dtype: str, align: int = 16, name: str = "") -> Buffer:
         + [aligned])
     return Buffer(value, dtype, name)
 
+
+
+# The gpu.func attribute that declares a kernel's dynamic shared bytes:
+# tile-attach-target checks it against the target and the buffers carved
+# from it, the runtime passes it to every launch, the interpreter sizes the
+# region by it.
+DYNAMIC_SHARED_ATTR = "tile.dynamic_shared_bytes"
+# The alignment of the dynamic region's start: convert-gpu-to-nvvm declares
+# it .align 16.
+_DYNAMIC_ALIGN = 16
+
+
+def alloc_dynamic_shared(shape, dtype: str, align: int = 16, name: str = "") -> Buffer:
+    """Shared memory of the block carved from the launch's dynamic shared
+    memory: buffers follow each other at their alignments (at most 16 bytes,
+    the region's own), the kernel declares their total, and each launch
+    passes it, raising the kernel's limit above 48 KiB where it needs to
+    (up to the target's maximum per block: 227 KiB on sm_90). Otherwise it
+    is a shared buffer as ``T.alloc_shared`` makes one."""
+    builder = _active()
+    if ir.InsertionPoint.current.block != builder.entry:
+        raise TileError("T.alloc_dynamic_shared declares a buffer of the whole kernel: call it "
+                        "outside T.serial and T.if_")
+    shape = _shape(shape, "a shared buffer shape's")
+    align = _integer(align, "align", 1, 1 << 12)
+    if align > _DYNAMIC_ALIGN:
+        raise TileError(f"a dynamic shared buffer is aligned to at most {_DYNAMIC_ALIGN} bytes (the "
+                        f"dynamic region's own alignment), got align={align}")
+    if align & (align - 1):
+        raise TileError(f"align is a power of two, got {align}")
+    if not isinstance(name, str):
+        raise TileError(f"name is a string, got {name!r}")
+    element = _tensor_element_type(dtype)
+    workgroup = ir.Attribute.parse("#gpu.address_space<workgroup>")
+    if builder.dynamic_base is None:
+        with _location(), ir.InsertionPoint.at_block_begin(builder.entry):
+            region = ir.MemRefType.get([_DYNAMIC], ir.IntegerType.get_signless(8), memory_space=workgroup)
+            builder.dynamic_base = gpu.dynamic_shared_memory(region)
+    offset = -(-builder.dynamic_shared_bytes // align) * align
+    nbytes = int(np.prod(shape, dtype=np.int64)) * _element_bytes(element)
+    with _location():
+        shift = arith.constant(ir.IndexType.get(), offset)
+        value = memref.view(ir.MemRefType.get(list(shape), element, memory_space=workgroup),
+                            builder.dynamic_base, shift, [])
+    builder.dynamic_shared_bytes = offset + nbytes
+    builder.func.attributes[DYNAMIC_SHARED_ATTR] = ir.IntegerAttr.get(
+        ir.IntegerType.get_signless(64), builder.dynamic_shared_bytes)
+    return Buffer(value, dtype, name)
+
+
+def _element_bytes(element: ir.Type) -> int:
+    width = ir.IntegerType(element).width if isinstance(element, ir.IntegerType) else \
+        ir.FloatType(element).width
+    return max(width, 8) // 8

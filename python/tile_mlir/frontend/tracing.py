@@ -191,6 +191,9 @@ class _KernelBuilder:
         # The gpu.func being built and its entry block, and the shared
         # buffers (workgroup attributions) T.alloc_shared added to it.
         self.func, self.entry, self.shared = None, None, []
+        # The dynamic shared memory (gpu.dynamic_shared_memory) and the bytes
+        # T.alloc_dynamic_shared carved from it so far.
+        self.dynamic_base, self.dynamic_shared_bytes = None, 0
 
     def range_of(self, index):
         """The values ``index`` may take when the kernel runs, or None."""

@@ -197,6 +197,9 @@ class Interpreter:
         # Each block's barrier epoch: how many barriers it has passed.
         self.per_block = per_block
         self.epoch = np.zeros(max(threads // per_block, 1), np.int64)
+        # What %clock64 and %globaltimer read last; the launch's dynamic
+        # shared memory.
+        self.clock, self.dynamic_shared_bytes = 0, 0
 
     # -- hazards ---------------------------------------------------------
     def enter(self, op):
@@ -342,7 +345,8 @@ class Interpreter:
                 read, defined, _ = self.read(value, coord + [0])
                 return read & np.uint64(0xFFFFFFFF), defined
             return value[0] & np.uint64(0xFFFFFFFF), np.ones(self.threads, bool)
-        (a, a_def), (b, b_def), (c, c_def), (mask, mask_def) = (bits(v) for v in values[1:])
+        sources = values[2:] if len(values) == 6 else values[1:]
+        (a, a_def), (b, b_def), (c, c_def), (mask, mask_def) = (bits(v) for v in sources)
         in_block = self.lanes % self.per_block
         lane = (in_block % 32).astype(np.int64)
         first = self.lanes - lane  # the warp's lane 0
@@ -376,8 +380,103 @@ class Interpreter:
                                         self.lanes == thread, lane, j)
         result = a[source]
         defined = a_def[source] & b_def & c_def & mask_def & own & source_ok
-        dst = values[0]
-        self.write(dst, coord + [0], result, defined, executing, None)
+        self.write(values[0], coord + [0], result, defined, executing, None)
+        if len(values) == 6:  # d|p: whether the source lane was inside the clamp
+            self.write(values[1], coord + [0], inside.astype(np.uint64), b_def & c_def & own,
+                       executing, None)
+
+    def collective(self, form, values, coord, executing):
+        """vote, match, redux and elect (PTX ISA 9.0, 9.7.13.8-11), and
+        activemask (9.7.13.12): each executing thread combines `a` over the
+        threads of its membermask that execute the instruction. A thread
+        outside its own membermask and a lane of the mask that does not
+        execute it are hazards, as for shfl.sync; what they get is
+        undefined. elect.sync elects the lowest lane of the mask: the ISA
+        says only that the choice is deterministic."""
+        named = {o.name: v for o, v in zip(form.operands, values)}
+        in_block = self.lanes % self.per_block
+        lane = (in_block % 32).astype(np.int64)
+        first = self.lanes - lane
+        warp_size = np.minimum(32, self.per_block - (in_block - lane))
+        lanes32 = np.arange(32)
+        exists = lanes32[None, :] < warp_size[:, None]
+        peer = np.where(exists, first[:, None] + lanes32[None, :], self.lanes[:, None])
+        peer_executes = exists & executing[peer]
+        if form.family == "activemask":
+            bits = (peer_executes.astype(np.uint64) << lanes32.astype(np.uint64)[None, :]).sum(axis=1)
+            self.write(named["d"], coord + [0], bits.astype(np.uint64), np.ones(self.threads, bool),
+                       executing, None)
+            return
+
+        def operand(value):
+            if isinstance(value, View):
+                read, defined, _ = self.read(value, coord + [0])
+                return read, defined
+            return value[0], np.ones(self.threads, bool)
+        mask, mask_def = operand(named["membermask"])
+        mask = mask.astype(np.int64) & 0xFFFFFFFF
+        in_mask = ((mask[:, None] >> lanes32[None, :]) & 1 == 1) & exists
+        own = in_mask[self.lanes, lane]
+        missing = in_mask & ~peer_executes
+        self._collective_hazard(form, "is not in its own membermask", executing & ~own, lane, lane)
+        for thread in np.flatnonzero(executing & missing.any(axis=1))[:1]:
+            absent = int(np.flatnonzero(missing[thread])[0])
+            self._collective_hazard(form, f"waits for lane {absent} of its membermask, which does "
+                                    "not execute it", self.lanes == thread, lane, lane)
+        members = in_mask & peer_executes
+        defined = mask_def & own & ~missing.any(axis=1)
+        mode = next((t for t in form.opcode.split(".")
+                     if t in ("all", "any", "uni", "ballot", "add", "min", "max", "and", "or", "xor")),
+                    None)
+        weights = np.uint64(1) << lanes32.astype(np.uint64)
+        outputs = {}
+        if form.family == "elect":
+            leader = np.where(members.any(axis=1), members.argmax(axis=1), 0)
+            outputs["d"] = leader.astype(np.uint64)
+            outputs["p"] = (leader == lane).astype(np.uint64)
+        else:
+            source = named["a"]
+            a, a_def = operand(source)
+            a_bits = next(o for o in form.operands if o.name == "a").bits
+            if form.family == "redux" and a_bits == 32 and form.opcode.split(".")[-1] == "f32":
+                raise NotCovered(f"{form.opcode}: f32 redux (sm_100a)")
+            values_of = a[peer]
+            defined &= np.where(members, a_def[peer], True).all(axis=1)
+            if form.family == "vote":
+                truth = values_of != 0
+                outputs["d"] = {
+                    "all": np.where(members, truth, True).all(axis=1),
+                    "any": (members & truth).any(axis=1),
+                    "uni": np.where(members, truth == truth[self.lanes, lane][:, None], True).all(axis=1),
+                    "ballot": ((members & truth) * weights[None, :]).sum(axis=1),
+                }[mode].astype(np.uint64)
+            elif form.family == "match":
+                same = values_of == a[:, None]
+                any_mask = ((members & same) * weights[None, :]).sum(axis=1).astype(np.uint64)
+                if mode == "any":
+                    outputs["d"] = any_mask
+                else:
+                    equal = np.where(members, same, True).all(axis=1)
+                    outputs["d"] = np.where(equal, (members * weights[None, :]).sum(axis=1), 0).astype(np.uint64)
+                    outputs["p"] = equal.astype(np.uint64)
+            else:  # redux: the integer reductions, order-independent
+                signed = form.opcode.split(".")[-1] == "s32"
+                words = values_of.astype(np.int64) & 0xFFFFFFFF
+                if signed:
+                    words = np.where(words >= 1 << 31, words - (1 << 32), words)
+                if mode == "add":
+                    result = np.where(members, words, 0).sum(axis=1)
+                elif mode in ("min", "max"):
+                    fill = np.iinfo(np.int64).max if mode == "min" else np.iinfo(np.int64).min
+                    pick = np.where(members, words, fill)
+                    result = pick.min(axis=1) if mode == "min" else pick.max(axis=1)
+                else:
+                    ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[mode]
+                    neutral = 0xFFFFFFFF if mode == "and" else 0
+                    result = ufunc.reduce(np.where(members, words, neutral), axis=1)
+                outputs["d"] = (result & 0xFFFFFFFF).astype(np.uint64)
+        for name, result in outputs.items():
+            self.write(named[name], coord + [0], result, defined, executing, None)
 
     def _collective_hazard(self, form, problem, bad, lane, source):
         for thread in np.flatnonzero(bad)[:1]:
@@ -480,6 +579,35 @@ class Interpreter:
     def op_gpu_block_dim(self, op):
         dim = "xyz".index(str(op.attributes["dimension"])[-2])
         self.values[op.results[0]] = np.full(self.threads, self.block[dim], np.int64)
+
+    def op_gpu_lane_id(self, op):
+        self.values[op.results[0]] = (self.lanes % self.per_block % 32).astype(np.int64)
+
+    def _special(self, op, values):
+        """A special register's value per thread, as an integer of its width."""
+        from mlir import ir
+        width = ir.IntegerType(op.results[0].type).width
+        self.values[op.results[0]] = (np.asarray(values).astype(np.uint64) & _mask_bits(width), width)
+
+    # Special registers whose values the hardware picks: the interpreter
+    # gives one value it could give (docs/python.md), never compared with a
+    # GPU's. %warpid: the warp's index in its block (one block per SM);
+    # %smid: 0; %clock64 and %globaltimer: a counter that each read
+    # advances, the same in every thread.
+    def op_nvvm_read_ptx_sreg_warpid(self, op):
+        self._special(op, self.lanes % self.per_block // 32)
+
+    def op_nvvm_read_ptx_sreg_smid(self, op):
+        self._special(op, np.zeros(self.threads))
+
+    def op_nvvm_read_ptx_sreg_clock64(self, op):
+        self.clock += 1
+        self._special(op, np.full(self.threads, self.clock))
+
+    op_nvvm_read_ptx_sreg_globaltimer = op_nvvm_read_ptx_sreg_clock64
+
+    def op_nvvm_read_ptx_sreg_dynamic_smem_size(self, op):
+        self._special(op, np.full(self.threads, self.dynamic_shared_bytes))
 
     def op_gpu_return(self, op):
         pass
@@ -634,6 +762,22 @@ class Interpreter:
                 offset = offset + value * stride
         self.values[op.results[0]] = View(source.buffer, offset, strides, shape, bits)
 
+    def op_gpu_dynamic_shared_memory(self, op):
+        """The launch's dynamic shared memory: the bytes the kernel declares,
+        one copy per block, uninitialized."""
+        size = self.dynamic_shared_bytes
+        blocks = self.threads // self.per_block
+        buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False,
+                        "the dynamic shared memory")
+        self.values[op.results[0]] = View(buffer, self.block_linear * size, [1], [size], 8)
+
+    def op_memref_view(self, op):
+        """A buffer carved from the dynamic shared memory at a byte offset."""
+        source = self.values[op.operands[0]]
+        shape, strides, bits = self._layout(op.results[0].type)
+        shift = self._signed(self.values[op.operands[1]])
+        self.values[op.results[0]] = View(source.buffer, source.offset + shift, strides, shape, bits)
+
     def _same_offset(self, op):
         source = self.values[op.operands[0]]
         shape, strides, bits = self._layout(op.results[0].type)
@@ -693,10 +837,16 @@ class Interpreter:
         if form.block_barrier:
             self.barrier(form, [int(v[0][0]) for v in values], self.active.copy())
             return
-        if form.family == "shfl":
+        if form.family in ("shfl", "vote", "match", "redux", "elect", "activemask"):
+            run = self.shuffle if form.family == "shfl" else self.collective
             repeats = next((v.shape[len(group):-1] for v in values if isinstance(v, View)), [])
             for coord in itertools.product(*[range(n) for n in repeats]):
-                self.shuffle(form, values, group + list(coord), self.active & pred)
+                coord = group + list(coord)
+                if isinstance(pred, View):  # activemask under a predicate tile
+                    bits, known, _ = self.read(pred, coord + [0])
+                    run(form, values, coord, self.active & (bits != 0) & known)
+                else:
+                    run(form, values, coord, self.active & pred)
             return
         repeats = next((v.shape[len(group):-1] for v in values if isinstance(v, View)), [])
         for coord in itertools.product(*[range(n) for n in repeats]):
@@ -876,6 +1026,8 @@ def run(func, inputs, grid, block, aliases=None, hazards=None):
     from mlir import ir
     threads = int(np.prod(grid)) * int(np.prod(block))
     interp = Interpreter(threads, grid, block)
+    if "tile.dynamic_shared_bytes" in func.attributes:
+        interp.dynamic_shared_bytes = ir.IntegerAttr(func.attributes["tile.dynamic_shared_bytes"]).value
     body = func.regions[0].blocks[0]
     buffers = {}
     aliases = aliases or {}

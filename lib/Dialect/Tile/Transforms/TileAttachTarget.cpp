@@ -4,6 +4,8 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
@@ -66,9 +68,13 @@ struct TileAttachTargetPass
                << "the kernel name '" << func.getName()
                << "' is not a PTX identifier: a letter, '_' or '$', then "
                   "letters, digits, '_' or '$'";
-    for (auto func : module.getOps<gpu::GPUFuncOp>())
-      if (failed(checkStaticShared(func)))
+    llvm::DenseMap<Operation *, int64_t> staticShared;
+    for (auto func : module.getOps<gpu::GPUFuncOp>()) {
+      FailureOr<int64_t> bytes = checkStaticShared(func);
+      if (failed(bytes))
         return failure();
+      staticShared[func] = *bytes;
+    }
 
     ArrayAttr targets = module.getTargetsAttr();
     SmallVector<Attribute> newTargets;
@@ -97,6 +103,10 @@ struct TileAttachTargetPass
     }
     if (failed(checkExplicitTargets(module, newTargets)))
       return failure();
+    for (auto func : module.getOps<gpu::GPUFuncOp>())
+      if (failed(checkDynamicShared(func, staticShared.lookup(func),
+                                    newTargets)))
+        return failure();
     module.setTargetsAttr(ArrayAttr::get(&getContext(), newTargets));
     return success();
   }
@@ -107,8 +117,9 @@ struct TileAttachTargetPass
   /// and sm_120, and takes up to 227 KiB on sm_90a, sm_100a and sm_103a and
   /// 99 KiB on sm_120a (measured); a launch of more than 48 KiB of static
   /// shared memory is not measured, so 48 KiB is the limit on every target.
-  /// Each error is located at the buffer that crosses it.
-  LogicalResult checkStaticShared(gpu::GPUFuncOp func) {
+  /// Each error is located at the buffer that crosses it. Returns the
+  /// bytes they take.
+  FailureOr<int64_t> checkStaticShared(gpu::GPUFuncOp func) {
     int64_t bytes = 0;
     for (auto [index, buffer] :
          llvm::enumerate(func.getWorkgroupAttributions())) {
@@ -140,6 +151,69 @@ struct TileAttachTargetPass
                << " bytes with this one (" << type
                << "); a kernel declares at most " << kMaxStaticSharedBytes
                << " (48 KiB) of static shared memory";
+    }
+    return bytes;
+  }
+
+  /// The buffers carved from gpu.dynamic_shared_memory (memref.view at a
+  /// constant byte offset, T.alloc_dynamic_shared) lie within the bytes the
+  /// kernel declares (kDynamicSharedAttrName), which its launches pass; and
+  /// the block's static and dynamic bytes fit each target's most per block.
+  LogicalResult checkDynamicShared(gpu::GPUFuncOp func, int64_t staticBytes,
+                                   ArrayRef<Attribute> targets) {
+    Attribute attr = func->getAttr(kDynamicSharedAttrName);
+    auto declaredAttr = dyn_cast_or_null<IntegerAttr>(attr);
+    if (attr && (!declaredAttr || declaredAttr.getInt() < 0))
+      return func.emitError() << kDynamicSharedAttrName
+                              << " is a byte count (an integer of at least 0), got "
+                              << attr;
+    int64_t declared = declaredAttr ? declaredAttr.getInt() : 0;
+    WalkResult walk = func.walk([&](memref::ViewOp view) {
+      if (!view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>())
+        return WalkResult::advance();
+      APInt shift;
+      MemRefType type = view.getType();
+      if (!matchPattern(view.getByteShift(), m_ConstantInt(&shift)) ||
+          !type.hasStaticShape() || !type.getElementType().isIntOrFloat()) {
+        view.emitError() << "a buffer of the dynamic shared memory needs a "
+                            "constant byte offset and a static shape of "
+                            "integers or floats, got "
+                         << type;
+        return WalkResult::interrupt();
+      }
+      int64_t element =
+          llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+      int64_t size, end;
+      if (llvm::MulOverflow(type.getNumElements(), element, size) ||
+          llvm::AddOverflow(shift.getSExtValue(), size, end) ||
+          shift.isNegative() || end > declared) {
+        view.emitError() << "this buffer of the dynamic shared memory ("
+                         << type << " at byte " << shift.getSExtValue()
+                         << ") lies past the " << declared << " bytes "
+                         << func.getName() << " declares ("
+                         << kDynamicSharedAttrName << ")";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    if (!declared)
+      return success();
+    for (Attribute target : targets) {
+      auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(target);
+      std::optional<ptx::Target> parsed =
+          nvvm ? ptx::Target::parse(nvvm.getChip()) : std::nullopt;
+      if (!parsed)
+        continue;
+      int64_t most = parsed->maxSharedPerBlock();
+      if (staticBytes + declared > most)
+        return func.emitError()
+               << func.getName() << " needs " << staticBytes + declared
+               << " bytes of shared memory per block (" << staticBytes
+               << " static, " << declared << " dynamic); "
+               << nvvm.getChip() << " gives a block at most " << most
+               << " (" << most / 1024 << " KiB)";
     }
     return success();
   }

@@ -95,6 +95,13 @@ constexpr int64_t kMaxBlockThreads = 1024;
 /// The static shared memory (workgroup attributions) one kernel may declare:
 /// 48 KiB, which ptxas (CUDA 13.0) takes on every target (measured).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+/// The gpu.func attribute declaring the bytes of dynamic shared memory its
+/// launches give it (T.alloc_dynamic_shared): tile-attach-target checks the
+/// buffers carved from gpu.dynamic_shared_memory against it and the total
+/// against the target; the runtime and the interpreter size the region by
+/// it.
+constexpr llvm::StringLiteral kDynamicSharedAttrName =
+    "tile.dynamic_shared_bytes";
 
 /// Whether the static sizes of `type` multiply past int64: such a type has
 /// no strides MLIR can compute, and asking for them asserts.
