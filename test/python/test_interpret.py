@@ -154,6 +154,43 @@ def test_what_is_not_modelled_is_an_interpret_error():
         tile_mlir.interpret(uses_ewise, np.zeros((4, 1), "float32"))
 
 
+def test_an_arithmetic_form_not_modelled_is_an_interpret_error_too():
+    # reference.py raised its own NotCovered, which escaped interpret() as
+    # an exception of the interpreter's internals.
+    @T.function
+    def reciprocal(A: T.Tensor((4, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        r = T.alloc_local((4, 1), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
+        T.cuda.tile.apply(T.ptx["rcp.approx.f32"], r, r)
+        T.cuda.tile.apply(T.ptx["st.global.f32"], A, r)
+
+    with pytest.raises(tile_mlir.InterpretError, match=r"^reciprocal: the interpreter does not model "
+                       r"rcp\.approx\.f32 \(of the approximate forms it runs ex2\.approx\.f32 only\) yet$"):
+        tile_mlir.interpret(reciprocal, np.ones((4, 1), "float32"))
+
+
+def test_ex2_approx_runs_as_its_correctly_rounded_result_and_says_so(line_of):
+    @T.function
+    def exp2(A: T.Tensor((8, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        r = T.alloc_local((8, 1), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
+        T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], r, r)  # the approximation
+        T.cuda.tile.apply(T.ptx["st.global.f32"], A, r)
+
+    subnormal = np.float32(np.ldexp(1.0, -130))
+    a = np.array([0.5, -1.25, 3.0, -127.5, -200.0, subnormal, np.inf, -np.inf], np.float32).reshape(8, 1)
+    with pytest.warns(tile_mlir.InterpretWarning) as caught:
+        tile_mlir.interpret(exp2, a)
+    assert [str(w.message) for w in caught] == [
+        f"{line_of('# the approximation')}: ex2.approx.ftz.f32 ran as its correctly rounded result; "
+        "a GPU's differs from it within the PTX ISA's bound"]
+    # 2^-127.5 is subnormal in f32: flushed; a subnormal input is 0: 2^0.
+    want = [np.float32(2 ** 0.5), np.float32(2 ** -1.25), 8.0, 0.0, 0.0, 1.0, np.inf, 0.0]
+    assert a.ravel().tolist() == [float(np.float32(w)) for w in want]
+
+
 def test_the_difftest_judges_with_the_package_interpreter():
     import sys
     sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", "..", "tools", "difftest"))

@@ -81,13 +81,17 @@ def interpret(fn, *args, grid=None) -> None:
         inputs[param.name] = value.tobytes()
     func = fn.module.body.operations[0].regions[0].blocks[0].operations[0]
     hazards: List[machine.Hazard] = []
+    approximated: dict = {}
     try:
         with fn.context:
-            out = machine.run(func, inputs, launch_grid, fn.block, aliases, hazards)
+            out = machine.run(func, inputs, launch_grid, fn.block, aliases, hazards, approximated)
     except machine.NotCovered as why:
         raise InterpretError(f"{fn.name}: the interpreter does not model {why} yet") from None
     if hazards:
         raise HazardError(fn.name, hazards)
+    for opcode, point in approximated.items():
+        warnings.warn(f"{point}: {opcode} ran as its correctly rounded result; a GPU's differs from it "
+                      "within the PTX ISA's bound", InterpretWarning, stacklevel=2)
     for param, value in zip(signature.params, args):
         if param.kind != "tensor" or not param.written or param.name in aliases:
             continue

@@ -34,8 +34,9 @@ def element_bytes(bits):
     return max(bits, 8) // 8
 
 
-class NotCovered(Exception):
-    """The kernel uses something the interpreter does not model."""
+# The kernel uses something the interpreter does not model: one class for
+# the machine and the arithmetic (a form reference.py does not describe).
+NotCovered = R.NotCovered
 
 
 class Buffer:
@@ -200,6 +201,9 @@ class Interpreter:
         # What %clock64 and %globaltimer read last; the launch's dynamic
         # shared memory.
         self.clock, self.dynamic_shared_bytes = 0, 0
+        # The approximate forms that ran as their correctly rounded result,
+        # each with its first program point.
+        self.approximated = {}
 
     # -- hazards ---------------------------------------------------------
     def enter(self, op):
@@ -911,6 +915,8 @@ class Interpreter:
             results = repack([s.astype(np.uint64) for s in srcs], form)
             made_nan = [nan] * len(results)
         else:
+            if R.APPROXIMATE & set(form.opcode.split(".")):
+                self.approximated.setdefault(form.opcode, self.points[self.point])
             with np.errstate(all="ignore"):
                 out = R.reference(SimpleNamespace(opcode=form.opcode, family=form.family,
                                                   operands=form.operands, immediates=immediates), srcs)
@@ -1017,12 +1023,14 @@ def select_form(forms, values):
     return forms[0]
 
 
-def run(func, inputs, grid, block, aliases=None, hazards=None):
+def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None):
     """Runs the gpu.func `func` on `inputs` ({param name: bytes}, in
     parameter order; a scalar parameter's bytes are its value's) and returns
     {name: (bytes, defined)} of the tensors. `aliases` maps a parameter to
     an earlier one passed the same array: they share a buffer. A list given
-    as `hazards` receives the races found (Hazard)."""
+    as `hazards` receives the races found (Hazard); a dict as `approximated`
+    the approximate forms that ran as their correctly rounded result, each
+    with its program point."""
     from mlir import ir
     threads = int(np.prod(grid)) * int(np.prod(block))
     interp = Interpreter(threads, grid, block)
@@ -1058,4 +1066,6 @@ def run(func, inputs, grid, block, aliases=None, hazards=None):
     interp.run_block(body)
     if hazards is not None:
         hazards.extend(interp.hazards)
+    if approximated is not None:
+        approximated.update(interp.approximated)
     return {name: (b.data, b.defined) for name, b in buffers.items()}

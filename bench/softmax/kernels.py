@@ -1,0 +1,109 @@
+"""Row softmax over rows of 4096 values, y = 2^((x - max) log2 e) / sum,
+in fp32 and bf16, written with the tile_mlir script front end: one block of
+256 threads per row, 16-byte vector loads and stores, warp-shuffle
+reductions and one exchange of the eight warps' values through shared
+memory for the maximum and one for the sum.
+
+The order of operations, which softmax_reference.py states in numpy:
+
+1. thread t holds 16 values: fp32 x[1024 k + 4 t + j] (four 16-byte
+   vectors, k and j in 0..3), or bf16 x[2048 k + 8 t + j] (two vectors, k
+   in 0..1, j in 0..7) widened exactly to f32 (a shift and a mask);
+2. its maximum, in order, with max.f32; the warp's through five butterfly
+   steps; lane 0 of warp w stores it in shared memory, and after bar.sync
+   every thread takes the maximum m of the eight in order;
+3. e = ex2.approx.ftz.f32((x - m) * log2 e) (sub.rn, mul.rn: no
+   contraction into an fma);
+4. the sum of its 16 e in order, the butterfly, and the eight warps' sums
+   in order after a second exchange (its own shared array, so no thread's
+   store races with another's read of the maxima);
+5. y = e * rcp.rn(sum); bf16 rounds it to nearest even, two at a time
+   (cvt.rn.bf16x2.f32).
+"""
+
+from softmax_reference import COLUMNS, LOG2E, PER_THREAD, THREADS, WARPS
+from tile_mlir import script as T
+
+FULL = 0xFFFFFFFF
+
+
+def softmax_f32_kernel(rows):
+    @T.function
+    def softmax_f32(X: T.Tensor((rows, COLUMNS), "float32"), Out: T.Tensor((rows, COLUMNS), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=rows, block=THREADS))
+        maxima = T.alloc_shared((WARPS, 1), "float32")
+        sums = T.alloc_shared((WARPS, 1), "float32")
+        t, row = T.thread_id(), T.block_id()
+        x = T.alloc_local((4, 4), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], x, X[row].reshape((4, THREADS, 4))[:, t])
+        softmax_held(x.reshape((PER_THREAD, 1)), maxima, sums, t)
+        T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[row].reshape((4, THREADS, 4))[:, t], x)
+    return softmax_f32
+
+
+def softmax_bf16_kernel(rows):
+    """bf16 rows as their bits in int16 arrays (neither numpy nor the
+    runtime's CUDA arrays have a bfloat16 dtype)."""
+    @T.function
+    def softmax_bf16(X: T.Tensor((rows, COLUMNS), "int16"), Out: T.Tensor((rows, COLUMNS), "int16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=rows, block=THREADS))
+        maxima = T.alloc_shared((WARPS, 1), "float32")
+        sums = T.alloc_shared((WARPS, 1), "float32")
+        t, row = T.thread_id(), T.block_id()
+        pairs = T.alloc_local((2, 4), "uint32")  # (k, i): values 8 k + 2 i (low), + 1 (high)
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], pairs,
+                          X[row].view("uint32").reshape((2, THREADS, 4))[:, t])
+        v = T.alloc_local((2, 4, 2), "float32")
+        halves = pairs.reshape((2, 4, 1))
+        T.cuda.tile.apply(T.ptx["shl.b32"], v[:, :, 0:1].view("uint32"), halves, T.uint32(16))
+        T.cuda.tile.apply(T.ptx["and.b32"], v[:, :, 1:2].view("uint32"), halves, T.uint32(0xFFFF0000))
+        softmax_held(v.reshape((PER_THREAD, 1)), maxima, sums, t)
+        T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], halves, v[:, :, 1:2], v[:, :, 0:1])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"],
+                          Out[row].view("uint32").reshape((2, THREADS, 4))[:, t], pairs)
+    return softmax_bf16
+
+
+def block_reduce(value, partials, t, opcode):
+    """`value` (1, 1) becomes the block's reduction with `opcode`: five
+    butterfly steps, lane 0's value to partials[warp], bar.sync, then the
+    eight in order."""
+    partner = T.alloc_local((1, 1), "float32")
+    for offset in (16, 8, 4, 2, 1):
+        T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], partner.view("uint32"), value.view("uint32"),
+                          T.uint32(offset), T.uint32(31), T.uint32(FULL))
+        T.cuda.tile.apply(T.ptx[opcode], value, value, partner)
+    warp, lane = t // 32, t % 32
+    T.cuda.tile.apply(T.ptx["st.shared.f32"], partials[warp:warp + 1], value, pred=lane == 0)
+    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+    every = T.alloc_local((2, 4), "float32")
+    T.cuda.tile.apply(T.ptx["ld.shared.v4.f32"], every, partials.reshape((2, 4)))
+    flat = every.reshape((WARPS, 1))
+    T.cuda.tile.apply(T.ptx["mov.b32"], value.view("uint32"), flat[0:1].view("uint32"))
+    for w in range(1, WARPS):
+        T.cuda.tile.apply(T.ptx[opcode], value, value, flat[w:w + 1])
+
+
+def softmax_held(v, maxima, sums, t):
+    """The module docstring's steps 2-5 on a thread's 16 values `v` (16, 1),
+    in place."""
+    m = T.alloc_local((1, 1), "float32")
+    T.cuda.tile.apply(T.ptx["mov.b32"], m.view("uint32"), v[0:1].view("uint32"))
+    for i in range(1, PER_THREAD):
+        T.cuda.tile.apply(T.ptx["max.f32"], m, m, v[i:i + 1])
+    block_reduce(m, maxima, t, "max.f32")
+    T.cuda.tile.apply(T.ptx["sub.rn.f32"], v, v, m.broadcast((PER_THREAD, 1)))
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], v, v, T.float32(float(LOG2E)))
+    T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], v, v)
+    s = T.alloc_local((1, 1), "float32")
+    T.cuda.tile.apply(T.ptx["mov.b32"], s.view("uint32"), v[0:1].view("uint32"))
+    for i in range(1, PER_THREAD):
+        T.cuda.tile.apply(T.ptx["add.rn.f32"], s, s, v[i:i + 1])
+    block_reduce(s, sums, t, "add.rn.f32")
+    T.cuda.tile.apply(T.ptx["rcp.rn.f32"], s, s)
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], v, v, s.broadcast((PER_THREAD, 1)))
+
+
+ROWS = 65536
+VARIANTS = {"softmax_f32_r65536": (softmax_f32_kernel, dict(rows=ROWS)),
+            "softmax_bf16_r65536": (softmax_bf16_kernel, dict(rows=ROWS))}
