@@ -109,6 +109,31 @@ def test_seeded_generate_compile_assemble_interpret(capsys):
     assert "40 kernels, 0 rejected" in capsys.readouterr().out
 
 
+def test_block_kernels_are_race_free_and_the_racy_ones_are_reported(capsys):
+    # Shared memory, barriers, warp collectives and atomics (gen_block.py):
+    # a race in a race-free kernel, a racy kernel the interpreter passes, a
+    # rejection or a crash is a finding and fails.
+    assert campaign.main(["check", "--kind", "block", "--kernels", "40", "--seed", "5"]) == 0
+    assert "36 kernels, 0 rejected by the compiler, 0 not covered, 0 generator or interpreter failures, " \
+           "4 racy kernels reported racy" in capsys.readouterr().out
+
+
+def test_a_racy_kernel_the_interpreter_passes_is_a_finding(monkeypatch):
+    import gen_block
+    # The generator's racy kernel, with its dropped barrier put back: the
+    # campaign must call a racy kernel without a race a finding.
+    exchange = gen_block.BlockBuilder.exchange
+
+    def ordered(self):
+        self.racy = False
+        exchange(self)
+
+    monkeypatch.setattr(gen_block.BlockBuilder, "exchange", ordered)
+    assert campaign.prepare(1, kind="block", racy=True) == {
+        "seed": 1, "error": "a kernel that drops a barrier between a store and another thread's load was "
+                            "not reported as racy"}
+
+
 def test_ddmin_finds_a_one_minimal_subset():
     import reduce
     assert reduce.ddmin(list(range(10)), lambda s: 3 in s and 7 in s) == [3, 7]

@@ -12,6 +12,13 @@
          without a GPU, so generator, verifier and interpreter disagreements
          and crashes show.
 
+--kind thread draws gen.py's kernels (each thread its own rows); --kind
+block draws gen_block.py's (shared memory, barriers, warp collectives,
+atomics), of which every tenth is deliberately racy: the interpreter must
+report its race (a finding if it does not, and a race in any other kernel
+is one too); racy kernels are kept apart in the bundle ("racy"), for
+compute-sanitizer's racecheck, not compared.
+
     python tools/difftest/campaign.py build --kernels 2000 --seed 1 build/difftest/bundle.json
     PYTHONPATH=python python tools/difftest/campaign.py run build/difftest/bundle.json report.json
 """
@@ -89,17 +96,26 @@ def kernel_func(fn):
     return fn.module.body.operations[0].regions[0].blocks[0].operations[0]
 
 
-def prepare(seed, skip=(), repeats=None, name=None):
+RACY_EVERY = 10  # of block kernels, every tenth drops a barrier
+
+
+def prepare(seed, skip=(), repeats=None, name=None, kind="thread", racy=False):
     """One generated kernel (a reducer's variant with `skip` and `repeats`,
     named `name` so that variants of one seed can share a PTX module) with
-    inputs and the interpreter's verdict, or a reason it was not compared."""
+    inputs and the interpreter's verdict, or a reason it was not compared.
+    A block kernel (gen_block.py) is also judged for races: `racy` ones
+    must have one, the others none."""
     import gen
+    import gen_block
     import interp
     import tile_mlir
     from tile_mlir import script as T
     rng = random.Random(seed)
     try:
-        spec = gen.generate(rng, name or f"k{seed}", frozenset(skip), repeats)
+        if kind == "block":
+            spec = gen_block.generate(rng, name or f"k{seed}", racy=racy)
+        else:
+            spec = gen.generate(rng, name or f"k{seed}", frozenset(skip), repeats)
     except T.TileError as error:
         return {"seed": seed, "rejected": str(error)}
     try:
@@ -109,11 +125,21 @@ def prepare(seed, skip=(), repeats=None, name=None):
     params = [{"name": p.name, "shape": list(p.shape), "dtype": p.dtype, "written": p.written}
               for p in kernel.params]
     inputs = kernel_inputs(seed, params, spec.aliases)
+    hazards = []
     try:
         out = interp.run(kernel_func(spec.fn), {n: a.tobytes() for n, a in inputs.items()},
-                         spec.fn.grid, spec.fn.block, spec.aliases)
+                         spec.fn.grid, spec.fn.block, spec.aliases, hazards)
     except interp.NotCovered as why:
         return {"seed": seed, "not_covered": str(why)}
+    if racy:
+        if not hazards:
+            return {"seed": seed, "error": "a kernel that drops a barrier between a store and another "
+                                           "thread's load was not reported as racy"}
+        entry = _entry(seed, kernel.name, kernel.ptx, spec, params, out)
+        entry["hazards"] = [str(h) for h in hazards]
+        return {"racy": entry}
+    if hazards:
+        return {"seed": seed, "error": f"a race-free kernel was reported racy: {hazards[0]}"}
     return _entry(seed, kernel.name, kernel.ptx, spec, params, out)
 
 
@@ -182,16 +208,20 @@ def merge_ptx(texts):
 
 
 def build(args):
-    entries, rejected, not_covered, failures = [], [], [], []
+    entries, rejected, not_covered, failures, racy = [], [], [], [], []
     start = time.time()
     k = 0
+    block = getattr(args, "kind", "thread") == "block"
     while k < args.kernels:
         seed = args.seed * 1_000_003 + k
-        # Every fifth kernel starts a module of three gpu.funcs.
-        group = [seed + i for i in range(min(3, args.kernels - k))] if k % 5 == 0 else [seed]
+        # Every fifth thread kernel starts a module of three gpu.funcs.
+        group = [seed + i for i in range(min(3, args.kernels - k))] if k % 5 == 0 and not block else [seed]
         k += len(group)
         try:
-            prepared = prepare_module(group) if len(group) > 1 else [prepare(seed)]
+            if block:
+                prepared = [prepare(seed, kind="block", racy=k % RACY_EVERY == 0)]
+            else:
+                prepared = prepare_module(group) if len(group) > 1 else [prepare(seed)]
         except Exception:  # noqa: BLE001 - a crash of the generator or interpreter is a finding
             failures.append({"seed": seed, "error": traceback.format_exc()[-1500:]})
             continue
@@ -200,6 +230,10 @@ def build(args):
                 rejected.append(entry)
             elif "not_covered" in entry:
                 not_covered.append(entry)
+            elif "error" in entry:
+                failures.append(entry)
+            elif "racy" in entry:
+                racy.append(entry["racy"])
             else:
                 entries.append(entry)
     chunks = []
@@ -207,13 +241,14 @@ def build(args):
         group = entries[at:at + CHUNK]
         chunks.append({"ptx": merge_ptx([e.pop("ptx") for e in group]), "kernels": group})
     bundle = {"chunks": chunks, "rejected": rejected, "not_covered": not_covered, "failures": failures,
-              "seconds": round(time.time() - start, 1)}
+              "racy": racy, "seconds": round(time.time() - start, 1)}
     if args.bundle:
         os.makedirs(os.path.dirname(os.path.abspath(args.bundle)), exist_ok=True)
         with gzip.open(args.bundle, "wt") as f:
             json.dump(bundle, f)
     print(f"{len(entries)} kernels, {len(rejected)} rejected by the compiler, {len(not_covered)} not covered, "
-          f"{len(failures)} generator or interpreter failures, {bundle['seconds']} s")
+          f"{len(failures)} generator or interpreter failures, {len(racy)} racy kernels reported racy, "
+          f"{bundle['seconds']} s")
     for entry in (rejected + failures)[:5]:
         print("FINDING", entry.get("seed"), (entry.get("rejected") or entry.get("error"))[-600:])
     return 1 if rejected or failures else 0
@@ -338,9 +373,11 @@ def main(argv=None):
     b.add_argument("bundle", nargs="?")
     b.add_argument("--kernels", type=int, default=200)
     b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--kind", choices=("thread", "block"), default="thread")
     c = sub.add_parser("check")
     c.add_argument("--kernels", type=int, default=60)
     c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--kind", choices=("thread", "block"), default="thread")
     r = sub.add_parser("run")
     r.add_argument("bundle")
     r.add_argument("report")

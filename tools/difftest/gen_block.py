@@ -1,0 +1,222 @@
+"""Random kernels beyond one thread: shared memory, barriers, warp
+collectives and atomics, race-free by construction (and a deliberately
+racy class, which the interpreter must flag).
+
+A kernel is gen.py's thread-scope kernel (each thread owns its row of the
+global tensors, register forms between loads and stores) with block phases
+between its instructions:
+
+- exchange: every thread stores a 32-bit tile to its column of a shared
+  buffer, a barrier (bar.sync, barrier.sync, or either with the block's
+  thread count), then loads another thread's element (t + c, t ^ c or
+  n - 1 - t within the block), then a barrier before the buffer is stored
+  again;
+- shuffle: shfl.sync of every mode with a random lane operand, clamp and
+  segment mask, over the full mask, sometimes with its predicate;
+- collective: vote (all, any, uni, ballot), match (any, all with its
+  predicate), redux (integer ops), elect and activemask, over the full
+  mask;
+- atomics: thread t < m initializes counter t of a shared array, a barrier,
+  every thread applies red.shared (add, min, max, and, or, xor on u32 or
+  s32) to counter (a t + b) % m, and red.global.add.u32 to a global
+  counter, whose results are independent of the order; a barrier, then
+  every thread loads counter t % m.
+
+Block sizes are whole warps (32 to 256), so the full mask is legal. The
+racy class drops one barrier of an exchange whose read crosses threads:
+the interpreter must report the race.
+
+    spec = generate(random.Random(seed), racy=False)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import List
+
+import gen
+from tile_mlir import script as T
+
+FULL = 0xFFFFFFFF
+SHARED_COLUMNS = 4
+COUNTERS = 8
+PHASES = ("exchange", "shuffle", "collective", "atomics")
+SHUFFLE_MODES = ("up", "down", "bfly", "idx")
+REDUCTIONS = ("add", "min", "max", "and", "or", "xor")
+
+
+class BlockBuilder(gen.Builder):
+    """gen.Builder's thread-scope kernel, with the block phases."""
+
+    def __init__(self, rng, block, racy):
+        super().__init__(rng, 1, "thread")
+        self.block, self.racy = block, racy
+        self.column = 0
+        self.dropped = False  # the racy class has dropped its barrier
+
+    def barrier(self, always=False):
+        """A barrier of the whole block, in one of its spellings."""
+        how = self.rng.random()
+        if how < 0.5:
+            self.apply("bar.sync", T.uint32(0))
+        elif how < 0.7:
+            self.apply("barrier.sync", T.uint32(0))
+        elif how < 0.85:
+            self.apply("bar.sync", T.uint32(self.rng.randrange(16)), T.uint32(self.block))
+        else:
+            self.apply("barrier.sync.aligned", T.uint32(self.rng.randrange(16)), T.uint32(self.block))
+        self.features.add("barrier")
+
+    def partner(self):
+        """Another thread's index in the block, as an index expression."""
+        t, n, rng = self.t, self.block, self.rng
+        how = rng.random()
+        if how < 0.4:
+            return (t + rng.randrange(1, n)) % n
+        if how < 0.8:
+            return t ^ rng.randrange(1, n)
+        return (n - 1) - t
+
+    def exchange(self):
+        self.features.add("exchange")
+        column = self.column % SHARED_COLUMNS
+        self.column += 1
+        cell = self.shared[:, column:column + 1]
+        value = self.source32()
+        self.apply("st.shared.b32", cell[self.t:self.t + 1], value)
+        if self.racy and not self.dropped:
+            self.dropped = True
+            self.features.add("racy")
+        else:
+            self.barrier()
+        j = self.partner()
+        tile = self.alloc(32)
+        self.apply("ld.shared.b32", tile, cell[j:j + 1])
+        self.tiles[32].append(tile)
+        # Before this column is stored again.
+        self.barrier()
+
+    def source32(self):
+        if self.tiles[32] and self.rng.random() < 0.8:
+            return self.rng.choice(self.tiles[32])
+        return self.loaded_tile(32)
+
+    def predicate(self):
+        if self.tiles[gen.PREDICATE] and self.rng.random() < 0.5:
+            return self.rng.choice(self.tiles[gen.PREDICATE])
+        return self.compared_tile()
+
+    def shuffle(self):
+        rng = self.rng
+        mode = rng.choice(SHUFFLE_MODES)
+        self.features.add("shuffle")
+        b = rng.randrange(32)
+        c = rng.choice([31, 0, rng.randrange(32) | (rng.choice([0, 0x10, 0x18, 0x1C]) << 8)])
+        dst = self.alloc(32)
+        operands = [dst]
+        if rng.random() < 0.3:
+            p = self.destination(gen.PREDICATE, fresh=True)
+            operands.append(p)
+            self.features.add("shuffle_predicate")
+        self.apply(f"shfl.sync.{mode}.b32", *operands, self.source32(), T.uint32(b), T.uint32(c), T.uint32(FULL))
+        self.tiles[32].append(dst)
+
+    def collective(self):
+        rng = self.rng
+        m = T.uint32(FULL)
+        how = rng.randrange(6)
+        self.features.add("collective")
+        if how == 0:
+            mode = rng.choice(["all", "any", "uni"])
+            self.apply(f"vote.sync.{mode}.pred", self.destination(gen.PREDICATE, fresh=True), self.predicate(), m)
+        elif how == 1:
+            dst = self.alloc(32)
+            self.apply("vote.sync.ballot.b32", dst, self.predicate(), m)
+            self.tiles[32].append(dst)
+        elif how == 2:
+            dst = self.alloc(32)
+            if rng.random() < 0.5:
+                self.apply("match.any.sync.b32", dst, self.source32(), m)
+            else:
+                self.apply("match.all.sync.b32", dst, self.destination(gen.PREDICATE, fresh=True),
+                           self.source32(), m)
+            self.tiles[32].append(dst)
+        elif how == 3:
+            op = rng.choice(REDUCTIONS)
+            ty = "b32" if op in ("and", "or", "xor") else rng.choice(["u32", "s32"])
+            dst = self.alloc(32)
+            self.apply(f"redux.sync.{op}.{ty}", dst, self.source32(), m)
+            self.tiles[32].append(dst)
+        elif how == 4:
+            dst = self.alloc(32)
+            self.apply("elect.sync", dst, self.destination(gen.PREDICATE, fresh=True), m)
+            self.tiles[32].append(dst)
+        else:
+            dst = self.alloc(32)
+            self.apply("activemask.b32", dst)
+            self.tiles[32].append(dst)
+
+    def atomics(self):
+        rng = self.rng
+        self.features.add("atomics")
+        counters = self.counters
+        self.apply("st.shared.b32", counters[self.t:self.t + 1], self.source32(), pred=self.t < COUNTERS)
+        self.barrier()
+        a, b = rng.randrange(1, 8), rng.randrange(COUNTERS)
+        k = (self.t * a + b) % COUNTERS
+        op = rng.choice(REDUCTIONS)
+        ty = "b32" if op in ("and", "or", "xor") else rng.choice(["u32", "s32"])
+        self.apply(f"red.shared.{op}.{ty}", counters[k:k + 1], self.source32())
+        if rng.random() < 0.5:
+            self.features.add("global_atomics")
+            g = self.t % COUNTERS
+            self.apply("red.global.add.u32", self.global_counters[g:g + 1], self.source32())
+        self.barrier()
+        tile = self.alloc(32)
+        r = self.t % COUNTERS
+        self.apply("ld.shared.b32", tile, counters[r:r + 1])
+        self.tiles[32].append(tile)
+        self.barrier()  # before the counters are initialized again
+
+
+def generate(rng: random.Random, name: str = "kernel", racy: bool = False) -> gen.KernelSpec:
+    block = rng.choice([32, 64, 128, 256])
+    grid = rng.choice([1, 1, 2])
+    threads = grid * block
+    steps = rng.randint(3, 8)
+    builder = BlockBuilder(rng, block, racy)
+    builder.threads = threads
+    names = [(f"in{w}", w) for w in gen.WIDTHS] + [(f"out{w}", w) for w in gen.WIDTHS]
+    plan: List[str] = [rng.choice(PHASES + ("register",)) for _ in range(steps)]
+    if racy and "exchange" not in plan:
+        plan[rng.randrange(steps)] = "exchange"
+
+    def body(*tensors):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=block))
+        builder.t = T.thread_id()
+        builder.linear = T.block_id() * block + builder.t if grid > 1 else builder.t
+        builder.row = builder.linear
+        tensors = dict(zip([n for n, _ in names] + ["counts"], tensors))
+        builder.inputs = {w: tensors[f"in{w}"] for w in gen.WIDTHS}
+        builder.outputs = {w: tensors[f"out{w}"] for w in gen.WIDTHS}
+        builder.global_counters = tensors["counts"]
+        builder.shared = T.alloc_shared((block, SHARED_COLUMNS), "uint32")
+        builder.counters = T.alloc_shared((COUNTERS, 1), "uint32")
+        for step in plan:
+            if step == "register":
+                builder.instruction()
+            else:
+                getattr(builder, step)()
+        builder.store_all()
+
+    parameters = ", ".join(f"{n}: T.Tensor(({threads}, {gen.SLOTS}, 1), 'uint{w}')" for n, w in names)
+    parameters += f", counts: T.Tensor(({COUNTERS}, 1), 'uint32')"
+    namespace = {"T": T, "body": body}
+    source = f"def {name}({parameters}):\n    body({', '.join(n for n, _ in names)}, counts)\n"
+    exec(compile(source, "<difftest block kernel>", "exec", dont_inherit=True), namespace)
+    fn = T.function(namespace[name])
+    spec = gen.KernelSpec(fn, grid, block, names + [("counts", 32)], ops=builder.ops,
+                          features=sorted(builder.features) + ["block"])
+    spec.instructions, spec.repeats = steps, 1
+    spec.racy = racy
+    return spec
