@@ -300,6 +300,7 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.warpCollective = record.warpCollective;
   form.blockBarrier = record.blockBarrier;
   form.observesWarp = record.observesWarp;
+  form.ordersMemory = record.ordersMemory;
   form.guardIgnored = record.guardIgnored;
   form.lowered = record.lowered && variant.lowered;
   for (const FloorRecord &floor : variant.floors) {

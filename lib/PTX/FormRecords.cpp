@@ -778,6 +778,82 @@ constexpr FloorRecord kActivemaskFloors[] = {{50, 62}};
 constexpr VariantRecord kActivemaskVariants[] = {
     {kShflTypes, {}, {}, kActivemaskFloors, kActivemaskSignature}};
 
+//===-- membar, fence ------------------------------------------------------===//
+
+// PTX ISA 9.0, 9.7.13.4: membar.level, membar.proxy.alias, fence{.sem}.scope
+// (sem sc, acq_rel, and from PTX 8.6 acquire and release; acq_rel
+// when none is written), fence.proxy.alias, fence.proxy.async{.space} and
+// fence.mbarrier_init.release.cluster. They have no operands. Measured
+// with ptxas 13.0: qualifiers in any order, none repeated (membar.gpu is
+// refused: membar's levels are cta, gl and sys); fence needs a scope.
+constexpr StringRef kMembarLevels[] = {"cta", "gl", "sys"};
+constexpr StringRef kMembarProxy[] = {"proxy"};
+constexpr StringRef kProxyAlias[] = {"alias"};
+constexpr StringRef kProxyAsync[] = {"async"};
+constexpr StringRef kProxyAsyncSpaces[] = {"global", "shared::cta", "shared::cluster"};
+constexpr StringRef kFenceSems[] = {"sc", "acq_rel", "acquire", "release"};
+constexpr StringRef kFenceScopes[] = {"cta", "cluster", "gpu", "sys"};
+constexpr StringRef kMbarrierInit[] = {"mbarrier_init"};
+constexpr StringRef kRelease[] = {"release"};
+constexpr StringRef kCluster[] = {"cluster"};
+constexpr SlotRecord kMembarSlots[] = {{"level", kMembarLevels, true}};
+constexpr SlotRecord kMembarProxySlots[] = {{"proxy", kMembarProxy, true},
+                                            {"proxy kind", kProxyAlias, true}};
+constexpr SlotRecord kFenceSlots[] = {{"semantics", kFenceSems},
+                                      {"scope", kFenceScopes, true}};
+constexpr SlotRecord kFenceProxyAliasSlots[] = {
+    {"proxy", kMembarProxy, true}, {"proxy kind", kProxyAlias, true}};
+constexpr SlotRecord kFenceProxyAsyncSlots[] = {
+    {"proxy", kMembarProxy, true},
+    {"proxy kind", kProxyAsync, true},
+    {"state space", kProxyAsyncSpaces}};
+constexpr SlotRecord kFenceMbarrierInitSlots[] = {
+    {"operation", kMbarrierInit, true},
+    {"semantics", kRelease, true},
+    {"scope", kCluster, true}};
+constexpr FloorRecord kMembarFloors[] = {{50, 20}};
+constexpr FloorRecord kProxyAliasFloors[] = {{70, 75}};
+// acquire and release from PTX 8.6; ptxas 13.0 takes them on every target
+// it knows (sm_75 on), where LLVM reads the ISA as sm_90: the table follows
+// ptxas.
+constexpr FloorRecord kFenceFloors[] = {{70, 60},
+                                        {90, 78, {}, "cluster"},
+                                        {70, 86, {}, "acquire"},
+                                        {70, 86, {}, "release"}};
+// proxy comes right after the name (membar.alias.proxy: "Unknown modifier
+// '.proxy'").
+constexpr RuleRecord kProxyAliasRules[] = {
+    {RuleRecord::Before, "proxy", "alias", 0,
+     "'proxy' must come right after the name in {ctx} (fence.proxy.alias)"}};
+constexpr RuleRecord kProxyAsyncRules[] = {
+    {RuleRecord::Before, "proxy", "async", 0,
+     "'proxy' must come right after the name in {ctx} (fence.proxy.async)"}};
+constexpr FloorRecord kSm90Ptx80[] = {{90, 80}};
+constexpr Signature kNoOperands[] = {{}};
+constexpr VariantRecord kMembarVariants[] = {
+    {.slots = kMembarProxySlots,
+     .rules = kProxyAliasRules,
+     .floors = kProxyAliasFloors,
+     .signatures = kNoOperands,
+     .whenToken = "proxy"},
+    {.slots = kMembarSlots, .floors = kMembarFloors, .signatures = kNoOperands}};
+constexpr VariantRecord kFenceVariants[] = {
+    {.slots = kFenceProxyAliasSlots,
+     .rules = kProxyAliasRules,
+     .floors = kProxyAliasFloors,
+     .signatures = kNoOperands,
+     .whenToken = "alias"},
+    {.slots = kFenceProxyAsyncSlots,
+     .rules = kProxyAsyncRules,
+     .floors = kSm90Ptx80,
+     .signatures = kNoOperands,
+     .whenToken = "async"},
+    {.slots = kFenceMbarrierInitSlots,
+     .floors = kSm90Ptx80,
+     .signatures = kNoOperands,
+     .whenToken = "mbarrier_init"},
+    {.slots = kFenceSlots, .floors = kFenceFloors, .signatures = kNoOperands}};
+
 //===-- mma ----------------------------------------------------------------===//
 
 // mma.sync.aligned.m16n8k16.row.col.dtype.atype.btype.ctype d, a, b, c.
@@ -1962,6 +2038,9 @@ const FamilyRecord kRecords[] = {
     {.name = "activemask",
      .variants = kActivemaskVariants,
      .observesWarp = true},
+    // Fences order memory: Form::ordersMemory.
+    {.name = "membar", .variants = kMembarVariants, .ordersMemory = true},
+    {.name = "fence", .variants = kFenceVariants, .ordersMemory = true},
     {.name = "mma",
      .variants = kMmaVariants,
      .warpCollective = true,

@@ -182,6 +182,8 @@ struct FamilyRecord {
   bool blockBarrier = false;
   /// See Form::observesWarp.
   bool observesWarp = false;
+  /// See Form::ordersMemory.
+  bool ordersMemory = false;
   bool lowered = true;
   /// See Form::guardIgnored.
   bool guardIgnored = false;

@@ -71,6 +71,9 @@ class Form:
     observes_warp: bool = False
     """Its result is the set of threads executing it together
     (activemask)."""
+    orders_memory: bool = False
+    """A fence (membar, fence): no operands, it orders the thread's memory
+    accesses."""
     lowered: bool = True
     """tile.apply takes it; cp.async and mma are parsed and enumerated
     before they are lowered."""

@@ -99,7 +99,7 @@ def kernel(index, form):
             operands.append((f"%m{i}", ty))
     names = ", ".join(name for name, _ in operands)
     types = ", ".join(ty for _, ty in operands)
-    body.append(f'tile.apply "{form.opcode}"({names}) : {types}')
+    body.append(f'tile.apply "{form.opcode}"({names})' + (f" : {types}" if types else ""))
     for arg, lines in after:
         args.append(arg)
         body += lines
@@ -150,9 +150,11 @@ def run(target, forms=None, workdir=None):
                 problems.append(f"{form.opcode}: expected {REPEATS} instructions in k{i}")
             continue
         asm = re.findall(r"// begin inline asm\n(.*?)// end inline asm", by_name.get(f"k{i}", ""), re.S)
-        pattern = re.compile(r"(^|\s)" + re.escape(form.opcode) + r"\s")
-        if sum(bool(pattern.search(block)) for block in asm) != REPEATS:
-            problems.append(f"{form.opcode}: expected {REPEATS} instructions in k{i}")
+        pattern = re.compile(r"(^|\s)" + re.escape(form.opcode) + r"[\s;]")
+        # A form without operands (a fence) has no tiles to repeat over.
+        expected = REPEATS if form.operands else 1
+        if sum(bool(pattern.search(block)) for block in asm) != expected:
+            problems.append(f"{form.opcode}: expected {expected} instructions in k{i}")
     return len(forms), problems
 
 

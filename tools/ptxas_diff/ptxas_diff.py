@@ -317,12 +317,36 @@ def warp_collective_spellings():
     yield "activemask.sync.b32"
 
 
+def fence_spellings():
+    """PTX ISA 9.0, 9.7.13.4: membar.level, fence{.sem}.scope and the proxy
+    fences, every combination of the qualifiers and near misses (orders,
+    repeats, membar's and fence's levels swapped, types)."""
+    levels = ("cta", "gl", "sys", "gpu", "cluster", "")
+    for level in levels:
+        for extra in ((), ("cta",), ("sc",), ("b32",), ("sync",)):
+            yield ".".join(("membar", level) + extra if level else ("membar",) + extra)
+    for proxy in ("alias", "async", "tensormap", ""):
+        for space in ("", "global", "shared::cta", "shared::cluster", "shared", "local"):
+            for quals in (("proxy", proxy, space), (proxy, "proxy", space), ("proxy", space, proxy)):
+                for name in ("membar", "fence"):
+                    yield ".".join(t for t in (name,) + quals if t)
+    for sem in ("", "sc", "acq_rel", "acquire", "release", "relaxed", "weak"):
+        for scope in ("", "cta", "cluster", "gpu", "sys", "gl"):
+            yield ".".join(t for t in ("fence", sem, scope) if t)
+            yield ".".join(t for t in ("fence", scope, sem) if t)
+            yield ".".join(t for t in ("fence", sem, sem, scope) if t)
+    for order in ("mbarrier_init.release.cluster", "release.mbarrier_init.cluster",
+                  "mbarrier_init.cluster.release", "mbarrier_init.release.cta", "mbarrier_init.cluster",
+                  "mbarrier_init.acquire.cluster", "mbarrier_init.release.gpu"):
+        yield f"fence.{order}"
+
+
 def spellings():
     seen = set()
     for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
-                warp_collective_spellings):
+                warp_collective_spellings, fence_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -370,6 +394,8 @@ def natural_operands(spelling):
         return [u32, (1, 1, False, False, True), u32]
     if family == "activemask":
         return [u32]
+    if family in ("membar", "fence"):
+        return []
     if family in ("atom", "red"):
         reg = (max(BITS.get(types[-1], 32), 16), 1, False)
         memory = (BITS.get(types[-1], 32), 1, True)

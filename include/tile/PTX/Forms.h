@@ -129,6 +129,10 @@ struct Form {
   /// (activemask). Like a warp collective it is lowered with side effects,
   /// so that LLVM never moves, merges or removes it.
   bool observesWarp = false;
+  /// A fence (membar, fence): it has no operands but orders the thread's
+  /// memory accesses, so it reads and writes all memory for MLIR and is
+  /// side-effecting asm that clobbers memory for LLVM.
+  bool ordersMemory = false;
   /// ptxas (CUDA 13.0) ignores a guard on this instruction (testp: measured
   /// on an H200, at -O3 and -O0): where the guard is false the destination
   /// gets the result anyway. A guarded instruction that keeps its

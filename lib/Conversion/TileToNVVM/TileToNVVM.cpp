@@ -207,8 +207,8 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   std::string operandText;
   for (auto [i, piece] : llvm::enumerate(pieces))
     operandText += (i == 0 ? "" : afterBar[i] ? "|" : ", ") + piece;
-  std::string text = (moveUnderGuard ? "" : number.guard) + form.opcode + " " +
-                     operandText + ";";
+  std::string text = (moveUnderGuard ? "" : number.guard) + form.opcode +
+                     (operandText.empty() ? "" : " ") + operandText + ";";
   if (!scopedDecls.empty())
     text = "{ " + scopedDecls + before + text + after + " }";
   if (form.accessesMemory())
@@ -221,6 +221,10 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   std::string constraints;
   for (const std::string &c : llvm::concat<std::string>(outputs, inputs))
     constraints += (constraints.empty() ? "" : ",") + c;
+  // A fence orders memory accesses LLVM sees too (a kernel's own loads of
+  // its parameters, for one): it clobbers memory.
+  if (form.ordersMemory)
+    constraints += constraints.empty() ? "~{memory}" : ",~{memory}";
   return {text, constraints};
 }
 
@@ -367,7 +371,7 @@ public:
     auto inlineAsm = LLVM::InlineAsmOp::create(
         builder, loc, resultType, asmOperands, text, constraints,
         /*has_side_effects=*/form->accessesMemory() || form->warpCollective ||
-                form->observesWarp
+                form->observesWarp || form->ordersMemory
             ? sideEffects
             : UnitAttr(),
         /*is_align_stack=*/UnitAttr(), noTailCall, LLVM::AsmDialectAttr(),

@@ -841,6 +841,11 @@ class Interpreter:
         if form.block_barrier:
             self.barrier(form, [int(v[0][0]) for v in values], self.active.copy())
             return
+        if form.orders_memory:
+            # A fence orders its thread's accesses, which lockstep keeps in
+            # program order anyway; it orders no other thread's (a barrier
+            # does), so it changes no race the interpreter reports.
+            return
         if form.family in ("shfl", "vote", "match", "redux", "elect", "activemask"):
             run = self.shuffle if form.family == "shfl" else self.collective
             repeats = next((v.shape[len(group):-1] for v in values if isinstance(v, View)), [])

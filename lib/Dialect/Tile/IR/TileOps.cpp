@@ -912,10 +912,14 @@ void InstrOp::getEffects(
         &effects) {
   std::string error;
   const ptx::Form *form = lookupForm(error);
-  if (form && form->blockBarrier) {
-    // A barrier orders the memory accesses of the threads it joins: it reads
-    // and writes every resource, so nothing is removed, hoisted or sunk
-    // across it (and it is never dead).
+  if (form && (form->blockBarrier || form->ordersMemory ||
+               form->warpCollective || form->observesWarp)) {
+    // A barrier orders the memory accesses of the threads it joins, and a
+    // fence those of its thread: each reads and writes every resource, so
+    // nothing is removed, hoisted or sunk across it (and it is never
+    // dead). A warp collective's result depends on which threads execute
+    // it with it: the same effects keep MLIR from merging two of them or
+    // moving one out of the control flow that decides those threads.
     effects.emplace_back(MemoryEffects::Read::get());
     effects.emplace_back(MemoryEffects::Write::get());
     return;

@@ -42,7 +42,7 @@ def Tile_ApplyOp : Tile_Op<"apply", [AttrSizedOperandSegments]> {
                        UnitAttr:$preserve_dst);
   let assemblyFormat = [{
     $opcode `(` $args `)` (`if` custom<Predicate>($pred, type($pred))^)?
-    attr-dict `:` type($args)
+    attr-dict (`:` type($args)^)?
   }];
   let extraClassDeclaration = [{
     /// The rules of a predicate tile: an i1 register tile of the repeat
