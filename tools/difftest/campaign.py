@@ -17,7 +17,8 @@ block draws gen_block.py's (shared memory, barriers, warp collectives,
 atomics), of which every tenth is deliberately racy: the interpreter must
 report its race (a finding if it does not, and a race in any other kernel
 is one too); racy kernels are kept apart in the bundle ("racy"), for
-compute-sanitizer's racecheck, not compared.
+compute-sanitizer's racecheck, not compared: `racecheck` (on the GPU) runs
+them, and as many race-free kernels, under it.
 
     python tools/difftest/campaign.py build --kernels 2000 --seed 1 build/difftest/bundle.json
     PYTHONPATH=python python tools/difftest/campaign.py run build/difftest/bundle.json report.json
@@ -366,6 +367,61 @@ def run(args):
     return 1 if report["mismatched_kernels"] else 0
 
 
+def launch_one(path):
+    """Launches the kernel of one entry file (racecheck's child process)."""
+    from tile_mlir import runtime
+    with open(path) as f:
+        entry = json.load(f)
+    params = [runtime.Param(p["name"], tuple(p["shape"]), p["dtype"], p["written"]) for p in entry["params"]]
+    kernel = runtime.Kernel(entry["name"], entry["ptx"], None, "sm_90", params, tuple(entry["grid"]),
+                            tuple(entry["block"]))
+    arrays = kernel_inputs(entry["seed"], entry["params"], entry["aliases"])
+    kernel(*[arrays[p.name] for p in params])
+
+
+def _sanitize(job):
+    """compute-sanitizer's racecheck over one entry: hazards it reports."""
+    import subprocess
+    import tempfile
+    entry, racy = job
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(entry, f)
+    run = subprocess.run(["compute-sanitizer", "--tool", "racecheck", "--racecheck-report", "all",
+                          sys.executable, os.path.abspath(__file__), "launch-one", f.name],
+                         capture_output=True, text=True)
+    os.unlink(f.name)
+    text = run.stdout + run.stderr
+    summary = re.search(r"RACECHECK SUMMARY: (\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)", text)
+    hazards = int(summary.group(1)) if summary else None
+    return {"seed": entry["seed"], "racy": racy, "interpreter_races": entry.get("hazards", [])[:2],
+            "racecheck_hazards": hazards, "racecheck_summary": summary.group(0) if summary else text[-1200:],
+            "agree": summary is not None and bool(hazards) == racy}
+
+
+def racecheck(args):
+    """The bundle's racy kernels, and as many race-free ones, under
+    compute-sanitizer's racecheck (it sees shared memory only, which is
+    where the racy class races): its verdicts against the interpreter's."""
+    with gzip.open(args.bundle, "rt") as f:
+        bundle = json.load(f)
+    jobs = [(entry, True) for entry in bundle["racy"][:args.count]]
+    for chunk in bundle["chunks"]:
+        for entry in chunk["kernels"]:
+            if len(jobs) >= 2 * min(args.count, len(bundle["racy"])):
+                break
+            if "exchange" in entry["features"]:
+                jobs.append(({**entry, "ptx": chunk["ptx"]}, False))
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        results = pool.map(_sanitize, jobs, chunksize=1)
+    report = {"kernels": len(results), "racy": sum(r["racy"] for r in results),
+              "agree": sum(r["agree"] for r in results), "results": results}
+    with open(args.report, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"{report['kernels']} kernels ({report['racy']} racy): racecheck agrees with the interpreter on "
+          f"{report['agree']}")
+    return 0 if report["agree"] == report["kernels"] else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -384,9 +440,20 @@ def main(argv=None):
     r.add_argument("--jobs", type=int, default=min(12, os.cpu_count() or 1))
     r.add_argument("--ptxas-opt", type=int, choices=range(4), default=None,
                    help="assemble with ptxas at this -O level instead of the driver's JIT")
+    s = sub.add_parser("racecheck")
+    s.add_argument("bundle")
+    s.add_argument("report")
+    s.add_argument("--count", type=int, default=50, help="racy kernels, and as many race-free ones")
+    s.add_argument("--jobs", type=int, default=8)
+    one = sub.add_parser("launch-one")
+    one.add_argument("entry")
     args = parser.parse_args(argv)
     if args.command == "run":
         return run(args)
+    if args.command == "racecheck":
+        return racecheck(args)
+    if args.command == "launch-one":
+        return launch_one(args.entry)
     if args.command == "check":
         args.bundle = None
     return build(args)
