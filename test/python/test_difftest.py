@@ -2,6 +2,7 @@
 computed for the tools/gpu kernels (the spec's examples among them, bit-exact
 on the H200), and a seeded generate-compile-assemble-interpret run."""
 
+import json
 import os
 import sys
 
@@ -177,3 +178,31 @@ def test_a_reduction_bundle_names_every_variant_apart(tmp_path):
     names = [k["name"] for k in chunk["kernels"]]
     assert len(names) == len(set(names)) == len(variants)
     assert all(f".entry {name}(" in chunk["ptx"] for name in names)
+
+
+def test_the_watchdog_names_a_kernel_that_never_returns_and_runs_the_rest(monkeypatch, tmp_path):
+    # The child process stands in for the GPU: the kernel of seed 12 hangs
+    # (the launch of campaign 11's seed 11002804 on the H200 never returned).
+    import subprocess
+    calls = []
+
+    def child(command, timeout, check, capture_output, text):
+        progress = command[command.index("--progress") + 1]
+        skip = command[command.index("--skip") + 1]
+        out = command[5]
+        calls.append(skip)
+        for seed in (11, 12, 13):
+            if str(seed) in skip.split(","):
+                continue
+            with open(progress, "w") as f:
+                f.write(str(seed))
+            if seed == 12:
+                raise subprocess.TimeoutExpired(command, timeout)
+        with open(out, "w") as f:
+            json.dump({"kernels": 2}, f)
+
+    monkeypatch.setattr(subprocess, "run", child)
+    result, hung = campaign.guarded_chunk(("bundle.json.gz", 0, None, 5, {12: ["exchange"]}))
+    assert result == {"kernels": 2}
+    assert hung == [{"seed": 12, "features": ["exchange"], "how": "never returned"}]
+    assert calls == ["", "12"]

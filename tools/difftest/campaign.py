@@ -280,10 +280,13 @@ def nan_payload_only(got, want, bits):
     return False
 
 
-def run_chunk(job):
+def run_chunk(job, skip=(), progress=None):
     """Launches the kernels of one chunk in this process and compares. With
     an optimization level, the chunk's PTX is assembled by the local ptxas
-    at that level instead of by the driver's JIT (which optimizes fully)."""
+    at that level instead of by the driver's JIT (which optimizes fully).
+    Kernels whose seeds are in `skip` are not launched; before each launch
+    its seed is written to the file `progress`, so that a watchdog can name
+    a kernel that never returns."""
     from tile_mlir import runtime
     chunk, opt = job
     result = {"kernels": 0, "compared_bytes": 0, "mismatched_kernels": [], "nan_payload_kernels": 0,
@@ -302,11 +305,16 @@ def run_chunk(job):
                 image = f.read()
     module = drv.load_module(image)
     for entry in chunk["kernels"]:
+        if entry["seed"] in skip:
+            continue
         params = [runtime.Param(p["name"], tuple(p["shape"]), p["dtype"], p["written"]) for p in entry["params"]]
         kernel = runtime.Kernel(entry["name"], "", None, "sm_90", params, tuple(entry["grid"]),
                                 tuple(entry["block"]))
         kernel._module = module
         arrays = kernel_inputs(entry["seed"], entry["params"], entry["aliases"])
+        if progress:
+            with open(progress, "w") as f:
+                f.write(str(entry["seed"]))
         kernel(*[arrays[p.name] for p in params])
         bad, payload = [], False
         for p in params:
@@ -341,16 +349,62 @@ def run_chunk(job):
     return result
 
 
+def run_chunk_command(args):
+    """`run-chunk`: one chunk of a bundle, in a process of its own (the
+    watchdog's child): its result as JSON."""
+    with gzip.open(args.bundle, "rt") as f:
+        chunk = json.load(f)["chunks"][args.chunk]
+    skip = {int(s) for s in args.skip.split(",") if s}
+    result = run_chunk((chunk, args.ptxas_opt), skip, args.progress)
+    with open(args.out, "w") as f:
+        json.dump(result, f)
+    return 0
+
+
+def guarded_chunk(job):
+    """Runs one chunk in a child process under a watchdog: a kernel that
+    does not return within the chunk's time limit, or whose launch fails
+    (a CUDA error), is named (the progress file), skipped, and the chunk
+    run again without it. Returns the result and those kernels."""
+    import subprocess
+    import tempfile
+    bundle, index, opt, limit, kernels = job
+    skip, hung = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        progress, out = os.path.join(tmp, "progress"), os.path.join(tmp, "result.json")
+        while True:
+            command = [sys.executable, os.path.abspath(__file__), "run-chunk", bundle, str(index), out,
+                       "--progress", progress, "--skip", ",".join(map(str, skip))]
+            if opt is not None:
+                command += ["--ptxas-opt", str(opt)]
+            try:
+                subprocess.run(command, timeout=limit, check=True, capture_output=True, text=True)
+            except (subprocess.TimeoutExpired, subprocess.CalledProcessError) as failure:
+                with open(progress) as f:
+                    seed = int(f.read())
+                skip.append(seed)
+                how = "never returned" if isinstance(failure, subprocess.TimeoutExpired) else \
+                    f"failed: {(failure.stderr or '')[-300:]}"
+                hung.append({"seed": seed, "features": kernels.get(seed, []), "how": how})
+                continue
+            with open(out) as f:
+                return json.load(f), hung
+
+
 def run(args):
     with gzip.open(args.bundle, "rt") as f:
         bundle = json.load(f)
     start = time.time()
-    # Each worker has its own CUDA context; the driver JIT-compiles the PTX
-    # of its chunks in parallel.
-    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        results = pool.map(run_chunk, [(c, args.ptxas_opt) for c in bundle["chunks"]], chunksize=1)
+    # Each chunk runs in a process of its own (its own CUDA context; the
+    # driver JIT-compiles the chunks in parallel), under a watchdog.
+    from multiprocessing.pool import ThreadPool
+    jobs = [(args.bundle, i, args.ptxas_opt, args.chunk_seconds,
+             {e["seed"]: e["features"] for e in chunk["kernels"]}) for i, chunk in enumerate(bundle["chunks"])]
+    with ThreadPool(args.jobs) as pool:
+        guarded = pool.map(guarded_chunk, jobs, chunksize=1)
+    results = [result for result, _ in guarded]
     report = {"kernels": 0, "compared_bytes": 0, "mismatched_kernels": [], "nan_payload_kernels": 0,
-              "features": {}}
+              "features": {}, "hung_kernels": [h for _, hung in guarded for h in hung]}
     for result in results:
         for key in ("kernels", "compared_bytes", "nan_payload_kernels"):
             report[key] += result[key]
@@ -363,8 +417,9 @@ def run(args):
         json.dump(report, f, indent=1)
     print(f"{report['kernels']} kernels, {report['compared_bytes']} bytes compared, "
           f"{len(report['mismatched_kernels'])} kernels with mismatches, "
-          f"{report['nan_payload_kernels']} with NaN payload differences only, {report['seconds']} s")
-    return 1 if report["mismatched_kernels"] else 0
+          f"{report['nan_payload_kernels']} with NaN payload differences only, "
+          f"{len(report['hung_kernels'])} that never returned, {report['seconds']} s")
+    return 1 if report["mismatched_kernels"] or report["hung_kernels"] else 0
 
 
 def launch_one(path):
@@ -440,6 +495,15 @@ def main(argv=None):
     r.add_argument("--jobs", type=int, default=min(12, os.cpu_count() or 1))
     r.add_argument("--ptxas-opt", type=int, choices=range(4), default=None,
                    help="assemble with ptxas at this -O level instead of the driver's JIT")
+    r.add_argument("--chunk-seconds", type=float, default=60,
+                   help="the watchdog's limit for one chunk: a kernel still running then never returns")
+    rc = sub.add_parser("run-chunk")
+    rc.add_argument("bundle")
+    rc.add_argument("chunk", type=int)
+    rc.add_argument("out")
+    rc.add_argument("--progress")
+    rc.add_argument("--skip", default="")
+    rc.add_argument("--ptxas-opt", type=int, choices=range(4), default=None)
     s = sub.add_parser("racecheck")
     s.add_argument("bundle")
     s.add_argument("report")
@@ -454,6 +518,8 @@ def main(argv=None):
         return racecheck(args)
     if args.command == "launch-one":
         return launch_one(args.entry)
+    if args.command == "run-chunk":
+        return run_chunk_command(args)
     if args.command == "check":
         args.bundle = None
     return build(args)
