@@ -372,8 +372,7 @@ constexpr VariantRecord kCpAsyncVariants[] = {
 // in any order but that .cta comes right after the name, red before the
 // reduction and the type, and aligned after arrive and red
 // (barrier.aligned.sync is taken, barrier.aligned.arrive is not); sync,
-// arrive and red repeated as one, cta and aligned not. The reductions are
-// parsed and enumerated, not lowered yet.
+// arrive and red repeated as one, cta and aligned not.
 constexpr StringRef kBarrierSyncOp[] = {"sync"};
 constexpr StringRef kBarrierArriveOp[] = {"arrive"};
 constexpr StringRef kBarrierRedOp[] = {"red"};
@@ -498,16 +497,14 @@ constexpr VariantRecord kBarVariants[] = {
      .floors = kBarFloors,
      .signatures = kBarrierRedSignatures,
      .whenToken = "red",
-     .whenMessage = kBarrierRedMessage,
-     .lowered = false},
+     .whenMessage = kBarrierRedMessage},
     {.types = kPredTuple,
      .slots = kBarLogicSlots,
      .rules = kBarRedRules,
      .floors = kBarFloors,
      .signatures = kBarrierRedSignatures,
      .whenToken = "red",
-     .whenMessage = kBarrierRedMessage,
-     .lowered = false}};
+     .whenMessage = kBarrierRedMessage}};
 constexpr VariantRecord kBarrierVariants[] = {
     {.slots = kBarrierSyncSlots,
      .rules = kBarrierSyncRules,
@@ -525,16 +522,14 @@ constexpr VariantRecord kBarrierVariants[] = {
      .floors = kBarrierFloors,
      .signatures = kBarrierRedSignatures,
      .whenToken = "red",
-     .whenMessage = kBarrierRedMessage,
-     .lowered = false},
+     .whenMessage = kBarrierRedMessage},
     {.types = kPredTuple,
      .slots = kBarrierLogicSlots,
      .rules = kBarrierRedRules,
      .floors = kBarrierFloors,
      .signatures = kBarrierRedSignatures,
      .whenToken = "red",
-     .whenMessage = kBarrierRedMessage,
-     .lowered = false}};
+     .whenMessage = kBarrierRedMessage}};
 
 //===-- atom, red ----------------------------------------------------------===//
 

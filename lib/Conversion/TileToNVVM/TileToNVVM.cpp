@@ -404,22 +404,49 @@ public:
     bool aligned =
         tokens.front() == "bar" || llvm::is_contained(tokens, "aligned");
     bool arrive = llvm::is_contained(tokens, "arrive");
-    bool counted = op.getInputs().size() == 2;
-    std::string name = std::string("llvm.nvvm.barrier.cta.") +
-                       (arrive ? "arrive" : "sync") +
-                       (aligned ? ".aligned" : "") +
-                       (counted ? ".count" : ".all");
+    // bar.red.popc.u32 d, a{, b}, c: the reduction of predicate c over the
+    // block, through the intrinsic of its operation.
+    StringRef reduction;
+    for (StringRef token : tokens)
+      if (token == "popc" || token == "and" || token == "or")
+        reduction = token;
+    unsigned immediates = llvm::count_if(form.operands, [](const auto &o) {
+      return o.role == ptx::Role::Imm;
+    });
+    std::string name =
+        std::string("llvm.nvvm.barrier.cta.") +
+        (!reduction.empty() ? "red." + reduction.str()
+                            : (arrive ? "arrive" : "sync")) +
+        (aligned ? ".aligned" : "") + (immediates == 2 ? ".count" : ".all");
     OpBuilder builder(op);
+    Location loc = op.getLoc();
     SmallVector<Value> args;
     for (Value value : op.getInputs()) {
+      if (value.getType().isInteger(1)) {
+        args.push_back(value);
+        continue;
+      }
       APInt constant;
       (void)matchPattern(value, m_ConstantInt(&constant));
-      args.push_back(LLVM::ConstantOp::create(builder, op.getLoc(),
-                                              builder.getI32Type(),
-                                              constant.getZExtValue()));
+      args.push_back(LLVM::ConstantOp::create(
+          builder, loc, builder.getI32Type(), constant.getZExtValue()));
     }
-    LLVM::CallIntrinsicOp::create(builder, op.getLoc(),
-                                  builder.getStringAttr(name), args);
+    if (reduction.empty()) {
+      LLVM::CallIntrinsicOp::create(builder, loc, builder.getStringAttr(name),
+                                    args);
+      op.erase();
+      return success();
+    }
+    Value result = op.getResult(0);
+    Type returned = reduction == "popc" ? builder.getI32Type()
+                                        : builder.getI1Type();
+    auto call = LLVM::CallIntrinsicOp::create(
+        builder, loc, returned, builder.getStringAttr(name), args);
+    Type carrier = converter.convertType(result.getType());
+    Value value = fromRegister(builder, loc, call.getResult(0), carrier);
+    if (carrier != result.getType())
+      value = castTo(builder, loc, value, result.getType());
+    result.replaceAllUsesWith(value);
     op.erase();
     return success();
   }

@@ -510,6 +510,28 @@ class Interpreter:
                                                      int(arrived[block]), self.per_block))
         self.epoch[arrived > 0] += 1
 
+    def barrier_reduction(self, form, values, executing):
+        """bar.red (PTX ISA 9.7.13.1): d of every thread of a block is the
+        reduction over the block's threads of predicate c: popc counts the
+        threads where it is true, and and or combine it. A thread whose c
+        is undefined leaves every result of its block undefined."""
+        named = {o.name: v for o, v in zip(form.operands, values)}
+        c = named["c"]
+        if isinstance(c, View):
+            bits, known, _ = self.read(c, [0])
+        else:
+            bits, known = c[0].astype(np.uint64), np.ones(self.threads, bool)
+        truth = (bits != 0) & executing
+        blocks = self.threads // self.per_block
+        count = np.bincount(self.block_linear, weights=truth, minlength=blocks).astype(np.int64)
+        arrived = np.bincount(self.block_linear, weights=executing, minlength=blocks).astype(np.int64)
+        block_known = np.bincount(self.block_linear, weights=~known & executing, minlength=blocks) == 0
+        op = next(t for t in form.opcode.split(".") if t in ("popc", "and", "or"))
+        per_block = {"popc": count, "and": (count == arrived).astype(np.int64),
+                     "or": (count > 0).astype(np.int64)}[op]
+        result = per_block[self.block_linear].astype(np.uint64)
+        self.write(named["d"], [0], result, block_known[self.block_linear], executing, None)
+
     # -- memory ----------------------------------------------------------
     def read(self, view, coord, where=None):
         """(bits, defined, nan) of one element for every thread; `where`
@@ -839,7 +861,10 @@ class Interpreter:
         values = [self.values[a] for a in args]
         form = select_form(ptx.overloads(opcode), values)
         if form.block_barrier:
-            self.barrier(form, [int(v[0][0]) for v in values], self.active.copy())
+            immediates = [int(v[0][0]) for o, v in zip(form.operands, values) if o.role == "imm"]
+            self.barrier(form, immediates, self.active.copy())
+            if "red" in form.opcode.split("."):
+                self.barrier_reduction(form, values, self.active.copy())
             return
         if form.orders_memory:
             # A fence orders its thread's accesses, which lockstep keeps in
@@ -1017,7 +1042,10 @@ def select_form(forms, values):
             continue
         fits = True
         for operand, value in zip(form.operands, values):
-            if isinstance(value, View):
+            if operand.role == "imm":
+                # The front end passes immediates as i64 constants.
+                fits &= isinstance(value, tuple)
+            elif isinstance(value, View):
                 fits &= value.shape[-1] == operand.count and value.bits == operand.bits
             elif isinstance(value, tuple):
                 fits &= operand.count == 1 and value[1] == operand.bits
