@@ -133,15 +133,21 @@ def run(target, forms=None, workdir=None):
     by_name = {re.match(r"(k\d+)", b).group(1): b for b in bodies}
     for i, form in enumerate(forms):
         if form.block_barrier:
-            # One barrier (no tiles, no repeats), printed by NVPTX from its
-            # convergent intrinsic under the ISA's name (docs/families/bar.md).
+            # Printed by NVPTX from its convergent intrinsic under the ISA's
+            # name (docs/families/bar.md).
             tokens = form.opcode.split(".")
             aligned = tokens[0] == "bar" or "aligned" in tokens
-            printed = ("bar." if aligned else "barrier.") + ("arrive" if "arrive" in tokens else "sync")
-            found = re.findall(r"^\s*" + re.escape(printed) + r"\s+\d+(, \d+)?;$",
-                               by_name.get(f"k{i}", ""), re.M)
-            if len(found) != 1:
-                problems.append(f"{form.opcode}: expected one {printed} in k{i}")
+            reduction = next((t for t in tokens if t in ("popc", "and", "or")), None)
+            operation = f"red.{reduction}.{tokens[-1]}" if reduction else \
+                "arrive" if "arrive" in tokens else "sync"
+            printed = ("bar." if aligned else "barrier.") + operation
+            result = r"%\w+, " if reduction else ""
+            found = re.findall(r"^\s*" + re.escape(printed) + r"\s+" + result + r"\d+(, \d+)?" +
+                               (r", %\w+" if reduction else "") + ";$", by_name.get(f"k{i}", ""), re.M)
+            # A reduction has register tiles, so one barrier per repeat.
+            expected = REPEATS if reduction else 1
+            if len(found) != expected:
+                problems.append(f"{form.opcode}: expected {expected} {printed} in k{i}")
             continue
         if form.family == "shfl":
             # Through NVVM's convergent intrinsic, printed as written.
