@@ -538,9 +538,10 @@ constexpr VariantRecord kBarrierVariants[] = {
 // measured with ptxas 13.0 (its messages list them): and/or/xor and exch on
 // b32/b64, cas on b32/b64 (atom only; red takes neither exch nor cas), add
 // on u32/s32/u64/f32/f64, inc/dec on u32, min/max on u32/s32/u64/s64, cas
-// also on b16 (sm_70). The memory operand is a source: every repeat may
-// update one location. Not taken yet: the f16/bf16 forms (.noftz), the
-// sm_90 vectors, b128 cas and exch, and L2::cache_hint (a policy operand).
+// also on b16 (sm_70), and add on f16, f16x2 (sm_70), bf16 and bf16x2
+// (sm_90) with the required .noftz. The memory operand is a source: every
+// repeat may update one location. Not taken yet: the sm_90 vectors, b128
+// cas and exch, and L2::cache_hint (a policy operand).
 constexpr StringRef kAtomSems[] = {"relaxed", "acquire", "release", "acq_rel"};
 constexpr StringRef kRedSems[] = {"relaxed", "release"};
 constexpr StringRef kAtomScopes[] = {"cta", "cluster", "gpu", "sys"};
@@ -561,6 +562,9 @@ constexpr StringRef kAtomS32U64[] = {"s32", "u64"};
 constexpr StringRef kAtomS64[] = {"s64"};
 constexpr StringRef kAtomF32[] = {"f32"};
 constexpr StringRef kAtomF64[] = {"f64"};
+constexpr StringRef kAtomHalves[] = {"f16", "f16x2", "bf16", "bf16x2"};
+constexpr StringRef kAtomBf16s[] = {"bf16", "bf16x2"};
+constexpr StringRef kAtomNoftz[] = {"noftz"};
 constexpr Tokens kAtomBitsTuple[] = {kAtomBits};
 constexpr Tokens kAtomCasTuple[] = {kAtomCasBits};
 constexpr Tokens kAtomU32Tuple[] = {kAtomU32};
@@ -568,6 +572,7 @@ constexpr Tokens kAtomS32U64Tuple[] = {kAtomS32U64};
 constexpr Tokens kAtomS64Tuple[] = {kAtomS64};
 constexpr Tokens kAtomF32Tuple[] = {kAtomF32};
 constexpr Tokens kAtomF64Tuple[] = {kAtomF64};
+constexpr Tokens kAtomHalfTuple[] = {kAtomHalves};
 // red orders .relaxed or .release only ("Illegal modifier '.acquire'").
 #define ATOM_SLOTS(sems, ops)                                                  \
   {{"memory ordering", sems},                                                  \
@@ -588,6 +593,16 @@ constexpr SlotRecord kRedAddMinMaxSlots[] =
 constexpr SlotRecord kRedMinMaxSlots[] = ATOM_SLOTS(kRedSems, kAtomMinMax);
 constexpr SlotRecord kRedAddSlots[] = ATOM_SLOTS(kRedSems, kAtomAdd);
 #undef ATOM_SLOTS
+// add.noftz on halves: .noftz is required ("'.noftz' modifier required").
+#define HALF_SLOTS(sems)                                                       \
+  {{"memory ordering", sems},                                                  \
+   {"scope", kAtomScopes},                                                     \
+   {"state space", kAtomSpaces},                                               \
+   {"operation", kAtomAdd, true},                                              \
+   {"noftz", kAtomNoftz, true}}
+constexpr SlotRecord kAtomHalfSlots[] = HALF_SLOTS(kAtomSems);
+constexpr SlotRecord kRedHalfSlots[] = HALF_SLOTS(kRedSems);
+#undef HALF_SLOTS
 constexpr OperandRecord kAtom[] = {
     {"d", Role::Dst},
     {.name = "a", .role = Role::Src, .spaceFrom = "state space"},
@@ -612,6 +627,12 @@ constexpr FloorRecord kAtomFloors[] = {
     {60, 50, {}, "sys"},     {90, 78, {}, "cluster"},
     {50, 78, {}, "shared::cta"}, {90, 78, {}, "shared::cluster"},
     {60, 50, kAtomF64}, {70, 63, kAtomB16}};
+constexpr FloorRecord kAtomHalfFloors[] = {
+    {70, 63},          {70, 60, {}, "relaxed"}, {70, 60, {}, "acquire"},
+    {70, 60, {}, "release"}, {70, 60, {}, "acq_rel"},
+    {60, 50, {}, "sys"},     {90, 78, {}, "cluster"},
+    {50, 78, {}, "shared::cta"}, {90, 78, {}, "shared::cluster"},
+    {90, 78, kAtomBf16s}};
 constexpr VariantRecord kAtomVariants[] = {
     {.types = kAtomCasTuple,
      .slots = kAtomCasSlots,
@@ -624,14 +645,16 @@ constexpr VariantRecord kAtomVariants[] = {
     {kAtomS32U64Tuple, kAtomAddMinMaxSlots, {}, kAtomFloors, kAtomSignature},
     {kAtomS64Tuple, kAtomMinMaxSlots, {}, kAtomFloors, kAtomSignature},
     {kAtomF32Tuple, kAtomAddSlots, {}, kAtomFloors, kAtomSignature},
-    {kAtomF64Tuple, kAtomAddSlots, {}, kAtomFloors, kAtomSignature}};
+    {kAtomF64Tuple, kAtomAddSlots, {}, kAtomFloors, kAtomSignature},
+    {kAtomHalfTuple, kAtomHalfSlots, {}, kAtomHalfFloors, kAtomSignature}};
 constexpr VariantRecord kRedVariants[] = {
     {kAtomBitsTuple, kRedBitSlots, {}, kAtomFloors, kRedSignature},
     {kAtomU32Tuple, kRedU32Slots, {}, kAtomFloors, kRedSignature},
     {kAtomS32U64Tuple, kRedAddMinMaxSlots, {}, kAtomFloors, kRedSignature},
     {kAtomS64Tuple, kRedMinMaxSlots, {}, kAtomFloors, kRedSignature},
     {kAtomF32Tuple, kRedAddSlots, {}, kAtomFloors, kRedSignature},
-    {kAtomF64Tuple, kRedAddSlots, {}, kAtomFloors, kRedSignature}};
+    {kAtomF64Tuple, kRedAddSlots, {}, kAtomFloors, kRedSignature},
+    {kAtomHalfTuple, kRedHalfSlots, {}, kAtomHalfFloors, kRedSignature}};
 
 //===-- shfl ---------------------------------------------------------------===//
 

@@ -273,6 +273,13 @@ def atomic_spellings():
             for scope in ("", "cta", "cluster", "gpu", "sys"):
                 for space in ("", "global", "shared", "shared::cta", "shared::cluster", "local"):
                     yield ".".join(t for t in (name, sem, scope, space, "add", "u32") if t)
+        for ty in ("f16", "bf16", "f16x2", "bf16x2"):
+            for quals in ("global.add.noftz", "global.noftz.add", "noftz.global.add", "global.add",
+                          "add.noftz", "shared.add.noftz", "relaxed.gpu.global.add.noftz",
+                          "global.min.noftz", "global.max.noftz", "global.add.noftz.noftz",
+                          "global.add.noftz.ftz", "global.exch.noftz", "cluster.global.add.noftz"):
+                yield f"{name}.{quals}.{ty}"
+            yield f"{name}.global.add.{ty}.noftz"
         for order in ("add.global.u32", "global.u32.add", "gpu.relaxed.global.add.u32",
                       "global.relaxed.gpu.add.u32", "relaxed.global.gpu.add.u32",
                       "global.global.add.u32", "add.add.u32", "relaxed.relaxed.add.u32"):

@@ -158,6 +158,13 @@ def _atomic_result(op, kind, bits, old, b, c):
         return 0 if old >= b else old + 1
     if op == "dec":
         return b if old == 0 or old > b else old - 1
+    if kind in ("f16", "bf16", "f16x2", "bf16x2"):
+        # add.noftz: round to nearest, subnormals kept, lane by lane.
+        def add(lane, x, y):
+            return R.float_arith("add", lane, {"rn"}, x, y).astype(np.uint64)
+        a, v = np.array([old], np.uint64), np.array([b], np.uint64)
+        total = R.lanewise(add, kind, a, v) if kind.endswith("x2") else add(kind, a, v)
+        return int(np.asarray(total)[0])
     if kind.startswith("f"):
         dtype = np.float32 if bits == 32 else np.float64
         unsigned = np.uint32 if bits == 32 else np.uint64
@@ -299,8 +306,8 @@ class Interpreter:
         tokens = form.opcode.split(".")
         op = next(t for t in tokens if t in ("and", "or", "xor", "exch", "cas", "add", "inc", "dec",
                                                "min", "max"))
-        kind = tokens[-1]
-        bits = int(kind[1:])
+        value_operand = next(o for o in form.operands if o.name == "b")
+        kind, bits = value_operand.type, value_operand.bits
         memory_index = next(i for i, o in enumerate(form.operands) if o.space != "reg")
         view = values[memory_index]
         registers = [(i, o) for i, o in enumerate(form.operands) if o.space == "reg" and o.role == "src"]
