@@ -352,7 +352,9 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
   const VariantRecord *variant =
       selectVariant(record, types, qualifiers, selector);
   if (!variant) {
-    error = selector         ? selector->whenMessage.str()
+    // {ctx} of a variant's message is the family's name (bar.red takes
+    // ..., atom vectors take ...).
+    error = selector         ? fill(selector->whenMessage, record.name, {}, {}, {})
             : record.typeError ? record.typeError(types)
                                : typeError(record, spelling, types);
     return std::nullopt;

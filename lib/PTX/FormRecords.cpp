@@ -616,6 +616,55 @@ constexpr OperandRecord kRed[] = {
     {.name = "a", .role = Role::Src, .spaceFrom = "state space"},
     {"b", Role::Src}};
 constexpr Signature kAtomSignature[] = {kAtom};
+// The sm_90 vector forms (PTX 8.1), global or generic only ("State space
+// incorrect for feature 'atom instruction with vector types'"): f32 add on
+// .v2/.v4; f16 and bf16 add, min and max (.noftz) on .v2/.v4/.v8; f16x2
+// and bf16x2 on .v2/.v4 (at most 128 bits). min and max of halves exist
+// only as vectors ("Vector modifier required").
+constexpr StringRef kAtomVectorSpaces[] = {"global"};
+constexpr StringRef kAtomV2[] = {"v2"};
+constexpr StringRef kAtomV4[] = {"v4"};
+constexpr StringRef kAtomV8[] = {"v8"};
+constexpr StringRef kAtomScalarHalves[] = {"f16", "bf16"};
+constexpr StringRef kAtomPackedHalves[] = {"f16x2", "bf16x2"};
+constexpr Tokens kAtomScalarHalfTuple[] = {kAtomScalarHalves};
+constexpr Tokens kAtomPackedHalfTuple[] = {kAtomPackedHalves};
+#define VECTOR_SLOTS(sems, ops, widths, noftz)                                 \
+  {{"memory ordering", sems},                                                  \
+   {"scope", kAtomScopes},                                                     \
+   {"state space", kAtomVectorSpaces},                                         \
+   {"operation", ops, true},                                                   \
+   {"vector width", widths, true},                                             \
+   {"noftz", kAtomNoftz, noftz}}
+// f32 vectors have no .noftz ("Illegal modifier '.noftz'").
+constexpr SlotRecord kAtomV2F32Slots[] = {
+    {"memory ordering", kAtomSems}, {"scope", kAtomScopes}, {"state space", kAtomVectorSpaces},
+    {"operation", kAtomAdd, true}, {"vector width", kAtomV2, true}};
+constexpr SlotRecord kAtomV4F32Slots[] = {
+    {"memory ordering", kAtomSems}, {"scope", kAtomScopes}, {"state space", kAtomVectorSpaces},
+    {"operation", kAtomAdd, true}, {"vector width", kAtomV4, true}};
+constexpr SlotRecord kAtomV2HalfSlots[] = VECTOR_SLOTS(kAtomSems, kAtomAddMinMax, kAtomV2, true);
+constexpr SlotRecord kAtomV4HalfSlots[] = VECTOR_SLOTS(kAtomSems, kAtomAddMinMax, kAtomV4, true);
+constexpr SlotRecord kAtomV8HalfSlots[] = VECTOR_SLOTS(kAtomSems, kAtomAddMinMax, kAtomV8, true);
+constexpr SlotRecord kRedV2F32Slots[] = {
+    {"memory ordering", kRedSems}, {"scope", kAtomScopes}, {"state space", kAtomVectorSpaces},
+    {"operation", kAtomAdd, true}, {"vector width", kAtomV2, true}};
+constexpr SlotRecord kRedV4F32Slots[] = {
+    {"memory ordering", kRedSems}, {"scope", kAtomScopes}, {"state space", kAtomVectorSpaces},
+    {"operation", kAtomAdd, true}, {"vector width", kAtomV4, true}};
+constexpr SlotRecord kRedV2HalfSlots[] = VECTOR_SLOTS(kRedSems, kAtomAddMinMax, kAtomV2, true);
+constexpr SlotRecord kRedV4HalfSlots[] = VECTOR_SLOTS(kRedSems, kAtomAddMinMax, kAtomV4, true);
+constexpr SlotRecord kRedV8HalfSlots[] = VECTOR_SLOTS(kRedSems, kAtomAddMinMax, kAtomV8, true);
+#undef VECTOR_SLOTS
+constexpr OperandRecord kAtomVector[] = {
+    {.name = "d", .role = Role::Dst, .countFrom = "vector width"},
+    {.name = "a", .role = Role::Src, .countFrom = "vector width", .spaceFrom = "state space"},
+    {.name = "b", .role = Role::Src, .countFrom = "vector width"}};
+constexpr OperandRecord kRedVector[] = {
+    {.name = "a", .role = Role::Src, .countFrom = "vector width", .spaceFrom = "state space"},
+    {.name = "b", .role = Role::Src, .countFrom = "vector width"}};
+constexpr Signature kAtomVectorSignature[] = {kAtomVector};
+constexpr Signature kRedVectorSignature[] = {kRedVector};
 constexpr Signature kAtomCasSignature[] = {kAtomCasOperands};
 constexpr Signature kRedSignature[] = {kRed};
 // .sem from sm_70 (PTX 6.0), .cluster and shared::cluster from sm_90 (PTX
@@ -633,6 +682,10 @@ constexpr FloorRecord kAtomHalfFloors[] = {
     {60, 50, {}, "sys"},     {90, 78, {}, "cluster"},
     {50, 78, {}, "shared::cta"}, {90, 78, {}, "shared::cluster"},
     {90, 78, kAtomBf16s}};
+constexpr FloorRecord kAtomVectorFloors[] = {{90, 81}};
+constexpr StringRef kAtomVectorMessage =
+    "{ctx} vectors take f32 (add, .v2 or .v4), f16 or bf16 (add, min or max "
+    "with .noftz, .v2 to .v8) or f16x2 or bf16x2 (.v2 or .v4)";
 constexpr VariantRecord kAtomVariants[] = {
     {.types = kAtomCasTuple,
      .slots = kAtomCasSlots,
@@ -646,7 +699,19 @@ constexpr VariantRecord kAtomVariants[] = {
     {kAtomS64Tuple, kAtomMinMaxSlots, {}, kAtomFloors, kAtomSignature},
     {kAtomF32Tuple, kAtomAddSlots, {}, kAtomFloors, kAtomSignature},
     {kAtomF64Tuple, kAtomAddSlots, {}, kAtomFloors, kAtomSignature},
-    {kAtomHalfTuple, kAtomHalfSlots, {}, kAtomHalfFloors, kAtomSignature}};
+    {kAtomHalfTuple, kAtomHalfSlots, {}, kAtomHalfFloors, kAtomSignature},
+#define VECTOR(typeTuple, slotList, signatureList, width)                      \
+  {.types = typeTuple,                                                         \
+   .slots = slotList,                                                          \
+   .floors = kAtomVectorFloors,                                                \
+   .signatures = signatureList,                                                \
+   .whenToken = width,                                                         \
+   .whenMessage = kAtomVectorMessage}
+    VECTOR(kAtomF32Tuple, kAtomV2F32Slots, kAtomVectorSignature, "v2"),
+    VECTOR(kAtomHalfTuple, kAtomV2HalfSlots, kAtomVectorSignature, "v2"),
+    VECTOR(kAtomF32Tuple, kAtomV4F32Slots, kAtomVectorSignature, "v4"),
+    VECTOR(kAtomHalfTuple, kAtomV4HalfSlots, kAtomVectorSignature, "v4"),
+    VECTOR(kAtomScalarHalfTuple, kAtomV8HalfSlots, kAtomVectorSignature, "v8")};
 constexpr VariantRecord kRedVariants[] = {
     {kAtomBitsTuple, kRedBitSlots, {}, kAtomFloors, kRedSignature},
     {kAtomU32Tuple, kRedU32Slots, {}, kAtomFloors, kRedSignature},
@@ -654,7 +719,13 @@ constexpr VariantRecord kRedVariants[] = {
     {kAtomS64Tuple, kRedMinMaxSlots, {}, kAtomFloors, kRedSignature},
     {kAtomF32Tuple, kRedAddSlots, {}, kAtomFloors, kRedSignature},
     {kAtomF64Tuple, kRedAddSlots, {}, kAtomFloors, kRedSignature},
-    {kAtomHalfTuple, kRedHalfSlots, {}, kAtomHalfFloors, kRedSignature}};
+    {kAtomHalfTuple, kRedHalfSlots, {}, kAtomHalfFloors, kRedSignature},
+    VECTOR(kAtomF32Tuple, kRedV2F32Slots, kRedVectorSignature, "v2"),
+    VECTOR(kAtomHalfTuple, kRedV2HalfSlots, kRedVectorSignature, "v2"),
+    VECTOR(kAtomF32Tuple, kRedV4F32Slots, kRedVectorSignature, "v4"),
+    VECTOR(kAtomHalfTuple, kRedV4HalfSlots, kRedVectorSignature, "v4"),
+    VECTOR(kAtomScalarHalfTuple, kRedV8HalfSlots, kRedVectorSignature, "v8")};
+#undef VECTOR
 
 //===-- shfl ---------------------------------------------------------------===//
 

@@ -59,3 +59,27 @@ def test_bf16_needs_sm_90_and_noftz_is_required():
     with pytest.raises(tile_mlir.ptx.PTXFormError, match=r"atom\.f16 needs 'noftz'"):
         tile_mlir.ptx.parse("atom.global.add.f16")
     assert tile_mlir.ptx.parse("red.global.add.noftz.bf16x2", target="sm_90").min_sm == 90
+
+
+def test_vector_atomics_update_each_element_and_follow_ptxas():
+    @T.function
+    def k(A: T.Tensor((64, 4), "float32"), Total: T.Tensor((1, 4), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        t = T.thread_id()
+        a = T.alloc_local((1, 4), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], a, A[t:t + 1, :])
+        T.cuda.tile.apply(T.ptx["red.global.v4.f32.add"], Total, a)
+
+    a = np.tile(np.array([1.0, 2.0, 0.5, -3.0], np.float32), (64, 1))
+    total = np.zeros((1, 4), np.float32)
+    tile_mlir.interpret(k, a, total)
+    assert total.ravel().tolist() == [64.0, 128.0, 32.0, -192.0]
+    assert re.search(r"red\.global\.v4\.f32\.add \[%rd\d+\], \{%r\d+, %r\d+, %r\d+, %r\d+\};",
+                     " ".join(tile_mlir.compile(k).ptx.split()))
+    with pytest.raises(tile_mlir.ptx.PTXFormError, match=r"atom vectors take f32 \(add, \.v2 or \.v4\)"):
+        tile_mlir.ptx.parse("atom.global.v8.f16x2.add.noftz")
+    with pytest.raises(tile_mlir.ptx.PTXFormError, match=r"requires sm_90 or newer and PTX ISA 8\.1"):
+        tile_mlir.ptx.parse("atom.global.v2.f32.add", target="sm_80")
+    # A variant's message names its family (it printed "{ctx}.red takes ...").
+    with pytest.raises(tile_mlir.ptx.PTXFormError, match=r"^bar\.red takes popc with \.u32, or and/or"):
+        tile_mlir.ptx.parse("bar.red.popc.b32")

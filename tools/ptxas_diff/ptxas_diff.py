@@ -280,6 +280,14 @@ def atomic_spellings():
                           "global.add.noftz.ftz", "global.exch.noftz", "cluster.global.add.noftz"):
                 yield f"{name}.{quals}.{ty}"
             yield f"{name}.global.add.{ty}.noftz"
+        # The sm_90 vectors: every width on every type and op, spaces and orders.
+        for ty in ("f32", "f16", "bf16", "f16x2", "bf16x2", "f64", "u32", "b32"):
+            for width in ("v2", "v4", "v8"):
+                for op in ("add", "min", "max", "exch"):
+                    for quals in (f"global.{width}.{ty}.{op}.noftz", f"global.{width}.{ty}.{op}",
+                                  f"{width}.{ty}.{op}.noftz", f"shared.{width}.{ty}.{op}.noftz",
+                                  f"relaxed.gpu.global.{op}.noftz.{width}.{ty}", f"global.{op}.{width}.{ty}"):
+                        yield f"{name}.{quals}"
         for order in ("add.global.u32", "global.u32.add", "gpu.relaxed.global.add.u32",
                       "global.relaxed.gpu.add.u32", "relaxed.global.gpu.add.u32",
                       "global.global.add.u32", "add.add.u32", "relaxed.relaxed.add.u32"):
@@ -404,8 +412,8 @@ def natural_operands(spelling):
     if family in ("membar", "fence"):
         return []
     if family in ("atom", "red"):
-        reg = (max(BITS.get(types[-1], 32), 16), 1, False)
-        memory = (BITS.get(types[-1], 32), 1, True)
+        reg = (max(BITS.get(types[-1], 32), 16), vec, False)
+        memory = (BITS.get(types[-1], 32), vec, True)
         if family == "red":
             return [memory, reg]
         return [reg, memory, reg] + ([reg] if "cas" in tokens else [])

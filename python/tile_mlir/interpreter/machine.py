@@ -301,25 +301,31 @@ class Interpreter:
         """atom/red: each executing thread, in ascending thread order (one of
         the orders the hardware may take; integer add, min, max, and, or and
         xor do not depend on it), reads the location, writes op(old, b{, c})
-        and, for atom, returns old. Atomics never race with each other; with
-        plain accesses they do."""
+        and, for atom, returns old; a vector form (sm_90) does so for each
+        of its elements. Atomics never race with each other; with plain
+        accesses they do."""
         tokens = form.opcode.split(".")
         op = next(t for t in tokens if t in ("and", "or", "xor", "exch", "cas", "add", "inc", "dec",
                                                "min", "max"))
         value_operand = next(o for o in form.operands if o.name == "b")
         kind, bits = value_operand.type, value_operand.bits
+        if op in ("min", "max") and kind in ("f16", "bf16", "f16x2", "bf16x2"):
+            raise NotCovered(f"{form.opcode}: min and max of halves")
         memory_index = next(i for i, o in enumerate(form.operands) if o.space != "reg")
         view = values[memory_index]
         registers = [(i, o) for i, o in enumerate(form.operands) if o.space == "reg" and o.role == "src"]
+        for element in range(value_operand.count):
+            self._atomic_element(form, values, coord + [element], executing, op, kind, bits, view, registers)
 
+    def _atomic_element(self, form, values, coord, executing, op, kind, bits, view, registers):
         def operand(index):
             value = values[index]
             if isinstance(value, View):
-                read, defined, _ = self.read(value, coord + [0])
+                read, defined, _ = self.read(value, coord)
                 return read & _mask_bits(bits), defined
             return value[0] & _mask_bits(bits), np.ones(self.threads, bool)
         sources = [operand(i) for i, _ in registers]
-        address = view.addresses(coord + [0])
+        address = view.addresses(coord)
         nbytes = bits // 8
         buffer = view.buffer
         old = np.zeros(self.threads, np.uint64)
@@ -342,7 +348,7 @@ class Interpreter:
             self.track_write(buffer, at, each, atomic=True)
         if form.family == "atom":
             dst = next(v for o, v in zip(form.operands, values) if o.role == "dst")
-            self.write(dst, coord + [0], old, old_defined, executing, None)
+            self.write(dst, coord, old, old_defined, executing, None)
 
     def shuffle(self, form, values, coord, executing):
         """shfl.sync, from the ISA's pseudo-code (9.7.9.6): each executing
