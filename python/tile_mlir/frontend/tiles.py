@@ -289,6 +289,21 @@ def alloc_local(shape, dtype: str, layout: str = "default", scope: str = "thread
     return Buffer(value, dtype)
 
 
+def _shared_arguments(what: str, builder, shape, align, name):
+    """The checked shape and alignment of a shared buffer, declared at the
+    top level of the body."""
+    if ir.InsertionPoint.current.block != builder.entry:
+        raise TileError(f"{what} declares a buffer of the whole kernel: call it outside "
+                        "T.serial and T.if_")
+    shape = _shape(shape, "a shared buffer shape's")
+    align = _integer(align, "align", 1, 1 << 12)
+    if align & (align - 1):
+        raise TileError(f"align is a power of two, got {align}")
+    if not isinstance(name, str):
+        raise TileError(f"name is a string, got {name!r}")
+    return shape, align
+
+
 def alloc_shared(shape, dtype: str, align: int = 16, name: str = "") -> Buffer:
     """Shared memory of the block: a static buffer of the kernel (a
     workgroup attribution of its gpu.func, which NVVM makes a ``.shared``
@@ -297,15 +312,7 @@ def alloc_shared(shape, dtype: str, align: int = 16, name: str = "") -> Buffer:
     by the ``.shared`` forms of ``ld``/``st``. A kernel declares at most
     48 KiB of it (checked when it is compiled, at this line)."""
     builder = _active()
-    if ir.InsertionPoint.current.block != builder.entry:
-        raise TileError("T.alloc_shared declares a buffer of the whole kernel: call it outside "
-                        "T.serial and T.if_")
-    shape = _shape(shape, "a shared buffer shape's")
-    align = _integer(align, "align", 1, 1 << 12)
-    if align & (align - 1):
-        raise TileError(f"align is a power of two, got {align}")
-    if not isinstance(name, str):
-        raise TileError(f"name is a string, got {name!r}")
+    shape, align = _shared_arguments("T.alloc_shared", builder, shape, align, name)
     space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), SHARED_SPACE)
     memref_type = ir.MemRefType.get(list(shape), _tensor_element_type(dtype), memory_space=space)
     with _location() as location:
@@ -340,18 +347,10 @@ def alloc_dynamic_shared(shape, dtype: str, align: int = 16, name: str = "") -> 
     (up to the target's maximum per block: 227 KiB on sm_90). Otherwise it
     is a shared buffer as ``T.alloc_shared`` makes one."""
     builder = _active()
-    if ir.InsertionPoint.current.block != builder.entry:
-        raise TileError("T.alloc_dynamic_shared declares a buffer of the whole kernel: call it "
-                        "outside T.serial and T.if_")
-    shape = _shape(shape, "a shared buffer shape's")
-    align = _integer(align, "align", 1, 1 << 12)
+    shape, align = _shared_arguments("T.alloc_dynamic_shared", builder, shape, align, name)
     if align > _DYNAMIC_ALIGN:
         raise TileError(f"a dynamic shared buffer is aligned to at most {_DYNAMIC_ALIGN} bytes (the "
                         f"dynamic region's own alignment), got align={align}")
-    if align & (align - 1):
-        raise TileError(f"align is a power of two, got {align}")
-    if not isinstance(name, str):
-        raise TileError(f"name is a string, got {name!r}")
     element = _tensor_element_type(dtype)
     workgroup = ir.Attribute.parse("#gpu.address_space<workgroup>")
     if builder.dynamic_base is None:
