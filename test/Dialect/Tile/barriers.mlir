@@ -59,11 +59,12 @@ func.func @bar_has_no_aligned_qualifier() {
 
 // -----
 
-// The reductions are in the table (ptxas agrees) but not lowered yet.
-func.func @barrier_reduction_not_lowered(%d: memref<1x1xi32, 5>, %p: i1) {
+// A reduction's type follows its operation (ptxas 13.0: popc takes .u32,
+// and and or .pred); the message names the family.
+func.func @barrier_reduction_type(%d: memref<1x1xi32, 5>, %p: i1) {
   %a = arith.constant 0 : i32
-  // expected-error @+1 {{'tile.apply' op 'bar.red.popc.u32' is a PTX form the table knows, but tile-mlir does not lower this form of the bar family yet}}
-  tile.apply "bar.red.popc.u32"(%d, %a, %p) : memref<1x1xi32, 5>, i32, i1
+  // expected-error @+1 {{'tile.apply' op bar.red takes popc with .u32, or and/or with .pred}}
+  tile.apply "bar.red.popc.b32"(%d, %a, %p) : memref<1x1xi32, 5>, i32, i1
   return
 }
 
