@@ -448,7 +448,8 @@ class Kernel:
         if self._function is None:
             image = self.cubin if self.cubin else self.ptx.encode() + b"\0"
             function = drv.load(image, self.name, self._module)
-            drv.allow_dynamic_shared(function, self.dynamic_shared_bytes, self.name)
+            if self.dynamic_shared_bytes:
+                drv.allow_dynamic_shared(function, self.dynamic_shared_bytes, self.name)
             self._function = function
         pointers, owned = [], {}  # id(array) -> [pointer, array, written]
         try:

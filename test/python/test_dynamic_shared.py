@@ -149,3 +149,38 @@ def test_a_launch_past_the_devices_most_is_refused_before_it_runs():
                                                 r"block at most 101376"):
         driver.allow_dynamic_shared("f", 101376, "rotate")
     assert driver.lib.set == []
+
+
+def test_a_launch_passes_the_bytes_and_opts_in_once(monkeypatch):
+    calls = []
+
+    class Driver:
+        def load(self, image, name, module=None):
+            return "f"
+
+        def allow_dynamic_shared(self, function, nbytes, name):
+            calls.append(("opt in", nbytes))
+
+        def alloc(self, nbytes):
+            return 1
+
+        def to_device(self, pointer, array):
+            pass
+
+        def to_host(self, array, pointer):
+            pass
+
+        def free(self, pointer):
+            pass
+
+        def launch(self, function, grid, block, arguments, sync=True, stream=None, shared_bytes=0):
+            calls.append(("launch", shared_bytes))
+
+    driver = Driver()
+    monkeypatch.setattr(runtime, "driver", lambda: driver)
+    params = [runtime.Param("A", (4,), "float32", written=True)]
+    kernel = runtime.Kernel("k", "", None, "sm_90", params, (1, 1, 1), (32, 1, 1), dynamic_shared_bytes=80016)
+    a = np.zeros(4, np.float32)
+    kernel(a)
+    kernel(a)
+    assert calls == [("opt in", 80016), ("launch", 80016), ("launch", 80016)]
