@@ -461,21 +461,48 @@ constexpr OperandRecord kBarrierCount = {.name = "b",
                                          .role = Role::Imm,
                                          .fixedType = "b32",
                                          .immediates = kBarrierThreadCounts};
+// Either may be a register instead (measured: ptxas 13.0 takes bar.sync %r1,
+// %r2 and every mix); the PTX ISA asks that its value be the same in every
+// thread of the block. A constant takes the immediate signature, a runtime
+// value the register one.
+constexpr OperandRecord kBarrierIdRegister = {
+    .name = "a", .role = Role::Src, .fixedType = "b32"};
+constexpr OperandRecord kBarrierCountRegister = {
+    .name = "b", .role = Role::Src, .fixedType = "b32"};
+constexpr OperandRecord kBarrierCondition = {
+    .name = "c", .role = Role::Src, .fixedType = "pred"};
 constexpr OperandRecord kBarrierAll[] = {kBarrierId};
+constexpr OperandRecord kBarrierAllReg[] = {kBarrierIdRegister};
 constexpr OperandRecord kBarrierCounted[] = {kBarrierId, kBarrierCount};
+constexpr OperandRecord kBarrierCountedRegId[] = {kBarrierIdRegister,
+                                                  kBarrierCount};
+constexpr OperandRecord kBarrierCountedRegCount[] = {kBarrierId,
+                                                     kBarrierCountRegister};
+constexpr OperandRecord kBarrierCountedReg[] = {kBarrierIdRegister,
+                                                kBarrierCountRegister};
 constexpr OperandRecord kBarrierRedAll[] = {
-    {"d", Role::Dst},
-    kBarrierId,
-    {.name = "c", .role = Role::Src, .fixedType = "pred"}};
+    {"d", Role::Dst}, kBarrierId, kBarrierCondition};
+constexpr OperandRecord kBarrierRedAllReg[] = {
+    {"d", Role::Dst}, kBarrierIdRegister, kBarrierCondition};
 constexpr OperandRecord kBarrierRedCounted[] = {
-    {"d", Role::Dst},
-    kBarrierId,
-    kBarrierCount,
-    {.name = "c", .role = Role::Src, .fixedType = "pred"}};
-constexpr Signature kBarrierSyncSignatures[] = {kBarrierAll, kBarrierCounted};
-constexpr Signature kBarrierArriveSignature[] = {kBarrierCounted};
-constexpr Signature kBarrierRedSignatures[] = {kBarrierRedAll,
-                                               kBarrierRedCounted};
+    {"d", Role::Dst}, kBarrierId, kBarrierCount, kBarrierCondition};
+constexpr OperandRecord kBarrierRedCountedRegId[] = {
+    {"d", Role::Dst}, kBarrierIdRegister, kBarrierCount, kBarrierCondition};
+constexpr OperandRecord kBarrierRedCountedRegCount[] = {
+    {"d", Role::Dst}, kBarrierId, kBarrierCountRegister, kBarrierCondition};
+constexpr OperandRecord kBarrierRedCountedReg[] = {
+    {"d", Role::Dst}, kBarrierIdRegister, kBarrierCountRegister,
+    kBarrierCondition};
+constexpr Signature kBarrierSyncSignatures[] = {
+    kBarrierAll,          kBarrierCounted,         kBarrierAllReg,
+    kBarrierCountedRegId, kBarrierCountedRegCount, kBarrierCountedReg};
+constexpr Signature kBarrierArriveSignature[] = {
+    kBarrierCounted, kBarrierCountedRegId, kBarrierCountedRegCount,
+    kBarrierCountedReg};
+constexpr Signature kBarrierRedSignatures[] = {
+    kBarrierRedAll,          kBarrierRedCounted,
+    kBarrierRedAllReg,       kBarrierRedCountedRegId,
+    kBarrierRedCountedRegCount, kBarrierRedCountedReg};
 constexpr FloorRecord kBarFloors[] = {{50, 20}, {50, 78, {}, "cta"}};
 constexpr FloorRecord kBarrierFloors[] = {{50, 60}, {50, 78, {}, "cta"}};
 constexpr StringRef kBarrierRedMessage =

@@ -5,6 +5,7 @@ ISA's names), and in the interpreter from the ISA's definition, per block."""
 import re
 
 import numpy as np
+import pytest
 
 import tile_mlir
 from tile_mlir import script as T
@@ -48,3 +49,37 @@ def test_they_print_as_the_isa_names_them():
     lines = [" ".join(line.split()) for line in ptx.splitlines() if "red." in line]
     assert [re.sub(r"%\w+", "%", line) for line in lines] == [
         "bar.red.popc.u32 %, 1, %;", "barrier.red.and.pred %, 2, 64, %;", "bar.red.or.pred %, 3, %;"]
+
+
+def rotate_with_barrier_registers(uniform):
+    @T.function
+    def k(A: T.Tensor((64, 1), "int32"), Out: T.Tensor((64, 1), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        S = T.alloc_shared((64, 1), "int32")
+        t = T.thread_id()
+        r = T.alloc_local((1, 1), "int32")
+        ids = T.alloc_local((2, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["mov.b32"], ids[0:1], T.uint32(3) if uniform else T.uint32(t % 2))
+        T.cuda.tile.apply(T.ptx["mov.b32"], ids[1:2], T.uint32(64))
+        T.cuda.tile.apply(T.ptx["st.shared.b32"], S[t:t + 1], r)
+        T.cuda.tile.apply(T.ptx["bar.sync"], ids[0:1], ids[1:2])
+        n = (t + 1) % 64
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], r, S[n:n + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], r)
+    return k
+
+
+def test_a_barrier_id_and_count_may_be_registers():
+    kernel = rotate_with_barrier_registers(uniform=True)
+    a = np.arange(64, dtype=np.int32).reshape(64, 1)
+    out = np.zeros_like(a)
+    tile_mlir.interpret(kernel, a, out)
+    assert out.ravel().tolist() == [(i + 1) % 64 for i in range(64)]
+    assert re.search(r"bar\.sync %r\d+, %r\d+;", " ".join(tile_mlir.compile(kernel).ptx.split()))
+
+
+def test_a_barrier_id_that_differs_between_threads_is_not_modelled():
+    with pytest.raises(tile_mlir.InterpretError, match=r"bar\.sync with operand a differing between threads"):
+        tile_mlir.interpret(rotate_with_barrier_registers(uniform=False), np.zeros((64, 1), np.int32),
+                            np.zeros((64, 1), np.int32))

@@ -142,10 +142,13 @@ def run(target, forms=None, workdir=None):
                 "arrive" if "arrive" in tokens else "sync"
             printed = ("bar." if aligned else "barrier.") + operation
             result = r"%\w+, " if reduction else ""
-            found = re.findall(r"^\s*" + re.escape(printed) + r"\s+" + result + r"\d+(, \d+)?" +
+            # The id and the count: immediates, or registers (%r).
+            number = r"(\d+|%r\d+)"
+            found = re.findall(r"^\s*" + re.escape(printed) + r"\s+" + result + number + "(, " + number + ")?" +
                                (r", %\w+" if reduction else "") + ";$", by_name.get(f"k{i}", ""), re.M)
-            # A reduction has register tiles, so one barrier per repeat.
-            expected = REPEATS if reduction else 1
+            # A form with register tiles (a reduction's result, a register
+            # id or count) is one barrier per repeat.
+            expected = REPEATS if any(o.space == "reg" and o.role != "imm" for o in form.operands) else 1
             if len(found) != expected:
                 problems.append(f"{form.opcode}: expected {expected} {printed} in k{i}")
             continue

@@ -410,8 +410,9 @@ public:
     for (StringRef token : tokens)
       if (token == "popc" || token == "and" || token == "or")
         reduction = token;
+    // The id and the count (a and b): immediates or registers.
     unsigned immediates = llvm::count_if(form.operands, [](const auto &o) {
-      return o.role == ptx::Role::Imm;
+      return o.name == "a" || o.name == "b";
     });
     std::string name =
         std::string("llvm.nvvm.barrier.cta.") +
@@ -422,14 +423,17 @@ public:
     Location loc = op.getLoc();
     SmallVector<Value> args;
     for (Value value : op.getInputs()) {
+      APInt constant;
       if (value.getType().isInteger(1)) {
         args.push_back(value);
-        continue;
+      } else if (matchPattern(value, m_ConstantInt(&constant))) {
+        args.push_back(LLVM::ConstantOp::create(
+            builder, loc, builder.getI32Type(), constant.getZExtValue()));
+      } else {
+        // A register id or count (the same in every thread, as the ISA
+        // asks): the intrinsic takes it as an i32 value.
+        args.push_back(toRegister(builder, loc, toLLVM(builder, value), 32));
       }
-      APInt constant;
-      (void)matchPattern(value, m_ConstantInt(&constant));
-      args.push_back(LLVM::ConstantOp::create(
-          builder, loc, builder.getI32Type(), constant.getZExtValue()));
     }
     if (reduction.empty()) {
       LLVM::CallIntrinsicOp::create(builder, loc, builder.getStringAttr(name),

@@ -523,6 +523,27 @@ class Interpreter:
                                                      int(arrived[block]), self.per_block))
         self.epoch[arrived > 0] += 1
 
+    def barrier_operands(self, form, values):
+        """The barrier's id and thread count (a, b): immediates, or
+        registers whose value the ISA asks to be the same in every thread
+        of the block."""
+        found = []
+        for operand, value in zip(form.operands, values):
+            if operand.name not in ("a", "b"):
+                continue
+            if isinstance(value, View):
+                bits, known, _ = self.read(value, [0])
+            else:
+                bits, known = value[0], np.ones(self.threads, bool)
+            executing = self.active
+            if not known[executing].all():
+                raise NotCovered(f"{form.opcode} with an undefined barrier operand {operand.name}")
+            per_thread = bits[executing].astype(np.int64) & 0xFFFFFFFF
+            if per_thread.size and (per_thread != per_thread[0]).any():
+                raise NotCovered(f"{form.opcode} with operand {operand.name} differing between threads")
+            found.append(int(per_thread[0]) if per_thread.size else 0)
+        return found
+
     def barrier_reduction(self, form, values, executing):
         """bar.red (PTX ISA 9.7.13.1): d of every thread of a block is the
         reduction over the block's threads of predicate c: popc counts the
@@ -874,8 +895,7 @@ class Interpreter:
         values = [self.values[a] for a in args]
         form = select_form(ptx.overloads(opcode), values)
         if form.block_barrier:
-            immediates = [int(v[0][0]) for o, v in zip(form.operands, values) if o.role == "imm"]
-            self.barrier(form, immediates, self.active.copy())
+            self.barrier(form, self.barrier_operands(form, values), self.active.copy())
             if "red" in form.opcode.split("."):
                 self.barrier_reduction(form, values, self.active.copy())
             return

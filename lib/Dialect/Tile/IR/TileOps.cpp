@@ -153,8 +153,11 @@ const ptx::Form &mlir::tile::selectForm(ArrayRef<ptx::Form> forms,
       continue;
     bool fits = llvm::all_of(llvm::zip(args, form.operands), [](auto pair) {
       auto [value, operand] = pair;
+      // An immediate takes a constant; a form whose operand may also be a
+      // register (bar.sync) has a signature for a runtime value after it.
       if (operand.role == ptx::Role::Imm)
-        return isa<IntegerType, IndexType>(value.getType());
+        return isa<IntegerType, IndexType>(value.getType()) &&
+               matchPattern(value, m_Constant());
       if (auto memref = dyn_cast<MemRefType>(value.getType()))
         return memref.getRank() > 0 && memref.getShape().back() == operand.count &&
                bitWidth(memref.getElementType()) == operand.bits;
