@@ -44,6 +44,24 @@ def median_ms(fn, repeats=REPEATS, synced=False):
     return float(np.median([start.elapsed_time(end) for start, end in events]))
 
 
+def summarize(entry):
+    """A benchmark entry's medians over its rounds, in place: each peer's and
+    variant's ms and GB/s (of entry["bytes_moved"]), and each variant's
+    ratios (ratio_vs_best_torch, ratio_vs_copy_bandwidth) with their
+    ranges (bench/rmsnorm, bench/softmax)."""
+    nbytes = entry["bytes_moved"]
+    for peer in entry["peers"].values():
+        peer["ms"] = float(np.median(peer["rounds"]))
+        peer["GBps"] = nbytes / peer["ms"] / 1e6
+    for v in entry["variants"].values():
+        v["ms"] = float(np.median([r["ms"] for r in v["rounds"]]))
+        v["GBps"] = nbytes / v["ms"] / 1e6
+        for key in ("ratio_vs_best_torch", "ratio_vs_copy_bandwidth"):
+            ratios = [r[key] for r in v["rounds"]]
+            v[key] = float(np.median(ratios))
+            v[key + "_range"] = [float(min(ratios)), float(max(ratios))]
+
+
 def sass_facts(kernel):
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
         f.write(kernel.cubin)

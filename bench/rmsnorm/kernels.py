@@ -55,9 +55,14 @@ def normalize(X, Out, w, partials, row, t):
     """One row: the steps of the module docstring."""
     x = T.alloc_local((4, 4), "float32")
     T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], x, X[row].reshape((4, THREADS, 4))[:, t])
+    normalize_held(x.reshape((PER_THREAD, 1)), w.reshape((PER_THREAD, 1)), partials, t)
+    T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[row].reshape((4, THREADS, 4))[:, t], x)
 
+
+def normalize_held(flat, w, partials, t):
+    """Steps 1-4 on a thread's 16 values `flat` (16, 1) float32, in place,
+    with its 16 weights `w`."""
     squares = T.alloc_local((PER_THREAD, 1), "float32")
-    flat = x.reshape((PER_THREAD, 1))
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], squares, flat, flat)
     total = T.alloc_local((1, 1), "float32")
     T.cuda.tile.apply(T.ptx["mov.b32"], total.view("uint32"), squares[0:1].view("uint32"))
@@ -85,12 +90,46 @@ def normalize(X, Out, w, partials, row, t):
     T.cuda.tile.apply(T.ptx["sqrt.rn.f32"], total, total)
     T.cuda.tile.apply(T.ptx["rcp.rn.f32"], total, total)
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, total.broadcast((PER_THREAD, 1)))
-    T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, w.reshape((PER_THREAD, 1)))
-    T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[row].reshape((4, THREADS, 4))[:, t], x)
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, w)
+
+
+def widen_bf16(pairs):
+    """A (2, 4) tile of bf16 pairs (uint32: value 8 k + 2 i low, + 1 high)
+    as a (2, 4, 2) float32 tile, exactly: a shift and a mask."""
+    v = T.alloc_local((2, 4, 2), "float32")
+    halves = pairs.reshape((2, 4, 1))
+    T.cuda.tile.apply(T.ptx["shl.b32"], v[:, :, 0:1].view("uint32"), halves, T.uint32(16))
+    T.cuda.tile.apply(T.ptx["and.b32"], v[:, :, 1:2].view("uint32"), halves, T.uint32(0xFFFF0000))
+    return v
+
+
+def rmsnorm_bf16_kernel(rows):
+    """bf16 rows and weights as their bits in int16 arrays, one block per
+    row: thread t holds x[2048 k + 8 t + j] (two 16-byte vectors) and the
+    same weights, widened exactly to f32; steps 1-4 in f32; the result
+    rounded to bf16 two at a time (cvt.rn.bf16x2.f32)."""
+    @T.function
+    def rmsnorm_bf16(X: T.Tensor((rows, COLUMNS), "int16"), W: T.Tensor((COLUMNS,), "int16"),
+                     Out: T.Tensor((rows, COLUMNS), "int16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=rows, block=THREADS))
+        partials = T.alloc_shared((WARPS, 1), "float32")
+        t, row = T.thread_id(), T.block_id()
+        pairs = T.alloc_local((2, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], pairs, W.view("uint32").reshape((2, THREADS, 4))[:, t])
+        w = widen_bf16(pairs)
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], pairs,
+                          X[row].view("uint32").reshape((2, THREADS, 4))[:, t])
+        v = widen_bf16(pairs)
+        normalize_held(v.reshape((PER_THREAD, 1)), w.reshape((PER_THREAD, 1)), partials, t)
+        T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], pairs.reshape((2, 4, 1)), v[:, :, 1:2], v[:, :, 0:1])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"],
+                          Out[row].view("uint32").reshape((2, THREADS, 4))[:, t], pairs)
+    return rmsnorm_bf16
 
 ROWS = 65536
 VARIANTS = {"rmsnorm_f32_r65536": (rmsnorm_kernel, dict(rows=ROWS)),
             # persistent: 8 blocks of 256 threads on each of the H200's 132 SMs
             # would not divide 65536 rows; 1024 blocks of 64 rows do.
             "rmsnorm_f32_r65536_g1024": (rmsnorm_kernel, dict(rows=ROWS, grid=1024)),
-            "rmsnorm_f32_r65536_g2048": (rmsnorm_kernel, dict(rows=ROWS, grid=2048))}
+            "rmsnorm_f32_r65536_g2048": (rmsnorm_kernel, dict(rows=ROWS, grid=2048)),
+            "rmsnorm_bf16_r65536": (rmsnorm_bf16_kernel, dict(rows=ROWS))}

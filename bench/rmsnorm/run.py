@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Times the tile-mlir RMSNorm (65,536 rows of 4,096 fp32 values) against
-torch eager, torch.compile of the same expression and a copy of the same
-bytes, in one run, 5 rounds, medians; checks the result against float64
-and against the kernel's own order of operations (rmsnorm_reference.py).
+"""Times the tile-mlir RMSNorm kernels (65,536 rows of 4,096 fp32 or bf16
+values) against torch eager, torch.compile of the same expression and a
+copy of the same bytes, in one run, 5 rounds, medians; checks each result
+against float64 and against the kernel's own order of operations
+(rmsnorm_reference.py), bit for bit on 64 rows.
 
     PYTHONPATH=python python3 bench/rmsnorm/run.py build/rmsnorm bench/results/rmsnorm.json
 """
@@ -16,80 +17,91 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "gpu"))
-from run import median_ms  # noqa: E402  (bench/gpu/run.py's timing)
+from run import median_ms, summarize  # noqa: E402  (bench/gpu/run.py's timing and medians)
 
+sys.path.insert(0, HERE)
+import rmsnorm_reference  # noqa: E402
 from tile_mlir import runtime  # noqa: E402
 
 ROWS, COLUMNS, EPS = 65536, 4096, 1e-6
 ROUNDS = 5
+CHECKED_ROWS = 64
 
 
 def rmsnorm_eager(x, w):
+    """torch's expression, in the inputs' dtype (bf16 computes the mean in
+    bf16 as a user writing it would get)."""
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS) * w
+
+
+def bits(t):
+    """A bf16 tensor's bits as numpy uint16."""
+    return t.view(torch.int16).cpu().numpy().view(np.uint16)
 
 
 def main(artifacts, report_path):
     gen = torch.Generator(device="cuda").manual_seed(0)
-    x = torch.randn(ROWS, COLUMNS, device="cuda", generator=gen)
-    w = torch.randn(COLUMNS, device="cuda", generator=gen)
-    copy_out = torch.empty_like(x)
-    nbytes = 2 * ROWS * COLUMNS * 4
+    x32 = torch.randn(ROWS, COLUMNS, device="cuda", generator=gen)
+    w32 = torch.randn(COLUMNS, device="cuda", generator=gen)
+    inputs = {"f32": (x32, w32), "bf16": (x32.to(torch.bfloat16), w32.to(torch.bfloat16))}
     compiled = torch.compile(rmsnorm_eager)
-    peers = {"eager": lambda: rmsnorm_eager(x, w), "compile": lambda: compiled(x, w),
-             "copy": lambda: copy_out.copy_(x)}
-    exact = (x.double() * torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + EPS) * w.double())
-    report = {"device": torch.cuda.get_device_name(), "shape": [ROWS, COLUMNS], "bytes_moved": nbytes,
-              "torch": torch.__version__, "peers": {}, "variants": {}}
-    for name in ("eager", "compile"):
-        got = peers[name]()
-        report["peers"][name] = {"max_abs_error_vs_float64": float((got.double() - exact).abs().max()),
-                                 "rounds": []}
-    report["peers"]["copy"] = {"rounds": []}
-    sys.path.insert(0, HERE)
-    import rmsnorm_reference
-    kernels_run = {}
-    for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
-        name = file[:-5]
-        kernel = runtime.load(os.path.join(artifacts, file))
-        out = torch.empty_like(x)
-        kernel(x, w, out)
-        torch.cuda.synchronize()
-        sample = slice(0, 64)  # the stated order, checked bit for bit on 64 rows
-        want = rmsnorm_reference.reference(x[sample].cpu().numpy(), w.cpu().numpy())
-        kernels_run[name] = (kernel, out)
-        report["variants"][name] = {
-            "max_abs_error_vs_float64": float((out.double() - exact).abs().max()),
-            "bit_exact_vs_stated_order_64_rows": bool(np.array_equal(out[sample].cpu().numpy().view(np.uint32),
-                                                                     want.view(np.uint32))),
-            "rounds": []}
-    for _ in range(ROUNDS):
-        peer_ms = {name: median_ms(fn) for name, fn in peers.items()}
-        for name, ms in peer_ms.items():
-            report["peers"][name]["rounds"].append(ms)
-        best = min(peer_ms["eager"], peer_ms["compile"])
-        for name, (kernel, out) in kernels_run.items():
-            ms = median_ms(lambda: kernel(x, w, out, sync=False))
-            report["variants"][name]["rounds"].append({"ms": ms, "ratio_vs_best_torch": best / ms,
-                                                       "ratio_vs_copy_bandwidth": peer_ms["copy"] / ms})
-    for name, peer in report["peers"].items():
-        peer["ms"] = float(np.median(peer["rounds"]))
-        peer["GBps"] = nbytes / peer["ms"] / 1e6
-    for name, v in report["variants"].items():
-        v["ms"] = float(np.median([r["ms"] for r in v["rounds"]]))
-        v["GBps"] = nbytes / v["ms"] / 1e6
-        for key in ("ratio_vs_best_torch", "ratio_vs_copy_bandwidth"):
-            ratios = [r[key] for r in v["rounds"]]
-            v[key] = float(np.median(ratios))
-            v[key + "_range"] = [float(min(ratios)), float(max(ratios))]
+    report = {"device": torch.cuda.get_device_name(), "shape": [ROWS, COLUMNS], "torch": torch.__version__,
+              "dtypes": {}}
+    for dtype, (x, w) in inputs.items():
+        nbytes = 2 * x.numel() * x.element_size()
+        copy_out = torch.empty_like(x)
+        xd, wd = x.double(), w.double()
+        exact = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + EPS) * wd
+        peers = {"eager": lambda: rmsnorm_eager(x, w), "compile": lambda: compiled(x, w),
+                 "copy": lambda: copy_out.copy_(x)}
+        entry = {"bytes_moved": nbytes, "peers": {}, "variants": {}}
+        for name in ("eager", "compile"):
+            entry["peers"][name] = {"max_abs_error_vs_float64": float((peers[name]().double() - exact).abs().max()),
+                                    "rounds": []}
+        entry["peers"]["copy"] = {"rounds": []}
+        runs = {}
+        for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json") and f"_{dtype}_" in f):
+            name = file[:-5]
+            kernel = runtime.load(os.path.join(artifacts, file))
+            args = (x, w) if dtype == "f32" else (x.view(torch.int16), w.view(torch.int16))
+            out = torch.empty_like(args[0])
+            kernel(*args, out)
+            torch.cuda.synchronize()
+            sample = slice(0, CHECKED_ROWS)
+            if dtype == "f32":
+                want = rmsnorm_reference.reference(x[sample].cpu().numpy(), w.cpu().numpy()).view(np.uint32)
+                got = out[sample].cpu().numpy().view(np.uint32)
+                value = out
+            else:
+                want = rmsnorm_reference.reference_bf16(bits(x[sample]), bits(w))
+                got = out[sample].cpu().numpy().view(np.uint16)
+                value = out.view(torch.bfloat16)
+            runs[name] = (kernel, args, out)
+            entry["variants"][name] = {
+                "max_abs_error_vs_float64": float((value.double() - exact).abs().max()),
+                "bit_exact_vs_stated_order_64_rows": bool(np.array_equal(got, want)),
+                "rounds": []}
+        for _ in range(ROUNDS):
+            peer_ms = {name: median_ms(fn) for name, fn in peers.items()}
+            for name, ms in peer_ms.items():
+                entry["peers"][name]["rounds"].append(ms)
+            best = min(peer_ms["eager"], peer_ms["compile"])
+            for name, (kernel, args, out) in runs.items():
+                ms = median_ms(lambda: kernel(*args, out, sync=False))
+                entry["variants"][name]["rounds"].append({"ms": ms, "ratio_vs_best_torch": best / ms,
+                                                          "ratio_vs_copy_bandwidth": peer_ms["copy"] / ms})
+        summarize(entry)
+        report["dtypes"][dtype] = entry
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
-    for name, peer in report["peers"].items():
-        print(f"torch {name:8s} {peer['GBps']:.0f} GB/s")
-    for name, v in report["variants"].items():
-        print(f"{name} {v['GBps']:.0f} GB/s  x{v['ratio_vs_best_torch']:.3f} best torch "
-              f"{v['ratio_vs_best_torch_range']}  {v['ratio_vs_copy_bandwidth']:.3f} of copy  "
-              f"bit-exact vs stated order {v['bit_exact_vs_stated_order_64_rows']}  "
-              f"max error vs float64 {v['max_abs_error_vs_float64']:.3g}")
+    for dtype, entry in report["dtypes"].items():
+        for name, peer in entry["peers"].items():
+            print(f"{dtype} torch {name:8s} {peer['GBps']:.0f} GB/s")
+        for name, v in entry["variants"].items():
+            print(f"{name} {v['GBps']:.0f} GB/s  x{v['ratio_vs_best_torch']:.3f} best torch "
+                  f"{v['ratio_vs_best_torch_range']}  {v['ratio_vs_copy_bandwidth']:.3f} of copy  "
+                  f"bit-exact vs stated order {v['bit_exact_vs_stated_order_64_rows']}  "
+                  f"max error vs float64 {v['max_abs_error_vs_float64']:.3g}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "gpu"))
-from run import median_ms  # noqa: E402  (bench/gpu/run.py's timing)
+from run import median_ms, summarize  # noqa: E402  (bench/gpu/run.py's timing and medians)
 
 sys.path.insert(0, HERE)
 import softmax_reference  # noqa: E402
@@ -99,21 +99,6 @@ def main(artifacts, report_path):
                   f"{v['ratio_vs_best_torch_range']}  {v['ratio_vs_copy_bandwidth']:.3f} of copy  "
                   f"vs stated order {v['vs_stated_order_64_rows']}  "
                   f"max error vs float64 {v['max_abs_error_vs_float64']:.3g}")
-
-
-def summarize(entry):
-    """Medians over the rounds, bandwidths and ratio ranges, in place."""
-    nbytes = entry["bytes_moved"]
-    for peer in entry["peers"].values():
-        peer["ms"] = float(np.median(peer["rounds"]))
-        peer["GBps"] = nbytes / peer["ms"] / 1e6
-    for v in entry["variants"].values():
-        v["ms"] = float(np.median([r["ms"] for r in v["rounds"]]))
-        v["GBps"] = nbytes / v["ms"] / 1e6
-        for key in ("ratio_vs_best_torch", "ratio_vs_copy_bandwidth"):
-            ratios = [r[key] for r in v["rounds"]]
-            v[key] = float(np.median(ratios))
-            v[key + "_range"] = [float(min(ratios)), float(max(ratios))]
 
 
 if __name__ == "__main__":

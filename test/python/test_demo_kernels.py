@@ -1,5 +1,5 @@
 """The demonstration kernels of bench/ beyond one thread (issue 26): RMSNorm
-over rows of 4096 fp32 values. The interpreter's result equals numpy's in
+over rows of 4096 fp32 and bf16 values. The interpreter's result equals numpy's in
 the kernel's stated order of operations, bit for bit; ptxas -v shows no
 stack and no spills; the SASS has the instructions the kernel names and no
 local memory."""
@@ -100,3 +100,29 @@ def test_rmsnorm_sass_is_the_instructions_written(compiled):
     reduction = mnemonics[:mnemonics.index("MUFU")]
     assert (reduction.count("FMUL"), reduction.count("FADD"), reduction.count("FFMA")) == (17, 28, 0)
     assert "LDL" not in mnemonics and "STL" not in mnemonics
+
+
+def test_rmsnorm_bf16_in_the_interpreter_is_numpys_in_the_stated_order():
+    rng = np.random.default_rng(4)
+    x = rmsnorm_reference.to_bf16_bits(rng.standard_normal((3, 4096)).astype(np.float32))
+    w = rmsnorm_reference.to_bf16_bits(rng.standard_normal(4096).astype(np.float32))
+    out = np.zeros((3, 4096), np.int16)
+    tile_mlir.interpret(rmsnorm.rmsnorm_bf16_kernel(3), x.view(np.int16), w.view(np.int16), out)
+    assert out.view(np.uint16).tobytes() == rmsnorm_reference.reference_bf16(x, w).tobytes()
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_rmsnorm_bf16_spills_nothing_and_moves_16_byte_vectors():
+    compiled = tile_mlir.compile(rmsnorm.rmsnorm_bf16_kernel(65536))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "k.ptx")
+        with open(path, "w") as f:
+            f.write(compiled.ptx)
+        run = subprocess.run(["ptxas", "-v", "-arch=sm_90", path, "-o", os.devnull], capture_output=True,
+                             text=True)
+    assert re.search(r"\b0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", run.stderr), run.stderr
+    text = sass.listing(compiled.cubin)
+    # two vectors of w, two of x, two stores; the butterfly and one barrier
+    assert len(re.findall(r"\bLDG\.E\.128\b", text)) == 4 and len(re.findall(r"\bSTG\.E\.128\b", text)) == 2
+    assert len(re.findall(r"\bSHFL\.BFLY\b", text)) == 5 and len(re.findall(r"\bBAR\.SYNC", text)) == 1
+    assert len(re.findall(r"\bF2FP\.BF16\.F32\.PACK_AB\b", text)) == 8
