@@ -383,11 +383,7 @@ public:
                       : LLVM::ExtractValueOp::create(builder, loc,
                                                      inlineAsm.getResult(0), i)
                             .getResult();
-      Type carrier = converter.convertType(value.getType());
-      Value result = fromRegister(builder, loc, reg, carrier);
-      if (carrier != value.getType())
-        result = castTo(builder, loc, result, value.getType());
-      value.replaceAllUsesWith(result);
+      replaceWithRegister(builder, loc, value, reg);
     }
     op.erase();
     return success();
@@ -446,11 +442,7 @@ public:
                                         : builder.getI1Type();
     auto call = LLVM::CallIntrinsicOp::create(
         builder, loc, returned, builder.getStringAttr(name), args);
-    Type carrier = converter.convertType(result.getType());
-    Value value = fromRegister(builder, loc, call.getResult(0), carrier);
-    if (carrier != result.getType())
-      value = castTo(builder, loc, value, result.getType());
-    result.replaceAllUsesWith(value);
+    replaceWithRegister(builder, loc, result, call.getResult(0));
     op.erase();
     return success();
   }
@@ -491,12 +483,7 @@ public:
           LLVM::ExtractValueOp::create(builder, loc, reg, 1).getResult());
       reg = LLVM::ExtractValueOp::create(builder, loc, reg, 0);
     }
-    Value result = op.getResult(0);
-    Type carrier = converter.convertType(result.getType());
-    Value value = fromRegister(builder, loc, reg, carrier);
-    if (carrier != result.getType())
-      value = castTo(builder, loc, value, result.getType());
-    result.replaceAllUsesWith(value);
+    replaceWithRegister(builder, loc, op.getResult(0), reg);
     op.erase();
     return success();
   }
@@ -511,6 +498,17 @@ public:
   }
 
 private:
+  /// Replaces `result` by the register `reg` an instruction wrote, moved
+  /// into the result's carrier type (and cast to it where that differs).
+  void replaceWithRegister(OpBuilder &builder, Location loc, Value result,
+                           Value reg) {
+    Type carrier = converter.convertType(result.getType());
+    Value value = fromRegister(builder, loc, reg, carrier);
+    if (carrier != result.getType())
+      value = castTo(builder, loc, value, result.getType());
+    result.replaceAllUsesWith(value);
+  }
+
   bool lowerable(Type type) {
     auto [it, inserted] = lowerableTypes.try_emplace(type);
     if (inserted) {
