@@ -98,6 +98,52 @@ def predicate_words(rng, n):
     return np.where(rng.random(n) < 0.1, rng.integers(2, 1 << 16, n, dtype=np.uint16), words).astype(np.uint16)
 
 
+def prepare(entry, rng, threads, repeats, make=make_input):
+    """One form's inputs and destination buffers (by operand index) and the
+    kernel's arrays in build.py's parameter order: operand order (register
+    sources, rw registers and memory), then the register destinations and
+    rw registers again, for their results. `make` draws float and integer
+    register values (make_input's signature)."""
+    inputs, outputs = {}, {}
+    previous = None
+    for i, op in enumerate(entry["operands"]):
+        if op["bits"] == 128:  # numpy has no 128-bit integers: two 64-bit halves
+            op = {**op, "bits": 64, "count": op["count"] * 2}
+        if op["type"] == "pred":  # staged as 16-bit words: nonzero is true
+            op = {**op, "bits": 16}
+        shape = (threads, repeats, op["count"])
+        dtype = R.UINT[max(op["bits"], 8)]
+        if op["role"] == "imm":
+            continue
+        if (entry["family"], op["name"]) in BIT_COUNTS:
+            inputs[i] = bit_counts(rng, int(np.prod(shape))).reshape(shape)
+        elif op["type"] == "pred" and op["role"] in ("src", "rw"):
+            inputs[i] = predicate_words(rng, int(np.prod(shape))).reshape(shape)
+        elif op["space"] == "reg" and op["role"] in ("src", "rw"):
+            values = make(rng, op, int(np.prod(shape)), previous).reshape(shape)
+            previous = values.reshape(-1)
+            inputs[i] = values
+        elif op["role"] == "src":  # memory read by ld
+            inputs[i] = make(rng, op, int(np.prod(shape))).reshape(shape)
+        if op["role"] in ("dst", "rw"):
+            outputs[i] = np.full(shape, 0xA5, dtype=dtype)
+    register_out = [i for i, op in enumerate(entry["operands"])
+                    if op["space"] == "reg" and op["role"] in ("dst", "rw")]
+    arrays = ([inputs.get(i, outputs.get(i)) for i, op in enumerate(entry["operands"])
+               if op["role"] != "imm" and not (op["space"] == "reg" and op["role"] == "dst")]
+              + [outputs[i] for i in register_out])
+    return inputs, outputs, arrays
+
+
+def launch(runtime, module, image, bundle, entry, arrays):
+    """Runs kernel `entry` of the loaded bundle on `arrays` (in place)."""
+    params = [runtime.Param(f"p{i}", a.shape, str(a.dtype)) for i, a in enumerate(arrays)]
+    kernel = runtime.Kernel(entry["name"], "", image, bundle["target"], params,
+                            (bundle["grid"], 1, 1), (bundle["block"], 1, 1))
+    kernel._module = module
+    kernel(*arrays)
+
+
 def compare(report, entry, inputs, outputs, expected, undefined):
     """Compares one form's outputs with the reference, bit for bit (any NaN
     matches a NaN), and records the verdict in `report`."""
@@ -184,37 +230,8 @@ def main():
                                operands=[SimpleNamespace(**op) for op in entry["operands"]],
                                immediates={int(k): v for k, v in entry.get("immediates", {}).items()})
         rng = np.random.default_rng(index)
-        inputs, outputs, arrays, undefined = {}, {}, [], {}
-        previous = None
-        for i, op in enumerate(entry["operands"]):
-            if op["bits"] == 128:  # numpy has no 128-bit integers: two 64-bit halves
-                op = {**op, "bits": 64, "count": op["count"] * 2}
-            if op["type"] == "pred":  # staged as 16-bit words: nonzero is true
-                op = {**op, "bits": 16}
-            shape = (threads, repeats, op["count"])
-            dtype = R.UINT[max(op["bits"], 8)]
-            if op["role"] == "imm":
-                continue
-            if (entry["family"], op["name"]) in BIT_COUNTS:
-                inputs[i] = bit_counts(rng, int(np.prod(shape))).reshape(shape)
-            elif op["type"] == "pred" and op["role"] in ("src", "rw"):
-                inputs[i] = predicate_words(rng, int(np.prod(shape))).reshape(shape)
-            elif op["space"] == "reg" and op["role"] in ("src", "rw"):
-                values = make_input(rng, op, int(np.prod(shape)), previous).reshape(shape)
-                previous = values.reshape(-1)
-                inputs[i] = values
-            elif op["role"] == "src":  # memory read by ld
-                inputs[i] = make_input(rng, op, int(np.prod(shape))).reshape(shape)
-            if op["role"] in ("dst", "rw"):
-                outputs[i] = np.full(shape, 0xA5, dtype=dtype)
-        # build.py emits parameters in operand order (register sources, rw
-        # registers and memory), then the register destinations and rw
-        # registers again, for their results.
-        register_out = [i for i, op in enumerate(entry["operands"])
-                        if op["space"] == "reg" and op["role"] in ("dst", "rw")]
-        arrays = ([inputs.get(i, outputs.get(i)) for i, op in enumerate(entry["operands"])
-                   if op["role"] != "imm" and not (op["space"] == "reg" and op["role"] == "dst")]
-                  + [outputs[i] for i in register_out])
+        inputs, outputs, arrays = prepare(entry, rng, threads, repeats)
+        undefined = {}
         try:
             if form.family in ("ld", "st", "mov"):
                 # Moves keep the bytes; a mov that packs or unpacks registers
@@ -256,12 +273,8 @@ def main():
             report["forms"] += 1
             compare(report, entry, inputs, outputs, expected, undefined)
             continue
-        params = [runtime.Param(f"p{i}", a.shape, str(a.dtype)) for i, a in enumerate(arrays)]
-        kernel = runtime.Kernel(entry["name"], "", image, bundle["target"], params,
-                                (bundle["grid"], 1, 1), (bundle["block"], 1, 1))
-        kernel._module = module
         try:
-            kernel(*arrays)
+            launch(runtime, module, image, bundle, entry, arrays)
         except runtime.CudaError as error:
             # A fault poisons the context: report the form and stop.
             report["fault"] = {"opcode": entry["opcode"], "error": str(error)}
