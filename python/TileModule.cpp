@@ -50,6 +50,9 @@ static nb::dict formToDict(const ptx::Form &form) {
     entry["joined_by_bar"] = operand.joinedByBar;
     entry["bar_before"] = operand.barBefore;
     entry["sized_by"] = operand.sizedBy;
+    entry["axes"] = operand.axes;
+    entry["accumulator"] = operand.accumulator;
+    entry["braced"] = operand.braced;
     operands.append(entry);
   }
   nb::dict result;

@@ -243,6 +243,9 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   operand.joinedByBar = spec.joinedByBar;
   operand.barBefore = spec.barBefore;
   operand.exactRegister |= spec.exactRegister;
+  operand.axes = spec.axes.str();
+  operand.accumulator = spec.accumulator;
+  operand.braced = spec.braced;
   operand.sizedBy = spec.sizedBy.str();
   operand.fold = spec.fold;
   if (!spec.saturationBy.empty() &&
@@ -354,7 +357,9 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
   if (!variant) {
     // {ctx} of a variant's message is the family's name (bar.red takes
     // ..., atom vectors take ...).
-    error = selector         ? fill(selector->whenMessage, record.name, {}, {}, {})
+    // {type} of a variant's message is every type token (f16.f16.f16.f32).
+    std::string allTypes = llvm::join(types, ".");
+    error = selector         ? fill(selector->whenMessage, record.name, {}, {}, allTypes)
             : record.typeError ? record.typeError(types)
                                : typeError(record, spelling, types);
     return std::nullopt;

@@ -972,70 +972,211 @@ constexpr VariantRecord kFenceVariants[] = {
 
 //===-- mma ----------------------------------------------------------------===//
 
-// mma.sync.aligned.m16n8k16.row.col.dtype.atype.btype.ctype d, a, b, c.
-// Measured with ptxas 13.0: qualifiers in any order, alayout before
-// blayout; f16 multiplies accumulate in f16 (dtype = ctype = f16) or f32,
-// bf16 ones in f32 only.
+// mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype
+// d, a, b, c, one variant per shape (its whenToken). Measured with ptxas
+// 13.0: qualifiers in any order, A's layout (row) before B's (col); f16
+// multiplies accumulate in f16 (dtype = ctype = f16) or f32, every other
+// type in f32 (s32 for integers); .satfinite only on integer forms. The
+// sm_70 m8n8k4 of f16 and the b1 forms are not in the table.
+// Registers per thread (PTX ISA, "Matrix Fragments for mma.m16n8k*"): the
+// counts below; A and B hold two f16/bf16, four 8-bit integers or fp8, one
+// tf32 or one f64 per register; D and C four f32/s32 (two f64 for
+// m8n8k4, two s32 for m8n8k16) or two f16x2.
+// The repeat space is (m, n, k): D and C span (m, n), A (m, k), B (n, k);
+// C feeds k = 0 and D each later k (docs/families/mma.md).
 constexpr StringRef kSync[] = {"sync"};
 constexpr StringRef kAligned[] = {"aligned"};
-constexpr StringRef kShapes[] = {"m16n8k16"};
 constexpr StringRef kRow[] = {"row"};
 constexpr StringRef kCol[] = {"col"};
 constexpr StringRef kF16[] = {"f16"};
 constexpr StringRef kBf16Only[] = {"bf16"};
-constexpr SlotRecord kMmaSlots[] = {{"sync", kSync, true},
-                                    {"aligned", kAligned, true},
-                                    {"shape", kShapes, true},
-                                    {"A layout", kRow, true},
-                                    {"B layout", kCol, true}};
+constexpr StringRef kTf32Only[] = {"tf32"};
+constexpr StringRef kMmaInt8[] = {"s8", "u8"};
+constexpr StringRef kMmaInt4[] = {"s4", "u4"};
+constexpr StringRef kMmaFp8[] = {"e4m3", "e5m2"};
+constexpr StringRef kMmaF64[] = {"f64"};
+constexpr StringRef kMmaSatfinite[] = {"satfinite"};
+
+constexpr StringRef kM16N8K4[] = {"m16n8k4"};
+constexpr StringRef kM16N8K8[] = {"m16n8k8"};
+constexpr StringRef kM16N8K16[] = {"m16n8k16"};
+constexpr StringRef kM16N8K32[] = {"m16n8k32"};
+constexpr StringRef kM8N8K4[] = {"m8n8k4"};
+constexpr StringRef kM8N8K16[] = {"m8n8k16"};
+constexpr StringRef kM8N8K32[] = {"m8n8k32"};
+constexpr StringRef kM16N8K64[] = {"m16n8k64"};
+constexpr SlotRecord mmaSlot(Tokens shape) { return {"shape", shape, true}; }
+#define TILE_MMA_SLOTS(NAME, SHAPE)                                            \
+  constexpr SlotRecord NAME[] = {{"sync", kSync, true},                        \
+                                 {"aligned", kAligned, true},                  \
+                                 mmaSlot(SHAPE),                               \
+                                 {"A layout", kRow, true},                     \
+                                 {"B layout", kCol, true}};                    \
+  constexpr SlotRecord NAME##Sat[] = {{"sync", kSync, true},                   \
+                                      {"aligned", kAligned, true},             \
+                                      mmaSlot(SHAPE),                          \
+                                      {"A layout", kRow, true},                \
+                                      {"B layout", kCol, true},                \
+                                      {"satfinite", kMmaSatfinite}};
+TILE_MMA_SLOTS(kMmaSlotsM16N8K4, kM16N8K4)
+TILE_MMA_SLOTS(kMmaSlotsM16N8K8, kM16N8K8)
+TILE_MMA_SLOTS(kMmaSlotsM16N8K16, kM16N8K16)
+TILE_MMA_SLOTS(kMmaSlotsM16N8K32, kM16N8K32)
+TILE_MMA_SLOTS(kMmaSlotsM8N8K4, kM8N8K4)
+TILE_MMA_SLOTS(kMmaSlotsM8N8K16, kM8N8K16)
+TILE_MMA_SLOTS(kMmaSlotsM8N8K32, kM8N8K32)
+TILE_MMA_SLOTS(kMmaSlotsM16N8K64, kM16N8K64)
+#undef TILE_MMA_SLOTS
+
 constexpr RuleRecord kMmaRules[] = {
     {RuleRecord::Before, "row", "col", 0,
      "'col' must follow 'row' in {ctx}: the first layout is A's (row), the "
      "second B's (col)"}};
-constexpr FloorRecord kMmaFloors[] = {{80, 70}};
+
+// D, A, B, C and the tied form (acc, A, B) of one shape and type group.
+constexpr OperandRecord mmaA(StringRef type, unsigned count) {
+  return {.name = "a", .role = Role::Src, .typeIndex = 1, .fixedType = type,
+          .count = count, .axes = "mk", .braced = true};
+}
+constexpr OperandRecord mmaB(StringRef type, unsigned count) {
+  return {.name = "b", .role = Role::Src, .typeIndex = 2, .fixedType = type,
+          .count = count, .axes = "nk", .braced = true};
+}
+#define TILE_MMA_OPERANDS(NAME, ACC_TYPE, IN_TYPE, ACC, A, B)                  \
+  constexpr OperandRecord NAME[] = {                                           \
+      {.name = "d", .role = Role::Dst, .fixedType = ACC_TYPE, .count = ACC,    \
+       .axes = "mn", .braced = true},                                          \
+      mmaA(IN_TYPE, A),                                                        \
+      mmaB(IN_TYPE, B),                                                        \
+      {.name = "c", .role = Role::Src, .typeIndex = 3, .fixedType = ACC_TYPE,  \
+       .count = ACC, .axes = "mn", .accumulator = true, .braced = true}};      \
+  constexpr OperandRecord NAME##Tied[] = {                                     \
+      {.name = "acc", .role = Role::ReadWrite, .fixedType = ACC_TYPE,          \
+       .count = ACC, .readAt = 3, .axes = "mn", .braced = true},               \
+      mmaA(IN_TYPE, A),                                                        \
+      mmaB(IN_TYPE, B)};                                                       \
+  constexpr Signature NAME##Signatures[] = {NAME, NAME##Tied};
+TILE_MMA_OPERANDS(kMmaF16K8F32, "f32", "f16x2", 4, 2, 1)
+TILE_MMA_OPERANDS(kMmaF16K8F16, "f16x2", "f16x2", 2, 2, 1)
+TILE_MMA_OPERANDS(kMmaF16K16F32, "f32", "f16x2", 4, 4, 2)
+TILE_MMA_OPERANDS(kMmaF16K16F16, "f16x2", "f16x2", 2, 4, 2)
+TILE_MMA_OPERANDS(kMmaBf16K8, "f32", "bf16x2", 4, 2, 1)
+TILE_MMA_OPERANDS(kMmaBf16K16, "f32", "bf16x2", 4, 4, 2)
+TILE_MMA_OPERANDS(kMmaTf32K4, "f32", "b32", 4, 2, 1)
+TILE_MMA_OPERANDS(kMmaTf32K8, "f32", "b32", 4, 4, 2)
+TILE_MMA_OPERANDS(kMmaIntM8N8K16, "s32", "b32", 2, 1, 1)
+TILE_MMA_OPERANDS(kMmaIntK16, "s32", "b32", 4, 2, 1)
+TILE_MMA_OPERANDS(kMmaIntK32, "s32", "b32", 4, 4, 2)
+TILE_MMA_OPERANDS(kMmaInt4M8N8K32, "s32", "b32", 2, 1, 1)
+TILE_MMA_OPERANDS(kMmaInt4K64, "s32", "b32", 4, 4, 2)
+TILE_MMA_OPERANDS(kMmaFp8K16F32, "f32", "b32", 4, 2, 1)
+TILE_MMA_OPERANDS(kMmaFp8K16F16, "f16x2", "b32", 2, 2, 1)
+TILE_MMA_OPERANDS(kMmaFp8K32F32, "f32", "b32", 4, 4, 2)
+TILE_MMA_OPERANDS(kMmaFp8K32F16, "f16x2", "b32", 2, 4, 2)
+TILE_MMA_OPERANDS(kMmaF64M8N8K4, "f64", "f64", 2, 1, 1)
+TILE_MMA_OPERANDS(kMmaF64K4, "f64", "f64", 4, 2, 1)
+TILE_MMA_OPERANDS(kMmaF64K8, "f64", "f64", 4, 4, 2)
+TILE_MMA_OPERANDS(kMmaF64K16, "f64", "f64", 4, 8, 4)
+#undef TILE_MMA_OPERANDS
+
 constexpr Tokens kMmaF32F16[] = {kF32, kF16, kF16, kF32};
 constexpr Tokens kMmaF16F16[] = {kF16, kF16, kF16, kF16};
 constexpr Tokens kMmaF32Bf16[] = {kF32, kBf16Only, kBf16Only, kF32};
-// Fragments per thread: A four f16x2 (or bf16x2) registers, B two, C and D
-// four f32 or two f16x2.
-constexpr OperandRecord kMmaF32[] = {
-    {"d", Role::Dst, Space::Reg, 0, {}, 4},
-    {"a", Role::Src, Space::Reg, 1, "f16x2", 4},
-    {"b", Role::Src, Space::Reg, 2, "f16x2", 2},
-    {"c", Role::Src, Space::Reg, 3, {}, 4}};
-constexpr OperandRecord kMmaF32Tied[] = {
-    {.name = "acc", .role = Role::ReadWrite, .count = 4, .readAt = 3},
-    {"a", Role::Src, Space::Reg, 1, "f16x2", 4},
-    {"b", Role::Src, Space::Reg, 2, "f16x2", 2}};
-constexpr OperandRecord kMmaF16[] = {
-    {"d", Role::Dst, Space::Reg, 0, "f16x2", 2},
-    {"a", Role::Src, Space::Reg, 1, "f16x2", 4},
-    {"b", Role::Src, Space::Reg, 2, "f16x2", 2},
-    {"c", Role::Src, Space::Reg, 3, "f16x2", 2}};
-constexpr OperandRecord kMmaF16Tied[] = {
-    {.name = "acc",
-     .role = Role::ReadWrite,
-     .fixedType = "f16x2",
-     .count = 2,
-     .readAt = 3},
-    {"a", Role::Src, Space::Reg, 1, "f16x2", 4},
-    {"b", Role::Src, Space::Reg, 2, "f16x2", 2}};
-constexpr OperandRecord kMmaBf16[] = {
-    {"d", Role::Dst, Space::Reg, 0, {}, 4},
-    {"a", Role::Src, Space::Reg, 1, "bf16x2", 4},
-    {"b", Role::Src, Space::Reg, 2, "bf16x2", 2},
-    {"c", Role::Src, Space::Reg, 3, {}, 4}};
-constexpr OperandRecord kMmaBf16Tied[] = {
-    {.name = "acc", .role = Role::ReadWrite, .count = 4, .readAt = 3},
-    {"a", Role::Src, Space::Reg, 1, "bf16x2", 4},
-    {"b", Role::Src, Space::Reg, 2, "bf16x2", 2}};
-constexpr Signature kMmaF32Signatures[] = {kMmaF32, kMmaF32Tied};
-constexpr Signature kMmaF16Signatures[] = {kMmaF16, kMmaF16Tied};
-constexpr Signature kMmaBf16Signatures[] = {kMmaBf16, kMmaBf16Tied};
+constexpr Tokens kMmaF32Tf32[] = {kF32, kTf32Only, kTf32Only, kF32};
+constexpr Tokens kMmaS32Int8[] = {kS32, kMmaInt8, kMmaInt8, kS32};
+constexpr Tokens kMmaS32Int4[] = {kS32, kMmaInt4, kMmaInt4, kS32};
+constexpr Tokens kMmaF32Fp8[] = {kF32, kMmaFp8, kMmaFp8, kF32};
+constexpr Tokens kMmaF16Fp8[] = {kF16, kMmaFp8, kMmaFp8, kF16};
+constexpr Tokens kMmaF64Types[] = {kMmaF64, kMmaF64, kMmaF64, kMmaF64};
+
+constexpr FloorRecord kSm75Ptx65[] = {{75, 65}};
+constexpr FloorRecord kSm80Ptx70[] = {{80, 70}};
+constexpr FloorRecord kSm89Ptx84[] = {{89, 84}};
+constexpr FloorRecord kSm89Ptx87[] = {{89, 87}};
+constexpr FloorRecord kSm90Ptx78[] = {{90, 78}};
+
+constexpr StringRef kM16N8K4Message =
+    "'{type}' are not the types of any {ctx}.m16n8k4 form: it multiplies "
+    "tf32 (f32.tf32.tf32.f32) or f64 (f64.f64.f64.f64)";
+constexpr StringRef kM16N8K8Message =
+    "'{type}' are not the types of any {ctx}.m16n8k8 form: it multiplies f16 "
+    "(f32.f16.f16.f32 or f16.f16.f16.f16), bf16 (f32.bf16.bf16.f32), tf32 "
+    "(f32.tf32.tf32.f32) or f64 (f64.f64.f64.f64)";
+constexpr StringRef kM16N8K16Message =
+    "'{type}' are not the types of any {ctx}.m16n8k16 form: it multiplies "
+    "f16 (f32.f16.f16.f32 or f16.f16.f16.f16), bf16 (f32.bf16.bf16.f32), "
+    "s8/u8 (s32.s8.u8.s32, ...), e4m3/e5m2 (f32.e4m3.e5m2.f32, "
+    "f16.e4m3.e4m3.f16, ...) or f64 (f64.f64.f64.f64)";
+constexpr StringRef kM16N8K32Message =
+    "'{type}' are not the types of any {ctx}.m16n8k32 form: it multiplies "
+    "s8/u8 (s32.s8.u8.s32, ...), s4/u4 (s32.s4.u4.s32, ...) or e4m3/e5m2 "
+    "(f32.e4m3.e5m2.f32, f16.e4m3.e4m3.f16, ...)";
+constexpr StringRef kM16N8K64Message =
+    "'{type}' are not the types of any {ctx}.m16n8k64 form: it multiplies "
+    "s4/u4 (s32.s4.u4.s32, ...)";
+constexpr StringRef kM8N8K32Message =
+    "'{type}' are not the types of any {ctx}.m8n8k32 form: it multiplies "
+    "s4/u4 (s32.s4.u4.s32, ...)";
+constexpr StringRef kM8N8K4Message =
+    "'{type}' are not the types of any {ctx}.m8n8k4 form: it multiplies f64 "
+    "here (f64.f64.f64.f64); the f16 m8n8k4 of sm_70 is not in the table";
+constexpr StringRef kM8N8K16Message =
+    "'{type}' are not the types of any {ctx}.m8n8k16 form: it multiplies "
+    "s8/u8 (s32.s8.u8.s32, ...)";
+
 constexpr VariantRecord kMmaVariants[] = {
-    {kMmaF32F16, kMmaSlots, kMmaRules, kMmaFloors, kMmaF32Signatures},
-    {kMmaF16F16, kMmaSlots, kMmaRules, kMmaFloors, kMmaF16Signatures},
-    {kMmaF32Bf16, kMmaSlots, kMmaRules, kMmaFloors, kMmaBf16Signatures}};
+    {kMmaF32F16, kMmaSlotsM16N8K8, kMmaRules, kSm75Ptx65,
+     kMmaF16K8F32Signatures, "m16n8k8", kM16N8K8Message},
+    {kMmaF16F16, kMmaSlotsM16N8K8, kMmaRules, kSm75Ptx65,
+     kMmaF16K8F16Signatures, "m16n8k8", kM16N8K8Message},
+    {kMmaF32Bf16, kMmaSlotsM16N8K8, kMmaRules, kSm80Ptx70,
+     kMmaBf16K8Signatures, "m16n8k8", kM16N8K8Message},
+    {kMmaF32Tf32, kMmaSlotsM16N8K8, kMmaRules, kSm80Ptx70,
+     kMmaTf32K8Signatures, "m16n8k8", kM16N8K8Message},
+    {kMmaF64Types, kMmaSlotsM16N8K8, kMmaRules, kSm90Ptx78,
+     kMmaF64K8Signatures, "m16n8k8", kM16N8K8Message},
+    {kMmaF32F16, kMmaSlotsM16N8K16, kMmaRules, kSm80Ptx70,
+     kMmaF16K16F32Signatures, "m16n8k16", kM16N8K16Message},
+    {kMmaF16F16, kMmaSlotsM16N8K16, kMmaRules, kSm80Ptx70,
+     kMmaF16K16F16Signatures, "m16n8k16", kM16N8K16Message},
+    {kMmaF32Bf16, kMmaSlotsM16N8K16, kMmaRules, kSm80Ptx70,
+     kMmaBf16K16Signatures, "m16n8k16", kM16N8K16Message},
+    {kMmaS32Int8, kMmaSlotsM16N8K16Sat, kMmaRules, kSm80Ptx70,
+     kMmaIntK16Signatures, "m16n8k16", kM16N8K16Message},
+    {kMmaF32Fp8, kMmaSlotsM16N8K16, kMmaRules, kSm89Ptx87,
+     kMmaFp8K16F32Signatures, "m16n8k16", kM16N8K16Message},
+    {kMmaF16Fp8, kMmaSlotsM16N8K16, kMmaRules, kSm89Ptx87,
+     kMmaFp8K16F16Signatures, "m16n8k16", kM16N8K16Message},
+    {kMmaF64Types, kMmaSlotsM16N8K16, kMmaRules, kSm90Ptx78,
+     kMmaF64K16Signatures, "m16n8k16", kM16N8K16Message},
+    {kMmaS32Int8, kMmaSlotsM16N8K32Sat, kMmaRules, kSm80Ptx70,
+     kMmaIntK32Signatures, "m16n8k32", kM16N8K32Message},
+    {kMmaF32Fp8, kMmaSlotsM16N8K32, kMmaRules, kSm89Ptx84,
+     kMmaFp8K32F32Signatures, "m16n8k32", kM16N8K32Message},
+    {kMmaF16Fp8, kMmaSlotsM16N8K32, kMmaRules, kSm89Ptx87,
+     kMmaFp8K32F16Signatures, "m16n8k32", kM16N8K32Message},
+    {kMmaF32Tf32, kMmaSlotsM16N8K4, kMmaRules, kSm80Ptx70,
+     kMmaTf32K4Signatures, "m16n8k4", kM16N8K4Message},
+    {kMmaF64Types, kMmaSlotsM16N8K4, kMmaRules, kSm90Ptx78,
+     kMmaF64K4Signatures, "m16n8k4", kM16N8K4Message},
+    {kMmaF64Types, kMmaSlotsM8N8K4, kMmaRules, kSm80Ptx70,
+     kMmaF64M8N8K4Signatures, "m8n8k4", kM8N8K4Message},
+    {kMmaS32Int8, kMmaSlotsM8N8K16Sat, kMmaRules, kSm75Ptx65,
+     kMmaIntM8N8K16Signatures, "m8n8k16", kM8N8K16Message},
+    {kMmaS32Int4, kMmaSlotsM16N8K32Sat, kMmaRules, kSm80Ptx70,
+     kMmaIntK16Signatures, "m16n8k32", kM16N8K32Message},
+    {kMmaS32Int4, kMmaSlotsM16N8K64Sat, kMmaRules, kSm80Ptx70,
+     kMmaInt4K64Signatures, "m16n8k64", kM16N8K64Message},
+    {kMmaS32Int4, kMmaSlotsM8N8K32Sat, kMmaRules, kSm75Ptx65,
+     kMmaInt4M8N8K32Signatures, "m8n8k32", kM8N8K32Message}};
+
+/// A spelling without a shape names no variant.
+std::string mmaTypeError(Tokens types) {
+  return "mma." + llvm::join(types, ".") +
+         " names no shape: expected mma.sync.aligned.<shape>.row.col."
+         "<d>.<a>.<b>.<c> with a shape of m16n8k4, m16n8k8, m16n8k16, "
+         "m16n8k32, m16n8k64, m8n8k4, m8n8k16 or m8n8k32";
+}
 
 //===-- cvt ----------------------------------------------------------------===//
 
@@ -2160,7 +2301,7 @@ const FamilyRecord kRecords[] = {
     {.name = "mma",
      .variants = kMmaVariants,
      .warpCollective = true,
-     .lowered = false},
+     .typeError = mmaTypeError},
 };
 
 } // namespace

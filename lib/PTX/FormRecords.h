@@ -139,6 +139,11 @@ struct OperandRecord {
   bool barBefore = false;
   /// See Operand::exactRegister.
   bool exactRegister = false;
+  /// See Operand::axes and Operand::accumulator.
+  llvm::StringRef axes = {};
+  bool accumulator = false;
+  /// See Operand::braced.
+  bool braced = false;
 };
 
 /// Several operand signatures of one spelling; which one an instruction

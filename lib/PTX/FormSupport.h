@@ -41,6 +41,8 @@ inline constexpr TypeInfo kTypes[] = {
     {"u16x2", 'p', 32},    {"s16x2", 'p', 32},    {"e4m3x2", 'p', 16},
     {"e5m2x2", 'p', 16},   {"e2m3x2", 'p', 16},   {"e3m2x2", 'p', 16},
     {"e2m1x2", 'p', 8},    {"ue8m0x2", 'p', 16},  {"e4m3x4", 'p', 32},
+    // mma's fp8 operand types: four of them in each b32 register.
+    {"e4m3", 'p', 8},      {"e5m2", 'p', 8},
     {"e5m2x4", 'p', 32},   {"e2m3x4", 'p', 32},   {"e3m2x4", 'p', 32},
     {"e2m1x4", 'p', 16},
     // cvt.pack's destinations: no register has them.

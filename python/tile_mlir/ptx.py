@@ -50,6 +50,15 @@ class Operand:
     """It follows the previous operand after a bar (elect.sync d|p)."""
     sized_by: str = ""
     """For a memory operand sized by an immediate (cp.async), its name."""
+    axes: str = ""
+    """The repeat axes it spans, a letter each, where the form's repeat
+    space is not shared by every operand (an mma: D and C "mn", A "mk", B
+    "nk"); "" spans the apply's whole repeat shape."""
+    accumulator: bool = False
+    """An accumulator input (mma's C): it feeds the first step along the
+    axes it does not span, the destination each later one."""
+    braced: bool = False
+    """Written in braces even as one register (an mma fragment: {%r1})."""
 
 
 @dataclass(frozen=True)

@@ -50,8 +50,17 @@ def test_mma_fragments_are_register_groups_of_different_counts():
     ("mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32",
      "'col' must follow 'row' in mma.f32.f16.f16.f32: the first layout is A's (row), the second B's (col)"),
     ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32",
-     "'f16.f16.f16.f32' are not the types of any mma form: expected f32.f16.f16.f32 or "
-     "f16.f16.f16.f16 or f32.bf16.bf16.f32"),
+     "'f16.f16.f16.f32' are not the types of any mma.m16n8k16 form: it multiplies f16 (f32.f16.f16.f32 "
+     "or f16.f16.f16.f16), bf16 (f32.bf16.bf16.f32), s8/u8 (s32.s8.u8.s32, ...), e4m3/e5m2 "
+     "(f32.e4m3.e5m2.f32, f16.e4m3.e4m3.f16, ...) or f64 (f64.f64.f64.f64)"),
+    ("mma.sync.aligned.m16n8k4.row.col.f32.f16.f16.f32",
+     "'f32.f16.f16.f32' are not the types of any mma.m16n8k4 form: it multiplies tf32 "
+     "(f32.tf32.tf32.f32) or f64 (f64.f64.f64.f64)"),
+    ("mma.sync.aligned.row.col.f32.f16.f16.f32",
+     "mma.f32.f16.f16.f32 names no shape: expected mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c> with a "
+     "shape of m16n8k4, m16n8k8, m16n8k16, m16n8k32, m16n8k64, m8n8k4, m8n8k16 or m8n8k32"),
+    ("mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32",
+     "'satfinite' is not a qualifier of mma.f32.f16.f16.f32: expected sync, aligned, m16n8k16, row, col"),
     ("mma.aligned.m16n8k16.row.col.f32.f16.f16.f32",
      "mma.f32.f16.f16.f32 needs 'sync'"),
     ("cp.async.ca.global.shared",

@@ -213,14 +213,20 @@ def build(args):
     start = time.time()
     k = 0
     block = getattr(args, "kind", "thread") == "block"
-    while k < args.kernels:
-        seed = args.seed * 1_000_003 + k
+    # Explicit seeds (--seeds) rebuild kernels of earlier campaigns one by
+    # one, each racy or not as its campaign drew it.
+    explicit = [int(s) for s in args.seeds.split(",")] if getattr(args, "seeds", None) else None
+    total = len(explicit) if explicit else args.kernels
+    while k < total:
+        seed = explicit[k] if explicit else args.seed * 1_000_003 + k
         # Every fifth thread kernel starts a module of three gpu.funcs.
-        group = [seed + i for i in range(min(3, args.kernels - k))] if k % 5 == 0 and not block else [seed]
+        group = ([seed + i for i in range(min(3, args.kernels - k))] if k % 5 == 0 and not block and not explicit
+                 else [seed])
         k += len(group)
         try:
             if block:
-                prepared = [prepare(seed, kind="block", racy=k % RACY_EVERY == 0)]
+                index = seed - seed // 1_000_003 * 1_000_003 if explicit else k - 1
+                prepared = [prepare(seed, kind="block", racy=(index + 1) % RACY_EVERY == 0)]
             else:
                 prepared = prepare_module(group) if len(group) > 1 else [prepare(seed)]
         except Exception:  # noqa: BLE001 - a crash of the generator or interpreter is a finding
@@ -316,7 +322,7 @@ def run_chunk(job, skip=(), progress=None):
             with open(progress, "w") as f:
                 f.write(str(entry["seed"]))
         kernel(*[arrays[p.name] for p in params])
-        bad, payload = [], False
+        bad, payload = [], []
         for p in params:
             if p.name not in entry["expected"]:
                 continue
@@ -331,11 +337,14 @@ def run_chunk(job, skip=(), progress=None):
             result["compared_bytes"] += int(defined.sum())
             for i in np.nonzero((got != want) & whole)[0]:
                 if nan_payload_only(got[i], want[i], got.itemsize * 8):
-                    payload = True
+                    payload.append({"param": p.name, "element": int(i), "got": hex(int(got[i])),
+                                    "want": hex(int(want[i]))})
                     continue
                 bad.append({"param": p.name, "element": int(i), "got": hex(int(got[i])), "want": hex(int(want[i]))})
         result["kernels"] += 1
-        result["nan_payload_kernels"] += payload
+        result["nan_payload_kernels"] += bool(payload)
+        if payload:
+            result.setdefault("nan_payload_examples", []).append({"seed": entry["seed"], **payload[0]})
         for feature in entry["features"]:
             result["features"][feature] = result["features"].get(feature, 0) + 1
         if bad:
@@ -409,6 +418,7 @@ def run(args):
         for key in ("kernels", "compared_bytes", "nan_payload_kernels"):
             report[key] += result[key]
         report["mismatched_kernels"] += result["mismatched_kernels"]
+        report.setdefault("nan_payload_examples", []).extend(result.get("nan_payload_examples", []))
         for feature, count in result["features"].items():
             report["features"][feature] = report["features"].get(feature, 0) + count
     report["seconds"] = round(time.time() - start, 1)
@@ -485,6 +495,7 @@ def main(argv=None):
     b.add_argument("--kernels", type=int, default=200)
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--kind", choices=("thread", "block"), default="thread")
+    b.add_argument("--seeds", help="comma-separated seeds of earlier campaigns, instead of --kernels and --seed")
     c = sub.add_parser("check")
     c.add_argument("--kernels", type=int, default=60)
     c.add_argument("--seed", type=int, default=0)

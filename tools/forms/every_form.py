@@ -44,6 +44,14 @@ def move(family, op):
     return f"{family}.global{vec}.b{op.bits}"
 
 
+def fragment_types(op):
+    """An mma fragment's register tile, its register-by-register view and
+    the global tensor it travels through."""
+    shape = f"32x1x1x{op.count}"
+    return (f"memref<{shape}x{carrier(op)}, 5>", f"memref<{shape}x1x{carrier(op)}, 5>",
+            f"memref<{shape}x1x{carrier(op)}, 1>")
+
+
 def words(op):
     """The 16-bit words a predicate operand is staged in."""
     return SimpleNamespace(bits=16, count=op.count)
@@ -76,6 +84,20 @@ def kernel(index, form):
             value = (op.immediates or (op.max_immediate,))[0]
             body.append(f"%imm{i} = arith.constant {value} : i32")
             operands.append((f"%imm{i}", "i32"))
+        elif op.axes:
+            # A fragment of a warp's mma: (lanes, one repeat per axis,
+            # registers), loaded and stored register by register.
+            tile, regs, glob = fragment_types(op)
+            body.append(f'%t{i} = memref.alloca() {{tile.scope = "warp"}} : {tile}')
+            body.append(f"%r{i} = memref.expand_shape %t{i} [[0], [1], [2], [3, 4]] output_shape "
+                        f"[32, 1, 1, {op.count}, 1] : {tile} into {regs}")
+            if op.role in ("src", "rw"):
+                args.append(f"%in{i}: {glob}")
+                body.append(f'tile.apply "ld.global.b{op.bits}"(%r{i}, %in{i}) {{scope = "warp"}} : {regs}, {glob}')
+            if op.role in ("dst", "rw"):
+                after.append((f"%out{i}: {glob}", [f'tile.apply "st.global.b{op.bits}"(%out{i}, %r{i}) '
+                                                   f'{{scope = "warp"}} : {glob}, {regs}']))
+            operands.append((f"%t{i}", tile))
         elif op.space == "reg":
             tile = memref(op, "5")
             body.append(f"%t{i} = memref.alloca() : {tile}")
@@ -99,12 +121,13 @@ def kernel(index, form):
             operands.append((f"%m{i}", ty))
     names = ", ".join(name for name, _ in operands)
     types = ", ".join(ty for _, ty in operands)
-    body.append(f'tile.apply "{form.opcode}"({names})' + (f" : {types}" if types else ""))
+    scope = ' {scope = "warp"}' if any(op.axes for op in form.operands) else ""
+    body.append(f'tile.apply "{form.opcode}"({names}){scope}' + (f" : {types}" if types else ""))
     for arg, lines in after:
         args.append(arg)
         body += lines
     for i, op in enumerate(form.operands):
-        if op.type != "pred" and op.space == "reg" and op.role in ("dst", "rw"):
+        if op.type != "pred" and op.space == "reg" and op.role in ("dst", "rw") and not op.axes:
             args.append(f"%out{i}: {memref(op, '1')}")
             body.append(f'tile.apply "{move("st", op)}"(%out{i}, %t{i}) : {memref(op, "1")}, {memref(op, "5")}')
     workgroup = f" workgroup({', '.join(attributions)})" if attributions else ""
@@ -160,8 +183,9 @@ def run(target, forms=None, workdir=None):
             continue
         asm = re.findall(r"// begin inline asm\n(.*?)// end inline asm", by_name.get(f"k{i}", ""), re.S)
         pattern = re.compile(r"(^|\s)" + re.escape(form.opcode) + r"[\s;]")
-        # A form without operands (a fence) has no tiles to repeat over.
-        expected = REPEATS if form.operands else 1
+        # A form without operands (a fence) has no tiles to repeat over; an
+        # mma's fragments here are one (m, n, k) step.
+        expected = 1 if not form.operands or any(o.axes for o in form.operands) else REPEATS
         if sum(bool(pattern.search(block)) for block in asm) != expected:
             problems.append(f"{form.opcode}: expected {expected} instructions in k{i}")
     return len(forms), problems

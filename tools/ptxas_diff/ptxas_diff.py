@@ -356,12 +356,56 @@ def fence_spellings():
         yield f"fence.{order}"
 
 
+MMA_SHAPES = ("m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32", "m8n8k4", "m8n8k16", "m16n8k64", "m8n8k32")
+MMA_INPUTS = ("f16", "bf16", "tf32", "s8", "u8", "e4m3", "e5m2", "f64", "s4")
+
+
+def mma_spellings():
+    """PTX ISA 9.0, 9.7.14.5.14: mma.sync.aligned.shape.row.col{.satfinite}
+    .dtype.atype.btype.ctype over the shape x input grid with every
+    accumulator pair, and near misses (col.row, no sync, satfinite on
+    floats, mixed inputs, the sm_70 m8n8k4 shape)."""
+    accumulators = ("f16", "f32", "s32", "f64")
+    for shape in MMA_SHAPES:
+        for a in MMA_INPUTS:
+            for b in (a, {"s8": "u8", "u8": "s8", "e4m3": "e5m2", "e5m2": "e4m3"}.get(a, "f16")):
+                for d in accumulators:
+                    for c in accumulators:
+                        yield f"mma.sync.aligned.{shape}.row.col.{d}.{a}.{b}.{c}"
+                yield f"mma.sync.aligned.{shape}.row.col.satfinite.s32.{a}.{b}.s32"
+                yield f"mma.sync.aligned.{shape}.col.row.f32.{a}.{b}.f32"
+                yield f"mma.sync.{shape}.row.col.f32.{a}.{b}.f32"
+                yield f"mma.sync.aligned.{shape}.row.col.satfinite.f32.{a}.{b}.f32"
+                yield f"mma.aligned.sync.{shape}.col.row.f32.{a}.{b}.f32"
+    for layouts in ("row.row", "col.col", "row.col", "col.row"):
+        yield f"mma.sync.aligned.m8n8k4.{layouts}.f32.f16.f16.f32"
+    yield "mma.sync.aligned.row.col.f32.f16.f16.f32"
+
+
+def mma_operands(tokens):
+    """The PTX ISA's fragment sizes: A holds M*K/32 elements per thread, B
+    K*N/32 and C/D M*N/32, packed into 32-bit registers (two 16-bit, four
+    8-bit, eight 4-bit values; one tf32) or 64-bit ones for f64."""
+    shape = next((t for t in tokens if re.fullmatch(r"m\d+n\d+k\d+", t)), "m16n8k16")
+    m, n, k = (int(x) for x in re.findall(r"\d+", shape))
+    types = [t for t in tokens if t in BITS or t in ("e4m3", "e5m2", "s4")][-4:]
+    if len(types) < 4:
+        return [(32, 4, False), (32, 4, False), (32, 2, False), (32, 4, False)]
+    per_reg = {"f16": 2, "bf16": 2, "tf32": 1, "s8": 4, "u8": 4, "e4m3": 4, "e5m2": 4, "s4": 8, "f64": 1,
+               "f32": 1, "s32": 1}
+
+    def reg(ty, elements):  # a fragment: braced even as one register
+        return (64 if ty == "f64" else 32, max(1, elements // per_reg.get(ty, 1)), False, False, False, True)
+    d, a, b, c = types
+    return [reg(d, m * n // 32), reg(a, m * k // 32), reg(b, k * n // 32), reg(c, m * n // 32)]
+
+
 def spellings():
     seen = set()
     for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
-                warp_collective_spellings, fence_spellings):
+                warp_collective_spellings, fence_spellings, mma_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -411,6 +455,8 @@ def natural_operands(spelling):
         return [u32]
     if family in ("membar", "fence"):
         return []
+    if family == "mma":
+        return mma_operands(tokens)
     if family in ("atom", "red"):
         reg = (max(BITS.get(types[-1], 32), 16), vec, False)
         memory = (BITS.get(types[-1], 32), vec, True)
@@ -507,7 +553,7 @@ def natural_operand_choices(spelling):
 def table_operands(form):
     return [("imm", (op.immediates or (1,))[0], False) if op.role == "imm" else
             (op.register_bits if op.space == "reg" else op.bits, op.count, op.space != "reg",
-             op.joined_by_bar, op.bar_before)
+             op.joined_by_bar, op.bar_before, op.braced)
             for op in form.operands]
 
 
@@ -552,7 +598,8 @@ def render(spelling, operands):
             continue
         prefix = REG.get(bits, "%r")
         regs = [f"{prefix}{i * 8 + k + 1}" for k in range(count)]
-        text = "|".join(regs) if bar and bar[0] else regs[0] if count == 1 else "{" + ", ".join(regs) + "}"
+        braced = count > 1 or (len(bar) > 2 and bar[2])
+        text = "|".join(regs) if bar and bar[0] else "{" + ", ".join(regs) + "}" if braced else regs[0]
         if len(bar) > 1 and bar[1] and texts:  # d|p
             texts[-1] += "|" + text
             continue

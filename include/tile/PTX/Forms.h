@@ -101,6 +101,17 @@ struct Operand {
   /// The operand follows the previous one after a bar, not a comma: the
   /// predicate of elect.sync d|p, shfl.sync d|p and match.all d|p.
   bool barBefore = false;
+
+  /// The repeat axes this operand spans, one letter each, for a form whose
+  /// repeat space is not one shape shared by every operand: an mma's
+  /// repeats are (m, n, k), its D and C span "mn", A "mk" and B "nk".
+  /// Empty: the operand spans the apply's whole repeat shape.
+  std::string axes;
+  /// An accumulator input (mma's C): it feeds the first step along the
+  /// axes it does not span (k), the destination each later step.
+  bool accumulator = false;
+  /// Written in braces even as one register: a fragment ({%r1}) of mma.
+  bool braced = false;
 };
 
 struct Form {

@@ -135,7 +135,7 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
     }
     bool narrow = operand.registerBits() == 8;
     std::string letter(1, constraintLetter(asmRegisterBits(operand)));
-    bool braces = operand.count > 1 && !operand.joinedByBar;
+    bool braces = (operand.count > 1 || operand.braced) && !operand.joinedByBar;
     if (braces)
       text += "{";
     for (unsigned reg = 0; reg < operand.count; ++reg, ++registerIndex) {

@@ -27,6 +27,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import reference as R
+from .. import fragments
 
 
 def element_bytes(bits):
@@ -495,6 +496,96 @@ class Interpreter:
         for name, result in outputs.items():
             self.write(named[name], coord + [0], result, defined, executing, None)
 
+    def mma(self, form, values, group):
+        """mma.sync over the repeat space (m, n, k) of a warp-scope apply,
+        k outermost, C feeding k = 0 and D each later k, as tile-expand
+        issues it: each warp's 32 lanes give their fragment registers
+        (tile_mlir.fragments, from the PTX ISA), reference.mma multiplies,
+        and each lane gets its D registers back. Every lane of the warp must
+        execute it (.aligned); otherwise each lane's D is undefined and the
+        missing lanes are a hazard."""
+        shape = fragments.shape_of(form.opcode)
+        dkind, akind, bkind, ckind = fragments.kinds_of(form.opcode)
+        satfinite = "satfinite" in form.opcode.split(".")
+        named = {o.name: (o, v) for o, v in zip(form.operands, values)}
+        dst = named.get("d") or named["acc"]
+        src_c = named.get("c") or named["acc"]
+        extents = {}
+        for operand, view in zip(form.operands, values):
+            for letter, extent in zip(operand.axes, view.shape[len(group):-1]):
+                extents[letter] = extent
+        letters = "k" + "mn"
+        in_block = self.lanes % self.per_block
+        lane = (in_block % 32).astype(np.int64)
+        warp_of = self.lanes - lane  # the first thread of each thread's warp
+        first_threads = np.unique(warp_of)
+        executing = self.active
+        partial = np.zeros(self.threads, bool)
+        for first in first_threads:
+            members = first + np.arange(32)
+            if executing[members].any() and not executing[members].all():
+                partial[members] = True
+        if partial.any():
+            bad = np.flatnonzero(partial & ~executing)[0]
+            self._collective_hazard(form, "leaves lanes of its warp out (mma.sync.aligned needs all 32)",
+                                    self.lanes == bad, lane, lane)
+
+        def fragment(operand_name, view, coord, kind, count, rows, cols):
+            """Per warp (first thread -> matrix of bits, defined)."""
+            per = fragments.per_register(kind)
+            bits_each = fragments.ELEMENT_BITS[kind]
+            regs = [self.read(view, group + coord + [r]) for r in range(count)]
+            out = {}
+            for first in first_threads:
+                members = first + np.arange(32)
+                matrix = np.zeros((rows, cols), np.uint64)
+                known = np.zeros((rows, cols), bool)
+                for ln in range(32):
+                    thread = members[ln]
+                    for r, (value, defined, _) in enumerate(regs):
+                        for e in range(per):
+                            i = r * per + e
+                            row, col = fragments.element(shape, operand_name, kind, i, ln)
+                            part = (int(value[thread]) >> (e * bits_each)) & ((1 << bits_each) - 1)
+                            matrix[row, col] = part
+                            known[row, col] = bool(defined[thread])
+                out[first] = (matrix, known)
+            return out
+
+        m, n, k = shape
+        ranges = [range(extents.get(letter, 1)) for letter in letters]
+        for kk, mm, nn in itertools.product(*ranges):
+            point = {"k": kk, "m": mm, "n": nn}
+            a_op, a_view = named["a"]
+            b_op, b_view = named["b"]
+            c_op, c_view = src_c if kk == 0 else dst
+            a_f = fragment("a", a_view, [point[x] for x in a_op.axes], akind, a_op.count, m, k)
+            b_f = fragment("b", b_view, [point[x] for x in b_op.axes], bkind, b_op.count, k, n)
+            c_f = fragment("c", c_view, [point[x] for x in c_op.axes], ckind, c_op.count, m, n)
+            d_op, d_view = dst
+            d_coord = group + [point[x] for x in d_op.axes]
+            per = fragments.per_register(dkind)
+            bits_each = fragments.ELEMENT_BITS[dkind]
+            out_bits = [np.zeros(self.threads, np.uint64) for _ in range(d_op.count)]
+            out_def = [np.ones(self.threads, bool) for _ in range(d_op.count)]
+            for first in first_threads:
+                (a, a_known), (b, b_known), (c, c_known) = a_f[first], b_f[first], c_f[first]
+                d, d_known = R.mma(dkind, akind, bkind, ckind, a, b, c, satfinite)
+                d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=0)[None, :]
+                members = first + np.arange(32)
+                for ln in range(32):
+                    thread = members[ln]
+                    for r in range(d_op.count):
+                        word, known = 0, not partial[thread]
+                        for e in range(per):
+                            row, col = fragments.element(shape, "d", dkind, r * per + e, ln)
+                            word |= int(d[row, col]) << (e * bits_each)
+                            known = known and bool(d_known[row, col])
+                        out_bits[r][thread] = word
+                        out_def[r][thread] = known
+            for r in range(d_op.count):
+                self.write(d_view, d_coord + [r], out_bits[r], out_def[r], executing, None)
+
     def _collective_hazard(self, form, problem, bad, lane, source):
         for thread in np.flatnonzero(bad)[:1]:
             key = ("collective", problem.split()[0], self.point)
@@ -903,6 +994,9 @@ class Interpreter:
             # A fence orders its thread's accesses, which lockstep keeps in
             # program order anyway; it orders no other thread's (a barrier
             # does), so it changes no race the interpreter reports.
+            return
+        if form.family == "mma":
+            self.mma(form, values, group)
             return
         if form.family in ("shfl", "vote", "match", "redux", "elect", "activemask"):
             run = self.shuffle if form.family == "shfl" else self.collective

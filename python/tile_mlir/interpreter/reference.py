@@ -898,3 +898,90 @@ def _values(form, tokens, types, quals, srcs):
     if family == "cvt":
         return cvt(tokens, srcs)
     raise NotCovered(form.opcode)
+
+
+# -- mma ----------------------------------------------------------------------
+
+# Significand bits of each accumulator: a sum whose every partial sum is a
+# multiple of one power of two 2^e and below 2^(bits) * 2^e is exact in any
+# order of addition.
+_ACCUMULATOR_BITS = {"f32": 24, "f16": 11, "f64": 53}
+
+
+def _element_values(bits, kind):
+    """Element bit patterns of an mma input kind as exact Fractions, or
+    None for one the model does not take (inf, NaN, a tf32 register whose
+    low 13 bits are not zero)."""
+    out = []
+    for b in np.asarray(bits).reshape(-1).tolist():
+        b = int(b)
+        if kind in ("s8", "u8", "s4", "u4", "s32"):
+            width = int(kind[1:])
+            b &= (1 << width) - 1
+            out.append(Fraction(b - (1 << width) if kind[0] == "s" and b >> (width - 1) else b))
+            continue
+        if kind == "tf32":
+            if b & 0x1FFF:
+                out.append(None)
+                continue
+            kind_ = "f32"
+        else:
+            kind_ = kind
+        value = float(decode(np.array([b], dtype=np.uint64), kind_)[0])
+        out.append(Fraction(value) if np.isfinite(value) else None)
+    return out
+
+
+def mma(dtype, atype, btype, ctype, a, b, c, satfinite=False):
+    """D = A B + C for one instruction of one warp, from the PTX ISA:
+    `a` (M x K), `b` (K x N) and `c` (M x N) are element bit patterns.
+    Integer forms are exact (wrapping modulo 2^32, or clamped with
+    .satfinite). A float element is exact when every product and C are
+    multiples of one power of two 2^e whose magnitudes sum below 2^p * 2^e
+    (p: 24 for f32, 11 for f16, 53 for f64): then every partial sum, in any
+    order the hardware adds them, is representable and the result is the
+    exact one, rounded once (it is then exact too). Elsewhere, and where an
+    input is inf or NaN, the ISA leaves the accumulation order and
+    precision to the chip: the element is undefined (as where a partial sum
+    could fall below the normal range). Returns (bits,
+    defined), both M x N."""
+    a_vals = np.array(_element_values(a, atype), dtype=object).reshape(np.shape(a))
+    b_vals = np.array(_element_values(b, btype), dtype=object).reshape(np.shape(b))
+    c_vals = np.array(_element_values(c, ctype), dtype=object).reshape(np.shape(c))
+    rows, cols = np.shape(c)
+    width = {"f16": 16, "f32": 32, "f64": 64, "s32": 32}[dtype]
+    bits = np.zeros((rows, cols), dtype=np.uint64)
+    defined = np.zeros((rows, cols), dtype=bool)
+    for i in range(rows):
+        for j in range(cols):
+            terms = [c_vals[i, j]] + [x * y if x is not None and y is not None else None
+                                      for x, y in zip(a_vals[i, :], b_vals[:, j])]
+            if any(t is None for t in terms):
+                continue
+            total = sum(terms, Fraction(0))
+            if dtype == "s32":
+                value = int(total)
+                if satfinite:
+                    value = max(-(1 << 31), min((1 << 31) - 1, value))
+                bits[i, j] = value & 0xFFFFFFFF
+                defined[i, j] = True
+                continue
+            nonzero = [t for t in terms if t != 0]
+            if nonzero:
+                # The coarsest power of two every term is a multiple of.
+                grid = min(Fraction(1, t.denominator) if t.denominator > 1 else Fraction(1) for t in nonzero)
+                for t in nonzero:
+                    while (t / grid).denominator != 1:
+                        grid /= 2
+                magnitude = sum(abs(t) for t in nonzero)
+                # ... and no partial sum below the normal range, where a chip
+                # may flush.
+                e, _, _ = FORMATS[dtype]
+                smallest_normal = Fraction(2) ** (2 - (1 << (e - 1)))
+                if magnitude >= grid * (1 << _ACCUMULATOR_BITS[dtype]) or grid < smallest_normal:
+                    continue
+            kind = dtype
+            exact = float(total)  # exact: representable by the bound above
+            bits[i, j] = int(encode(np.array([exact]), kind)[0])
+            defined[i, j] = True
+    return bits.astype(UINT[width]), defined

@@ -41,9 +41,11 @@ func.func @through_subviews(%g: memref<1x2xf32, 1>, %o: memref<1x1xi32, 1>) {
 
 // -----
 
-// A read before any write is undefined.
+// A read before any write reads zero (one of the values the ISA allows;
+// ptxas mishandles an undefined source: docs/difftest.md, finding 12).
 // CHECK-LABEL: func.func @uninitialized
-// CHECK: %[[U:.*]] = llvm.mlir.undef : f32
+// CHECK-NOT: llvm.mlir.undef
+// CHECK: %[[U:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: tile.instr "neg.f32"(%[[U]])
 func.func @uninitialized(%g: memref<1x1xf32, 1>) {
   %r = memref.alloca() : memref<1x1xf32, 5>

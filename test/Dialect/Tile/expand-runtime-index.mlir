@@ -60,10 +60,10 @@ func.func @runtime_subview_load(%g: memref<4x1xf32, 1>, %i: index) -> f32 {
 
 // -----
 
-// Unsigned carriers read before any write: LLVM has signless undef values
-// only, so the undef is cast the way the lowering casts such carriers.
+// Unsigned carriers read before any write read the zero of their signless
+// twin, cast the way the lowering casts such carriers.
 // CHECK-LABEL: func.func @unsigned_undefined
-// CHECK: %[[U:.*]] = llvm.mlir.undef : i32
+// CHECK: %[[U:.*]] = arith.constant 0 : i32
 // CHECK: %[[C:.*]] = builtin.unrealized_conversion_cast %[[U]] : i32 to ui32
 // CHECK: tile.instr "st.global.b32"(%[[C]])
 func.func @unsigned_undefined(%g: memref<1x1xui32, 1>) {

@@ -166,6 +166,11 @@ const ptx::Form &mlir::tile::selectForm(ArrayRef<ptx::Form> forms,
     if (fits)
       return form;
   }
+  // None fits: the one with as many operands, whose diagnostics name what
+  // is wrong with them, else the primary form.
+  for (const ptx::Form &form : forms)
+    if (form.operands.size() == args.size())
+      return form;
   return forms.front();
 }
 
@@ -655,6 +660,18 @@ LogicalResult ApplyOp::verify() {
                            << getOpcode() << " writes memory";
   }
 
+  // A form whose operands span named repeat axes (an mma's (m, n, k)) is a
+  // warp's instruction over fragments: each operand's repeat axes are its
+  // letters, and a letter has one extent in every operand that spans it.
+  bool namedAxes = llvm::any_of(
+      form->operands, [](const ptx::Operand &o) { return !o.axes.empty(); });
+  if (namedAxes && getScope() != "warp")
+    return emitOpError() << getOpcode()
+                         << " is a warp's instruction over fragments: scope "
+                            "\"warp\" (group axis 32, the lanes), got \""
+                         << getScope() << "\"";
+  llvm::StringMap<std::pair<int64_t, StringRef>> axisExtents;
+
   std::optional<SmallVector<int64_t>> repeatShape;
   StringRef repeatOwner;
   for (auto [value, operand] : llvm::zip_equal(args, form->operands)) {
@@ -739,14 +756,32 @@ LogicalResult ApplyOp::verify() {
     if (!operand.isMemory() &&
         failed(verifyOwnership(diag, value, groupRank, getScope())))
       return failure();
-    SmallVector<int64_t> repeats(shape.drop_back());
-    if (!repeatShape) {
-      repeatShape = repeats;
-      repeatOwner = operand.name;
-    } else if (*repeatShape != repeats) {
-      return diag() << "repeat shape " << shapeText(repeats)
-                    << " does not match " << repeatOwner << "'s "
-                    << shapeText(*repeatShape);
+    if (!operand.axes.empty()) {
+      ArrayRef<int64_t> own = shape.drop_front(groupRank).drop_back();
+      if (own.size() != operand.axes.size())
+        return diag() << "spans the repeat axes (" << operand.axes
+                      << "): expected a shape of the group axes, "
+                      << operand.axes.size() << " repeat axes and "
+                      << operand.count << " registers, got "
+                      << shapeText(shape);
+      for (auto [letter, extent] : llvm::zip(operand.axes, own)) {
+        auto [it, fresh] = axisExtents.try_emplace(
+            StringRef(&letter, 1), extent, operand.name);
+        if (!fresh && it->second.first != extent)
+          return diag() << "repeat axis " << letter << " has extent "
+                        << extent << ", but " << it->second.second
+                        << "'s has " << it->second.first;
+      }
+    } else {
+      SmallVector<int64_t> repeats(shape.drop_back());
+      if (!repeatShape) {
+        repeatShape = repeats;
+        repeatOwner = operand.name;
+      } else if (*repeatShape != repeats) {
+        return diag() << "repeat shape " << shapeText(repeats)
+                      << " does not match " << repeatOwner << "'s "
+                      << shapeText(*repeatShape);
+      }
     }
     // A memory operand's carrier was checked with its space, above.
     if (!operand.isMemory() && !fitsCarrier(memref.getElementType(), operand))

@@ -49,16 +49,29 @@ private:
   llvm::DenseMap<Block *, SmallVector<Value>> pools;
 };
 
-/// An undefined register of `type`. LLVM has undef values of signless types
-/// only, so a signed or unsigned carrier (ui32) is the undef of its signless
-/// twin, cast the way the lowering casts every such carrier.
+/// The value of a register read before anything wrote it: zero. The PTX
+/// ISA leaves such a register's value unspecified, but ptxas (CUDA 13.0)
+/// does more with an undefined source of an instruction it implements with
+/// a subroutine (div, rcp and sqrt with IEEE rounding): on an H200 the warp
+/// then runs diverged for the rest of the kernel, so a later barrier never
+/// returns or later shuffles, collectives and barrier-ordered accesses go
+/// wrong (docs/difftest.md, findings 11 and 12). Zero is one of the values
+/// the ISA allows, and only a kernel that reads a register it never wrote
+/// gets it.
 Value undefinedValue(OpBuilder &builder, Location loc, Type type) {
-  auto integer = dyn_cast<IntegerType>(type);
-  if (!integer || integer.isSignless())
-    return LLVM::UndefOp::create(builder, loc, type);
-  Value undef = LLVM::UndefOp::create(
-      builder, loc, builder.getIntegerType(integer.getWidth()));
-  return UnrealizedConversionCastOp::create(builder, loc, type, undef)
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getFloatAttr(floatType, 0.0));
+  auto integer = cast<IntegerType>(type);
+  if (integer.isSignless())
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getIntegerAttr(integer, 0));
+  // A signed or unsigned carrier (ui32) is the zero of its signless twin,
+  // cast the way the lowering casts every such carrier.
+  Value zero = arith::ConstantOp::create(
+      builder, loc, builder.getIntegerAttr(
+                        builder.getIntegerType(integer.getWidth()), 0));
+  return UnrealizedConversionCastOp::create(builder, loc, type, zero)
       .getResult(0);
 }
 
@@ -324,6 +337,91 @@ private:
   llvm::DenseMap<Operation *, std::map<int64_t, Value>> fragments;
 };
 
+constexpr int64_t kMaxInstructions = int64_t(1) << 24;
+
+/// The repeats one apply issues. Usually one repeat shape that every
+/// operand shares; for a form whose operands span named axes (an mma's m,
+/// n and k), the letters and their extents, the reduction axes (those no
+/// written operand spans: k) first, so that every instruction of one
+/// reduction step precedes the step that reads its results and the
+/// independent ones sit together.
+struct RepeatSpace {
+  /// One letter per axis; empty when the operands share one shape.
+  std::string letters;
+  SmallVector<int64_t> extents;
+  /// The number of leading reduction axes.
+  unsigned reductions = 0;
+
+  int64_t size() const {
+    int64_t total = 1;
+    for (int64_t extent : extents) {
+      if (extent == 0)
+        return 0;
+      total = total > kMaxInstructions / extent ? kMaxInstructions + 1
+                                                : total * extent;
+    }
+    return total;
+  }
+
+  /// The repeat coordinate of an operand spanning `axes`, at `point` of the
+  /// space; every axis when `axes` is empty.
+  SmallVector<int64_t> project(StringRef axes, ArrayRef<int64_t> point) const {
+    if (axes.empty() || letters.empty())
+      return SmallVector<int64_t>(point);
+    SmallVector<int64_t> coord;
+    for (char letter : axes)
+      coord.push_back(point[letters.find(letter)]);
+    return coord;
+  }
+
+  /// Whether `point` is past the first step of the reduction axes.
+  bool pastFirstReduction(ArrayRef<int64_t> point) const {
+    return llvm::any_of(point.take_front(reductions),
+                        [](int64_t c) { return c != 0; });
+  }
+};
+
+RepeatSpace repeatSpaceOf(ApplyOp apply, const ptx::Form &form,
+                          unsigned groupRank) {
+  RepeatSpace space;
+  bool named = llvm::any_of(
+      form.operands, [](const ptx::Operand &o) { return !o.axes.empty(); });
+  if (!named) {
+    for (Value arg : apply.getArgs())
+      if (auto type = dyn_cast<MemRefType>(arg.getType())) {
+        llvm::append_range(space.extents,
+                           type.getShape().drop_front(groupRank).drop_back());
+        break;
+      }
+    return space;
+  }
+  std::string written, all;
+  llvm::StringMap<int64_t> extents;
+  for (auto [arg, operand] : llvm::zip(apply.getArgs(), form.operands)) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    for (auto [i, letter] : llvm::enumerate(operand.axes)) {
+      if (all.find(letter) == std::string::npos)
+        all += letter;
+      if (operand.isWritten() && written.find(letter) == std::string::npos)
+        written += letter;
+      // The verifier proved every spanning operand agrees; a scalar spans
+      // nothing.
+      if (type)
+        extents[StringRef(&letter, 1)] = type.getShape()[groupRank + i];
+    }
+  }
+  for (char letter : all)
+    if (written.find(letter) == std::string::npos)
+      space.letters += letter;
+  space.reductions = space.letters.size();
+  for (char letter : all)
+    if (written.find(letter) != std::string::npos)
+      space.letters += letter;
+  for (char letter : space.letters)
+    space.extents.push_back(extents.lookup(StringRef(&letter, 1)));
+  return space;
+}
+
 /// Emits the instructions of one tile.apply.
 class ApplyExpander {
 public:
@@ -353,12 +451,11 @@ public:
   void expand() {
     if (groupRank)
       groupCoordinates();
-    SmallVector<int64_t> repeats = repeatShape();
-    int64_t total = 1;
-    for (int64_t extent : repeats)
-      total *= extent;
+    RepeatSpace space = repeatSpaceOf(apply, form, groupRank);
+    ArrayRef<int64_t> repeats = space.extents;
     // An empty repeat axis expands to nothing, next to however large an
     // axis: no index constants either (2^40 of them ran out of memory).
+    int64_t total = space.size();
     if (total == 0)
       return;
     int64_t maxIndex = 1;
@@ -367,13 +464,13 @@ public:
     for (const ptx::Operand &operand : form.operands)
       maxIndex = std::max<int64_t>(maxIndex, operand.count);
     indices.get(apply, maxIndex - 1);
-    SmallVector<int64_t> coord(repeats.size(), 0);
+    SmallVector<int64_t> point(repeats.size(), 0);
     for (int64_t n = 0; n < total; ++n) {
-      emitInstruction(coord);
+      emitInstruction(space, point);
       for (int i = static_cast<int>(repeats.size()) - 1; i >= 0; --i) {
-        if (++coord[i] < repeats[i])
+        if (++point[i] < repeats[i])
           break;
-        coord[i] = 0;
+        point[i] = 0;
       }
     }
   }
@@ -386,14 +483,6 @@ private:
     SmallVector<int64_t> strides;
     int64_t offset = 0;
   };
-
-  SmallVector<int64_t> repeatShape() {
-    for (Value arg : apply.getArgs())
-      if (auto type = dyn_cast<MemRefType>(arg.getType()))
-        return SmallVector<int64_t>(
-            type.getShape().drop_front(groupRank).drop_back());
-    return {};
-  }
 
   /// This thread's coordinates in the group: (lane) for warp, (warp % 4,
   /// lane) for warpgroup, (warp, lane) for cta, from the linear thread id.
@@ -493,13 +582,21 @@ private:
                             naturalAlignment(cast<MemRefType>(value.getType())));
   }
 
-  void emitInstruction(ArrayRef<int64_t> coord) {
+  /// The instruction at `point` of the repeat space. An accumulator input
+  /// (mma's C) past the first reduction step reads the destination, which
+  /// the previous step wrote.
+  void emitInstruction(const RepeatSpace &space, ArrayRef<int64_t> point) {
     SmallVector<Value> inputs, keep;
     SmallVector<Type> resultTypes;
     Value memref;
     SmallVector<Value> memIndices;
+    std::optional<unsigned> written;
+    for (auto [arg, operand] : llvm::enumerate(form.operands))
+      if (operand.isWritten() && !written)
+        written = arg;
     for (auto [arg, value, operand] :
          llvm::enumerate(apply.getArgs(), form.operands)) {
+      SmallVector<int64_t> coord = space.project(operand.axes, point);
       if (operand.isMemory()) {
         memref = value;
         memIndices = slot(coord, 0, /*memory=*/true);
@@ -511,9 +608,13 @@ private:
         inputs.push_back(value);
         continue;
       }
+      unsigned source = operand.accumulator && written &&
+                                space.pastFirstReduction(point)
+                            ? *written
+                            : arg;
       for (unsigned reg = 0; reg < operand.count; ++reg) {
         if (operand.isRead())
-          inputs.push_back(readSlot(arg, coord, reg));
+          inputs.push_back(readSlot(source, coord, reg));
         if (!operand.isWritten())
           continue;
         resultTypes.push_back(tile.getElementType());
@@ -523,7 +624,7 @@ private:
     }
     Value pred = apply.getPred();
     if (values.size() > apply.getArgs().size())
-      pred = readSlot(values.size() - 1, coord, 0);
+      pred = readSlot(values.size() - 1, space.project("", point), 0);
     auto instr = InstrOp::create(builder, apply.getLoc(), resultTypes,
                                  apply.getOpcodeAttr(), inputs, memref,
                                  memIndices, pred, keep, overload);
@@ -531,6 +632,7 @@ private:
     for (auto [arg, operand] : llvm::enumerate(form.operands)) {
       if (!operand.isWritten())
         continue;
+      SmallVector<int64_t> coord = space.project(operand.axes, point);
       for (unsigned reg = 0; reg < operand.count; ++reg)
         writeSlot(arg, coord, reg, instr.getResult(result++));
     }
@@ -550,26 +652,6 @@ private:
   SmallVector<Tile> tiles;
 };
 
-constexpr int64_t kMaxInstructions = int64_t(1) << 24;
-
-/// The instructions one apply expands to, saturated past kMaxInstructions.
-int64_t countInstructions(ApplyOp apply, unsigned groupRank) {
-  for (Value arg : apply.getArgs()) {
-    auto type = dyn_cast<MemRefType>(arg.getType());
-    if (!type)
-      continue;
-    int64_t instructions = 1;
-    for (int64_t extent : type.getShape().drop_front(groupRank).drop_back()) {
-      if (extent == 0)
-        return 0;
-      instructions = instructions > kMaxInstructions / extent
-                         ? kMaxInstructions + 1
-                         : instructions * extent;
-    }
-    return instructions;
-  }
-  return 1;
-}
 
 struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
   /// Checks every apply before any is expanded. Expansion is linear in the
@@ -592,7 +674,11 @@ struct TileExpandPass : public tile::impl::TileExpandBase<TileExpandPass> {
       if (!group)
         return apply.emitOpError() << "scope \"" << apply.getScope()
                                    << "\" is not supported";
-      int64_t instructions = countInstructions(apply, group->size());
+      const ptx::Form &form = selectForm(
+          ptx::lookupForms(apply.getOpcode(), error), apply.getArgs());
+      // Saturated past kMaxInstructions.
+      int64_t instructions =
+          repeatSpaceOf(apply, form, group->size()).size();
       if (instructions > kMaxInstructions)
         return apply.emitOpError()
                << "expands to more than " << kMaxInstructions

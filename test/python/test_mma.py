@@ -1,0 +1,121 @@
+"""mma.sync: the fragment tables of the PTX ISA (tile_mlir.fragments), the
+interpreter's warp-wide multiply, the (m, n, k) repeat space with its
+accumulator chained over k, and the committed H200 run
+(tools/gpu/mma_check.py)."""
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir import fragments
+from tile_mlir import script as T
+from tile_mlir.interpreter import reference as R
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools", "gpu"))
+import mma_check  # noqa: E402
+
+FORMS = mma_check.forms()
+
+
+def test_every_sm90_form_is_checked():
+    shapes = {fragments.shape_of(f["opcode"]) for f in FORMS}
+    assert shapes == {(16, 8, 4), (16, 8, 8), (16, 8, 16), (16, 8, 32), (16, 8, 64), (8, 8, 4), (8, 8, 16),
+                      (8, 8, 32)}
+    assert len(FORMS) == 76
+
+
+@pytest.mark.parametrize("opcode", sorted({f["opcode"] for f in FORMS}))
+def test_each_fragment_covers_its_matrix_once(opcode):
+    # The ISA's tables distribute every element of A, B, C and D over the
+    # 32 lanes exactly once.
+    m, n, k = fragments.shape_of(opcode)
+    dims = {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}
+    for operand, (rows, cols) in dims.items():
+        cells = list(fragments.table(opcode, operand).values())
+        assert sorted(cells) == [(r, c) for r in range(rows) for c in range(cols)], operand
+
+
+def test_documented_formulas_of_the_issue():
+    # m16n8k16: D/C (l/4 + 8(r/2), 2(l%4) + r%2); A in 32-bit words
+    # (l/4 + 8(r%2), l%4 + 4(r/2)); B (n, k-word) = (l/4, l%4 + 4r).
+    op = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+    for lane in range(32):
+        for r in range(4):
+            assert fragments.element((16, 8, 16), "d", "f32", r, lane) == (lane // 4 + 8 * (r // 2),
+                                                                            2 * (lane % 4) + r % 2)
+            row, col = fragments.element((16, 8, 16), "a", "f16", 2 * r, lane)
+            assert (row, col // 2) == (lane // 4 + 8 * (r % 2), lane % 4 + 4 * (r // 2))
+        for r in range(2):
+            k, n = fragments.element((16, 8, 16), "b", "f16", 2 * r, lane)
+            assert (n, k // 2) == (lane // 4, lane % 4 + 4 * r)
+    assert fragments.fragment_size(fragments.shape_of(op), "a") == 8
+
+
+@pytest.mark.parametrize("entry", FORMS, ids=lambda e: e["opcode"])
+def test_interpreter_multiplies_like_numpy(entry):
+    packed, want, _ = mma_check.case(entry, 1)
+    d = np.zeros((32, entry["counts"]["d"], 1), {32: np.uint32, 64: np.uint64}[entry["bits"]["d"]])
+    tile_mlir.interpret(mma_check.kernel(entry), packed["a"][..., None], packed["b"][..., None],
+                        packed["c"][..., None], d)
+    got = mma_check.unpack(d[..., 0], entry["opcode"], fragments.kinds_of(entry["opcode"])[0])
+    assert np.array_equal(got, want)
+
+
+def test_k_chains_the_accumulator():
+    # (m, n, k) = (2, 1, 2) of m16n8k16: D[m] = A[m, 0] B[0] + A[m, 1] B[1] + C[m].
+    op = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+
+    @T.function
+    def chain(A: T.Tensor((32, 2, 2, 4), "uint32"), B: T.Tensor((32, 1, 2, 2), "uint32"),
+              C: T.Tensor((32, 2, 1, 4), "float32"), D: T.Tensor((32, 2, 1, 4), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        a = T.alloc_local((32, 2, 2, 4), "uint32", scope="warp")
+        b = T.alloc_local((32, 1, 2, 2), "uint32", scope="warp")
+        c = T.alloc_local((32, 2, 1, 4), "float32", scope="warp")
+        d = T.alloc_local((32, 2, 1, 4), "float32", scope="warp")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], a.reshape((32, 4, 4)), A.reshape((32, 4, 4)), scope="warp")
+        T.cuda.tile.apply(T.ptx["ld.global.v2.b32"], b.reshape((32, 2, 2)), B.reshape((32, 2, 2)), scope="warp")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], c.reshape((32, 2, 4)), C.reshape((32, 2, 4)), scope="warp")
+        T.cuda.tile.apply(T.ptx[op], d, a, b, c, scope="warp")
+        T.cuda.tile.apply(T.ptx["st.global.v4.f32"], D.reshape((32, 2, 4)), d.reshape((32, 2, 4)), scope="warp")
+
+    rng = np.random.default_rng(7)
+    a = rng.integers(-4, 5, (32, 32))   # M = 2 x 16, K = 2 x 16
+    b = rng.integers(-4, 5, (32, 8))
+    c = rng.integers(-50, 51, (32, 8))
+    pack = lambda mat, operand, kind, count: mma_check.pack(mma_check.encode(mat, kind), op, operand, kind,
+                                                            count, 32)
+    A = np.stack([np.stack([pack(a[16 * m:16 * m + 16, 16 * k:16 * k + 16], "a", "f16", 4) for k in range(2)], 1)
+                  for m in range(2)], 1)
+    B = np.stack([pack(b[16 * k:16 * k + 16], "b", "f16", 2) for k in range(2)], 1)[:, None]
+    C = np.stack([pack(c[16 * m:16 * m + 16], "c", "f32", 4) for m in range(2)], 1)[:, :, None].view(np.float32)
+    D = np.zeros((32, 2, 1, 4), np.float32)
+    tile_mlir.interpret(chain, A, B, C, D)
+    got = np.concatenate([mma_check.unpack(D[:, m, 0].view(np.uint32), op, "f32") for m in range(2)])
+    assert np.array_equal(got.astype(np.uint32).view(np.float32), (a @ b + c).astype(np.float32))
+
+
+def test_inexact_sums_are_undefined():
+    # 2^20 + 1 - 2^20 in f16 inputs with an f16 accumulator: partial sums
+    # need more than 11 bits in some order, so the element is undefined;
+    # small integers are exact.
+    big = np.zeros((16, 8), np.uint64)
+    a = R.encode(np.array([[1024.0] * 16] * 16), "f16").astype(np.uint64)
+    b = R.encode(np.ones((16, 8)), "f16").astype(np.uint64)
+    c = R.encode(np.full((16, 8), 1.0), "f16").astype(np.uint64)
+    _, defined = R.mma("f16", "f16", "f16", "f16", a, b, c)
+    assert not defined.any()
+    a = R.encode(np.ones((16, 16)), "f16").astype(np.uint64)
+    bits, defined = R.mma("f16", "f16", "f16", "f16", a, b, big)
+    assert defined.all() and (R.decode(bits, "f16") == 16).all()
+
+
+def test_committed_h200_run_has_no_mismatch():
+    with open(os.path.join(ROOT, "tools", "gpu", "results", "mma.json")) as f:
+        report = json.load(f)
+    assert report["forms"] == 76 and report["cases"] == 304 and not report["mismatched"]

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""mma.sync conformance (issues #27 and #30): every lowered mma form of
+sm_90, one warp, fragments loaded from global memory register by register.
+
+The host draws A (M x K), B (K x N) and C (M x N) on integer-valued data
+that every form holds exactly and packs them into each lane's registers
+with tile_mlir.fragments (the PTX ISA's tables). The GPU's D registers are
+unpacked with the same tables and compared bit for bit with numpy's A B + C
+(and with the interpreter's reference.mma): a wrong table for A, B, C or D
+shows as a wrong product (a permutation of k applied to both A and B would
+not, and is the one thing this check cannot see: ldmatrix pins k).
+
+    python tools/gpu/mma_check.py build build/mma             # here: kernels
+    PYTHONPATH=python python tools/gpu/mma_check.py run build/mma report.json   # on the GPU
+"""
+
+
+import json
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+from tile_mlir import fragments  # noqa: E402
+
+TARGET = "sm_90"
+# Integer ranges each input kind holds exactly (e5m2: 2 mantissa bits).
+RANGES = {"f16": (-8, 8), "bf16": (-8, 8), "tf32": (-8, 8), "f64": (-8, 8), "e4m3": (-8, 8),
+          "e5m2": (-7, 7), "s8": (-128, 127), "u8": (0, 255), "s4": (-8, 7), "u4": (0, 15)}
+ACCUMULATOR_RANGE = (-64, 64)
+
+
+def forms():
+    """Every mma spelling legal on sm_90, untied (d, a, b, c)."""
+    from tile_mlir import ptx
+    out = []
+    for spelling in ptx.forms("mma"):
+        try:
+            form = ptx.overloads(spelling, target=TARGET)[0]
+        except ptx.PTXFormError:
+            continue
+        out.append({"opcode": form.opcode,
+                    "counts": {op.name: op.count for op in form.operands},
+                    "bits": {op.name: op.bits for op in form.operands}})
+    return out
+
+
+def encode(values, kind):
+    """Integer values as element bit patterns of `kind`."""
+    from tile_mlir.interpreter import reference as R
+    values = np.asarray(values)
+    if kind in ("s8", "u8", "s4", "u4", "s32"):
+        width = int(kind[1:])
+        return (values.astype(np.int64) & ((1 << width) - 1)).astype(np.uint64)
+    if kind == "tf32":
+        return R.encode(values.astype(np.float64), "f32").astype(np.uint64)
+    return R.encode(values.astype(np.float64), kind).astype(np.uint64)
+
+
+def pack(matrix_bits, opcode, operand, kind, count, bits):
+    """Each lane's registers of one operand: (32, count) words."""
+    shape = fragments.shape_of(opcode)
+    per = fragments.per_register(kind)
+    width = fragments.ELEMENT_BITS[kind]
+    regs = np.zeros((32, count), np.uint64)
+    for lane in range(32):
+        for r in range(count):
+            word = 0
+            for e in range(per):
+                row, col = fragments.element(shape, operand, kind, r * per + e, lane)
+                word |= int(matrix_bits[row, col]) << (e * width)
+            regs[lane, r] = word
+    return regs.astype(np.uint64 if bits == 64 else np.uint32)
+
+
+def unpack(regs, opcode, kind):
+    """D's registers (32, count) back into an M x N matrix of bits."""
+    m, n, _ = fragments.shape_of(opcode)
+    per = fragments.per_register(kind)
+    width = fragments.ELEMENT_BITS[kind]
+    out = np.zeros((m, n), np.uint64)
+    for lane in range(32):
+        for r in range(regs.shape[1]):
+            for e in range(per):
+                row, col = fragments.element((m, n, 0), "d", kind, r * per + e, lane)
+                out[row, col] = (int(regs[lane, r]) >> (e * width)) & ((1 << width) - 1)
+    return out
+
+
+def case(entry, seed):
+    """(arrays a, b, c packed, expected D bits (M x N), numpy's A B + C)."""
+    opcode = entry["opcode"]
+    m, n, k = fragments.shape_of(opcode)
+    dk, ak, bk, ck = fragments.kinds_of(opcode)
+    rng = np.random.default_rng(seed)
+    a = rng.integers(*RANGES[ak], size=(m, k), endpoint=True)
+    b = rng.integers(*RANGES[bk], size=(k, n), endpoint=True)
+    c = rng.integers(*ACCUMULATOR_RANGE, size=(m, n), endpoint=True)
+    exact = a.astype(np.int64) @ b.astype(np.int64) + c
+    if "satfinite" in opcode:  # push some sums past the s32 range
+        c = np.where(rng.random((m, n)) < 0.3, rng.choice([2**31 - 100, -2**31 + 100], (m, n)), c)
+        exact = np.clip(a.astype(np.int64) @ b.astype(np.int64) + c, -2**31, 2**31 - 1)
+    packed = {name: pack(encode(mat, kind), opcode, name, kind, entry["counts"][name], entry["bits"][name])
+              for name, mat, kind in (("a", a, ak), ("b", b, bk), ("c", c, ck))}
+    want = encode(exact, dk) if dk != "s32" else (exact.astype(np.int64) & 0xFFFFFFFF).astype(np.uint64)
+    return packed, want, (a, b, c)
+
+
+def kernel(entry):
+    from tile_mlir import script as T
+    opcode, counts, bits = entry["opcode"], entry["counts"], entry["bits"]
+    dtype = {32: "uint32", 64: "uint64"}
+
+    @T.function
+    def mma(A: T.Tensor((32, counts["a"], 1), dtype[bits["a"]]), B: T.Tensor((32, counts["b"], 1), dtype[bits["b"]]),
+            C: T.Tensor((32, counts["c"], 1), dtype[bits["c"]]), D: T.Tensor((32, counts["d"], 1), dtype[bits["d"]])):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        tiles = {}
+        for name, tensor in (("a", A), ("b", B), ("c", C)):
+            tiles[name] = T.alloc_local((32, 1, 1, counts[name]), dtype[bits[name]], scope="warp")
+            T.cuda.tile.apply(T.ptx[f"ld.global.b{bits[name]}"], tiles[name].reshape((32, counts[name], 1)),
+                              tensor, scope="warp")
+        d = T.alloc_local((32, 1, 1, counts["d"]), dtype[bits["d"]], scope="warp")
+        T.cuda.tile.apply(T.ptx[opcode], d, tiles["a"], tiles["b"], tiles["c"], scope="warp")
+        T.cuda.tile.apply(T.ptx[f"st.global.b{bits['d']}"], D, d.reshape((32, counts["d"], 1)), scope="warp")
+
+    return mma
+
+
+def build(out_dir):
+    import tile_mlir
+    os.makedirs(out_dir, exist_ok=True)
+    entries = forms()
+    for i, entry in enumerate(entries):
+        compiled = tile_mlir.compile(kernel(entry), target=TARGET)
+        compiled.save(os.path.join(out_dir, f"mma{i}.json"))
+        entry["artifact"] = f"mma{i}.json"
+    with open(os.path.join(out_dir, "forms.json"), "w") as f:
+        json.dump(entries, f, indent=1)
+    print(f"{len(entries)} mma forms built")
+
+
+def run(out_dir, report_path, seeds=4):
+    from tile_mlir import runtime
+    with open(os.path.join(out_dir, "forms.json")) as f:
+        entries = json.load(f)
+    report = {"target": TARGET, "forms": 0, "cases": 0, "mismatched": [], "passed": []}
+    for entry in entries:
+        kernel = runtime.load(os.path.join(out_dir, entry["artifact"]))
+        dk = fragments.kinds_of(entry["opcode"])[0]
+        bad = 0
+        for seed in range(seeds):
+            packed, want, _ = case(entry, seed)
+            d = np.zeros((32, entry["counts"]["d"], 1), {32: np.uint32, 64: np.uint64}[entry["bits"]["d"]])
+            kernel(packed["a"][..., None], packed["b"][..., None], packed["c"][..., None], d)
+            got = unpack(d[..., 0], entry["opcode"], dk)
+            if not np.array_equal(got, want):
+                bad += 1
+                if bad == 1:
+                    where = np.argwhere(got != want)[:4].tolist()
+                    report["mismatched"].append({"opcode": entry["opcode"], "seed": seed, "where": where,
+                                                 "got": [hex(int(got[r, c])) for r, c in where],
+                                                 "want": [hex(int(want[r, c])) for r, c in where]})
+            report["cases"] += 1
+        report["forms"] += 1
+        if not bad:
+            report["passed"].append(entry["opcode"])
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"{report['forms']} mma forms, {report['cases']} cases, {len(report['mismatched'])} forms mismatched")
+    for bad in report["mismatched"][:20]:
+        print("MISMATCH", bad)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "build":
+        build(sys.argv[2])
+    else:
+        run(sys.argv[2], sys.argv[3])
