@@ -1178,6 +1178,48 @@ std::string mmaTypeError(Tokens types) {
          "m16n8k32, m16n8k64, m8n8k4, m8n8k16 or m8n8k32";
 }
 
+//===-- ldmatrix / stmatrix ------------------------------------------------===//
+
+// ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16 d, [a]
+// stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16 [a], r
+// (PTX ISA 9.0, 9.7.14.5.15-16; measured with ptxas 13.0: qualifiers in any
+// order). Each of 1, 2 or 4 8x8 matrices of b16 has its 8 rows at the
+// addresses of 8 lanes (lanes 8j to 8j + 7 for matrix j; the other lanes'
+// addresses are not read), each row 16 contiguous bytes aligned to 16, in
+// shared memory (through a generic address without .shared, as ptxas 13.0
+// takes it):
+// here each lane's memory operand is its row, 8 b16 elements. Register j
+// of lane l holds elements 2(l % 4) and 2(l % 4) + 1 of row l / 4 of
+// matrix j (with .trans, those of column l / 4). The sm_100a .b8 shapes
+// are not in the table.
+constexpr StringRef kM8N8[] = {"m8n8"};
+constexpr StringRef kMatrixCounts[] = {"x1", "x2", "x4"};
+constexpr StringRef kTrans[] = {"trans"};
+constexpr SlotRecord kMatrixSlots[] = {
+    {"sync", kSync, true},
+    {"aligned", kAligned, true},
+    {"shape", kM8N8, true},
+    {"number of matrices", kMatrixCounts, true},
+    {"trans", kTrans},
+    {"state space", kSharedDst}};
+constexpr FloorRecord kLdmatrixFloors[] = {{75, 65},
+                                           {75, 78, {}, "shared::cta"}};
+constexpr FloorRecord kStmatrixFloors[] = {{90, 78}};
+constexpr OperandRecord kLdmatrix[] = {
+    {.name = "d", .role = Role::Dst, .fixedType = "b32",
+     .countFrom = "number of matrices", .braced = true},
+    {.name = "a", .role = Role::Src, .count = 8, .spaceFrom = "state space"}};
+constexpr OperandRecord kStmatrix[] = {
+    {.name = "a", .role = Role::Dst, .count = 8, .spaceFrom = "state space"},
+    {.name = "r", .role = Role::Src, .fixedType = "b32",
+     .countFrom = "number of matrices", .braced = true}};
+constexpr Signature kLdmatrixSignature[] = {kLdmatrix};
+constexpr Signature kStmatrixSignature[] = {kStmatrix};
+constexpr VariantRecord kLdmatrixVariants[] = {
+    {kB16Tuple, kMatrixSlots, {}, kLdmatrixFloors, kLdmatrixSignature}};
+constexpr VariantRecord kStmatrixVariants[] = {
+    {kB16Tuple, kMatrixSlots, {}, kStmatrixFloors, kStmatrixSignature}};
+
 //===-- cvt ----------------------------------------------------------------===//
 
 // ptxas takes cvt's qualifiers anywhere (cvt.f16.f32.rn, cvt.f16.rp.s32)
@@ -2298,6 +2340,14 @@ const FamilyRecord kRecords[] = {
     // Fences order memory: Form::ordersMemory.
     {.name = "membar", .variants = kMembarVariants, .ordersMemory = true},
     {.name = "fence", .variants = kFenceVariants, .ordersMemory = true},
+    {.name = "ldmatrix",
+     .variants = kLdmatrixVariants,
+     .readsMemory = true,
+     .warpCollective = true},
+    {.name = "stmatrix",
+     .variants = kStmatrixVariants,
+     .writesMemory = true,
+     .warpCollective = true},
     {.name = "mma",
      .variants = kMmaVariants,
      .warpCollective = true,

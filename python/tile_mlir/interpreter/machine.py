@@ -496,6 +496,86 @@ class Interpreter:
         for name, result in outputs.items():
             self.write(named[name], coord + [0], result, defined, executing, None)
 
+    def _whole_warps(self, form, executing):
+        """(each thread's lane, the first thread of every warp, the threads
+        of warps that run a .sync.aligned instruction with lanes missing):
+        those lanes are a hazard, and what the warp gets is undefined."""
+        in_block = self.lanes % self.per_block
+        lane = (in_block % 32).astype(np.int64)
+        first_threads = np.unique(self.lanes - lane)
+        partial = np.zeros(self.threads, bool)
+        for first in first_threads:
+            members = first + np.arange(32)
+            if executing[members].any() and not executing[members].all():
+                partial[members] = True
+        if partial.any():
+            bad = np.flatnonzero(partial & ~executing)[0]
+            self._collective_hazard(form, f"leaves lanes of its warp out ({form.family} needs all 32)",
+                                    self.lanes == bad, lane, lane)
+        return lane, first_threads, partial
+
+    def matrix_move(self, form, values, coord):
+        """ldmatrix and stmatrix .m8n8 .b16 (PTX ISA 9.0, 9.7.14.5.15-16):
+        row r of matrix j is the 8 b16 elements at the address of lane
+        8j + r (here: that lane's row of the memory operand); register j of
+        lane l holds elements 2(l % 4) and 2(l % 4) + 1 of row l / 4 (the
+        lower one in the low half), or with .trans those rows' elements of
+        column l / 4."""
+        tokens = form.opcode.split(".")
+        trans = "trans" in tokens
+        regs_op = next(o for o in form.operands if o.space == "reg")
+        named = {o.space == "reg": v for o, v in zip(form.operands, values)}
+        regs, memory = named[True], named[False]
+        count = regs_op.count
+        executing = self.active
+        lane, first_threads, partial = self._whole_warps(form, executing)
+        first = self.lanes - lane
+        supplies = executing & (lane < 8 * count)  # the lanes whose addresses are read
+
+        def source(j, row):
+            return first + 8 * j + row
+
+        if form.family == "ldmatrix":
+            rows = [self.read(memory, coord + [e], supplies) for e in range(8)]
+            for j in range(count):
+                word = np.zeros(self.threads, np.uint64)
+                known = ~partial
+                for h in range(2):
+                    if trans:
+                        r, c = 2 * (lane % 4) + h, lane // 4
+                    else:
+                        r, c = lane // 4, 2 * (lane % 4) + h
+                    src = source(j, r)
+                    part = np.zeros(self.threads, np.uint64)
+                    part_known = np.ones(self.threads, bool)
+                    for e in range(8):
+                        pick = c == e
+                        part = np.where(pick, rows[e][0][src] & np.uint64(0xFFFF), part)
+                        part_known = np.where(pick, rows[e][1][src], part_known)
+                    word |= part << np.uint64(16 * h)
+                    known = known & part_known
+                self.write(regs, coord + [j], word, known, executing, None)
+            return
+        # stmatrix: memory element (r, c) of matrix j, written through lane
+        # 8j + r's address, comes from lane 4r + c/2 (.trans: 4c + r/2).
+        words = [self.read(regs, coord + [j]) for j in range(count)]
+        row = lane % 8
+        j_of = lane // 8
+        for e in range(8):
+            value = np.zeros(self.threads, np.uint64)
+            known = ~partial
+            for j in range(count):
+                mine = j_of == j
+                if trans:
+                    src_lane, h = 4 * e + row // 2, row % 2
+                else:
+                    src_lane, h = 4 * row + e // 2, e % 2
+                src = first + src_lane
+                word, defined, _ = words[j]
+                value = np.where(mine, (word[src] >> np.uint64(16 * h)) & np.uint64(0xFFFF), value)
+                known = np.where(mine, known & defined[src], known)
+            self.write(memory, coord + [e], value, known, supplies)
+
     def mma(self, form, values, group):
         """mma.sync over the repeat space (m, n, k) of a warp-scope apply,
         k outermost, C feeding k = 0 and D each later k, as tile-expand
@@ -515,20 +595,8 @@ class Interpreter:
             for letter, extent in zip(operand.axes, view.shape[len(group):-1]):
                 extents[letter] = extent
         letters = "k" + "mn"
-        in_block = self.lanes % self.per_block
-        lane = (in_block % 32).astype(np.int64)
-        warp_of = self.lanes - lane  # the first thread of each thread's warp
-        first_threads = np.unique(warp_of)
         executing = self.active
-        partial = np.zeros(self.threads, bool)
-        for first in first_threads:
-            members = first + np.arange(32)
-            if executing[members].any() and not executing[members].all():
-                partial[members] = True
-        if partial.any():
-            bad = np.flatnonzero(partial & ~executing)[0]
-            self._collective_hazard(form, "leaves lanes of its warp out (mma.sync.aligned needs all 32)",
-                                    self.lanes == bad, lane, lane)
+        lane, first_threads, partial = self._whole_warps(form, executing)
 
         def fragment(operand_name, view, coord, kind, count, rows, cols):
             """Per warp (first thread -> matrix of bits, defined)."""
@@ -997,6 +1065,11 @@ class Interpreter:
             return
         if form.family == "mma":
             self.mma(form, values, group)
+            return
+        if form.family in ("ldmatrix", "stmatrix"):
+            repeats = next((v.shape[len(group):-1] for v in values if isinstance(v, View)), [])
+            for coord in itertools.product(*[range(n) for n in repeats]):
+                self.matrix_move(form, values, group + list(coord))
             return
         if form.family in ("shfl", "vote", "match", "redux", "elect", "activemask"):
             run = self.shuffle if form.family == "shfl" else self.collective

@@ -473,16 +473,24 @@ LogicalResult verifyMemoryType(DiagFn diag, StringRef opcode,
 /// than computing a wrong value.
 LogicalResult verifyVectorLayout(DiagFn diag, const ptx::Operand &operand,
                                  MemRefType memref,
-                                 std::optional<int64_t> element = {}) {
+                                 std::optional<int64_t> element = {},
+                                 StringRef family = {}) {
   if (operand.count == 1)
     return success();
+  // A lane's row of ldmatrix/stmatrix: 16 contiguous bytes aligned to 16.
+  bool row = family == "ldmatrix" || family == "stmatrix";
+  std::string access = row ? ("an " + family + " row of " +
+                              std::to_string(operand.count))
+                                 .str()
+                           : "a .v" + std::to_string(operand.count) +
+                                 " access of";
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(memref.getStridesAndOffset(strides, offset)))
     return success();
   if (strides.back() != 1)
-    return diag() << "a .v" << operand.count
-                  << " access needs a contiguous final axis (stride 1), got "
+    return diag() << (row ? "an " + family.str() + " row" : access.substr(0, access.size() - 3))
+                  << " needs a contiguous final axis (stride 1), got "
                      "layout "
                   << memref.getLayout();
   auto misaligned = [&](int64_t v) {
@@ -492,7 +500,7 @@ LogicalResult verifyVectorLayout(DiagFn diag, const ptx::Operand &operand,
   for (int64_t stride : ArrayRef(strides).drop_back())
     bad |= misaligned(stride);
   if (bad)
-    return diag() << "a .v" << operand.count << " access of " << operand.bits
+    return diag() << access << " " << operand.bits
                   << "-bit elements must be aligned to "
                   << operand.count * operand.bits / 8 << " bytes, but layout "
                   << memref.getLayout()
@@ -786,7 +794,8 @@ LogicalResult ApplyOp::verify() {
     // A memory operand's carrier was checked with its space, above.
     if (!operand.isMemory() && !fitsCarrier(memref.getElementType(), operand))
       return diag() << carrierMismatch(operand, memref.getElementType());
-    if (operand.isMemory() && failed(verifyVectorLayout(diag, operand, memref)))
+    if (operand.isMemory() &&
+        failed(verifyVectorLayout(diag, operand, memref, {}, form->family)))
       return failure();
     if (operand.role == ptx::Role::Dst ||
         operand.role == ptx::Role::ReadWrite) {
