@@ -1,9 +1,13 @@
 // RUN: tile-opt %s -split-input-file -verify-diagnostics
 
-// mma.sync is a warp's instruction over fragments.
-func.func @thread_scope(%d: memref<1x1x4xf32, 5>, %a: memref<1x1x4xi32, 5>, %b: memref<1x1x2xi32, 5>) {
-  // expected-error @+1 {{'tile.apply' op mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 is a warp's instruction over fragments: scope "warp" (group axis 32, the lanes), got "thread"}}
-  tile.apply "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"(%d, %a, %b) : memref<1x1x4xf32, 5>, memref<1x1x4xi32, 5>, memref<1x1x2xi32, 5>
+// mma.sync is a warp's instruction over fragments: each thread's own
+// registers (scope thread) or a warp's rows of them (scope warp).
+func.func @cta_scope() {
+  %d = memref.alloca() {tile.scope = "cta"} : memref<1x32x1x1x4xf32, 5>
+  %a = memref.alloca() {tile.scope = "cta"} : memref<1x32x1x1x4xi32, 5>
+  %b = memref.alloca() {tile.scope = "cta"} : memref<1x32x1x1x2xi32, 5>
+  // expected-error @+1 {{'tile.apply' op mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 is a warp's instruction over fragments: scope "thread" or "warp", got "cta"}}
+  tile.apply "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"(%d, %a, %b) {scope = "cta"} : memref<1x32x1x1x4xf32, 5>, memref<1x32x1x1x4xi32, 5>, memref<1x32x1x1x2xi32, 5>
   return
 }
 

@@ -671,12 +671,14 @@ LogicalResult ApplyOp::verify() {
   // A form whose operands span named repeat axes (an mma's (m, n, k)) is a
   // warp's instruction over fragments: each operand's repeat axes are its
   // letters, and a letter has one extent in every operand that spans it.
+  // Each thread holds its own fragment registers, so the tiles are the
+  // thread's (scope thread) or a warp's rows of them (scope warp).
   bool namedAxes = llvm::any_of(
       form->operands, [](const ptx::Operand &o) { return !o.axes.empty(); });
-  if (namedAxes && getScope() != "warp")
+  if (namedAxes && getScope() != "warp" && getScope() != "thread")
     return emitOpError() << getOpcode()
                          << " is a warp's instruction over fragments: scope "
-                            "\"warp\" (group axis 32, the lanes), got \""
+                            "\"thread\" or \"warp\", got \""
                          << getScope() << "\"";
   llvm::StringMap<std::pair<int64_t, StringRef>> axisExtents;
 

@@ -1,0 +1,26 @@
+"""Inputs and the expected result of bench/gemm: integer-valued fp16/bf16
+data small enough that every product and partial sum of A B is exact in
+f32 (|a|, |b| <= 4, so |sum| <= 16 K < 2^24), where the mma's result is the
+exact one whatever its order of addition (PTX ISA: the order is the
+chip's); on such data C equals numpy's A B bit for bit."""
+
+import numpy as np
+
+
+def bits(values, dtype):
+    """float values as fp16 or bf16 bit patterns (uint16)."""
+    values = np.asarray(values, np.float32)
+    if dtype == "float16":
+        return values.astype(np.float16).view(np.uint16)
+    return (values.view(np.uint32) >> 16).astype(np.uint16)  # exact: small integers
+
+
+def inputs(m, n, k, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-4, 5, (m, k)).astype(np.float32)
+    b = rng.integers(-4, 5, (k, n)).astype(np.float32)
+    return bits(a, dtype), bits(b, dtype), a, b
+
+
+def expected(a, b):
+    return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)

@@ -1,0 +1,101 @@
+"""C = A B on the warp tensor cores (issue #27), written with the tile_mlir
+script front end: fp16 or bf16 A (M x K) and B (K x N), row major, f32
+accumulators and C.
+
+A block of 256 threads (8 warps, 2 x 4) computes a 128 x 128 tile of C over
+32-wide steps of K:
+
+1. each thread loads two 16-byte pieces of A's 128 x 32 tile and two of
+   B's 32 x 128 tile from global memory and stores them in shared memory;
+   a barrier;
+2. per 16-wide half of the step, each warp reads its A fragments (four
+   16 x 16 blocks: ldmatrix .x4, each lane giving the address of one row)
+   and its B fragments (two 16 x 16 blocks: ldmatrix .x4 .trans of the
+   row-major B) and issues 4 x 4 mma.sync m16n8k16 into its 64 x 32
+   accumulators; a barrier before the next step overwrites shared memory;
+3. each thread stores its accumulator pairs (rows g and g + 8, columns 2t,
+   2t + 1 of each 16 x 8 block: tile_mlir.fragments) with st.global.v2.f32.
+
+The products and sums are the mma's; on integer-valued data small enough
+that every partial sum is exact (gemm_reference.py) the result equals numpy
+bit for bit, on the H200 and in the interpreter.
+"""
+
+from tile_mlir import script as T
+
+BM, BN, BK = 128, 128, 32
+THREADS = 256
+WARPS_M, WARPS_N = 2, 4          # warps of the block, 64 x 32 of C each
+WM, WN = BM // WARPS_M, BN // WARPS_N
+MT, NT = WM // 16, WN // 8       # mma tiles per warp: 4 x 4
+OPCODE = {"float16": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+          "bfloat16": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"}
+
+
+def gemm_kernel(m, n, k, dtype="float16"):
+    if m % BM or n % BN or k % BK:
+        raise ValueError(f"{m} x {n} x {k} is not a multiple of the {BM} x {BN} x {BK} block tile")
+    blocks_n = n // BN
+
+    @T.function
+    def gemm(A: T.Tensor((m, k), "uint16"), B: T.Tensor((k, n), "uint16"), C: T.Tensor((m, n), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=(m // BM) * blocks_n, block=THREADS))
+        a_s = T.alloc_shared((BM, BK), "uint16")
+        b_s = T.alloc_shared((BK, BN), "uint16")
+        t, bid = T.thread_id(), T.block_id()
+        row0, col0 = (bid // blocks_n) * BM, (bid % blocks_n) * BN
+        warp, lane = t // 32, t % 32
+        wm, wn = (warp // WARPS_N) * WM, (warp % WARPS_N) * WN
+        acc = T.alloc_local((MT, NT, 4), "float32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((MT * NT * 4, 1)).view("uint32"), T.uint32(0))
+        staged = T.alloc_local((2, 4), "uint32")
+        a_frag = T.alloc_local((MT, 1, 4), "uint32")
+        b_frag = T.alloc_local((NT, 1, 2), "uint32")
+        # The address each lane gives ldmatrix .x4: row l % 8 of matrix l / 8;
+        # matrices 0-3 are (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15).
+        lane_row = lane % 8 + 8 * ((lane // 8) % 2)
+        lane_col = 8 * (lane // 16)
+        for kt in T.serial(0, k // BK):
+            # 1. 128 x 32 of A and 32 x 128 of B, 16 bytes per piece.
+            a_rows = A.view("uint32")[row0:row0 + BM, kt * (BK // 2):kt * (BK // 2) + BK // 2]
+            b_rows = B.view("uint32")[kt * BK:kt * BK + BK, col0 // 2:col0 // 2 + BN // 2]
+            for i in range(2):
+                r, c = t // 4 + 64 * i, (t % 4) * 4
+                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[i:i + 1], a_rows[r:r + 1, c:c + 4])
+                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], a_s.view("uint32")[r:r + 1, c:c + 4],
+                                  staged[i:i + 1])
+            for i in range(2):
+                r, c = t // 16 + 16 * i, (t % 16) * 4
+                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[i:i + 1], b_rows[r:r + 1, c:c + 4])
+                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], b_s.view("uint32")[r:r + 1, c:c + 4],
+                                  staged[i:i + 1])
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+            for kk in range(BK // 16):
+                # 2. fragments by ldmatrix, then 4 x 4 mma over them.
+                for mi in range(MT):
+                    r = wm + 16 * mi + lane_row
+                    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                                      a_frag[mi:mi + 1].reshape((1, 4)),
+                                      a_s[r:r + 1, 16 * kk + lane_col:16 * kk + lane_col + 8])
+                for nj in range(NT // 2):
+                    r = 16 * kk + lane_row
+                    c = wn + 16 * nj + lane_col
+                    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"],
+                                      b_frag[2 * nj:2 * nj + 2].reshape((1, 4)), b_s[r:r + 1, c:c + 8])
+                T.cuda.tile.apply(T.ptx[OPCODE[dtype]], acc, a_frag, b_frag)
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        # 3. rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 block.
+        g, tq = lane // 4, lane % 4
+        for mi in range(MT):
+            for ni in range(NT):
+                for half in range(2):
+                    r = row0 + wm + 16 * mi + g + 8 * half
+                    c = col0 + wn + 8 * ni + 2 * tq
+                    T.cuda.tile.apply(T.ptx["st.global.v2.f32"], C[r:r + 1, c:c + 2],
+                                      acc[mi, ni:ni + 1, 2 * half:2 * half + 2])
+
+    return gemm
+
+
+VARIANTS = {f"gemm_{dtype}_{size}": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype))
+            for dtype in ("float16", "bfloat16") for size in (4096, 8192)}

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Times the bench/gemm kernels (fp16 and bf16, 4096^3 and 8192^3) against
+torch.matmul (cuBLAS) and Triton's matmul in one run, 3 rounds of 10
+launches, medians; checks each kernel bit for bit against numpy on
+integer-valued data (gemm_reference.py) and against torch on random
+normal data (the largest error relative to the result's scale).
+
+    PYTHONPATH=python python3 bench/gemm/run.py build/gemm bench/gemm/results.json
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "gpu"))
+from run import median_ms  # noqa: E402  (bench/gpu/run.py's timing)
+
+sys.path.insert(0, HERE)
+import gemm_reference  # noqa: E402
+from tile_mlir import runtime  # noqa: E402
+
+ROUNDS, REPEATS = 3, 10
+TORCH_DTYPE = {"float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+def triton_matmul():
+    """Triton's matmul: triton.ops.matmul where the installed Triton has it
+    (removed in Triton 3), else the Triton tutorial's kernel (03-matrix-
+    multiplication) with its autotuned configurations for Hopper-class
+    GPUs; (function, name)."""
+    try:
+        from triton.ops import matmul
+        return matmul, "triton.ops.matmul"
+    except Exception:  # noqa: BLE001
+        pass
+    import triton
+    import triton.language as tl
+
+    configs = [triton.Config({"BM": bm, "BN": bn, "BK": bk, "G": 8}, num_stages=s, num_warps=w)
+               for bm, bn, bk, s, w in ((128, 256, 64, 3, 8), (256, 128, 64, 3, 8), (128, 128, 64, 4, 4),
+                                        (128, 128, 32, 4, 4), (64, 256, 32, 4, 4))]
+
+    @triton.autotune(configs=configs, key=["M", "N", "K"])
+    @triton.jit
+    def kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, G: tl.constexpr):
+        pid = tl.program_id(0)
+        npm, npn = tl.cdiv(M, BM), tl.cdiv(N, BN)
+        group = pid // (G * npn)
+        first = group * G
+        size = min(npm - first, G)
+        pm = first + (pid % (G * npn)) % size
+        pn = (pid % (G * npn)) // size
+        rm = (pm * BM + tl.arange(0, BM)) % M
+        rn = (pn * BN + tl.arange(0, BN)) % N
+        rk = tl.arange(0, BK)
+        pa = a + rm[:, None] * sam + rk[None, :] * sak
+        pb = b + rk[:, None] * sbk + rn[None, :] * sbn
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for kk in range(0, tl.cdiv(K, BK)):
+            acc = tl.dot(tl.load(pa), tl.load(pb), acc)
+            pa += BK * sak
+            pb += BK * sbk
+        cm = pm * BM + tl.arange(0, BM)
+        cn = pn * BN + tl.arange(0, BN)
+        tl.store(c + cm[:, None] * scm + cn[None, :] * scn, acc.to(c.dtype.element_ty))
+
+    def matmul(x, y):
+        m, k = x.shape
+        n = y.shape[1]
+        out = torch.empty((m, n), device=x.device, dtype=x.dtype)
+        grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)  # noqa: E731
+        kernel[grid](x, y, out, m, n, k, x.stride(0), x.stride(1), y.stride(0), y.stride(1),
+                     out.stride(0), out.stride(1))
+        return out
+    return matmul, "Triton tutorial 03 matmul (autotuned)"
+
+
+def main(artifacts, report_path):
+    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
+              "repeats": REPEATS, "kernels": {}}
+    tri, report["triton"] = triton_matmul()
+    for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
+        name = file[:-5]
+        kernel = runtime.load(os.path.join(artifacts, file))
+        (m, k), (_, n) = kernel.params[0].shape, kernel.params[1].shape
+        dtype = "bfloat16" if "bfloat16" in name else "float16"
+        entry = {"shape": [m, n, k], "dtype": dtype}
+        # Bit-exact on integer-valued data.
+        a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, dtype)
+        c = torch.empty((m, n), device="cuda", dtype=torch.float32)
+        A = torch.from_numpy(a_bits.view(np.int16)).cuda().view(torch.uint16)
+        B = torch.from_numpy(b_bits.view(np.int16)).cuda().view(torch.uint16)
+        kernel(A, B, c)
+        torch.cuda.synchronize()
+        want = torch.from_numpy(a).cuda().double() @ torch.from_numpy(b).cuda().double()
+        entry["bit_exact_integer_data"] = bool(torch.equal(c, want.float()))
+        # Random normal data against cuBLAS in float64.
+        gen = torch.Generator(device="cuda").manual_seed(1)
+        x = torch.randn(m, k, device="cuda", generator=gen).to(TORCH_DTYPE[dtype])
+        y = torch.randn(k, n, device="cuda", generator=gen).to(TORCH_DTYPE[dtype])
+        kernel(x.view(torch.uint16), y.view(torch.uint16), c)
+        exact = x.double() @ y.double()
+        scale = float(exact.abs().max())
+        entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
+        cublas = torch.matmul(x, y)
+        entry["cublas_max_error_relative_to_max"] = float((cublas.double() - exact).abs().max()) / scale
+        flops = 2.0 * m * n * k
+        runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), y.view(torch.uint16), c, sync=False),
+                "cublas": lambda: torch.matmul(x, y)}
+        if tri:
+            runs["triton"] = lambda: tri(x, y)
+        entry["rounds"] = {key: [] for key in runs}
+        for _ in range(ROUNDS):
+            for key, fn in runs.items():
+                entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
+        entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+        entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
+        entry["ratio_vs_cublas"] = entry["ms"]["cublas"] / entry["ms"]["tile_mlir"]
+        if tri:
+            entry["ratio_vs_triton"] = entry["ms"]["triton"] / entry["ms"]["tile_mlir"]
+        report["kernels"][name] = entry
+        print(name, {k: round(v, 1) for k, v in entry["TFLOPs"].items()}, "x%.3f cuBLAS" % entry["ratio_vs_cublas"],
+              "bit-exact", entry["bit_exact_integer_data"], "rel err %.2e (cuBLAS %.2e)" % (
+                  entry["max_error_relative_to_max"], entry["cublas_max_error_relative_to_max"]))
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
