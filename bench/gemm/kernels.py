@@ -6,13 +6,17 @@ A block of 256 threads (8 warps, 2 x 4) computes a 128 x 128 tile of C over
 32-wide steps of K:
 
 1. each thread loads two 16-byte pieces of A's 128 x 32 tile and two of
-   B's 32 x 128 tile from global memory and stores them in shared memory;
-   a barrier;
+   B's 32 x 128 tile from global memory into registers one step ahead, and
+   stores them into one of two shared buffers (the step's parity) after the
+   step before has been computed; one barrier per step (a buffer is written
+   again two steps later, after every warp passed the barrier between);
+   rows are padded by 16 bytes, so the 8 rows one ldmatrix reads fall in
+   distinct banks;
 2. per 16-wide half of the step, each warp reads its A fragments (four
    16 x 16 blocks: ldmatrix .x4, each lane giving the address of one row)
    and its B fragments (two 16 x 16 blocks: ldmatrix .x4 .trans of the
    row-major B) and issues 4 x 4 mma.sync m16n8k16 into its 64 x 32
-   accumulators; a barrier before the next step overwrites shared memory;
+   accumulators;
 3. each thread stores its accumulator pairs (rows g and g + 8, columns 2t,
    2t + 1 of each 16 x 8 block: tile_mlir.fragments) with st.global.v2.f32.
 
@@ -28,6 +32,7 @@ THREADS = 256
 WARPS_M, WARPS_N = 2, 4          # warps of the block, 64 x 32 of C each
 WM, WN = BM // WARPS_M, BN // WARPS_N
 MT, NT = WM // 16, WN // 8       # mma tiles per warp: 4 x 4
+PAD = 8                          # halves (16 bytes) after every shared row
 OPCODE = {"float16": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
           "bfloat16": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"}
 
@@ -40,50 +45,63 @@ def gemm_kernel(m, n, k, dtype="float16"):
     @T.function
     def gemm(A: T.Tensor((m, k), "uint16"), B: T.Tensor((k, n), "uint16"), C: T.Tensor((m, n), "float32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=(m // BM) * blocks_n, block=THREADS))
-        a_s = T.alloc_shared((BM, BK), "uint16")
-        b_s = T.alloc_shared((BK, BN), "uint16")
+        a_s = T.alloc_shared((2, BM, BK + PAD), "uint16")
+        b_s = T.alloc_shared((2, BK, BN + PAD), "uint16")
         t, bid = T.thread_id(), T.block_id()
         row0, col0 = (bid // blocks_n) * BM, (bid % blocks_n) * BN
         warp, lane = t // 32, t % 32
         wm, wn = (warp // WARPS_N) * WM, (warp % WARPS_N) * WN
         acc = T.alloc_local((MT, NT, 4), "float32")
         T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((MT * NT * 4, 1)).view("uint32"), T.uint32(0))
-        staged = T.alloc_local((2, 4), "uint32")
+        staged = T.alloc_local((4, 4), "uint32")   # two pieces of A, two of B
         a_frag = T.alloc_local((MT, 1, 4), "uint32")
         b_frag = T.alloc_local((NT, 1, 2), "uint32")
         # The address each lane gives ldmatrix .x4: row l % 8 of matrix l / 8;
         # matrices 0-3 are (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15).
         lane_row = lane % 8 + 8 * ((lane // 8) % 2)
         lane_col = 8 * (lane // 16)
-        for kt in T.serial(0, k // BK):
-            # 1. 128 x 32 of A and 32 x 128 of B, 16 bytes per piece.
+        a_piece = [(t // 4 + 64 * i, (t % 4) * 4) for i in range(2)]    # (row, word) of A's tile
+        b_piece = [(t // 16 + 16 * i, (t % 16) * 4) for i in range(2)]  # of B's
+
+        def load(kt):
+            """Step kt's pieces from global memory into `staged`."""
             a_rows = A.view("uint32")[row0:row0 + BM, kt * (BK // 2):kt * (BK // 2) + BK // 2]
             b_rows = B.view("uint32")[kt * BK:kt * BK + BK, col0 // 2:col0 // 2 + BN // 2]
-            for i in range(2):
-                r, c = t // 4 + 64 * i, (t % 4) * 4
+            for i, (r, c) in enumerate(a_piece):
                 T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[i:i + 1], a_rows[r:r + 1, c:c + 4])
-                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], a_s.view("uint32")[r:r + 1, c:c + 4],
+            for i, (r, c) in enumerate(b_piece):
+                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[2 + i:3 + i], b_rows[r:r + 1, c:c + 4])
+
+        def store(buffer):
+            for i, (r, c) in enumerate(a_piece):
+                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], a_s.view("uint32")[buffer, r:r + 1, c:c + 4],
                                   staged[i:i + 1])
-            for i in range(2):
-                r, c = t // 16 + 16 * i, (t % 16) * 4
-                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[i:i + 1], b_rows[r:r + 1, c:c + 4])
-                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], b_s.view("uint32")[r:r + 1, c:c + 4],
-                                  staged[i:i + 1])
+            for i, (r, c) in enumerate(b_piece):
+                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], b_s.view("uint32")[buffer, r:r + 1, c:c + 4],
+                                  staged[2 + i:3 + i])
+
+        steps = k // BK
+        load(0)
+        for kt in T.serial(0, steps):
+            buffer = kt % 2
+            store(buffer)
             T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+            # 1. the next step's pieces are in flight while this one computes
+            # (the last step loads its own pieces again: in bounds, unused).
+            load(kt + 1 - (kt + 1) // steps)
             for kk in range(BK // 16):
                 # 2. fragments by ldmatrix, then 4 x 4 mma over them.
                 for mi in range(MT):
                     r = wm + 16 * mi + lane_row
                     T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
                                       a_frag[mi:mi + 1].reshape((1, 4)),
-                                      a_s[r:r + 1, 16 * kk + lane_col:16 * kk + lane_col + 8])
+                                      a_s[buffer, r:r + 1, 16 * kk + lane_col:16 * kk + lane_col + 8])
                 for nj in range(NT // 2):
                     r = 16 * kk + lane_row
                     c = wn + 16 * nj + lane_col
                     T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"],
-                                      b_frag[2 * nj:2 * nj + 2].reshape((1, 4)), b_s[r:r + 1, c:c + 8])
+                                      b_frag[2 * nj:2 * nj + 2].reshape((1, 4)), b_s[buffer, r:r + 1, c:c + 8])
                 T.cuda.tile.apply(T.ptx[OPCODE[dtype]], acc, a_frag, b_frag)
-            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
         # 3. rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 block.
         g, tq = lane // 4, lane % 4
         for mi in range(MT):
