@@ -976,7 +976,9 @@ constexpr VariantRecord kFenceVariants[] = {
 // d, a, b, c, one variant per shape (its whenToken). Measured with ptxas
 // 13.0: qualifiers in any order, A's layout (row) before B's (col); f16
 // multiplies accumulate in f16 (dtype = ctype = f16) or f32, every other
-// type in f32 (s32 for integers); .satfinite only on integer forms. The
+// type in f32 (s32 for integers); .satfinite only on integer forms (ptxas
+// takes it repeated), a rounding mode (.rn, .rz, .rm, .rp) only on f64 ones.
+// The
 // sm_70 m8n8k4 of f16 and the b1 forms are not in the table.
 // Registers per thread (PTX ISA, "Matrix Fragments for mma.m16n8k*"): the
 // counts below; A and B hold two f16/bf16, four 8-bit integers or fp8, one
@@ -996,6 +998,8 @@ constexpr StringRef kMmaInt4[] = {"s4", "u4"};
 constexpr StringRef kMmaFp8[] = {"e4m3", "e5m2"};
 constexpr StringRef kMmaF64[] = {"f64"};
 constexpr StringRef kMmaSatfinite[] = {"satfinite"};
+constexpr StringRef kMmaRoundings[] = {"rn", "rz", "rm", "rp"};
+constexpr StringRef kMmaRepeatable[] = {"satfinite"};
 
 constexpr StringRef kM16N8K4[] = {"m16n8k4"};
 constexpr StringRef kM16N8K8[] = {"m16n8k8"};
@@ -1017,7 +1021,13 @@ constexpr SlotRecord mmaSlot(Tokens shape) { return {"shape", shape, true}; }
                                       mmaSlot(SHAPE),                          \
                                       {"A layout", kRow, true},                \
                                       {"B layout", kCol, true},                \
-                                      {"satfinite", kMmaSatfinite}};
+                                      {"satfinite", kMmaSatfinite}};   \
+  constexpr SlotRecord NAME##Rnd[] = {{"sync", kSync, true},                   \
+                                      {"aligned", kAligned, true},             \
+                                      mmaSlot(SHAPE),                          \
+                                      {"A layout", kRow, true},                \
+                                      {"B layout", kCol, true},                \
+                                      {"rounding", kMmaRoundings}};
 TILE_MMA_SLOTS(kMmaSlotsM16N8K4, kM16N8K4)
 TILE_MMA_SLOTS(kMmaSlotsM16N8K8, kM16N8K8)
 TILE_MMA_SLOTS(kMmaSlotsM16N8K16, kM16N8K16)
@@ -1133,7 +1143,7 @@ constexpr VariantRecord kMmaVariants[] = {
      kMmaBf16K8Signatures, "m16n8k8", kM16N8K8Message},
     {kMmaF32Tf32, kMmaSlotsM16N8K8, kMmaRules, kSm80Ptx70,
      kMmaTf32K8Signatures, "m16n8k8", kM16N8K8Message},
-    {kMmaF64Types, kMmaSlotsM16N8K8, kMmaRules, kSm90Ptx78,
+    {kMmaF64Types, kMmaSlotsM16N8K8Rnd, kMmaRules, kSm90Ptx78,
      kMmaF64K8Signatures, "m16n8k8", kM16N8K8Message},
     {kMmaF32F16, kMmaSlotsM16N8K16, kMmaRules, kSm80Ptx70,
      kMmaF16K16F32Signatures, "m16n8k16", kM16N8K16Message},
@@ -1147,7 +1157,7 @@ constexpr VariantRecord kMmaVariants[] = {
      kMmaFp8K16F32Signatures, "m16n8k16", kM16N8K16Message},
     {kMmaF16Fp8, kMmaSlotsM16N8K16, kMmaRules, kSm89Ptx87,
      kMmaFp8K16F16Signatures, "m16n8k16", kM16N8K16Message},
-    {kMmaF64Types, kMmaSlotsM16N8K16, kMmaRules, kSm90Ptx78,
+    {kMmaF64Types, kMmaSlotsM16N8K16Rnd, kMmaRules, kSm90Ptx78,
      kMmaF64K16Signatures, "m16n8k16", kM16N8K16Message},
     {kMmaS32Int8, kMmaSlotsM16N8K32Sat, kMmaRules, kSm80Ptx70,
      kMmaIntK32Signatures, "m16n8k32", kM16N8K32Message},
@@ -1157,9 +1167,9 @@ constexpr VariantRecord kMmaVariants[] = {
      kMmaFp8K32F16Signatures, "m16n8k32", kM16N8K32Message},
     {kMmaF32Tf32, kMmaSlotsM16N8K4, kMmaRules, kSm80Ptx70,
      kMmaTf32K4Signatures, "m16n8k4", kM16N8K4Message},
-    {kMmaF64Types, kMmaSlotsM16N8K4, kMmaRules, kSm90Ptx78,
+    {kMmaF64Types, kMmaSlotsM16N8K4Rnd, kMmaRules, kSm90Ptx78,
      kMmaF64K4Signatures, "m16n8k4", kM16N8K4Message},
-    {kMmaF64Types, kMmaSlotsM8N8K4, kMmaRules, kSm80Ptx70,
+    {kMmaF64Types, kMmaSlotsM8N8K4Rnd, kMmaRules, kSm80Ptx70,
      kMmaF64M8N8K4Signatures, "m8n8k4", kM8N8K4Message},
     {kMmaS32Int8, kMmaSlotsM8N8K16Sat, kMmaRules, kSm75Ptx65,
      kMmaIntM8N8K16Signatures, "m8n8k16", kM8N8K16Message},
@@ -2350,6 +2360,7 @@ const FamilyRecord kRecords[] = {
      .warpCollective = true},
     {.name = "mma",
      .variants = kMmaVariants,
+     .repeatable = kMmaRepeatable,
      .warpCollective = true,
      .typeError = mmaTypeError},
 };

@@ -104,8 +104,15 @@ def case(entry, seed):
         exact = np.clip(a.astype(np.int64) @ b.astype(np.int64) + c, -2**31, 2**31 - 1)
     packed = {name: pack(encode(mat, kind), opcode, name, kind, entry["counts"][name], entry["bits"][name])
               for name, mat, kind in (("a", a, ak), ("b", b, bk), ("c", c, ck))}
-    want = encode(exact, dk) if dk != "s32" else (exact.astype(np.int64) & 0xFFFFFFFF).astype(np.uint64)
-    return packed, want, (a, b, c)
+    if dk != "s32":
+        # IEEE 754's sign of an exact zero: the data has nonzero terms
+        # (never every term +0 or -0), so a sum that cancels is -0 under
+        # .rm and +0 otherwise.
+        rm = "rm" in opcode.split(".")
+        want = np.where(exact == 0, encode(np.full(exact.shape, -0.0 if rm else 0.0), dk), encode(exact, dk))
+    else:
+        want = (exact.astype(np.int64) & 0xFFFFFFFF).astype(np.uint64)
+    return packed, want.astype(np.uint64), (a, b, c)
 
 
 def kernel(entry):

@@ -587,6 +587,7 @@ class Interpreter:
         shape = fragments.shape_of(form.opcode)
         dkind, akind, bkind, ckind = fragments.kinds_of(form.opcode)
         satfinite = "satfinite" in form.opcode.split(".")
+        rounding = next((t for t in form.opcode.split(".") if t in ("rn", "rz", "rm", "rp")), "rn")
         named = {o.name: (o, v) for o, v in zip(form.operands, values)}
         dst = named.get("d") or named["acc"]
         src_c = named.get("c") or named["acc"]
@@ -638,7 +639,7 @@ class Interpreter:
             out_def = [np.ones(self.threads, bool) for _ in range(d_op.count)]
             for first in first_threads:
                 (a, a_known), (b, b_known), (c, c_known) = a_f[first], b_f[first], c_f[first]
-                d, d_known = R.mma(dkind, akind, bkind, ckind, a, b, c, satfinite)
+                d, d_known = R.mma(dkind, akind, bkind, ckind, a, b, c, satfinite, rounding)
                 d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=0)[None, :]
                 members = first + np.arange(32)
                 for ln in range(32):

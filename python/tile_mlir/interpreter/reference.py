@@ -908,6 +908,14 @@ def _values(form, tokens, types, quals, srcs):
 _ACCUMULATOR_BITS = {"f32": 24, "f16": 11, "f64": 53}
 
 
+def _negative(bits, kind):
+    """Whether each element's sign bit is set (an integer kind: never)."""
+    if kind in ("s8", "u8", "s4", "u4", "s32"):
+        return [False] * np.size(bits)
+    width = 32 if kind == "tf32" else bits_of(kind)
+    return [bool((int(b) >> (width - 1)) & 1) for b in np.asarray(bits).reshape(-1).tolist()]
+
+
 def _element_values(bits, kind):
     """Element bit patterns of an mma input kind as exact Fractions, or
     None for one the model does not take (inf, NaN, a tf32 register whose
@@ -932,7 +940,7 @@ def _element_values(bits, kind):
     return out
 
 
-def mma(dtype, atype, btype, ctype, a, b, c, satfinite=False):
+def mma(dtype, atype, btype, ctype, a, b, c, satfinite=False, rounding="rn"):
     """D = A B + C for one instruction of one warp, from the PTX ISA:
     `a` (M x K), `b` (K x N) and `c` (M x N) are element bit patterns.
     Integer forms are exact (wrapping modulo 2^32, or clamped with
@@ -943,11 +951,17 @@ def mma(dtype, atype, btype, ctype, a, b, c, satfinite=False):
     exact one, rounded once (it is then exact too). Elsewhere, and where an
     input is inf or NaN, the ISA leaves the accumulation order and
     precision to the chip: the element is undefined (as where a partial sum
-    could fall below the normal range). Returns (bits,
+    could fall below the normal range). An exact zero has IEEE 754's sign:
+    -0 where every term is -0, or with `rounding` rm where not every term
+    is +0 (measured on the H200: f64 mma .rm of a sum that cancels is -0);
+    +0 otherwise. Returns (bits,
     defined), both M x N."""
     a_vals = np.array(_element_values(a, atype), dtype=object).reshape(np.shape(a))
     b_vals = np.array(_element_values(b, btype), dtype=object).reshape(np.shape(b))
     c_vals = np.array(_element_values(c, ctype), dtype=object).reshape(np.shape(c))
+    a_neg = np.array(_negative(a, atype)).reshape(np.shape(a))
+    b_neg = np.array(_negative(b, btype)).reshape(np.shape(b))
+    c_neg = np.array(_negative(c, ctype)).reshape(np.shape(c))
     rows, cols = np.shape(c)
     width = {"f16": 16, "f32": 32, "f64": 64, "s32": 32}[dtype]
     bits = np.zeros((rows, cols), dtype=np.uint64)
@@ -980,8 +994,13 @@ def mma(dtype, atype, btype, ctype, a, b, c, satfinite=False):
                 smallest_normal = Fraction(2) ** (2 - (1 << (e - 1)))
                 if magnitude >= grid * (1 << _ACCUMULATOR_BITS[dtype]) or grid < smallest_normal:
                     continue
-            kind = dtype
             exact = float(total)  # exact: representable by the bound above
-            bits[i, j] = int(encode(np.array([exact]), kind)[0])
+            if total == 0:
+                signs = [bool(c_neg[i, j])] + [bool(x ^ y) for x, y in zip(a_neg[i, :], b_neg[:, j])]
+                every_negative_zero = not nonzero and all(signs)
+                every_positive_zero = not nonzero and not any(signs)
+                negative = every_negative_zero or (rounding == "rm" and not every_positive_zero)
+                exact = -0.0 if negative else 0.0
+            bits[i, j] = int(encode(np.array([exact]), dtype)[0])
             defined[i, j] = True
     return bits.astype(UINT[width]), defined
