@@ -119,3 +119,44 @@ def test_committed_h200_run_has_no_mismatch():
     with open(os.path.join(ROOT, "tools", "gpu", "results", "mma.json")) as f:
         report = json.load(f)
     assert report["forms"] == 92 and report["cases"] == 368 and not report["mismatched"]
+
+
+def test_coordinates_are_the_tables_at_the_lane():
+    # The helper evaluates the same tables as index values of the kernel:
+    # D written through it lands where numpy puts A B (also docs/python.md).
+    op = "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32"
+
+    @T.function
+    def product(A: T.Tensor((16, 8), "uint16"), B: T.Tensor((8, 8), "uint16"), D: T.Tensor((16, 8), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        a = T.alloc_local((1, 1, 4), "uint16")
+        b = T.alloc_local((1, 1, 2), "uint16")
+        acc = T.alloc_local((1, 1, 4), "float32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((4, 1)).view("uint32"), T.uint32(0))
+        for i in range(4):
+            r, c = T.mma_coordinates(op, "a", i)
+            T.cuda.tile.apply(T.ptx["ld.global.b16"], a.reshape((4, 1))[i:i + 1], A[r:r + 1, c:c + 1])
+        for i in range(2):
+            r, c = T.mma_coordinates(op, "b", i)
+            T.cuda.tile.apply(T.ptx["ld.global.b16"], b.reshape((2, 1))[i:i + 1], B[r:r + 1, c:c + 1])
+        T.cuda.tile.apply(T.ptx[op], acc, a.view("uint32"), b.view("uint32"))
+        for i in range(4):
+            r, c = T.mma_coordinates(op, "d", i)
+            T.cuda.tile.apply(T.ptx["st.global.f32"], D[r:r + 1, c:c + 1], acc.reshape((4, 1))[i:i + 1])
+
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(-5, 6, (16, 8)), rng.integers(-5, 6, (8, 8))
+    bf16 = lambda x: (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)  # noqa: E731 - exact
+    d = np.zeros((16, 8), np.float32)
+    tile_mlir.interpret(product, bf16(a), bf16(b), d)
+    assert np.array_equal(d, (a @ b).astype(np.float32))
+
+
+def test_coordinates_reject_what_the_fragment_does_not_hold():
+    op = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+    for args, message in ((("e", 0), "has no operand 'e'"), (("a", 8), "holds 8 elements per lane, not element 8")):
+        with pytest.raises(T.TileError, match=message):
+            @T.function
+            def bad(Out: T.Tensor((1, 1), "float32")):
+                T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+                T.mma_coordinates(op, *args)
