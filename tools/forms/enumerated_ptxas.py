@@ -44,8 +44,9 @@ def render(form, immediates=None):
         else:
             prefix = D.REG.get(op.register_bits, "%r")
             regs = [f"{prefix}{i * 8 + k + 1}" for k in range(op.count)]
+            braced = op.count > 1 or op.braced  # an mma fragment: {%r1}
             text = "|".join(regs) if op.joined_by_bar else \
-                regs[0] if op.count == 1 else "{" + ", ".join(regs) + "}"
+                "{" + ", ".join(regs) + "}" if braced else regs[0]
             if op.bar_before:  # elect.sync d|p
                 texts[-1] += "|" + text
             else:
