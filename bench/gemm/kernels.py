@@ -117,3 +117,89 @@ def gemm_kernel(m, n, k, dtype="float16"):
 
 VARIANTS = {f"gemm_{dtype}_{size}": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype))
             for dtype in ("float16", "bfloat16") for size in (4096, 8192)}
+
+
+INT8_MMA = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
+BK_BYTES = 64  # a step of K in bytes: the same 32 b16 columns of shared memory as fp16's 32 values
+
+
+def gemm_int8_kernel(m, n, k):
+    """C = A B^T on s8 data with s32 accumulators (`mma.m16n8k32.s8`): A is
+    M x K and Bt is N x K, both row major (K contiguous, the layout the s8
+    fragments of B need: ldmatrix has no .trans for bytes), C is M x N s32.
+    The fp16 kernel's structure, in bytes: a step is 64 bytes of K (the same
+    32 b16 columns of shared memory), A's fragments by ldmatrix .x4 of the
+    16 x 64-byte blocks viewed as b16, each n8 block's B fragment by an
+    ldmatrix .x2 of Bt (rows n, bytes 0-15 and 16-31 of the 32 of k). The
+    sums are exact and wrap modulo 2^32 (no .satfinite), so on the H200 and
+    in the interpreter C equals numpy's int64 product taken modulo 2^32."""
+    if m % BM or n % BN or k % BK_BYTES:
+        raise ValueError(f"{m} x {n} x {k} is not a multiple of the {BM} x {BN} x {BK_BYTES} block tile")
+    blocks_n = n // BN
+    words = BK_BYTES // 4  # 32-bit words of a step's row
+
+    @T.function
+    def gemm_int8(A: T.Tensor((m, k), "int8"), Bt: T.Tensor((n, k), "int8"), C: T.Tensor((m, n), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=(m // BM) * blocks_n, block=THREADS))
+        a_s = T.alloc_shared((2, BM, BK + PAD), "uint16")
+        b_s = T.alloc_shared((2, BN, BK + PAD), "uint16")
+        t, bid = T.thread_id(), T.block_id()
+        row0, col0 = (bid // blocks_n) * BM, (bid % blocks_n) * BN
+        warp, lane = t // 32, t % 32
+        wm, wn = (warp // WARPS_N) * WM, (warp % WARPS_N) * WN
+        acc = T.alloc_local((MT, NT, 4), "int32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((MT * NT * 4, 1)).view("uint32"), T.uint32(0))
+        staged = T.alloc_local((4, 4), "uint32")
+        a_frag = T.alloc_local((MT, 1, 4), "uint32")
+        b_frag = T.alloc_local((NT, 1, 2), "uint32")
+        lane_row = lane % 8 + 8 * ((lane // 8) % 2)
+        lane_col = 8 * (lane // 16)
+        pieces = [(t // 4 + 64 * i, (t % 4) * 4) for i in range(2)]  # (row, word) of a 128-row tile
+
+        def load(kt):
+            a_rows = A.view("uint32")[row0:row0 + BM, kt * words:kt * words + words]
+            b_rows = Bt.view("uint32")[col0:col0 + BN, kt * words:kt * words + words]
+            for i, (r, c) in enumerate(pieces):
+                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[i:i + 1], a_rows[r:r + 1, c:c + 4])
+                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[2 + i:3 + i], b_rows[r:r + 1, c:c + 4])
+
+        def store(buffer):
+            for i, (r, c) in enumerate(pieces):
+                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], a_s.view("uint32")[buffer, r:r + 1, c:c + 4],
+                                  staged[i:i + 1])
+                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], b_s.view("uint32")[buffer, r:r + 1, c:c + 4],
+                                  staged[2 + i:3 + i])
+
+        steps = k // BK_BYTES
+        load(0)
+        for kt in T.serial(0, steps):
+            buffer = kt % 2
+            store(buffer)
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+            load(kt + 1 - (kt + 1) // steps)
+            for kk in range(BK // 16):  # 32 bytes of K (16 b16 columns) per mma step
+                for mi in range(MT):
+                    r = wm + 16 * mi + lane_row
+                    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                                      a_frag[mi:mi + 1].reshape((1, 4)),
+                                      a_s[buffer, r:r + 1, 16 * kk + lane_col:16 * kk + lane_col + 8])
+                for ni in range(NT):
+                    # .x2: lanes 0-7 give rows n 0-7 at bytes 0-15, lanes 8-15 at bytes 16-31.
+                    r = wn + 8 * ni + lane % 8
+                    c = 16 * kk + 8 * ((lane // 8) % 2)
+                    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x2.shared.b16"],
+                                      b_frag[ni:ni + 1].reshape((1, 2)), b_s[buffer, r:r + 1, c:c + 8])
+                T.cuda.tile.apply(T.ptx[INT8_MMA], acc, a_frag, b_frag)
+        g, tq = lane // 4, lane % 4
+        for mi in range(MT):
+            for ni in range(NT):
+                for half in range(2):
+                    r = row0 + wm + 16 * mi + g + 8 * half
+                    c = col0 + wn + 8 * ni + 2 * tq
+                    T.cuda.tile.apply(T.ptx["st.global.v2.b32"], C[r:r + 1, c:c + 2],
+                                      acc[mi, ni:ni + 1, 2 * half:2 * half + 2])
+
+    return gemm_int8
+
+
+VARIANTS.update({f"gemm_int8_{size}": (gemm_int8_kernel, dict(m=size, n=size, k=size)) for size in (4096, 8192)})

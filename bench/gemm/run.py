@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Times the bench/gemm kernels (fp16 and bf16, 4096^3 and 8192^3) against
-torch.matmul (cuBLAS) and Triton's matmul in one run, 3 rounds of 10
+torch.matmul (cuBLAS) and Triton's matmul, and the s8 kernel against
+torch._int_mm, in one run, 3 rounds of 10
 launches, medians; checks each kernel bit for bit against numpy on
 integer-valued data (gemm_reference.py) and against torch on random
 normal data (the largest error relative to the result's scale).
@@ -80,6 +81,35 @@ def triton_matmul():
     return matmul, "Triton tutorial 03 matmul (autotuned)"
 
 
+def run_int8(kernel):
+    """The s8 kernel (C = A Bt^T, s32) against torch._int_mm on the same
+    data: bit for bit against the int64 product modulo 2^32 on the full s8
+    range, and timed."""
+    (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
+    gen = torch.Generator(device="cuda").manual_seed(2)
+    a = torch.randint(-128, 128, (m, k), device="cuda", dtype=torch.int8, generator=gen)
+    b = torch.randint(-128, 128, (k, n), device="cuda", dtype=torch.int8, generator=gen)
+    bt = b.t().contiguous()
+    c = torch.empty((m, n), device="cuda", dtype=torch.int32)
+    kernel(a, bt, c)
+    torch.cuda.synchronize()
+    want = (a.cpu().numpy().astype(np.int64) @ b.cpu().numpy().astype(np.int64)).astype(np.int32)
+    entry = {"shape": [m, n, k], "dtype": "int8",
+             "bit_exact_vs_int64_modulo_2_32": bool(np.array_equal(c.cpu().numpy(), want))}
+    runs = {"tile_mlir": lambda: kernel(a, bt, c, sync=False), "torch_int_mm": lambda: torch._int_mm(a, b)}
+    entry["rounds"] = {key: [] for key in runs}
+    for _ in range(ROUNDS):
+        for key, fn in runs.items():
+            entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
+    entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+    entry["TOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
+    entry["ratio_vs_torch_int_mm"] = entry["ms"]["torch_int_mm"] / entry["ms"]["tile_mlir"]
+    print(f"int8 {m}^3", {key: round(v, 1) for key, v in entry["TOPs"].items()},
+          "x%.3f torch._int_mm" % entry["ratio_vs_torch_int_mm"], "bit-exact",
+          entry["bit_exact_vs_int64_modulo_2_32"])
+    return entry
+
+
 def main(artifacts, report_path):
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
               "repeats": REPEATS, "kernels": {}}
@@ -87,6 +117,9 @@ def main(artifacts, report_path):
     for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
         name = file[:-5]
         kernel = runtime.load(os.path.join(artifacts, file))
+        if "int8" in name:
+            report["kernels"][name] = run_int8(kernel)
+            continue
         (m, k), (_, n) = kernel.params[0].shape, kernel.params[1].shape
         dtype = "bfloat16" if "bfloat16" in name else "float16"
         entry = {"shape": [m, n, k], "dtype": dtype}
