@@ -5,6 +5,7 @@ instructions written (HMMA, LDSM, LDG.128, STS.128, one barrier, no local
 memory), and the committed H200 run is bit-exact."""
 
 import collections
+import importlib.util
 import json
 import os
 import re
@@ -20,8 +21,12 @@ import tile_mlir
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path[:0] = [os.path.join(ROOT, "bench", "gemm"), os.path.join(ROOT, "tools", "sass")]
 import gemm_reference  # noqa: E402
-import kernels  # noqa: E402
 import sass  # noqa: E402
+
+# bench/*/kernels.py share a module name: load this one under its own.
+_spec = importlib.util.spec_from_file_location("gemm_kernels", os.path.join(ROOT, "bench", "gemm", "kernels.py"))
+kernels = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(kernels)
 
 
 @pytest.mark.parametrize("m, n, k, dtype", [(128, 128, 64, "float16"), (256, 128, 96, "bfloat16")])

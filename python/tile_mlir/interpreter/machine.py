@@ -589,6 +589,8 @@ class Interpreter:
         satfinite = "satfinite" in form.opcode.split(".")
         rounding = next((t for t in form.opcode.split(".") if t in ("rn", "rz", "rm", "rp")), "rn")
         named = {o.name: (o, v) for o, v in zip(form.operands, values)}
+        if not all(isinstance(v, View) for v in values):
+            raise NotCovered(f"{form.opcode}: a scalar fragment register")
         dst = named.get("d") or named["acc"]
         src_c = named.get("c") or named["acc"]
         extents = {}
