@@ -361,6 +361,21 @@ constexpr Signature kCpAsyncSignature[] = {kCpAsync};
 constexpr VariantRecord kCpAsyncVariants[] = {
     {{}, kCpAsyncSlots, kCpAsyncRules, kCpAsyncFloors, kCpAsyncSignature}};
 
+// cp.async.commit_group closes the thread's open group of copies;
+// cp.async.wait_group N waits until at most N of its committed groups are
+// pending, cp.async.wait_all until none is (PTX ISA 9.0, 9.7.9.25.3).
+// ptxas 13.0 takes any integer for N, -1 too; the table takes 0 and up.
+constexpr OperandRecord kWaitGroup[] = {
+    {.name = "n", .role = Role::Imm, .fixedType = "u32",
+     .maxImmediate = 0x7fffffff}};
+constexpr Signature kWaitGroupSignature[] = {kWaitGroup};
+constexpr FloorRecord kSm80Ptx70Only[] = {{80, 70}};
+constexpr Signature kNoGroupOperands[] = {{}};
+constexpr VariantRecord kCommitGroupVariants[] = {
+    {.floors = kSm80Ptx70Only, .signatures = kNoGroupOperands}};
+constexpr VariantRecord kWaitGroupVariants[] = {
+    {.floors = kSm80Ptx70Only, .signatures = kWaitGroupSignature}};
+
 //===-- bar, barrier ------------------------------------------------------===//
 
 // PTX ISA 9.0, 9.7.13.1: bar{.cta}.sync a{, b}; bar{.cta}.arrive a, b;
@@ -2299,6 +2314,20 @@ const FamilyRecord kRecords[] = {
     {.name = "testp", .variants = kTestpVariants, .guardIgnored = true},
     {.name = "setp", .variants = kSetpVariants},
     {.name = "selp", .variants = kSelpVariants},
+    // Before cp.async: a spelling is the first record whose name it begins
+    // with.
+    {.name = "cp.async.commit_group",
+     .family = "cp.async",
+     .variants = kCommitGroupVariants,
+     .ordersMemory = true},
+    {.name = "cp.async.wait_group",
+     .family = "cp.async",
+     .variants = kWaitGroupVariants,
+     .ordersMemory = true},
+    {.name = "cp.async.wait_all",
+     .family = "cp.async",
+     .variants = kCommitGroupVariants,
+     .ordersMemory = true},
     {.name = "cp.async",
      .variants = kCpAsyncVariants,
      .readsMemory = true,

@@ -183,9 +183,11 @@ def run(target, forms=None, workdir=None):
             continue
         asm = re.findall(r"// begin inline asm\n(.*?)// end inline asm", by_name.get(f"k{i}", ""), re.S)
         pattern = re.compile(r"(^|\s)" + re.escape(form.opcode) + r"[\s;]")
-        # A form without operands (a fence) has no tiles to repeat over; an
-        # mma's fragments here are one (m, n, k) step.
-        expected = 1 if not form.operands or any(o.axes for o in form.operands) else REPEATS
+        # A form without tiles (a fence, cp.async.wait_group's immediate) has
+        # nothing to repeat over; an mma's fragments here are one (m, n, k)
+        # step.
+        tiles = [o for o in form.operands if o.role != "imm"]
+        expected = 1 if not tiles or any(o.axes for o in form.operands) else REPEATS
         if sum(bool(pattern.search(block)) for block in asm) != expected:
             problems.append(f"{form.opcode}: expected {expected} instructions in k{i}")
     return len(forms), problems

@@ -399,6 +399,15 @@ def matrix_spellings():
                 yield f"{name}.sync.{shape}.{num}.shared.b16"
 
 
+def async_group_spellings():
+    """PTX ISA 9.0, 9.7.9.25.3: cp.async.commit_group, cp.async.wait_group
+    N, cp.async.wait_all, and near misses (qualifiers, the bulk forms'
+    names, a missing or extra immediate)."""
+    for name in ("commit_group", "wait_group", "wait_all", "wait_group_read", "commit", "wait"):
+        for extra in ("", "sync", "shared", "b32"):
+            yield ".".join(t for t in ("cp", "async", name, extra) if t)
+
+
 def mma_operands(tokens):
     """The PTX ISA's fragment sizes: A holds M*K/32 elements per thread, B
     K*N/32 and C/D M*N/32, packed into 32-bit registers (two 16-bit, four
@@ -422,7 +431,8 @@ def spellings():
     for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
-                warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings):
+                warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
+                async_group_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -471,6 +481,10 @@ def natural_operands(spelling):
     if family == "activemask":
         return [u32]
     if family in ("membar", "fence"):
+        return []
+    if family == "cp" and "wait_group" in tokens:
+        return [IMMEDIATE]
+    if family == "cp" and ("commit_group" in tokens or "wait_all" in tokens):
         return []
     if family == "mma":
         return mma_operands(tokens)
