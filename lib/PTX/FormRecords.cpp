@@ -2331,8 +2331,7 @@ const FamilyRecord kRecords[] = {
     {.name = "cp.async",
      .variants = kCpAsyncVariants,
      .readsMemory = true,
-     .writesMemory = true,
-     .lowered = false},
+     .writesMemory = true},
     // Before bar: a spelling is the first record whose name it begins with.
     {.name = "barrier",
      .family = "bar",

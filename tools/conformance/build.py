@@ -167,13 +167,14 @@ def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     # Approximations have error bounds, not bit patterns: approx.py.
     # Block barriers have no per-element result (and a counted one would
-    # wait for threads this launch lacks), fences none at all; shuffles,
+    # wait for threads this launch lacks), fences and cp.async's groups none
+    # at all, and its copies are judged by tools/gpu with their waits; shuffles,
     # warp collectives, activemask and atomics depend on other threads:
     # tools/gpu and the interpreter's tests judge them.
     exact = [f for f in selected_forms(TARGET)
              if not set(f.opcode.split(".")) & {"approx", "full"}
              and not (f.block_barrier or f.warp_collective or f.observes_warp or f.orders_memory)
-             and f.family not in ("shfl", "atom", "red")]
+             and f.family not in ("shfl", "atom", "red", "cp.async")]
     selected = list(instances(exact))
     kernels = "\n".join(kernel(i, f, imm) for i, (f, imm) in enumerate(selected))
     module = (f'module attributes {{gpu.container_module}} {{\n'

@@ -38,6 +38,18 @@ def memref(operand, space):
     return f"memref<{REPEATS}x{operand.count}x{carrier(operand)}{suffix}>"
 
 
+def sized(form):
+    """A form's memory operands sized by an immediate (cp.async's cp-size)
+    hold that many bytes: the operand as one of `value` 8-bit elements, the
+    value the kernel passes."""
+    out = list(form.operands)
+    for i, op in enumerate(out):
+        if op.sized_by:
+            imm = next(o for o in out if o.name == op.sized_by)
+            out[i] = SimpleNamespace(**{**op.__dict__, "count": imm.immediates[0], "bits": 8})
+    return out
+
+
 def move(family, op):
     """A global load or store of a whole (REPEATS, count) tile of `op`."""
     vec = f".v{op.count}" if op.count > 1 else ""
@@ -63,7 +75,7 @@ def kernel(index, form):
     args, attributions, body, operands, after = [], [], [], [], []
     if any(op.type == "pred" for op in form.operands):
         body += predicates.SCALARS
-    for i, op in enumerate(form.operands):
+    for i, op in enumerate(sized(form)):
         if op.type == "pred":
             tile, word = predicates.predicate_tile(REPEATS, op.count), memref(words(op), "5")
             body.append(f"%t{i} = memref.alloca() : {tile}")

@@ -53,11 +53,14 @@ namespace {
 struct AsmNumbering {
   explicit AsmNumbering(const ptx::Form &form, bool predicated) {
     unsigned outputs = 0, inputs = 0;
-    for (const ptx::Operand &operand : form.operands) {
+    std::optional<unsigned> memory = form.memoryOperand();
+    for (auto [index, operand] : llvm::enumerate(form.operands)) {
       if (operand.isWritten())
         outputs += operand.count;
       else if (operand.isRead())
         inputs += operand.count;
+      else if (operand.isMemory() && index != memory)
+        inputs += 1;  // a second memory operand's address
     }
     nextOutput = 0;
     nextInput = outputs;
@@ -117,9 +120,16 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   // Only a kept destination can tell: without preserve_dst a guarded
   // instruction leaves it undefined where the guard is false.
   bool moveUnderGuard = form.guardIgnored && predicated && preserveDst;
+  std::optional<unsigned> memory = form.memoryOperand();
   for (auto [i, operand] : llvm::enumerate(form.operands)) {
     std::string &text = pieces.emplace_back();
     afterBar.push_back(operand.barBefore);
+    if (operand.isMemory() && i != memory) {
+      // A second memory operand: its address is an input ("l").
+      text += "[$" + std::to_string(number.nextInput++) + "]";
+      inputs.push_back("l");
+      continue;
+    }
     if (operand.isMemory()) {
       text += "[$" + std::to_string(number.address);
       if (addressOffset)
@@ -309,6 +319,11 @@ public:
         (void)matchPattern(value, m_ConstantInt(&constant));
         asmOperands.push_back(LLVM::ConstantOp::create(
             builder, loc, builder.getI32Type(), constant.getZExtValue()));
+        continue;
+      }
+      if (operand->isMemory()) {
+        // A second memory operand's 64-bit address (cp.async's source).
+        asmOperands.push_back(toLLVM(builder, value));
         continue;
       }
       Value reg = toRegister(builder, loc, toLLVM(builder, value),

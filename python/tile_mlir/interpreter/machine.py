@@ -68,6 +68,9 @@ class Buffer:
             # atomics do not race with each other.
             self.written_atomically = np.zeros(data.size, bool)
             self.read_atomically = np.zeros(data.size, bool)
+            # The program point of the cp.async whose bytes are in flight to
+            # each byte (0: none).
+            self.pending_at = np.zeros(data.size, np.int32)
 
 
 # Hazard bookkeeping of a shared byte: no thread, or several.
@@ -102,6 +105,22 @@ class DivergentBarrier:
     def __str__(self):
         return (f"{self.second}: {self.opcode} reached by {self.arrived} of the {self.threads} threads "
                 f"of block {self.block}; the others never arrive")
+
+
+class AsyncHazard:
+    """A byte that a cp.async has not delivered yet (no cp.async.wait_group
+    since, in the copying thread, that covers its group), read or written
+    by a thread: it sees or overwrites what the copy has not written."""
+
+    kind = "cp.async before its wait"
+
+    def __init__(self, opcode, point, buffer, byte, copied_at):
+        self.opcode, self.second, self.buffer, self.byte = opcode, point, buffer, byte
+        self.first = copied_at
+
+    def __str__(self):
+        return (f"{self.second}: {self.opcode} touches {self.buffer or 'memory'} byte {self.byte}, which the "
+                f"cp.async at {self.first} has not delivered: no cp.async.wait_group covers its group")
 
 
 class Hazard:
@@ -212,6 +231,11 @@ class Interpreter:
         # The approximate forms that ran as their correctly rounded result,
         # each with its first program point.
         self.approximated = {}
+        # cp.async: the copies in flight, (group per thread, view, coord,
+        # bytes, defined, executing, point), and each thread's open group
+        # (committed groups are those below it).
+        self.copies, self.open_group = [], np.zeros(threads, np.int64)
+        self.current_opcode = ""
 
     # -- hazards ---------------------------------------------------------
     def enter(self, op):
@@ -260,6 +284,7 @@ class Interpreter:
     def track_read(self, buffer, at, lanes, atomic=False):
         if buffer.private or at.size == 0:
             return
+        self._pending_hazard(buffer, at, lanes)
         self._hazard("read-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
                      buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,
                      buffer.written_atomically[at] & atomic)
@@ -279,6 +304,7 @@ class Interpreter:
     def track_write(self, buffer, at, lanes, atomic=False):
         if buffer.private or at.size == 0:
             return
+        self._pending_hazard(buffer, at, lanes)
         self._hazard("write-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
                      buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,
                      buffer.written_atomically[at] & atomic)
@@ -495,6 +521,72 @@ class Interpreter:
                 outputs["d"] = (result & 0xFFFFFFFF).astype(np.uint64)
         for name, result in outputs.items():
             self.write(named[name], coord + [0], result, defined, executing, None)
+
+    def async_copy(self, form, values, group, executing):
+        """cp.async (PTX ISA 9.0, 9.7.9.25): each executing thread's copy of
+        cp-size bytes from global to shared memory joins its open group;
+        commit_group closes the group; wait_group N delivers every committed
+        group but the newest N (wait_all: commit, then wait 0). The bytes
+        land at the wait: until then they are pending, and another access
+        to them is a hazard (AsyncHazard)."""
+        tokens = form.opcode.split(".")
+        if "commit_group" in tokens or "wait_all" in tokens:
+            self.open_group = np.where(executing, self.open_group + 1, self.open_group)
+        if "wait_group" in tokens or "wait_all" in tokens:
+            keep = int(values[0][0][0]) if "wait_group" in tokens else 0
+            self._deliver(executing, self.open_group - keep)
+            return
+        if "commit_group" in tokens:
+            return
+        dst, src = values[0], values[1]
+        repeats = dst.shape[len(group):-1]
+        point = self.point
+        for coord in itertools.product(*[range(n) for n in repeats]):
+            coord = group + list(coord)
+            data, known = [], []
+            for e in range(dst.shape[-1]):
+                bits, defined, _ = self.read(src, coord + [e], executing)
+                data.append(bits)
+                known.append(defined)
+            self.copies.append((self.open_group.copy(), dst, coord, data, known, executing.copy(), point))
+            buffer = dst.buffer
+            if not buffer.private:
+                nbytes = element_bytes(dst.bits)
+                for e in range(dst.shape[-1]):
+                    address = dst.addresses(coord + [e])[executing]
+                    for byte in range(nbytes):
+                        buffer.pending_at[address + byte] = point
+
+    def _deliver(self, executing, below):
+        """Writes the pending copies of each executing thread whose group is
+        below `below` (per thread)."""
+        kept = []
+        for groups, dst, coord, data, known, issued, point in self.copies:
+            now = issued & executing & (groups < below)
+            if now.any():
+                for e, (bits, defined) in enumerate(zip(data, known)):
+                    if not dst.buffer.private:
+                        nbytes = element_bytes(dst.bits)
+                        for byte in range(nbytes):
+                            dst.buffer.pending_at[dst.addresses(coord + [e])[now] + byte] = 0
+                    self.write(dst, coord + [e], bits, defined, now)
+            rest = issued & ~now
+            if rest.any():
+                kept.append((groups, dst, coord, data, known, rest, point))
+        self.copies = kept
+
+    def _pending_hazard(self, buffer, at, lanes):
+        """An access, at byte addresses `at`, to bytes a cp.async has in
+        flight."""
+        if buffer.private or not buffer.pending_at[at].any():
+            return
+        where = np.flatnonzero(buffer.pending_at[at])[0]
+        key = ("async", self.point, buffer.name)
+        if key in self._hazard_keys:
+            return
+        self._hazard_keys.add(key)
+        self.hazards.append(AsyncHazard(self.current_opcode, self.points[self.point], buffer.name,
+                                        int(at[where]), self.points[buffer.pending_at[at][where]]))
 
     def _whole_warps(self, form, executing):
         """(each thread's lane, the first thread of every warp, the threads
@@ -1048,6 +1140,7 @@ class Interpreter:
         from mlir import ir
         from .. import ptx
         opcode = ir.StringAttr(op.attributes["opcode"]).value
+        self.current_opcode = opcode
         scope = ir.StringAttr(op.attributes["scope"]).value if "scope" in op.attributes else "thread"
         group = self.group_coordinates(scope)
         preserve = "preserve_dst" in op.attributes
@@ -1060,6 +1153,9 @@ class Interpreter:
             self.barrier(form, self.barrier_operands(form, values), self.active.copy())
             if "red" in form.opcode.split("."):
                 self.barrier_reduction(form, values, self.active.copy())
+            return
+        if form.family == "cp.async":
+            self.async_copy(form, values, group, self.active & pred)
             return
         if form.orders_memory:
             # A fence orders its thread's accesses, which lockstep keeps in

@@ -16,24 +16,6 @@ func.func @unknown_family(%r: memref<4x1xf32, 5>) {
 
 // -----
 
-// cp.async is a record the table parses and enumerates; its lowering needs
-// an emitter for immediates.
-func.func @parsed_not_lowered(%r: memref<4x1xi8, 5>) {
-  // expected-error @+1 {{'tile.apply' op 'cp.async.ca.shared.global' is a PTX form the table knows, but tile-mlir does not lower the cp.async family yet}}
-  tile.apply "cp.async.ca.shared.global"(%r, %r) : memref<4x1xi8, 5>, memref<4x1xi8, 5>
-  return
-}
-
-// -----
-
-func.func @parsed_not_lowered_instr(%m: memref<4xi8, 1>, %i: index) {
-  // expected-error @+1 {{'tile.instr' op 'cp.async.ca.shared.global' is a PTX form the table knows, but tile-mlir does not lower the cp.async family yet}}
-  tile.instr "cp.async.ca.shared.global"() [%m[%i] : memref<4xi8, 1>] : () -> ()
-  return
-}
-
-// -----
-
 func.func @operand_count(%r: memref<4x1xf32, 5>) {
   // expected-error @+1 {{'tile.apply' op expected 3 operands for add.f32 (dst, lhs, rhs), got 2}}
   tile.apply "add.f32"(%r, %r) : memref<4x1xf32, 5>, memref<4x1xf32, 5>

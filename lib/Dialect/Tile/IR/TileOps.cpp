@@ -176,7 +176,14 @@ const ptx::Form &mlir::tile::selectForm(ArrayRef<ptx::Form> forms,
 
 InstrRegisters mlir::tile::getInstrRegisters(const ptx::Form &form) {
   InstrRegisters registers;
-  for (const ptx::Operand &operand : form.operands) {
+  std::optional<unsigned> memory = form.memoryOperand();
+  for (auto [index, operand] : llvm::enumerate(form.operands)) {
+    // A second memory operand (cp.async's source) reaches tile.instr as its
+    // 64-bit address, an input; the first is the instruction's memref.
+    if (operand.isMemory() && index != memory) {
+      registers.read.push_back(&operand);
+      continue;
+    }
     for (unsigned reg = 0; reg < operand.count; ++reg) {
       if (operand.role == ptx::Role::Dst && !operand.isMemory())
         registers.kept.push_back(registers.written.size());
@@ -462,7 +469,9 @@ LogicalResult verifyMemoryType(DiagFn diag, StringRef opcode,
     return failure();
   if (!memref.isStrided())
     return diag() << "expected a strided layout, got " << memref;
-  if (!fitsCarrier(memref.getElementType(), operand))
+  // A memory operand sized by an immediate (cp.async's cp-size) holds bytes
+  // of any integer or float elements; ApplyOp::verify checks their count.
+  if (operand.sizedBy.empty() && !fitsCarrier(memref.getElementType(), operand))
     return diag() << carrierMismatch(operand, memref.getElementType());
   return success();
 }
@@ -598,6 +607,17 @@ static LogicalResult verifyMemberMask(ApplyOp op, const ptx::Form &form) {
              << "block of " << *threads << " threads does not have";
   }
   return success();
+}
+
+/// The value of the immediate operand `name` of an apply, if constant.
+static std::optional<int64_t> sizeOf(StringRef name, const ptx::Form &form,
+                                     ValueRange args) {
+  for (auto [value, operand] : llvm::zip(args, form.operands)) {
+    APInt constant;
+    if (operand.name == name && matchPattern(value, m_ConstantInt(&constant)))
+      return constant.getSExtValue();
+  }
+  return std::nullopt;
 }
 
 LogicalResult ApplyOp::verify() {
@@ -743,7 +763,24 @@ LogicalResult ApplyOp::verify() {
                        "register axis, got "
                     << memref;
     ArrayRef<int64_t> shape = memref.getShape();
-    if (shape.back() != operand.count) {
+    if (!operand.sizedBy.empty()) {
+      // The final axis holds the immediate's bytes, contiguous and aligned
+      // to their size (cp.async's cp-size).
+      std::optional<int64_t> bytes = sizeOf(operand.sizedBy, *form, args);
+      Type element = memref.getElementType();
+      int64_t width = element.isIntOrFloat()
+                          ? element.getIntOrFloatBitWidth() / 8
+                          : 0;
+      if (!bytes || width == 0 || shape.back() * width != *bytes)
+        return diag() << "the final axis holds the " << operand.sizedBy
+                      << " bytes of one copy: " << (bytes ? *bytes : 0)
+                      << ", got " << shapeText(shape) << " of " << element;
+      ptx::Operand sized = operand;
+      sized.count = shape.back();
+      sized.bits = width * 8;
+      if (failed(verifyVectorLayout(diag, sized, memref)))
+        return failure();
+    } else if (shape.back() != operand.count) {
       if (operand.count == 1)
         return diag() << "the final axis counts the registers of one "
                          "instruction and must have extent 1, got "
@@ -899,6 +936,11 @@ LogicalResult InstrOp::verify() {
     if (operand->role == ptx::Role::Imm) {
       if (failed(verifyImmediate(diag, getOpcode(), *operand, value)))
         return failure();
+    } else if (operand->isMemory()) {
+      if (!value.getType().isInteger(64))
+        return diag() << "the address of a second memory operand is an i64, "
+                         "got "
+                      << value.getType();
     } else if (!fitsCarrier(value.getType(), *operand)) {
       return diag() << carrierMismatch(*operand, value.getType());
     }

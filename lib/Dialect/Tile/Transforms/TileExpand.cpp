@@ -551,6 +551,29 @@ private:
                                   naturalAlignment(type));
   }
 
+  /// The 64-bit address of `memref`'s element at `indices`: its aligned
+  /// pointer plus (offset + sum(index * stride)) elements.
+  Value elementAddress(Value memref, ArrayRef<Value> indices) {
+    Location loc = apply.getLoc();
+    auto type = cast<MemRefType>(memref.getType());
+    auto metadata =
+        memref::ExtractStridedMetadataOp::create(builder, loc, memref);
+    Value linear = metadata.getOffset();
+    for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
+      linear = arith::AddIOp::create(
+          builder, loc, linear,
+          arith::MulIOp::create(builder, loc, index, stride));
+    Value bytes = arith::MulIOp::create(
+        builder, loc, linear,
+        arith::ConstantIndexOp::create(
+            builder, loc, type.getElementType().getIntOrFloatBitWidth() / 8));
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, memref);
+    Value address = arith::AddIOp::create(builder, loc, base, bytes);
+    return arith::IndexCastOp::create(builder, loc, builder.getI64Type(),
+                                      address);
+  }
+
   static int64_t bitsOf(MemRefType type) {
     return type.getElementType().getIntOrFloatBitWidth();
   }
@@ -597,6 +620,12 @@ private:
     for (auto [arg, value, operand] :
          llvm::enumerate(apply.getArgs(), form.operands)) {
       SmallVector<int64_t> coord = space.project(operand.axes, point);
+      if (operand.isMemory() && memref) {
+        // A second memory operand (cp.async's source): its address.
+        inputs.push_back(
+            elementAddress(value, slot(coord, 0, /*memory=*/true)));
+        continue;
+      }
       if (operand.isMemory()) {
         memref = value;
         memIndices = slot(coord, 0, /*memory=*/true);

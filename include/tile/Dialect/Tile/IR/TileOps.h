@@ -71,7 +71,8 @@ const ptx::Form &selectForm(ArrayRef<ptx::Form> forms, ValueRange args);
 struct InstrRegisters {
   /// Registers written: tile.instr's results (dst and rw operands).
   SmallVector<const ptx::Operand *> written;
-  /// Values read: tile.instr's inputs (src and rw registers, immediates).
+  /// Values read: tile.instr's inputs (src and rw registers, immediates,
+  /// and the 64-bit address of a second memory operand).
   SmallVector<const ptx::Operand *> read;
   /// The positions in `written` of the dst registers: what `keep`
   /// preserves (an rw register keeps its value by being read).
