@@ -37,16 +37,26 @@ OPCODE = {"float16": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
           "bfloat16": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"}
 
 
-def gemm_kernel(m, n, k, dtype="float16"):
+def gemm_kernel(m, n, k, dtype="float16", stages=None):
+    """The kernel of the module docstring; with `stages` (3 or more), step 1
+    is a cp.async pipeline instead: each thread's 16-byte pieces go straight
+    from global to shared memory (cp.async.cg), `stages` buffers deep, one
+    commit group per step (empty past the end), cp.async.wait_group
+    stages - 2 and one barrier before each step's reads."""
     if m % BM or n % BN or k % BK:
         raise ValueError(f"{m} x {n} x {k} is not a multiple of the {BM} x {BN} x {BK} block tile")
+    if stages is not None and not 3 <= stages <= k // BK + 1:
+        raise ValueError(f"a pipeline of {stages} stages over {k // BK} steps")
     blocks_n = n // BN
+    buffers = stages or 2
 
     @T.function
     def gemm(A: T.Tensor((m, k), "uint16"), B: T.Tensor((k, n), "uint16"), C: T.Tensor((m, n), "float32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=(m // BM) * blocks_n, block=THREADS))
-        a_s = T.alloc_shared((2, BM, BK + PAD), "uint16")
-        b_s = T.alloc_shared((2, BK, BN + PAD), "uint16")
+        # Three stages or more outgrow the 48 KiB of static shared memory.
+        alloc = T.alloc_dynamic_shared if stages else T.alloc_shared
+        a_s = alloc((buffers, BM, BK + PAD), "uint16")
+        b_s = alloc((buffers, BK, BN + PAD), "uint16")
         t, bid = T.thread_id(), T.block_id()
         row0, col0 = (bid // blocks_n) * BM, (bid % blocks_n) * BN
         warp, lane = t // 32, t % 32
@@ -80,15 +90,42 @@ def gemm_kernel(m, n, k, dtype="float16"):
                 T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], b_s.view("uint32")[buffer, r:r + 1, c:c + 4],
                                   staged[2 + i:3 + i])
 
+        def copy(kt, buffer):
+            """Step kt's pieces straight into shared buffer `buffer`."""
+            a_rows = A.view("uint32")[row0:row0 + BM, kt * (BK // 2):kt * (BK // 2) + BK // 2]
+            b_rows = B.view("uint32")[kt * BK:kt * BK + BK, col0 // 2:col0 // 2 + BN // 2]
+            for r, c in a_piece:
+                T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], a_s.view("uint32")[buffer, r:r + 1, c:c + 4],
+                                  a_rows[r:r + 1, c:c + 4], T.uint32(16))
+            for r, c in b_piece:
+                T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], b_s.view("uint32")[buffer, r:r + 1, c:c + 4],
+                                  b_rows[r:r + 1, c:c + 4], T.uint32(16))
+            T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
+
         steps = k // BK
-        load(0)
+        if stages:
+            for s in range(stages - 1):
+                copy(s, s)
+        else:
+            load(0)
         for kt in T.serial(0, steps):
-            buffer = kt % 2
-            store(buffer)
-            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-            # 1. the next step's pieces are in flight while this one computes
-            # (the last step loads its own pieces again: in bounds, unused).
-            load(kt + 1 - (kt + 1) // steps)
+            buffer = kt % buffers
+            if stages:
+                # Step kt's group has landed once at most stages - 2 newer
+                # ones are pending; the barrier shows every thread's pieces
+                # and that every warp is done with the buffer refilled next.
+                T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(stages - 2))
+                T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+                ahead = kt + stages - 1
+                # Past the end, the last step again (in bounds, never read).
+                copy(ahead - (ahead // steps) * (ahead - (steps - 1)), ahead % buffers)
+            else:
+                store(buffer)
+                T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+                # 1. the next step's pieces are in flight while this one
+                # computes (the last step loads its own pieces again: in
+                # bounds, unused).
+                load(kt + 1 - (kt + 1) // steps)
             for kk in range(BK // 16):
                 # 2. fragments by ldmatrix, then 4 x 4 mma over them.
                 for mi in range(MT):
@@ -117,6 +154,8 @@ def gemm_kernel(m, n, k, dtype="float16"):
 
 VARIANTS = {f"gemm_{dtype}_{size}": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype))
             for dtype in ("float16", "bfloat16") for size in (4096, 8192)}
+VARIANTS.update({f"gemm_{dtype}_{size}_cp_async3": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype, stages=3))
+                 for dtype in ("float16", "bfloat16") for size in (4096, 8192)})
 
 
 INT8_MMA = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
