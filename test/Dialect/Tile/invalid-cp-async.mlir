@@ -37,3 +37,14 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// The size is an immediate: a runtime value cannot size the copy.
+gpu.module @m {
+  gpu.func @runtime_size(%g: memref<4x4xi32, 1>, %n: i32) workgroup(%s: memref<4x4xi32, 3>) kernel {
+    // expected-error @+1 {{'tile.apply' op dst: the final axis holds the cp-size bytes of one copy, so cp-size must be a constant}}
+    tile.apply "cp.async.cg.shared.global"(%s, %g, %n) : memref<4x4xi32, 3>, memref<4x4xi32, 1>, i32
+    gpu.return
+  }
+}

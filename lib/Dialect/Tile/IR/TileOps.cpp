@@ -767,14 +767,18 @@ LogicalResult ApplyOp::verify() {
       // The final axis holds the immediate's bytes, contiguous and aligned
       // to their size (cp.async's cp-size).
       std::optional<int64_t> bytes = sizeOf(operand.sizedBy, *form, args);
+      if (!bytes)
+        return diag() << "the final axis holds the " << operand.sizedBy
+                      << " bytes of one copy, so " << operand.sizedBy
+                      << " must be a constant";
       Type element = memref.getElementType();
       int64_t width = element.isIntOrFloat()
                           ? element.getIntOrFloatBitWidth() / 8
                           : 0;
-      if (!bytes || width == 0 || shape.back() * width != *bytes)
+      if (width == 0 || shape.back() * width != *bytes)
         return diag() << "the final axis holds the " << operand.sizedBy
-                      << " bytes of one copy: " << (bytes ? *bytes : 0)
-                      << ", got " << shapeText(shape) << " of " << element;
+                      << " bytes of one copy: " << *bytes << ", got "
+                      << shapeText(shape) << " of " << element;
       ptx::Operand sized = operand;
       sized.count = shape.back();
       sized.bits = width * 8;
