@@ -14,14 +14,14 @@ lane reads its row back.
     PYTHONPATH=python python tools/gpu/matrix_check.py run build/matrix report.json
 """
 
-import json
 import os
 import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path[:0] = [os.path.join(HERE, "..", "..", "python"), HERE]
+import form_check  # noqa: E402
 
 TARGET = "sm_90"
 
@@ -89,7 +89,7 @@ def kernel(entry):
         if entry["family"] == "ldmatrix":
             T.cuda.tile.apply(T.ptx[opcode], d, rows, scope="warp")
         else:
-            T.cuda.tile.apply(T.ptx[f"ld.global.b32"], d.reshape((32, count, 1)), R.reshape((32, count, 1)),
+            T.cuda.tile.apply(T.ptx["ld.global.b32"], d.reshape((32, count, 1)), R.reshape((32, count, 1)),
                               scope="warp")
             T.cuda.tile.apply(T.ptx[opcode], rows, d, scope="warp")
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
@@ -113,43 +113,20 @@ def case(entry, seed):
     return a, regs, rows.view(np.uint32), regs
 
 
+def check(kernel_, entry, seed):
+    """One case on the GPU: None when the rows and registers are the ISA's."""
+    a, regs, want_rows, want_regs = case(entry, seed)
+    out, out_r = np.zeros((32, 4), np.uint32), np.zeros_like(regs)
+    kernel_(a, regs, out, out_r)
+    return None if np.array_equal(out, want_rows) and np.array_equal(out_r, want_regs) else {}
+
+
 def build(out_dir):
-    import tile_mlir
-    os.makedirs(out_dir, exist_ok=True)
-    entries = forms()
-    for i, entry in enumerate(entries):
-        tile_mlir.compile(kernel(entry), target=TARGET).save(os.path.join(out_dir, f"matrix{i}.json"))
-        entry["artifact"] = f"matrix{i}.json"
-    with open(os.path.join(out_dir, "forms.json"), "w") as f:
-        json.dump(entries, f, indent=1)
-    print(f"{len(entries)} ldmatrix/stmatrix forms built")
+    form_check.build(out_dir, forms(), kernel, "matrix", TARGET, "ldmatrix/stmatrix")
 
 
-def run(out_dir, report_path, seeds=4):
-    from tile_mlir import runtime
-    with open(os.path.join(out_dir, "forms.json")) as f:
-        entries = json.load(f)
-    report = {"target": TARGET, "forms": 0, "cases": 0, "mismatched": [], "passed": []}
-    for entry in entries:
-        kernel_ = runtime.load(os.path.join(out_dir, entry["artifact"]))
-        bad = 0
-        for seed in range(seeds):
-            a, regs, want_rows, want_regs = case(entry, seed)
-            out = np.zeros((32, 4), np.uint32)
-            out_r = np.zeros_like(regs)
-            kernel_(a, regs, out, out_r)
-            if not (np.array_equal(out, want_rows) and np.array_equal(out_r, want_regs)):
-                bad += 1
-                if bad == 1:
-                    report["mismatched"].append({"opcode": entry["opcode"], "seed": seed})
-            report["cases"] += 1
-        report["forms"] += 1
-        if not bad:
-            report["passed"].append(entry["opcode"])
-    with open(report_path, "w") as f:
-        json.dump(report, f, indent=1)
-    print(f"{report['forms']} ldmatrix/stmatrix forms, {report['cases']} cases, "
-          f"{len(report['mismatched'])} forms mismatched")
+def run(out_dir, report_path):
+    form_check.run(out_dir, report_path, check, TARGET, "ldmatrix/stmatrix")
 
 
 if __name__ == "__main__":

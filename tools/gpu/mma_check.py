@@ -15,14 +15,14 @@ not, and is the one thing this check cannot see: ldmatrix pins k).
 """
 
 
-import json
 import os
 import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path[:0] = [os.path.join(HERE, "..", "..", "python"), HERE]
+import form_check  # noqa: E402
 from tile_mlir import fragments  # noqa: E402
 
 TARGET = "sm_90"
@@ -136,49 +136,25 @@ def kernel(entry):
     return mma
 
 
+def check(kernel_, entry, seed):
+    """One case on the GPU: None when D is numpy's A B + C bit for bit."""
+    packed, want, _ = case(entry, seed)
+    d = np.zeros((32, entry["counts"]["d"], 1), {32: np.uint32, 64: np.uint64}[entry["bits"]["d"]])
+    kernel_(packed["a"][..., None], packed["b"][..., None], packed["c"][..., None], d)
+    got = unpack(d[..., 0], entry["opcode"], fragments.kinds_of(entry["opcode"])[0])
+    if np.array_equal(got, want):
+        return None
+    where = np.argwhere(got != want)[:4].tolist()
+    return {"where": where, "got": [hex(int(got[r, c])) for r, c in where],
+            "want": [hex(int(want[r, c])) for r, c in where]}
+
+
 def build(out_dir):
-    import tile_mlir
-    os.makedirs(out_dir, exist_ok=True)
-    entries = forms()
-    for i, entry in enumerate(entries):
-        compiled = tile_mlir.compile(kernel(entry), target=TARGET)
-        compiled.save(os.path.join(out_dir, f"mma{i}.json"))
-        entry["artifact"] = f"mma{i}.json"
-    with open(os.path.join(out_dir, "forms.json"), "w") as f:
-        json.dump(entries, f, indent=1)
-    print(f"{len(entries)} mma forms built")
+    form_check.build(out_dir, forms(), kernel, "mma", TARGET, "mma")
 
 
-def run(out_dir, report_path, seeds=4):
-    from tile_mlir import runtime
-    with open(os.path.join(out_dir, "forms.json")) as f:
-        entries = json.load(f)
-    report = {"target": TARGET, "forms": 0, "cases": 0, "mismatched": [], "passed": []}
-    for entry in entries:
-        kernel = runtime.load(os.path.join(out_dir, entry["artifact"]))
-        dk = fragments.kinds_of(entry["opcode"])[0]
-        bad = 0
-        for seed in range(seeds):
-            packed, want, _ = case(entry, seed)
-            d = np.zeros((32, entry["counts"]["d"], 1), {32: np.uint32, 64: np.uint64}[entry["bits"]["d"]])
-            kernel(packed["a"][..., None], packed["b"][..., None], packed["c"][..., None], d)
-            got = unpack(d[..., 0], entry["opcode"], dk)
-            if not np.array_equal(got, want):
-                bad += 1
-                if bad == 1:
-                    where = np.argwhere(got != want)[:4].tolist()
-                    report["mismatched"].append({"opcode": entry["opcode"], "seed": seed, "where": where,
-                                                 "got": [hex(int(got[r, c])) for r, c in where],
-                                                 "want": [hex(int(want[r, c])) for r, c in where]})
-            report["cases"] += 1
-        report["forms"] += 1
-        if not bad:
-            report["passed"].append(entry["opcode"])
-    with open(report_path, "w") as f:
-        json.dump(report, f, indent=1)
-    print(f"{report['forms']} mma forms, {report['cases']} cases, {len(report['mismatched'])} forms mismatched")
-    for bad in report["mismatched"][:20]:
-        print("MISMATCH", bad)
+def run(out_dir, report_path):
+    form_check.run(out_dir, report_path, check, TARGET, "mma")
 
 
 if __name__ == "__main__":
