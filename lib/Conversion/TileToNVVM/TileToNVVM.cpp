@@ -8,7 +8,9 @@
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -333,11 +335,21 @@ public:
     }
     int64_t addressOffset = 0;
     if (Value memref = op.getMemref()) {
+      Operation *crossed = nullptr;
+      FailureOr<SwizzleOp> swizzle = getSwizzle(memref, &crossed);
+      if (failed(swizzle))
+        return op.emitOpError() << "a swizzled buffer is addressed through '"
+                                << crossed->getName()
+                                << "', which moves its start";
       // A local (addrspace 5) memref's address is a local address: the
       // pipeline's tile-local-allocas pass gives its alloca the form whose
       // address NVPTX computes from %SPL. tools/conformance checks ld.local
       // and st.local on the GPU.
       if (std::optional<int64_t> offset = constantByteOffset(op)) {
+        // A static element of a swizzled view: its swizzled offset, static
+        // too.
+        if (*swizzle)
+          offset = swizzle->apply(*offset);
         // A static element: a base register plus an immediate offset, as
         // hand-written PTX addresses it ([%rd1+4]). Each 64 KiB window of a
         // memref gets its own base, so a kernel spells at most 64 Ki
@@ -349,6 +361,9 @@ public:
         for (Value index : op.getIndices())
           if (Operation *constant = index.getDefiningOp())
             foldedIndices.insert(constant);
+      } else if (*swizzle) {
+        asmOperands.push_back(
+            swizzledAddress(builder, loc, op, *swizzle, addressOffset));
       } else {
         SmallVector<Value> indices;
         for (Value index : op.getIndices())
@@ -597,6 +612,127 @@ private:
     return result;
   }
 
+  /// The address of the element `op` addresses through `swizzle`: the
+  /// view's aligned address (the swizzled buffer's start, which its views
+  /// keep) plus the swizzled byte offset of the element, split as
+  /// swizzle(D + low) + high. The offset is D, its runtime terms, plus a
+  /// constant, and `high` is the constant's multiple of the swizzle's period
+  /// 2^(base + shift + bits): adding it changes no bit the swizzle reads
+  /// or writes, so it becomes the instruction's immediate offset and
+  /// instructions that differ only by it share one swizzled register (the
+  /// ldmatrix of each 16-row block of a tile: CUTLASS's precomputed
+  /// offsets). Sets `immediate` to `high`.
+  Value swizzledAddress(OpBuilder &builder, Location loc, InstrOp op,
+                        SwizzleOp swizzle, int64_t &immediate) {
+    Value memref = op.getMemref();
+    Type i64 = builder.getI64Type();
+    auto constant = [&](int64_t value) {
+      return LLVM::ConstantOp::create(builder, loc, i64, value).getResult();
+    };
+    int64_t constantBytes = 0;
+    SmallVector<std::pair<Value, int64_t>> terms;
+    if (!linearBytes(op, swizzle, terms, constantBytes)) {
+      // A dynamic stride: the offset from the descriptor, swizzled whole.
+      terms.clear();
+      constantBytes = 0;
+      MemRefType type = op.getMemref().getType();
+      MemRefDescriptor desc(descriptor(memref));
+      Value linear = desc.offset(builder, loc);
+      for (auto [axis, index] : llvm::enumerate(op.getIndices()))
+        linear = LLVM::AddOp::create(
+            builder, loc, linear,
+            LLVM::MulOp::create(
+                builder, loc,
+                castTo(builder, loc, index, converter.getIndexType()),
+                desc.stride(builder, loc, axis)));
+      terms.push_back({linear, type.getElementTypeBitWidth() / 8});
+    }
+    int64_t period = int64_t(1)
+                     << (swizzle.getBase() + swizzle.getShift() +
+                         swizzle.getBits());
+    int64_t high = llvm::divideFloorSigned(constantBytes, period) * period;
+    Value bytes = constant(constantBytes - high);
+    for (auto [value, scale] : terms) {
+      Value term = value.getType() == i64
+                       ? value
+                       : castTo(builder, loc, value, converter.getIndexType());
+      bytes = LLVM::AddOp::create(
+          builder, loc, bytes,
+          LLVM::MulOp::create(builder, loc, term, constant(scale)));
+    }
+    int64_t mask = ((int64_t(1) << swizzle.getBits()) - 1) << swizzle.getBase();
+    Value moved = LLVM::AndOp::create(
+        builder, loc,
+        LLVM::LShrOp::create(builder, loc, bytes, constant(swizzle.getShift())),
+        constant(mask));
+    Value placed = LLVM::XOrOp::create(builder, loc, bytes, moved);
+    Value address =
+        LLVM::AddOp::create(builder, loc, baseAddress(memref), placed);
+    immediate = 0;
+    if (high >= INT32_MIN && high <= INT32_MAX)
+      immediate = high;
+    else
+      address = LLVM::AddOp::create(builder, loc, address, constant(high));
+    return address;
+  }
+
+  /// The byte offset of the element `op` addresses from `swizzle`'s start,
+  /// read off the views between them: runtime index values times their
+  /// byte strides in `terms`, and the constants (static offsets and indices,
+  /// constant addends of an index) summed in `bytes`. False where a stride
+  /// is dynamic.
+  static bool linearBytes(InstrOp op, SwizzleOp swizzle,
+                          SmallVectorImpl<std::pair<Value, int64_t>> &terms,
+                          int64_t &bytes) {
+    auto add = [&](Value index, int64_t scale) {
+      APInt value;
+      while (!matchPattern(index, m_ConstantInt(&value))) {
+        auto sum = index.getDefiningOp<arith::AddIOp>();
+        if (sum && matchPattern(sum.getRhs(), m_ConstantInt(&value)))
+          index = sum.getLhs();
+        else if (sum && matchPattern(sum.getLhs(), m_ConstantInt(&value)))
+          index = sum.getRhs();
+        else
+          return terms.push_back({index, scale});
+        bytes += value.getSExtValue() * scale;
+      }
+      bytes += value.getSExtValue() * scale;
+    };
+    // Adds sum(index * stride) over the axes of `type`, in bytes.
+    auto addAxes = [&](MemRefType type, ArrayRef<int64_t> staticIndices,
+                       ValueRange dynamicIndices) {
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(type.getStridesAndOffset(strides, offset)) ||
+          llvm::any_of(strides, ShapedType::isDynamic))
+        return false;
+      int64_t element = type.getElementTypeBitWidth() / 8;
+      auto dynamic = dynamicIndices.begin();
+      for (auto [axis, stride] : llvm::enumerate(strides)) {
+        int64_t fixed = staticIndices.empty() ? ShapedType::kDynamic
+                                              : staticIndices[axis];
+        if (ShapedType::isDynamic(fixed))
+          add(*dynamic++, stride * element);
+        else
+          bytes += fixed * stride * element;
+      }
+      return true;
+    };
+    if (!addAxes(op.getMemref().getType(), {}, op.getIndices()))
+      return false;
+    for (Value view = op.getMemref(); view != swizzle.getResult();) {
+      Operation *def = view.getDefiningOp();
+      if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+        if (!addAxes(subview.getSource().getType(),
+                     subview.getStaticOffsets(), subview.getOffsets()))
+          return false;
+      }
+      // Reshapes, tile.view and tile.broadcast keep the byte offset.
+      view = cast<ViewLikeOpInterface>(def).getViewSource();
+    }
+    return true;
+  }
+
   /// The base address of a window of a memref: its aligned address plus
   /// `window` times kAddressWindowBytes, computed once.
   Value windowAddress(Value memref, int64_t window) {
@@ -684,6 +820,19 @@ struct ViewLowering : public ConvertOpToLLVMPattern<ViewLikeOp> {
   }
 };
 
+/// A swizzle changes no descriptor: the instructions that address through
+/// it were lowered with its offsets (InstrLowering::swizzledAddress).
+struct SwizzleLowering : public ConvertOpToLLVMPattern<SwizzleOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(SwizzleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSource());
+    return success();
+  }
+};
+
 struct ConvertTileToNVVMPass
     : public tile::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
   using ConvertTileToNVVMBase::ConvertTileToNVVMBase;
@@ -743,5 +892,6 @@ struct ConvertTileToNVVMPass
 
 void mlir::tile::populateTileToNVVMConversionPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ViewLowering<ViewOp>, ViewLowering<BroadcastOp>>(converter);
+  patterns.add<ViewLowering<ViewOp>, ViewLowering<BroadcastOp>,
+               SwizzleLowering>(converter);
 }

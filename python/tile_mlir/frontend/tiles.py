@@ -250,6 +250,38 @@ class Buffer:
             _raise(error)
         return Buffer(op.result, dtype, self.name)
 
+    def swizzle(self, mode: str = None, *, bits: int = None, base: int = None, shift: int = None) -> "Buffer":
+        """The shared buffer with its bytes placed by an XOR swizzle
+        (tile.swizzle, CuTe's Swizzle<bits, base, shift> counted in bytes):
+        the byte at offset o from the buffer's start is at
+        o ^ ((o >> shift) & (2^bits - 1) << base). Views taken from the
+        result address through it; each access must stay inside one
+        2^base-byte unit (the compiler proves it). `mode` names the TMA and
+        wgmma swizzles of 128-byte rows: "32B", "64B", "128B" are bits 1, 2,
+        3 with base 4 and shift 3. Rows of another length take their own
+        shift: with 2^r-byte rows, shift r - base puts the row index's low
+        bits on the 16-byte units."""
+        _check_owned(self)
+        self._check_static("swizzle")
+        if mode is not None:
+            if bits is not None or base is not None or shift is not None:
+                raise TileError("give a swizzle mode or bits, base and shift, not both")
+            if mode not in SWIZZLE_MODES:
+                raise TileError(f"swizzle mode is one of {', '.join(SWIZZLE_MODES)}, got {mode!r}")
+            bits, base, shift = SWIZZLE_MODES[mode]
+        elif bits is None or base is None or shift is None:
+            raise TileError("a swizzle takes a mode (\"128B\") or all of bits, base and shift")
+        i64 = ir.IntegerType.get_signless(64)
+        attrs = [ir.IntegerAttr.get(i64, _integer(v, name, 0, 32))
+                 for v, name in ((bits, "bits"), (base, "base"), (shift, "shift"))]
+        try:
+            with _location():
+                op = _tile_ops.SwizzleOp(self.type, self.value, *attrs)
+                op.operation.verify()
+        except ir.MLIRError as error:
+            _raise(error)
+        return Buffer(op.result, self.dtype, self.name)
+
     def broadcast(self, shape: Sequence[int]) -> "Buffer":
         """A zero-stride view repeating unit axes to `shape` (inputs only)."""
         _check_owned(self)
@@ -269,6 +301,10 @@ class Buffer:
         except ir.MLIRError as error:
             _raise(error)
         return Buffer(op.result, self.dtype, self.name)
+
+
+# The TMA and wgmma swizzle modes over 128-byte rows: (bits, base, shift).
+SWIZZLE_MODES = {"32B": (1, 4, 3), "64B": (2, 4, 3), "128B": (3, 4, 3)}
 
 
 def alloc_local(shape, dtype: str, layout: str = "default", scope: str = "thread") -> Buffer:

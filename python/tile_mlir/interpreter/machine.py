@@ -143,14 +143,24 @@ class Hazard:
 
 class View:
     """A memref value: a buffer, a byte offset per thread, byte strides, a
-    shape and an element width in bits."""
+    shape and an element width in bits; `swizzle`, when it is taken from a
+    tile.swizzle, is (the swizzled buffer's start per thread, bits, base,
+    shift)."""
 
-    def __init__(self, buffer, offset, strides, shape, bits):
+    def __init__(self, buffer, offset, strides, shape, bits, swizzle=None):
         self.buffer, self.offset, self.strides, self.shape, self.bits = buffer, offset, strides, shape, bits
+        self.swizzle = swizzle
 
     def addresses(self, coord):
-        """The byte address of element `coord` for every thread."""
-        return self.offset + sum(c * s for c, s in zip(coord, self.strides))
+        """The byte address of element `coord` for every thread: through
+        the swizzle, the byte at offset o from the swizzled buffer's start
+        is at o ^ ((o >> shift) & (2^bits - 1) << base) (tile.swizzle)."""
+        address = self.offset + sum(c * s for c, s in zip(coord, self.strides))
+        if self.swizzle is None:
+            return address
+        start, bits, base, shift = self.swizzle
+        offset = address - start
+        return start + (offset ^ ((offset >> shift) & (((1 << bits) - 1) << base)))
 
 
 def _mask_bits(bits):
@@ -1074,7 +1084,7 @@ class Interpreter:
                 offset = offset + self.values[next(dynamic)] * stride
             else:
                 offset = offset + value * stride
-        self.values[op.results[0]] = View(source.buffer, offset, strides, shape, bits)
+        self.values[op.results[0]] = View(source.buffer, offset, strides, shape, bits, source.swizzle)
 
     def op_gpu_dynamic_shared_memory(self, op):
         """The launch's dynamic shared memory: the bytes the kernel declares,
@@ -1095,7 +1105,15 @@ class Interpreter:
     def _same_offset(self, op):
         source = self.values[op.operands[0]]
         shape, strides, bits = self._layout(op.results[0].type)
-        self.values[op.results[0]] = View(source.buffer, source.offset, strides, shape, bits)
+        self.values[op.results[0]] = View(source.buffer, source.offset, strides, shape, bits, source.swizzle)
+
+    def op_tile_swizzle(self, op):
+        """The buffer through an XOR swizzle; its views keep it."""
+        from mlir import ir
+        source = self.values[op.operands[0]]
+        bits, base, shift = (ir.IntegerAttr(op.attributes[name]).value for name in ("bits", "base", "shift"))
+        self.values[op.results[0]] = View(source.buffer, source.offset, source.strides, source.shape, source.bits,
+                                          (source.offset, bits, base, shift))
 
     op_memref_expand_shape = _same_offset
     op_memref_collapse_shape = _same_offset

@@ -3,6 +3,7 @@
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -519,6 +520,29 @@ LogicalResult verifyVectorLayout(DiagFn diag, const ptx::Operand &operand,
   return success();
 }
 
+/// A memory operand addressed through a tile.swizzle: each access of
+/// `bytes` stays inside one unit the swizzle moves whole (2^base bytes).
+/// The layout check proved the access aligned to its size where the offset
+/// is static, and the chip faults where a runtime one is not, so its bytes
+/// stay contiguous and aligned under the swizzle.
+LogicalResult verifySwizzledAccess(DiagFn diag, Value memref, int64_t bytes) {
+  Operation *crossed = nullptr;
+  FailureOr<SwizzleOp> swizzle = getSwizzle(memref, &crossed);
+  if (failed(swizzle))
+    return diag() << "a swizzled buffer is addressed through '"
+                  << crossed->getName()
+                  << "', which moves its start; take subviews, reshapes and "
+                     "tile.view of it";
+  if (!*swizzle || bytes <= (int64_t(1) << swizzle->getBase()))
+    return success();
+  return diag() << "a " << bytes
+                << "-byte access must stay in one unit of its swizzle, but "
+                   "swizzle {bits = "
+                << swizzle->getBits() << ", base = " << swizzle->getBase()
+                << ", shift = " << swizzle->getShift() << "} moves units of "
+                << (int64_t(1) << swizzle->getBase()) << " bytes";
+}
+
 /// An immediate operand is an integer constant that the form takes.
 LogicalResult verifyImmediate(DiagFn diag, StringRef opcode,
                               const ptx::Operand &operand, Value value) {
@@ -782,7 +806,8 @@ LogicalResult ApplyOp::verify() {
       ptx::Operand sized = operand;
       sized.count = shape.back();
       sized.bits = width * 8;
-      if (failed(verifyVectorLayout(diag, sized, memref)))
+      if (failed(verifyVectorLayout(diag, sized, memref)) ||
+          failed(verifySwizzledAccess(diag, value, *bytes)))
         return failure();
     } else if (shape.back() != operand.count) {
       if (operand.count == 1)
@@ -837,8 +862,11 @@ LogicalResult ApplyOp::verify() {
     // A memory operand's carrier was checked with its space, above.
     if (!operand.isMemory() && !fitsCarrier(memref.getElementType(), operand))
       return diag() << carrierMismatch(operand, memref.getElementType());
-    if (operand.isMemory() &&
-        failed(verifyVectorLayout(diag, operand, memref, {}, form->family)))
+    if (operand.isMemory() && operand.sizedBy.empty() &&
+        (failed(verifyVectorLayout(diag, operand, memref, {}, form->family)) ||
+         failed(verifySwizzledAccess(
+             diag, value,
+             operand.count * (memref.getElementTypeBitWidth() / 8)))))
       return failure();
     if (operand.role == ptx::Role::Dst ||
         operand.role == ptx::Role::ReadWrite) {
@@ -1238,3 +1266,60 @@ LogicalResult BroadcastOp::verify() {
 }
 
 Value BroadcastOp::getViewSource() { return getSource(); }
+
+FailureOr<SwizzleOp> mlir::tile::getSwizzle(Value memref, Operation **crossed) {
+  Operation *moved = nullptr;
+  for (Operation *def = memref.getDefiningOp(); def;) {
+    if (auto swizzle = dyn_cast<SwizzleOp>(def)) {
+      if (!moved)
+        return swizzle;
+      if (crossed)
+        *crossed = moved;
+      return failure();
+    }
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    if (!isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+             ViewOp, BroadcastOp>(def) &&
+        !moved)
+      moved = def;
+    def = view.getViewSource().getDefiningOp();
+  }
+  return SwizzleOp();
+}
+
+LogicalResult SwizzleOp::verify() {
+  MemRefType type = getSource().getType();
+  if (getAddressSpace(type) != kSharedAddressSpace)
+    return emitOpError() << "a swizzle places the bytes of a shared buffer, "
+                            "got "
+                         << type;
+  int64_t bits = getBits(), base = getBase(), shift = getShift();
+  if (bits < 1 || base < 0 || shift < bits)
+    return emitOpError() << "expected bits >= 1, base >= 0 and shift >= bits "
+                            "(the offset bits a swizzle reads must not be "
+                            "those it changes), got bits = "
+                         << bits << ", base = " << base
+                         << ", shift = " << shift;
+  if (base + shift + bits > 32)
+    return emitOpError() << "a swizzle reads offset bits up to "
+                         << base + shift + bits
+                         << ", past a 32-bit shared address";
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(getLayout(*this, type, strides, offset)))
+    return failure();
+  if (offset != 0)
+    return emitOpError() << "a swizzle counts offsets from the start of a "
+                            "buffer: its source must have offset 0, got "
+                         << type;
+  Operation *crossed = nullptr;
+  FailureOr<SwizzleOp> inner = getSwizzle(getSource(), &crossed);
+  if (failed(inner) || *inner)
+    return emitOpError() << "a buffer takes one swizzle; its source is "
+                            "already swizzled";
+  return success();
+}
+
+Value SwizzleOp::getViewSource() { return getSource(); }

@@ -134,4 +134,41 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure,
   let hasVerifier = 1;
 }
 
+def Tile_SwizzleOp : Tile_Op<"swizzle", [Pure, AllTypesMatch<["source", "result"]>,
+    DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
+  let summary = "a shared tile whose bytes are placed by an XOR swizzle";
+  let description = [{
+    The same shared buffer, its bytes permuted by the swizzle CuTe calls
+    `Swizzle<bits, base, shift>`, counted in bytes: the byte at offset `o`
+    from the buffer's start lives at
+
+        o ^ ((o >> shift) & (((1 << bits) - 1) << base))
+
+    so bits [base + shift, base + shift + bits) of the offset select which
+    of the 2^bits units of 2^base bytes a unit trades places with inside its
+    run of 2^(base + bits) bytes. Every view taken from the result (subview,
+    reshape, tile.view) addresses through the swizzle; the buffer itself
+    does not. An access must stay inside one 2^base-byte unit, which keeps
+    it contiguous and aligned: the verifier of every tile.apply proves it.
+    The TMA and wgmma modes over 128-byte rows are bits 1, 2, 3 (32, 64, 128
+    bytes) with base 4 and shift 3.
+
+    ```mlir
+    %s = tile.swizzle %buf {bits = 3, base = 4, shift = 3} : memref<64x64xi16, 3>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source, I64Attr:$bits, I64Attr:$base,
+                       I64Attr:$shift);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source)";
+  let extraClassDeclaration = [{
+    /// The address of the byte at `offset` from the buffer's start.
+    int64_t apply(int64_t offset) {
+      int64_t mask = ((int64_t(1) << getBits()) - 1) << getBase();
+      return offset ^ ((offset >> getShift()) & mask);
+    }
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TILE_OPS_TD
