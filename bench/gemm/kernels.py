@@ -1,6 +1,11 @@
 """C = A B on the warp tensor cores (issue #27), written with the tile_mlir
 script front end: fp16 or bf16 A (M x K) and B (K x N), row major, f32
-accumulators and C.
+accumulators and C; or s8 A and Bt (N x K) with s32 accumulators and C
+(gemm_kernel's dtype "int8").
+
+The first kernel, described here, and the variants gemm_kernel's
+arguments make (cp.async pipelines, larger tiles, swizzled shared tiles,
+predicated tails; bench/README.md has their speeds):
 
 A block of 256 threads (8 warps, 2 x 4) computes a 128 x 128 tile of C over
 32-wide steps of K:
@@ -33,8 +38,6 @@ WARPS_M, WARPS_N = 2, 4          # warps of the block, 64 x 32 of C each
 WM, WN = BM // WARPS_M, BN // WARPS_N
 MT, NT = WM // 16, WN // 8       # mma tiles per warp: 4 x 4
 PAD = 8                          # halves (16 bytes) after every shared row
-OPCODE = {"float16": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
-          "bfloat16": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"}
 
 
 def _pieces(rows, halves, threads):
@@ -65,8 +68,21 @@ def row_swizzle(row_bytes):
     return min(3, log - 4), 4, max(3, log - 4)
 
 
+# Per input type: the mma, the tensors' element types (A's, B's, C's), the
+# accumulators', the epilogue's store, the bytes of an element and whether
+# B is given K x N (row major, fragments by ldmatrix .trans) or N x K (K
+# contiguous, as the s8 fragments need: ldmatrix has no .trans for bytes).
+KINDS = {
+    "float16": ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "uint16", "float32", "st.global.v2.f32", 2,
+                "kn"),
+    "bfloat16": ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "uint16", "float32", "st.global.v2.f32",
+                 2, "kn"),
+    "int8": ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "int8", "int32", "st.global.v2.b32", 1, "nk"),
+}
+
+
 def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps=(WARPS_M, WARPS_N), group_m=1,
-                swizzle=False):
+                swizzle=False, tail=False):
     """The kernel of the module docstring; with `stages` (3 or more), step 1
     is a cp.async pipeline instead: each thread's 16-byte pieces go straight
     from global to shared memory (cp.async.cg), `stages` buffers deep, one
@@ -78,35 +94,59 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
     rows, column by column within a group, so the blocks running at once
     share their pieces of A and B in L2 (Triton's grouped ordering).
     `swizzle` places the shared tiles' 16-byte units by an XOR swizzle
-    (row_swizzle) instead of padding their rows."""
+    (row_swizzle) instead of padding their rows.
+
+    `tail` takes any M and any N and K that are multiples of 16 bytes of
+    their elements (rows of whole pieces): blocks past the edges copy with
+    src-size 0 where a piece lies outside A or B (cp.async fills it with
+    zeros, which add nothing to the sums) from an address clamped inside,
+    and store only the accumulators inside C (a predicated st.global).
+
+    `dtype` "int8" is C = A Bt^T on s8 data with s32 accumulators
+    (mma.m16n8k32.s8): A is M x K and Bt N x K, both row major, C M x N
+    s32. Shared memory holds both as rows of K viewed as b16, so block K
+    counts bytes (a step of 64 is the same 32 b16 columns as fp16's 32
+    values) and each 16 b16 columns are one k32 mma; B's fragments come
+    from ldmatrix .x4 of Bt (two n8 blocks, bytes 0-15 and 16-31 of the 32
+    of k each). The sums are exact and wrap modulo 2^32 (no .satfinite)."""
+    opcode, in_type, out_type, epilogue, size, b_layout = KINDS[dtype]
     bm, bn, bk = block
+    bkh = bk * size // 2                 # a step of K in b16 columns
+    per_piece = 16 // size               # elements of a 16-byte piece
     warps_m, warps_n = warps
     threads = 32 * warps_m * warps_n
     wm_size, wn_size = bm // warps_m, bn // warps_n
     mt, nt = wm_size // 16, wn_size // 8
-    if m % bm or n % bn or k % bk:
+    if tail:
+        if not stages or n % per_piece or k % per_piece or min(m, n, k) < 1:
+            raise ValueError(f"a tail needs a cp.async pipeline and N, K multiples of {per_piece}: {m} x {n} x {k}")
+    elif m % bm or n % bn or k % bk:
         raise ValueError(f"{m} x {n} x {k} is not a multiple of the {bm} x {bn} x {bk} block tile")
-    if wm_size % 16 or wn_size % 16 or bk % 16:
+    if wm_size % 16 or wn_size % 16 or bkh % 16:
         raise ValueError(f"a {wm_size} x {wn_size} warp tile over k steps of {bk}: need multiples of 16")
-    if stages is not None and not 3 <= stages <= k // bk + 1:
-        raise ValueError(f"a pipeline of {stages} stages over {k // bk} steps")
-    blocks_m, blocks_n = m // bm, n // bn
+    steps = -(-k // bk)
+    if stages is not None and not 3 <= stages <= steps + 1:
+        raise ValueError(f"a pipeline of {stages} stages over {steps} steps")
+    blocks_m, blocks_n = -(-m // bm), -(-n // bn)
     if blocks_m % group_m:
         raise ValueError(f"{blocks_m} block rows in groups of {group_m}")
     buffers = stages or 2
-    a_pieces, b_pieces = _pieces(bm, bk, threads), _pieces(bk, bn, threads)
+    # B's shared tile: K x N, or Bt's N x K as b16 columns.
+    b_rows, b_cols = (bk, bn) if b_layout == "kn" else (bn, bkh)
+    a_pieces, b_pieces = _pieces(bm, bkh, threads), _pieces(b_rows, b_cols, threads)
+    b_shape = (k, n) if b_layout == "kn" else (n, k)
 
     @T.function
-    def gemm(A: T.Tensor((m, k), "uint16"), B: T.Tensor((k, n), "uint16"), C: T.Tensor((m, n), "float32")):
+    def gemm(A: T.Tensor((m, k), in_type), B: T.Tensor(b_shape, in_type), C: T.Tensor((m, n), out_type)):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks_m * blocks_n, block=threads))
         # Three stages or more outgrow the 48 KiB of static shared memory.
         alloc = T.alloc_dynamic_shared if stages else T.alloc_shared
         pad = 0 if swizzle else PAD
-        a_s = alloc((buffers, bm, bk + pad), "uint16")
-        b_s = alloc((buffers, bk, bn + pad), "uint16")
+        a_s = alloc((buffers, bm, bkh + pad), "uint16")
+        b_s = alloc((buffers, b_rows, b_cols + pad), "uint16")
         if swizzle:
-            a_s = a_s.swizzle(**dict(zip(("bits", "base", "shift"), row_swizzle(2 * bk))))
-            b_s = b_s.swizzle(**dict(zip(("bits", "base", "shift"), row_swizzle(2 * bn))))
+            a_s = a_s.swizzle(**dict(zip(("bits", "base", "shift"), row_swizzle(2 * bkh))))
+            b_s = b_s.swizzle(**dict(zip(("bits", "base", "shift"), row_swizzle(2 * b_cols))))
         t, bid = T.thread_id(), T.block_id()
         if group_m > 1:
             in_group = bid % (group_m * blocks_n)
@@ -116,7 +156,7 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
             row0, col0 = (bid // blocks_n) * bm, (bid % blocks_n) * bn
         warp, lane = t // 32, t % 32
         wm, wn = (warp // warps_n) * wm_size, (warp % warps_n) * wn_size
-        acc = T.alloc_local((mt, nt, 4), "float32")
+        acc = T.alloc_local((mt, nt, 4), out_type)
         T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((mt * nt * 4, 1)).view("uint32"), T.uint32(0))
         staged = T.alloc_local((len(a_pieces) + len(b_pieces), 4), "uint32")
         a_frag = T.alloc_local((mt, 1, 4), "uint32")
@@ -127,42 +167,44 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
         lane_col = 8 * (lane // 16)
         a_piece = [piece(t) for piece in a_pieces]
         b_piece = [piece(t) for piece in b_pieces]
-        staged_b = len(a_piece)
+        # Where a piece of each shared tile starts in its tensor, in
+        # elements, for the step kt: (row, column) of A, and of B or Bt.
+        a_at = lambda kt, r, w: (row0 + r, kt * bk + 4 * w // size)  # noqa: E731
+        if b_layout == "kn":
+            b_at = lambda kt, r, w: (kt * bk + r, col0 + 2 * w)  # noqa: E731
+        else:
+            b_at = lambda kt, r, w: (col0 + r, kt * bk + 4 * w // size)  # noqa: E731
+        b_bounds = (k, n) if b_layout == "kn" else (n, k)
 
-        def tiles(kt):
-            """Step kt's tiles of A and B, as 32-bit words."""
-            return (A.view("uint32")[row0:row0 + bm, kt * (bk // 2):kt * (bk // 2) + bk // 2],
-                    B.view("uint32")[kt * bk:kt * bk + bk, col0 // 2:col0 // 2 + bn // 2])
+        def pieces(kt):
+            """Step kt's pieces: (shared tile, (row, word) in it, tensor,
+            (row, column) in the tensor, the tensor's extents)."""
+            return ([(a_s, (r, w), A, a_at(kt, r, w), (m, k)) for r, w in a_piece]
+                    + [(b_s, (r, w), B, b_at(kt, r, w), b_bounds) for r, w in b_piece])
 
         def load(kt):
             """Step kt's pieces from global memory into `staged`."""
-            a_rows, b_rows = tiles(kt)
-            for i, (r, c) in enumerate(a_piece):
-                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[i:i + 1], a_rows[r:r + 1, c:c + 4])
-            for i, (r, c) in enumerate(b_piece):
-                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[staged_b + i:staged_b + i + 1],
-                                  b_rows[r:r + 1, c:c + 4])
+            for i, (_, _, tensor, (r, c), _) in enumerate(pieces(kt)):
+                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[i:i + 1],
+                                  tensor.view("uint32")[r:r + 1, c * size // 4:c * size // 4 + 4])
 
         def store(buffer):
-            for i, (r, c) in enumerate(a_piece):
-                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], a_s.view("uint32")[buffer, r:r + 1, c:c + 4],
+            for i, (tile, (r, w), _, _, _) in enumerate(pieces(0)):
+                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], tile.view("uint32")[buffer, r:r + 1, w:w + 4],
                                   staged[i:i + 1])
-            for i, (r, c) in enumerate(b_piece):
-                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], b_s.view("uint32")[buffer, r:r + 1, c:c + 4],
-                                  staged[staged_b + i:staged_b + i + 1])
 
         def copy(kt, buffer):
-            """Step kt's pieces straight into shared buffer `buffer`."""
-            a_rows, b_rows = tiles(kt)
-            for r, c in a_piece:
-                T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], a_s.view("uint32")[buffer, r:r + 1, c:c + 4],
-                                  a_rows[r:r + 1, c:c + 4], T.uint32(16))
-            for r, c in b_piece:
-                T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], b_s.view("uint32")[buffer, r:r + 1, c:c + 4],
-                                  b_rows[r:r + 1, c:c + 4], T.uint32(16))
+            """Step kt's pieces straight into shared buffer `buffer`; with
+            `tail`, those outside the tensors copy 0 bytes."""
+            for tile, (r, w), tensor, (row, col), (rows, cols) in pieces(kt):
+                size_operand = [T.uint32(16)]
+                if tail:
+                    size_operand.append(T.uint32(T.where((row < rows) & (col < cols), 16, 0)))
+                    row, col = T.minimum(row, rows - 1), T.minimum(col, cols - per_piece)
+                T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tile[buffer, r:r + 1, 2 * w:2 * w + 8],
+                                  tensor[row:row + 1, col:col + per_piece], *size_operand)
             T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
 
-        steps = k // bk
         if stages:
             for s in range(stages - 1):
                 copy(s, s)
@@ -177,8 +219,11 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
                 T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(stages - 2))
                 T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
                 ahead = kt + stages - 1
-                # Past the end, the last step again (in bounds, never read).
-                copy(ahead - (ahead // steps) * (ahead - (steps - 1)), ahead % buffers)
+                if tail:
+                    copy(ahead, ahead % buffers)  # past K: zeros
+                else:
+                    # Past the end, the last step again (in bounds, never read).
+                    copy(ahead - (ahead // steps) * (ahead - (steps - 1)), ahead % buffers)
             else:
                 store(buffer)
                 T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
@@ -186,7 +231,7 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
                 # computes (the last step loads its own pieces again: in
                 # bounds, unused).
                 load(kt + 1 - (kt + 1) // steps)
-            for kk in range(bk // 16):
+            for kk in range(bkh // 16):
                 # 2. fragments by ldmatrix, then mt x nt mma over them.
                 for mi in range(mt):
                     r = wm + 16 * mi + lane_row
@@ -194,11 +239,17 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
                                       a_frag[mi:mi + 1].reshape((1, 4)),
                                       a_s[buffer, r:r + 1, 16 * kk + lane_col:16 * kk + lane_col + 8])
                 for nj in range(nt // 2):
-                    r = 16 * kk + lane_row
-                    c = wn + 16 * nj + lane_col
-                    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"],
-                                      b_frag[2 * nj:2 * nj + 2].reshape((1, 4)), b_s[buffer, r:r + 1, c:c + 8])
-                T.cuda.tile.apply(T.ptx[OPCODE[dtype]], acc, a_frag, b_frag)
+                    if b_layout == "kn":
+                        r, c = 16 * kk + lane_row, wn + 16 * nj + lane_col
+                        form = "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"
+                    else:
+                        # Matrices (n 0-7, k bytes 0-15), (n 0-7, 16-31),
+                        # (n 8-15, 0-15), (n 8-15, 16-31): two n8 blocks.
+                        r, c = wn + 16 * nj + 8 * (lane // 16) + lane % 8, 16 * kk + 8 * ((lane // 8) % 2)
+                        form = "ldmatrix.sync.aligned.m8n8.x4.shared.b16"
+                    T.cuda.tile.apply(T.ptx[form], b_frag[2 * nj:2 * nj + 2].reshape((1, 4)),
+                                      b_s[buffer, r:r + 1, c:c + 8])
+                T.cuda.tile.apply(T.ptx[opcode], acc, a_frag, b_frag)
         # 3. rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 block.
         g, tq = lane // 4, lane % 4
         for mi in range(mt):
@@ -206,8 +257,9 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
                 for half in range(2):
                     r = row0 + wm + 16 * mi + g + 8 * half
                     c = col0 + wn + 8 * ni + 2 * tq
-                    T.cuda.tile.apply(T.ptx["st.global.v2.f32"], C[r:r + 1, c:c + 2],
-                                      acc[mi, ni:ni + 1, 2 * half:2 * half + 2])
+                    T.cuda.tile.apply(T.ptx[epilogue], C[r:r + 1, c:c + 2],
+                                      acc[mi, ni:ni + 1, 2 * half:2 * half + 2],
+                                      pred=((r < m) & (c < n)) if tail else None)
 
     return gemm
 
@@ -226,93 +278,20 @@ TILINGS = {"t128x256s4_swizzled": dict(block=(128, 256, 32), warps=(2, 4), stage
            "t128x128x64s3_swizzled": dict(block=(128, 128, 64), warps=(2, 2), stages=3, group_m=8, swizzle=True)}
 VARIANTS.update({f"gemm_{dtype}_{size}_{name}": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype, **tiling))
                  for dtype in ("float16", "bfloat16") for size in (4096, 8192) for name, tiling in TILINGS.items()})
+# Shapes that are not multiples of the block tile: the predicated tail.
+VARIANTS.update({f"tail_{dtype}_4000x4040x4008_t128x256x64s3_swizzled": (
+    gemm_kernel, dict(m=4000, n=4040, k=4008, dtype=dtype, tail=True, **TILINGS["t128x256x64s3_swizzled"]))
+    for dtype in ("float16", "bfloat16")})
 # A skinny product (M = 64): blocks of 64 x 64 so that 128 of them cover C.
 VARIANTS.update({f"gemm_{dtype}_64x8192x8192_t64x64x64s4": (
     gemm_kernel, dict(m=64, n=8192, k=8192, dtype=dtype, block=(64, 64, 64), warps=(2, 2), stages=4, swizzle=True))
     for dtype in ("float16", "bfloat16")})
 
 
-INT8_MMA = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
-BK_BYTES = 64  # a step of K in bytes: the same 32 b16 columns of shared memory as fp16's 32 values
-
-
-def gemm_int8_kernel(m, n, k):
-    """C = A B^T on s8 data with s32 accumulators (`mma.m16n8k32.s8`): A is
-    M x K and Bt is N x K, both row major (K contiguous, the layout the s8
-    fragments of B need: ldmatrix has no .trans for bytes), C is M x N s32.
-    The fp16 kernel's structure, in bytes: a step is 64 bytes of K (the same
-    32 b16 columns of shared memory), A's fragments by ldmatrix .x4 of the
-    16 x 64-byte blocks viewed as b16, each n8 block's B fragment by an
-    ldmatrix .x2 of Bt (rows n, bytes 0-15 and 16-31 of the 32 of k). The
-    sums are exact and wrap modulo 2^32 (no .satfinite), so on the H200 and
-    in the interpreter C equals numpy's int64 product taken modulo 2^32."""
-    if m % BM or n % BN or k % BK_BYTES:
-        raise ValueError(f"{m} x {n} x {k} is not a multiple of the {BM} x {BN} x {BK_BYTES} block tile")
-    blocks_n = n // BN
-    words = BK_BYTES // 4  # 32-bit words of a step's row
-
-    @T.function
-    def gemm_int8(A: T.Tensor((m, k), "int8"), Bt: T.Tensor((n, k), "int8"), C: T.Tensor((m, n), "int32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=(m // BM) * blocks_n, block=THREADS))
-        a_s = T.alloc_shared((2, BM, BK + PAD), "uint16")
-        b_s = T.alloc_shared((2, BN, BK + PAD), "uint16")
-        t, bid = T.thread_id(), T.block_id()
-        row0, col0 = (bid // blocks_n) * BM, (bid % blocks_n) * BN
-        warp, lane = t // 32, t % 32
-        wm, wn = (warp // WARPS_N) * WM, (warp % WARPS_N) * WN
-        acc = T.alloc_local((MT, NT, 4), "int32")
-        T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((MT * NT * 4, 1)).view("uint32"), T.uint32(0))
-        staged = T.alloc_local((4, 4), "uint32")
-        a_frag = T.alloc_local((MT, 1, 4), "uint32")
-        b_frag = T.alloc_local((NT, 1, 2), "uint32")
-        lane_row = lane % 8 + 8 * ((lane // 8) % 2)
-        lane_col = 8 * (lane // 16)
-        pieces = [(t // 4 + 64 * i, (t % 4) * 4) for i in range(2)]  # (row, word) of a 128-row tile
-
-        def load(kt):
-            a_rows = A.view("uint32")[row0:row0 + BM, kt * words:kt * words + words]
-            b_rows = Bt.view("uint32")[col0:col0 + BN, kt * words:kt * words + words]
-            for i, (r, c) in enumerate(pieces):
-                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[i:i + 1], a_rows[r:r + 1, c:c + 4])
-                T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged[2 + i:3 + i], b_rows[r:r + 1, c:c + 4])
-
-        def store(buffer):
-            for i, (r, c) in enumerate(pieces):
-                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], a_s.view("uint32")[buffer, r:r + 1, c:c + 4],
-                                  staged[i:i + 1])
-                T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], b_s.view("uint32")[buffer, r:r + 1, c:c + 4],
-                                  staged[2 + i:3 + i])
-
-        steps = k // BK_BYTES
-        load(0)
-        for kt in T.serial(0, steps):
-            buffer = kt % 2
-            store(buffer)
-            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-            load(kt + 1 - (kt + 1) // steps)
-            for kk in range(BK // 16):  # 32 bytes of K (16 b16 columns) per mma step
-                for mi in range(MT):
-                    r = wm + 16 * mi + lane_row
-                    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                                      a_frag[mi:mi + 1].reshape((1, 4)),
-                                      a_s[buffer, r:r + 1, 16 * kk + lane_col:16 * kk + lane_col + 8])
-                for ni in range(NT):
-                    # .x2: lanes 0-7 give rows n 0-7 at bytes 0-15, lanes 8-15 at bytes 16-31.
-                    r = wn + 8 * ni + lane % 8
-                    c = 16 * kk + 8 * ((lane // 8) % 2)
-                    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x2.shared.b16"],
-                                      b_frag[ni:ni + 1].reshape((1, 2)), b_s[buffer, r:r + 1, c:c + 8])
-                T.cuda.tile.apply(T.ptx[INT8_MMA], acc, a_frag, b_frag)
-        g, tq = lane // 4, lane % 4
-        for mi in range(MT):
-            for ni in range(NT):
-                for half in range(2):
-                    r = row0 + wm + 16 * mi + g + 8 * half
-                    c = col0 + wn + 8 * ni + 2 * tq
-                    T.cuda.tile.apply(T.ptx["st.global.v2.b32"], C[r:r + 1, c:c + 2],
-                                      acc[mi, ni:ni + 1, 2 * half:2 * half + 2])
-
-    return gemm_int8
-
-
-VARIANTS.update({f"gemm_int8_{size}": (gemm_int8_kernel, dict(m=size, n=size, k=size)) for size in (4096, 8192)})
+# s8 (C = A Bt^T, s32): the first kernel's structure, and the swizzled
+# 128 x 256 blocks with 128-byte steps of K (64 b16 columns, as fp16's 64).
+VARIANTS.update({f"gemm_int8_{size}": (gemm_kernel, dict(m=size, n=size, k=size, dtype="int8", block=(128, 128, 64)))
+                 for size in (4096, 8192)})
+VARIANTS.update({f"gemm_int8_{size}_t128x256x128s3_swizzled": (
+    gemm_kernel, dict(m=size, n=size, k=size, dtype="int8", block=(128, 256, 128), warps=(2, 4), stages=3,
+                      group_m=8, swizzle=True)) for size in (4096, 8192)})

@@ -170,7 +170,9 @@ def main(artifacts, report_path):
         flops = 2.0 * m * n * k
         runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), y.view(torch.uint16), c, sync=False),
                 "cublas": lambda: torch.matmul(x, y)}
-        if tri:
+        # The tutorial kernel masks no K: a K that is not a multiple of its
+        # steps (64) reads past the rows of A.
+        if tri and k % 64 == 0:
             runs["triton"] = lambda: tri(x, y)
         entry["rounds"] = {key: [] for key in runs}
         for _ in range(ROUNDS):
@@ -179,7 +181,7 @@ def main(artifacts, report_path):
         entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
         entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
         entry["ratio_vs_cublas"] = entry["ms"]["cublas"] / entry["ms"]["tile_mlir"]
-        if tri:
+        if "triton" in runs:
             entry["ratio_vs_triton"] = entry["ms"]["triton"] / entry["ms"]["tile_mlir"]
         report["kernels"][name] = entry
         print(name, {k: round(v, 1) for k, v in entry["TFLOPs"].items()}, "x%.3f cuBLAS" % entry["ratio_vs_cublas"],

@@ -357,7 +357,13 @@ constexpr OperandRecord kCpAsync[] = {
     {"src", Role::Src, Space::Global, 0, "b8", 1, {}, {}, {}, {}, "cp-size"},
     {"cp-size", Role::Imm, Space::Reg, 0, "u32", 1, {}, kCpSizes, "cg",
      kCgSizes}};
-constexpr Signature kCpAsyncSignature[] = {kCpAsync};
+// With src-size, a u32 register: the bytes read from src; the rest of the
+// cp-size bytes are zero-filled (PTX ISA 9.0, 9.7.9.25.3.1). A predicated
+// tail copies 0 bytes where it has none.
+constexpr OperandRecord kCpAsyncZeroFill[] = {
+    kCpAsync[0], kCpAsync[1], kCpAsync[2],
+    {.name = "src-size", .role = Role::Src, .fixedType = "u32"}};
+constexpr Signature kCpAsyncSignature[] = {kCpAsync, kCpAsyncZeroFill};
 constexpr VariantRecord kCpAsyncVariants[] = {
     {{}, kCpAsyncSlots, kCpAsyncRules, kCpAsyncFloors, kCpAsyncSignature}};
 

@@ -70,6 +70,12 @@ def value_range(value: ir.Value, grid, block, known: Dict[ir.Value, Range]) -> O
             number = ir.IntegerAttr(op.attributes["value"]).value
             return (number, number)
         return None
+    if name == "arith.select":
+        # Either arm: the union of their ranges.
+        arms = [value_range(v, grid, block, known) for v in op.operands[1:]]
+        if None in arms:
+            return None
+        return (min(a[0] for a in arms), max(a[1] for a in arms))
     if name not in _BINARY:
         return None
     ranges = [value_range(v, grid, block, known) for v in op.operands]
@@ -127,6 +133,8 @@ _BINARY = {
     "arith.floordivsi": _divide,
     "arith.remui": _remainder,
     "arith.andi": _mask,
+    "arith.minsi": _ends(min),
+    "arith.maxsi": _ends(max),
 }
 
 

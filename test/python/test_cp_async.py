@@ -79,3 +79,70 @@ def test_sass_is_the_asynchronous_copy():
     assert len(re.findall(r"\bLDGSTS\.E\.BYPASS\.128\b", text)) == 4
     assert len(re.findall(r"\bLDGDEPBAR\b", text)) == 4
     assert re.findall(r"\bDEPBAR\.LE SB0, 0x(\d)", text) == ["2", "2", "1", "0"]
+
+
+def zero_fill():
+    """Thread t copies row t of A (16 bytes) with src-size 4 (t % 5): 0, 4,
+    8, 12 or 16 bytes from A, the rest of the 16 zeros."""
+
+    @T.function
+    def fill(A: T.Tensor((64, 4), "uint32"), Out: T.Tensor((64, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        S = T.alloc_shared((64, 4), "uint32")
+        t = T.thread_id()
+        T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], S[t:t + 1], A[t:t + 1], T.uint32(16),
+                          T.uint32(4 * (t % 5)))
+        T.cuda.tile.apply(T.ptx["cp.async.wait_all"])
+        r = T.alloc_local((1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.shared.v4.b32"], r, S[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], r)
+
+    return fill
+
+
+def test_src_size_zero_fills_the_rest():
+    # PTX ISA 9.7.9.25.3.1: src-size bytes come from src, the remaining
+    # cp-size - src-size bytes of dst are zeros.
+    a = np.arange(1, 64 * 4 + 1, dtype=np.uint32).reshape(64, 4)
+    out = np.full_like(a, 0xDEADBEEF)
+    tile_mlir.interpret(zero_fill(), a, out)
+    want = np.array([[a[t, w] if w < t % 5 else 0 for w in range(4)] for t in range(64)], np.uint32)
+    assert np.array_equal(out, want)
+
+
+def test_src_size_is_emitted_and_assembled():
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
+    import sass
+    kernel = tile_mlir.compile(zero_fill(), target="sm_90")
+    assert re.search(r"cp\.async\.cg\.shared\.global \[%rd\d+\], \[%rd\d+\], 16, %r\d+;", kernel.ptx)
+    if not sass.available():
+        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
+    # The size register makes it a zero-filling copy.
+    assert len(re.findall(r"\bLDGSTS\.E\.BYPASS\.128\.ZFILL\b",
+                          sass.listing(kernel.cubin))) == 1
+
+
+def test_a_copy_moves_bytes_whatever_the_element_widths():
+    # 16 int8 elements of A into 4 uint32 words of shared memory: cp.async
+    # moves cp-size bytes; each side's elements only name them (an
+    # interpreter that copied element for element moved 4 of the 16).
+    @T.function
+    def widths(A: T.Tensor((64, 16), "int8"), Out: T.Tensor((64, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        S = T.alloc_shared((64, 4), "uint32")
+        t = T.thread_id()
+        T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], S[t:t + 1], A[t:t + 1], T.uint32(16),
+                          T.uint32(t % 17))
+        T.cuda.tile.apply(T.ptx["cp.async.wait_all"])
+        r = T.alloc_local((1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.shared.v4.b32"], r, S[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], r)
+
+    a = np.random.default_rng(4).integers(-128, 128, (64, 16), dtype=np.int8)
+    out = np.zeros((64, 4), np.uint32)
+    tile_mlir.interpret(widths, a, out)
+    want = np.array([[b if i < t % 17 else 0 for i, b in enumerate(a[t].view(np.uint8))] for t in range(64)],
+                    np.uint8).view(np.uint32)
+    assert np.array_equal(out, want)

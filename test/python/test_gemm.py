@@ -73,7 +73,7 @@ def test_committed_h200_runs_are_bit_exact():
         report = json.load(f)
     # Every fp variant run, each bit-exact on integer-valued data and within
     # 1e-4 of the float64 product on random data (cuBLAS: 3e-3 for bf16).
-    assert set(report["kernels"]) == {name for name in kernels.VARIANTS if "int8" not in name}
+    assert set(report["kernels"]) == {name for name in kernels.VARIANTS if name.startswith("gemm_") and "int8" not in name}
     for entry in report["kernels"].values():
         assert entry["bit_exact_integer_data"] and entry["max_error_relative_to_max"] < 1e-4
     with open(os.path.join(ROOT, "bench", "gemm", "results_int8.json")) as f:
@@ -89,19 +89,19 @@ def test_int8_interpreter_equals_numpy_modulo_2_32():
     a = rng.integers(-128, 128, (m, k), dtype=np.int8)
     bt = rng.integers(-128, 128, (n, k), dtype=np.int8)
     c = np.zeros((m, n), np.int32)
-    tile_mlir.interpret(kernels.gemm_int8_kernel(m, n, k), a, bt, c)
+    tile_mlir.interpret(kernels.gemm_kernel(m, n, k, "int8", block=(128, 128, 64)), a, bt, c)
     assert np.array_equal(c, (a.astype(np.int64) @ bt.astype(np.int64).T).astype(np.int32))
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
 def test_int8_main_loop_sass():
-    compiled = tile_mlir.compile(kernels.gemm_int8_kernel(4096, 4096, 4096), target="sm_90")
+    compiled = tile_mlir.compile(kernels.gemm_kernel(4096, 4096, 4096, "int8", block=(128, 128, 64)), target="sm_90")
     text = sass.listing(compiled.cubin)
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
-    # Per 64 bytes of K: 2 x 16 IMMA m16n8k32, 2 x (4 ldmatrix .x4 of A + 4 .x2 of B).
+    # Per 64 bytes of K: 2 x 16 IMMA m16n8k32, 2 x (4 ldmatrix .x4 of A +
+    # 2 .x4 of Bt, each two n8 blocks).
     assert len(re.findall(r"\bIMMA\.16832\.S8\.S8\b", text)) == counts["IMMA"] == 32
-    assert len(re.findall(r"\bLDSM\.16\.M88\.4\b", text)) == 8
-    assert len(re.findall(r"\bLDSM\.16\.M88\.2\b", text)) == 8
+    assert len(re.findall(r"\bLDSM\.16\.M88\.4\b", text)) == counts["LDSM"] == 12
     assert counts["BAR"] == 1 and counts["LDL"] == counts["STL"] == 0
 
 
@@ -124,3 +124,66 @@ def test_cp_async_pipeline_sass():
     assert counts["HMMA"] == 32 and counts["LDSM"] == 12 and counts["BAR"] == 1
     assert counts["LDG"] == counts["STS"] == counts["LDL"] == counts["STL"] == 0
     assert compiled.dynamic_shared_bytes == 3 * (128 * 40 + 32 * 136) * 2
+
+
+def test_tail_equals_numpy_in_the_interpreter():
+    # 100 x 136 x 40 over 64 x 128 x 32 blocks: a partial block in M, in N
+    # and in K. Pieces outside A and B copy 0 bytes (zeros), stores outside
+    # C are predicated off: C equals numpy and nothing else is written.
+    m, n, k = 100, 136, 40
+    a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, "bfloat16", seed=3)
+    c = np.full((m, n), -7, np.float32)
+    tile_mlir.interpret(kernels.gemm_kernel(m, n, k, "bfloat16", block=(64, 128, 32), warps=(2, 2), stages=3,
+                                            swizzle=True, tail=True), a_bits, b_bits, c)
+    assert np.array_equal(c, gemm_reference.expected(a, b))
+
+
+def test_tail_needs_whole_pieces():
+    with pytest.raises(ValueError, match="N, K multiples of 8"):
+        kernels.gemm_kernel(100, 130, 40, stages=3, tail=True)
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_tail_sass():
+    kernel = tile_mlir.compile(kernels.VARIANTS["tail_bfloat16_4000x4040x4008_t128x256x64s3_swizzled"][0](
+        **kernels.VARIANTS["tail_bfloat16_4000x4040x4008_t128x256x64s3_swizzled"][1]), target="sm_90")
+    # Every copy carries its size register: 2 steps ahead and one per step,
+    # 12 pieces each.
+    assert len(re.findall(r"cp\.async\.cg\.shared\.global \[%rd\d+(?:\+\d+)?\], \[%rd\d+\], 16, %r\d+;", kernel.ptx)) == 36
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "gemm.ptx")
+        with open(path, "w") as f:
+            f.write(kernel.ptx)
+        run = subprocess.run(["ptxas", "-v", "-arch=sm_90", path, "-o", os.devnull], capture_output=True, text=True)
+    assert re.search(r"\b0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", run.stderr), run.stderr
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(kernel.cubin))
+    assert counts["LDGSTS"] == 36 and counts["HMMA"] == 128 and counts["LDL"] == counts["STL"] == 0
+    # The 64 accumulator pairs of a thread, stored under their predicates.
+    assert counts["STG"] == 64
+
+
+def test_int8_swizzled_tail_equals_numpy_modulo_2_32():
+    # s8 through the cp.async pipeline into swizzled tiles (128-byte rows),
+    # with a partial block in M, N and K: 40 x 48 x 144 over 64 x 64 x 128.
+    m, n, k = 40, 48, 144
+    rng = np.random.default_rng(6)
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    bt = rng.integers(-128, 128, (n, k), dtype=np.int8)
+    c = np.full((m, n), 7, np.int32)
+    tile_mlir.interpret(kernels.gemm_kernel(m, n, k, "int8", block=(64, 64, 128), warps=(2, 2), stages=3,
+                                            swizzle=True, tail=True), a, bt, c)
+    assert np.array_equal(c, (a.astype(np.int64) @ bt.astype(np.int64).T).astype(np.int32))
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_int8_swizzled_main_loop_sass():
+    make, kwargs = kernels.VARIANTS["gemm_int8_4096_t128x256x128s3_swizzled"]
+    kernel = tile_mlir.compile(make(**kwargs), target="sm_90")
+    text = sass.listing(kernel.cubin)
+    loop = text[text.index("DEPBAR.LE"):]
+    loop = loop[:re.search(r"@P\d BRA", loop).start()]
+    counts = collections.Counter(re.findall(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*)", loop, re.M))
+    # A step of 128 bytes of K per 64 x 64 warp tile: 4 x 4 x 8 IMMA
+    # m16n8k32, 4 x (4 + 4) ldmatrix .x4, 4 + 8 pieces per thread.
+    assert counts["IMMA"] == 128 and counts["LDSM"] == 32 and counts["LDGSTS"] == 12 and counts["BAR"] == 1
+    assert counts["LDL"] == counts["STL"] == 0

@@ -400,3 +400,32 @@ def test_comparing_runtime_conditions_builds_the_comparison():
         def mixed(A: T.Tensor((32, 1), "float32")):
             T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
             (T.thread_id() < 3) == True  # noqa: E712
+
+
+def test_index_minimum_maximum_and_where():
+    # T.minimum / T.maximum of index expressions and T.where of a runtime
+    # condition are index expressions (a clamped row, a copy's size); their
+    # ranges bound a typed scalar made of them.
+    @T.function
+    def clamp(Out: T.Tensor((64, 3), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        t = T.thread_id()
+        r = T.alloc_local((3, 1), "uint32")
+        for i, value in enumerate((T.minimum(t, 40), T.maximum(t - 10, 5), T.where((t < 20) | (t > 50), 16, t))):
+            T.cuda.tile.apply(T.ptx["mov.b32"], r[i:i + 1], T.uint32(value))
+        for i in range(3):
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1, i:i + 1], r[i:i + 1])
+
+    out = np.zeros((64, 3), np.uint32)
+    tile_mlir.interpret(clamp, out)
+    t = np.arange(64)
+    assert np.array_equal(out, np.stack([np.minimum(t, 40), np.maximum(t - 10, 5),
+                                         np.where((t < 20) | (t > 50), 16, t)], axis=1))
+    assert "arith.minsi" in str(clamp.module) and "arith.select" in str(clamp.module)
+
+    with pytest.raises(T.TileError, match=r"T\.uint8 of an index expression needs every value it takes to fit "
+                                          r"\[0, 255\]; this one has \[250, 313\]"):
+        @T.function
+        def wide(Out: T.Tensor((64, 1), "uint8")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+            T.uint8(T.maximum(T.thread_id() + 250, 0))

@@ -26,7 +26,7 @@ from .. import _tile
 from .tiles import Buffer
 from .tracing import (_FLOAT_OVERFLOW, TileError, _active, _element_type, _location,
                       _short)
-from .values import Scalar, _check_owned
+from .values import Bool, Index, Scalar, _check_owned
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 INTEGERS = ("int8", "int16", "int32", "int64")
@@ -400,20 +400,46 @@ def _dtype_of(*values, default="float32") -> str:
     return next((v.dtype for v in values if isinstance(v, Expr)), default)
 
 
+def _index_operands(*values) -> bool:
+    """Whether an index form applies: index expressions and Python ints,
+    at least one an index expression (a bound, a clamped row)."""
+    return (any(isinstance(v, Index) for v in values)
+            and all(isinstance(v, Index) or (isinstance(v, int) and not isinstance(v, bool)) for v in values))
+
+
+def _index_binary(a, b, op) -> Index:
+    a, b = Index.of(a), Index.of(b)
+    with _location():
+        return Index([(op(a.materialize(), b.materialize()), 1)])
+
+
 def maximum(a, b):
-    """The larger of two ewise values (floats: a NaN input gives NaN)."""
+    """The larger of two ewise values (floats: a NaN input gives NaN), or
+    of two index expressions (an index expression)."""
+    if _index_operands(a, b):
+        return _index_binary(a, b, arith.maxsi)
     a = _lift(a, _dtype_of(a, b), "T.maximum")
     return a._binary(b, "T.maximum", arith.maximumf, arith.maxsi)
 
 
 def minimum(a, b):
-    """The smaller of two ewise values (floats: a NaN input gives NaN)."""
+    """The smaller of two ewise values (floats: a NaN input gives NaN), or
+    of two index expressions (an index expression)."""
+    if _index_operands(a, b):
+        return _index_binary(a, b, arith.minsi)
     a = _lift(a, _dtype_of(a, b), "T.minimum")
     return a._binary(b, "T.minimum", arith.minimumf, arith.minsi)
 
 
 def where(cond, a, b):
-    """``a`` where the comparison ``cond`` holds, else ``b``."""
+    """``a`` where the comparison ``cond`` holds, else ``b``: ewise values,
+    or, with a runtime condition (a Bool: ``row < m``), index expressions."""
+    if isinstance(cond, Bool) and all(isinstance(v, Index) or (isinstance(v, int) and not isinstance(v, bool))
+                                      for v in (a, b)):
+        _check_owned(cond)
+        a, b = Index.of(a), Index.of(b)
+        with _location():
+            return Index([(arith.select(cond.value, a.materialize(), b.materialize()), 1)])
     if not isinstance(cond, Expr) or cond.dtype != "bool":
         raise TileError("ewise: T.where takes a comparison (x > 0) first")
     dtype = _dtype_of(a, b)

@@ -551,17 +551,42 @@ class Interpreter:
         dst, src = values[0], values[1]
         repeats = dst.shape[len(group):-1]
         point = self.point
+        nbytes = element_bytes(dst.bits)
+        cp_size = dst.shape[-1] * nbytes
         for coord in itertools.product(*[range(n) for n in repeats]):
             coord = group + list(coord)
+            # src-size: the bytes read from src; the rest are zeros. More
+            # than cp-size is undefined (PTX ISA 9.7.9.25.3.1).
+            src_size, size_known = np.full(self.threads, cp_size, np.int64), np.ones(self.threads, bool)
+            if len(values) > 3:
+                size = values[3]
+                if isinstance(size, View):
+                    bits, size_known, _ = self.read(size, coord + [0])
+                else:
+                    bits = size[0]
+                src_size = np.asarray(bits, np.uint64).astype(np.int64) & 0xFFFFFFFF
+                size_known = size_known & (src_size <= cp_size)
+            # The copy's bytes, read as src's elements (whose width may
+            # differ from dst's): only those below src-size are read.
+            src_bytes = element_bytes(src.bits)
+            moved = np.zeros((cp_size, self.threads), np.uint64)
+            moved_known = np.ones((cp_size, self.threads), bool)
+            for e in range(src.shape[-1]):
+                start = e * src_bytes
+                bits, defined, _ = self.read(src, coord + [e], executing & (src_size > start))
+                for byte in range(src_bytes):
+                    inside = src_size > start + byte
+                    moved[start + byte] = np.where(inside, (bits >> np.uint64(8 * byte)) & np.uint64(0xFF), 0)
+                    # Zero-filled bytes are defined whatever src holds.
+                    moved_known[start + byte] = size_known & (defined | ~inside)
             data, known = [], []
             for e in range(dst.shape[-1]):
-                bits, defined, _ = self.read(src, coord + [e], executing)
-                data.append(bits)
-                known.append(defined)
+                window = range(e * nbytes, (e + 1) * nbytes)
+                data.append(sum((moved[b] << np.uint64(8 * (b - window[0])) for b in window), np.uint64(0)))
+                known.append(np.logical_and.reduce([moved_known[b] for b in window]))
             self.copies.append((self.open_group.copy(), dst, coord, data, known, executing.copy(), point))
             buffer = dst.buffer
             if not buffer.private:
-                nbytes = element_bytes(dst.bits)
                 for e in range(dst.shape[-1]):
                     address = dst.addresses(coord + [e])[executing]
                     for byte in range(nbytes):
@@ -1037,6 +1062,15 @@ class Interpreter:
     def op_arith_maxsi(self, op):
         a, b = (self._signed(self.values[v]) for v in op.operands)
         self.values[op.results[0]] = np.maximum(a, b)
+
+    def op_arith_minsi(self, op):
+        a, b = (self._signed(self.values[v]) for v in op.operands)
+        self.values[op.results[0]] = np.minimum(a, b)
+
+    def op_arith_select(self, op):
+        """An index select (T.where of a Bool): per thread."""
+        cond, a, b = (self.values[v] for v in op.operands)
+        self.values[op.results[0]] = np.where(np.asarray(cond, bool), a, b)
 
     def op_arith_cmpi(self, op):
         predicate = str(op.attributes["predicate"])
