@@ -206,3 +206,19 @@ def test_the_watchdog_names_a_kernel_that_never_returns_and_runs_the_rest(monkey
     assert result == {"kernels": 2}
     assert hung == [{"seed": 12, "features": ["exchange"], "how": "never returned"}]
     assert calls == ["", "12"]
+
+
+def test_tensor_core_kernels_check_clean(capsys):
+    # --kind tensor: the block kernels with cp.async groups (src-size too)
+    # and s8 mma.sync chains over K; any rejection, crash or unexpected race
+    # is a finding and fails.
+    assert campaign.main(["check", "--kind", "tensor", "--kernels", "40", "--seed", "5"]) == 0
+    assert "36 kernels, 0 rejected by the compiler, 0 not covered, 0 generator or interpreter failures, " \
+           "4 racy kernels reported racy" in capsys.readouterr().out
+
+
+def test_tensor_core_phases_are_drawn():
+    import collections
+    features = collections.Counter(f for seed in range(10)
+                                   for f in campaign.prepare(seed, kind="tensor").get("features", []))
+    assert features["cp_async"] >= 3 and features["cp_async_src_size"] >= 1 and features["mma"] >= 3, features

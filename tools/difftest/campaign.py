@@ -18,7 +18,9 @@ atomics), of which every tenth is deliberately racy: the interpreter must
 report its race (a finding if it does not, and a race in any other kernel
 is one too); racy kernels are kept apart in the bundle ("racy"), for
 compute-sanitizer's racecheck, not compared: `racecheck` (on the GPU) runs
-them, and as many race-free kernels, under it.
+them, and as many race-free kernels, under it. --kind tensor draws the
+block kernels with the warp tensor-core phases too (cp.async groups with
+src-size, s8 mma.sync chains over K).
 
     python tools/difftest/campaign.py build --kernels 2000 --seed 1 build/difftest/bundle.json
     PYTHONPATH=python python tools/difftest/campaign.py run build/difftest/bundle.json report.json
@@ -113,8 +115,8 @@ def prepare(seed, skip=(), repeats=None, name=None, kind="thread", racy=False):
     from tile_mlir import script as T
     rng = random.Random(seed)
     try:
-        if kind == "block":
-            spec = gen_block.generate(rng, name or f"k{seed}", racy=racy)
+        if kind in ("block", "tensor"):
+            spec = gen_block.generate(rng, name or f"k{seed}", racy=racy, tensor=kind == "tensor")
         else:
             spec = gen.generate(rng, name or f"k{seed}", frozenset(skip), repeats)
     except T.TileError as error:
@@ -212,7 +214,8 @@ def build(args):
     entries, rejected, not_covered, failures, racy = [], [], [], [], []
     start = time.time()
     k = 0
-    block = getattr(args, "kind", "thread") == "block"
+    kind = getattr(args, "kind", "thread")
+    block = kind in ("block", "tensor")
     # Explicit seeds (--seeds) rebuild kernels of earlier campaigns one by
     # one, each racy or not as its campaign drew it.
     explicit = [int(s) for s in args.seeds.split(",")] if getattr(args, "seeds", None) else None
@@ -226,7 +229,7 @@ def build(args):
         try:
             if block:
                 index = seed - seed // 1_000_003 * 1_000_003 if explicit else k - 1
-                prepared = [prepare(seed, kind="block", racy=(index + 1) % RACY_EVERY == 0)]
+                prepared = [prepare(seed, kind=kind, racy=(index + 1) % RACY_EVERY == 0)]
             else:
                 prepared = prepare_module(group) if len(group) > 1 else [prepare(seed)]
         except Exception:  # noqa: BLE001 - a crash of the generator or interpreter is a finding
@@ -494,12 +497,12 @@ def main(argv=None):
     b.add_argument("bundle", nargs="?")
     b.add_argument("--kernels", type=int, default=200)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--kind", choices=("thread", "block"), default="thread")
+    b.add_argument("--kind", choices=("thread", "block", "tensor"), default="thread")
     b.add_argument("--seeds", help="comma-separated seeds of earlier campaigns, instead of --kernels and --seed")
     c = sub.add_parser("check")
     c.add_argument("--kernels", type=int, default=60)
     c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--kind", choices=("thread", "block"), default="thread")
+    c.add_argument("--kind", choices=("thread", "block", "tensor"), default="thread")
     r = sub.add_parser("run")
     r.add_argument("bundle")
     r.add_argument("report")

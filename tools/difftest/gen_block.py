@@ -26,6 +26,19 @@ Block sizes are whole warps (32 to 256), so the full mask is legal. The
 racy class drops one barrier of an exchange whose read crosses threads:
 the interpreter must report the race.
 
+With `tensor` (campaign --kind tensor), two phases of the warp tensor
+cores join them (issue #27):
+
+- async_copy: one or two cp.async copies of 16 bytes of the thread's input
+  row into its cells of a shared buffer, each its own commit group, some
+  with a src-size (the rest zeros); a wait_group that covers the cells it
+  reads (wait_group 1 leaves the second group in flight and reads only the
+  first's cells), a barrier, then a load of another thread's cell and a
+  barrier before the cells are written again;
+- mma: an s8 mma.sync m16n8k32 chain over K = 1 or 2 (C feeds the first
+  step, D the next), its fragments loaded from the input rows, and its
+  4 s32 results kept as sources: exact, so every element is compared.
+
     spec = generate(random.Random(seed), racy=False)
 """
 
@@ -41,6 +54,8 @@ FULL = 0xFFFFFFFF
 SHARED_COLUMNS = 4
 COUNTERS = 8
 PHASES = ("exchange", "shuffle", "collective", "atomics")
+TENSOR_PHASES = ("async_copy", "mma")
+S8_MMA = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
 SHUFFLE_MODES = ("up", "down", "bfly", "idx")
 REDUCTIONS = ("add", "min", "max", "and", "or", "xor")
 
@@ -156,6 +171,62 @@ class BlockBuilder(gen.Builder):
             self.apply("activemask.b32", dst)
             self.tiles[32].append(dst)
 
+    def words(self, start, count):
+        """`count` 32-bit words of this thread's input row from `start`, as
+        one (1, count) row."""
+        start = min(start, gen.SLOTS - count)
+        return self.inputs[32][self.row, start:start + count].reshape((1, count))
+
+    def async_copy(self):
+        rng = self.rng
+        self.features.add("cp_async")
+        copies = rng.choice([1, 2])
+        for c in range(copies):
+            size = [T.uint32(16)]
+            if rng.random() < 0.4:
+                self.features.add("cp_async_src_size")
+                size.append(T.uint32(4 * rng.randrange(5)) if rng.random() < 0.5
+                            else T.uint32(4 * ((self.t + rng.randrange(5)) % 5)))
+            form = rng.choice(["cp.async.cg.shared.global", "cp.async.ca.shared.global",
+                               "cp.async.cg.shared::cta.global.L2::128B"])
+            self.apply(form, self.staging[self.t:self.t + 1, 4 * c:4 * c + 4],
+                       self.words(rng.randrange(gen.SLOTS - 3), 4), *size)
+            self.apply("cp.async.commit_group")
+        # wait_group 1 with two groups: only the first has landed.
+        pending = rng.choice([0, 1]) if copies == 2 else 0
+        if pending == 0 and rng.random() < 0.3:
+            self.apply("cp.async.wait_all")
+        else:
+            self.apply("cp.async.wait_group", T.uint32(pending))
+        self.barrier()
+        j = self.partner()
+        word = rng.randrange(4 * (copies - pending))
+        tile = self.alloc(32)
+        self.apply("ld.shared.b32", tile, self.staging[j:j + 1, word:word + 1])
+        self.tiles[32].append(tile)
+        if pending:
+            # The second group lands before its cells are written again.
+            self.apply("cp.async.wait_all")
+        self.barrier()
+
+    def mma(self):
+        rng = self.rng
+        self.features.add("mma")
+        k = rng.choice([1, 2])
+        a = T.alloc_local((1, k, 4), "uint32")
+        b = T.alloc_local((1, k, 2), "uint32")
+        for i in range(k):
+            self.apply("ld.global.v4.b32", a[0, i:i + 1], self.words(rng.randrange(gen.SLOTS), 4))
+            self.apply("ld.global.v2.b32", b[0, i:i + 1], self.words(rng.randrange(gen.SLOTS), 2))
+        c = T.alloc_local((1, 1, 4), "int32")
+        self.apply("ld.global.v4.b32", c[0].view("uint32"), self.words(rng.randrange(gen.SLOTS), 4))
+        d = T.alloc_local((1, 1, 4), "int32")
+        self.apply(S8_MMA, d, a, b, c)
+        for r in rng.sample(range(4), 2):
+            tile = self.alloc(32)
+            self.apply("mov.b32", tile, d[0, :, r:r + 1].view("uint32"))
+            self.tiles[32].append(tile)
+
     def atomics(self):
         rng = self.rng
         self.features.add("atomics")
@@ -179,7 +250,7 @@ class BlockBuilder(gen.Builder):
         self.barrier()  # before the counters are initialized again
 
 
-def generate(rng: random.Random, name: str = "kernel", racy: bool = False) -> gen.KernelSpec:
+def generate(rng: random.Random, name: str = "kernel", racy: bool = False, tensor: bool = False) -> gen.KernelSpec:
     block = rng.choice([32, 64, 128, 256])
     grid = rng.choice([1, 1, 2])
     threads = grid * block
@@ -187,7 +258,8 @@ def generate(rng: random.Random, name: str = "kernel", racy: bool = False) -> ge
     builder = BlockBuilder(rng, block, racy)
     builder.threads = threads
     names = [(f"in{w}", w) for w in gen.WIDTHS] + [(f"out{w}", w) for w in gen.WIDTHS]
-    plan: List[str] = [rng.choice(PHASES + ("register",)) for _ in range(steps)]
+    phases = PHASES + TENSOR_PHASES if tensor else PHASES
+    plan: List[str] = [rng.choice(phases + ("register",)) for _ in range(steps)]
     if racy and "exchange" not in plan:
         plan[rng.randrange(steps)] = "exchange"
 
@@ -202,6 +274,8 @@ def generate(rng: random.Random, name: str = "kernel", racy: bool = False) -> ge
         builder.global_counters = tensors["counts"]
         builder.shared = T.alloc_shared((block, SHARED_COLUMNS), "uint32")
         builder.counters = T.alloc_shared((COUNTERS, 1), "uint32")
+        if tensor:
+            builder.staging = T.alloc_shared((block, 8), "uint32")
         for step in plan:
             if step == "register":
                 builder.instruction()
