@@ -99,12 +99,26 @@ gpu.module @m {
 // A view that moves the buffer's start would address from somewhere else.
 gpu.module @m {
   gpu.func @moved() workgroup(%s: memref<16x64xi16, 3>) kernel {
+    // expected-error @+1 {{'tile.swizzle' op a swizzled buffer is addressed by tile.apply through subviews, reshapes and tile.view, which apply the swizzle; 'memref.reinterpret_cast' would not}}
     %z = tile.swizzle %s {bits = 3, base = 4, shift = 3} : memref<16x64xi16, 3>
     %x = memref.reinterpret_cast %z to offset: [8], sizes: [1, 8], strides: [64, 1] : memref<16x64xi16, 3> to memref<1x8xi16, strided<[64, 1], offset: 8>, 3>
     %w = tile.view %x : memref<1x8xi16, strided<[64, 1], offset: 8>, 3> to memref<1x4xi32, strided<[32, 1], offset: 4>, 3>
     %r = memref.alloca() : memref<1x4xi32, 5>
-    // expected-error @+1 {{'tile.apply' op src: a swizzled buffer is addressed through 'memref.reinterpret_cast', which moves its start; take subviews, reshapes and tile.view of it}}
     tile.apply "ld.shared.v4.b32"(%r, %w) : memref<1x4xi32, 5>, memref<1x4xi32, strided<[32, 1], offset: 4>, 3>
+    gpu.return
+  }
+}
+
+// -----
+
+// memref.load would read the address before the swizzle.
+gpu.module @m {
+  gpu.func @plain_load() workgroup(%s: memref<16x64xi16, 3>) kernel {
+    // expected-error @+1 {{'tile.swizzle' op a swizzled buffer is addressed by tile.apply through subviews, reshapes and tile.view, which apply the swizzle; 'memref.load' would not}}
+    %z = tile.swizzle %s {bits = 3, base = 4, shift = 3} : memref<16x64xi16, 3>
+    %c0 = arith.constant 0 : index
+    %v = memref.subview %z[1, 0] [1, 64] [1, 1] : memref<16x64xi16, 3> to memref<1x64xi16, strided<[64, 1], offset: 64>, 3>
+    %x = memref.load %v[%c0, %c0] : memref<1x64xi16, strided<[64, 1], offset: 64>, 3>
     gpu.return
   }
 }

@@ -1319,6 +1319,25 @@ LogicalResult SwizzleOp::verify() {
   if (failed(inner) || *inner)
     return emitOpError() << "a buffer takes one swizzle; its source is "
                             "already swizzled";
+  // Only instructions address through the swizzle (their lowering applies
+  // it); a memref.load of a view would read the unswizzled address.
+  SmallVector<Value> views = {getResult()};
+  while (!views.empty()) {
+    for (Operation *user : views.pop_back_val().getUsers()) {
+      // A second swizzle reports itself.
+      if (isa<ApplyOp, InstrOp, SwizzleOp>(user))
+        continue;
+      if (isa<memref::SubViewOp, memref::ExpandShapeOp,
+              memref::CollapseShapeOp, ViewOp, BroadcastOp>(user)) {
+        views.push_back(user->getResult(0));
+        continue;
+      }
+      return emitOpError() << "a swizzled buffer is addressed by tile.apply "
+                              "through subviews, reshapes and tile.view, "
+                              "which apply the swizzle; '"
+                           << user->getName() << "' would not";
+    }
+  }
   return success();
 }
 
