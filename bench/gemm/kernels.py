@@ -108,8 +108,19 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
     counts bytes (a step of 64 is the same 32 b16 columns as fp16's 32
     values) and each 16 b16 columns are one k32 mma; B's fragments come
     from ldmatrix .x4 of Bt (two n8 blocks, bytes 0-15 and 16-31 of the 32
-    of k each). The sums are exact and wrap modulo 2^32 (no .satfinite)."""
+    of k each). The sums are exact and wrap modulo 2^32 (no .satfinite).
+
+    `m`, `n` and `k` all None compile one kernel for every size: its
+    tensors have runtime extents and it takes M, N and K as int32
+    parameters, with a tail; the launch gives a 2-D grid, (ceil(N / BN),
+    ceil(M / BM)), and N and K multiples of 16 bytes (a misaligned piece
+    faults)."""
     opcode, in_type, out_type, epilogue, size, b_layout = KINDS[dtype]
+    runtime = m is None
+    if runtime:
+        if (n, k) != (None, None) or not stages or group_m != 1:
+            raise ValueError("runtime sizes (m, n and k None) take a cp.async pipeline and group_m 1")
+        tail = True
     bm, bn, bk = block
     bkh = bk * size // 2                 # a step of K in b16 columns
     per_piece = 16 // size               # elements of a 16-byte piece
@@ -117,28 +128,30 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
     threads = 32 * warps_m * warps_n
     wm_size, wn_size = bm // warps_m, bn // warps_n
     mt, nt = wm_size // 16, wn_size // 8
-    if tail:
+    if runtime:
+        pass
+    elif tail:
         if not stages or n % per_piece or k % per_piece or min(m, n, k) < 1:
             raise ValueError(f"a tail needs a cp.async pipeline and N, K multiples of {per_piece}: {m} x {n} x {k}")
     elif m % bm or n % bn or k % bk:
         raise ValueError(f"{m} x {n} x {k} is not a multiple of the {bm} x {bn} x {bk} block tile")
     if wm_size % 16 or wn_size % 16 or bkh % 16:
         raise ValueError(f"a {wm_size} x {wn_size} warp tile over k steps of {bk}: need multiples of 16")
-    steps = -(-k // bk)
-    if stages is not None and not 3 <= stages <= steps + 1:
-        raise ValueError(f"a pipeline of {stages} stages over {steps} steps")
-    blocks_m, blocks_n = -(-m // bm), -(-n // bn)
-    if blocks_m % group_m:
-        raise ValueError(f"{blocks_m} block rows in groups of {group_m}")
+    if stages is not None and not 3 <= stages <= (stages if runtime else -(-k // bk) + 1):
+        raise ValueError(f"a pipeline of {stages} stages over {-(-k // bk)} steps")
+    if not runtime and (-(-m // bm)) % group_m:
+        raise ValueError(f"{-(-m // bm)} block rows in groups of {group_m}")
     buffers = stages or 2
     # B's shared tile: K x N, or Bt's N x K as b16 columns.
     b_rows, b_cols = (bk, bn) if b_layout == "kn" else (bn, bkh)
     a_pieces, b_pieces = _pieces(bm, bkh, threads), _pieces(b_rows, b_cols, threads)
     b_shape = (k, n) if b_layout == "kn" else (n, k)
 
-    @T.function
-    def gemm(A: T.Tensor((m, k), in_type), B: T.Tensor(b_shape, in_type), C: T.Tensor((m, n), out_type)):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks_m * blocks_n, block=threads))
+    def body(A, B, C, m, n, k):
+        steps = (k + bk - 1) // bk
+        blocks_n = None if runtime else -(-n // bn)
+        grid = None if runtime else -(-m // bm) * blocks_n
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=threads))
         # Three stages or more outgrow the 48 KiB of static shared memory.
         alloc = T.alloc_dynamic_shared if stages else T.alloc_shared
         pad = 0 if swizzle else PAD
@@ -148,7 +161,9 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
             a_s = a_s.swizzle(**dict(zip(("bits", "base", "shift"), row_swizzle(2 * bkh))))
             b_s = b_s.swizzle(**dict(zip(("bits", "base", "shift"), row_swizzle(2 * b_cols))))
         t, bid = T.thread_id(), T.block_id()
-        if group_m > 1:
+        if runtime:
+            row0, col0 = T.block_id("y") * bm, T.block_id("x") * bn
+        elif group_m > 1:
             in_group = bid % (group_m * blocks_n)
             row0 = ((bid // (group_m * blocks_n)) * group_m + in_group % group_m) * bm
             col0 = (in_group // group_m) * bn
@@ -261,6 +276,15 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
                                       acc[mi, ni:ni + 1, 2 * half:2 * half + 2],
                                       pred=((r < m) & (c < n)) if tail else None)
 
+    if runtime:
+        @T.function
+        def gemm(A: T.Tensor((None, None), in_type), B: T.Tensor((None, None), in_type),
+                 C: T.Tensor((None, None), out_type), m: T.int32, n: T.int32, k: T.int32):
+            body(A, B, C, m, n, k)
+    else:
+        @T.function
+        def gemm(A: T.Tensor((m, k), in_type), B: T.Tensor(b_shape, in_type), C: T.Tensor((m, n), out_type)):
+            body(A, B, C, m, n, k)
     return gemm
 
 
@@ -282,6 +306,11 @@ VARIANTS.update({f"gemm_{dtype}_{size}_{name}": (gemm_kernel, dict(m=size, n=siz
 VARIANTS.update({f"tail_{dtype}_4000x4040x4008_t128x256x64s3_swizzled": (
     gemm_kernel, dict(m=4000, n=4040, k=4008, dtype=dtype, tail=True, **TILINGS["t128x256x64s3_swizzled"]))
     for dtype in ("float16", "bfloat16")})
+# One kernel for every size (runtime extents, M, N, K as parameters), timed
+# at the tails' shape.
+VARIANTS.update({f"runtime_{dtype}_4000x4040x4008_t128x256x64s3_swizzled": (
+    gemm_kernel, dict(m=None, n=None, k=None, dtype=dtype, block=(128, 256, 64), warps=(2, 4), stages=3,
+                      swizzle=True)) for dtype in ("float16", "bfloat16")})
 # A skinny product (M = 64): blocks of 64 x 64 so that 128 of them cover C.
 VARIANTS.update({f"gemm_{dtype}_64x8192x8192_t64x64x64s4": (
     gemm_kernel, dict(m=64, n=8192, k=8192, dtype=dtype, block=(64, 64, 64), warps=(2, 2), stages=4, swizzle=True))

@@ -11,6 +11,7 @@ normal data (the largest error relative to the result's scale).
 
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -154,21 +155,32 @@ def main(artifacts, report_path):
             with open(report_path, "w") as f:
                 json.dump(report, f, indent=1)
             continue
-        (m, k), (_, n) = kernel.params[0].shape, kernel.params[1].shape
+        if kernel.params[0].shape[0] is None:
+            # Compiled for every size (runtime_*): the shape and the block
+            # tile from the name, the sizes as arguments, a 2-D grid.
+            m, n, k = map(int, re.search(r"_(\d+)x(\d+)x(\d+)_", name).groups())
+            bm, bn = map(int, re.search(r"_t(\d+)x(\d+)", name).groups())
+            sizes, grid = (m, n, k), (-(-n // bn), -(-m // bm))
+        else:
+            (m, k), (_, n) = kernel.params[0].shape, kernel.params[1].shape
+            sizes, grid = (), None
+
+        def call(a, b, c, sync=True):
+            return kernel(a, b, c, *sizes, grid=grid, sync=sync)
         dtype = "bfloat16" if "bfloat16" in name else "float16"
         entry = {"shape": [m, n, k], "dtype": dtype}
         A, B, want, x, y, exact, scale, cublas_error = references(m, n, k, dtype)
         # Bit-exact on integer-valued data.
         c = torch.empty((m, n), device="cuda", dtype=torch.float32)
-        kernel(A, B, c)
+        call(A, B, c)
         torch.cuda.synchronize()
         entry["bit_exact_integer_data"] = bool(torch.equal(c, want))
         # Random normal data against cuBLAS in float64.
-        kernel(x.view(torch.uint16), y.view(torch.uint16), c)
+        call(x.view(torch.uint16), y.view(torch.uint16), c)
         entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
         entry["cublas_max_error_relative_to_max"] = cublas_error
         flops = 2.0 * m * n * k
-        runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), y.view(torch.uint16), c, sync=False),
+        runs = {"tile_mlir": lambda: call(x.view(torch.uint16), y.view(torch.uint16), c, sync=False),
                 "cublas": lambda: torch.matmul(x, y)}
         # The tutorial kernel masks no K: a K that is not a multiple of its
         # steps (64) reads past the rows of A.

@@ -187,3 +187,30 @@ def test_int8_swizzled_main_loop_sass():
     # m16n8k32, 4 x (4 + 4) ldmatrix .x4, 4 + 8 pieces per thread.
     assert counts["IMMA"] == 128 and counts["LDSM"] == 32 and counts["LDGSTS"] == 12 and counts["BAR"] == 1
     assert counts["LDL"] == counts["STL"] == 0
+
+
+def test_runtime_sizes_one_kernel_for_every_shape():
+    # m, n, k None: tensors of runtime extents and int32 sizes; one kernel
+    # runs 40 x 72 x 40 (a partial block in M, N and K) and 64 x 64 x 96.
+    fn = kernels.gemm_kernel(None, None, None, "bfloat16", block=(64, 64, 32), warps=(2, 2), stages=3, swizzle=True)
+    for m, n, k in ((40, 72, 40), (64, 64, 96)):
+        a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, "bfloat16", seed=m + n)
+        c = np.full((m, n), -7, np.float32)
+        tile_mlir.interpret(fn, a_bits, b_bits, c, m, n, k, grid=(-(-n // 64), -(-m // 64)))
+        assert np.array_equal(c, gemm_reference.expected(a, b))
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_runtime_sizes_sass():
+    kernel = tile_mlir.compile(kernels.gemm_kernel(None, None, None, "bfloat16", block=(128, 256, 64), warps=(2, 4),
+                                                   stages=3, swizzle=True), target="sm_90")
+    assert [p.shape for p in kernel.params[:3]] == [(None, None)] * 3 and kernel.grid is None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "gemm.ptx")
+        with open(path, "w") as f:
+            f.write(kernel.ptx)
+        run = subprocess.run(["ptxas", "-v", "-arch=sm_90", path, "-o", os.devnull], capture_output=True, text=True)
+    assert re.search(r"\b0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", run.stderr), run.stderr
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(kernel.cubin))
+    # 2 steps ahead and one per step, 12 pieces each; the loop's mma.
+    assert counts["LDGSTS"] == 36 and counts["HMMA"] == 128 and counts["LDL"] == counts["STL"] == 0

@@ -198,3 +198,28 @@ def test_the_difftest_judges_with_the_package_interpreter():
     from tile_mlir.interpreter import machine
     assert interp is machine
     assert re.search(r"tile_mlir/interpreter/machine\.py$", interp.__file__)
+
+
+def test_runtime_sized_tensors_and_reads_past_them():
+    # Tensors of runtime extents run over the arrays' own shapes; a thread
+    # that left the loop addresses past the tensor but reads nothing, and a
+    # thread that reads past it is an error that names the byte.
+    import tile_mlir
+    from tile_mlir import script as T
+
+    @T.function
+    def scale(A: T.Tensor((None, 4), "float32"), Out: T.Tensor((None, 4), "float32"), n: T.int32, bound: T.int32):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=None, block=256))
+        for row in T.serial(T.block_id() * 256 + T.thread_id(), bound, T.grid_dim() * 256):
+            r = T.alloc_local((1, 4), "float32")
+            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], r, A[row:row + 1])
+            T.cuda.tile.apply(T.ptx["add.rn.f32"], r.reshape((4, 1)), r.reshape((4, 1)), r.reshape((4, 1)))
+            T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[row:row + 1], r)
+
+    a = np.arange(300 * 4, dtype=np.float32).reshape(300, 4)
+    out = np.zeros_like(a)
+    tile_mlir.interpret(scale, a, out, 300, 300, grid=2)
+    assert np.array_equal(out, 2 * a)
+    with pytest.raises(tile_mlir.InterpretError, match=r"scale: ld\.global\.v4\.f32 reads byte 4800 of A, "
+                                                       r"which has 4800"):
+        tile_mlir.interpret(scale, a, out, 300, 301, grid=2)

@@ -65,16 +65,15 @@ def interpret(fn, *args, grid=None) -> None:
         raise TypeError(f"tile_mlir.interpret takes a @T.function kernel, got {type(fn).__name__}")
     signature = _signature(fn)
     signature.check_arguments(args)
-    if any(not isinstance(spec, str) and spec.is_dynamic for _, spec in fn.params):
-        raise InterpretError(f"{fn.name}: runtime-sized tensors are not modelled by the interpreter yet")
     launch_grid = signature.launch_grid(grid)
     if any(not isinstance(a, np.ndarray) for a, p in zip(args, signature.params) if p.kind == "tensor"):
         raise InterpretError(f"{fn.name}: the interpreter takes numpy arrays, not CUDA arrays")
-    inputs, aliases, seen = {}, {}, {}
+    inputs, aliases, seen, shapes = {}, {}, {}, {}
     for param, value in zip(signature.params, args):
         if param.kind == "scalar":
             inputs[param.name] = np.array(value, param.dtype).tobytes()
             continue
+        shapes[param.name] = value.shape  # the extents a runtime-sized tensor has
         if id(value) in seen:
             aliases[param.name] = seen[id(value)]
         seen.setdefault(id(value), param.name)
@@ -84,9 +83,11 @@ def interpret(fn, *args, grid=None) -> None:
     approximated: dict = {}
     try:
         with fn.context:
-            out = machine.run(func, inputs, launch_grid, fn.block, aliases, hazards, approximated)
+            out = machine.run(func, inputs, launch_grid, fn.block, aliases, hazards, approximated, shapes)
     except machine.NotCovered as why:
         raise InterpretError(f"{fn.name}: the interpreter does not model {why} yet") from None
+    except machine.OutOfBounds as why:
+        raise InterpretError(f"{fn.name}: {why}") from None
     if hazards:
         raise HazardError(fn.name, hazards)
     for opcode, point in approximated.items():

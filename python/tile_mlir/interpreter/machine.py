@@ -73,6 +73,11 @@ class Buffer:
             self.pending_at = np.zeros(data.size, np.int32)
 
 
+class OutOfBounds(Exception):
+    """An access past the end of a tensor or shared buffer (the chip
+    faults or reads what lies there)."""
+
+
 # Hazard bookkeeping of a shared byte: no thread, or several.
 NOBODY, MANY = -1, -2
 
@@ -871,7 +876,14 @@ class Interpreter:
             if buffer.private:
                 b, d, n = buffer.data[self.lanes, at], buffer.defined[self.lanes, at], buffer.nan[self.lanes, at]
             else:
-                b, d, n = buffer.data[at], buffer.defined[at], buffer.nan[at]
+                # A thread that does not access memory (inactive, or past a
+                # tensor's runtime extent in a loop it left) reads nothing.
+                inside = (at >= 0) & (at < buffer.data.size)
+                if where is not None and (where & ~inside).any():
+                    raise OutOfBounds(f"{self.current_opcode} reads byte {int(at[where & ~inside][0])} of "
+                                      f"{buffer.name or 'a tensor'}, which has {buffer.data.size}")
+                safe = np.where(inside, at, 0)
+                b, d, n = buffer.data[safe], buffer.defined[safe] & inside, buffer.nan[safe]
                 if where is not None:
                     self.track_read(buffer, at[where], self.lanes[where])
             value |= b.astype(np.uint64) << np.uint64(8 * byte)
@@ -928,6 +940,10 @@ class Interpreter:
     def op_gpu_block_dim(self, op):
         dim = "xyz".index(str(op.attributes["dimension"])[-2])
         self.values[op.results[0]] = np.full(self.threads, self.block[dim], np.int64)
+
+    def op_gpu_grid_dim(self, op):
+        dim = "xyz".index(str(op.attributes["dimension"])[-2])
+        self.values[op.results[0]] = np.full(self.threads, self.grid[dim], np.int64)
 
     def op_gpu_lane_id(self, op):
         self.values[op.results[0]] = (self.lanes % self.per_block % 32).astype(np.int64)
@@ -1109,7 +1125,21 @@ class Interpreter:
     def op_memref_subview(self, op):
         from mlir import ir
         source = self.values[op.operands[0]]
-        shape, strides, bits = self._layout(op.results[0].type)
+        result = ir.MemRefType(op.results[0].type)
+        if any(s == ir.ShapedType.get_dynamic_stride_or_offset() for s in result.get_strides_and_offset()[0]):
+            # A view of a runtime-sized tensor: the source's strides times
+            # the steps, over the axes kept (a dropped axis has size 1, and
+            # the stride of a kept axis of size 1 addresses nothing).
+            steps = list(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
+            sizes = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
+            kept = list(range(len(sizes)))
+            for axis in range(len(sizes)):
+                if len(kept) > result.rank and sizes[axis] == 1:
+                    kept.remove(axis)
+            shape, bits = list(result.shape), result.element_type.width
+            strides = [source.strides[a] * steps[a] for a in kept]
+        else:
+            shape, strides, bits = self._layout(op.results[0].type)
         static = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
         dynamic = iter(op.operands[1:])
         offset = source.offset.copy()
@@ -1407,14 +1437,15 @@ def select_form(forms, values):
     return forms[0]
 
 
-def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None):
+def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None, shapes=None):
     """Runs the gpu.func `func` on `inputs` ({param name: bytes}, in
     parameter order; a scalar parameter's bytes are its value's) and returns
     {name: (bytes, defined)} of the tensors. `aliases` maps a parameter to
     an earlier one passed the same array: they share a buffer. A list given
     as `hazards` receives the races found (Hazard); a dict as `approximated`
     the approximate forms that ran as their correctly rounded result, each
-    with its program point."""
+    with its program point. `shapes` gives the extents of the tensors with
+    runtime extents (row major)."""
     from mlir import ir
     threads = int(np.prod(grid)) * int(np.prod(block))
     interp = Interpreter(threads, grid, block)
@@ -1435,7 +1466,14 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
         else:
             data = np.frombuffer(data, np.uint8).copy()
             buffer = buffers[name] = Buffer(data, np.ones(data.size, bool), False, name)
-        shape, strides, bits = Interpreter._layout(argument.type)
+        memref_type = ir.MemRefType(argument.type)
+        if memref_type.has_static_shape:
+            shape, strides, bits = Interpreter._layout(argument.type)
+        else:
+            # A runtime-sized tensor: row major over the launch's extents.
+            shape, bits = list(shapes[name]), memref_type.element_type.width
+            strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) * element_bytes(bits)
+                       for i in range(len(shape))]
         interp.values[argument] = View(buffer, np.zeros(threads, np.int64), strides, shape, bits)
     # Workgroup attributions follow the parameters: shared memory, one copy
     # per block, uninitialized.

@@ -73,3 +73,21 @@ func.func @overflowing_count(%r: memref<4294967296x4294967296x1xi32, 5>) {
   tile.apply "abs.s32"(%r, %r) : memref<4294967296x4294967296x1xi32, 5>, memref<4294967296x4294967296x1xi32, 5>
   return
 }
+
+// -----
+
+// A runtime stride on an axis of extent 1 moves nothing: one row of a
+// runtime-sized tensor is a destination. Two rows along it cannot be
+// proven distinct.
+gpu.module @m {
+  gpu.func @runtime_rows(%g: memref<?x?xi32, 1>, %i: index) kernel {
+    %r = memref.alloca() : memref<2x1xi32, 5>
+    %one = memref.subview %g[%i, 0] [1, 1] [1, 1] : memref<?x?xi32, 1> to memref<1x1xi32, strided<[?, 1], offset: ?>, 1>
+    %r1 = memref.subview %r[0, 0] [1, 1] [1, 1] : memref<2x1xi32, 5> to memref<1x1xi32, strided<[1, 1]>, 5>
+    tile.apply "st.global.b32"(%one, %r1) : memref<1x1xi32, strided<[?, 1], offset: ?>, 1>, memref<1x1xi32, strided<[1, 1]>, 5>
+    %two = memref.subview %g[%i, 0] [2, 1] [1, 1] : memref<?x?xi32, 1> to memref<2x1xi32, strided<[?, 1], offset: ?>, 1>
+    // expected-error @+1 {{'tile.apply' op dst: destination layout strided<[?, 1], offset: ?> repeats along a runtime stride: its slots cannot be proven distinct}}
+    tile.apply "st.global.b32"(%two, %r) : memref<2x1xi32, strided<[?, 1], offset: ?>, 1>, memref<2x1xi32, 5>
+    gpu.return
+  }
+}

@@ -360,10 +360,17 @@ std::optional<bool> isInjective(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (hasElementCountOverflow(type) ||
-      failed(type.getStridesAndOffset(strides, offset)) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
+      failed(type.getStridesAndOffset(strides, offset)))
     return std::nullopt;
   ArrayRef<int64_t> shape = type.getShape();
+  // An axis of extent 1 never multiplies its stride: a runtime one there
+  // (a row of a runtime-sized tensor) moves nothing.
+  for (auto [extent, stride] : llvm::zip_equal(shape, strides)) {
+    if (extent == 1)
+      stride = 0;
+    else if (ShapedType::isDynamic(stride))
+      return std::nullopt;
+  }
   // The span of each axis, checked: a layout that wraps is not a layout.
   std::optional<int64_t> low = 0, high = 0;
   for (auto [extent, stride] : llvm::zip_equal(shape, strides)) {
@@ -871,6 +878,11 @@ LogicalResult ApplyOp::verify() {
     if (operand.role == ptx::Role::Dst ||
         operand.role == ptx::Role::ReadWrite) {
       std::optional<bool> injective = isInjective(memref);
+      if (!injective && llvm::any_of(memref.getStridesAndOffset().first,
+                                     ShapedType::isDynamic))
+        return diag() << "destination layout " << memref.getLayout()
+                      << " repeats along a runtime stride: its slots "
+                         "cannot be proven distinct";
       if (!injective)
         return diag() << "destination layout " << memref.getLayout()
                       << " addresses elements beyond the 64-bit index range";
