@@ -429,3 +429,15 @@ def test_index_minimum_maximum_and_where():
         def wide(Out: T.Tensor((64, 1), "uint8")):
             T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
             T.uint8(T.maximum(T.thread_id() + 250, 0))
+
+    def mixed(expression, message):
+        with pytest.raises(T.TileError, match=message):
+            @T.function
+            def k(Out: T.Tensor((64, 1), "uint8")):
+                T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+                expression(T.thread_id())
+
+    mixed(lambda t: T.minimum(t, 2.5), r"T\.minimum of an index expression takes index expressions and ints, "
+                                       r"got float 2\.5")
+    mixed(lambda t: T.where(t < 3, t, 2.5), r"T\.where of a runtime condition selects index expressions and ints, "
+                                            r"got Index and float")

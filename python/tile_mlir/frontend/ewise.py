@@ -407,6 +407,14 @@ def _index_operands(*values) -> bool:
             and all(isinstance(v, Index) or (isinstance(v, int) and not isinstance(v, bool)) for v in values))
 
 
+def _check_index_mix(what: str, *values) -> None:
+    """An index expression meets only index expressions and ints."""
+    if any(isinstance(v, Index) for v in values) and not _index_operands(*values):
+        other = next(v for v in values if not isinstance(v, Index))
+        raise TileError(f"{what} of an index expression takes index expressions and ints, "
+                        f"got {type(other).__name__} {_short(other)}")
+
+
 def _index_binary(a, b, op) -> Index:
     a, b = Index.of(a), Index.of(b)
     with _location():
@@ -418,6 +426,7 @@ def maximum(a, b):
     of two index expressions (an index expression)."""
     if _index_operands(a, b):
         return _index_binary(a, b, arith.maxsi)
+    _check_index_mix("T.maximum", a, b)
     a = _lift(a, _dtype_of(a, b), "T.maximum")
     return a._binary(b, "T.maximum", arith.maximumf, arith.maxsi)
 
@@ -427,6 +436,7 @@ def minimum(a, b):
     of two index expressions (an index expression)."""
     if _index_operands(a, b):
         return _index_binary(a, b, arith.minsi)
+    _check_index_mix("T.minimum", a, b)
     a = _lift(a, _dtype_of(a, b), "T.minimum")
     return a._binary(b, "T.minimum", arith.minimumf, arith.minsi)
 
@@ -440,6 +450,10 @@ def where(cond, a, b):
         a, b = Index.of(a), Index.of(b)
         with _location():
             return Index([(arith.select(cond.value, a.materialize(), b.materialize()), 1)])
+    if isinstance(cond, Bool):
+        raise TileError("T.where of a runtime condition selects index expressions and ints, got "
+                        f"{type(a).__name__} and {type(b).__name__}; ewise values take a comparison "
+                        "of ewise values (x > 0)")
     if not isinstance(cond, Expr) or cond.dtype != "bool":
         raise TileError("ewise: T.where takes a comparison (x > 0) first")
     dtype = _dtype_of(a, b)
