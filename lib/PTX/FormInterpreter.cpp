@@ -227,6 +227,9 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   if (StringRef vector = chosenOf(spec.countFrom, slots, chosen);
       !vector.empty())
     vector.drop_front().getAsInteger(10, count);
+  if (!spec.countDoubledBy.empty() &&
+      llvm::is_contained(chosen, spec.countDoubledBy))
+    count *= 2;
   Space space = spec.spaceFrom.empty()
                     ? spec.space
                     : spaceOf(chosenOf(spec.spaceFrom, slots, chosen));

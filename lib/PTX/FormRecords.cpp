@@ -1221,8 +1221,15 @@ std::string mmaTypeError(Tokens types) {
 // takes it):
 // here each lane's memory operand is its row, 8 b16 elements. Register j
 // of lane l holds elements 2(l % 4) and 2(l % 4) + 1 of row l / 4 of
-// matrix j (with .trans, those of column l / 4). The sm_100a .b8 shapes
-// are not in the table.
+// matrix j (with .trans, those of column l / 4).
+//
+// The sm_100a .b8 shapes (PTX ISA 8.6; measured with ptxas 13.0 on sm_100a,
+// refused on sm_90): ldmatrix m16n16, .trans only, .x1 or .x2 in 2 b32
+// registers per matrix, of .b8 or of rows in a packed format read as
+// .b8x16.b6x16_p32 / .b8x16.b4x16_p64; ldmatrix m8n16 (no .trans) .x1, .x2,
+// .x4 in those formats only; stmatrix m16n8, .trans only, .x1/.x2/.x4 of
+// .b8. Each lane's memory operand is its 16-byte row. Checked by ptxas
+// only: the interpreter does not run them.
 constexpr StringRef kM8N8[] = {"m8n8"};
 constexpr StringRef kMatrixCounts[] = {"x1", "x2", "x4"};
 constexpr StringRef kTrans[] = {"trans"};
@@ -1246,10 +1253,60 @@ constexpr OperandRecord kStmatrix[] = {
      .countFrom = "number of matrices", .braced = true}};
 constexpr Signature kLdmatrixSignature[] = {kLdmatrix};
 constexpr Signature kStmatrixSignature[] = {kStmatrix};
+constexpr StringRef kB8Shapes[] = {"m16n16", "m8n16"};
+constexpr StringRef kM16N16[] = {"m16n16"};
+constexpr StringRef kM16N8[] = {"m16n8"};
+constexpr StringRef kB8Only[] = {"b8"};
+constexpr StringRef kB8x16[] = {"b8x16"};
+constexpr StringRef kPackedRows[] = {"b6x16_p32", "b4x16_p64"};
+constexpr Tokens kB8Tuple[] = {kB8Only};
+constexpr Tokens kPackedRowTuple[] = {kB8x16, kPackedRows};
+constexpr FloorRecord kMatrixB8Floors[] = {
+    {.sm = 100, .ptx = 86, .archSpecific = true}};
+constexpr SlotRecord kLdmatrixB8Slots[] = {
+    {"sync", kSync, true},          {"aligned", kAligned, true},
+    {"shape", kM16N16, true},       {"number of matrices", kMatrixCounts, true},
+    {"trans", kTrans, true},        {"state space", kSharedDst}};
+constexpr SlotRecord kLdmatrixPackedSlots[] = {
+    {"sync", kSync, true},          {"aligned", kAligned, true},
+    {"shape", kB8Shapes, true},     {"number of matrices", kMatrixCounts, true},
+    {"trans", kTrans},              {"state space", kSharedDst}};
+constexpr SlotRecord kStmatrixB8Slots[] = {
+    {"sync", kSync, true},          {"aligned", kAligned, true},
+    {"shape", kM16N8, true},        {"number of matrices", kMatrixCounts, true},
+    {"trans", kTrans, true},        {"state space", kSharedDst}};
+constexpr StringRef kM16N16Counts =
+    "ldmatrix.m16n16 loads 1 or 2 matrices (x1, x2), got {other}";
+constexpr RuleRecord kLdmatrixB8Rules[] = {
+    {RuleRecord::Excludes, "m16n16", "x4", 0, kM16N16Counts}};
+constexpr RuleRecord kLdmatrixPackedRules[] = {
+    {RuleRecord::Excludes, "m16n16", "x4", 0, kM16N16Counts},
+    {RuleRecord::Requires, "m16n16", "trans", 0,
+     "ldmatrix.m16n16 needs '.trans': its matrices are loaded transposed"},
+    {RuleRecord::Excludes, "m8n16", "trans", 0,
+     "ldmatrix.m8n16 takes no '.trans'"}};
+constexpr OperandRecord kLdmatrixB8[] = {
+    {.name = "d", .role = Role::Dst, .fixedType = "b32",
+     .countFrom = "number of matrices", .countDoubledBy = "m16n16",
+     .braced = true},
+    {.name = "a", .role = Role::Src, .fixedType = "b8", .count = 16,
+     .spaceFrom = "state space"}};
+constexpr OperandRecord kStmatrixB8[] = {
+    {.name = "a", .role = Role::Dst, .fixedType = "b8", .count = 16,
+     .spaceFrom = "state space"},
+    {.name = "r", .role = Role::Src, .fixedType = "b32",
+     .countFrom = "number of matrices", .braced = true}};
+constexpr Signature kLdmatrixB8Signature[] = {kLdmatrixB8};
+constexpr Signature kStmatrixB8Signature[] = {kStmatrixB8};
 constexpr VariantRecord kLdmatrixVariants[] = {
-    {kB16Tuple, kMatrixSlots, {}, kLdmatrixFloors, kLdmatrixSignature}};
+    {kB16Tuple, kMatrixSlots, {}, kLdmatrixFloors, kLdmatrixSignature},
+    {kB8Tuple, kLdmatrixB8Slots, kLdmatrixB8Rules, kMatrixB8Floors,
+     kLdmatrixB8Signature},
+    {kPackedRowTuple, kLdmatrixPackedSlots, kLdmatrixPackedRules,
+     kMatrixB8Floors, kLdmatrixB8Signature}};
 constexpr VariantRecord kStmatrixVariants[] = {
-    {kB16Tuple, kMatrixSlots, {}, kStmatrixFloors, kStmatrixSignature}};
+    {kB16Tuple, kMatrixSlots, {}, kStmatrixFloors, kStmatrixSignature},
+    {kB8Tuple, kStmatrixB8Slots, {}, kMatrixB8Floors, kStmatrixB8Signature}};
 
 //===-- cvt ----------------------------------------------------------------===//
 

@@ -125,6 +125,9 @@ struct OperandRecord {
   /// Registers from the digits of the token chosen for this slot (.v4: 4),
   /// else `count`.
   llvm::StringRef countFrom = {};
+  /// A chosen token that doubles the register count (ldmatrix.m16n16: two
+  /// registers per matrix).
+  llvm::StringRef countDoubledBy = {};
   /// A memory operand's space from the token chosen for this slot (generic
   /// when none), else `space`.
   llvm::StringRef spaceFrom = {};

@@ -45,6 +45,8 @@ inline constexpr TypeInfo kTypes[] = {
     {"e4m3", 'p', 8},      {"e5m2", 'p', 8},
     {"e5m2x4", 'p', 32},   {"e2m3x4", 'p', 32},   {"e3m2x4", 'p', 32},
     {"e2m1x4", 'p', 16},
+    // ldmatrix's sm_100a row formats: 16 elements in 128 bits, padded.
+    {"b8x16", 'p', 128},   {"b6x16_p32", 'p', 128}, {"b4x16_p64", 'p', 128},
     // cvt.pack's destinations: no register has them.
     {"u4", 'u', 4},        {"s4", 's', 4},        {"u2", 'u', 2},
     {"s2", 's', 2},

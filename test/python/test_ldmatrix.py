@@ -46,3 +46,22 @@ def test_committed_h200_run_has_no_mismatch():
     with open(os.path.join(ROOT, "tools", "gpu", "results", "matrix.json")) as f:
         report = json.load(f)
     assert report["forms"] == 24 and report["cases"] == 96 and not report["mismatched"]
+
+
+def test_the_sm_100a_b8_shapes_are_not_interpreted():
+    # Checked by ptxas only (test/PTX/ldmatrix_b8.mlir): the interpreter
+    # refuses them rather than run them as m8n8.
+    from tile_mlir import script as T
+
+    @T.function
+    def b8(A: T.Tensor((32, 16), "int8"), Out: T.Tensor((32, 2), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        S = T.alloc_shared((32, 16), "int8")
+        d = T.alloc_local((1, 2), "uint32")
+        T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8"], d, S[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.v2.b32"], Out[t:t + 1], d)
+
+    with pytest.raises(tile_mlir.InterpretError, match=r"does not model ldmatrix\.sync\.aligned\.m16n16\.x1\.trans"
+                                                       r"\.shared\.b8: the sm_100a \.b8 shapes"):
+        tile_mlir.interpret(b8, np.zeros((32, 16), np.int8), np.zeros((32, 2), np.uint32))

@@ -3,7 +3,8 @@ places each byte where CuTe's Swizzle<bits, base, shift> over byte offsets
 puts it, the front end takes the TMA mode names and rejects what the op
 does not take, and the swizzled GEMM of bench/gemm equals numpy in the
 interpreter, keeps the swizzle out of its main loop's ALU work in SASS, and
-reads its tiles without bank conflicts. The lowering's addresses are
+reads its tiles without bank conflicts (the interpreter counts the banks'
+wavefronts). The lowering's addresses are
 checked by test/PTX/swizzle.mlir, the verifier's rules by
 test/Dialect/Tile/invalid-swizzle.mlir."""
 
@@ -108,14 +109,70 @@ def test_row_swizzle_reads_and_writes_without_bank_conflicts():
             assert len({group((piece + i) // units, (piece + i) % units) for i in range(8)}) == 8
 
 
-def test_swizzled_gemm_equals_numpy_in_the_interpreter():
-    # A's rows are 64 bytes (swizzle 2, 4, 3), B's 256 (3, 4, 4).
+def column_reads(mode):
+    """A warp stores 16-byte unit 0 of 32 rows of 128 bytes, then ldmatrix
+    .x4 reads them (each lane addresses its row)."""
+
+    @T.function
+    def reads(A: T.Tensor((32, 64), "uint16"), Out: T.Tensor((32, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        tile = T.alloc_shared((32, 64), "uint16")
+        if mode:
+            tile = tile.swizzle(mode)
+        r = T.alloc_local((1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], r, A.view("uint32")[t:t + 1, 0:4])
+        T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], tile.view("uint32")[t:t + 1, 0:4], r)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"], r, tile[t:t + 1, 0:8])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], r)
+
+    return reads
+
+
+@pytest.mark.parametrize("mode, wavefronts", [(None, 32), ("128B", 4)])
+def test_interpreter_counts_bank_wavefronts(mode, wavefronts):
+    # 32 banks of 4 bytes; 16-byte accesses in phases of 8 lanes, ldmatrix
+    # one matrix (8 rows) per phase. Unswizzled, the 8 rows of a phase are
+    # 128 bytes apart, all in banks 0-3: 8 wavefronts a phase, 4 phases.
+    # Under 128B, row r's unit 0 is unit r % 8: one wavefront a phase.
+    banks = {}
+    tile_mlir.interpret(column_reads(mode), np.zeros((32, 64), np.uint16), np.zeros((32, 4), np.uint32),
+                        shared_banks=banks)
+    assert {op: (v["requests"], v["wavefronts"], v["ideal"]) for (_, op), v in banks.items()} == {
+        "st.shared.v4.b32": (1, wavefronts, 4), "ldmatrix.sync.aligned.m8n8.x4.shared.b16": (1, wavefronts, 4)}
+
+
+def gemm_banks(swizzle):
+    """The GEMM's shared wavefronts and ideal by instruction, after
+    checking its result."""
     m, n, k = 64, 128, 64
     a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, "bfloat16", seed=11)
     c = np.zeros((m, n), np.float32)
+    banks = {}
     tile_mlir.interpret(kernels.gemm_kernel(m, n, k, "bfloat16", block=(64, 128, 32), warps=(2, 2), stages=3,
-                                            swizzle=True), a_bits, b_bits, c)
+                                            swizzle=swizzle), a_bits, b_bits, c, shared_banks=banks)
     assert np.array_equal(c, gemm_reference.expected(a, b))
+    totals = collections.defaultdict(lambda: [0, 0])
+    for (_, opcode), entry in banks.items():
+        totals[opcode.split(".")[0]][0] += entry["wavefronts"]
+        totals[opcode.split(".")[0]][1] += entry["ideal"]
+    return dict(totals)
+
+
+def test_swizzled_gemm_equals_numpy_without_bank_conflicts():
+    # A's rows are 64 bytes (swizzle 2, 4, 3), B's 256 (3, 4, 4): every
+    # cp.async write and ldmatrix read at its ideal.
+    totals = gemm_banks(swizzle=True)
+    assert set(totals) == {"cp", "ldmatrix"} and all(w == ideal for w, ideal in totals.values()), totals
+
+
+def test_padded_gemm_conflicts_on_its_copies():
+    # Padded rows of 80 bytes read conflict-free, but a phase of 8 copies
+    # spans two rows, and units 0 and 8 of it share banks (offsets 0 and 128).
+    totals = gemm_banks(swizzle=False)
+    assert totals["ldmatrix"][0] == totals["ldmatrix"][1]
+    assert totals["cp"][0] > totals["cp"][1], totals
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")

@@ -397,6 +397,12 @@ def matrix_spellings():
                 yield f"{name}.aligned.sync.{shape}.{num}.shared.b16"
                 yield f"{name}.sync.aligned.{num}.{shape}.shared.b16"
                 yield f"{name}.sync.{shape}.{num}.shared.b16"
+                # The sm_100a packed rows (dst_fmt.src_fmt), and their orders.
+                for trans in ("", "trans."):
+                    for src in ("b6x16_p32", "b4x16_p64", "b8"):
+                        yield f"{name}.sync.aligned.{shape}.{num}.{trans}shared.b8x16.{src}"
+                        yield f"{name}.sync.aligned.{shape}.{num}.{trans}b8x16.{src}"
+                        yield f"{name}.sync.aligned.{shape}.{num}.{trans}shared.{src}.b8x16"
 
 
 def async_group_spellings():
@@ -489,8 +495,10 @@ def natural_operands(spelling):
     if family == "mma":
         return mma_operands(tokens)
     if family in ("ldmatrix", "stmatrix"):
-        count = next((int(t[1:]) for t in tokens if re.fullmatch(r"x\d", t)), 1)
-        regs, memory = (32, count, False, False, False, True), (16, 8, True)
+        # m16n16 matrices take 2 registers each; a lane's row is 16 bytes.
+        count = next((int(t[1:]) for t in tokens if re.fullmatch(r"x\d", t)), 1) * (2 if "m16n16" in tokens else 1)
+        regs = (32, count, False, False, False, True)
+        memory = (16, 8, True) if "b16" in tokens else (8, 16, True)
         return [regs, memory] if family == "ldmatrix" else [memory, regs]
     if family in ("atom", "red"):
         reg = (max(BITS.get(types[-1], 32), 16), vec, False)
@@ -616,9 +624,9 @@ EXPLAINED.append(
 
 
 EXPLAINED.append(
-    (re.compile(r"^(ld|st)matrix\.(.*\.)?(m16n16|m16n8|m8n16)\..*\.b8$"),
-     "the sm_100a .b8 shapes of ldmatrix (m16n16, m8n16) and stmatrix (m16n8) are not in the table yet, "
-     "which rejects them (issue #27 asks for m8n8 .b16 lowered; these are left for a later issue)"))
+    (re.compile(r"^stmatrix\.(.*\.)?m16n8\..*(b8x16\.b8|b8\.b8x16)$"),
+     "the PTX ISA defines stmatrix.m16n8 with the type .b8 alone; ptxas 13.0 also takes a .b8x16 beside "
+     "it, which the ISA gives ldmatrix's packed rows only; the table follows the ISA"))
 
 
 def explanation(spelling):

@@ -54,12 +54,16 @@ def _signature(fn) -> runtime.Kernel:
                           "descriptor" if fn.dynamic else "bare")
 
 
-def interpret(fn, *args, grid=None) -> None:
+def interpret(fn, *args, grid=None, shared_banks=None) -> None:
     """Runs the @T.function `fn` on the CPU over numpy arrays (and Python
     numbers for scalar parameters), writing what it stores into the written
     arrays; `grid` as for a kernel compiled with ``LaunchConfig(grid=None)``.
     Raises HazardError on a race, InterpretError for what is not modelled,
-    runtime.ArgumentError for arguments a launch would refuse."""
+    runtime.ArgumentError for arguments a launch would refuse. A dict as
+    `shared_banks` receives, for each (file:line, opcode) that accessed
+    shared memory, its requests, the wavefronts the banks serve them in and
+    the ideal (one per 32 distinct words of a phase): more wavefronts than
+    ideal are bank conflicts."""
     from ..frontend.kernel import PrimFunc
     if not isinstance(fn, PrimFunc):
         raise TypeError(f"tile_mlir.interpret takes a @T.function kernel, got {type(fn).__name__}")
@@ -83,7 +87,8 @@ def interpret(fn, *args, grid=None) -> None:
     approximated: dict = {}
     try:
         with fn.context:
-            out = machine.run(func, inputs, launch_grid, fn.block, aliases, hazards, approximated, shapes)
+            out = machine.run(func, inputs, launch_grid, fn.block, aliases, hazards, approximated, shapes,
+                              shared_banks)
     except machine.NotCovered as why:
         raise InterpretError(f"{fn.name}: the interpreter does not model {why} yet") from None
     except machine.OutOfBounds as why:

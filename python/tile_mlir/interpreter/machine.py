@@ -47,8 +47,9 @@ class Buffer:
     PTX leaves its payload to the chip, so it compares as "a NaN" where it
     is stored, and what is computed from its bits is not compared."""
 
-    def __init__(self, data, defined, private, name=""):
+    def __init__(self, data, defined, private, name="", shared=False):
         self.data, self.defined, self.private, self.name = data, defined, private, name
+        self.shared = shared  # a block's shared memory: its accesses go through the banks
         self.nan = np.zeros_like(defined)
         if not private:
             # Who touched each byte since the last barrier, for the hazard
@@ -246,6 +247,9 @@ class Interpreter:
         # The approximate forms that ran as their correctly rounded result,
         # each with its first program point.
         self.approximated = {}
+        # Shared-memory requests per (program point, opcode): [requests,
+        # wavefronts, ideal wavefronts] (bank_requests).
+        self.bank_stats = {}
         # cp.async: the copies in flight, (group per thread, view, coord,
         # bytes, defined, executing, point), and each thread's open group
         # (committed groups are those below it).
@@ -589,6 +593,7 @@ class Interpreter:
                 window = range(e * nbytes, (e + 1) * nbytes)
                 data.append(sum((moved[b] << np.uint64(8 * (b - window[0])) for b in window), np.uint64(0)))
                 known.append(np.logical_and.reduce([moved_known[b] for b in window]))
+            self.bank_requests(dst, coord + [0], cp_size, executing)
             self.copies.append((self.open_group.copy(), dst, coord, data, known, executing.copy(), point))
             buffer = dst.buffer
             if not buffer.private:
@@ -646,6 +651,34 @@ class Interpreter:
                                     self.lanes == bad, lane, lane)
         return lane, first_threads, partial
 
+    def bank_requests(self, view, coord, nbytes, executing, phase_lanes=None):
+        """Counts the shared-memory wavefronts of one instruction's access
+        of `nbytes` per executing thread at element `coord` of `view`, as
+        the CUDA Programming Guide describes the banks: 32 banks of 4-byte
+        words; the threads of a warp are served in phases (8 lanes for
+        16-byte accesses, 16 for 8-byte ones, 32 otherwise; ldmatrix: a
+        matrix's 8 rows); a phase takes as many wavefronts as the most
+        distinct words any one bank holds (the same word is broadcast), the
+        ideal being one per 32 distinct words."""
+        if not view.buffer.shared or not executing.any():
+            return
+        if phase_lanes is None:
+            phase_lanes = {16: 8, 8: 16}.get(nbytes, 32)
+        start = view.addresses(coord)[executing]
+        linear = self.lanes[executing] % self.per_block
+        phase = (self.block_linear[executing] * self.per_block + linear) // phase_lanes
+        words = np.unique(np.stack([
+            np.repeat(phase, max(nbytes // 4, 1)),
+            (start[:, None] // 4 + np.arange(max(nbytes // 4, 1))[None, :]).reshape(-1)]), axis=1)
+        groups, per_group = np.unique(words[0], return_counts=True)
+        banks, per_bank = np.unique(np.stack([words[0], words[1] % 32]), axis=1, return_counts=True)
+        wavefronts = np.zeros(groups.size, np.int64)
+        np.maximum.at(wavefronts, np.searchsorted(groups, banks[0]), per_bank)
+        entry = self.bank_stats.setdefault((self.points[self.point], self.current_opcode), [0, 0, 0])
+        entry[0] += 1
+        entry[1] += int(wavefronts.sum())
+        entry[2] += int((-(-per_group // 32)).sum())
+
     def matrix_move(self, form, values, coord):
         """ldmatrix and stmatrix .m8n8 .b16 (PTX ISA 9.0, 9.7.14.5.15-16):
         row r of matrix j is the 8 b16 elements at the address of lane
@@ -667,6 +700,7 @@ class Interpreter:
         def source(j, row):
             return first + 8 * j + row
 
+        self.bank_requests(memory, coord + [0], 16, supplies, phase_lanes=8)
         if form.family == "ldmatrix":
             rows = [self.read(memory, coord + [e], supplies) for e in range(8)]
             for j in range(count):
@@ -1156,7 +1190,7 @@ class Interpreter:
         size = self.dynamic_shared_bytes
         blocks = self.threads // self.per_block
         buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False,
-                        "the dynamic shared memory")
+                        "the dynamic shared memory", shared=True)
         self.values[op.results[0]] = View(buffer, self.block_linear * size, [1], [size], 8)
 
     def op_memref_view(self, op):
@@ -1248,6 +1282,8 @@ class Interpreter:
             self.mma(form, values, group)
             return
         if form.family in ("ldmatrix", "stmatrix"):
+            if "m8n8" not in form.opcode.split("."):
+                raise NotCovered(f"{opcode}: the sm_100a .b8 shapes (checked by ptxas only)")
             repeats = next((v.shape[len(group):-1] for v in values if isinstance(v, View)), [])
             for coord in itertools.product(*[range(n) for n in repeats]):
                 self.matrix_move(form, values, group + list(coord))
@@ -1293,6 +1329,8 @@ class Interpreter:
         for operand, value in zip(form.operands, values):
             if operand.space != "reg":
                 memory = (operand, value)
+                self.bank_requests(value, coord + [0], operand.count * element_bytes(value.bits),
+                                   execute if pred_defined is None else execute | (self.active & ~pred_defined))
                 if operand.role == "src":  # ld: the registers come from memory
                     # Where the predicate is unknown, the load may happen.
                     touches = execute if pred_defined is None else execute | (self.active & ~pred_defined)
@@ -1437,7 +1475,7 @@ def select_form(forms, values):
     return forms[0]
 
 
-def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None, shapes=None):
+def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None, shapes=None, banks=None):
     """Runs the gpu.func `func` on `inputs` ({param name: bytes}, in
     parameter order; a scalar parameter's bytes are its value's) and returns
     {name: (bytes, defined)} of the tensors. `aliases` maps a parameter to
@@ -1445,7 +1483,9 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
     as `hazards` receives the races found (Hazard); a dict as `approximated`
     the approximate forms that ran as their correctly rounded result, each
     with its program point. `shapes` gives the extents of the tensors with
-    runtime extents (row major)."""
+    runtime extents (row major). A dict as `banks` receives the shared-
+    memory requests of each (program point, opcode): requests, wavefronts
+    and the ideal wavefronts (Interpreter.bank_requests)."""
     from mlir import ir
     threads = int(np.prod(grid)) * int(np.prod(block))
     interp = Interpreter(threads, grid, block)
@@ -1483,11 +1523,14 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
         blocks = int(np.prod(grid))
         match = re.search(r'"([^"]*)":(\d+)', str(argument.location))
         name = f"the shared buffer of {match.group(1)}:{match.group(2)}" if match else "a shared buffer"
-        buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False, name)
+        buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False, name, shared=True)
         interp.values[argument] = View(buffer, interp.block_linear * size, strides, shape, bits)
     interp.run_block(body)
     if hazards is not None:
         hazards.extend(interp.hazards)
     if approximated is not None:
         approximated.update(interp.approximated)
+    if banks is not None:
+        banks.update({key: dict(zip(("requests", "wavefronts", "ideal"), value))
+                      for key, value in interp.bank_stats.items()})
     return {name: (b.data, b.defined) for name, b in buffers.items()}
