@@ -146,3 +146,20 @@ def test_a_copy_moves_bytes_whatever_the_element_widths():
     want = np.array([[b if i < t % 17 else 0 for i, b in enumerate(a[t].view(np.uint8))] for t in range(64)],
                     np.uint8).view(np.uint32)
     assert np.array_equal(out, want)
+
+
+def test_every_copy_form_follows_the_isa_in_the_interpreter():
+    # tools/gpu/copy_check.py's cases (the H200 runs the same): every
+    # lowered copy form and cp-size, without and with src-size (0 to
+    # cp-size, odd sizes too), against the ISA written out there.
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "gpu"))
+    import copy_check
+    entries = copy_check.forms()
+    assert len(entries) == 2 * (8 * 3 + 8 * 1)  # .ca: 4, 8, 16 bytes; .cg: 16
+    for entry in entries:
+        a, b, sizes, want = copy_check.case(entry, 7)
+        out = np.zeros_like(a)
+        tile_mlir.interpret(copy_check.kernel(entry), a, b, sizes, out)
+        assert np.array_equal(out, want), entry
