@@ -26,6 +26,19 @@
 // CHECK: add.s64 [[B:%rd[0-9]+]], [[T16]], [[S]];
 // CHECK: add.s64 [[C:%rd[0-9]+]], [[B]], [[T128]];
 // CHECK: st.shared.v4.b32 [[[C]]], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
+// A view with a runtime stride (a subview's step): the offset comes from
+// the descriptor, swizzled whole. Row `step`, words 4..7: o = 128 step + 16,
+// swizzled (128 step + 16) ^ ((16 step + 2) & 0x70) = (128 step + 16) ^ (16 step & 0x70).
+// CHECK-LABEL: .visible .entry strided(
+// CHECK: ld.param.b64 [[STEP:%rd[0-9]+]], [strided_param_1];
+// CHECK: shl.b64 [[S128:%rd[0-9]+]], [[STEP]], 7;
+// CHECK: or.b64 [[O:%rd[0-9]+]], [[S128]], 16;
+// CHECK: shl.b64 [[S16:%rd[0-9]+]], [[STEP]], 4;
+// CHECK: and.b64 [[MOVED:%rd[0-9]+]], [[S16]], 112;
+// CHECK: xor.b64 [[PLACED:%rd[0-9]+]], [[MOVED]], [[O]];
+// CHECK: mov.b64 [[BASE:%rd[0-9]+]], __wg_strided_0;
+// CHECK: add.s64 [[A:%rd[0-9]+]], [[PLACED]], [[BASE]];
+// CHECK: ld.shared.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [[[A]]];
 module attributes {gpu.container_module} {
   gpu.module @kernels [#nvvm.target<chip = "sm_90">] {
     gpu.func @swizzled(%Out: memref<64x4xi32, 1>)
@@ -45,6 +58,19 @@ module attributes {gpu.container_module} {
       %d = memref.subview %z[%t, 0] [1, 8] [1, 1] : memref<16x64xi16, 3> to memref<1x8xi16, strided<[64, 1], offset: ?>, 3>
       %d32 = tile.view %d : memref<1x8xi16, strided<[64, 1], offset: ?>, 3> to memref<1x4xi32, strided<[32, 1], offset: ?>, 3>
       tile.apply "st.shared.v4.b32"(%d32, %r) : memref<1x4xi32, strided<[32, 1], offset: ?>, 3>, memref<1x4xi32, 5>
+      gpu.return
+    }
+    gpu.func @strided(%Out: memref<64x4xi32, 1>, %step: index)
+        workgroup(%S: memref<16x32xi32, 3> {llvm.align = 16}) kernel
+        attributes {known_block_size = array<i32: 8, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+      %t = gpu.thread_id x
+      %z = tile.swizzle %S {bits = 3, base = 4, shift = 3} : memref<16x32xi32, 3>
+      %rows = memref.subview %z[0, 0] [2, 32] [%step, 1] : memref<16x32xi32, 3> to memref<2x32xi32, strided<[?, 1]>, 3>
+      %w = memref.subview %rows[1, 4] [1, 4] [1, 1] : memref<2x32xi32, strided<[?, 1]>, 3> to memref<1x4xi32, strided<[?, 1], offset: ?>, 3>
+      %r = memref.alloca() : memref<1x4xi32, 5>
+      tile.apply "ld.shared.v4.b32"(%r, %w) : memref<1x4xi32, 5>, memref<1x4xi32, strided<[?, 1], offset: ?>, 3>
+      %o = memref.subview %Out[%t, 0] [1, 4] [1, 1] : memref<64x4xi32, 1> to memref<1x4xi32, strided<[4, 1], offset: ?>, 1>
+      tile.apply "st.global.v4.b32"(%o, %r) : memref<1x4xi32, strided<[4, 1], offset: ?>, 1>, memref<1x4xi32, 5>
       gpu.return
     }
   }
