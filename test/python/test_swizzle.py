@@ -11,10 +11,7 @@ test/Dialect/Tile/invalid-swizzle.mlir."""
 import collections
 import importlib.util
 import os
-import re
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import pytest
@@ -179,17 +176,10 @@ def test_padded_gemm_conflicts_on_its_copies():
 def test_swizzled_gemm_main_loop_sass():
     kernel = tile_mlir.compile(kernels.gemm_kernel(4096, 4096, 4096, **kernels.TILINGS["t128x256x64s3_swizzled"]),
                                target="sm_90")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "gemm.ptx")
-        with open(path, "w") as f:
-            f.write(kernel.ptx)
-        run = subprocess.run(["ptxas", "-v", "-arch=sm_90", path, "-o", os.devnull], capture_output=True, text=True)
-    assert re.search(r"\b0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", run.stderr), run.stderr
-    text = sass.listing(kernel.cubin)
+    resources = sass.ptxas_resources(kernel.ptx)
+    assert sass.NO_SPILLS.search(resources), resources
     # The main loop: from the wait for a step's group to the branch back.
-    loop = text[text.index("DEPBAR.LE"):]
-    loop = loop[:re.search(r"@P\d BRA", loop).start()]
-    counts = collections.Counter(re.findall(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*)", loop, re.M))
+    counts = collections.Counter(sass.between(kernel.cubin, "DEPBAR.LE"))
     # A step of 64 of K per 64 x 64 warp tile: 4 x 4 x 8 mma, 4 x (4 + 4)
     # ldmatrix .x4, 4 + 8 pieces of 16 bytes per thread, one barrier.
     assert counts["HMMA"] == 128 and counts["LDSM"] == 32 and counts["LDGSTS"] == 12 and counts["BAR"] == 1

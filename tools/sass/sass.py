@@ -112,6 +112,32 @@ def counts(cubin: bytes) -> Dict[str, int]:
     return dict(collections.Counter(i.mnemonic for i in instructions(cubin)))
 
 
+def between(cubin: bytes, start: str, stop: str = r"@!?P\d+ BRA") -> Dict[str, int]:
+    """How many instructions of each mnemonic lie from the first one whose
+    line holds `start` (a kernel's main loop: ``DEPBAR.LE``, its wait) to the
+    next that matches the regular expression `stop` (its branch back)."""
+    text = listing(cubin)
+    text = text[text.index(start):]
+    text = text[:re.search(stop, text).start()]
+    return dict(collections.Counter(i.mnemonic for i in parse(text)))
+
+
+def ptxas_resources(ptx: str, arch: str = "sm_90") -> str:
+    """What ``ptxas -v`` says of `ptx` (registers, stack, spills)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "kernel.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        run = subprocess.run(["ptxas", "-v", f"-arch={arch}", path, "-o", os.devnull], capture_output=True,
+                             text=True)
+    if run.returncode:
+        raise RuntimeError(run.stderr)
+    return run.stderr
+
+
+NO_SPILLS = re.compile(r"\b0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cubin")
