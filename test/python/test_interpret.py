@@ -223,3 +223,27 @@ def test_runtime_sized_tensors_and_reads_past_them():
     with pytest.raises(tile_mlir.InterpretError, match=r"scale: ld\.global\.v4\.f32 reads byte 4800 of A, "
                                                        r"which has 4800"):
         tile_mlir.interpret(scale, a, out, 300, 301, grid=2)
+
+
+def test_a_misaligned_vector_access_is_a_fault():
+    # ld.global.v4 at a runtime offset of 8 bytes: the verifier cannot see
+    # it; the GPU faults (misaligned address), and so does the interpreter.
+    import tile_mlir
+    from tile_mlir import script as T
+
+    @T.function
+    def shifted(A: T.Tensor((64, 1), "uint32"), Out: T.Tensor((16, 4), "uint32"), skip: T.int32):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=16))
+        t = T.thread_id()
+        r = T.alloc_local((1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], r, A[4 * t + skip:4 * t + skip + 4].reshape((1, 4)))
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], r)
+
+    a = np.arange(64, dtype=np.uint32).reshape(64, 1)
+    out = np.zeros((16, 4), np.uint32)
+    tile_mlir.interpret(shifted, a, out, 0)
+    assert np.array_equal(out, a.reshape(16, 4))
+    with pytest.raises(tile_mlir.InterpretError, match=r"shifted: ld\.global\.v4\.b32 accesses 16 bytes at byte 8 "
+                                                       r"of A, which is not a multiple of 16 \(the GPU faults: "
+                                                       r"misaligned address\)"):
+        tile_mlir.interpret(shifted, a, out, 2)

@@ -172,9 +172,10 @@ class BlockBuilder(gen.Builder):
             self.tiles[32].append(dst)
 
     def words(self, start, count):
-        """`count` 32-bit words of this thread's input row from `start`, as
-        one (1, count) row."""
-        start = min(start, gen.SLOTS - count)
+        """`count` 32-bit words of this thread's input row from `start`
+        rounded down to a multiple of `count` (a vector access starts at a
+        multiple of its size, or the GPU faults), as one (1, count) row."""
+        start = min(start, gen.SLOTS - count) // count * count
         return self.inputs[32][self.row, start:start + count].reshape((1, count))
 
     def async_copy(self):

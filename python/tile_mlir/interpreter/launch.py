@@ -91,7 +91,7 @@ def interpret(fn, *args, grid=None, shared_banks=None) -> None:
                               shared_banks)
     except machine.NotCovered as why:
         raise InterpretError(f"{fn.name}: the interpreter does not model {why} yet") from None
-    except machine.OutOfBounds as why:
+    except machine.MemoryFault as why:
         raise InterpretError(f"{fn.name}: {why}") from None
     if hazards:
         raise HazardError(fn.name, hazards)

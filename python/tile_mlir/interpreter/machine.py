@@ -47,9 +47,11 @@ class Buffer:
     PTX leaves its payload to the chip, so it compares as "a NaN" where it
     is stored, and what is computed from its bits is not compared."""
 
-    def __init__(self, data, defined, private, name="", shared=False):
+    def __init__(self, data, defined, private, name="", shared=False, block_bytes=0):
         self.data, self.defined, self.private, self.name = data, defined, private, name
         self.shared = shared  # a block's shared memory: its accesses go through the banks
+        # Shared memory holds one copy per block, block_bytes each.
+        self.block_bytes = block_bytes
         self.nan = np.zeros_like(defined)
         if not private:
             # Who touched each byte since the last barrier, for the hazard
@@ -74,9 +76,10 @@ class Buffer:
             self.pending_at = np.zeros(data.size, np.int32)
 
 
-class OutOfBounds(Exception):
-    """An access past the end of a tensor or shared buffer (the chip
-    faults or reads what lies there)."""
+class MemoryFault(Exception):
+    """An access the chip faults on (or that reads what lies past a
+    buffer): past the end of a tensor or shared buffer, or not aligned to
+    its size."""
 
 
 # Hazard bookkeeping of a shared byte: no thread, or several.
@@ -593,6 +596,8 @@ class Interpreter:
                 window = range(e * nbytes, (e + 1) * nbytes)
                 data.append(sum((moved[b] << np.uint64(8 * (b - window[0])) for b in window), np.uint64(0)))
                 known.append(np.logical_and.reduce([moved_known[b] for b in window]))
+            self.check_alignment(dst, coord + [0], cp_size, executing)
+            self.check_alignment(src, coord + [0], cp_size, executing)
             self.bank_requests(dst, coord + [0], cp_size, executing)
             self.copies.append((self.open_group.copy(), dst, coord, data, known, executing.copy(), point))
             buffer = dst.buffer
@@ -651,6 +656,22 @@ class Interpreter:
                                     self.lanes == bad, lane, lane)
         return lane, first_threads, partial
 
+    def check_alignment(self, view, coord, nbytes, executing):
+        """An access of `nbytes` (a vector, an ldmatrix row, a copy) must
+        start at a multiple of its size, or the chip faults (misaligned
+        address); buffers start aligned to 16 bytes or more. Through a
+        swizzle, the address checked is the one the chip sees."""
+        if view.buffer.private or nbytes <= 1 or not executing.any():
+            return
+        start = view.addresses(coord)[executing]
+        if view.buffer.block_bytes:
+            start = start % view.buffer.block_bytes  # from the start of the block's copy
+        bad = start % nbytes != 0
+        if bad.any():
+            raise MemoryFault(f"{self.current_opcode} accesses {nbytes} bytes at byte {int(start[bad][0])} of "
+                              f"{view.buffer.name or 'a tensor'}, which is not a multiple of {nbytes} (the GPU "
+                              "faults: misaligned address)")
+
     def bank_requests(self, view, coord, nbytes, executing, phase_lanes=None):
         """Counts the shared-memory wavefronts of one instruction's access
         of `nbytes` per executing thread at element `coord` of `view`, as
@@ -700,6 +721,7 @@ class Interpreter:
         def source(j, row):
             return first + 8 * j + row
 
+        self.check_alignment(memory, coord + [0], 16, supplies)
         self.bank_requests(memory, coord + [0], 16, supplies, phase_lanes=8)
         if form.family == "ldmatrix":
             rows = [self.read(memory, coord + [e], supplies) for e in range(8)]
@@ -914,7 +936,7 @@ class Interpreter:
                 # tensor's runtime extent in a loop it left) reads nothing.
                 inside = (at >= 0) & (at < buffer.data.size)
                 if where is not None and (where & ~inside).any():
-                    raise OutOfBounds(f"{self.current_opcode} reads byte {int(at[where & ~inside][0])} of "
+                    raise MemoryFault(f"{self.current_opcode} reads byte {int(at[where & ~inside][0])} of "
                                       f"{buffer.name or 'a tensor'}, which has {buffer.data.size}")
                 safe = np.where(inside, at, 0)
                 b, d, n = buffer.data[safe], buffer.defined[safe] & inside, buffer.nan[safe]
@@ -1190,7 +1212,7 @@ class Interpreter:
         size = self.dynamic_shared_bytes
         blocks = self.threads // self.per_block
         buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False,
-                        "the dynamic shared memory", shared=True)
+                        "the dynamic shared memory", shared=True, block_bytes=size)
         self.values[op.results[0]] = View(buffer, self.block_linear * size, [1], [size], 8)
 
     def op_memref_view(self, op):
@@ -1329,8 +1351,9 @@ class Interpreter:
         for operand, value in zip(form.operands, values):
             if operand.space != "reg":
                 memory = (operand, value)
-                self.bank_requests(value, coord + [0], operand.count * element_bytes(value.bits),
-                                   execute if pred_defined is None else execute | (self.active & ~pred_defined))
+                touching = execute if pred_defined is None else execute | (self.active & ~pred_defined)
+                self.check_alignment(value, coord + [0], operand.count * element_bytes(value.bits), touching)
+                self.bank_requests(value, coord + [0], operand.count * element_bytes(value.bits), touching)
                 if operand.role == "src":  # ld: the registers come from memory
                     # Where the predicate is unknown, the load may happen.
                     touches = execute if pred_defined is None else execute | (self.active & ~pred_defined)
@@ -1523,7 +1546,8 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
         blocks = int(np.prod(grid))
         match = re.search(r'"([^"]*)":(\d+)', str(argument.location))
         name = f"the shared buffer of {match.group(1)}:{match.group(2)}" if match else "a shared buffer"
-        buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False, name, shared=True)
+        buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False, name, shared=True,
+                        block_bytes=size)
         interp.values[argument] = View(buffer, interp.block_linear * size, strides, shape, bits)
     interp.run_block(body)
     if hazards is not None:
