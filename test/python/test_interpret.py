@@ -247,3 +247,17 @@ def test_a_misaligned_vector_access_is_a_fault():
                                                        r"of A, which is not a multiple of 16 \(the GPU faults: "
                                                        r"misaligned address\)"):
         tile_mlir.interpret(shifted, a, out, 2)
+
+
+def test_a_provably_misaligned_runtime_offset_is_a_located_error():
+    # 4 t + 2 words never starts a .v4 at a multiple of 4: the verifier
+    # proves it (the residue of the runtime offset), at the line.
+    from tile_mlir import script as T
+    with pytest.raises(T.TileError, match=r"test_interpret\.py:\d+: 'tile\.apply' op src: an access of 4 elements "
+                                          r"must start at a multiple of 4, but its runtime offset is 2 past one"):
+        @T.function
+        def shifted(A: T.Tensor((64, 1), "uint32"), Out: T.Tensor((16, 4), "uint32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=16))
+            t = T.thread_id()
+            r = T.alloc_local((1, 4), "uint32")
+            T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], r, A[4 * t + 2:4 * t + 6].reshape((1, 4)))

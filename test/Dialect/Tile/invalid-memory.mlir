@@ -91,3 +91,34 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A runtime offset the verifier can fix modulo the access: row * 8 + 4
+// words starts a .v4 at a multiple of 4; row * 8 + 2 never does (the chip
+// would fault: misaligned address). row * 8 + %k (unknown) passes.
+gpu.module @m {
+  gpu.func @runtime_misaligned(%g: memref<64x8xi32, 1>, %k: index) kernel {
+    %t = gpu.thread_id x
+    %c8 = arith.constant 8 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %flat = memref.collapse_shape %g [[0, 1]] : memref<64x8xi32, 1> into memref<512xi32, 1>
+    %row = arith.muli %t, %c8 : index
+    %r = memref.alloca() : memref<1x4xi32, 5>
+    %at4 = arith.addi %row, %c4 : index
+    %v4 = memref.subview %flat[%at4] [4] [1] : memref<512xi32, 1> to memref<4xi32, strided<[1], offset: ?>, 1>
+    %w4 = memref.expand_shape %v4 [[0, 1]] output_shape [1, 4] : memref<4xi32, strided<[1], offset: ?>, 1> into memref<1x4xi32, strided<[4, 1], offset: ?>, 1>
+    tile.apply "ld.global.v4.b32"(%r, %w4) : memref<1x4xi32, 5>, memref<1x4xi32, strided<[4, 1], offset: ?>, 1>
+    %atk = arith.addi %row, %k : index
+    %vk = memref.subview %flat[%atk] [4] [1] : memref<512xi32, 1> to memref<4xi32, strided<[1], offset: ?>, 1>
+    %wk = memref.expand_shape %vk [[0, 1]] output_shape [1, 4] : memref<4xi32, strided<[1], offset: ?>, 1> into memref<1x4xi32, strided<[4, 1], offset: ?>, 1>
+    tile.apply "ld.global.v4.b32"(%r, %wk) : memref<1x4xi32, 5>, memref<1x4xi32, strided<[4, 1], offset: ?>, 1>
+    %at2 = arith.addi %row, %c2 : index
+    %v2 = memref.subview %flat[%at2] [4] [1] : memref<512xi32, 1> to memref<4xi32, strided<[1], offset: ?>, 1>
+    %w2 = memref.expand_shape %v2 [[0, 1]] output_shape [1, 4] : memref<4xi32, strided<[1], offset: ?>, 1> into memref<1x4xi32, strided<[4, 1], offset: ?>, 1>
+    // expected-error @+1 {{'tile.apply' op src: an access of 4 elements must start at a multiple of 4, but its runtime offset is 2 past one (modulo 4)}}
+    tile.apply "ld.global.v4.b32"(%r, %w2) : memref<1x4xi32, 5>, memref<1x4xi32, strided<[4, 1], offset: ?>, 1>
+    gpu.return
+  }
+}

@@ -246,6 +246,9 @@ mlir::tile::getScopeGroupShape(StringRef scope, Operation *op) {
   return std::nullopt;
 }
 
+static std::optional<int64_t> knownOffsetResidue(Value memref, int64_t modulus,
+                                                 int depth = 0);
+
 namespace {
 
 /// The scope that owns a register tile, found by walking its views back to
@@ -525,6 +528,29 @@ LogicalResult verifyVectorLayout(DiagFn diag, const ptx::Operand &operand,
                      "multiple of "
                   << operand.count;
   return success();
+}
+
+/// An access of `count` elements through `memref` whose runtime offset is
+/// provably not a multiple of `count` (a row index times 8 words plus 2,
+/// for a .v4): the chip would fault on it (misaligned address), so it is an
+/// error here. A runtime offset the proof cannot fix passes (the chip
+/// checks it; so does the interpreter).
+LogicalResult verifyRuntimeAlignment(DiagFn diag, Value memref, int64_t count) {
+  if (count <= 1)
+    return success();
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      !ShapedType::isDynamic(offset))
+    return success();
+  std::optional<int64_t> residue = knownOffsetResidue(memref, count);
+  if (!residue || *residue == 0)
+    return success();
+  return diag() << "an access of " << count
+                << " elements must start at a multiple of " << count
+                << ", but its runtime offset is " << *residue
+                << " past one (modulo " << count << ")";
 }
 
 /// A memory operand addressed through a tile.swizzle: each access of
@@ -814,6 +840,7 @@ LogicalResult ApplyOp::verify() {
       sized.count = shape.back();
       sized.bits = width * 8;
       if (failed(verifyVectorLayout(diag, sized, memref)) ||
+          failed(verifyRuntimeAlignment(diag, value, sized.count)) ||
           failed(verifySwizzledAccess(diag, value, *bytes)))
         return failure();
     } else if (shape.back() != operand.count) {
@@ -871,6 +898,7 @@ LogicalResult ApplyOp::verify() {
       return diag() << carrierMismatch(operand, memref.getElementType());
     if (operand.isMemory() && operand.sizedBy.empty() &&
         (failed(verifyVectorLayout(diag, operand, memref, {}, form->family)) ||
+         failed(verifyRuntimeAlignment(diag, value, operand.count)) ||
          failed(verifySwizzledAccess(
              diag, value,
              operand.count * (memref.getElementTypeBitWidth() / 8)))))
@@ -1159,6 +1187,103 @@ static int64_t knownOffsetMultiple(Value memref, int depth = 0) {
     multiple = std::gcd(multiple, std::abs(*scaled));
   }
   return multiple;
+}
+
+/// `value` modulo `modulus` where its arith definition fixes it: constants,
+/// multiples of the modulus, and sums, differences and products of values
+/// with a known residue.
+static std::optional<int64_t> knownResidue(Value value, int64_t modulus,
+                                           int depth = 0) {
+  auto reduce = [&](int64_t v) { return ((v % modulus) + modulus) % modulus; };
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return reduce(*constant);
+  if (knownMultiple(value, depth) % modulus == 0)
+    return 0;
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > kMaxProofDepth ||
+      !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
+    return std::nullopt;
+  std::optional<int64_t> lhs = knownResidue(def->getOperand(0), modulus, depth + 1);
+  std::optional<int64_t> rhs = knownResidue(def->getOperand(1), modulus, depth + 1);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(def))
+    return reduce(*lhs + *rhs);
+  if (isa<arith::SubIOp>(def))
+    return reduce(*lhs - *rhs);
+  std::optional<int64_t> product = llvm::checkedMul(*lhs, *rhs);
+  return product ? std::optional<int64_t>(reduce(*product)) : std::nullopt;
+}
+
+/// The element offset of `memref` modulo `modulus`, following the
+/// subviews and views that produced it, where they fix it.
+static std::optional<int64_t> knownOffsetResidue(Value memref, int64_t modulus,
+                                                 int depth) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (modulus < 1 || hasElementCountOverflow(type) ||
+      failed(type.getStridesAndOffset(strides, offset)))
+    return std::nullopt;
+  auto reduce = [&](int64_t v) { return ((v % modulus) + modulus) % modulus; };
+  if (!ShapedType::isDynamic(offset))
+    return reduce(offset);
+  Operation *def = memref.getDefiningOp();
+  if (!def || depth > kMaxProofDepth)
+    return std::nullopt;
+  if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, BroadcastOp,
+          SwizzleOp>(def))
+    return knownOffsetResidue(def->getOperand(0), modulus, depth + 1);
+  if (auto view = dyn_cast<ViewOp>(def)) {
+    // Offsets scale by the width ratio: wider source elements multiply
+    // them (the residue modulo the same modulus does), narrower ones divide
+    // them (which needs the residue modulo the modulus times the ratio).
+    int64_t srcBits = view.getSource().getType().getElementTypeBitWidth();
+    int64_t dstBits = type.getElementTypeBitWidth();
+    if (srcBits % dstBits == 0) {
+      std::optional<int64_t> r =
+          knownOffsetResidue(view.getSource(), modulus, depth + 1);
+      return r ? std::optional<int64_t>(reduce(*r * (srcBits / dstBits)))
+               : std::nullopt;
+    }
+    if (dstBits % srcBits)
+      return std::nullopt;
+    int64_t ratio = dstBits / srcBits;
+    std::optional<int64_t> wide = llvm::checkedMul(modulus, ratio);
+    std::optional<int64_t> r =
+        wide ? knownOffsetResidue(view.getSource(), *wide, depth + 1)
+             : std::nullopt;
+    return r && *r % ratio == 0 ? std::optional<int64_t>(*r / ratio)
+                                : std::nullopt;
+  }
+  auto subview = dyn_cast<memref::SubViewOp>(def);
+  if (!subview)
+    return std::nullopt;
+  SmallVector<int64_t> sourceStrides;
+  int64_t sourceOffset;
+  MemRefType sourceType = subview.getSourceType();
+  if (hasElementCountOverflow(sourceType) ||
+      failed(sourceType.getStridesAndOffset(sourceStrides, sourceOffset)))
+    return std::nullopt;
+  std::optional<int64_t> residue =
+      knownOffsetResidue(subview.getSource(), modulus, depth + 1);
+  if (!residue)
+    return std::nullopt;
+  int64_t total = *residue;
+  for (auto [offsetValue, stride] :
+       llvm::zip_equal(subview.getMixedOffsets(), sourceStrides)) {
+    if (ShapedType::isDynamic(stride))
+      return std::nullopt;
+    std::optional<int64_t> term =
+        isa<Attribute>(offsetValue)
+            ? std::optional<int64_t>(
+                  reduce(cast<IntegerAttr>(cast<Attribute>(offsetValue)).getInt()))
+            : knownResidue(cast<Value>(offsetValue), modulus, depth + 1);
+    if (!term)
+      return std::nullopt;
+    total = reduce(total + reduce(*term * reduce(stride)));
+  }
+  return total;
 }
 
 LogicalResult ViewOp::verify() {
