@@ -251,8 +251,9 @@ class Interpreter:
         # each with its first program point.
         self.approximated = {}
         # Shared-memory requests per (program point, opcode): [requests,
-        # wavefronts, ideal wavefronts] (bank_requests).
-        self.bank_stats = {}
+        # wavefronts, ideal wavefronts] (bank_requests); None when the
+        # caller did not ask, so that no access pays for counting them.
+        self.bank_stats = None
         # cp.async: the copies in flight, (group per thread, view, coord,
         # bytes, defined, executing, point), and each thread's open group
         # (committed groups are those below it).
@@ -681,7 +682,7 @@ class Interpreter:
         matrix's 8 rows); a phase takes as many wavefronts as the most
         distinct words any one bank holds (the same word is broadcast), the
         ideal being one per 32 distinct words."""
-        if not view.buffer.shared or not executing.any():
+        if self.bank_stats is None or not view.buffer.shared or not executing.any():
             return
         if phase_lanes is None:
             phase_lanes = {16: 8, 8: 16}.get(nbytes, 32)
@@ -1512,6 +1513,8 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
     from mlir import ir
     threads = int(np.prod(grid)) * int(np.prod(block))
     interp = Interpreter(threads, grid, block)
+    if banks is not None:
+        interp.bank_stats = {}
     if "tile.dynamic_shared_bytes" in func.attributes:
         interp.dynamic_shared_bytes = ir.IntegerAttr(func.attributes["tile.dynamic_shared_bytes"]).value
     body = func.regions[0].blocks[0]
