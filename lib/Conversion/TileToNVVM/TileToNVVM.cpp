@@ -335,12 +335,7 @@ public:
     }
     int64_t addressOffset = 0;
     if (Value memref = op.getMemref()) {
-      Operation *crossed = nullptr;
-      FailureOr<SwizzleOp> swizzle = getSwizzle(memref, &crossed);
-      if (failed(swizzle))
-        return op.emitOpError() << "a swizzled buffer is addressed through '"
-                                << crossed->getName()
-                                << "', which moves its start";
+      SwizzleOp swizzle = getSwizzle(memref);
       // A local (addrspace 5) memref's address is a local address: the
       // pipeline's tile-local-allocas pass gives its alloca the form whose
       // address NVPTX computes from %SPL. tools/conformance checks ld.local
@@ -348,8 +343,8 @@ public:
       if (std::optional<int64_t> offset = constantByteOffset(op)) {
         // A static element of a swizzled view: its swizzled offset, static
         // too.
-        if (*swizzle)
-          offset = swizzle->apply(*offset);
+        if (swizzle)
+          offset = swizzle.apply(*offset);
         // A static element: a base register plus an immediate offset, as
         // hand-written PTX addresses it ([%rd1+4]). Each 64 KiB window of a
         // memref gets its own base, so a kernel spells at most 64 Ki
@@ -361,9 +356,9 @@ public:
         for (Value index : op.getIndices())
           if (Operation *constant = index.getDefiningOp())
             foldedIndices.insert(constant);
-      } else if (*swizzle) {
+      } else if (swizzle) {
         asmOperands.push_back(
-            swizzledAddress(builder, loc, op, *swizzle, addressOffset));
+            swizzledAddress(builder, loc, op, swizzle, addressOffset));
       } else {
         SmallVector<Value> indices;
         for (Value index : op.getIndices())

@@ -559,21 +559,15 @@ LogicalResult verifyRuntimeAlignment(DiagFn diag, Value memref, int64_t count) {
 /// is static, and the chip faults where a runtime one is not, so its bytes
 /// stay contiguous and aligned under the swizzle.
 LogicalResult verifySwizzledAccess(DiagFn diag, Value memref, int64_t bytes) {
-  Operation *crossed = nullptr;
-  FailureOr<SwizzleOp> swizzle = getSwizzle(memref, &crossed);
-  if (failed(swizzle))
-    return diag() << "a swizzled buffer is addressed through '"
-                  << crossed->getName()
-                  << "', which moves its start; take subviews, reshapes and "
-                     "tile.view of it";
-  if (!*swizzle || bytes <= (int64_t(1) << swizzle->getBase()))
+  SwizzleOp swizzle = getSwizzle(memref);
+  if (!swizzle || bytes <= (int64_t(1) << swizzle.getBase()))
     return success();
   return diag() << "a " << bytes
                 << "-byte access must stay in one unit of its swizzle, but "
                    "swizzle {bits = "
-                << swizzle->getBits() << ", base = " << swizzle->getBase()
-                << ", shift = " << swizzle->getShift() << "} moves units of "
-                << (int64_t(1) << swizzle->getBase()) << " bytes";
+                << swizzle.getBits() << ", base = " << swizzle.getBase()
+                << ", shift = " << swizzle.getShift() << "} moves units of "
+                << (int64_t(1) << swizzle.getBase()) << " bytes";
 }
 
 /// An immediate operand is an integer constant that the form takes.
@@ -1404,24 +1398,14 @@ LogicalResult BroadcastOp::verify() {
 
 Value BroadcastOp::getViewSource() { return getSource(); }
 
-FailureOr<SwizzleOp> mlir::tile::getSwizzle(Value memref, Operation **crossed) {
-  Operation *moved = nullptr;
+SwizzleOp mlir::tile::getSwizzle(Value memref) {
   for (Operation *def = memref.getDefiningOp(); def;) {
-    if (auto swizzle = dyn_cast<SwizzleOp>(def)) {
-      if (!moved)
-        return swizzle;
-      if (crossed)
-        *crossed = moved;
-      return failure();
-    }
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
+    if (auto swizzle = dyn_cast<SwizzleOp>(def))
+      return swizzle;
     if (!isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
-             ViewOp, BroadcastOp>(def) &&
-        !moved)
-      moved = def;
-    def = view.getViewSource().getDefiningOp();
+             ViewOp, BroadcastOp>(def))
+      break;
+    def = cast<ViewLikeOpInterface>(def).getViewSource().getDefiningOp();
   }
   return SwizzleOp();
 }
@@ -1451,9 +1435,7 @@ LogicalResult SwizzleOp::verify() {
     return emitOpError() << "a swizzle counts offsets from the start of a "
                             "buffer: its source must have offset 0, got "
                          << type;
-  Operation *crossed = nullptr;
-  FailureOr<SwizzleOp> inner = getSwizzle(getSource(), &crossed);
-  if (failed(inner) || *inner)
+  if (getSwizzle(getSource()))
     return emitOpError() << "a buffer takes one swizzle; its source is "
                             "already swizzled";
   // Only instructions address through the swizzle (their lowering applies

@@ -120,11 +120,9 @@ verifyThreadRegisterTile(llvm::function_ref<InFlightDiagnostic()> diag,
 
 /// The swizzle a shared view addresses through: the tile.swizzle it was
 /// taken from by subviews, reshapes, tile.view and tile.broadcast, which
-/// keep the buffer's start; nullptr when there is none. Fails when a view
-/// that moves the start (memref.view, memref.reinterpret_cast, ...) lies
-/// between, naming it in `crossed`: the swizzle's offsets would no longer
-/// count from the start the view addresses from.
-FailureOr<SwizzleOp> getSwizzle(Value memref, Operation **crossed = nullptr);
+/// keep the buffer's start; nullptr when there is none. (A swizzle's
+/// verifier admits no other view between it and an instruction.)
+SwizzleOp getSwizzle(Value memref);
 
 } // namespace mlir::tile
 #endif
