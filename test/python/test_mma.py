@@ -160,3 +160,51 @@ def test_coordinates_reject_what_the_fragment_does_not_hold():
             def bad(Out: T.Tensor((1, 1), "float32")):
                 T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
                 T.mma_coordinates(op, *args)
+
+
+def test_error_metric_inputs_round_to_nearest_even():
+    """The random-data run's inputs are the nearest values of their type:
+    numpy's float16 for f16, and bf16 / tf32 / e4m3 agree with the kinds'
+    own encodings (a truncation would be off by one ulp on half the draws)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(20000)
+    assert np.array_equal(mma_check.round_to_kind(x, "f16"), x.astype(np.float16).astype(np.float64))
+    for kind, mantissa, least in (("bf16", 7, -126), ("tf32", 10, -126), ("e4m3", 3, -6)):
+        rounded = mma_check.round_to_kind(x, kind)
+        spacing = np.ldexp(1.0, np.maximum(np.floor(np.log2(np.abs(x))).astype(int), least) - mantissa)
+        assert np.all(np.abs(rounded - x) <= spacing / 2)
+        assert np.array_equal(R.decode(R.encode(rounded, kind), kind), rounded)
+    assert mma_check.round_to_kind(np.array([1 + 2.0**-8]), "bf16")[0] == 1.0        # a tie: to even
+    assert mma_check.round_to_kind(np.array([1 + 3 * 2.0**-8]), "bf16")[0] == 1 + 2.0**-6
+
+
+@pytest.mark.parametrize("opcode", ["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                                    "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"])
+def test_error_metric_of_a_correctly_rounded_chip(opcode):
+    """A stand-in chip that rounds the exact A B + C once is within half an
+    ulp by the run's own measure, and one that is off by one ulp is not."""
+    entry = next(e for e in FORMS if e["opcode"] == opcode)
+    shape = fragments.shape_of(opcode)
+    dk, ak, bk, ck = fragments.kinds_of(opcode)
+
+    def matrix(regs, operand, kind, rows, cols):
+        out = np.zeros((rows, cols), np.uint64)
+        per, width = fragments.per_register(kind), fragments.ELEMENT_BITS[kind]
+        for (lane, i), (r, c) in fragments.table(opcode, operand).items():
+            out[r, c] = (int(regs[lane, i // per]) >> (width * (i % per))) & ((1 << width) - 1)
+        return R.decode(out, kind)
+
+    def chip(off_by):
+        def run(a, b, c, d):
+            m, n, k = shape
+            exact = mma_check.exact_product(matrix(a[..., 0], "a", ak, m, k), matrix(b[..., 0], "b", bk, k, n),
+                                            matrix(c[..., 0], "c", ck, m, n), ak)
+            exact = np.vectorize(float)(exact) if ak == "f64" else exact
+            bits = R.encode(mma_check.round_to_kind(exact, dk), dk).astype(np.uint64) + np.uint64(off_by)
+            d[..., 0] = mma_check.pack(bits, opcode, "d", dk, entry["counts"]["d"], entry["bits"]["d"])
+        return run
+
+    ulps, relative = mma_check.error_case(chip(0), entry, 0)
+    assert ulps.max() <= 0.5 and relative.max() < 2.0**-20
+    ulps, _ = mma_check.error_case(chip(1), entry, 0)
+    assert ulps.min() >= 0.5

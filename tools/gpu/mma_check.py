@@ -12,6 +12,16 @@ not, and is the one thing this check cannot see: ldmatrix pins k).
 
     python tools/gpu/mma_check.py build build/mma             # here: kernels
     PYTHONPATH=python python tools/gpu/mma_check.py run build/mma report.json   # on the GPU
+    PYTHONPATH=python python tools/gpu/mma_check.py errors build/mma errors.json
+
+`errors` runs every floating form on random data instead (inputs drawn
+from a standard normal and rounded to the input type, C likewise to the
+accumulator's) and states, per form, the distribution of D's error against
+the exact A B + C (float64 for the narrow inputs, whose products and
+32-term sums it holds within 2^-40 of the f32 ulp; exact rationals for
+f64): in units in the last place of D's type, and relative to the sum of
+the magnitudes of the terms (sum |a b| + |c|), the bound that any order of
+rounded additions satisfies.
 """
 
 
@@ -149,6 +159,99 @@ def check(kernel_, entry, seed):
             "want": [hex(int(want[r, c])) for r, c in where]}
 
 
+ERROR_CASES = 16
+OUTPUT_PRECISION = {"f16": (10, -14), "f32": (23, -126), "f64": (52, -1022)}  # mantissa bits, least exponent
+
+
+def ulp(values, kind):
+    """The spacing of `kind` at each of `values` (float64)."""
+    mantissa, least = OUTPUT_PRECISION[kind]
+    exponent = np.floor(np.log2(np.maximum(np.abs(values), np.ldexp(1.0, least))))
+    return np.ldexp(1.0, (exponent - mantissa).astype(np.int64))
+
+
+def round_to_kind(values, kind):
+    """float64 values rounded to the nearest of `kind` (ties to even); the
+    draws stay far inside every kind's range."""
+    from tile_mlir.interpreter import reference as R
+    exponent_bits, mantissa, _ = R.FORMATS[kind]
+    least = 2 - (1 << (exponent_bits - 1))
+    exponent = np.floor(np.log2(np.maximum(np.abs(values), np.ldexp(1.0, least))))
+    step = (exponent - mantissa).astype(np.int64)
+    return np.ldexp(np.round(np.ldexp(values, -step)), step)
+
+
+def random_inputs(kind, shape, rng):
+    """Normal values rounded to `kind`, and their bit patterns as the
+    registers hold them (tf32 in an f32's)."""
+    values = round_to_kind(rng.standard_normal(shape), kind)
+    return values, encode(values, kind)
+
+
+def exact_product(a, b, c, kind):
+    """A B + C exactly: float64 for narrow inputs, rationals (an object
+    array) for f64."""
+    if kind != "f64":
+        return a @ b + c
+    from fractions import Fraction
+    m, k = a.shape
+    n = b.shape[1]
+    fa = [[Fraction(float(x)) for x in row] for row in a]
+    fb = [[Fraction(float(x)) for x in row] for row in b]
+    exact = np.empty((m, n), object)
+    for i in range(m):
+        for j in range(n):
+            exact[i, j] = sum((fa[i][t] * fb[t][j] for t in range(k)), Fraction(float(c[i, j])))
+    return exact
+
+
+def error_case(kernel_, entry, seed):
+    """(D's error in ulps, error / (sum |a b| + |c|)) of one random case."""
+    from tile_mlir.interpreter import reference as R
+    opcode = entry["opcode"]
+    m, n, k = fragments.shape_of(opcode)
+    dk, ak, bk, ck = fragments.kinds_of(opcode)
+    rng = np.random.default_rng(1000 + seed)
+    a, a_bits = random_inputs(ak, (m, k), rng)
+    b, b_bits = random_inputs(bk, (k, n), rng)
+    c, c_bits = random_inputs(ck, (m, n), rng)
+    packed = {name: pack(bits, opcode, name, kind, entry["counts"][name], entry["bits"][name])
+              for name, bits, kind in (("a", a_bits, ak), ("b", b_bits, bk), ("c", c_bits, ck))}
+    d = np.zeros((32, entry["counts"]["d"], 1), {32: np.uint32, 64: np.uint64}[entry["bits"]["d"]])
+    kernel_(packed["a"][..., None], packed["b"][..., None], packed["c"][..., None], d)
+    got = R.decode(unpack(d[..., 0], opcode, dk), dk)
+    exact = exact_product(a, b, c, ak)
+    if ak == "f64":
+        from fractions import Fraction
+        error = np.array([[float(abs(Fraction(float(g)) - x)) for g, x in zip(*row)] for row in zip(got, exact)])
+        exact = exact.astype(np.float64)
+    else:
+        error = np.abs(got - exact)
+    return error / ulp(exact, dk), error / (np.abs(a) @ np.abs(b) + np.abs(c))
+
+
+def errors(out_dir, report_path):
+    """Per floating form, D's error on ERROR_CASES random cases."""
+    import json
+    from tile_mlir import runtime
+    with open(os.path.join(out_dir, "forms.json")) as f:
+        entries = json.load(f)
+    report = {"target": TARGET, "cases_per_form": ERROR_CASES, "forms": []}
+    for entry in entries:
+        if fragments.kinds_of(entry["opcode"])[0] == "s32":
+            continue
+        kernel_ = runtime.load(os.path.join(out_dir, entry["artifact"]))
+        ulps, relative = zip(*(error_case(kernel_, entry, seed) for seed in range(ERROR_CASES)))
+        ulps, relative = np.concatenate([u.ravel() for u in ulps]), np.concatenate([r.ravel() for r in relative])
+        row = {"opcode": entry["opcode"], "elements": int(ulps.size), "exact": float(np.mean(ulps == 0)),
+               "ulp": {q: float(np.percentile(ulps, p)) for q, p in (("median", 50), ("p99", 99), ("max", 100))},
+               "relative_to_magnitudes_max": float(relative.max())}
+        report["forms"].append(row)
+        print(row["opcode"], row["ulp"], f"{row['exact']:.3f} exact", f"{row['relative_to_magnitudes_max']:.2e}")
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
+
+
 def build(out_dir):
     form_check.build(out_dir, forms(), kernel, "mma", TARGET, "mma")
 
@@ -160,5 +263,7 @@ def run(out_dir, report_path):
 if __name__ == "__main__":
     if sys.argv[1] == "build":
         build(sys.argv[2])
+    elif sys.argv[1] == "errors":
+        errors(sys.argv[2], sys.argv[3])
     else:
         run(sys.argv[2], sys.argv[3])

@@ -111,7 +111,7 @@ def encode(values, kind):
     else:
         nan = np.uint64((1 << (width - 1)) - 1)
     out = np.where(np.isnan(values), nan | sign * 0, out)
-    return out.astype(UINT[max(8, width if width in UINT else 16)])
+    return out.astype(UINT[next(size for size in sorted(UINT) if size >= width)])
 
 
 # -- rounding -----------------------------------------------------------------
