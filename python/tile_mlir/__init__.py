@@ -23,7 +23,8 @@ else:
 if _tile is not None:
     from . import ptx  # noqa: E402
     from .compiler import CompileError, TileWarning, compile, compile_module, pipeline  # noqa: E402
-    from .interpreter.launch import HazardError, InterpretError, InterpretWarning, interpret  # noqa: E402
+    from .interpreter.launch import (FragmentLayoutError, HazardError, InterpretError, InterpretWarning,  # noqa: E402
+                                     interpret)
 
     def register_dialects(context):
         """Registers and loads the tile dialect in ``context``.
@@ -34,4 +35,4 @@ if _tile is not None:
         _tile.register_dialect(context)
 
 __all__ = ["CompileError", "TileWarning", "compile", "compile_module", "pipeline", "ptx", "register_dialects",
-           "interpret", "HazardError", "InterpretError", "InterpretWarning"]
+           "interpret", "FragmentLayoutError", "HazardError", "InterpretError", "InterpretWarning"]

@@ -44,6 +44,12 @@ class HazardError(Exception):
                          f"the interpreter:\n{lines}")
 
 
+class FragmentLayoutError(Exception):
+    """An mma's fragment, or a store of its D, is not one matrix in the PTX
+    ISA's layout: the registers were loaded from (or D stored to) the wrong
+    coordinates (interpreter/fragment_origins.py)."""
+
+
 def _signature(fn) -> runtime.Kernel:
     """The launch-time view of `fn` (no code): its parameters, grid and
     block, for the checks a launch makes."""
@@ -54,7 +60,7 @@ def _signature(fn) -> runtime.Kernel:
                           "descriptor" if fn.dynamic else "bare")
 
 
-def interpret(fn, *args, grid=None, shared_banks=None) -> None:
+def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True) -> None:
     """Runs the @T.function `fn` on the CPU over numpy arrays (and Python
     numbers for scalar parameters), writing what it stores into the written
     arrays; `grid` as for a kernel compiled with ``LaunchConfig(grid=None)``.
@@ -63,7 +69,11 @@ def interpret(fn, *args, grid=None, shared_banks=None) -> None:
     `shared_banks` receives, for each (file:line, opcode) that accessed
     shared memory, its requests, the wavefronts the banks serve them in and
     the ideal (one per 32 distinct words of a phase): more wavefronts than
-    ideal are bank conflicts."""
+    ideal are bank conflicts. An mma whose fragments were loaded from
+    memory not in the PTX ISA's layout, or whose D is stored out of it,
+    raises FragmentLayoutError at that mma or store; `fragment_layouts`
+    False runs such a kernel anyway (registers filled from memory on
+    purpose in another order multiply other matrices)."""
     from ..frontend.kernel import PrimFunc
     if not isinstance(fn, PrimFunc):
         raise TypeError(f"tile_mlir.interpret takes a @T.function kernel, got {type(fn).__name__}")
@@ -88,11 +98,13 @@ def interpret(fn, *args, grid=None, shared_banks=None) -> None:
     try:
         with fn.context:
             out = machine.run(func, inputs, launch_grid, fn.block, aliases, hazards, approximated, shapes,
-                              shared_banks)
+                              shared_banks, fragment_layouts)
     except machine.NotCovered as why:
         raise InterpretError(f"{fn.name}: the interpreter does not model {why} yet") from None
     except machine.MemoryFault as why:
         raise InterpretError(f"{fn.name}: {why}") from None
+    except machine.O.FragmentLayoutFault as why:
+        raise FragmentLayoutError(f"{fn.name}: {why}") from None
     if hazards:
         raise HazardError(fn.name, hazards)
     for opcode, point in approximated.items():

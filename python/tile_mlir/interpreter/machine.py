@@ -26,6 +26,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from . import fragment_origins as O
 from . import reference as R
 from .. import fragments
 
@@ -50,6 +51,8 @@ class Buffer:
     def __init__(self, data, defined, private, name="", shared=False, block_bytes=0):
         self.data, self.defined, self.private, self.name = data, defined, private, name
         self.shared = shared  # a block's shared memory: its accesses go through the banks
+        # Where each byte came from (fragment_origins), when the run tracks it.
+        self.origin = None
         # Shared memory holds one copy per block, block_bytes each.
         self.block_bytes = block_bytes
         self.nan = np.zeros_like(defined)
@@ -259,6 +262,33 @@ class Interpreter:
         # (committed groups are those below it).
         self.copies, self.open_group = [], np.zeros(threads, np.int64)
         self.current_opcode = ""
+        # The origins of bytes, when mma fragments are checked against the
+        # ISA's layout (fragment_origins); None otherwise.
+        self.origins = None
+
+    def track(self, buffer, origin=None):
+        """Gives `buffer` origins (unknown unless given) when the run
+        tracks them; returns it."""
+        if self.origins is not None:
+            buffer.origin = np.full(buffer.data.shape, O.UNKNOWN, np.int64) if origin is None else origin
+        return buffer
+
+    def byte_origins(self, view, coord):
+        """(bytes, threads): the origin of each byte of element `coord`."""
+        nbytes = element_bytes(view.bits)
+        out = np.full((nbytes, self.threads), O.UNKNOWN, np.int64)
+        buffer = view.buffer
+        if buffer.origin is None:
+            return out
+        address = view.addresses(coord)
+        for byte in range(nbytes):
+            at = address + byte
+            if buffer.private:
+                out[byte] = buffer.origin[self.lanes, at]
+            else:
+                inside = (at >= 0) & (at < buffer.data.size)
+                out[byte] = np.where(inside, buffer.origin[np.where(inside, at, 0)], O.UNKNOWN)
+        return out
 
     # -- hazards ---------------------------------------------------------
     def enter(self, op):
@@ -584,23 +614,27 @@ class Interpreter:
             src_bytes = element_bytes(src.bits)
             moved = np.zeros((cp_size, self.threads), np.uint64)
             moved_known = np.ones((cp_size, self.threads), bool)
+            moved_origin = np.full((cp_size, self.threads), O.UNKNOWN, np.int64)
             for e in range(src.shape[-1]):
                 start = e * src_bytes
                 bits, defined, _ = self.read(src, coord + [e], executing & (src_size > start))
+                origin = self.byte_origins(src, coord + [e])
                 for byte in range(src_bytes):
                     inside = src_size > start + byte
                     moved[start + byte] = np.where(inside, (bits >> np.uint64(8 * byte)) & np.uint64(0xFF), 0)
                     # Zero-filled bytes are defined whatever src holds.
                     moved_known[start + byte] = size_known & (defined | ~inside)
-            data, known = [], []
+                    moved_origin[start + byte] = np.where(inside & size_known, origin[byte], O.UNKNOWN)
+            data, known, origins = [], [], []
             for e in range(dst.shape[-1]):
                 window = range(e * nbytes, (e + 1) * nbytes)
                 data.append(sum((moved[b] << np.uint64(8 * (b - window[0])) for b in window), np.uint64(0)))
                 known.append(np.logical_and.reduce([moved_known[b] for b in window]))
+                origins.append(moved_origin[e * nbytes:(e + 1) * nbytes])
             self.check_alignment(dst, coord + [0], cp_size, executing)
             self.check_alignment(src, coord + [0], cp_size, executing)
             self.bank_requests(dst, coord + [0], cp_size, executing)
-            self.copies.append((self.open_group.copy(), dst, coord, data, known, executing.copy(), point))
+            self.copies.append((self.open_group.copy(), dst, coord, data, known, origins, executing.copy(), point))
             buffer = dst.buffer
             if not buffer.private:
                 for e in range(dst.shape[-1]):
@@ -612,18 +646,18 @@ class Interpreter:
         """Writes the pending copies of each executing thread whose group is
         below `below` (per thread)."""
         kept = []
-        for groups, dst, coord, data, known, issued, point in self.copies:
+        for groups, dst, coord, data, known, origins, issued, point in self.copies:
             now = issued & executing & (groups < below)
             if now.any():
-                for e, (bits, defined) in enumerate(zip(data, known)):
+                for e, (bits, defined, origin) in enumerate(zip(data, known, origins)):
                     if not dst.buffer.private:
                         nbytes = element_bytes(dst.bits)
                         for byte in range(nbytes):
                             dst.buffer.pending_at[dst.addresses(coord + [e])[now] + byte] = 0
-                    self.write(dst, coord + [e], bits, defined, now)
+                    self.write(dst, coord + [e], bits, defined, now, origin=origin)
             rest = issued & ~now
             if rest.any():
-                kept.append((groups, dst, coord, data, known, rest, point))
+                kept.append((groups, dst, coord, data, known, origins, rest, point))
         self.copies = kept
 
     def _pending_hazard(self, buffer, at, lanes):
@@ -726,8 +760,10 @@ class Interpreter:
         self.bank_requests(memory, coord + [0], 16, supplies, phase_lanes=8)
         if form.family == "ldmatrix":
             rows = [self.read(memory, coord + [e], supplies) for e in range(8)]
+            row_origins = [self.byte_origins(memory, coord + [e]) for e in range(8)]
             for j in range(count):
                 word = np.zeros(self.threads, np.uint64)
+                origin = np.full((4, self.threads), O.UNKNOWN, np.int64)
                 known = ~partial
                 for h in range(2):
                     if trans:
@@ -741,17 +777,20 @@ class Interpreter:
                         pick = c == e
                         part = np.where(pick, rows[e][0][src] & np.uint64(0xFFFF), part)
                         part_known = np.where(pick, rows[e][1][src], part_known)
+                        origin[2 * h:2 * h + 2] = np.where(pick, row_origins[e][:, src], origin[2 * h:2 * h + 2])
                     word |= part << np.uint64(16 * h)
                     known = known & part_known
-                self.write(regs, coord + [j], word, known, executing, None)
+                self.write(regs, coord + [j], word, known, executing, None, origin)
             return
         # stmatrix: memory element (r, c) of matrix j, written through lane
         # 8j + r's address, comes from lane 4r + c/2 (.trans: 4c + r/2).
         words = [self.read(regs, coord + [j]) for j in range(count)]
+        word_origins = [self.byte_origins(regs, coord + [j]) for j in range(count)]
         row = lane % 8
         j_of = lane // 8
         for e in range(8):
             value = np.zeros(self.threads, np.uint64)
+            origin = np.full((2, self.threads), O.UNKNOWN, np.int64)
             known = ~partial
             for j in range(count):
                 mine = j_of == j
@@ -763,7 +802,8 @@ class Interpreter:
                 word, defined, _ = words[j]
                 value = np.where(mine, (word[src] >> np.uint64(16 * h)) & np.uint64(0xFFFF), value)
                 known = np.where(mine, known & defined[src], known)
-            self.write(memory, coord + [e], value, known, supplies)
+                origin = np.where(mine, word_origins[j][2 * h + np.arange(2)[:, None], src], origin)
+            self.write(memory, coord + [e], value, known, supplies, origin=origin)
 
     def mma(self, form, values, group):
         """mma.sync over the repeat space (m, n, k) of a warp-scope apply,
@@ -791,15 +831,25 @@ class Interpreter:
         lane, first_threads, partial = self._whole_warps(form, executing)
 
         def fragment(operand_name, view, coord, kind, count, rows, cols):
-            """Per warp (first thread -> matrix of bits, defined)."""
+            """Per warp (first thread -> matrix of bits, defined); in a
+            tracked run, each warp's fragment is checked against the ISA's
+            layout (fragment_origins)."""
             per = fragments.per_register(kind)
             bits_each = fragments.ELEMENT_BITS[kind]
             regs = [self.read(view, group + coord + [r]) for r in range(count)]
+            checked = self.origins is not None and bits_each % 8 == 0
+            if checked:
+                size = bits_each // 8
+                # (register, element, thread): the origin of each element.
+                origins = np.stack([O.element_origins(self.byte_origins(view, group + coord + [r])
+                                                      .T.reshape(self.threads * per, size))
+                                    .reshape(self.threads, per).T for r in range(count)])
             out = {}
             for first in first_threads:
                 members = first + np.arange(32)
                 matrix = np.zeros((rows, cols), np.uint64)
                 known = np.zeros((rows, cols), bool)
+                placed, where = {}, {}
                 for ln in range(32):
                     thread = members[ln]
                     for r, (value, defined, _) in enumerate(regs):
@@ -809,6 +859,12 @@ class Interpreter:
                             part = (int(value[thread]) >> (e * bits_each)) & ((1 << bits_each) - 1)
                             matrix[row, col] = part
                             known[row, col] = bool(defined[thread])
+                            if checked:
+                                placed[(row, col)] = int(origins[r, e, thread])
+                                where[(row, col)] = (ln, r, e)
+                if checked:
+                    O.check_fragment(self.origins, self.points[self.point], form.opcode, operand_name, kind,
+                                     placed, where, rows, cols)
                 out[first] = (matrix, known)
             return out
 
@@ -828,11 +884,17 @@ class Interpreter:
             bits_each = fragments.ELEMENT_BITS[dkind]
             out_bits = [np.zeros(self.threads, np.uint64) for _ in range(d_op.count)]
             out_def = [np.ones(self.threads, bool) for _ in range(d_op.count)]
+            tracked = self.origins is not None and bits_each % 8 == 0
+            d_size = bits_each // 8
+            out_origin = [np.full((per * d_size, self.threads), O.UNKNOWN, np.int64) for _ in range(d_op.count)]
             for first in first_threads:
                 (a, a_known), (b, b_known), (c, c_known) = a_f[first], b_f[first], c_f[first]
                 d, d_known = R.mma(dkind, akind, bkind, ckind, a, b, c, satfinite, rounding)
                 d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=0)[None, :]
                 members = first + np.arange(32)
+                # D's bytes are this mma's (row, column), for the checks of
+                # the mma it feeds and of its stores.
+                base = self.origins.new_instance(self.points[self.point], form.opcode, n, d_size) if tracked else 0
                 for ln in range(32):
                     thread = members[ln]
                     for r in range(d_op.count):
@@ -841,10 +903,14 @@ class Interpreter:
                             row, col = fragments.element(shape, "d", dkind, r * per + e, ln)
                             word |= int(d[row, col]) << (e * bits_each)
                             known = known and bool(d_known[row, col])
+                            if tracked:
+                                out_origin[r][e * d_size:(e + 1) * d_size, thread] = (
+                                    base + (row * n + col) * d_size + np.arange(d_size))
                         out_bits[r][thread] = word
                         out_def[r][thread] = known
             for r in range(d_op.count):
-                self.write(d_view, d_coord + [r], out_bits[r], out_def[r], executing, None)
+                self.write(d_view, d_coord + [r], out_bits[r], out_def[r], executing, None,
+                           out_origin[r] if tracked else None)
 
     def _collective_hazard(self, form, problem, bad, lane, source):
         for thread in np.flatnonzero(bad)[:1]:
@@ -948,13 +1014,26 @@ class Interpreter:
             nan |= n
         return value, defined, nan
 
-    def write(self, view, coord, value, defined, where, nan=None):
+    def write(self, view, coord, value, defined, where, nan=None, origin=None):
+        """Writes one element for the threads `where`; `origin` (bytes,
+        threads) is where its bytes came from (unknown: computed)."""
         nbytes = element_bytes(view.bits)
         address = view.addresses(coord)[where]
         value, defined = value[where], defined[where]
         nan = np.zeros(value.size, bool) if nan is None else nan[where]
         buffer = view.buffer
         lanes = self.lanes[where]
+        if buffer.origin is not None:
+            placed = np.full((nbytes, lanes.size), O.UNKNOWN, np.int64) if origin is None else origin[:, where]
+            for byte in range(nbytes):
+                if buffer.private:
+                    buffer.origin[lanes, address + byte] = placed[byte]
+                else:
+                    buffer.origin[address + byte] = placed[byte]
+            if not buffer.private and not buffer.shared and (placed >= O.VIRTUAL).any():
+                made = placed >= O.VIRTUAL
+                at = address[None, :] + np.arange(nbytes)[:, None]
+                self.origins.stores.append((placed[made], at[made], buffer.name, self.points[self.point]))
         for byte in range(nbytes):
             at = address + byte
             part = ((value >> np.uint64(8 * byte)) & np.uint64(0xFF)).astype(np.uint8)
@@ -1176,7 +1255,8 @@ class Interpreter:
         size = int(np.prod(shape, dtype=np.int64)) * element_bytes(bits)
         # A group tile (tile.scope) is private storage too: each thread
         # addresses only its own group row of it.
-        buffer = Buffer(np.zeros((self.threads, size), np.uint8), np.zeros((self.threads, size), bool), True)
+        buffer = self.track(Buffer(np.zeros((self.threads, size), np.uint8), np.zeros((self.threads, size), bool),
+                                   True))
         self.values[op.results[0]] = View(buffer, np.zeros(self.threads, np.int64), strides, shape, bits)
 
     def op_memref_subview(self, op):
@@ -1212,8 +1292,8 @@ class Interpreter:
         one copy per block, uninitialized."""
         size = self.dynamic_shared_bytes
         blocks = self.threads // self.per_block
-        buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False,
-                        "the dynamic shared memory", shared=True, block_bytes=size)
+        buffer = self.track(Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False,
+                                   "the dynamic shared memory", shared=True, block_bytes=size))
         self.values[op.results[0]] = View(buffer, self.block_linear * size, [1], [size], 8)
 
     def op_memref_view(self, op):
@@ -1349,6 +1429,8 @@ class Interpreter:
         immediates = {}
         nan = np.zeros(self.threads, bool)
         memory = None
+        # A move's source bytes' origins, in order (tracked runs only).
+        moved = [] if self.origins is not None and form.family in ("ld", "st", "mov") else None
         for operand, value in zip(form.operands, values):
             if operand.space != "reg":
                 memory = (operand, value)
@@ -1363,6 +1445,8 @@ class Interpreter:
                         srcs.append(bits)
                         defined &= d
                         nan |= n
+                        if moved is not None:
+                            moved.append(self.byte_origins(value, coord + [reg]))
                 continue
             if operand.role == "imm":
                 immediates[len(immediates)] = int(value[0][0])
@@ -1376,8 +1460,12 @@ class Interpreter:
                     srcs.append((bits & _mask_bits(operand.bits)).astype(dtype))
                     defined &= d
                     nan |= n
+                    if moved is not None:
+                        moved.append(self.byte_origins(value, coord + [reg]))
             elif isinstance(value, tuple):
                 srcs.append((value[0] & _mask_bits(operand.bits)).astype(dtype))
+                if moved is not None:
+                    moved.append(np.full((element_bytes(operand.bits), self.threads), O.UNKNOWN, np.int64))
             else:
                 raise NotCovered("an index as an instruction operand")
         if any(o.bits > 64 for o in form.operands):
@@ -1407,22 +1495,36 @@ class Interpreter:
             execute = execute | (self.active & ~pred_defined)
         if form.family == "st":
             operand, view = memory
+            origins = _split_origins(moved, [element_bytes(view.bits)] * len(results))
             for reg, bits in enumerate(results):
-                self.write(view, coord + [reg], bits, defined, execute, made_nan[reg])
+                self.write(view, coord + [reg], bits, defined, execute, made_nan[reg], origins[reg])
             return
         dsts = [(operand, value) for operand, value in zip(form.operands, values)
                 if operand.role == "dst" and operand.space == "reg"]
         flat = [(operand, value, reg) for operand, value in dsts for reg in range(operand.count)]
         if len(flat) != len(results):
             raise NotCovered(f"{form.opcode}: {len(results)} results for {len(flat)} registers")
-        for (operand, view, reg), bits, made in zip(flat, results, made_nan):
+        origins = _split_origins(moved, [element_bytes(view.bits) for _, view, _ in flat])
+        for (operand, view, reg), bits, made, origin in zip(flat, results, made_nan, origins):
             where = self.active.copy()
             if preserve:
                 where &= execute  # a false predicate keeps the old value
-                self.write(view, coord + [reg], bits & _mask_bits(operand.bits), defined, where, made)
+                self.write(view, coord + [reg], bits & _mask_bits(operand.bits), defined, where, made, origin)
             else:
                 # A false predicate leaves the destination undefined.
-                self.write(view, coord + [reg], bits & _mask_bits(operand.bits), defined & execute, where, made)
+                self.write(view, coord + [reg], bits & _mask_bits(operand.bits), defined & execute, where, made,
+                           origin)
+
+
+def _split_origins(moved, sizes):
+    """A move's source byte origins (a list of (bytes, threads)) dealt to
+    destination elements of `sizes` bytes, in order; where the byte counts
+    differ (a widening load) or nothing is tracked, unknown (None)."""
+    if moved is None or sum(m.shape[0] for m in moved) != sum(sizes):
+        return [None] * len(sizes)
+    joined = np.concatenate(moved)
+    bounds = np.cumsum([0] + sizes)
+    return [joined[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def repack(registers, form):
@@ -1499,7 +1601,22 @@ def select_form(forms, values):
     return forms[0]
 
 
-def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None, shapes=None, banks=None):
+def _has_mma(op):
+    """Whether `op` holds a tile.apply of an mma form."""
+    from mlir import ir
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                inner = inner.operation
+                if inner.name == "tile.apply" and ir.StringAttr(inner.attributes["opcode"]).value.startswith("mma"):
+                    return True
+                if _has_mma(inner):
+                    return True
+    return False
+
+
+def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None, shapes=None, banks=None,
+        fragment_layouts=False):
     """Runs the gpu.func `func` on `inputs` ({param name: bytes}, in
     parameter order; a scalar parameter's bytes are its value's) and returns
     {name: (bytes, defined)} of the tensors. `aliases` maps a parameter to
@@ -1509,10 +1626,14 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
     with its program point. `shapes` gives the extents of the tensors with
     runtime extents (row major). A dict as `banks` receives the shared-
     memory requests of each (program point, opcode): requests, wavefronts
-    and the ideal wavefronts (Interpreter.bank_requests)."""
+    and the ideal wavefronts (Interpreter.bank_requests). With
+    `fragment_layouts`, a kernel with mma has its fragments checked against
+    the PTX ISA's layout (fragment_origins): FragmentLayoutFault if not."""
     from mlir import ir
     threads = int(np.prod(grid)) * int(np.prod(block))
     interp = Interpreter(threads, grid, block)
+    if fragment_layouts and _has_mma(func):
+        interp.origins = O.Origins()
     if banks is not None:
         interp.bank_stats = {}
     if "tile.dynamic_shared_bytes" in func.attributes:
@@ -1540,6 +1661,8 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
             shape, bits = list(shapes[name]), memref_type.element_type.width
             strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) * element_bytes(bits)
                        for i in range(len(shape))]
+        if interp.origins is not None and buffer.origin is None:
+            interp.track(buffer, interp.origins.tensor(name, shape, strides, bits, buffer.data.size))
         interp.values[argument] = View(buffer, np.zeros(threads, np.int64), strides, shape, bits)
     # Workgroup attributions follow the parameters: shared memory, one copy
     # per block, uninitialized.
@@ -1549,10 +1672,12 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
         blocks = int(np.prod(grid))
         match = re.search(r'"([^"]*)":(\d+)', str(argument.location))
         name = f"the shared buffer of {match.group(1)}:{match.group(2)}" if match else "a shared buffer"
-        buffer = Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False, name, shared=True,
-                        block_bytes=size)
+        buffer = interp.track(Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False, name,
+                                     shared=True, block_bytes=size))
         interp.values[argument] = View(buffer, interp.block_linear * size, strides, shape, bits)
     interp.run_block(body)
+    if interp.origins is not None:
+        O.check_stores(interp.origins)
     if hazards is not None:
         hazards.extend(interp.hazards)
     if approximated is not None:
