@@ -81,3 +81,49 @@ def test_reference_nans_are_the_h200s(family):
             if got is not None and got != want:
                 wrong.append((record["opcode"], sample, hex(got)))
     assert not wrong, f"{len(wrong)} lanes differ, e.g. {wrong[:3]}"
+
+
+def test_bits_of_a_made_nan_are_unknown_through_atomics_shuffles_and_matches():
+    """neg.f32 of a NaN makes a NaN whose payload is the chip's (on the H200
+    ptxas -O3 kept the input's, -O0 gave 7fffffff: difftest kernel 22003300).
+    A shuffle moves it as a NaN; an xor of the moved bits, a red.xor of
+    them into shared memory and a match.any over them are computed from
+    those bits, so each is unknown: stored undefined, never compared."""
+    import tile_mlir
+    from tile_mlir import script as T
+    from tile_mlir.interpreter.launch import InterpretWarning
+
+    @T.function
+    def k(A: T.Tensor((32, 1), "uint32"), Out: T.Tensor((32, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        cell = T.alloc_shared((1, 1), "uint32")
+        r = T.alloc_local((5, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r[0:1], A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["neg.f32"], r[0:1].view("float32"), r[0:1].view("float32"))
+        T.cuda.tile.apply(T.ptx["st.shared.b32"], cell[0:1], T.uint32(0), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["red.shared.xor.b32"], cell[0:1], r[0:1])
+        T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], r[1:2], r[0:1], T.uint32(1), T.uint32(31),
+                          T.uint32(0xFFFFFFFF))
+        T.cuda.tile.apply(T.ptx["xor.b32"], r[2:3], r[1:2], T.uint32(1))
+        T.cuda.tile.apply(T.ptx["match.any.sync.b32"], r[3:4], r[0:1], T.uint32(0xFFFFFFFF))
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], r[4:5], cell[0:1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1, :].reshape((4, 1)), r[1:5])
+
+    a = np.full((32, 1), 0xFFFFFFFD, np.uint32)
+    a[5] = 0x3F800000  # 1.0: not every lane's value is a NaN
+    out = np.full((32, 4), 0xDEADBEEF, np.uint32)
+    with pytest.warns(InterpretWarning, match="95 of 128 elements of Out were stored undefined"):
+        tile_mlir.interpret(k, a, out)
+    # The shuffled NaN is stored (and compared as "a NaN"); lane 4 got lane 5's 1.0, negated.
+    shuffled = out[:, 0]
+    assert shuffled[4] == 0xBF800000
+    assert all(R.decode(np.array([x]), "f32")[0] != R.decode(np.array([x]), "f32")[0]
+               for i, x in enumerate(shuffled) if i != 4)
+    # xor of a shuffled NaN (all but lane 4), match.any (every lane: a NaN is
+    # among the members), the xor-reduced cell (every lane): unknown.
+    assert out[4, 1] == 0xBF800001
+    assert (np.delete(out[:, 1], 4) == 0xDEADBEEF).all()
+    assert (out[:, 2:] == 0xDEADBEEF).all()

@@ -401,8 +401,10 @@ class Interpreter:
         def operand(index):
             value = values[index]
             if isinstance(value, View):
-                read, defined, _ = self.read(value, coord)
-                return read & _mask_bits(bits), defined
+                # The bits of a NaN an instruction made are the chip's: what
+                # an atomic computes from them is unknown.
+                read, defined, nan = self.read(value, coord)
+                return read & _mask_bits(bits), defined & ~nan
             return value[0] & _mask_bits(bits), np.ones(self.threads, bool)
         sources = [operand(i) for i, _ in registers]
         address = view.addresses(coord)
@@ -410,16 +412,21 @@ class Interpreter:
         buffer = view.buffer
         old = np.zeros(self.threads, np.uint64)
         old_defined = np.zeros(self.threads, bool)
+        old_nan = np.zeros(self.threads, bool)
         for thread in np.flatnonzero(executing):
             at = address[thread] + np.arange(nbytes)
             word = int.from_bytes(buffer.data[at].tobytes(), "little")
+            made_nan = bool(buffer.nan[at].any())
             known = bool(buffer.defined[at].all()) and all(d[thread] for _, d in sources)
             b = int(sources[0][0][thread])
             new = _atomic_result(op, kind, bits, word, b,
                                  int(sources[1][0][thread]) if len(sources) > 1 else 0)
-            old[thread], old_defined[thread] = word, known
+            old[thread], old_defined[thread], old_nan[thread] = word, known, made_nan
             buffer.data[at] = np.frombuffer(new.to_bytes(nbytes, "little"), np.uint8)
-            buffer.defined[at] = known
+            # An exchange stores b as it is; anything else computed from a
+            # made NaN's bits is unknown.
+            buffer.defined[at] = known and (op == "exch" or not made_nan)
+            buffer.nan[at] = False
         if not buffer.private:
             lanes = self.lanes[executing]
             at = (address[executing][:, None] + np.arange(nbytes)[None, :]).reshape(-1)
@@ -428,7 +435,7 @@ class Interpreter:
             self.track_write(buffer, at, each, atomic=True)
         if form.family == "atom":
             dst = next(v for o, v in zip(form.operands, values) if o.role == "dst")
-            self.write(dst, coord, old, old_defined, executing, None)
+            self.write(dst, coord, old, old_defined, executing, old_nan)
 
     def shuffle(self, form, values, coord, executing):
         """shfl.sync, from the ISA's pseudo-code (9.7.9.6): each executing
@@ -439,11 +446,11 @@ class Interpreter:
         undefined."""
         def bits(value):
             if isinstance(value, View):
-                read, defined, _ = self.read(value, coord + [0])
-                return read & np.uint64(0xFFFFFFFF), defined
-            return value[0] & np.uint64(0xFFFFFFFF), np.ones(self.threads, bool)
+                read, defined, nan = self.read(value, coord + [0])
+                return read & np.uint64(0xFFFFFFFF), defined, nan
+            return value[0] & np.uint64(0xFFFFFFFF), np.ones(self.threads, bool), np.zeros(self.threads, bool)
         sources = values[2:] if len(values) == 6 else values[1:]
-        (a, a_def), (b, b_def), (c, c_def), (mask, mask_def) = (bits(v) for v in sources)
+        (a, a_def, a_nan), (b, b_def, _), (c, c_def, _), (mask, mask_def, _) = (bits(v) for v in sources)
         in_block = self.lanes % self.per_block
         lane = (in_block % 32).astype(np.int64)
         first = self.lanes - lane  # the warp's lane 0
@@ -477,7 +484,8 @@ class Interpreter:
                                         self.lanes == thread, lane, j)
         result = a[source]
         defined = a_def[source] & b_def & c_def & mask_def & own & source_ok
-        self.write(values[0], coord + [0], result, defined, executing, None)
+        # A move: a NaN an instruction made stays one, its payload the chip's.
+        self.write(values[0], coord + [0], result, defined, executing, a_nan[source])
         if len(values) == 6:  # d|p: whether the source lane was inside the clamp
             self.write(values[1], coord + [0], inside.astype(np.uint64), b_def & c_def & own,
                        executing, None)
@@ -507,8 +515,10 @@ class Interpreter:
 
         def operand(value):
             if isinstance(value, View):
-                read, defined, _ = self.read(value, coord + [0])
-                return read, defined
+                # match and redux compare and add bits: a made NaN's are the
+                # chip's, so what they give is unknown.
+                read, defined, nan = self.read(value, coord + [0])
+                return read, defined & ~nan
             return value[0], np.ones(self.threads, bool)
         mask, mask_def = operand(named["membermask"])
         mask = mask.astype(np.int64) & 0xFFFFFFFF
