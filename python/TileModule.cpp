@@ -67,6 +67,7 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["warp_collective"] = form.warpCollective;
   result["block_barrier"] = form.blockBarrier;
   result["observes_warp"] = form.observesWarp;
+  result["sink_result"] = form.sinkResult;
   result["orders_memory"] = form.ordersMemory;
   result["lowered"] = form.lowered;
   result["caveat"] = form.caveat;

@@ -309,6 +309,7 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.ordersMemory = record.ordersMemory;
   form.guardIgnored = record.guardIgnored;
   form.lowered = record.lowered && variant.lowered;
+  form.sinkResult = variant.sinkResult;
   for (const FloorRecord &floor : variant.floors) {
     if (!floor.types.empty() &&
         !llvm::is_contained(floor.types, types[floor.typeIndex]))
@@ -369,15 +370,26 @@ mlir::tile::ptx::records::parseRecord(const FamilyRecord &record,
   }
   std::optional<std::vector<Form>> forms =
       parseVariant(record, *variant, spelling, types, qualifiers, error);
+  // When no variant takes the spelling, the first one's error is the
+  // answer unless it only says a qualifier is not its own and an extending
+  // variant that takes every qualifier names the rule it breaks
+  // (mbarrier.arrive.noComplete.relaxed: the variant with .noComplete says
+  // it excludes .relaxed).
+  bool onlyForeign = !forms && StringRef(error).contains("is not a qualifier of");
   for (const VariantRecord *next = variant + 1;
        next != record.variants.end() && next->extendsPrevious; ++next) {
     if (!takesTypes(*next, types))
       continue;
-    std::string ignored;
+    std::string nextError;
     std::optional<std::vector<Form>> more =
-        parseVariant(record, *next, spelling, types, qualifiers, ignored);
-    if (!more)
+        parseVariant(record, *next, spelling, types, qualifiers, nextError);
+    if (!more) {
+      if (onlyForeign && !StringRef(nextError).contains("is not a qualifier of")) {
+        error = nextError;
+        onlyForeign = false;
+      }
       continue;
+    }
     if (!forms)
       forms.emplace();
     llvm::append_range(*forms, *more);

@@ -382,6 +382,197 @@ constexpr VariantRecord kCommitGroupVariants[] = {
 constexpr VariantRecord kWaitGroupVariants[] = {
     {.floors = kSm80Ptx70Only, .signatures = kWaitGroupSignature}};
 
+//===-- mbarrier -----------------------------------------------------------===//
+
+// mbarrier.{init,inval,arrive,arrive_drop,expect_tx,complete_tx,test_wait,
+// try_wait,pending_count} and cp.async.mbarrier.arrive (PTX ISA 9.0,
+// 9.7.13.15), a .b64 object in shared memory (or a generic address).
+// Measured with ptxas 13.0 on sm_80, sm_90 and sm_100a: the qualifiers in
+// any order (.noComplete after the type too), but .expect_tx and .parity
+// right after the operation's name; a semantics (.release or .relaxed for
+// the arrivals, .acquire or .relaxed for the waits, .relaxed for
+// expect_tx/complete_tx) and a scope (.cta, .cluster) each need the other;
+// .noComplete takes a count and excludes .relaxed, .cluster and
+// .shared::cluster; an arrival on .shared::cluster returns no state (its
+// destination is the sink _); the floors are ptxas's (a count without
+// .noComplete, try_wait and .shared::cta: PTX 7.8; .expect_tx,
+// complete_tx, a semantics, .cluster and .shared::cluster: 8.0 and sm_90
+// where the ISA says so; .relaxed on an arrival or a wait: 8.6).
+constexpr StringRef kMbarCtaSpaces[] = {"shared", "shared::cta"};
+constexpr StringRef kMbarClusterSpace[] = {"shared::cluster"};
+constexpr StringRef kMbarAllSpaces[] = {"shared", "shared::cta",
+                                        "shared::cluster"};
+constexpr StringRef kMbarArriveSemantics[] = {"release", "relaxed"};
+constexpr StringRef kMbarWaitSemantics[] = {"acquire", "relaxed"};
+constexpr StringRef kMbarRelaxed[] = {"relaxed"};
+constexpr StringRef kMbarScopes[] = {"cta", "cluster"};
+constexpr StringRef kNoComplete[] = {"noComplete"};
+constexpr StringRef kNoinc[] = {"noinc"};
+
+constexpr RuleRecord kMbarNeedsScope = {
+    RuleRecord::Requires, "semantics", "scope", 0,
+    "'{tok}' needs a scope in {ctx}: .cta or .cluster"};
+constexpr RuleRecord kMbarNeedsSemantics = {
+    RuleRecord::Requires, "scope", "semantics", 0,
+    "'{tok}' needs a semantics in {ctx}: a scope comes with one (.release or "
+    ".relaxed on an arrival, .acquire or .relaxed on a wait)"};
+constexpr RuleRecord kMbarOrderRules[] = {kMbarNeedsScope, kMbarNeedsSemantics};
+constexpr RuleRecord kMbarNoCompleteRules[] = {
+    kMbarNeedsScope, kMbarNeedsSemantics,
+    {RuleRecord::Excludes, "noComplete", "relaxed", 0,
+     "'noComplete' cannot be combined with 'relaxed' in {ctx}"},
+    {RuleRecord::Excludes, "noComplete", "cluster", 0,
+     "'noComplete' cannot be combined with 'cluster' in {ctx}"}};
+
+// The floors an arrival or a wait shares: a semantics and a scope from PTX
+// 8.0, .cluster from sm_90, .relaxed from sm_90 and PTX 8.6.
+#define MBAR_ORDER_FLOORS                                                      \
+  {80, 78, {}, "shared::cta"}, {80, 80, {}, "scope"}, {90, 80, {}, "cluster"}, \
+      {90, 86, {}, "relaxed"}, {90, 80, {}, "shared::cluster"}
+constexpr FloorRecord kMbarSm80Floors[] = {{80, 70}, MBAR_ORDER_FLOORS};
+constexpr FloorRecord kMbarParityFloors[] = {{80, 71}, MBAR_ORDER_FLOORS};
+constexpr FloorRecord kMbarSm90Floors[] = {{90, 78}, MBAR_ORDER_FLOORS};
+constexpr FloorRecord kMbarTxFloors[] = {{90, 80}, MBAR_ORDER_FLOORS};
+// expect_tx and complete_tx take .relaxed from PTX 8.0.
+constexpr FloorRecord kMbarTxOnlyFloors[] = {{90, 80}};
+#undef MBAR_ORDER_FLOORS
+
+constexpr SlotRecord kMbarInitSlots[] = {{"state space", kMbarCtaSpaces}};
+constexpr SlotRecord kMbarArriveSlots[] = {
+    {"semantics", kMbarArriveSemantics},
+    {"scope", kMbarScopes},
+    {"state space", kMbarCtaSpaces}};
+constexpr SlotRecord kMbarNoCompleteSlots[] = {
+    {"semantics", kMbarArriveSemantics},
+    {"scope", kMbarScopes},
+    {"state space", kMbarCtaSpaces},
+    {"noComplete", kNoComplete, true}};
+constexpr SlotRecord kMbarRemoteSlots[] = {
+    {"semantics", kMbarArriveSemantics},
+    {"scope", kMbarScopes},
+    {"state space", kMbarClusterSpace, true}};
+constexpr SlotRecord kMbarTxSlots[] = {{"semantics", kMbarRelaxed},
+                                       {"scope", kMbarScopes},
+                                       {"state space", kMbarAllSpaces}};
+constexpr SlotRecord kMbarWaitSlots[] = {{"semantics", kMbarWaitSemantics},
+                                         {"scope", kMbarScopes},
+                                         {"state space", kMbarCtaSpaces}};
+constexpr SlotRecord kCpAsyncArriveSlots[] = {{"noinc", kNoinc},
+                                              {"state space", kMbarCtaSpaces}};
+
+// The object: written by init, inval and the arrivals, read by the waits.
+constexpr OperandRecord kMbarObject = {.name = "addr", .role = Role::Dst,
+                                       .spaceFrom = "state space"};
+constexpr OperandRecord kMbarRead = {.name = "addr", .role = Role::Src,
+                                     .spaceFrom = "state space"};
+constexpr OperandRecord kMbarState = {.name = "state", .role = Role::Dst};
+constexpr OperandRecord kMbarCount = {.name = "count", .role = Role::Src,
+                                      .fixedType = "u32"};
+constexpr OperandRecord kMbarTxCount = {.name = "txCount", .role = Role::Src,
+                                        .fixedType = "u32"};
+constexpr OperandRecord kMbarInit[] = {kMbarObject, kMbarCount};
+constexpr OperandRecord kMbarInval[] = {kMbarObject};
+constexpr OperandRecord kMbarArrive[] = {kMbarState, kMbarObject};
+constexpr OperandRecord kMbarArriveCount[] = {kMbarState, kMbarObject,
+                                              kMbarCount};
+constexpr OperandRecord kMbarArriveTx[] = {kMbarState, kMbarObject,
+                                           kMbarTxCount};
+constexpr OperandRecord kMbarRemote[] = {kMbarObject};
+constexpr OperandRecord kMbarRemoteCount[] = {kMbarObject, kMbarCount};
+constexpr OperandRecord kMbarRemoteTx[] = {kMbarObject, kMbarTxCount};
+constexpr OperandRecord kMbarTx[] = {kMbarObject, kMbarTxCount};
+constexpr OperandRecord kMbarWaitComplete = {
+    .name = "waitComplete", .role = Role::Dst, .fixedType = "pred"};
+constexpr OperandRecord kMbarTestWait[] = {kMbarWaitComplete, kMbarRead,
+                                           {.name = "state", .role = Role::Src}};
+constexpr OperandRecord kMbarTestParity[] = {
+    kMbarWaitComplete, kMbarRead,
+    {.name = "phaseParity", .role = Role::Src, .fixedType = "u32"}};
+constexpr OperandRecord kMbarSuspendHint = {
+    .name = "suspendTimeHint", .role = Role::Src, .fixedType = "u32"};
+constexpr OperandRecord kMbarTryWaitHint[] = {kMbarTestWait[0], kMbarTestWait[1],
+                                              kMbarTestWait[2], kMbarSuspendHint};
+constexpr OperandRecord kMbarTryParityHint[] = {
+    kMbarTestParity[0], kMbarTestParity[1], kMbarTestParity[2],
+    kMbarSuspendHint};
+constexpr OperandRecord kMbarPendingCount[] = {
+    {.name = "count", .role = Role::Dst, .fixedType = "u32"},
+    {.name = "state", .role = Role::Src}};
+constexpr OperandRecord kCpAsyncArrive[] = {kMbarObject};
+
+constexpr Signature kMbarInitSignature[] = {kMbarInit};
+constexpr Signature kMbarInvalSignature[] = {kMbarInval};
+constexpr Signature kMbarArriveSignature[] = {kMbarArrive};
+constexpr Signature kMbarArriveCountSignature[] = {kMbarArriveCount};
+constexpr Signature kMbarArriveTxSignature[] = {kMbarArriveTx};
+constexpr Signature kMbarRemoteSignature[] = {kMbarRemote};
+constexpr Signature kMbarRemoteCountSignature[] = {kMbarRemoteCount};
+constexpr Signature kMbarRemoteTxSignature[] = {kMbarRemoteTx};
+constexpr Signature kMbarTxSignature[] = {kMbarTx};
+constexpr Signature kMbarTestWaitSignature[] = {kMbarTestWait};
+constexpr Signature kMbarTestParitySignature[] = {kMbarTestParity};
+constexpr Signature kMbarTryWaitSignature[] = {kMbarTestWait, kMbarTryWaitHint};
+constexpr Signature kMbarTryParitySignature[] = {kMbarTestParity,
+                                                 kMbarTryParityHint};
+constexpr Signature kMbarPendingSignature[] = {kMbarPendingCount};
+constexpr Signature kCpAsyncArriveSignature[] = {kCpAsyncArrive};
+
+constexpr FloorRecord kMbarInitFloors[] = {{80, 70},
+                                           {80, 78, {}, "shared::cta"}};
+constexpr VariantRecord kMbarInitVariants[] = {
+    {kB64Tuple, kMbarInitSlots, {}, kMbarInitFloors, kMbarInitSignature}};
+constexpr VariantRecord kMbarInvalVariants[] = {
+    {kB64Tuple, kMbarInitSlots, {}, kMbarInitFloors, kMbarInvalSignature}};
+// An arrival: its state, then a count (from sm_90; with .noComplete, which
+// needs it, from sm_80), then on .shared::cluster no state (the sink _),
+// with or without a count. Each signature is a variant of its own, so that
+// each has its floors.
+constexpr VariantRecord kMbarArriveVariants[] = {
+    {kB64Tuple, kMbarArriveSlots, kMbarOrderRules, kMbarSm80Floors,
+     kMbarArriveSignature},
+    {.types = kB64Tuple, .slots = kMbarNoCompleteSlots,
+     .rules = kMbarNoCompleteRules, .floors = kMbarSm80Floors,
+     .signatures = kMbarArriveCountSignature, .extendsPrevious = true},
+    {.types = kB64Tuple, .slots = kMbarArriveSlots, .rules = kMbarOrderRules,
+     .floors = kMbarSm90Floors, .signatures = kMbarArriveCountSignature,
+     .extendsPrevious = true},
+    {.types = kB64Tuple, .slots = kMbarRemoteSlots, .rules = kMbarOrderRules,
+     .floors = kMbarTxFloors, .signatures = kMbarRemoteSignature,
+     .extendsPrevious = true, .sinkResult = true},
+    {.types = kB64Tuple, .slots = kMbarRemoteSlots, .rules = kMbarOrderRules,
+     .floors = kMbarTxFloors, .signatures = kMbarRemoteCountSignature,
+     .extendsPrevious = true, .sinkResult = true}};
+constexpr VariantRecord kMbarArriveTxVariants[] = {
+    {kB64Tuple, kMbarArriveSlots, kMbarOrderRules, kMbarTxFloors,
+     kMbarArriveTxSignature},
+    {.types = kB64Tuple, .slots = kMbarRemoteSlots, .rules = kMbarOrderRules,
+     .floors = kMbarTxFloors, .signatures = kMbarRemoteTxSignature,
+     .extendsPrevious = true, .sinkResult = true}};
+constexpr VariantRecord kMbarTxVariants[] = {
+    {kB64Tuple, kMbarTxSlots, kMbarOrderRules, kMbarTxOnlyFloors,
+     kMbarTxSignature}};
+constexpr VariantRecord kMbarTestWaitVariants[] = {
+    {kB64Tuple, kMbarWaitSlots, kMbarOrderRules, kMbarSm80Floors,
+     kMbarTestWaitSignature}};
+constexpr VariantRecord kMbarTestParityVariants[] = {
+    {kB64Tuple, kMbarWaitSlots, kMbarOrderRules, kMbarParityFloors,
+     kMbarTestParitySignature}};
+constexpr VariantRecord kMbarTryWaitVariants[] = {
+    {kB64Tuple, kMbarWaitSlots, kMbarOrderRules, kMbarSm90Floors,
+     kMbarTryWaitSignature}};
+constexpr VariantRecord kMbarTryParityVariants[] = {
+    {kB64Tuple, kMbarWaitSlots, kMbarOrderRules, kMbarSm90Floors,
+     kMbarTryParitySignature}};
+constexpr FloorRecord kMbarPendingFloors[] = {{80, 70}};
+constexpr VariantRecord kMbarPendingVariants[] = {
+    {kB64Tuple, {}, {}, kMbarPendingFloors, kMbarPendingSignature}};
+// cp.async.mbarrier.arrive{.noinc}: an arrival on the object once every
+// cp.async the thread issued before it has completed; .noinc does not
+// raise the pending count first (PTX ISA 9.0, 9.7.9.25.3.3).
+constexpr VariantRecord kCpAsyncArriveVariants[] = {
+    {kB64Tuple, kCpAsyncArriveSlots, {}, kMbarInitFloors,
+     kCpAsyncArriveSignature}};
+
 //===-- bar, barrier ------------------------------------------------------===//
 
 // PTX ISA 9.0, 9.7.13.1: bar{.cta}.sync a{, b}; bar{.cta}.arrive a, b;
@@ -2379,6 +2570,12 @@ const FamilyRecord kRecords[] = {
     {.name = "selp", .variants = kSelpVariants},
     // Before cp.async: a spelling is the first record whose name it begins
     // with.
+    {.name = "cp.async.mbarrier.arrive",
+     .family = "cp.async",
+     .variants = kCpAsyncArriveVariants,
+     .readsMemory = true,
+     .writesMemory = true,
+     .lowered = false},
     {.name = "cp.async.commit_group",
      .family = "cp.async",
      .variants = kCommitGroupVariants,
@@ -2449,6 +2646,42 @@ const FamilyRecord kRecords[] = {
      .variants = kStmatrixVariants,
      .writesMemory = true,
      .warpCollective = true},
+    // Longer names first: a spelling is the first record whose name it
+    // begins with.
+    {.name = "mbarrier.arrive.expect_tx", .family = "mbarrier",
+     .variants = kMbarArriveTxVariants, .readsMemory = true,
+     .writesMemory = true, .lowered = false},
+    {.name = "mbarrier.arrive_drop.expect_tx", .family = "mbarrier",
+     .variants = kMbarArriveTxVariants, .readsMemory = true,
+     .writesMemory = true, .lowered = false},
+    {.name = "mbarrier.arrive", .family = "mbarrier",
+     .variants = kMbarArriveVariants, .readsMemory = true,
+     .writesMemory = true, .lowered = false},
+    {.name = "mbarrier.arrive_drop", .family = "mbarrier",
+     .variants = kMbarArriveVariants, .readsMemory = true,
+     .writesMemory = true, .lowered = false},
+    {.name = "mbarrier.init", .family = "mbarrier",
+     .variants = kMbarInitVariants, .writesMemory = true, .lowered = false},
+    {.name = "mbarrier.inval", .family = "mbarrier",
+     .variants = kMbarInvalVariants, .writesMemory = true, .lowered = false},
+    {.name = "mbarrier.expect_tx", .family = "mbarrier",
+     .variants = kMbarTxVariants, .readsMemory = true, .writesMemory = true,
+     .lowered = false},
+    {.name = "mbarrier.complete_tx", .family = "mbarrier",
+     .variants = kMbarTxVariants, .readsMemory = true, .writesMemory = true,
+     .lowered = false},
+    {.name = "mbarrier.test_wait.parity", .family = "mbarrier",
+     .variants = kMbarTestParityVariants, .readsMemory = true,
+     .lowered = false},
+    {.name = "mbarrier.test_wait", .family = "mbarrier",
+     .variants = kMbarTestWaitVariants, .readsMemory = true, .lowered = false},
+    {.name = "mbarrier.try_wait.parity", .family = "mbarrier",
+     .variants = kMbarTryParityVariants, .readsMemory = true,
+     .lowered = false},
+    {.name = "mbarrier.try_wait", .family = "mbarrier",
+     .variants = kMbarTryWaitVariants, .readsMemory = true, .lowered = false},
+    {.name = "mbarrier.pending_count", .family = "mbarrier",
+     .variants = kMbarPendingVariants, .lowered = false},
     {.name = "mma",
      .variants = kMmaVariants,
      .repeatable = kMmaRepeatable,

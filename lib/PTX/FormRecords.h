@@ -173,6 +173,8 @@ struct VariantRecord {
   /// See Form::lowered: false for the variants of a lowered family that
   /// are parsed and enumerated before they are lowered (bar.red).
   bool lowered = true;
+  /// See Form::sinkResult.
+  bool sinkResult = false;
 };
 
 struct FamilyRecord {

@@ -86,6 +86,9 @@ class Form:
     lowered: bool = True
     """tile.apply takes it; cp.async and mma are parsed and enumerated
     before they are lowered."""
+    sink_result: bool = False
+    """Its PTX operand list starts with the sink ``_`` (an mbarrier arrival
+    on .shared::cluster returns no state); no operand stands for it."""
     caveat: str = ""
     """A measured way in which ptxas or the hardware departs from the PTX
     ISA for this form (tile-expand warns with it); "" for none."""

@@ -22,7 +22,8 @@ def test_sample_agrees_with_ptxas():
     assert len(spellings) >= 3000
     sample = random.Random(2).sample(spellings, 600)
     report = ptxas_diff.run(sample)
-    assert report["checks"] == 600 * 3
+    # Each operand shape of an mbarrier operation is a case of its own.
+    assert report["spellings"] == 600 and report["checks"] == report["cases"] * 3 >= 600 * 3
     assert report["disagreements"] == []
 
 

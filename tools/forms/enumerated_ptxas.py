@@ -35,7 +35,7 @@ PROBE_IMMEDIATES = (1, 2, 4, 8, 16, 32)
 def render(form, immediates=None):
     """The line of `form` with `immediates` ({operand index: value}) for
     its immediate operands."""
-    texts = []
+    texts = ["_"] if form.sink_result else []  # an mbarrier arrival on .shared::cluster
     for i, op in enumerate(form.operands):
         if op.role == "imm":
             texts.append(str(immediates[i]))

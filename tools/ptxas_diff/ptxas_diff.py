@@ -414,6 +414,59 @@ def async_group_spellings():
             yield ".".join(t for t in ("cp", "async", name, extra) if t)
 
 
+MBARRIER_NAMES = ("mbarrier.init", "mbarrier.inval", "mbarrier.arrive", "mbarrier.arrive_drop",
+                  "mbarrier.arrive.expect_tx", "mbarrier.arrive_drop.expect_tx", "mbarrier.expect_tx",
+                  "mbarrier.complete_tx", "mbarrier.test_wait", "mbarrier.test_wait.parity",
+                  "mbarrier.try_wait", "mbarrier.try_wait.parity", "mbarrier.pending_count",
+                  "cp.async.mbarrier.arrive")
+
+
+def mbarrier_spellings():
+    """PTX ISA 9.0, 9.7.13.15 and 9.7.9.25.3.3: every mbarrier operation
+    (and cp.async.mbarrier.arrive) with each semantics, scope, state space
+    and .noComplete / .noinc, in the record's order and reversed, .b64 and
+    near misses (.b32, a qualifier after the type)."""
+    for name in MBARRIER_NAMES:
+        for sem, scope, space, extra in itertools.product(
+                ("", "release", "acquire", "relaxed"), ("", "cta", "cluster"),
+                ("", "shared", "shared::cta", "shared::cluster"), ("", "noComplete", "noinc")):
+            quals = [q for q in (sem, scope, space, extra) if q]
+            yield ".".join([name] + quals + ["b64"])
+            if len(quals) > 1:
+                yield ".".join([name] + quals[::-1] + ["b64"])
+        yield f"{name}.shared.b32"
+        yield f"{name}.b64.shared"
+        yield f"{name}.shared"
+    for name in ("mbarrier.arrive", "mbarrier.arrive_drop"):
+        yield f"{name}.shared.b64.noComplete"
+        yield f"{name}.release.cta.expect_tx.shared.b64"
+    yield "mbarrier.test_wait.shared.parity.b64"
+    yield "mbarrier.try_wait.acquire.parity.cta.shared.b64"
+
+
+def mbarrier_operand_choices(tokens):
+    """Renderings of an mbarrier operation's operands (PTX ISA 9.7.13.15):
+    the object's address, and the state, counts, predicate and parity its
+    operation takes; an arrival in each of its shapes (a state or the sink
+    _, with or without a count)."""
+    memory, u32, b64, pred, sink = (64, 1, True), (32, 1, False), (64, 1, False), (1, 1, False), ("sink", 0, False)
+    name = ".".join(tokens[:3] if tokens[0] == "cp" else tokens[:2])
+    if tokens[0] == "cp" or name == "mbarrier.inval":
+        return [[memory]]
+    if name == "mbarrier.init":
+        return [[memory, u32]]
+    if name in ("mbarrier.expect_tx", "mbarrier.complete_tx"):
+        return [[memory, u32]]
+    if name == "mbarrier.pending_count":
+        return [[u32, b64]]
+    if name in ("mbarrier.test_wait", "mbarrier.try_wait"):
+        last = u32 if "parity" in tokens else b64
+        return [[pred, memory, last]] + ([[pred, memory, last, u32]] if name == "mbarrier.try_wait" else [])
+    if "expect_tx" in tokens:
+        return [[b64, memory, u32], [sink, memory, u32]]
+    return [[b64, memory], [b64, memory, u32], [sink, memory], [sink, memory, u32]]
+
+
 def mma_operands(tokens):
     """The PTX ISA's fragment sizes: A holds M*K/32 elements per thread, B
     K*N/32 and C/D M*N/32, packed into 32-bit registers (two 16-bit, four
@@ -438,7 +491,7 @@ def spellings():
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
-                async_group_spellings):
+                async_group_spellings, mbarrier_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -581,7 +634,11 @@ IMMEDIATE = ("imm", 1, False)
 def natural_operand_choices(spelling):
     """natural_operands, then the same with the 8-bit integer operands of a
     cvt in 8-bit registers: the PTX ISA lets an 8-bit type sit in a
-    register of 8 bits or more."""
+    register of 8 bits or more; an mbarrier operation's every shape."""
+    tokens = spelling.split(".")
+    if tokens[0] == "mbarrier" or tokens[:3] == ["cp", "async", "mbarrier"]:
+        yield from mbarrier_operand_choices(tokens)
+        return
     first = natural_operands(spelling)
     yield first
     tokens = spelling.split(".")
@@ -594,7 +651,7 @@ def natural_operand_choices(spelling):
 
 
 def table_operands(form):
-    return [("imm", (op.immediates or (1,))[0], False) if op.role == "imm" else
+    return [("sink", 0, False)] * form.sink_result + [("imm", (op.immediates or (1,))[0], False) if op.role == "imm" else
             (op.register_bits if op.space == "reg" else op.bits, op.count, op.space != "reg",
              op.joined_by_bar, op.bar_before, op.braced)
             for op in form.operands]
@@ -641,6 +698,9 @@ def render(spelling, operands):
     for i, (bits, count, memory, *bar) in enumerate(operands):
         if bits == "imm":
             texts.append(str(count))
+            continue
+        if bits == "sink":
+            texts.append("_")
             continue
         if memory:
             texts.append("[%rd0]")
@@ -694,7 +754,13 @@ def run(spelling_list, targets=TARGETS, batch=800):
             cases.append((spelling, form, [table_operands(form)], None))
         except ptx.PTXFormError as error:
             cases.append((spelling, None, list(natural_operand_choices(spelling)), str(error)))
-    report = {"spellings": len(cases), "targets": list(targets), "table_legal": 0,
+            continue
+        if form.family == "mbarrier":
+            # Each operand shape of an mbarrier operation is a form of its
+            # own, with its own floor (an arrival's count needs sm_90).
+            for other in ptx.overloads(spelling)[1:]:
+                cases.append((spelling, other, [table_operands(other)], None))
+    report = {"spellings": len(spelling_list), "cases": len(cases), "targets": list(targets), "table_legal": 0,
               "agree": 0, "disagreements": [], "explained": []}
     with tempfile.TemporaryDirectory() as workdir:
         for target in targets:
@@ -705,7 +771,10 @@ def run(spelling_list, targets=TARGETS, batch=800):
                 spelling, form, ops, error = case
                 if form is not None:
                     try:
-                        ptx.parse(spelling, target=target)
+                        there = ptx.overloads(spelling, target=target)
+                        if form.operands not in [f.operands for f in there]:
+                            raise ptx.PTXFormError(f"{spelling} with {len(form.operands)} operands is not "
+                                                   f"on {target}")
                     except ptx.PTXFormError as floor_error:
                         form, error = None, str(floor_error)
                 version = max(form.min_ptx, TARGET_PTX[target]) if form else PTX_VERSION

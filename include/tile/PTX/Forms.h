@@ -153,6 +153,10 @@ struct Form {
   /// tile.apply and tile.instr take it. A family the table parses and
   /// enumerates before it is lowered (fma, cp.async, mma) is not.
   bool lowered = true;
+  /// Its PTX operand list starts with the sink `_`, a result the
+  /// instruction has but does not return (an mbarrier arrival on
+  /// .shared::cluster); no operand stands for it.
+  bool sinkResult = false;
   /// A measured way in which ptxas or the hardware departs from the PTX ISA
   /// for this form, which the lowering reports as a warning; "" for none.
   std::string caveat;
