@@ -307,6 +307,7 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.blockBarrier = record.blockBarrier;
   form.observesWarp = record.observesWarp;
   form.ordersMemory = record.ordersMemory;
+  form.synchronizes = record.synchronizes;
   form.guardIgnored = record.guardIgnored;
   form.lowered = record.lowered && variant.lowered;
   form.sinkResult = variant.sinkResult;

@@ -194,6 +194,8 @@ struct FamilyRecord {
   bool observesWarp = false;
   /// See Form::ordersMemory.
   bool ordersMemory = false;
+  /// See Form::synchronizes.
+  bool synchronizes = false;
   bool lowered = true;
   /// See Form::guardIgnored.
   bool guardIgnored = false;

@@ -33,7 +33,7 @@ def forms():
     from tile_mlir import ptx
     out = []
     for spelling in ptx.forms("cp.async"):
-        if any(t in spelling.split(".") for t in ("commit_group", "wait_group", "wait_all")):
+        if any(t in spelling.split(".") for t in ("commit_group", "wait_group", "wait_all", "mbarrier")):
             continue
         form = ptx.parse(spelling, target=TARGET)
         size_operand = next(op for op in form.operands if op.name == "cp-size")

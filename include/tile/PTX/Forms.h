@@ -144,6 +144,10 @@ struct Form {
   /// memory accesses, so it reads and writes all memory for MLIR and is
   /// side-effecting asm that clobbers memory for LLVM.
   bool ordersMemory = false;
+  /// It synchronizes threads through memory with acquire or release
+  /// semantics (the mbarrier operations): besides its own operands, it
+  /// orders the accesses around it, so its asm clobbers memory.
+  bool synchronizes = false;
   /// ptxas (CUDA 13.0) ignores a guard on this instruction (testp: measured
   /// on an H200, at -O3 and -O0): where the guard is false the destination
   /// gets the result anyway. A guarded instruction that keeps its

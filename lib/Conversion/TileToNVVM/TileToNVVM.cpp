@@ -216,6 +216,11 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
     pieces.insert(pieces.begin() + at, text);
     afterBar.insert(afterBar.begin() + at, false);
   }
+  // A result the instruction has but does not return: the sink.
+  if (form.sinkResult) {
+    pieces.insert(pieces.begin(), "_");
+    afterBar.insert(afterBar.begin(), false);
+  }
   std::string operandText;
   for (auto [i, piece] : llvm::enumerate(pieces))
     operandText += (i == 0 ? "" : afterBar[i] ? "|" : ", ") + piece;
@@ -234,8 +239,9 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   for (const std::string &c : llvm::concat<std::string>(outputs, inputs))
     constraints += (constraints.empty() ? "" : ",") + c;
   // A fence orders memory accesses LLVM sees too (a kernel's own loads of
-  // its parameters, for one): it clobbers memory.
-  if (form.ordersMemory)
+  // its parameters, for one), and so does an acquire or a release (an
+  // mbarrier wait or arrival): it clobbers memory.
+  if (form.ordersMemory || form.synchronizes)
     constraints += constraints.empty() ? "~{memory}" : ",~{memory}";
   return {text, constraints};
 }

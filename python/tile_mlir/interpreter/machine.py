@@ -27,6 +27,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import fragment_origins as O
+from . import mbarrier as M
 from . import reference as R
 from .. import fragments
 
@@ -261,6 +262,10 @@ class Interpreter:
         # bytes, defined, executing, point), and each thread's open group
         # (committed groups are those below it).
         self.copies, self.open_group = [], np.zeros(threads, np.int64)
+        # Copies are numbered as they are issued (cp.async.mbarrier.arrive
+        # attaches those issued before it), and the mbarrier objects.
+        self.copy_sequence = 0
+        self.mbarriers = M.Mbarriers()
         self.current_opcode = ""
         # The origins of bytes, when mma fragments are checked against the
         # ISA's layout (fragment_origins); None otherwise.
@@ -644,7 +649,9 @@ class Interpreter:
             self.check_alignment(dst, coord + [0], cp_size, executing)
             self.check_alignment(src, coord + [0], cp_size, executing)
             self.bank_requests(dst, coord + [0], cp_size, executing)
-            self.copies.append((self.open_group.copy(), dst, coord, data, known, origins, executing.copy(), point))
+            self.copy_sequence += 1
+            self.copies.append((self.open_group.copy(), dst, coord, data, known, origins, executing.copy(), point,
+                                self.copy_sequence))
             buffer = dst.buffer
             if not buffer.private:
                 for e in range(dst.shape[-1]):
@@ -655,19 +662,30 @@ class Interpreter:
     def _deliver(self, executing, below):
         """Writes the pending copies of each executing thread whose group is
         below `below` (per thread)."""
+        self.deliver_copies(executing, below=below)
+
+    def deliver_copies(self, threads, up_to=None, below=None, tracked=True):
+        """Writes the pending copies of `threads`: those numbered up to
+        `up_to` (cp.async.mbarrier.arrive), or whose group is below `below`
+        (per thread: cp.async.wait_group). Copies an mbarrier phase
+        completed (not `tracked`) are ordered before the wait that saw it."""
         kept = []
-        for groups, dst, coord, data, known, origins, issued, point in self.copies:
-            now = issued & executing & (groups < below)
+        for groups, dst, coord, data, known, origins, issued, point, sequence in self.copies:
+            now = issued & threads
+            if below is not None:
+                now &= groups < below
+            if up_to is not None and sequence > up_to:
+                now &= False
             if now.any():
                 for e, (bits, defined, origin) in enumerate(zip(data, known, origins)):
                     if not dst.buffer.private:
                         nbytes = element_bytes(dst.bits)
                         for byte in range(nbytes):
                             dst.buffer.pending_at[dst.addresses(coord + [e])[now] + byte] = 0
-                    self.write(dst, coord + [e], bits, defined, now, origin=origin)
+                    self.write(dst, coord + [e], bits, defined, now, origin=origin, tracked=tracked)
             rest = issued & ~now
             if rest.any():
-                kept.append((groups, dst, coord, data, known, origins, rest, point))
+                kept.append((groups, dst, coord, data, known, origins, rest, point, sequence))
         self.copies = kept
 
     def _pending_hazard(self, buffer, at, lanes):
@@ -1024,9 +1042,11 @@ class Interpreter:
             nan |= n
         return value, defined, nan
 
-    def write(self, view, coord, value, defined, where, nan=None, origin=None):
+    def write(self, view, coord, value, defined, where, nan=None, origin=None, tracked=True):
         """Writes one element for the threads `where`; `origin` (bytes,
-        threads) is where its bytes came from (unknown: computed)."""
+        threads) is where its bytes came from (unknown: computed). Without
+        `tracked`, the write is ordered before every later access (the
+        race check does not see it)."""
         nbytes = element_bytes(view.bits)
         address = view.addresses(coord)[where]
         value, defined = value[where], defined[where]
@@ -1054,7 +1074,8 @@ class Interpreter:
             else:
                 # Two threads storing one byte in one instruction: which wins
                 # is not defined.
-                self.track_write(buffer, at, lanes)
+                if tracked:
+                    self.track_write(buffer, at, lanes)
                 unique, counts = np.unique(at, return_counts=True)
                 buffer.data[at] = part
                 buffer.defined[at] = defined
@@ -1382,6 +1403,12 @@ class Interpreter:
             self.barrier(form, self.barrier_operands(form, values), self.active.copy())
             if "red" in form.opcode.split("."):
                 self.barrier_reduction(form, values, self.active.copy())
+            return
+        if form.family == "mbarrier" or opcode.startswith("cp.async.mbarrier"):
+            run = M.pending_count if "pending_count" in opcode.split(".") else M.execute
+            repeats = next((v.shape[len(group):-1] for v in values if isinstance(v, View)), [])
+            for coord in itertools.product(*[range(n) for n in repeats]):
+                run(self, form, values, group + list(coord), self.active & pred)
             return
         if form.family == "cp.async":
             self.async_copy(form, values, group, self.active & pred)

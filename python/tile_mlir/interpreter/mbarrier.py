@@ -1,0 +1,222 @@
+"""mbarrier objects (PTX ISA 9.0, 9.7.13.15) and cp.async.mbarrier.arrive
+(9.7.9.25.3.3) for the interpreter.
+
+An object is 8 bytes of shared memory whose contents the ISA leaves opaque;
+the interpreter keeps its state beside the bytes, keyed by the buffer and
+the byte address: the current phase, the arrivals still pending in it, the
+arrivals each phase expects, and the transaction count. The bytes read as
+undefined.
+
+- init sets the expected count, pending = expected, phase 0, tx 0;
+- an arrival (arrive, arrive_drop; .expect_tx first adds to tx) removes
+  its count from the pending arrivals (arrive_drop also from the expected
+  count of later phases); expect_tx adds to tx, complete_tx removes;
+- a phase completes when no arrival is pending and tx is 0: the phase
+  advances and pending is reset to the expected count;
+- test_wait (and try_wait, which in lockstep sees what test_wait sees)
+  with a state is true once the state's phase has completed; with a parity,
+  once the phase of that parity (the current or the one before) has;
+- the state an arrival returns is its phase number in the low 32 bits and
+  the arrivals then pending above (pending_count reads them): the ISA's
+  encoding is opaque, so a kernel that stores a state stores the
+  interpreter's bits, not the GPU's;
+- cp.async.mbarrier.arrive attaches the thread's copies issued so far to
+  the object's current phase and arrives once they complete (without
+  .noinc it first adds one pending arrival, so it does not count towards
+  the phase; with .noinc it does); the copies land when a thread's wait
+  sees that phase complete (or at a cp.async.wait_group that covers them),
+  and a read of their bytes before then is an AsyncHazard, as for
+  wait_group.
+
+What the ISA leaves undefined is an InterpretError (MbarrierFault): an
+operation on an object never initialized, or invalidated; a count outside
+1 to 2^20 - 1; a .noComplete arrival that would complete the phase; a
+transaction count out of its range (-(2^20 - 1) to 2^20 - 1).
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+MAX_COUNT = (1 << 20) - 1
+
+
+class MbarrierFault(Exception):
+    """An mbarrier operation the PTX ISA leaves undefined."""
+
+
+@dataclass
+class Barrier:
+    expected: int
+    pending: int
+    phase: int = 0
+    tx: int = 0
+    # (phase, threads, last copy sequence number) of cp.async.mbarrier.arrive.
+    attached: List[Tuple[int, np.ndarray, int]] = field(default_factory=list)
+
+
+class Mbarriers:
+    """The objects of one run."""
+
+    def __init__(self):
+        self.objects: Dict[Tuple[int, int], Barrier] = {}
+
+    def key(self, view, address):
+        return id(view.buffer), int(address)
+
+    def get(self, where, key, opcode):
+        barrier = self.objects.get(key)
+        if barrier is None:
+            raise MbarrierFault(f"{where}: {opcode} on an mbarrier object that was never initialized "
+                                f"(or was invalidated): byte {key[1]} of its buffer")
+        return barrier
+
+
+def _count(where, opcode, name, value, low=1):
+    if not low <= value <= MAX_COUNT:
+        raise MbarrierFault(f"{where}: {opcode}: {name} {value} is outside {low} to {MAX_COUNT}, where the "
+                            "PTX ISA leaves the result undefined")
+    return value
+
+
+def _complete_if_done(barrier):
+    if barrier.pending == 0 and barrier.tx == 0:
+        barrier.phase += 1
+        barrier.pending = barrier.expected
+
+
+def execute(interp, form, values, coord, executing):
+    """Runs one mbarrier operation (or cp.async.mbarrier.arrive) for the
+    executing threads in ascending order."""
+    from .machine import View
+    tokens = form.opcode.split(".")
+    where = interp.points[interp.point]
+    named = {o.name: v for o, v in zip(form.operands, values)}
+    obj = named["addr"]
+    state = interp.mbarriers
+    address = obj.addresses(coord + [0])
+
+    def scalar(name):
+        value = named.get(name)
+        if value is None:
+            return None, np.ones(interp.threads, bool)
+        if isinstance(value, View):
+            bits, defined, _ = interp.read(value, coord + [0])
+            return bits.astype(np.int64), defined
+        return np.asarray(value[0]).astype(np.int64), np.ones(interp.threads, bool)
+
+    # The object's bytes are opaque: a plain read of them is undefined. For
+    # the race check, init and inval write them, an arrival (or a change of
+    # the transaction count) is an atomic update, and a wait reads them: a
+    # wait on arrivals of other threads that no barrier orders before it
+    # sees them or not as the threads happen to run (a race), where a wait
+    # after a barrier sees them all.
+    buffer = obj.buffer
+    if not buffer.private:
+        at = (address[executing][:, None] + np.arange(8)[None, :]).reshape(-1)
+        lanes = np.repeat(interp.lanes[executing], 8)
+        operation = tokens[1] if tokens[0] == "mbarrier" else "arrive"
+        if operation in ("init", "inval"):
+            interp.track_write(buffer, at, lanes)
+        elif operation in ("test_wait", "try_wait"):
+            interp.track_read(buffer, at, lanes)
+        else:
+            interp.track_read(buffer, at, lanes, atomic=True)
+            interp.track_write(buffer, at, lanes, atomic=True)
+        buffer.defined[at] = False
+    if tokens[0] == "cp":
+        noinc = "noinc" in tokens
+        for thread in np.flatnonzero(executing):
+            barrier = state.get(where, state.key(obj, address[thread]), form.opcode)
+            mine = np.zeros(interp.threads, bool)
+            mine[thread] = True
+            barrier.attached.append((barrier.phase, mine, interp.copy_sequence))
+            if noinc:
+                barrier.pending -= 1
+                _complete_if_done(barrier)
+        return
+    operation = tokens[1]
+    if operation == "init":
+        count, known = scalar("count")
+        for thread in np.flatnonzero(executing):
+            n = _count(where, form.opcode, "count", int(count[thread]))
+            state.objects[state.key(obj, address[thread])] = Barrier(expected=n, pending=n)
+        return
+    if operation == "inval":
+        for thread in np.flatnonzero(executing):
+            state.objects.pop(state.key(obj, address[thread]), None)
+        return
+    if operation in ("expect_tx", "complete_tx"):
+        tx, _ = scalar("txCount")
+        for thread in np.flatnonzero(executing):
+            barrier = state.get(where, state.key(obj, address[thread]), form.opcode)
+            barrier.tx += int(tx[thread]) * (1 if operation == "expect_tx" else -1)
+            _count(where, form.opcode, "the transaction count", barrier.tx, low=-MAX_COUNT)
+            _complete_if_done(barrier)
+        return
+    if operation in ("arrive", "arrive_drop"):
+        count, _ = scalar("count")
+        tx, _ = scalar("txCount")
+        out = np.zeros(interp.threads, np.uint64)
+        for thread in np.flatnonzero(executing):
+            barrier = state.get(where, state.key(obj, address[thread]), form.opcode)
+            n = 1 if count is None else _count(where, form.opcode, "count", int(count[thread]))
+            if tx is not None:
+                barrier.tx += int(tx[thread])
+                _count(where, form.opcode, "the transaction count", barrier.tx, low=-MAX_COUNT)
+            if "noComplete" in tokens and barrier.pending - n <= 0:
+                raise MbarrierFault(f"{where}: {form.opcode} would complete the current phase "
+                                    f"({barrier.pending} arrivals pending, count {n}), which .noComplete "
+                                    "leaves undefined")
+            phase = barrier.phase
+            if barrier.pending - n < 0:
+                raise MbarrierFault(f"{where}: {form.opcode}: {n} arrivals where {barrier.pending} are pending "
+                                    "(the phase waits for its transactions): more arrivals than a phase "
+                                    "expects are undefined")
+            barrier.pending -= n
+            if operation == "arrive_drop":
+                barrier.expected -= n
+            out[thread] = np.uint64((phase & 0xFFFFFFFF) | (max(barrier.pending, 0) << 32))
+            _complete_if_done(barrier)
+        if "state" in named:
+            interp.write(named["state"], coord + [0], out, np.ones(interp.threads, bool), executing, None)
+        return
+    if operation in ("test_wait", "try_wait"):
+        parity = "parity" in tokens
+        operand, known = scalar("phaseParity" if parity else "state")
+        done = np.zeros(interp.threads, np.uint64)
+        for thread in np.flatnonzero(executing):
+            barrier = state.get(where, state.key(obj, address[thread]), form.opcode)
+            if parity:
+                # The phase of that parity, the current one or the one
+                # before, has completed when the current parity differs.
+                complete = (barrier.phase & 1) != (int(operand[thread]) & 1)
+                waited = barrier.phase - 1 if complete else barrier.phase
+            else:
+                waited = int(operand[thread]) & 0xFFFFFFFF
+                complete = barrier.phase > waited
+            done[thread] = complete
+            if complete:
+                deliver_attached(interp, barrier, waited)
+        interp.write(named["waitComplete"], coord + [0], done, known, executing, None)
+        return
+    raise MbarrierFault(f"{where}: {form.opcode} is not modelled")
+
+
+def pending_count(interp, form, values, coord, executing):
+    named = {o.name: v for o, v in zip(form.operands, values)}
+    bits, defined, _ = interp.read(named["state"], coord + [0])
+    interp.write(named["count"], coord + [0], (bits >> np.uint64(32)) & np.uint64(0xFFFFFFFF), defined,
+                 executing, None)
+
+
+def deliver_attached(interp, barrier, phase):
+    """The copies attached to phases up to `phase` land."""
+    kept = []
+    for attached_phase, threads, sequence in barrier.attached:
+        if attached_phase <= phase:
+            interp.deliver_copies(threads, sequence, tracked=False)
+        else:
+            kept.append((attached_phase, threads, sequence))
+    barrier.attached = kept

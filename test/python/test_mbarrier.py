@@ -1,0 +1,179 @@
+"""mbarrier objects in the interpreter (interpreter/mbarrier.py, PTX ISA
+9.0, 9.7.13.15): phases, parities, arrive_drop, transaction counts,
+cp.async.mbarrier.arrive delivering copies, the races a single wait takes
+part in, and what the ISA leaves undefined; the table's rules (ptxas 13.0)."""
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir import ptx
+from tile_mlir import script as T
+
+THREADS = 64
+
+
+def waits(before_barrier=True, arrive="mbarrier.arrive.shared::cta.b64", count=THREADS, tx=0, drop=False):
+    """Thread 0 initializes the object (count), every thread arrives (with
+    `arrive`), a barrier, and each thread records four waits: parity 0
+    before the arrivals, then the state's phase, parity 0 and parity 1
+    after them. `tx`: thread 0 expects that many bytes first; `drop`:
+    every thread arrives a second time with arrive_drop."""
+
+    @T.function
+    def k(Out: T.Tensor((THREADS, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
+        t = T.thread_id()
+        bar = T.alloc_shared((1, 1), "uint64")
+        state = T.alloc_local((1, 1), "uint64")
+        done = T.alloc_local((4, 1), "bool")
+        r = T.alloc_local((4, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar[0:1], T.uint32(count), pred=t == 0)
+        if tx:
+            T.cuda.tile.apply(T.ptx["mbarrier.expect_tx.relaxed.cta.shared::cta.b64"], bar[0:1], T.uint32(tx),
+                              pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mbarrier.test_wait.parity.shared::cta.b64"], done[0:1], bar[0:1], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx[arrive], state, bar[0:1])
+        if drop:
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive_drop.shared::cta.b64"], state, bar[0:1])
+        if before_barrier:
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mbarrier.test_wait.shared::cta.b64"], done[1:2], bar[0:1], state)
+        T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done[2:3], bar[0:1], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done[3:4], bar[0:1], T.uint32(1))
+        for i in range(4):
+            T.cuda.tile.apply(T.ptx["selp.b32"], r[i:i + 1], T.uint32(1), T.uint32(0), done[i:i + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1, :].reshape((4, 1)), r)
+
+    return k
+
+
+def run(kernel):
+    out = np.full((THREADS, 4), 7, np.uint32)
+    tile_mlir.interpret(kernel, out)
+    return out
+
+
+def test_the_arrivals_complete_phase_0():
+    out = run(waits())
+    # Parity 0 not complete before; after 64 arrivals: the state's phase
+    # and parity 0 complete, the current phase (parity 1) not.
+    assert (out == [0, 1, 1, 0]).all()
+
+
+def test_fewer_arrivals_than_expected_leave_the_phase_open():
+    # Parity 1 names the phase before phase 0, complete (PTX ISA 9.7.13.15.16).
+    out = run(waits(count=THREADS + 1))
+    assert (out == [0, 0, 0, 1]).all()
+
+
+def test_a_phase_waits_for_its_transactions():
+    # Every arrival is in, but 128 expected bytes never come.
+    assert (run(waits(tx=128)) == [0, 0, 0, 1]).all()
+
+
+def test_arrive_drop_completes_the_next_phase_with_fewer():
+    # Phase 0 completes with the 64 arrivals; each thread's arrive_drop is
+    # an arrival of phase 1 and drops it from later phases: phase 1 ends
+    # too (parity 1 complete, the current phase 2 has parity 0).
+    out = run(waits(drop=True))
+    assert (out == [0, 1, 0, 1]).all()
+
+
+def test_a_wait_on_arrivals_no_barrier_orders_is_a_race():
+    with pytest.raises(tile_mlir.HazardError, match=r"test_mbarrier.py:\d+: read-after-write race on the shared "
+                                                    r"buffer of .*: thread 0 here, thread 63 at "
+                                                    r"\S*test_mbarrier.py:\d+, with no barrier between"):
+        run(waits(before_barrier=False))
+
+
+def test_what_the_isa_leaves_undefined_is_an_error():
+    @T.function
+    def uninitialized(Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        bar = T.alloc_shared((1, 1), "uint64")
+        state = T.alloc_local((1, 1), "uint64")
+        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, bar[0:1])
+
+    with pytest.raises(tile_mlir.InterpretError, match=r"mbarrier.arrive.shared::cta.b64 on an mbarrier object "
+                                                       r"that was never initialized"):
+        tile_mlir.interpret(uninitialized, np.zeros((32, 1), np.uint32))
+
+    @T.function
+    def completes(Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        bar = T.alloc_shared((1, 1), "uint64")
+        state = T.alloc_local((1, 1), "uint64")
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared.b64"], bar[0:1], T.uint32(2), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mbarrier.arrive.noComplete.shared.b64"], state, bar[0:1], T.uint32(1),
+                          pred=t < 2)
+
+    with pytest.raises(tile_mlir.InterpretError, match=r"mbarrier.arrive.noComplete.shared.b64 would complete "
+                                                       r"the current phase \(1 arrivals pending, count 1\)"):
+        tile_mlir.interpret(completes, np.zeros((32, 1), np.uint32))
+
+
+def copy_then_wait(wait):
+    """Each thread copies its 16 bytes into shared memory with cp.async,
+    cp.async.mbarrier.arrive.noinc (its arrival), a barrier, then (with
+    `wait`) a wait of parity 0, and reads the next thread's bytes."""
+
+    @T.function
+    def k(A: T.Tensor((THREADS, 4), "uint32"), Out: T.Tensor((THREADS, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
+        t = T.thread_id()
+        bar = T.alloc_shared((1, 1), "uint64")
+        tile = T.alloc_shared((THREADS, 4), "uint32")
+        done = T.alloc_local((1, 1), "bool")
+        r = T.alloc_local((1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar[0:1], T.uint32(THREADS), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tile[t:t + 1, :], A[t:t + 1, :], T.uint32(16))
+        T.cuda.tile.apply(T.ptx["cp.async.mbarrier.arrive.noinc.shared::cta.b64"], bar[0:1])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        if wait:
+            T.cuda.tile.apply(T.ptx["mbarrier.test_wait.parity.shared::cta.b64"], done, bar[0:1], T.uint32(0))
+        n = (t + 1) % THREADS
+        T.cuda.tile.apply(T.ptx["ld.shared.v4.b32"], r, tile[n:n + 1, :])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1, :], r)
+
+    return k
+
+
+def test_copies_land_when_a_wait_sees_their_phase_complete():
+    a = np.arange(THREADS * 4, dtype=np.uint32).reshape(THREADS, 4)
+    out = np.zeros_like(a)
+    tile_mlir.interpret(copy_then_wait(True), a, out)
+    assert np.array_equal(out, np.roll(a, -1, axis=0))
+
+
+def test_reading_the_copies_before_the_wait_is_a_hazard():
+    a = np.arange(THREADS * 4, dtype=np.uint32).reshape(THREADS, 4)
+    with pytest.raises(tile_mlir.HazardError, match=r"ld.shared.v4.b32 touches the shared buffer of .* byte 16, "
+                                                    r"which the cp.async at \S*test_mbarrier.py:\d+ has not "
+                                                    r"delivered"):
+        tile_mlir.interpret(copy_then_wait(False), a, np.zeros_like(a))
+
+
+def test_the_table_takes_what_ptxas_takes():
+    # Measured with ptxas 13.0 (tools/ptxas_diff: every mbarrier spelling).
+    arrive = ptx.overloads("mbarrier.arrive.shared.b64")
+    assert [[o.name for o in f.operands] for f in arrive] == [["state", "addr"], ["state", "addr", "count"]]
+    assert [(f.min_sm, f.min_ptx) for f in arrive] == [(80, 70), (90, 78)]
+    remote = ptx.parse("mbarrier.arrive.release.cluster.shared::cluster.b64")
+    assert remote.sink_result and [o.name for o in remote.operands] == ["addr"]
+    for spelling, message in (
+            ("mbarrier.arrive.relaxed.shared.b64", "'relaxed' needs a scope in mbarrier.arrive.b64"),
+            ("mbarrier.test_wait.cta.shared.b64", "'cta' needs a semantics in mbarrier.test_wait.b64"),
+            ("mbarrier.arrive.noComplete.relaxed.cta.shared.b64",
+             "'noComplete' cannot be combined with 'relaxed' in mbarrier.arrive.b64"),
+            ("mbarrier.test_wait.shared::cluster.b64", "'shared::cluster' is not a qualifier of "
+                                                       "mbarrier.test_wait.b64")):
+        with pytest.raises(ptx.PTXFormError, match=message):
+            ptx.parse(spelling)
+    with pytest.raises(ptx.PTXFormError, match="requires .*sm_90"):
+        ptx.parse("mbarrier.try_wait.parity.shared.b64", target="sm_80")
