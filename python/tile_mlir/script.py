@@ -23,7 +23,7 @@ from __future__ import annotations
 
 # The front end is split by concern (tile_mlir.frontend); users import its
 # public names from here.
-from .frontend.control import if_, serial
+from .frontend.control import if_, serial, until
 from .frontend.fragment_coordinates import mma_coordinates
 from .frontend.ewise import (Expr, cast, cos, erf, ewise, exp, exp2, fabs, log, log2, maximum, minimum,
                              rsqrt, sin, sqrt, tanh, where)
@@ -40,7 +40,7 @@ __all__ = [
     "Tensor", "LaunchConfig", "TileError", "function", "prim_func", "device_entry", "alloc_local", "alloc_shared",
     "alloc_dynamic_shared",
     "thread_id", "block_id", "block_dim", "grid_dim", "lane_id", "warp_id", "sm_id", "clock64",
-    "global_timer", "dynamic_smem_size", "serial", "if_", "ptx", "cuda", "Buffer", "Index", "Bool", "Scalar",
+    "global_timer", "dynamic_smem_size", "serial", "if_", "until", "ptx", "cuda", "Buffer", "Index", "Bool", "Scalar",
     "mma_coordinates",
     "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64",

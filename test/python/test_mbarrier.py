@@ -177,3 +177,60 @@ def test_the_table_takes_what_ptxas_takes():
             ptx.parse(spelling)
     with pytest.raises(ptx.PTXFormError, match="requires .*sm_90"):
         ptx.parse("mbarrier.try_wait.parity.shared.b64", target="sm_80")
+
+
+def spin(arrive_first):
+    """Each thread arrives (or not), then spins on try_wait.parity 0 in a
+    T.until loop, and stores what its predicate ended as."""
+
+    @T.function
+    def k(Out: T.Tensor((THREADS, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
+        t = T.thread_id()
+        bar = T.alloc_shared((1, 1), "uint64")
+        state = T.alloc_local((1, 1), "uint64")
+        done = T.alloc_local((1, 1), "bool")
+        r = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar[0:1], T.uint32(THREADS), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        if arrive_first:
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, bar[0:1])
+        with T.until(done):
+            T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, bar[0:1], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["selp.b32"], r, T.uint32(1), T.uint32(0), done)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], r)
+
+    return k
+
+
+def test_until_is_the_spin_loop_as_written():
+    import re
+    text = " ".join(tile_mlir.compile(spin(True), target="sm_90").ptx.split())
+    # The loop's block: the try_wait, the predicate negated, the branch back.
+    assert re.search(r"(\$L__BB0_\d+): mov.b32 %r(\d+), 0; // begin inline asm "
+                     r"mbarrier.try_wait.parity.shared::cta.b64 %p(\d+), \[%rd\d+\], %r\2; // end inline asm "
+                     r"not.pred %p(\d+), %p\3; @%p\4 bra \1;", text), text
+
+
+def test_a_wait_in_a_loop_ends_when_the_phase_completes_and_is_no_race():
+    out = np.zeros((THREADS, 1), np.uint32)
+    tile_mlir.interpret(spin(True), out)
+    assert (out == 1).all()
+
+
+def test_a_loop_waiting_for_arrivals_that_never_come_is_an_error():
+    with pytest.raises(tile_mlir.InterpretError, match=r"test_mbarrier.py:\d+: this loop never ends: thread 0 "
+                                                       r"\(and every thread still in it\) went round without "
+                                                       r"leaving while no mbarrier it may wait on changed"):
+        tile_mlir.interpret(spin(False), np.zeros((THREADS, 1), np.uint32))
+
+
+def test_until_takes_one_predicate_register():
+    for make, message in ((lambda: T.alloc_local((1, 1), "uint32"), "T.until takes a predicate register"),
+                          (lambda: T.alloc_local((2, 1), "bool"), "T.until takes a predicate register")):
+        with pytest.raises(T.TileError, match=message):
+            @T.function
+            def k(Out: T.Tensor((1, 1), "uint32")):
+                T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+                with T.until(make()):
+                    pass

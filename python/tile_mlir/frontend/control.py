@@ -1,4 +1,4 @@
-"""Control flow the kernel runs: T.if_ and T.serial."""
+"""Control flow the kernel runs: T.if_, T.serial and T.until."""
 
 from __future__ import annotations
 
@@ -154,6 +154,62 @@ class serial:
             scf.YieldOp([])
         self._point.__exit__(None, None, None)
         builder.open_loops.pop()
+
+
+class until:
+    """``with T.until(done):`` runs its body, then runs it again for as
+    long as the thread's predicate register ``done`` (a bool tile of one
+    register, which the body sets) is false (``scf.while``): the loop a
+    thread spins in on ``mbarrier.try_wait``. Each thread leaves when its
+    own ``done`` is true. Like T.serial's, the body is traced once, so
+    ``break`` and ``return`` in it are errors."""
+
+    def __init__(self, done):
+        from .tiles import Buffer
+        if not isinstance(done, Buffer) or done.dtype != "bool" or any(n != 1 for n in done.shape):
+            raise TileError("T.until takes a predicate register: a bool tile of one element "
+                            "(T.alloc_local((1, 1), \"bool\")) that the body sets")
+        _check_owned(done)
+        if ir.MemRefType(done.value.type).memory_space is None or \
+                "5" not in str(ir.MemRefType(done.value.type).memory_space):
+            raise TileError("T.until's predicate is a register tile (T.alloc_local), not memory")
+        self.done, self.where = done, _caller()
+
+    def __enter__(self):
+        builder = _active()
+        with _location():
+            self._loop = scf.WhileOp([], [])
+            self._body = self._loop.before.blocks.append()
+        self._point = ir.InsertionPoint(self._body)
+        self._point.__enter__()
+        builder.open_loops.append(self)
+        return None
+
+    def ended_early(self) -> TileError:
+        return TileError(f"{self.where[0]}:{self.where[1]}: this T.until's body ended early (break or "
+                         "return): the body is traced once, so it cannot leave the loop per iteration",
+                         located=True)
+
+    def __exit__(self, kind, value, traceback):
+        builder = _active()
+        if kind is None:
+            if builder.open_loops[-1] is not self:
+                raise builder.open_loops[-1].ended_early()
+            from mlir.dialects import memref
+            with _location():
+                zero = arith.constant(ir.IndexType.get(), 0)
+                done = memref.load(self.done.value, [zero] * len(self.done.shape))
+                again = arith.xori(done, arith.constant(ir.IntegerType.get_signless(1), 1))
+                scf.ConditionOp(again, [])
+            self._point.__exit__(kind, value, traceback)
+            with ir.InsertionPoint(self._loop.after.blocks.append()), _location():
+                scf.YieldOp([])
+            builder.open_loops.pop()
+            return False
+        self._point.__exit__(kind, value, traceback)
+        if builder.open_loops and builder.open_loops[-1] is self:
+            builder.open_loops.pop()
+        return False
 
 
 # What makes a value differ between the threads of one block.

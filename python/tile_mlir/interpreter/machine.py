@@ -266,6 +266,10 @@ class Interpreter:
         # attaches those issued before it), and the mbarrier objects.
         self.copy_sequence = 0
         self.mbarriers = M.Mbarriers()
+        # How many T.until loops the threads are in: a wait in one goes
+        # round until its phase completes, so its outcome does not depend
+        # on how the threads happen to run.
+        self.spinning = 0
         self.current_opcode = ""
         # The origins of bytes, when mma fragments are checked against the
         # ISA's layout (fragment_origins); None otherwise.
@@ -1374,6 +1378,59 @@ class Interpreter:
             self.run_block(body)
             iv = iv + step
         self.active = outer
+
+    # A loop that spins this many times is taken for one that never ends.
+    MAX_SPINS = 100000
+
+    def op_scf_while(self, op):
+        """T.until's loop: every thread still in it runs the body (the
+        before region), which ends in scf.condition: the threads whose
+        condition is true run the (empty) after region and go round again.
+        A round in which no thread leaves and no mbarrier object changes
+        repeats forever (the threads run in lockstep here, so arrivals
+        written after the loop never come): an MbarrierFault, as is a loop
+        past MAX_SPINS rounds."""
+        if op.operands:
+            raise NotCovered("scf.while with loop-carried values")
+        where = self.points[self.point]
+        before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+        outer = self.active
+        looping = outer.copy()
+        self.spinning += 1
+        for _ in range(self.MAX_SPINS):
+            state = self.mbarriers.signature()
+            self.active = looping
+            self.run_block(before)
+            again = looping & self.condition
+            if not again.any():
+                break
+            self.active = again
+            self.run_block(after)
+            if (again == looping).all() and self.mbarriers.signature() == state:
+                thread = int(np.flatnonzero(again)[0])
+                raise M.MbarrierFault(f"{where}: this loop never ends: thread {thread} (and every thread still "
+                                      "in it) went round without leaving while no mbarrier it may wait on "
+                                      "changed; the interpreter runs the threads in lockstep, so what they "
+                                      "wait for must happen before the loop in the kernel")
+            looping = again
+        else:
+            raise M.MbarrierFault(f"{where}: this loop went round {self.MAX_SPINS} times without ending")
+        self.spinning -= 1
+        self.active = outer
+
+    def op_scf_condition(self, op):
+        self.condition = self.values[op.operands[0]].astype(bool)
+
+    def op_memref_load(self, op):
+        """A load of a register tile's element (T.until reads its predicate)."""
+        view = self.values[op.operands[0]]
+        if not view.buffer.private:
+            raise NotCovered("memref.load of memory")
+        coord = [self.values[v] for v in op.operands[1:]]
+        bits, defined, _ = self.read(view, coord)
+        if not defined[self.active].all():
+            raise NotCovered("a loop condition read from a register never written")
+        self.values[op.results[0]] = bits.astype(bool) if view.bits == 1 else bits
 
     def op_scf_if(self, op):
         condition = self.values[op.operands[0]]
