@@ -82,7 +82,7 @@ KINDS = {
 
 
 def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps=(WARPS_M, WARPS_N), group_m=1,
-                swizzle=False, tail=False):
+                swizzle=False, tail=False, prefetch=False):
     """The kernel of the module docstring; with `stages` (3 or more), step 1
     is a cp.async pipeline instead: each thread's 16-byte pieces go straight
     from global to shared memory (cp.async.cg), `stages` buffers deep, one
@@ -109,6 +109,13 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
     values) and each 16 b16 columns are one k32 mma; B's fragments come
     from ldmatrix .x4 of Bt (two n8 blocks, bytes 0-15 and 16-31 of the 32
     of k each). The sums are exact and wrap modulo 2^32 (no .satfinite).
+
+    `prefetch` (with `stages`) double-buffers the fragments: each 16 of K
+    loads the next one's fragments by ldmatrix before its mma, and the
+    last one of a step waits for the next step's pieces, passes the
+    barrier, refills the buffer just read and loads the next step's first
+    fragments before its own mma (CUTLASS's order), so the barrier and the
+    first ldmatrix of a step overlap the mma of the step before.
 
     `m`, `n` and `k` all None compile one kernel for every size: its
     tensors have runtime extents and it takes M, N and K as int32
@@ -137,6 +144,8 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
         raise ValueError(f"{m} x {n} x {k} is not a multiple of the {bm} x {bn} x {bk} block tile")
     if wm_size % 16 or wn_size % 16 or bkh % 16:
         raise ValueError(f"a {wm_size} x {wn_size} warp tile over k steps of {bk}: need multiples of 16")
+    if prefetch and (not stages or runtime or -(-k // bk) < stages):
+        raise ValueError("prefetch takes a cp.async pipeline (stages) of at most as many steps as K has")
     if stages is not None and not 3 <= stages <= (stages if runtime else -(-k // bk) + 1):
         raise ValueError(f"a pipeline of {stages} stages over {-(-k // bk)} steps")
     if not runtime and (-(-m // bm)) % group_m:
@@ -174,8 +183,9 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
         acc = T.alloc_local((mt, nt, 4), out_type)
         T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((mt * nt * 4, 1)).view("uint32"), T.uint32(0))
         staged = T.alloc_local((len(a_pieces) + len(b_pieces), 4), "uint32")
-        a_frag = T.alloc_local((mt, 1, 4), "uint32")
-        b_frag = T.alloc_local((nt, 1, 2), "uint32")
+        slots = 2 if prefetch else 1
+        a_frags = T.alloc_local((slots, mt, 1, 4), "uint32")
+        b_frags = T.alloc_local((slots, nt, 1, 2), "uint32")
         # The address each lane gives ldmatrix .x4: row l % 8 of matrix l / 8;
         # matrices 0-3 are (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15).
         lane_row = lane % 8 + 8 * ((lane // 8) % 2)
@@ -220,51 +230,74 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
                                   tensor[row:row + 1, col:col + per_piece], *size_operand)
             T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
 
+        def fragments(buffer, kk, slot):
+            """The fragments of 16 of K (kk) of a shared buffer into slot."""
+            a_frag, b_frag = a_frags[slot], b_frags[slot]
+            for mi in range(mt):
+                r = wm + 16 * mi + lane_row
+                T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                                  a_frag[mi:mi + 1].reshape((1, 4)),
+                                  a_s[buffer, r:r + 1, 16 * kk + lane_col:16 * kk + lane_col + 8])
+            for nj in range(nt // 2):
+                if b_layout == "kn":
+                    r, c = 16 * kk + lane_row, wn + 16 * nj + lane_col
+                    form = "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"
+                else:
+                    # Matrices (n 0-7, k bytes 0-15), (n 0-7, 16-31),
+                    # (n 8-15, 0-15), (n 8-15, 16-31): two n8 blocks.
+                    r, c = wn + 16 * nj + 8 * (lane // 16) + lane % 8, 16 * kk + 8 * ((lane // 8) % 2)
+                    form = "ldmatrix.sync.aligned.m8n8.x4.shared.b16"
+                T.cuda.tile.apply(T.ptx[form], b_frag[2 * nj:2 * nj + 2].reshape((1, 4)),
+                                  b_s[buffer, r:r + 1, c:c + 8])
+
+        def refill(kt):
+            """Step kt's group has landed once at most stages - 2 newer ones
+            are pending; the barrier shows every thread's pieces and that
+            every warp is done with the buffer refilled next, which then
+            gets step kt + stages - 1 (past K: zeros with a tail, else the
+            last step again, in bounds, never read)."""
+            T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(stages - 2))
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+            ahead = kt + stages - 1
+            if tail:
+                copy(ahead, ahead % buffers)
+            else:
+                copy(ahead - (ahead // steps) * (ahead - (steps - 1)), ahead % buffers)
+
         if stages:
             for s in range(stages - 1):
                 copy(s, s)
         else:
             load(0)
-        for kt in T.serial(0, steps):
-            buffer = kt % buffers
-            if stages:
-                # Step kt's group has landed once at most stages - 2 newer
-                # ones are pending; the barrier shows every thread's pieces
-                # and that every warp is done with the buffer refilled next.
-                T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(stages - 2))
-                T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-                ahead = kt + stages - 1
-                if tail:
-                    copy(ahead, ahead % buffers)  # past K: zeros
-                else:
-                    # Past the end, the last step again (in bounds, never read).
-                    copy(ahead - (ahead // steps) * (ahead - (steps - 1)), ahead % buffers)
-            else:
-                store(buffer)
-                T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-                # 1. the next step's pieces are in flight while this one
-                # computes (the last step loads its own pieces again: in
-                # bounds, unused).
-                load(kt + 1 - (kt + 1) // steps)
-            for kk in range(bkh // 16):
-                # 2. fragments by ldmatrix, then mt x nt mma over them.
-                for mi in range(mt):
-                    r = wm + 16 * mi + lane_row
-                    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                                      a_frag[mi:mi + 1].reshape((1, 4)),
-                                      a_s[buffer, r:r + 1, 16 * kk + lane_col:16 * kk + lane_col + 8])
-                for nj in range(nt // 2):
-                    if b_layout == "kn":
-                        r, c = 16 * kk + lane_row, wn + 16 * nj + lane_col
-                        form = "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"
+        kks = bkh // 16
+        if prefetch:
+            refill(0)
+            fragments(0, 0, 0)
+            for kt in T.serial(0, steps):
+                buffer = kt % buffers
+                for kk in range(kks):
+                    if kk + 1 < kks:
+                        fragments(buffer, kk + 1, (kk + 1) % 2)
                     else:
-                        # Matrices (n 0-7, k bytes 0-15), (n 0-7, 16-31),
-                        # (n 8-15, 0-15), (n 8-15, 16-31): two n8 blocks.
-                        r, c = wn + 16 * nj + 8 * (lane // 16) + lane % 8, 16 * kk + 8 * ((lane // 8) % 2)
-                        form = "ldmatrix.sync.aligned.m8n8.x4.shared.b16"
-                    T.cuda.tile.apply(T.ptx[form], b_frag[2 * nj:2 * nj + 2].reshape((1, 4)),
-                                      b_s[buffer, r:r + 1, c:c + 8])
-                T.cuda.tile.apply(T.ptx[opcode], acc, a_frag, b_frag)
+                        refill(kt + 1)
+                        fragments((kt + 1) % buffers, 0, (kk + 1) % 2)
+                    T.cuda.tile.apply(T.ptx[opcode], acc, a_frags[kk % 2], b_frags[kk % 2])
+        else:
+            for kt in T.serial(0, steps):
+                buffer = kt % buffers
+                if stages:
+                    refill(kt)
+                else:
+                    store(buffer)
+                    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+                    # 1. the next step's pieces are in flight while this one
+                    # computes (the last step loads its own pieces again: in
+                    # bounds, unused).
+                    load(kt + 1 - (kt + 1) // steps)
+                for kk in range(kks):
+                    # 2. fragments by ldmatrix, then mt x nt mma over them.
+                    fragments(buffer, kk, 0)
+                    T.cuda.tile.apply(T.ptx[opcode], acc, a_frags[0], b_frags[0])
         # 3. rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 block.
         g, tq = lane // 4, lane % 4
         for mi in range(mt):
@@ -300,6 +333,11 @@ TILINGS = {"t128x256s4_swizzled": dict(block=(128, 256, 32), warps=(2, 4), stage
            "t128x256x64s3_swizzled": dict(block=(128, 256, 64), warps=(2, 4), stages=3, group_m=8, swizzle=True),
            "t128x256x64s4_swizzled": dict(block=(128, 256, 64), warps=(2, 4), stages=4, group_m=8, swizzle=True),
            "t128x128x64s3_swizzled": dict(block=(128, 128, 64), warps=(2, 2), stages=3, group_m=8, swizzle=True)}
+# The fragments double-buffered across each step's barrier (prefetch).
+TILINGS.update({f"{name}_prefetch": dict(tiling, prefetch=True) for name, tiling in TILINGS.items()
+                if name in ("t128x256x64s3_swizzled", "t128x256x64s4_swizzled", "t128x128x64s3_swizzled")})
+TILINGS["t256x128x64s3_w4x2_swizzled_prefetch"] = dict(block=(256, 128, 64), warps=(4, 2), stages=3, group_m=8,
+                                                      swizzle=True, prefetch=True)
 VARIANTS.update({f"gemm_{dtype}_{size}_{name}": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype, **tiling))
                  for dtype in ("float16", "bfloat16") for size in (4096, 8192) for name, tiling in TILINGS.items()})
 # Shapes that are not multiples of the block tile: the predicated tail.

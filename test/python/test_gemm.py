@@ -62,12 +62,20 @@ def test_main_loop_sass_is_the_instructions_written(compiled):
 
 
 def test_committed_h200_runs_are_bit_exact():
-    with open(os.path.join(ROOT, "bench", "gemm", "results.json")) as f:
-        report = json.load(f)
-    # Every fp variant run, each bit-exact on integer-valued data and within
-    # 1e-4 of the float64 product on random data (cuBLAS: 3e-3 for bf16).
-    assert set(report["kernels"]) == {name for name in kernels.VARIANTS if name.startswith("gemm_") and "int8" not in name}
-    for entry in report["kernels"].values():
+    entries = {}
+    for name in ("results.json", "results_prefetch.json", "results_retimed.json", "results_tilings.json"):
+        with open(os.path.join(ROOT, "bench", "gemm", name)) as f:
+            entries.update({f"{name}:{k}": v for k, v in json.load(f)["kernels"].items()})
+    # Every fp variant run (results.json, and the prefetched ones in
+    # results_prefetch.json), each bit-exact on integer-valued data and
+    # within 1e-4 of the float64 product on random data (cuBLAS: 3e-3 for
+    # bf16); so is every kernel of the later runs.
+    run = {key.split(":")[1] for key in entries if key.startswith(("results.json", "results_prefetch.json"))}
+    assert run == {name for name in kernels.VARIANTS if name.startswith("gemm_") and "int8" not in name}
+    for entry in entries.values():
+        if "int8" in entry.get("dtype", ""):
+            assert entry["bit_exact_vs_int64_modulo_2_32"]
+            continue
         assert entry["bit_exact_integer_data"] and entry["max_error_relative_to_max"] < 1e-4
     with open(os.path.join(ROOT, "bench", "gemm", "results_int8.json")) as f:
         report = json.load(f)
@@ -196,3 +204,34 @@ def test_runtime_sizes_sass():
     counts = collections.Counter(i.mnemonic for i in sass.instructions(kernel.cubin))
     # 2 steps ahead and one per step, 12 pieces each; the loop's mma.
     assert counts["LDGSTS"] == 36 and counts["HMMA"] == 128 and counts["LDL"] == counts["STL"] == 0
+
+
+def test_prefetched_fragments_equal_numpy_in_the_interpreter():
+    # Fragments double-buffered across the step's barrier (prefetch): over
+    # 3 steps of K, each with a wait, a barrier and a refill inside its
+    # last 16 of K; the interpreter would report a read before a copy landed.
+    a_bits, b_bits, a, b = gemm_reference.inputs(64, 64, 192, "bfloat16", seed=11)
+    c = np.zeros((64, 64), np.float32)
+    tile_mlir.interpret(kernels.gemm_kernel(64, 64, 192, "bfloat16", stages=3, block=(64, 64, 64), warps=(2, 2),
+                                            swizzle=True, prefetch=True), a_bits, b_bits, c)
+    assert np.array_equal(c, gemm_reference.expected(a, b))
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_prefetched_fragments_sass():
+    kernel = tile_mlir.compile(kernels.gemm_kernel(4096, 4096, 4096, "bfloat16", block=(128, 256, 64), warps=(2, 4),
+                                                   stages=3, group_m=8, swizzle=True, prefetch=True), target="sm_90")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(kernel.ptx))
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(kernel.cubin))
+    # The prologue: 2 steps of 12 copies, a wait, the barrier, a refill of
+    # 12 and the first 16 of K's 8 ldmatrix; a step: 4 x 32 mma, 3 x 8
+    # ldmatrix ahead, and in its last 16 of K a wait, the barrier, a refill
+    # and the next step's first 8 ldmatrix.
+    assert counts["HMMA"] == 128 and counts["LDSM"] == 8 + 32
+    assert counts["LDGSTS"] == 24 + 12 + 12 and counts["BAR"] == 2 and counts["DEPBAR"] == 2
+    assert counts["LDL"] == counts["STL"] == counts["LDG"] == counts["STS"] == 0
+
+
+def test_prefetch_needs_a_pipeline_no_longer_than_k():
+    with pytest.raises(ValueError, match="prefetch takes a cp.async pipeline"):
+        kernels.gemm_kernel(128, 128, 64, stages=3, block=(128, 128, 64), prefetch=True)
