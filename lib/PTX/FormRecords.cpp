@@ -2514,6 +2514,42 @@ constexpr VariantRecord kTestpVariants[] = {
 
 //===-- The table ----------------------------------------------------------===//
 
+//===-- wgmma groups, setmaxnreg -------------------------------------------===//
+
+// wgmma.fence.sync.aligned, wgmma.commit_group.sync.aligned and
+// wgmma.wait_group.sync.aligned N (PTX ISA 9.0, 9.7.15.6-7): the ordering
+// and the groups of a warpgroup's wgmma.mma_async, sm_90a only (ptxas 13.0
+// refuses them on sm_90 and on sm_100a). setmaxnreg.{inc,dec}.sync.aligned
+// .u32 N (9.7.19.4): N from 24 to 256 in steps of 8, on arch-specific
+// targets from sm_90a (sm_100a and sm_120a too). Measured with ptxas 13.0:
+// .sync and .aligned in either order; ptxas also takes wgmma's without
+// .aligned and setmaxnreg.s32, which the ISA does not define (the table
+// follows the ISA; tools/ptxas_diff explains them). Each is ordered like a
+// fence: never moved, merged or removed.
+constexpr SlotRecord kSyncAlignedSlots[] = {{"sync", kSync, true},
+                                            {"aligned", kAligned, true}};
+constexpr FloorRecord kWgmmaGroupFloors[] = {
+    {.sm = 90, .ptx = 80, .archOnly = true, .maxSm = 90}};
+constexpr VariantRecord kWgmmaNoOperandVariants[] = {
+    {.slots = kSyncAlignedSlots, .floors = kWgmmaGroupFloors,
+     .signatures = kNoGroupOperands}};
+constexpr VariantRecord kWgmmaWaitVariants[] = {
+    {.slots = kSyncAlignedSlots, .floors = kWgmmaGroupFloors,
+     .signatures = kWaitGroupSignature}};
+constexpr unsigned kMaxRegisterCounts[] = {
+    24,  32,  40,  48,  56,  64,  72,  80,  88,  96,  104, 112, 120, 128, 136,
+    144, 152, 160, 168, 176, 184, 192, 200, 208, 216, 224, 232, 240, 248, 256};
+constexpr OperandRecord kSetmaxnreg[] = {
+    {.name = "imm-reg-count", .role = Role::Imm, .immediates = kMaxRegisterCounts}};
+constexpr Signature kSetmaxnregSignature[] = {kSetmaxnreg};
+constexpr StringRef kU32Only[] = {"u32"};
+constexpr Tokens kSetmaxnregTuple[] = {kU32Only};
+constexpr FloorRecord kSetmaxnregFloors[] = {
+    {.sm = 90, .ptx = 80, .archSpecific = true}};
+constexpr VariantRecord kSetmaxnregVariants[] = {
+    {kSetmaxnregTuple, kSyncAlignedSlots, {}, kSetmaxnregFloors,
+     kSetmaxnregSignature}};
+
 const FamilyRecord kRecords[] = {
     {.name = "add", .variants = kAddVariants, .repeatable = kSatCc},
     {.name = "sub", .variants = kSubVariants, .repeatable = kSatCc},
@@ -2646,6 +2682,16 @@ const FamilyRecord kRecords[] = {
      .variants = kStmatrixVariants,
      .writesMemory = true,
      .warpCollective = true},
+    {.name = "wgmma.fence", .family = "wgmma",
+     .variants = kWgmmaNoOperandVariants, .ordersMemory = true},
+    {.name = "wgmma.commit_group", .family = "wgmma",
+     .variants = kWgmmaNoOperandVariants, .ordersMemory = true},
+    {.name = "wgmma.wait_group", .family = "wgmma",
+     .variants = kWgmmaWaitVariants, .ordersMemory = true},
+    {.name = "setmaxnreg.inc", .family = "setmaxnreg",
+     .variants = kSetmaxnregVariants, .ordersMemory = true},
+    {.name = "setmaxnreg.dec", .family = "setmaxnreg",
+     .variants = kSetmaxnregVariants, .ordersMemory = true},
     // Longer names first: a spelling is the first record whose name it
     // begins with.
     {.name = "mbarrier.arrive.expect_tx", .family = "mbarrier",

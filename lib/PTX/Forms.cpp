@@ -142,7 +142,9 @@ static std::string ptxVersionText(unsigned ptx) {
 
 std::string Form::floorText() const {
   std::string text = "sm_" + std::to_string(minSm);
-  if (archOnly)
+  if (archOnly && maxSm == minSm)
+    text += "a (an arch-specific target, and no later one)";
+  else if (archOnly)
     text += "a to sm_" + std::to_string(maxSm) + "a (arch-specific targets)";
   else if (archSpecific && maxSm)
     text += "a/f to sm_" + std::to_string(maxSm) +

@@ -57,3 +57,14 @@ def test_committed_orders_run_agrees_with_ptxas():
     with open(os.path.join(ROOT, "tools", "ptxas_diff", "orders.json")) as f:
         report = json.load(f)
     assert report["spellings"] > 90000 and report["disagreements"] == []
+
+
+def test_hopper_groups_agree_with_ptxas_on_sm_90a():
+    # wgmma's group instructions exist on sm_90a alone, setmaxnreg on the
+    # arch-specific targets from it: the default targets refuse them, so
+    # sm_90a judges the table's legal forms (ptxas's extra .sync-only and
+    # .s32 spellings are explained).
+    spellings = list(ptxas_diff.hopper_group_spellings())
+    report = ptxas_diff.run(spellings, targets=("sm_90a",))
+    assert report["disagreements"] == [] and report["table_legal"] == 10
+    assert len(report["explained"]) == 7

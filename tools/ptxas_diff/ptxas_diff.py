@@ -28,7 +28,7 @@ from tile_mlir import ptx
 TARGETS = ("sm_80", "sm_90", "sm_100a")
 # The newest PTX ISA version tile-mlir emits, and the oldest each target has.
 PTX_VERSION = 88
-TARGET_PTX = {"sm_80": 70, "sm_90": 78, "sm_100a": 86}
+TARGET_PTX = {"sm_80": 70, "sm_90": 78, "sm_90a": 80, "sm_100a": 86}
 
 BITS = {
     "b8": 8, "b16": 16, "b32": 32, "b64": 64, "b128": 128,
@@ -444,6 +444,19 @@ def mbarrier_spellings():
     yield "mbarrier.try_wait.acquire.parity.cta.shared.b64"
 
 
+def hopper_group_spellings():
+    """PTX ISA 9.0, 9.7.15.6-7 and 9.7.19.4: wgmma.fence, commit_group and
+    wait_group, setmaxnreg.inc/dec, with .sync and .aligned in each order,
+    either alone or neither, and types near the ISA's .u32. The three
+    targets refuse them all but setmaxnreg on sm_100a (wgmma is sm_90a's
+    only): test_ptxas_diff.py assembles the legal ones on sm_90a."""
+    for name in ("wgmma.fence", "wgmma.commit_group", "wgmma.wait_group", "wgmma.arrive",
+                 "setmaxnreg.inc", "setmaxnreg.dec", "setmaxnreg"):
+        for quals in ((), ("sync",), ("aligned",), ("sync", "aligned"), ("aligned", "sync")):
+            for ty in (("u32", "s32", "b32", None) if name.startswith("setmaxnreg") else (None, "b32")):
+                yield ".".join((name,) + quals + ((ty,) if ty else ()))
+
+
 def mbarrier_operand_choices(tokens):
     """Renderings of an mbarrier operation's operands (PTX ISA 9.7.13.15):
     the object's address, and the state, counts, predicate and parity its
@@ -491,7 +504,7 @@ def spellings():
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
-                async_group_spellings, mbarrier_spellings):
+                async_group_spellings, mbarrier_spellings, hopper_group_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -543,6 +556,10 @@ def natural_operands(spelling):
         return []
     if family == "cp" and "wait_group" in tokens:
         return [IMMEDIATE]
+    if family == "wgmma":
+        return [IMMEDIATE] if "wait_group" in tokens else []
+    if family == "setmaxnreg":
+        return [("imm", 32, False)]
     if family == "cp" and ("commit_group" in tokens or "wait_all" in tokens):
         return []
     if family == "mma":
@@ -684,6 +701,15 @@ EXPLAINED.append(
     (re.compile(r"^stmatrix\.(.*\.)?m16n8\..*(b8x16\.b8|b8\.b8x16)$"),
      "the PTX ISA defines stmatrix.m16n8 with the type .b8 alone; ptxas 13.0 also takes a .b8x16 beside "
      "it, which the ISA gives ldmatrix's packed rows only; the table follows the ISA"))
+
+
+EXPLAINED.append(
+    (re.compile(r"^wgmma\.(fence|commit_group|wait_group)\.sync$"),
+     "the PTX ISA spells wgmma.fence, commit_group and wait_group .sync.aligned; ptxas 13.0 also "
+     "takes them without .aligned (sm_90a), which the ISA does not define, so the table keeps its rule"))
+EXPLAINED.append(
+    (re.compile(r"^setmaxnreg\.(inc|dec)\.(sync\.aligned|aligned\.sync)\.s32$"),
+     "the PTX ISA defines setmaxnreg with .u32; ptxas 13.0 also takes .s32, which the table rejects"))
 
 
 def explanation(spelling):

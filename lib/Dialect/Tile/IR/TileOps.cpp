@@ -1070,11 +1070,13 @@ void InstrOp::getEffects(
   std::string error;
   const ptx::Form *form = lookupForm(error);
   if (form && (form->blockBarrier || form->ordersMemory ||
-               form->warpCollective || form->observesWarp)) {
+               form->synchronizes || form->warpCollective ||
+               form->observesWarp)) {
     // A barrier orders the memory accesses of the threads it joins, and a
     // fence those of its thread: each reads and writes every resource, so
     // nothing is removed, hoisted or sunk across it (and it is never
-    // dead). A warp collective's result depends on which threads execute
+    // dead); so does an acquire or a release (an mbarrier operation). A
+    // warp collective's result depends on which threads execute
     // it with it: the same effects keep MLIR from merging two of them or
     // moving one out of the control flow that decides those threads.
     effects.emplace_back(MemoryEffects::Read::get());
