@@ -186,6 +186,7 @@ class until:
         return None
 
     def ended_early(self) -> TileError:
+        """The error for a body left by break or return."""
         return TileError(f"{self.where[0]}:{self.where[1]}: this T.until's body ended early (break or "
                          "return): the body is traced once, so it cannot leave the loop per iteration",
                          located=True)

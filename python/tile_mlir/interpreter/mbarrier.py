@@ -94,7 +94,6 @@ def _complete_if_done(barrier):
 def execute(interp, form, values, coord, executing):
     """Runs one mbarrier operation (or cp.async.mbarrier.arrive) for the
     executing threads in ascending order."""
-    from .machine import View
     tokens = form.opcode.split(".")
     where = interp.points[interp.point]
     named = {o.name: v for o, v in zip(form.operands, values)}
@@ -106,10 +105,10 @@ def execute(interp, form, values, coord, executing):
         value = named.get(name)
         if value is None:
             return None, np.ones(interp.threads, bool)
-        if isinstance(value, View):
-            bits, defined, _ = interp.read(value, coord + [0])
-            return bits.astype(np.int64), defined
-        return np.asarray(value[0]).astype(np.int64), np.ones(interp.threads, bool)
+        if isinstance(value, tuple):  # a scalar: (bits per thread, width)
+            return np.asarray(value[0]).astype(np.int64), np.ones(interp.threads, bool)
+        bits, defined, _ = interp.read(value, coord + [0])
+        return bits.astype(np.int64), defined
 
     # The object's bytes are opaque: a plain read of them is undefined. For
     # the race check, init and inval write them, an arrival (or a change of
