@@ -234,3 +234,16 @@ def test_until_takes_one_predicate_register():
                 T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
                 with T.until(make()):
                     pass
+
+
+def test_a_loop_whose_body_never_sets_its_predicate_is_an_error():
+    @T.function
+    def k(Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        done = T.alloc_local((1, 1), "bool")
+        with T.until(done):
+            pass
+
+    with pytest.raises(tile_mlir.InterpretError, match=r"test_mbarrier.py:\d+: thread 0 reads the loop's predicate "
+                                                       r"before its body wrote it"):
+        tile_mlir.interpret(k, np.zeros((32, 1), np.uint32))

@@ -1429,7 +1429,9 @@ class Interpreter:
         coord = [self.values[v] for v in op.operands[1:]]
         bits, defined, _ = self.read(view, coord)
         if not defined[self.active].all():
-            raise NotCovered("a loop condition read from a register never written")
+            thread = int(np.flatnonzero(self.active & ~defined)[0])
+            raise M.MbarrierFault(f"{self.points[self.point]}: thread {thread} reads the loop's predicate before "
+                                  "its body wrote it: whether the loop ends is undefined")
         self.values[op.results[0]] = bits.astype(bool) if view.bits == 1 else bits
 
     def op_scf_if(self, op):
