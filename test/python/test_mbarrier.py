@@ -3,6 +3,9 @@
 cp.async.mbarrier.arrive delivering copies, the races a single wait takes
 part in, and what the ISA leaves undefined; the table's rules (ptxas 13.0)."""
 
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -10,44 +13,8 @@ import tile_mlir
 from tile_mlir import ptx
 from tile_mlir import script as T
 
-THREADS = 64
-
-
-def waits(before_barrier=True, arrive="mbarrier.arrive.shared::cta.b64", count=THREADS, tx=0, drop=False):
-    """Thread 0 initializes the object (count), every thread arrives (with
-    `arrive`), a barrier, and each thread records four waits: parity 0
-    before the arrivals, then the state's phase, parity 0 and parity 1
-    after them. `tx`: thread 0 expects that many bytes first; `drop`:
-    every thread arrives a second time with arrive_drop."""
-
-    @T.function
-    def k(Out: T.Tensor((THREADS, 4), "uint32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
-        t = T.thread_id()
-        bar = T.alloc_shared((1, 1), "uint64")
-        state = T.alloc_local((1, 1), "uint64")
-        done = T.alloc_local((4, 1), "bool")
-        r = T.alloc_local((4, 1), "uint32")
-        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar[0:1], T.uint32(count), pred=t == 0)
-        if tx:
-            T.cuda.tile.apply(T.ptx["mbarrier.expect_tx.relaxed.cta.shared::cta.b64"], bar[0:1], T.uint32(tx),
-                              pred=t == 0)
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["mbarrier.test_wait.parity.shared::cta.b64"], done[0:1], bar[0:1], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx[arrive], state, bar[0:1])
-        if drop:
-            T.cuda.tile.apply(T.ptx["mbarrier.arrive_drop.shared::cta.b64"], state, bar[0:1])
-        if before_barrier:
-            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["mbarrier.test_wait.shared::cta.b64"], done[1:2], bar[0:1], state)
-        T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done[2:3], bar[0:1], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done[3:4], bar[0:1], T.uint32(1))
-        for i in range(4):
-            T.cuda.tile.apply(T.ptx["selp.b32"], r[i:i + 1], T.uint32(1), T.uint32(0), done[i:i + 1])
-        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1, :].reshape((4, 1)), r)
-
-    return k
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "gpu"))
+from mbarrier_check import THREADS, copy_then_wait, spin, waits  # noqa: E402
 
 
 def run(kernel):
@@ -83,9 +50,9 @@ def test_arrive_drop_completes_the_next_phase_with_fewer():
 
 
 def test_a_wait_on_arrivals_no_barrier_orders_is_a_race():
-    with pytest.raises(tile_mlir.HazardError, match=r"test_mbarrier.py:\d+: read-after-write race on the shared "
+    with pytest.raises(tile_mlir.HazardError, match=r"mbarrier_check.py:\d+: read-after-write race on the shared "
                                                     r"buffer of .*: thread 0 here, thread 63 at "
-                                                    r"\S*test_mbarrier.py:\d+, with no barrier between"):
+                                                    r"\S*mbarrier_check.py:\d+, with no barrier between"):
         run(waits(before_barrier=False))
 
 
@@ -117,46 +84,30 @@ def test_what_the_isa_leaves_undefined_is_an_error():
         tile_mlir.interpret(completes, np.zeros((32, 1), np.uint32))
 
 
-def copy_then_wait(wait):
-    """Each thread copies its 16 bytes into shared memory with cp.async,
-    cp.async.mbarrier.arrive.noinc (its arrival), a barrier, then (with
-    `wait`) a wait of parity 0, and reads the next thread's bytes."""
-
-    @T.function
-    def k(A: T.Tensor((THREADS, 4), "uint32"), Out: T.Tensor((THREADS, 4), "uint32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
-        t = T.thread_id()
-        bar = T.alloc_shared((1, 1), "uint64")
-        tile = T.alloc_shared((THREADS, 4), "uint32")
-        done = T.alloc_local((1, 1), "bool")
-        r = T.alloc_local((1, 4), "uint32")
-        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar[0:1], T.uint32(THREADS), pred=t == 0)
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tile[t:t + 1, :], A[t:t + 1, :], T.uint32(16))
-        T.cuda.tile.apply(T.ptx["cp.async.mbarrier.arrive.noinc.shared::cta.b64"], bar[0:1])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        if wait:
-            T.cuda.tile.apply(T.ptx["mbarrier.test_wait.parity.shared::cta.b64"], done, bar[0:1], T.uint32(0))
-        n = (t + 1) % THREADS
-        T.cuda.tile.apply(T.ptx["ld.shared.v4.b32"], r, tile[n:n + 1, :])
-        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1, :], r)
-
-    return k
-
-
 def test_copies_land_when_a_wait_sees_their_phase_complete():
     a = np.arange(THREADS * 4, dtype=np.uint32).reshape(THREADS, 4)
     out = np.zeros_like(a)
-    tile_mlir.interpret(copy_then_wait(True), a, out)
+    tile_mlir.interpret(copy_then_wait("loop"), a, out)
     assert np.array_equal(out, np.roll(a, -1, axis=0))
+
+
+def test_a_single_wait_on_arrivals_the_copies_make_is_a_hazard():
+    # On the H200 this kernel read zeros: the arrival comes when the copy
+    # lands, after the one test (tools/gpu/results/mbarrier.json, first run).
+    a = np.arange(THREADS * 4, dtype=np.uint32).reshape(THREADS, 4)
+    with pytest.raises(tile_mlir.HazardError, match=r"mbarrier_check.py:\d+: mbarrier.test_wait.parity.shared::cta.b64 "
+                                                    r"tests a phase that the cp.async.mbarrier.arrive at "
+                                                    r"\S*mbarrier_check.py:\d+ completes when its copies land, "
+                                                    r"which may be after this test: wait in a T.until loop"):
+        tile_mlir.interpret(copy_then_wait("single"), a, np.zeros_like(a))
 
 
 def test_reading_the_copies_before_the_wait_is_a_hazard():
     a = np.arange(THREADS * 4, dtype=np.uint32).reshape(THREADS, 4)
     with pytest.raises(tile_mlir.HazardError, match=r"ld.shared.v4.b32 touches the shared buffer of .* byte 16, "
-                                                    r"which the cp.async at \S*test_mbarrier.py:\d+ has not "
+                                                    r"which the cp.async at \S*mbarrier_check.py:\d+ has not "
                                                     r"delivered"):
-        tile_mlir.interpret(copy_then_wait(False), a, np.zeros_like(a))
+        tile_mlir.interpret(copy_then_wait(None), a, np.zeros_like(a))
 
 
 def test_the_table_takes_what_ptxas_takes():
@@ -179,30 +130,6 @@ def test_the_table_takes_what_ptxas_takes():
         ptx.parse("mbarrier.try_wait.parity.shared.b64", target="sm_80")
 
 
-def spin(arrive_first):
-    """Each thread arrives (or not), then spins on try_wait.parity 0 in a
-    T.until loop, and stores what its predicate ended as."""
-
-    @T.function
-    def k(Out: T.Tensor((THREADS, 1), "uint32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
-        t = T.thread_id()
-        bar = T.alloc_shared((1, 1), "uint64")
-        state = T.alloc_local((1, 1), "uint64")
-        done = T.alloc_local((1, 1), "bool")
-        r = T.alloc_local((1, 1), "uint32")
-        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar[0:1], T.uint32(THREADS), pred=t == 0)
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        if arrive_first:
-            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, bar[0:1])
-        with T.until(done):
-            T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, bar[0:1], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["selp.b32"], r, T.uint32(1), T.uint32(0), done)
-        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], r)
-
-    return k
-
-
 def test_until_is_the_spin_loop_as_written():
     import re
     text = " ".join(tile_mlir.compile(spin(True), target="sm_90").ptx.split())
@@ -219,7 +146,7 @@ def test_a_wait_in_a_loop_ends_when_the_phase_completes_and_is_no_race():
 
 
 def test_a_loop_waiting_for_arrivals_that_never_come_is_an_error():
-    with pytest.raises(tile_mlir.InterpretError, match=r"test_mbarrier.py:\d+: this loop never ends: thread 0 "
+    with pytest.raises(tile_mlir.InterpretError, match=r"mbarrier_check.py:\d+: this loop never ends: thread 0 "
                                                        r"\(and every thread still in it\) went round without "
                                                        r"leaving while no mbarrier it may wait on changed"):
         tile_mlir.interpret(spin(False), np.zeros((THREADS, 1), np.uint32))

@@ -26,7 +26,9 @@ undefined.
   the phase; with .noinc it does); the copies land when a thread's wait
   sees that phase complete (or at a cp.async.wait_group that covers them),
   and a read of their bytes before then is an AsyncHazard, as for
-  wait_group.
+  wait_group. Its arrival is made when the copies land, so a single wait
+  (not a T.until loop) that sees such a phase complete may come first on
+  the GPU: an AsyncArrivalHazard (the H200 read zeros there).
 
 What the ISA leaves undefined is an InterpretError (MbarrierFault): an
 operation on an object never initialized, or invalidated; a count outside
@@ -46,6 +48,22 @@ class MbarrierFault(Exception):
     """An mbarrier operation the PTX ISA leaves undefined."""
 
 
+class AsyncArrivalHazard:
+    """A single wait (outside a T.until loop) that sees a phase complete
+    which cp.async.mbarrier.arrive's arrivals completed: those arrive when
+    the copies land, so on the GPU the wait may come first and see the
+    phase incomplete (the H200 did: tools/gpu/mbarrier_check.py)."""
+
+    kind = "wait on asynchronous arrivals"
+
+    def __init__(self, opcode, point, arrived_at):
+        self.opcode, self.second, self.first = opcode, point, arrived_at
+
+    def __str__(self):
+        return (f"{self.second}: {self.opcode} tests a phase that the cp.async.mbarrier.arrive at {self.first} "
+                "completes when its copies land, which may be after this test: wait in a T.until loop")
+
+
 @dataclass
 class Barrier:
     expected: int
@@ -54,6 +72,10 @@ class Barrier:
     tx: int = 0
     # (phase, threads, last copy sequence number) of cp.async.mbarrier.arrive.
     attached: List[Tuple[int, np.ndarray, int]] = field(default_factory=list)
+    # The program point of an asynchronous arrival of the current phase, and
+    # of each completed phase that had one.
+    async_arrival: str = ""
+    async_phases: Dict[int, str] = field(default_factory=dict)
 
 
 class Mbarriers:
@@ -87,6 +109,9 @@ def _count(where, opcode, name, value, low=1):
 
 def _complete_if_done(barrier):
     if barrier.pending == 0 and barrier.tx == 0:
+        if barrier.async_arrival:
+            barrier.async_phases[barrier.phase] = barrier.async_arrival
+            barrier.async_arrival = ""
         barrier.phase += 1
         barrier.pending = barrier.expected
 
@@ -140,6 +165,7 @@ def execute(interp, form, values, coord, executing):
             mine[thread] = True
             barrier.attached.append((barrier.phase, mine, interp.copy_sequence))
             if noinc:
+                barrier.async_arrival = where
                 barrier.pending -= 1
                 _complete_if_done(barrier)
         return
@@ -205,6 +231,12 @@ def execute(interp, form, values, coord, executing):
                 complete = barrier.phase > waited
             done[thread] = complete
             if complete:
+                arrived_at = barrier.async_phases.get(waited)
+                if arrived_at and not interp.spinning:
+                    key = ("async arrival", interp.point)
+                    if key not in interp._hazard_keys:
+                        interp._hazard_keys.add(key)
+                        interp.hazards.append(AsyncArrivalHazard(form.opcode, where, arrived_at))
                 deliver_attached(interp, barrier, waited)
         interp.write(named["waitComplete"], coord + [0], done, known, executing, None)
         return
