@@ -154,7 +154,9 @@ def test_a_loop_waiting_for_arrivals_that_never_come_is_an_error():
 
 def test_until_takes_one_predicate_register():
     for make, message in ((lambda: T.alloc_local((1, 1), "uint32"), "T.until takes a predicate register"),
-                          (lambda: T.alloc_local((2, 1), "bool"), "T.until takes a predicate register")):
+                          (lambda: T.alloc_local((2, 1), "bool"), "T.until takes a predicate register"),
+                          (lambda: T.alloc_shared((1, 1), "bool"),
+                           r"T.until's predicate is a register tile \(T.alloc_local\), not memory")):
         with pytest.raises(T.TileError, match=message):
             @T.function
             def k(Out: T.Tensor((1, 1), "uint32")):

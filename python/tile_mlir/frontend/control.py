@@ -7,7 +7,7 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from .. import ranges as _ranges
-from .tracing import TileError, _active, _caller, _location
+from .tracing import REGISTER_SPACE, TileError, _active, _caller, _location
 from .values import Bool, Index, _check_owned
 
 
@@ -170,8 +170,8 @@ class until:
             raise TileError("T.until takes a predicate register: a bool tile of one element "
                             "(T.alloc_local((1, 1), \"bool\")) that the body sets")
         _check_owned(done)
-        if ir.MemRefType(done.value.type).memory_space is None or \
-                "5" not in str(ir.MemRefType(done.value.type).memory_space):
+        space = ir.MemRefType(done.value.type).memory_space
+        if space is None or ir.IntegerAttr(space).value != REGISTER_SPACE:
             raise TileError("T.until's predicate is a register tile (T.alloc_local), not memory")
         self.done, self.where = done, _caller()
 

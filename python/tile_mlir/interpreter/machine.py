@@ -80,6 +80,11 @@ class Buffer:
             self.pending_at = np.zeros(data.size, np.int32)
 
 
+class LoopFault(Exception):
+    """A T.until loop the interpreter cannot end: it would go round forever,
+    or its predicate is read before its body wrote it."""
+
+
 class MemoryFault(Exception):
     """An access the chip faults on (or that reads what lies past a
     buffer): past the end of a tensor or shared buffer, or not aligned to
@@ -606,7 +611,7 @@ class Interpreter:
             self.open_group = np.where(executing, self.open_group + 1, self.open_group)
         if "wait_group" in tokens or "wait_all" in tokens:
             keep = int(values[0][0][0]) if "wait_group" in tokens else 0
-            self._deliver(executing, self.open_group - keep)
+            self.deliver_copies(executing, below=self.open_group - keep)
             return
         if "commit_group" in tokens:
             return
@@ -663,11 +668,6 @@ class Interpreter:
                     for byte in range(nbytes):
                         buffer.pending_at[address + byte] = point
 
-    def _deliver(self, executing, below):
-        """Writes the pending copies of each executing thread whose group is
-        below `below` (per thread)."""
-        self.deliver_copies(executing, below=below)
-
     def deliver_copies(self, threads, up_to=None, below=None, tracked=True):
         """Writes the pending copies of `threads`: those numbered up to
         `up_to` (cp.async.mbarrier.arrive), or whose group is below `below`
@@ -679,7 +679,7 @@ class Interpreter:
             if below is not None:
                 now &= groups < below
             if up_to is not None and sequence > up_to:
-                now &= False
+                now = np.zeros_like(now)
             if now.any():
                 for e, (bits, defined, origin) in enumerate(zip(data, known, origins)):
                     if not dst.buffer.private:
@@ -1388,8 +1388,8 @@ class Interpreter:
         condition is true run the (empty) after region and go round again.
         A round in which no thread leaves and no mbarrier object changes
         repeats forever (the threads run in lockstep here, so arrivals
-        written after the loop never come): an MbarrierFault, as is a loop
-        past MAX_SPINS rounds."""
+        written after the loop never come): a LoopFault, as is a loop past
+        MAX_SPINS rounds."""
         if op.operands:
             raise NotCovered("scf.while with loop-carried values")
         where = self.points[self.point]
@@ -1408,13 +1408,13 @@ class Interpreter:
             self.run_block(after)
             if (again == looping).all() and self.mbarriers.signature() == state:
                 thread = int(np.flatnonzero(again)[0])
-                raise M.MbarrierFault(f"{where}: this loop never ends: thread {thread} (and every thread still "
+                raise LoopFault(f"{where}: this loop never ends: thread {thread} (and every thread still "
                                       "in it) went round without leaving while no mbarrier it may wait on "
                                       "changed; the interpreter runs the threads in lockstep, so what they "
                                       "wait for must happen before the loop in the kernel")
             looping = again
         else:
-            raise M.MbarrierFault(f"{where}: this loop went round {self.MAX_SPINS} times without ending")
+            raise LoopFault(f"{where}: this loop went round {self.MAX_SPINS} times without ending")
         self.spinning -= 1
         self.active = outer
 
@@ -1430,7 +1430,7 @@ class Interpreter:
         bits, defined, _ = self.read(view, coord)
         if not defined[self.active].all():
             thread = int(np.flatnonzero(self.active & ~defined)[0])
-            raise M.MbarrierFault(f"{self.points[self.point]}: thread {thread} reads the loop's predicate before "
+            raise LoopFault(f"{self.points[self.point]}: thread {thread} reads the loop's predicate before "
                                   "its body wrote it: whether the loop ends is undefined")
         self.values[op.results[0]] = bits.astype(bool) if view.bits == 1 else bits
 
