@@ -176,3 +176,37 @@ def test_a_loop_whose_body_never_sets_its_predicate_is_an_error():
     with pytest.raises(tile_mlir.InterpretError, match=r"test_mbarrier.py:\d+: thread 0 reads the loop's predicate "
                                                        r"before its body wrote it"):
         tile_mlir.interpret(k, np.zeros((32, 1), np.uint32))
+
+
+
+def one_thread(count, *steps):
+    """A kernel of one warp whose thread 0 initializes an object with
+    `count` and then issues `steps` (spelling, extra u32 operand or None)
+    on it."""
+
+    @T.function
+    def k(Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        bar = T.alloc_shared((1, 1), "uint64")
+        state = T.alloc_local((1, 1), "uint64")
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared.b64"], bar[0:1], T.uint32(count), pred=t == 0)
+        for spelling, extra in steps:
+            operands = [bar[0:1]] if spelling.startswith("mbarrier.expect_tx") else [state, bar[0:1]]
+            operands += [T.uint32(extra)] if extra is not None else []
+            T.cuda.tile.apply(T.ptx[spelling], *operands, pred=t == 0)
+
+    return k
+
+
+@pytest.mark.parametrize("count, steps, message", [
+    (0, [], r"mbarrier.init.shared.b64: count 0 is outside 1 to 1048575"),
+    (2, [("mbarrier.expect_tx.relaxed.cta.shared.b64", 1 << 20)],
+     r"mbarrier.expect_tx.relaxed.cta.shared.b64: the transaction count 1048576 is outside -1048575 to 1048575"),
+    (2, [("mbarrier.expect_tx.relaxed.cta.shared.b64", 8), ("mbarrier.arrive.shared.b64", 2),
+         ("mbarrier.arrive.shared.b64", 1)],
+     r"mbarrier.arrive.shared.b64: 1 arrivals where 0 are pending \(the phase waits for its transactions\)"),
+])
+def test_counts_the_isa_leaves_undefined_are_errors(count, steps, message):
+    with pytest.raises(tile_mlir.InterpretError, match=message):
+        tile_mlir.interpret(one_thread(count, *steps), np.zeros((32, 1), np.uint32))
