@@ -42,7 +42,7 @@ static nb::dict formToDict(const ptx::Form &form) {
       carriers.append(carrier);
     entry["carriers"] = carriers;
     nb::list immediates;
-    for (unsigned value : operand.immediates)
+    for (int64_t value : operand.immediates)
       immediates.append(value);
     entry["immediates"] = immediates;
     entry["max_immediate"] = operand.maxImmediate;
@@ -65,6 +65,8 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["reads_memory"] = form.readsMemory;
   result["writes_memory"] = form.writesMemory;
   result["warp_collective"] = form.warpCollective;
+  result["warpgroup_collective"] = form.warpgroupCollective;
+  result["reads_described_memory"] = form.readsDescribedMemory;
   result["block_barrier"] = form.blockBarrier;
   result["observes_warp"] = form.observesWarp;
   result["sink_result"] = form.sinkResult;

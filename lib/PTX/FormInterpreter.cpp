@@ -224,9 +224,18 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
     type = lookupType(wide);
   }
   unsigned count = spec.count;
-  if (StringRef vector = chosenOf(spec.countFrom, slots, chosen);
-      !vector.empty())
-    vector.drop_front().getAsInteger(10, count);
+  if (StringRef token = chosenOf(spec.countFrom, slots, chosen);
+      !token.empty() && spec.shapeNPerRegister) {
+    // m64n<N>k16: N is the digits between 'n' and 'k'.
+    unsigned n = 0;
+    token.drop_until([](char c) { return c == 'n'; })
+        .drop_front()
+        .take_until([](char c) { return c == 'k'; })
+        .getAsInteger(10, n);
+    count = n / spec.shapeNPerRegister;
+  } else if (!token.empty()) {
+    token.drop_front().getAsInteger(10, count);
+  }
   if (!spec.countDoubledBy.empty() &&
       llvm::is_contained(chosen, spec.countDoubledBy))
     count *= 2;
@@ -241,6 +250,9 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   ArrayRef<unsigned> values =
       narrowed ? spec.narrowedImmediates : spec.immediates;
   operand.immediates.assign(values.begin(), values.end());
+  if (!spec.signedImmediates.empty())
+    operand.immediates.assign(spec.signedImmediates.begin(),
+                              spec.signedImmediates.end());
   operand.maxImmediate = spec.maxImmediate;
   operand.readAt = spec.readAt;
   operand.joinedByBar = spec.joinedByBar;
@@ -304,6 +316,8 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.readsMemory = record.readsMemory;
   form.writesMemory = record.writesMemory;
   form.warpCollective = record.warpCollective;
+  form.warpgroupCollective = record.warpgroupCollective;
+  form.readsDescribedMemory = record.readsDescribedMemory;
   form.blockBarrier = record.blockBarrier;
   form.observesWarp = record.observesWarp;
   form.ordersMemory = record.ordersMemory;

@@ -146,7 +146,13 @@ struct OperandRecord {
   llvm::StringRef axes = {};
   bool accumulator = false;
   /// See Operand::braced.
-  bool braced = false;
+  bool braced = false;  /// With `countFrom` naming a shape slot: the registers are the shape's N
+  /// divided by this (wgmma.m64nNk16's D: N / 2 f32 or N / 4 f16x2
+  /// registers per thread).
+  unsigned shapeNPerRegister = 0;
+  /// An immediate's values where some are negative (wgmma's imm-scale-a:
+  /// -1 or 1); used instead of `immediates` when given.
+  llvm::ArrayRef<int> signedImmediates = {};
 };
 
 /// Several operand signatures of one spelling; which one an instruction
@@ -188,6 +194,9 @@ struct FamilyRecord {
   bool readsMemory = false;
   bool writesMemory = false;
   bool warpCollective = false;
+  /// See Form::warpgroupCollective and Form::readsDescribedMemory.
+  bool warpgroupCollective = false;
+  bool readsDescribedMemory = false;
   /// See Form::blockBarrier.
   bool blockBarrier = false;
   /// See Form::observesWarp.

@@ -35,9 +35,9 @@ llvm::StringRef mlir::tile::ptx::stringifyRole(Role role) {
   llvm_unreachable("unknown role");
 }
 
-bool Operand::takesImmediate(uint64_t value) const {
+bool Operand::takesImmediate(int64_t value) const {
   if (immediates.empty())
-    return value <= maxImmediate;
+    return value >= 0 && static_cast<uint64_t>(value) <= maxImmediate;
   return llvm::is_contained(immediates, value);
 }
 

@@ -74,6 +74,11 @@ class Form:
     writes_memory: bool
     warp_collective: bool = False
     """Every thread of a warp executes it together (mma.sync.aligned)."""
+    warpgroup_collective: bool = False
+    """Every thread of a warpgroup executes it together (wgmma.mma_async)."""
+    reads_described_memory: bool = False
+    """It reads shared memory through matrix descriptors that no operand
+    names (wgmma.mma_async's a-desc and b-desc)."""
     block_barrier: bool = False
     """A barrier of the block (bar.sync): every thread of the block, or the
     count it names, reaches it together; it takes no guard."""

@@ -457,6 +457,75 @@ def hopper_group_spellings():
                 yield ".".join((name,) + quals + ((ty,) if ty else ()))
 
 
+WGMMA_GROUPS = (  # (dtype, atype, btype, k): the PTX ISA's type groups
+    [("f32", "f16", "f16", 16), ("f16", "f16", "f16", 16), ("f32", "bf16", "bf16", 16),
+     ("f32", "tf32", "tf32", 8)]
+    + [(d, a, b, 32) for d in ("f32", "f16") for a in ("e4m3", "e5m2") for b in ("e4m3", "e5m2")]
+    + [("s32", a, b, 32) for a in ("s8", "u8") for b in ("s8", "u8")]
+    + [("s32", "b1", "b1", 256)])
+
+
+def wgmma_spellings():
+    """PTX ISA 9.0, 9.7.15.5.2: wgmma.mma_async of every type group at every
+    N from 8 to 264 in steps of 4 (the legal ones are multiples of 8, or
+    for s8/u8 and b1 8, 16, 24 and multiples of 16), with the group's
+    qualifiers (.satfinite, .and.popc) present, absent and misplaced; each
+    group at the other groups' K; type tuples across groups; .sync and
+    .aligned in each order, alone or missing. The three targets refuse them
+    all (wgmma is sm_90a's only): results_sm90a.json judges them there."""
+    name = "wgmma.mma_async"
+    for d, a, b, k in WGMMA_GROUPS:
+        extra = ("and", "popc") if a == "b1" else ()
+        for n in range(4, 268, 4):
+            yield ".".join((name, "sync", "aligned", f"m64n{n}k{k}", d, a, b) + extra)
+        for n in (8, 24, 136, 256):
+            shape = f"m64n{n}k{k}"
+            for other_k in (8, 16, 32, 64, 256):
+                if other_k != k:
+                    yield ".".join((name, "sync", "aligned", f"m64n{n}k{other_k}", d, a, b) + extra)
+            yield ".".join((name, "sync", "aligned", shape, "satfinite", d, a, b) + extra)
+            yield ".".join((name, "sync", "aligned", shape, d, a, b) + extra + ("satfinite",))
+            yield ".".join((name, "aligned", "sync", shape, d, a, b) + extra)
+            yield ".".join((name, "sync", shape, d, a, b) + extra)
+            yield ".".join((name, "aligned", shape, d, a, b) + extra)
+            yield ".".join((name, shape, d, a, b) + extra)
+            yield ".".join((name, "sync", "aligned", d, a, b) + extra)
+            yield ".".join((name, "sync", "aligned", shape, "sync", d, a, b) + extra)
+            yield ".".join((name, shape, "sync", "aligned", d, a, b) + extra)
+            yield ".".join((name, "sync", "aligned", shape, "satfinite", "satfinite", d, a, b) + extra)
+            for ops in (("and",), ("popc",), ("popc", "and"), ("xor", "popc"), ("and", "popc")):
+                if ops != extra:
+                    yield ".".join((name, "sync", "aligned", shape, d, a, b) + ops)
+            yield ".".join((name, "sync", "aligned", shape) + extra + (d, a, b))
+            for rnd in ("rn", "ftz", "relu"):
+                yield ".".join((name, "sync", "aligned", shape, rnd, d, a, b) + extra)
+    kinds = ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1", "f32", "s32", "f64")
+    for d in ("f16", "f32", "s32", "bf16", "f64"):
+        for a in kinds:
+            for b in kinds:
+                k = {"tf32": 8, "f16": 16, "bf16": 16, "b1": 256}.get(a, 32)
+                yield ".".join((name, "sync", "aligned", f"m64n16k{k}", d, a, b))
+    yield "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16"
+    yield "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16.f16"
+    yield "wgmma.mma_async.sync.aligned.m64n16k16"
+
+
+def wgmma_operands(tokens):
+    """The PTX ISA's operands: D holds N/2 f32 or s32 registers per thread
+    (N/4 f16x2), A four b32 registers or a b64 descriptor, B a descriptor,
+    scale-d a predicate, then the group's immediates (scales, transposes)."""
+    shape = next((t for t in tokens if re.fullmatch(r"m\d+n\d+k\d+", t)), "m64n16k16")
+    n = int(re.search(r"n(\d+)", shape).group(1))
+    types = [t for t in tokens[2:] if t in BITS or t in ("e4m3", "e5m2", "b1")]
+    d = types[0] if types else "f32"
+    a = types[1] if len(types) > 1 else "f16"
+    d_regs = max(1, n // 4 if d == "f16" else n // 2)
+    imms = [] if a in ("s8", "u8", "b1") else [("imm", 1, False)] * 2
+    if a in ("f16", "bf16"):
+        imms += [("imm", 0, False)] * 2
+    return [(32, d_regs, False, False, False, True), (64, 1, False), (64, 1, False), (1, 1, False)] + imms
+
+
 def mbarrier_operand_choices(tokens):
     """Renderings of an mbarrier operation's operands (PTX ISA 9.7.13.15):
     the object's address, and the state, counts, predicate and parity its
@@ -504,7 +573,18 @@ def spellings():
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
-                async_group_spellings, mbarrier_spellings, hopper_group_spellings):
+                async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings):
+        for spelling in gen():
+            if spelling not in seen:
+                seen.add(spelling)
+                yield spelling
+
+
+def sm90a_spellings():
+    """The spellings of the families that exist on sm_90a alone or from it
+    (wgmma, setmaxnreg), which the three targets all refuse."""
+    seen = set()
+    for gen in (hopper_group_spellings, wgmma_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -556,6 +636,8 @@ def natural_operands(spelling):
         return []
     if family == "cp" and "wait_group" in tokens:
         return [IMMEDIATE]
+    if family == "wgmma" and "mma_async" in tokens:
+        return wgmma_operands(tokens)
     if family == "wgmma":
         return [IMMEDIATE] if "wait_group" in tokens else []
     if family == "setmaxnreg":
@@ -708,6 +790,10 @@ EXPLAINED.append(
      "the PTX ISA spells wgmma.fence, commit_group and wait_group .sync.aligned; ptxas 13.0 also "
      "takes them without .aligned (sm_90a), which the ISA does not define, so the table keeps its rule"))
 EXPLAINED.append(
+    (re.compile(r"^wgmma\.mma_async\.(?!(.*\.)?aligned(\.|$))(.*\.)?sync(\.|$)"),
+     "the PTX ISA spells wgmma.mma_async .sync.aligned; ptxas 13.0 also takes it without .aligned "
+     "(sm_90a), which the ISA does not define, so the table keeps its rule"))
+EXPLAINED.append(
     (re.compile(r"^setmaxnreg\.(inc|dec)\.(sync\.aligned|aligned\.sync)\.s32$"),
      "the PTX ISA defines setmaxnreg with .u32; ptxas 13.0 also takes .s32, which the table rejects"))
 
@@ -746,7 +832,7 @@ HEADER = """.version {version}
 .target {target}
 .address_size 64
 .visible .entry k() {{
-  .reg .b8 %b<40>; .reg .b16 %h<40>; .reg .b32 %r<40>; .reg .b64 %rd<40>; .reg .b128 %q<40>; .reg .pred %p<40>;
+  .reg .b8 %b<40>; .reg .b16 %h<40>; .reg .b32 %r<160>; .reg .b64 %rd<40>; .reg .b128 %q<40>; .reg .pred %p<40>;
 """
 
 
@@ -781,9 +867,10 @@ def run(spelling_list, targets=TARGETS, batch=800):
         except ptx.PTXFormError as error:
             cases.append((spelling, None, list(natural_operand_choices(spelling)), str(error)))
             continue
-        if form.family == "mbarrier":
+        if form.family in ("mbarrier", "wgmma"):
             # Each operand shape of an mbarrier operation is a form of its
-            # own, with its own floor (an arrival's count needs sm_90).
+            # own, with its own floor (an arrival's count needs sm_90); so
+            # is a wgmma's A in registers.
             for other in ptx.overloads(spelling)[1:]:
                 cases.append((spelling, other, [table_operands(other)], None))
     report = {"spellings": len(spelling_list), "cases": len(cases), "targets": list(targets), "table_legal": 0,
@@ -847,13 +934,15 @@ def run(spelling_list, targets=TARGETS, batch=800):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", help="write the JSON report here")
+    parser.add_argument("--sm90a", action="store_true",
+                        help="judge the sm_90a-only families (wgmma, setmaxnreg) on sm_90a instead")
     parser.add_argument("--sample", type=int, default=0,
                         help="check a deterministic sample of this many spellings")
     args = parser.parse_args(argv)
-    cases = list(spellings())
+    cases = list(sm90a_spellings() if args.sm90a else spellings())
     if args.sample:
         cases = random.Random(1).sample(cases, min(args.sample, len(cases)))
-    report = run(cases)
+    report = run(cases, targets=("sm_90a",) if args.sm90a else TARGETS)
     text = json.dumps(report, indent=1)
     if args.out:
         with open(args.out, "w") as f:

@@ -45,12 +45,14 @@ struct Operand {
   unsigned count;
 
   /// The values an immediate operand may take; when empty, every value
-  /// from 0 to maxImmediate (lop3's 8-bit lookup table).
-  llvm::SmallVector<unsigned, 3> immediates;
+  /// from 0 to maxImmediate (lop3's 8-bit lookup table). Negative values
+  /// are listed (wgmma's imm-scale-a is -1 or 1).
+  llvm::SmallVector<int64_t, 3> immediates;
   unsigned maxImmediate = 0;
   /// An rw operand stands at the destination's position and, again, at this
   /// position of the PTX operand list, where it is read: fma d, a, b, d
-  /// binds (acc, a, b) with readAt 3.
+  /// binds (acc, a, b) with readAt 3. 0: it is read where it stands
+  /// (wgmma's d, the accumulator and the result).
   unsigned readAt = 0;
   /// For a memory operand whose size an immediate gives (cp.async's
   /// cp-size), that immediate's name; its elements are then bytes.
@@ -64,7 +66,7 @@ struct Operand {
   /// Values the instruction reads: its inputs (src, rw, imm).
   bool isRead() const { return !isMemory() && role != Role::Dst; }
   /// Whether an immediate operand may take `value`.
-  bool takesImmediate(uint64_t value) const;
+  bool takesImmediate(int64_t value) const;
   /// "4, 8 or 16", "0 to 255".
   std::string immediateText() const;
   /// The exact float element type this register may be carried in
@@ -131,6 +133,15 @@ struct Form {
   bool writesMemory = false;
   /// Every thread of a warp executes it together (mma.sync.aligned).
   bool warpCollective = false;
+  /// Every thread of a warpgroup (four warps) executes it together
+  /// (wgmma.mma_async.sync.aligned); it is a warp collective too. Its
+  /// fragments are the thread's (scope thread) or its warpgroup's (scope
+  /// warpgroup).
+  bool warpgroupCollective = false;
+  /// It reads shared memory that no operand names, through the matrix
+  /// descriptors it takes (wgmma.mma_async's a-desc and b-desc): MLIR sees
+  /// it read and write all memory, and its asm clobbers memory.
+  bool readsDescribedMemory = false;
   /// A barrier of the block (bar.sync, barrier.arrive): every thread of the
   /// block, or the count of threads it names, reaches it together. It takes
   /// no guard, and it lowers through NVVM's convergent barrier intrinsics

@@ -206,7 +206,7 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
     }
     if (braces)
       text += "}";
-    if (operand.role == ptx::Role::ReadWrite)
+    if (operand.role == ptx::Role::ReadWrite && operand.readAt)
       repeated.emplace_back(operand.readAt, text);
   }
   // Positions in ascending order, so each insertion lands where PTX reads.
@@ -240,8 +240,9 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
     constraints += (constraints.empty() ? "" : ",") + c;
   // A fence orders memory accesses LLVM sees too (a kernel's own loads of
   // its parameters, for one), and so does an acquire or a release (an
-  // mbarrier wait or arrival): it clobbers memory.
-  if (form.ordersMemory || form.synchronizes)
+  // mbarrier wait or arrival): it clobbers memory. So does a wgmma, which
+  // reads the shared memory its descriptors name.
+  if (form.ordersMemory || form.synchronizes || form.readsDescribedMemory)
     constraints += constraints.empty() ? "~{memory}" : ",~{memory}";
   return {text, constraints};
 }
@@ -402,7 +403,8 @@ public:
     auto inlineAsm = LLVM::InlineAsmOp::create(
         builder, loc, resultType, asmOperands, text, constraints,
         /*has_side_effects=*/form->accessesMemory() || form->warpCollective ||
-                form->observesWarp || form->ordersMemory
+                form->observesWarp || form->ordersMemory ||
+                form->readsDescribedMemory
             ? sideEffects
             : UnitAttr(),
         /*is_align_stack=*/UnitAttr(), noTailCall, LLVM::AsmDialectAttr(),

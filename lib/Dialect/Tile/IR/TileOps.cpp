@@ -581,8 +581,8 @@ LogicalResult verifyImmediate(DiagFn diag, StringRef opcode,
     return diag() << "an immediate must be a constant (arith.constant), not "
                      "a value computed at run time";
   // Read as signed, as arith.constant prints it: 0xFF in an i8 is -1.
-  if (constant.isNegative() || constant.getActiveBits() > 32 ||
-      !operand.takesImmediate(constant.getZExtValue()))
+  if (constant.getSignificantBits() > 33 ||
+      !operand.takesImmediate(constant.getSExtValue()))
     return diag() << "immediate " << llvm::toString(constant, 10, true)
                   << " is not legal for " << opcode << ": expected "
                   << operand.immediateText();
@@ -723,6 +723,11 @@ LogicalResult ApplyOp::verify() {
                          << " is issued by each thread: scope \"thread\", "
                             "got \"" << getScope() << "\"";
 
+  if (form->warpgroupCollective && getPred())
+    return emitOpError() << getOpcode()
+                         << " takes no predicate: every thread of the "
+                            "warpgroup executes it (a guard false in one "
+                            "thread leaves the others waiting)";
   if (form->warpCollective && getPred())
     return emitOpError() << getOpcode()
                          << " takes no predicate: every lane of its "
@@ -746,7 +751,14 @@ LogicalResult ApplyOp::verify() {
   // thread's (scope thread) or a warp's rows of them (scope warp).
   bool namedAxes = llvm::any_of(
       form->operands, [](const ptx::Operand &o) { return !o.axes.empty(); });
-  if (namedAxes && getScope() != "warp" && getScope() != "thread")
+  if (form->warpgroupCollective && getScope() != "warpgroup" &&
+      getScope() != "thread")
+    return emitOpError() << getOpcode()
+                         << " is a warpgroup's instruction over fragments: "
+                            "scope \"thread\" or \"warpgroup\", got \""
+                         << getScope() << "\"";
+  if (namedAxes && !form->warpgroupCollective && getScope() != "warp" &&
+      getScope() != "thread")
     return emitOpError() << getOpcode()
                          << " is a warp's instruction over fragments: scope "
                             "\"thread\" or \"warp\", got \""
@@ -1071,14 +1083,16 @@ void InstrOp::getEffects(
   const ptx::Form *form = lookupForm(error);
   if (form && (form->blockBarrier || form->ordersMemory ||
                form->synchronizes || form->warpCollective ||
-               form->observesWarp)) {
+               form->observesWarp || form->readsDescribedMemory)) {
     // A barrier orders the memory accesses of the threads it joins, and a
     // fence those of its thread: each reads and writes every resource, so
     // nothing is removed, hoisted or sunk across it (and it is never
     // dead); so does an acquire or a release (an mbarrier operation). A
     // warp collective's result depends on which threads execute
     // it with it: the same effects keep MLIR from merging two of them or
-    // moving one out of the control flow that decides those threads.
+    // moving one out of the control flow that decides those threads. A
+    // wgmma reads shared memory its descriptors name, which no operand
+    // shows.
     effects.emplace_back(MemoryEffects::Read::get());
     effects.emplace_back(MemoryEffects::Write::get());
     return;

@@ -417,8 +417,12 @@ RepeatSpace repeatSpaceOf(ApplyOp apply, const ptx::Form &form,
   for (char letter : all)
     if (written.find(letter) != std::string::npos)
       space.letters += letter;
-  for (char letter : space.letters)
-    space.extents.push_back(extents.lookup(StringRef(&letter, 1)));
+  // An axis that only scalars span (a wgmma's k, when both descriptors are
+  // scalar values) has one step: each scalar stands for every repeat.
+  for (char letter : space.letters) {
+    auto it = extents.find(StringRef(&letter, 1));
+    space.extents.push_back(it == extents.end() ? 1 : it->second);
+  }
   return space;
 }
 
