@@ -35,6 +35,26 @@ def test_committed_full_run_has_no_disagreement():
     assert report["disagreements"] == []
 
 
+def test_committed_sm90a_run_has_no_disagreement():
+    # wgmma and setmaxnreg exist on sm_90a alone or from it: judged there.
+    with open(os.path.join(ROOT, "tools", "ptxas_diff", "results_sm90a.json")) as f:
+        report = json.load(f)
+    assert report["targets"] == ["sm_90a"]
+    assert report["spellings"] == len(list(ptxas_diff.sm90a_spellings()))
+    assert report["table_accepts_ptxas_rejects"] == 0
+    assert report["disagreements"] == []
+
+
+def test_wgmma_sample_agrees_with_ptxas_on_sm_90a():
+    # A sample of the wgmma.mma_async spellings, judged again by ptxas: the
+    # table's forms (A in registers or through a descriptor, every D count)
+    # assemble, and what it rejects does not.
+    spellings = random.Random(5).sample(sorted(set(ptxas_diff.wgmma_spellings())), 200)
+    report = ptxas_diff.run(spellings, targets=("sm_90a",))
+    assert report["table_legal"] > 40
+    assert report["disagreements"] == [], report["disagreements"][:3]
+
+
 def test_forms_doc_is_generated_from_the_table():
     import subprocess
     generated = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_ptx_forms_doc.py")],
