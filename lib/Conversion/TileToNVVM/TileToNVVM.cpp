@@ -836,6 +836,41 @@ struct SwizzleLowering : public ConvertOpToLLVMPattern<SwizzleOp> {
   }
 };
 
+/// A wgmma matrix descriptor (PTX ISA 9.7.15.5.1): bits 0-13 the start
+/// address's bits 4-17, 16-29 the leading byte offset / 16, 32-45 the
+/// stride byte offset / 16, 62-63 the layout type. The start is the tile's
+/// unswizzled address (the verifier proved the buffer aligned to the
+/// swizzle's repeat, so wgmma's swizzle of the address is the buffer's).
+struct MatrixDescriptorLowering
+    : public ConvertOpToLLVMPattern<MatrixDescriptorOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(MatrixDescriptorOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    MemRefDescriptor tile(adaptor.getTile());
+    auto constant = [&](int64_t value) {
+      return LLVM::ConstantOp::create(rewriter, loc, i64, value);
+    };
+    int64_t elementBytes = op.getTile().getType().getElementTypeBitWidth() / 8;
+    Value base =
+        LLVM::PtrToIntOp::create(rewriter, loc, i64, tile.alignedPtr(rewriter, loc));
+    Value offset = LLVM::MulOp::create(rewriter, loc, tile.offset(rewriter, loc),
+                                       constant(elementBytes));
+    Value address = LLVM::AddOp::create(rewriter, loc, base, offset);
+    Value start = LLVM::LShrOp::create(
+        rewriter, loc, LLVM::AndOp::create(rewriter, loc, address, constant(0x3FFFF)),
+        constant(4));
+    int64_t fields = (int64_t(1) << 16) |
+                     ((8 * op.getRowBytes() / 16) << 32) |
+                     (op.getLayoutType() << 62);
+    rewriter.replaceOp(op, LLVM::OrOp::create(rewriter, loc, start, constant(fields)));
+    return success();
+  }
+};
+
 struct ConvertTileToNVVMPass
     : public tile::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
   using ConvertTileToNVVMBase::ConvertTileToNVVMBase;
@@ -896,5 +931,5 @@ struct ConvertTileToNVVMPass
 void mlir::tile::populateTileToNVVMConversionPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ViewLowering<ViewOp>, ViewLowering<BroadcastOp>,
-               SwizzleLowering>(converter);
+               SwizzleLowering, MatrixDescriptorLowering>(converter);
 }

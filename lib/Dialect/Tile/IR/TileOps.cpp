@@ -1460,7 +1460,7 @@ LogicalResult SwizzleOp::verify() {
   while (!views.empty()) {
     for (Operation *user : views.pop_back_val().getUsers()) {
       // A second swizzle reports itself.
-      if (isa<ApplyOp, InstrOp, SwizzleOp>(user))
+      if (isa<ApplyOp, InstrOp, SwizzleOp, MatrixDescriptorOp>(user))
         continue;
       if (isa<memref::SubViewOp, memref::ExpandShapeOp,
               memref::CollapseShapeOp, ViewOp, BroadcastOp>(user)) {
@@ -1477,3 +1477,120 @@ LogicalResult SwizzleOp::verify() {
 }
 
 Value SwizzleOp::getViewSource() { return getSource(); }
+
+//===----------------------------------------------------------------------===//
+// MatrixDescriptorOp
+//===----------------------------------------------------------------------===//
+
+int64_t MatrixDescriptorOp::getRowBytes() {
+  SwizzleOp swizzle = getSwizzle(getTile());
+  return swizzle ? int64_t(16) << swizzle.getBits() : 0;
+}
+
+int64_t MatrixDescriptorOp::getLayoutType() {
+  return 4 - getSwizzle(getTile()).getBits();
+}
+
+/// The alignment in bytes of the shared buffer `buffer` (a workgroup
+/// attribution of its gpu.func, with llvm.align), or 0 when unknown.
+static int64_t sharedBufferAlignment(Value buffer) {
+  auto argument = dyn_cast<BlockArgument>(buffer);
+  if (!argument)
+    return 0;
+  auto func = dyn_cast<gpu::GPUFuncOp>(argument.getOwner()->getParentOp());
+  if (!func || argument.getOwner() != &func.getBody().front())
+    return 0;
+  for (auto [index, attribution] :
+       llvm::enumerate(func.getWorkgroupAttributions()))
+    if (attribution == argument) {
+      auto align = func.getWorkgroupAttributionAttr(index, "llvm.align");
+      return align ? cast<IntegerAttr>(align).getInt() : 0;
+    }
+  return 0;
+}
+
+LogicalResult MatrixDescriptorOp::verify() {
+  MemRefType type = getTile().getType();
+  if (getAddressSpace(type) != kSharedAddressSpace)
+    return emitOpError() << "a matrix descriptor describes a shared tile, got "
+                         << type;
+  if (type.getRank() != 2 || !type.hasStaticShape())
+    return emitOpError() << "expected a statically shaped 2-D tile (rows of "
+                            "M or N, columns of K), got "
+                         << type;
+  int64_t bits = type.getElementTypeBitWidth();
+  if (bits != 8 && bits != 16 && bits != 32)
+    return emitOpError() << "a wgmma operand has 8-, 16- or 32-bit elements, "
+                            "got "
+                         << type.getElementType();
+  int64_t elementBytes = bits / 8;
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape[0] % 8 != 0)
+    return emitOpError() << "rows come in groups of 8 (a core matrix): "
+                            "expected a multiple of 8 rows, got "
+                         << shape[0];
+  SwizzleOp swizzle = getSwizzle(getTile());
+  if (!swizzle || swizzle.getBase() != 4 || swizzle.getShift() != 3 ||
+      swizzle.getBits() < 1 || swizzle.getBits() > 3)
+    return emitOpError()
+           << "the tile's buffer must be swizzled for wgmma: tile.swizzle "
+              "with bits = 1, 2 or 3, base = 4 and shift = 3 (rows of 32, 64 "
+              "or 128 bytes); the unswizzled (interleaved) mode is not "
+              "supported";
+  int64_t rowBytes = getRowBytes();
+  int64_t groupBytes = 8 * rowBytes;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return emitOpError() << "expected static strides, got " << type;
+  // Every element where the tile puts it and where the descriptor reads
+  // it, from the same start: row r at (r / 8) groups and r % 8 rows, then
+  // its column's bytes.
+  for (int64_t r = 0; r < shape[0]; ++r)
+    for (int64_t c = 0; c < shape[1]; ++c) {
+      int64_t tile = (r * strides[0] + c * strides[1]) * elementBytes;
+      int64_t read = (r / 8) * groupBytes + (r % 8) * rowBytes +
+                     c * elementBytes;
+      if (tile != read)
+        return emitOpError()
+               << "element (" << r << ", " << c << ") of the tile is "
+               << tile << " bytes from its start, but the descriptor reads "
+               << read << " there: with " << rowBytes
+               << "-byte swizzled rows, a row's K elements are contiguous "
+                  "and rows are "
+               << rowBytes << " bytes apart (strides [" << rowBytes / elementBytes
+               << ", 1] in elements), got strides [" << strides[0] << ", "
+               << strides[1] << "]";
+    }
+  std::optional<int64_t> residue =
+      knownOffsetResidue(getTile(), rowBytes / elementBytes);
+  if (!residue)
+    return emitOpError() << "the tile's offset must be known modulo a "
+                         << rowBytes
+                         << "-byte row, to prove its K bytes stay in one "
+                            "swizzled row";
+  if (*residue * elementBytes % 16 != 0)
+    return emitOpError() << "a descriptor addresses 16-byte units: the tile "
+                            "starts "
+                         << *residue * elementBytes
+                         << " bytes into a swizzled row, not a multiple of 16";
+  if (*residue * elementBytes + shape[1] * elementBytes > rowBytes)
+    return emitOpError() << "a row of the tile spans bytes "
+                         << *residue * elementBytes << " to "
+                         << (*residue + shape[1]) * elementBytes
+                         << " of its swizzled row, past its " << rowBytes
+                         << " bytes";
+  int64_t align = sharedBufferAlignment(swizzle.getSource());
+  if (align < groupBytes)
+    return emitOpError() << "wgmma swizzles shared addresses, which equals "
+                            "the buffer's swizzle only when the buffer is "
+                            "aligned to the swizzle's repeat of "
+                         << groupBytes << " bytes: "
+                         << (align ? "got an alignment of " +
+                                         std::to_string(align)
+                                   : std::string("its alignment is unknown"))
+                         << " (a static shared buffer with align=" << groupBytes
+                         << ")";
+  return success();
+}

@@ -171,4 +171,41 @@ def Tile_SwizzleOp : Tile_Op<"swizzle", [Pure, AllTypesMatch<["source", "result"
   let hasVerifier = 1;
 }
 
+def Tile_MatrixDescriptorOp : Tile_Op<"matrix_descriptor", [Pure]> {
+  let summary = "the wgmma matrix descriptor of a swizzled shared tile";
+  let description = [{
+    The 64-bit descriptor (PTX ISA 9.7.15.5.1, "Matrix Descriptor Format")
+    with which wgmma.mma_async reads `tile`, a K-major operand: its rows are
+    A's M or B's N, its columns K. The tile lives in a shared buffer that
+    `tile.swizzle` places with bits 1, 2 or 3, base 4 and shift 3 (the 32-,
+    64- and 128-byte modes): rows are 16 << bits bytes apart within each
+    group of eight, and groups eight rows apart. The descriptor holds the
+    tile's start address, that group stride (the stride byte offset), the
+    mode and a leading byte offset of 16 (unused by the swizzled K-major
+    modes); none of it is written by hand. The verifier walks every element
+    of the tile and proves that the descriptor addresses it where the tile
+    does, that each row's K bytes stay inside one swizzled row, and that
+    the buffer is aligned to the swizzle's repeat (8 rows).
+
+    ```mlir
+    %s = tile.swizzle %buf {bits = 3, base = 4, shift = 3} : memref<64x64xbf16, 3>
+    %k0 = memref.subview %s[0, 0] [64, 16] [1, 1]
+        : memref<64x64xbf16, 3> to memref<64x16xbf16, strided<[64, 1]>, 3>
+    %d = tile.matrix_descriptor %k0 : memref<64x16xbf16, strided<[64, 1]>, 3>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$tile);
+  let results = (outs I64:$descriptor);
+  let assemblyFormat = "$tile attr-dict `:` type($tile)";
+  let extraClassDeclaration = [{
+    /// The bytes between consecutive rows of one group of eight: 32, 64 or
+    /// 128 (the swizzle's mode).
+    int64_t getRowBytes();
+    /// The descriptor's layout type field (bits 62-63): 1 for 128-byte
+    /// rows, 2 for 64, 3 for 32.
+    int64_t getLayoutType();
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TILE_OPS_TD
