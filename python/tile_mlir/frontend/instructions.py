@@ -40,6 +40,10 @@ def _operand(value, opcode: str, role: str) -> ir.Value:
     if isinstance(value, Index):
         _check_owned(value)
         return value.materialize()
+    if isinstance(value, Bool):
+        # A runtime condition as a predicate register (wgmma's scale-d).
+        _check_owned(value)
+        return value.value
     what = type(value).__name__
     hint = "; plain Python numbers have no PTX type" if isinstance(value, (int, float, complex)) else ""
     raise TileError(f"{opcode}: operand {role}: expected a tile, a tensor or a typed scalar "

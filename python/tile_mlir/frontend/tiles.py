@@ -12,7 +12,7 @@ from mlir.dialects import arith, gpu, memref
 from ..dialects import tile as _tile_ops
 from .tracing import (_DYNAMIC, REGISTER_SPACE, SHARED_SPACE, TileError, _active, _element_type, _integer,
                       _location, _raise, _shape, _tensor_element_type)
-from .values import Index, _check_owned
+from .values import Index, Scalar, _ComputedScalar, _check_owned
 
 
 def _identity_layout(memref_type: ir.MemRefType) -> bool:
@@ -281,6 +281,22 @@ class Buffer:
         except ir.MLIRError as error:
             _raise(error)
         return Buffer(op.result, self.dtype, self.name)
+
+    def matrix_descriptor(self) -> "Scalar":
+        """The wgmma matrix descriptor (a uint64) of this K-major shared
+        tile: its rows are A's M or B's N, its columns K, in a buffer
+        swizzled "32B", "64B" or "128B" and aligned to eight of its rows
+        (align=1024 for "128B"). The compiler derives every field and
+        proves that the descriptor addresses each element where the tile
+        holds it (tile.matrix_descriptor)."""
+        _check_owned(self)
+        try:
+            with _location():
+                op = _tile_ops.MatrixDescriptorOp(ir.IntegerType.get_signless(64), self.value)
+                op.operation.verify()
+        except ir.MLIRError as error:
+            _raise(error)
+        return _ComputedScalar("uint64", op.result)
 
     def broadcast(self, shape: Sequence[int]) -> "Buffer":
         """A zero-stride view repeating unit axes to `shape` (inputs only)."""

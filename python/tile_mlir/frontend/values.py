@@ -354,6 +354,20 @@ class Scalar:
 Scalar.__hash__ = object.__hash__
 
 
+class _ComputedScalar(Scalar):
+    """A scalar whose value the kernel computes when it runs (a wgmma matrix
+    descriptor)."""
+
+    def __init__(self, dtype: str, value: ir.Value):
+        self.dtype, self.python_value, self._value = dtype, None, value
+
+    def materialize(self) -> ir.Value:
+        if self._value.context != _active().context:
+            raise TileError(f"this T.{self.dtype} value was made in another @T.function; "
+                            "values do not cross kernels")
+        return self._value
+
+
 class _ParamScalar(Scalar):
     """A scalar kernel parameter of a float dtype: its value arrives with the
     launch."""

@@ -29,6 +29,7 @@ import numpy as np
 from . import fragment_origins as O
 from . import mbarrier as M
 from . import reference as R
+from . import wgmma as W
 from .. import fragments
 
 
@@ -56,6 +57,11 @@ class Buffer:
         self.origin = None
         # Shared memory holds one copy per block, block_bytes each.
         self.block_bytes = block_bytes
+        # The program point of the wgmma whose D holds each register byte
+        # (private) or that reads each shared byte, until its wait (0: none;
+        # made by the first wgmma).
+        self.in_flight = None
+        self.wgmma_reading = None
         self.nan = np.zeros_like(defined)
         if not private:
             # Who touched each byte since the last barrier, for the hazard
@@ -944,6 +950,20 @@ class Interpreter:
                 self.write(d_view, d_coord + [r], out_bits[r], out_def[r], executing, None,
                            out_origin[r] if tracked else None)
 
+    def wgmma(self, form, values, group):
+        """wgmma.mma_async, fence, commit_group and wait_group
+        (interpreter/wgmma.py)."""
+        name = form.opcode.split(".")[1]
+        if name == "mma_async":
+            W.execute(self, form, values, group)
+        elif name == "commit_group":
+            W.commit(self)
+        elif name == "wait_group":
+            W.wait(self, int(values[0][0][0]))
+
+    def op_tile_matrix_descriptor(self, op):
+        self.values[op.results[0]] = W.descriptor(self, self.values[op.operands[0]])
+
     def _collective_hazard(self, form, problem, bad, lane, source):
         for thread in np.flatnonzero(bad)[:1]:
             key = ("collective", problem.split()[0], self.point)
@@ -1026,6 +1046,8 @@ class Interpreter:
         defined = np.ones(self.threads, bool)
         nan = np.zeros(self.threads, bool)
         buffer = view.buffer
+        if buffer.private and buffer.in_flight is not None:
+            W.check_registers(self, buffer, address, writing=False)
         for byte in range(nbytes):
             at = address + byte
             if buffer.private:
@@ -1052,6 +1074,8 @@ class Interpreter:
         `tracked`, the write is ordered before every later access (the
         race check does not see it)."""
         nbytes = element_bytes(view.bits)
+        if view.buffer.private and view.buffer.in_flight is not None:
+            W.check_registers(self, view.buffer, view.addresses(coord), writing=True)
         address = view.addresses(coord)[where]
         value, defined = value[where], defined[where]
         nan = np.zeros(value.size, bool) if nan is None else nan[where]
@@ -1080,6 +1104,8 @@ class Interpreter:
                 # is not defined.
                 if tracked:
                     self.track_write(buffer, at, lanes)
+                if buffer.wgmma_reading is not None:
+                    W.check_shared_write(self, buffer, at)
                 unique, counts = np.unique(at, return_counts=True)
                 buffer.data[at] = part
                 buffer.defined[at] = defined
@@ -1472,6 +1498,9 @@ class Interpreter:
         if form.family == "cp.async":
             self.async_copy(form, values, group, self.active & pred)
             return
+        if form.family == "wgmma":
+            self.wgmma(form, values, group)
+            return
         if form.orders_memory:
             # A fence orders its thread's accesses, which lockstep keeps in
             # program order anyway; it orders no other thread's (a barrier
@@ -1690,6 +1719,8 @@ def select_form(forms, values):
                 fits &= value.shape[-1] == operand.count and value.bits == operand.bits
             elif isinstance(value, tuple):
                 fits &= operand.count == 1 and value[1] == operand.bits
+            elif isinstance(value, np.ndarray) and value.dtype == bool:
+                fits &= operand.type == "pred"  # a runtime condition (wgmma's scale-d)
             else:
                 fits = False
         if fits:

@@ -1,0 +1,368 @@
+"""wgmma.mma_async and its groups (PTX ISA 9.0, 9.7.15) for the interpreter.
+
+A warpgroup (four warps, 128 threads) issues wgmma.mma_async together:
+D (64 x N) = A (64 x K) B (K x N) + D, or A B where scale-d is false. A is
+in registers or, like B, in shared memory that a matrix descriptor
+(tile.matrix_descriptor) describes.
+
+- Descriptors: tile.matrix_descriptor gives each swizzled shared buffer a
+  place in a virtual shared window (aligned to 1024 bytes, as the verifier
+  requires of the real one) and encodes the tile's start there with the
+  fields of 9.7.15.5.1. wgmma decodes them as the chip does: row r of a
+  K-major operand at start + (r / 8) * SBO + (r % 8) * W (W = 32, 64 or
+  128 bytes, the layout type), its K bytes contiguous, every address then
+  swizzled by its own bits 7-9 (Swizzle<1..3, 4, 3>). A descriptor that
+  tile.matrix_descriptor did not make, the interleaved (unswizzled) mode,
+  and the transposed (MN-major) operands are not modelled.
+- Fragments: thread l of warp w of the warpgroup holds A's and D's rows
+  16w + (l / 4) and 16w + (l / 4) + 8 as an mma.m16n8 fragment holds rows
+  l / 4 and l / 4 + 8 (tile_mlir.fragments): D's registers go through N in
+  blocks of eight columns, four f32 (or two f16x2) registers each.
+- reference.mma multiplies, with A's (or B's) elements negated where
+  imm-scale-a (imm-scale-b) is -1.
+- Asynchrony: the result is in D at once for the interpreter, but until a
+  wgmma.wait_group covers the wgmma's committed group, D's registers are in
+  flight: another instruction reading or writing them, or writing the
+  shared bytes the wgmma reads, is a WgmmaHazard. A later wgmma of the
+  same warpgroup may accumulate into the same D (the ISA's chaining).
+  wgmma.fence's ordering of earlier register accesses is not checked.
+"""
+
+import re
+
+import numpy as np
+
+from . import reference as R
+from .. import fragments
+
+# The layout type (descriptor bits 62-63) and the bytes between rows of a
+# group of eight.
+ROW_BYTES = {1: 128, 2: 64, 3: 32}
+WINDOW = 1 << 18
+
+
+class WgmmaHazard:
+    """A register of a wgmma's D, or a shared byte it reads, touched by
+    another instruction before a wgmma.wait_group covered its group."""
+
+    kind = "wgmma before its wait"
+
+    def __init__(self, opcode, point, what, issued_at):
+        self.opcode, self.second, self.what, self.first = opcode, point, what, issued_at
+
+    def __str__(self):
+        return (f"{self.second}: {self.opcode} {self.what}, which the wgmma.mma_async at {self.first} "
+                f"has in flight: no wgmma.wait_group since covers its group")
+
+
+class WgmmaFault(Exception):
+    """A wgmma the interpreter cannot give a meaning: a descriptor it did not
+    make or one that differs across the warpgroup (the ISA requires the
+    same), a warpgroup that does not execute it whole."""
+
+
+class State:
+    """Descriptor bases and each warpgroup's groups."""
+
+    def __init__(self):
+        # (buffer id, start of the swizzled buffer in its block) -> base.
+        self.bases = {}
+        # base -> (buffer, per-block start offset, size).
+        self.windows = {}
+        self.next_base = 1024
+        # first thread of a warpgroup -> (uncommitted ops, committed groups).
+        self.uncommitted = {}
+        self.groups = {}
+
+
+def state(interp):
+    if getattr(interp, "wgmma_state", None) is None:
+        interp.wgmma_state = State()
+    return interp.wgmma_state
+
+
+def descriptor(interp, view):
+    """tile.matrix_descriptor of `view`: (bits per thread, 64)."""
+    st = state(interp)
+    if view.swizzle is None:
+        raise WgmmaFault("tile.matrix_descriptor of a view without its swizzle")
+    start, bits, _, _ = view.swizzle
+    buffer = view.buffer
+    in_block = start - (interp.lanes // interp.per_block) * buffer.block_bytes \
+        if buffer.block_bytes else start
+    key = (id(buffer), int(in_block[0]))
+    if key not in st.bases:
+        size = buffer.block_bytes or buffer.data.size
+        st.bases[key] = st.next_base
+        st.windows[st.next_base] = (buffer, int(in_block[0]), size)
+        st.next_base += -(-size // 1024) * 1024
+        if st.next_base > WINDOW:
+            raise WgmmaFault("the swizzled shared buffers exceed the 256 KiB a descriptor addresses")
+    address = st.bases[key] + (view.offset - start)
+    row_bytes = 16 << bits
+    fields = (1 << 16) | ((8 * row_bytes // 16) << 32) | ((4 - bits) << 62)
+    value = ((address.astype(np.uint64) & np.uint64(0x3FFFF)) >> np.uint64(4)) | np.uint64(fields)
+    return value, 64
+
+
+def _signed(value):
+    bits, width = value
+    v = int(bits[0])
+    return v - (1 << width) if v >> (width - 1) else v
+
+
+def _types(opcode):
+    tokens = [t for t in opcode.split(".") if t in fragments.ELEMENT_BITS or t in ("b1",)]
+    return tokens[-3:]
+
+
+def _operand_matrix(interp, desc, rows, kind, k, first, block):
+    """The K-major operand a descriptor describes: (bits rows x k, known,
+    buffer, byte addresses) for the warpgroup of thread `first`."""
+    st = state(interp)
+    d = int(desc)
+    layout = d >> 62
+    if layout == 0:
+        raise WgmmaFault("a descriptor of the interleaved (unswizzled) mode, which tile.matrix_descriptor "
+                         "does not make")
+    row_bytes = ROW_BYTES[layout]
+    group_bytes = ((d >> 32) & 0x3FFF) << 4
+    start = (d & 0x3FFF) << 4
+    base = max((b for b in st.windows if b <= start), default=None)
+    if base is None or start >= base + st.windows[base][2]:
+        raise WgmmaFault(f"a descriptor whose start {start:#x} is in no buffer tile.matrix_descriptor described")
+    buffer, in_block, _ = st.windows[base]
+    element_bytes = fragments.ELEMENT_BITS[kind] // 8
+    r = np.arange(rows)[:, None, None]
+    c = np.arange(k)[None, :, None]
+    byte = np.arange(element_bytes)[None, None, :]
+    absolute = start + (r // 8) * group_bytes + (r % 8) * row_bytes + c * element_bytes + byte
+    swizzled = absolute ^ (((absolute >> 7) & ((row_bytes // 16) - 1)) << 4)
+    at = block * buffer.block_bytes + in_block + (swizzled - base)
+    data = buffer.data[at].astype(np.uint64)
+    bits = np.zeros((rows, k), np.uint64)
+    for i in range(element_bytes):
+        bits |= data[:, :, i] << np.uint64(8 * i)
+    known = buffer.defined[at].all(axis=2)
+    return bits, known, buffer, at.reshape(-1)
+
+
+def _register_matrix(interp, view, coord, kind, k, first):
+    """A in registers: the 64 x k matrix the warpgroup's fragments hold."""
+    per = fragments.per_register(kind)
+    width = fragments.ELEMENT_BITS[kind]
+    regs = [interp.read(view, coord + [r]) for r in range(4)]
+    bits = np.zeros((64, k), np.uint64)
+    known = np.zeros((64, k), bool)
+    for t in range(128):
+        warp, lane = t // 32, t % 32
+        for r, (value, defined, _) in enumerate(regs):
+            for e in range(per):
+                row, col = fragments.element((16, 8, k), "a", kind, r * per + e, lane)
+                bits[16 * warp + row, col] = (int(value[first + t]) >> (e * width)) & ((1 << width) - 1)
+                known[16 * warp + row, col] = bool(defined[first + t])
+    return bits, known
+
+
+def _negate(bits, kind):
+    return bits ^ np.uint64(1 << (fragments.ELEMENT_BITS[kind] - 1))
+
+
+def _d_place(e, lane, warp):
+    """(row, column) of D's element e (f32 order) in thread `lane` of `warp`."""
+    row, col = fragments.element((16, 8, 16), "d", "f32", e % 4, lane)
+    return 16 * warp + row, 8 * (e // 4) + col
+
+
+def execute(interp, form, values, group):
+    """One wgmma.mma_async of each warpgroup the active threads make up."""
+    from .machine import NotCovered, View
+    opcode = form.opcode
+    m, n, k = (int(x) for x in re.search(r"\.m(\d+)n(\d+)k(\d+)", opcode).groups())
+    dkind, akind, bkind = _types(opcode)
+    if akind == "b1":
+        raise NotCovered(f"{opcode}: the single-bit wgmma")
+    named = {o.name: v for o, v in zip(form.operands, values)}
+    if int(named.get("imm-trans-a", (np.zeros(1, np.uint64), 32))[0][0]) or \
+            int(named.get("imm-trans-b", (np.zeros(1, np.uint64), 32))[0][0]):
+        raise NotCovered(f"{opcode}: a transposed (MN-major) operand")
+    scale_a = _signed(named["imm-scale-a"]) if "imm-scale-a" in named else 1
+    scale_b = _signed(named["imm-scale-b"]) if "imm-scale-b" in named else 1
+    d_view = named["d"]
+    if not isinstance(d_view, View):
+        raise NotCovered(f"{opcode}: a scalar accumulator")
+    extents = {}
+    for operand, view in zip(form.operands, values):
+        if isinstance(view, View):
+            for letter, extent in zip(operand.axes, view.shape[len(group):-1]):
+                extents[letter] = extent
+    d_op = next(o for o in form.operands if o.name == "d")
+    a_op = form.operands[1]
+    executing = interp.active.copy()
+    in_block = interp.lanes % interp.per_block
+    firsts = [int(f) for f in np.unique((interp.lanes - in_block % 128)[executing])]
+    st = state(interp)
+    point = interp.points[interp.point]
+    for kk in range(extents.get("k", 1)):
+        for mm in range(extents.get("m", 1)):
+            for nn in range(extents.get("n", 1)):
+                where = {"m": mm, "n": nn, "k": kk}
+
+                def coord(operand):
+                    return group + [where[x] for x in operand.axes]
+
+                def scalar(value):
+                    return value[0] if isinstance(value, tuple) else value
+
+                for first in firsts:
+                    members = first + np.arange(128)
+                    if members[-1] >= interp.threads or not executing[members].all():
+                        raise WgmmaFault(f"{opcode} at {point}: the warpgroup of thread {first} does not "
+                                         f"execute it whole (.sync.aligned needs all 128 threads)")
+                    block = first // interp.per_block
+                    reads = []
+                    if a_op.name == "a-desc":
+                        a_desc = _descriptor_value(interp, named["a-desc"], coord(a_op), members, opcode)
+                        a, a_known, buf, at = _operand_matrix(interp, a_desc, m, akind, k, first, block)
+                        reads.append((buf, at))
+                    else:
+                        a, a_known = _register_matrix(interp, named["a"], coord(a_op), akind, k, first)
+                    b_op = next(o for o in form.operands if o.name == "b-desc")
+                    b_desc = _descriptor_value(interp, named["b-desc"], coord(b_op), members, opcode)
+                    b_rows, b_known, buf, at = _operand_matrix(interp, b_desc, n, bkind, k, first, block)
+                    reads.append((buf, at))
+                    if scale_a < 0:
+                        a = _negate(a, akind)
+                    if scale_b < 0:
+                        b_rows = _negate(b_rows, bkind)
+                    scale_d = named["scale-d"]
+                    if isinstance(scale_d, View):
+                        bits, sd_known, _ = interp.read(scale_d, coord(next(
+                            o for o in form.operands if o.name == "scale-d")) + [0])
+                        accumulate, sd_known = bool(bits[first]), bool(sd_known[first])
+                    else:
+                        accumulate, sd_known = bool(scalar(scale_d)[first]), True
+                    # D as it stands: the accumulator (a chained wgmma reads
+                    # the one before it without a hazard).
+                    interp.wgmma_own_access = True
+                    try:
+                        regs = [interp.read(d_view, coord(d_op) + [r]) for r in range(d_op.count)]
+                    finally:
+                        interp.wgmma_own_access = False
+                    c = np.zeros((m, n), np.uint64)
+                    c_known = np.ones((m, n), bool)
+                    per = 1 if dkind != "f16" else 2
+                    for t in range(128):
+                        warp, lane = t // 32, t % 32
+                        for e in range(n // 2):
+                            row, col = _d_place(e, lane, warp)
+                            value, defined, _ = regs[e // per]
+                            if accumulate:
+                                c[row, col] = (int(value[first + t]) >> (16 * (e % per))) & \
+                                    ((1 << (32 // per)) - 1)
+                                c_known[row, col] = bool(defined[first + t])
+                    if not sd_known:
+                        c_known[:] = False
+                    satfinite = "satfinite" in opcode.split(".")
+                    d, d_known = R.mma(dkind, akind, bkind, dkind, a, b_rows.T, c, satfinite)
+                    d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]
+                    for buf, at in reads:
+                        interp.track_read(buf, at, np.full(at.size, first, np.int64))
+                        if getattr(buf, "wgmma_reading", None) is None:
+                            buf.wgmma_reading = np.zeros(buf.data.size, np.int32)
+                        buf.wgmma_reading[at] = interp.point
+                    out = [np.zeros(interp.threads, np.uint64) for _ in range(d_op.count)]
+                    out_known = [np.ones(interp.threads, bool) for _ in range(d_op.count)]
+                    for t in range(128):
+                        warp, lane = t // 32, t % 32
+                        for e in range(n // 2):
+                            row, col = _d_place(e, lane, warp)
+                            r = e // per
+                            out[r][first + t] |= np.uint64(int(d[row, col]) << (16 * (e % per)))
+                            out_known[r][first + t] &= bool(d_known[row, col])
+                    mask = np.zeros(interp.threads, bool)
+                    mask[members] = True
+                    interp.wgmma_own_access = True
+                    try:
+                        for r in range(d_op.count):
+                            interp.write(d_view, coord(d_op) + [r], out[r], out_known[r], mask)
+                    finally:
+                        interp.wgmma_own_access = False
+                    regs_in_flight = []
+                    nbytes = max(d_view.bits, 8) // 8
+                    buffer = d_view.buffer
+                    if getattr(buffer, "in_flight", None) is None:
+                        buffer.in_flight = np.zeros(buffer.data.shape, np.int32)
+                    for r in range(d_op.count):
+                        at = d_view.addresses(coord(d_op) + [r])[members][:, None] + np.arange(nbytes)
+                        buffer.in_flight[members[:, None], at] = interp.point
+                        regs_in_flight.append((buffer, members, at))
+                    st.uncommitted.setdefault(first, []).append(
+                        {"point": interp.point, "registers": regs_in_flight, "shared": reads})
+
+
+def _descriptor_value(interp, value, coord, members, opcode):
+    from .machine import View
+    if isinstance(value, View):
+        bits, known, _ = interp.read(value, coord + [0])
+    else:
+        bits, known = value[0], np.ones(interp.threads, bool)
+    words = bits[members]
+    if not known[members].all():
+        raise WgmmaFault(f"{opcode}: a descriptor never written")
+    if (words != words[0]).any():
+        raise WgmmaFault(f"{opcode}: the descriptor differs across the warpgroup (the PTX ISA requires "
+                         f"the same in every warp)")
+    return words[0]
+
+
+def commit(interp):
+    st = state(interp)
+    in_block = interp.lanes % interp.per_block
+    for first in np.unique((interp.lanes - in_block % 128)[interp.active]):
+        ops = st.uncommitted.pop(int(first), [])
+        st.groups.setdefault(int(first), []).append(ops)
+
+
+def wait(interp, pending):
+    """wgmma.wait_group `pending`: every committed group but the newest
+    `pending` of each executing warpgroup completes."""
+    st = state(interp)
+    in_block = interp.lanes % interp.per_block
+    for first in np.unique((interp.lanes - in_block % 128)[interp.active]):
+        groups = st.groups.get(int(first), [])
+        while len(groups) > pending:
+            for op in groups.pop(0):
+                for buffer, members, at in op["registers"]:
+                    buffer.in_flight[members[:, None], at] = 0
+                for buffer, at in op["shared"]:
+                    buffer.wgmma_reading[at] = 0
+
+
+def check_registers(interp, buffer, at, writing):
+    """A read or write of registers (`at`: per thread, the bytes) that a
+    wgmma has in flight, by the active threads."""
+    if getattr(interp, "wgmma_own_access", False):
+        return
+    flight = buffer.in_flight[interp.lanes, at]
+    bad = (flight != 0) & interp.active
+    if bad.any():
+        issued = int(flight[bad][0])
+        _report(interp, issued, "writes registers of its D" if writing else "reads registers of its D")
+
+
+def check_shared_write(interp, buffer, at):
+    if getattr(interp, "wgmma_own_access", False):
+        return
+    reading = buffer.wgmma_reading[at]
+    if (reading != 0).any():
+        _report(interp, int(reading[reading != 0][0]), "overwrites shared memory it reads")
+
+
+def _report(interp, issued, what):
+    key = ("wgmma", issued, interp.point, what)
+    if key in interp._hazard_keys:
+        return
+    interp._hazard_keys.add(key)
+    interp.hazards.append(WgmmaHazard(interp.current_opcode, interp.points[interp.point], what,
+                                      interp.points[issued]))

@@ -1,0 +1,98 @@
+"""wgmma.mma_async in the interpreter (interpreter/wgmma.py, PTX ISA 9.0,
+9.7.15): descriptors from tile.matrix_descriptor over 32-, 64- and
+128-byte swizzles, A in registers, accumulation, negation, f16, tf32 and s8
+against numpy on integer-valued data; the hazards of its asynchrony; the
+H200's verdict (tools/gpu/results/wgmma.json)."""
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tile_mlir
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools", "gpu"))
+import wgmma_check as W  # noqa: E402
+
+
+def product(name, **changes):
+    """The D (64 x n) the interpreter gives, and numpy's."""
+    spec = {**W.CASES[name], **changes}
+    (a, b), arrays = W.case_arrays(spec)
+    c_in = arrays[2].copy()
+    tile_mlir.interpret(W.wgmma_tile(**spec), *arrays)
+    out, n, dkind = arrays[-1], spec["n"], spec.get("dkind", "f32")
+    want = (-1 if spec.get("negate_a") else 1) * (a @ b.T)
+    got = np.zeros((64, n))
+    for t in range(W.THREADS):
+        for i in range(n // 2):
+            row, col = W.d_place(i, t)
+            if dkind == "f16":
+                got[row, col] = np.uint16((int(out[t, i // 2]) >> (16 * (i % 2))) & 0xFFFF).view(np.float16)
+                c = np.uint16((int(c_in[t, i // 2]) >> (16 * (i % 2))) & 0xFFFF).view(np.float16)
+            else:
+                got[row, col], c = out[t, i], c_in[t, i]
+            if spec.get("accumulate"):
+                want[row, col] += c
+    return got, want
+
+
+@pytest.mark.parametrize("name", ["bf16_n8_64B_accumulate", "f16_n32_32B_negated", "f16_f16_n64_128B",
+                                  "tf32_n16_128B", "s8_n32_128B"])
+def test_the_product_is_numpys(name):
+    got, want = product(name)
+    assert np.array_equal(got, want)
+
+
+def test_a_in_registers_from_ldmatrix():
+    got, want = product("bf16_registers_n64", n=16, k_steps=2)
+    assert np.array_equal(got, want)
+
+
+def test_a_wrong_swizzle_reads_other_rows():
+    # The descriptor says 64-byte rows where the data sits in 128-byte
+    # ones: the compiler refuses the tile (its rows are 128 bytes apart).
+    import tile_mlir.script as T
+    with pytest.raises(T.TileError, match=r"element \(1, 0\) of the tile is 128 bytes from its start, "
+                                          r"but the descriptor reads 64 there"):
+        @T.function
+        def k(Out: T.Tensor((1,), "uint32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+            s = T.alloc_shared((64, 64), "uint16", align=1024).swizzle("64B")
+            s[0:64, 0:16].matrix_descriptor()
+
+
+def test_reading_d_before_the_wait_is_a_hazard():
+    spec = {**W.CASES["bf16_n8_64B_accumulate"], "wait": None}
+    _, arrays = W.case_arrays(spec)
+    with pytest.raises(tile_mlir.HazardError, match=r"wgmma_check.py:\d+: st.global.b32 reads registers of its D, "
+                                                    r"which the wgmma.mma_async at \S*wgmma_check.py:\d+ has in "
+                                                    r"flight: no wgmma.wait_group since covers its group"):
+        tile_mlir.interpret(W.wgmma_tile(**spec), *arrays)
+
+
+def test_a_wait_that_leaves_the_group_pending_is_a_hazard():
+    # wait_group 1 lets the newest group stay in flight.
+    spec = {**W.CASES["bf16_n8_64B_accumulate"], "wait": 1}
+    _, arrays = W.case_arrays(spec)
+    with pytest.raises(tile_mlir.HazardError, match=r"st.global.b32 reads registers of its D"):
+        tile_mlir.interpret(W.wgmma_tile(**spec), *arrays)
+
+
+def test_overwriting_its_shared_operand_before_the_wait_is_a_hazard():
+    spec = {**W.CASES["bf16_n8_64B_accumulate"], "overwrite": True}
+    _, arrays = W.case_arrays(spec)
+    with pytest.raises(tile_mlir.HazardError, match=r"st.shared.v4.b32 overwrites shared memory it reads, which "
+                                                    r"the wgmma.mma_async at \S*wgmma_check.py:\d+ has in flight"):
+        tile_mlir.interpret(W.wgmma_tile(**spec), *arrays)
+
+
+def test_the_h200_agrees_bit_for_bit():
+    with open(os.path.join(ROOT, "tools", "gpu", "results", "wgmma.json")) as f:
+        report = json.load(f)
+    assert report["kernels"] == len(W.CASES)
+    assert sorted(report["passed"]) == sorted(W.CASES)
+    assert report["mismatched"] == []

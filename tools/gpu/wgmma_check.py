@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""wgmma.mma_async on the H200 against the interpreter (issue #28): one
+warpgroup multiplies A (64 x K) by B (N x K, K-major) staged in swizzled
+shared memory through tile.matrix_descriptor, or with A in registers from
+ldmatrix, over one or more k steps; each thread stores its D registers.
+Each output is compared bit for bit with the interpreter's
+(interpreter/wgmma.py), whose own result test_wgmma.py checks against
+numpy on the same integer-valued data.
+
+    python tools/gpu/wgmma_check.py build build/wgmma
+    PYTHONPATH=python python tools/gpu/wgmma_check.py run build/wgmma report.json
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "..", "python")]
+
+THREADS = 128
+# Each input kind as the bits the kernel copies (numpy has no bfloat16).
+ELEMENT = {"bf16": ("uint16", 2), "f16": ("uint16", 2), "tf32": ("uint32", 4), "e4m3": ("uint8", 1),
+           "e5m2": ("uint8", 1), "s8": ("uint8", 1), "u8": ("uint8", 1)}
+K_OF = {2: 16, 4: 8, 1: 32}
+SWIZZLE_BYTES = {"32B": 32, "64B": 64, "128B": 128}
+
+
+def d_place(i, thread):
+    """(row, column) of D's element i (f32 order) in `thread` of the
+    warpgroup (PTX ISA 9.7.15.5.1, the wgmma D fragment): warp w holds rows
+    16w to 16w + 15, each block of 8 columns as an mma.m16n8 accumulator."""
+    warp, lane = thread // 32, thread % 32
+    e = i % 4
+    return 16 * warp + lane // 4 + 8 * (e // 2), 8 * (i // 4) + 2 * (lane % 4) + e % 2
+
+
+def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_registers=False,
+               accumulate=False, negate_a=False, wait=0, overwrite=False):
+    """D (64 x n, each thread's n/2 registers as stored) of A (64 x K) B^T
+    (B: n x K), K = k_steps instruction steps, plus the input D where
+    `accumulate` (scale-d true). `wait`: the wgmma.wait_group before D is
+    stored (None: none); `overwrite`: thread 0 stores to A's shared tile
+    before it."""
+    from tile_mlir import script as T
+    bkind = akind
+    dtype, size = ELEMENT[akind]
+    k = K_OF[size]
+    row_bytes = SWIZZLE_BYTES[swizzle]
+    width = row_bytes // size  # elements per swizzled row
+    k_total = k * k_steps
+    assert k_total <= width
+    regs = n // 2 if dkind != "f16" else n // 4
+    d_dtype = {"f32": "float32", "s32": "int32", "f16": "uint32"}[dkind]
+    opcode = f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{dkind}.{akind}.{bkind}"
+    scaled = akind not in ("s8", "u8")
+    transposes = akind in ("bf16", "f16")
+    align = 8 * row_bytes
+
+    @T.function
+    def kernel(A: T.Tensor((64, k_total), dtype), B: T.Tensor((n, k_total), dtype),
+               C: T.Tensor((THREADS, regs), d_dtype), Out: T.Tensor((THREADS, regs), d_dtype)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
+        t = T.thread_id()
+        sa = T.alloc_shared((64, width), dtype, align=align).swizzle(swizzle)
+        sb = T.alloc_shared((n, width), dtype, align=align).swizzle(swizzle)
+        staged = T.alloc_local((1, 4), "uint32")
+        units = k_total * size // 16  # 16-byte units per row
+        for tile, tensor, rows in ((sa, A, 64), (sb, B, n)):
+            for p in range(-(-rows * units // THREADS)):
+                piece = p * THREADS + t
+                row, unit = piece // units, piece % units
+                with T.if_(piece < rows * units):
+                    T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged,
+                                      tensor.view("uint32")[row:row + 1, 4 * unit:4 * unit + 4])
+                    T.cuda.tile.apply(T.ptx["st.shared.v4.b32"],
+                                      tile.view("uint32")[row:row + 1, 4 * unit:4 * unit + 4], staged)
+        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        d = T.alloc_local((1, 1, regs), d_dtype)
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], d.view("uint32").reshape((regs, 1)),
+                          C.view("uint32")[t:t + 1, :].reshape((regs, 1)))
+        a_frag = T.alloc_local((1, 1, 4), "uint32")
+        scale_d = t < THREADS if accumulate else t >= THREADS
+        T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+        for step in range(k_steps):
+            b_desc = sb[0:n, step * k:(step + 1) * k].matrix_descriptor()
+            extra = [T.int32(-1 if negate_a else 1), T.int32(1)] if scaled else []
+            if a_registers:
+                # Rows 16w + (lane % 8) + 8 (matrix % 2), k 8 (matrix / 2):
+                # the four 8x8 matrices of an m16k16 A fragment.
+                lane, warp = t % 32, t // 32
+                arow = 16 * warp + lane % 8 + 8 * ((lane // 8) % 2)
+                acol = step * k + 8 * (lane // 16)
+                T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"], a_frag.reshape((1, 4)),
+                                  sa[arow:arow + 1, acol:acol + 8])
+                T.cuda.tile.apply(T.ptx[opcode], d, a_frag, b_desc, scale_d, *extra,
+                                  *([T.uint32(0)] if transposes else []))
+            else:
+                a_desc = sa[0:64, step * k:(step + 1) * k].matrix_descriptor()
+                T.cuda.tile.apply(T.ptx[opcode], d, a_desc, b_desc, scale_d, *extra,
+                                  *([T.uint32(0), T.uint32(0)] if transposes else []))
+            scale_d = t < THREADS
+        T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+        if overwrite:
+            T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], sa.view("uint32")[0:1, 0:4], staged, pred=t == 0)
+        if wait is not None:
+            T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(wait))
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out.view("uint32")[t:t + 1, :].reshape((regs, 1)),
+                          d.view("uint32").reshape((regs, 1)))
+
+    return kernel
+
+
+def inputs(n, akind, k_total, seed=0):
+    """Integer-valued A, B and C: every product and sum is exact."""
+    rng = np.random.default_rng(seed)
+    dtype, size = ELEMENT[akind]
+    a = rng.integers(-3, 4, (64, k_total))
+    b = rng.integers(-3, 4, (n, k_total))
+    cast = {"bf16": lambda x: _bf16_bits(x), "f16": lambda x: x.astype(np.float16).view(np.uint16),
+            "tf32": lambda x: x.astype(np.float32).view(np.uint32),
+            "s8": lambda x: x.astype(np.int8).view(np.uint8), "u8": lambda x: np.abs(x).astype(np.uint8)}[akind]
+    return a, b, cast(a), cast(b)
+
+
+def _bf16_bits(x):
+    return (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+CASES = {
+    "bf16_n64_128B": dict(n=64, akind="bf16", swizzle="128B", k_steps=4),
+    "bf16_n256_128B": dict(n=256, akind="bf16", swizzle="128B", k_steps=2),
+    "bf16_n8_64B_accumulate": dict(n=8, akind="bf16", swizzle="64B", k_steps=2, accumulate=True),
+    "f16_n32_32B_negated": dict(n=32, akind="f16", swizzle="32B", k_steps=1, negate_a=True),
+    "f16_f16_n64_128B": dict(n=64, dkind="f16", akind="f16", swizzle="128B", k_steps=2),
+    "bf16_registers_n64": dict(n=64, akind="bf16", swizzle="128B", k_steps=4, a_registers=True),
+    "tf32_n16_128B": dict(n=16, akind="tf32", swizzle="128B", k_steps=2),
+    "s8_n32_128B": dict(n=32, dkind="s32", akind="s8", swizzle="128B", k_steps=2),
+}
+
+
+def case_arrays(spec, seed=0):
+    """(A, B) as numbers, then the kernel's arrays: A's and B's bits, the
+    input D and the output, for the kernel of `spec` (a CASES entry)."""
+    n, akind = spec["n"], spec["akind"]
+    dkind = spec.get("dkind", "f32")
+    size = ELEMENT[akind][1]
+    k_total = K_OF[size] * spec["k_steps"]
+    a, b, a_bits, b_bits = inputs(n, akind, k_total, seed)
+    regs = n // 2 if dkind != "f16" else n // 4
+    c = np.random.default_rng(seed + 1).integers(-8, 8, (THREADS, regs))
+    c = {"f32": c.astype(np.float32), "s32": c.astype(np.int32),
+         "f16": (c.astype(np.float16).view(np.uint16).astype(np.uint32) * 0x10001)}[dkind]
+    out = np.full((THREADS, regs), 0x7F, {"f32": np.float32, "s32": np.int32, "f16": np.uint32}[dkind])
+    return (a, b), [a_bits, b_bits, c, out]
+
+
+def build(out_dir):
+    import tile_mlir
+    os.makedirs(out_dir, exist_ok=True)
+    index = []
+    for name, spec in CASES.items():
+        kernel = wgmma_tile(**spec)
+        _, arrays = case_arrays(spec)
+        tile_mlir.interpret(kernel, *arrays)
+        tile_mlir.compile(kernel, target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
+        index.append({"name": name, "inputs": [x.tolist() for x in arrays[:-1]],
+                      "input_dtypes": [str(x.dtype) for x in arrays[:-1]],
+                      "expected": arrays[-1].view(np.uint32).tolist(), "dtype": str(arrays[-1].dtype)})
+    with open(os.path.join(out_dir, "cases.json"), "w") as f:
+        json.dump(index, f)
+    print(len(index), "wgmma kernels built")
+
+
+def run(out_dir, report_path):
+    from tile_mlir import runtime
+    with open(os.path.join(out_dir, "cases.json")) as f:
+        index = json.load(f)
+    report = {"kernels": 0, "mismatched": [], "passed": []}
+    for case in index:
+        kernel = runtime.load(os.path.join(out_dir, f"{case['name']}.json"))
+        expected = np.array(case["expected"], np.uint32)
+        out = np.zeros(expected.shape, case["dtype"])
+        kernel(*[np.array(x, d) for x, d in zip(case["inputs"], case["input_dtypes"])], out)
+        out = out.view(np.uint32)
+        report["kernels"] += 1
+        if np.array_equal(out, expected):
+            report["passed"].append(case["name"])
+        else:
+            where = np.argwhere(out != expected)
+            report["mismatched"].append({"name": case["name"], "count": int(len(where)),
+                                         "where": where[:4].tolist(),
+                                         "got": [int(out[tuple(w)]) for w in where[:4]],
+                                         "want": [int(expected[tuple(w)]) for w in where[:4]]})
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
+    print(report["kernels"], "wgmma kernels,", len(report["mismatched"]), "mismatched", report["mismatched"][:3])
+
+
+if __name__ == "__main__":
+    {"build": build, "run": run}[sys.argv[1]](*sys.argv[2:])
