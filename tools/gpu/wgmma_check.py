@@ -9,6 +9,9 @@ numpy on the same integer-valued data.
 
     python tools/gpu/wgmma_check.py build build/wgmma
     PYTHONPATH=python python tools/gpu/wgmma_check.py run build/wgmma report.json
+
+build_hazards builds the kernels the interpreter reports a WgmmaHazard in
+(HAZARDS), to see on the GPU what each does against the correct D.
 """
 
 import json
@@ -105,7 +108,14 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
             scale_d = t < THREADS
         T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
         if overwrite:
-            T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], sa.view("uint32")[0:1, 0:4], staged, pred=t == 0)
+            # Every thread zeroes 16-byte units of A's shared tile.
+            T.cuda.tile.apply(T.ptx["mov.b32"], staged.reshape((4, 1)), T.uint32(0))
+            for p in range(-(-64 * units // THREADS)):
+                piece = p * THREADS + t
+                row, unit = piece // units, piece % units
+                with T.if_(piece < 64 * units):
+                    T.cuda.tile.apply(T.ptx["st.shared.v4.b32"],
+                                      sa.view("uint32")[row:row + 1, 4 * unit:4 * unit + 4], staged)
         if wait is not None:
             T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(wait))
         T.cuda.tile.apply(T.ptx["st.global.b32"], Out.view("uint32")[t:t + 1, :].reshape((regs, 1)),
@@ -175,6 +185,32 @@ def build(out_dir):
     print(len(index), "wgmma kernels built")
 
 
+# Kernels the interpreter reports a WgmmaHazard in, each with the case whose
+# correct D it is run against: D stored with no wait, and A's shared tile
+# overwritten before the wait.
+HAZARDS = {"no_wait": ("bf16_n256_128B", dict(wait=None)),
+           "overwrite_before_wait": ("bf16_n256_128B", dict(overwrite=True))}
+
+
+def build_hazards(out_dir):
+    """The HAZARDS kernels, compiled without the interpreter's consent, to
+    see on the GPU what the hazard does; expected is the correct D."""
+    import tile_mlir
+    os.makedirs(out_dir, exist_ok=True)
+    index = []
+    for name, (base, changes) in HAZARDS.items():
+        spec = {**CASES[base], **changes}
+        _, arrays = case_arrays(spec)
+        tile_mlir.interpret(wgmma_tile(**CASES[base]), *arrays)
+        tile_mlir.compile(wgmma_tile(**spec), target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
+        index.append({"name": name, "inputs": [x.tolist() for x in arrays[:-1]],
+                      "input_dtypes": [str(x.dtype) for x in arrays[:-1]],
+                      "expected": arrays[-1].view(np.uint32).tolist(), "dtype": str(arrays[-1].dtype)})
+    with open(os.path.join(out_dir, "cases.json"), "w") as f:
+        json.dump(index, f)
+    print(len(index), "hazard kernels built")
+
+
 def run(out_dir, report_path):
     from tile_mlir import runtime
     with open(os.path.join(out_dir, "cases.json")) as f:
@@ -201,4 +237,4 @@ def run(out_dir, report_path):
 
 
 if __name__ == "__main__":
-    {"build": build, "run": run}[sys.argv[1]](*sys.argv[2:])
+    {"build": build, "build_hazards": build_hazards, "run": run}[sys.argv[1]](*sys.argv[2:])
