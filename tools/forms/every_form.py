@@ -76,7 +76,28 @@ def kernel(index, form):
     if any(op.type == "pred" for op in form.operands):
         body += predicates.SCALARS
     for i, op in enumerate(sized(form)):
-        if op.type == "pred":
+        if form.warpgroup_collective and op.type == "pred":
+            # wgmma's scale-d: a condition, the same for every step.
+            body.append(f"%p{i} = arith.constant true")
+            operands.append((f"%p{i}", "i1"))
+        elif form.warpgroup_collective and op.axes:
+            # A fragment of a warpgroup's wgmma at scope thread: (one
+            # repeat per axis, registers), loaded and stored register by
+            # register.
+            tile, regs, glob = (f"memref<1x1x{op.count}x{carrier(op)}, {space}>"
+                                for space in ("5", "5", "1"))
+            regs, glob = (f"memref<1x1x{op.count}x1x{carrier(op)}, {space}>" for space in ("5", "1"))
+            body.append(f"%t{i} = memref.alloca() : {tile}")
+            body.append(f"%r{i} = memref.expand_shape %t{i} [[0], [1], [2, 3]] output_shape "
+                        f"[1, 1, {op.count}, 1] : {tile} into {regs}")
+            if op.role in ("src", "rw"):
+                args.append(f"%in{i}: {glob}")
+                body.append(f'tile.apply "ld.global.b{op.bits}"(%r{i}, %in{i}) : {regs}, {glob}')
+            if op.role in ("dst", "rw"):
+                after.append((f"%out{i}: {glob}", [f'tile.apply "st.global.b{op.bits}"(%out{i}, %r{i}) : '
+                                                   f'{glob}, {regs}']))
+            operands.append((f"%t{i}", tile))
+        elif op.type == "pred":
             tile, word = predicates.predicate_tile(REPEATS, op.count), memref(words(op), "5")
             body.append(f"%t{i} = memref.alloca() : {tile}")
             if op.role in ("src", "rw"):
@@ -133,7 +154,7 @@ def kernel(index, form):
             operands.append((f"%m{i}", ty))
     names = ", ".join(name for name, _ in operands)
     types = ", ".join(ty for _, ty in operands)
-    scope = ' {scope = "warp"}' if any(op.axes for op in form.operands) else ""
+    scope = ' {scope = "warp"}' if any(op.axes for op in form.operands) and not form.warpgroup_collective else ""
     body.append(f'tile.apply "{form.opcode}"({names}){scope}' + (f" : {types}" if types else ""))
     for arg, lines in after:
         args.append(arg)
