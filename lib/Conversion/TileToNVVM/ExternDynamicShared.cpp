@@ -14,6 +14,11 @@ using namespace mlir;
 namespace {
 
 constexpr unsigned kSharedAddressSpace = 3;
+/// The dynamic region starts at the repeat of the 128-byte swizzle that
+/// wgmma and TMA apply to shared addresses, so buffers carved from it can
+/// be their operands (tile.matrix_descriptor checks the alignment); the
+/// cost is at most 1008 bytes after the static shared memory.
+constexpr uint64_t kDynamicSharedAlign = 1024;
 
 struct TileExternDynamicSharedPass
     : public tile::impl::TileExternDynamicSharedBase<
@@ -28,6 +33,7 @@ struct TileExternDynamicSharedPass
           global.getValue())
         return;
       global.setLinkage(LLVM::Linkage::External);
+      global.setAlignment(kDynamicSharedAlign);
     });
   }
 };

@@ -386,15 +386,16 @@ def alloc_shared(shape, dtype: str, align: int = 16, name: str = "") -> Buffer:
 # from it, the runtime passes it to every launch, the interpreter sizes the
 # region by it.
 DYNAMIC_SHARED_ATTR = "tile.dynamic_shared_bytes"
-# The alignment of the dynamic region's start: convert-gpu-to-nvvm declares
-# it .align 16.
-_DYNAMIC_ALIGN = 16
+# The alignment of the dynamic region's start: tile-extern-dynamic-shared
+# declares it .align 1024, the repeat of the 128-byte swizzle that wgmma
+# and TMA apply to shared addresses.
+_DYNAMIC_ALIGN = 1024
 
 
 def alloc_dynamic_shared(shape, dtype: str, align: int = 16, name: str = "") -> Buffer:
     """Shared memory of the block carved from the launch's dynamic shared
-    memory: buffers follow each other at their alignments (at most 16 bytes,
-    the region's own), the kernel declares their total, and each launch
+    memory: buffers follow each other at their alignments (at most 1024
+    bytes, the region's own), the kernel declares their total, and each launch
     passes it, raising the kernel's limit above 48 KiB where it needs to
     (up to the target's maximum per block: 227 KiB on sm_90). Otherwise it
     is a shared buffer as ``T.alloc_shared`` makes one."""

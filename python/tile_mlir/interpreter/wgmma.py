@@ -176,24 +176,23 @@ def _d_place(e, lane, warp):
 
 def execute(interp, form, values, group):
     """One wgmma.mma_async of each warpgroup the active threads make up."""
-    from .machine import NotCovered, View
     opcode = form.opcode
     m, n, k = (int(x) for x in re.search(r"\.m(\d+)n(\d+)k(\d+)", opcode).groups())
     dkind, akind, bkind = _types(opcode)
     if akind == "b1":
-        raise NotCovered(f"{opcode}: the single-bit wgmma")
+        raise R.NotCovered(f"{opcode}: the single-bit wgmma")
     named = {o.name: v for o, v in zip(form.operands, values)}
     if int(named.get("imm-trans-a", (np.zeros(1, np.uint64), 32))[0][0]) or \
             int(named.get("imm-trans-b", (np.zeros(1, np.uint64), 32))[0][0]):
-        raise NotCovered(f"{opcode}: a transposed (MN-major) operand")
+        raise R.NotCovered(f"{opcode}: a transposed (MN-major) operand")
     scale_a = _signed(named["imm-scale-a"]) if "imm-scale-a" in named else 1
     scale_b = _signed(named["imm-scale-b"]) if "imm-scale-b" in named else 1
     d_view = named["d"]
-    if not isinstance(d_view, View):
-        raise NotCovered(f"{opcode}: a scalar accumulator")
+    if not _is_view(d_view):
+        raise R.NotCovered(f"{opcode}: a scalar accumulator")
     extents = {}
     for operand, view in zip(form.operands, values):
-        if isinstance(view, View):
+        if _is_view(view):
             for letter, extent in zip(operand.axes, view.shape[len(group):-1]):
                 extents[letter] = extent
     d_op = next(o for o in form.operands if o.name == "d")
@@ -236,7 +235,7 @@ def execute(interp, form, values, group):
                     if scale_b < 0:
                         b_rows = _negate(b_rows, bkind)
                     scale_d = named["scale-d"]
-                    if isinstance(scale_d, View):
+                    if _is_view(scale_d):
                         bits, sd_known, _ = interp.read(scale_d, coord(next(
                             o for o in form.operands if o.name == "scale-d")) + [0])
                         accumulate, sd_known = bool(bits[first]), bool(sd_known[first])
@@ -301,9 +300,13 @@ def execute(interp, form, values, group):
                         {"point": interp.point, "registers": regs_in_flight, "shared": reads})
 
 
+def _is_view(value):
+    """Whether an operand is a tile (machine.View), not a scalar value."""
+    return hasattr(value, "addresses")
+
+
 def _descriptor_value(interp, value, coord, members, opcode):
-    from .machine import View
-    if isinstance(value, View):
+    if _is_view(value):
         bits, known, _ = interp.read(value, coord + [0])
     else:
         bits, known = value[0], np.ones(interp.threads, bool)

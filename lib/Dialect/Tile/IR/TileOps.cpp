@@ -1491,9 +1491,24 @@ int64_t MatrixDescriptorOp::getLayoutType() {
   return 4 - getSwizzle(getTile()).getBits();
 }
 
+/// The alignment of the dynamic shared region's start
+/// (tile-extern-dynamic-shared declares it).
+constexpr int64_t kDynamicSharedAlign = 1024;
+
 /// The alignment in bytes of the shared buffer `buffer` (a workgroup
-/// attribution of its gpu.func, with llvm.align), or 0 when unknown.
+/// attribution of its gpu.func, with llvm.align, or a view of the dynamic
+/// region at a constant byte offset), or 0 when unknown.
 static int64_t sharedBufferAlignment(Value buffer) {
+  if (auto view = buffer.getDefiningOp<memref::ViewOp>()) {
+    APInt shift;
+    if (!view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>() ||
+        !matchPattern(view.getByteShift(), m_ConstantInt(&shift)))
+      return 0;
+    uint64_t offset = shift.getZExtValue();
+    return offset ? std::min<int64_t>(kDynamicSharedAlign,
+                                      int64_t(1) << llvm::countr_zero(offset))
+                  : kDynamicSharedAlign;
+  }
   auto argument = dyn_cast<BlockArgument>(buffer);
   if (!argument)
     return 0;

@@ -1,0 +1,109 @@
+"""C = A Bt^T on Hopper's warpgroup tensor cores (issue #28), written with
+the tile_mlir script front end: bf16 or fp16 A (M x K) and Bt (N x K),
+both row major (K-major operands), f32 accumulators and C.
+
+A block of `warpgroups` x 128 threads computes a BM x BN tile of C, BM =
+64 x warpgroups, over steps of BK = 64 of K:
+
+1. every thread copies 16-byte pieces of A's BM x 64 and Bt's BN x 64
+   tiles from global to shared memory (cp.async.cg), `stages` buffers deep,
+   one commit group per step; each tile's rows are 128 bytes, placed by the
+   128-byte swizzle wgmma reads;
+2. before step kt: cp.async.wait_group (its pieces have landed),
+   fence.proxy.async (the copies, written through the generic proxy,
+   become visible to wgmma's async proxy), a barrier (every thread's
+   pieces; every warpgroup is past the wgmma.wait_group that retired step
+   kt - 2), then the copy of step kt + stages - 2 into step kt - 2's
+   buffer;
+3. each warpgroup issues four wgmma.mma_async m64nBNk16 over its 64 rows of
+   A and all of Bt's tile, through descriptors of the swizzled tiles
+   (tile.matrix_descriptor), commits them and waits until at most that
+   group is pending, so one step's wgmma overlap the next step's barrier;
+4. after the last step, wait_group 0, and each thread stores its D pairs
+   (rows 16w + l/4 and + 8 of its warp, columns 2(l % 4) of each block of
+   8: the wgmma D fragment) with st.global.v2.f32.
+
+On integer-valued data small enough that every partial sum is exact, the
+result equals numpy bit for bit (bench/gemm/gemm_reference.py), in the
+interpreter and on the H200.
+"""
+
+from tile_mlir import script as T
+
+BK = 64          # a step of K: one 128-byte swizzled row of b16
+KINDS = {"float16": "f16", "bfloat16": "bf16"}
+
+
+def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group_m=8):
+    kind = KINDS[dtype]
+    bm = 64 * warpgroups
+    threads = 128 * warpgroups
+    if m % bm or n % bn or k % BK:
+        raise ValueError(f"{m} x {n} x {k} is not a multiple of the {bm} x {bn} x {BK} block tile")
+    steps = k // BK
+    if not 3 <= stages <= steps + 2:
+        raise ValueError(f"a pipeline of {stages} stages over {steps} steps")
+    blocks_m, blocks_n = m // bm, n // bn
+    if blocks_m % group_m:
+        group_m = 1
+    opcode = f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.{kind}.{kind}"
+    regs = bn // 2
+    units = BK * 2 // 16  # 16-byte pieces per row
+
+    @T.function
+    def gemm(A: T.Tensor((m, k), dtype), B: T.Tensor((n, k), dtype), C: T.Tensor((m, n), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks_m * blocks_n, block=threads))
+        a_s = T.alloc_dynamic_shared((stages, bm, BK), "uint16", align=1024).swizzle("128B")
+        b_s = T.alloc_dynamic_shared((stages, bn, BK), "uint16", align=1024).swizzle("128B")
+        t, bid = T.thread_id(), T.block_id()
+        in_group = bid % (group_m * blocks_n)
+        row0 = ((bid // (group_m * blocks_n)) * group_m + in_group % group_m) * bm
+        col0 = (in_group // group_m) * bn
+        wg, warp, lane = t // 128, (t // 32) % 4, t % 32
+        a_bits, b_bits = A.view("uint16"), B.view("uint16")
+
+        def copy(kt, buffer):
+            """Step kt's pieces of A and Bt into shared buffer `buffer`."""
+            for tile, tensor, rows, first in ((a_s, a_bits, bm, row0), (b_s, b_bits, bn, col0)):
+                for p in range(rows * units // threads):
+                    piece = p * threads + t
+                    r, u = piece // units, piece % units
+                    T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tile[buffer, r:r + 1, 8 * u:8 * u + 8],
+                                      tensor[first + r:first + r + 1, kt * BK + 8 * u:kt * BK + 8 * u + 8],
+                                      T.uint32(16))
+            T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
+
+        acc = T.alloc_local((1, 1, regs), "float32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], acc.view("uint32").reshape((regs, 1)), T.uint32(0))
+        accumulate = t < threads
+        for s in range(stages - 2):
+            copy(s, s)
+        for kt in T.serial(0, steps):
+            buffer = kt % stages
+            T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(stages - 3))
+            T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+            # The last steps copy the last step again: in bounds, never read.
+            ahead = kt + stages - 2
+            copy(ahead - (ahead // steps) * (ahead - (steps - 1)), ahead % stages)
+            T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+            for kk in range(BK // 16):
+                a_desc = a_s[buffer, 64 * wg:64 * wg + 64, 16 * kk:16 * kk + 16].matrix_descriptor()
+                b_desc = b_s[buffer, 0:bn, 16 * kk:16 * kk + 16].matrix_descriptor()
+                T.cuda.tile.apply(T.ptx[opcode], acc, a_desc, b_desc, accumulate, T.int32(1), T.int32(1),
+                                  T.uint32(0), T.uint32(0))
+            T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+            T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
+        T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+        # Register pair e, e + 1 of each block of 8 columns: row 16w + l/4
+        # (+ 8 for e % 4 >= 2), columns 2 (l % 4) and the next.
+        for e in range(0, regs, 2):
+            r = row0 + 64 * wg + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
+            c = col0 + 8 * (e // 4) + 2 * (lane % 4)
+            T.cuda.tile.apply(T.ptx["st.global.v2.f32"], C[r:r + 1, c:c + 2], acc[0, 0:1, e:e + 2])
+
+    return gemm
+
+
+VARIANTS = {f"hopper_{dtype}_{size}": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype))
+            for dtype in ("bfloat16", "float16") for size in (4096, 8192)}

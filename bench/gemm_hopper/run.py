@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Times the bench/gemm_hopper kernels (C = A Bt^T, bf16 and fp16, 4096^3
+and 8192^3) against torch.matmul (cuBLAS, on B row major and on Bt's
+layout) and Triton's matmul in one run, 3 rounds of 10 launches, medians;
+checks each kernel bit for bit against numpy on integer-valued data and
+against float64 on random normal data (the largest error relative to the
+result's scale), as bench/gemm/run.py does.
+
+    PYTHONPATH=python python3 bench/gemm_hopper/run.py build/gemm_hopper bench/gemm_hopper/results.json
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "gemm"), os.path.join(HERE, "..", "gpu")]
+from run import ROUNDS, REPEATS, median_ms, references, triton_matmul  # noqa: E402
+
+from tile_mlir import runtime  # noqa: E402
+
+
+def main(artifacts, report_path):
+    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
+              "repeats": REPEATS, "kernels": {}}
+    tri, report["triton"] = triton_matmul()
+    for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
+        name = file[:-5]
+        kernel = runtime.load(os.path.join(artifacts, file))
+        (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
+        dtype = "bfloat16" if "bfloat16" in name else "float16"
+        entry = {"shape": [m, n, k], "dtype": dtype}
+        A, B, want, x, y, exact, scale, cublas_error = references(m, n, k, dtype)
+        bt, yt = B.t().contiguous(), y.t().contiguous()
+        c = torch.empty((m, n), device="cuda", dtype=torch.float32)
+        kernel(A, bt, c)
+        torch.cuda.synchronize()
+        entry["bit_exact_integer_data"] = bool(torch.equal(c, want))
+        kernel(x.view(torch.uint16), yt.view(torch.uint16), c)
+        torch.cuda.synchronize()
+        entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
+        entry["cublas_max_error_relative_to_max"] = cublas_error
+        flops = 2.0 * m * n * k
+        runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), yt.view(torch.uint16), c, sync=False),
+                "cublas": lambda: torch.matmul(x, y), "cublas_bt": lambda: torch.matmul(x, yt.t())}
+        if tri:
+            runs["triton"] = lambda: tri(x, y)
+        entry["rounds"] = {key: [] for key in runs}
+        for _ in range(ROUNDS):
+            for key, fn in runs.items():
+                entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
+        entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+        entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
+        best = min(entry["ms"]["cublas"], entry["ms"]["cublas_bt"])
+        entry["ratio_vs_cublas"] = best / entry["ms"]["tile_mlir"]
+        if "triton" in runs:
+            entry["ratio_vs_triton"] = entry["ms"]["triton"] / entry["ms"]["tile_mlir"]
+        report["kernels"][name] = entry
+        print(name, {key: round(v, 1) for key, v in entry["TFLOPs"].items()},
+              "x%.3f cuBLAS" % entry["ratio_vs_cublas"], "bit-exact", entry["bit_exact_integer_data"],
+              "rel err %.2e (cuBLAS %.2e)" % (entry["max_error_relative_to_max"],
+                                              entry["cublas_max_error_relative_to_max"]), flush=True)
+        with open(report_path, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
