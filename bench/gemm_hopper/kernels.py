@@ -1,6 +1,7 @@
 """C = A Bt^T on Hopper's warpgroup tensor cores (issue #28), written with
 the tile_mlir script front end: bf16 or fp16 A (M x K) and Bt (N x K),
-both row major (K-major operands), f32 accumulators and C.
+both row major (K-major operands) and passed as their bits (uint16), f32
+accumulators and C.
 
 A block of `warpgroups` x 128 threads computes a BM x BN tile of C, BM =
 64 x warpgroups, over steps of BK = 64 of K:
@@ -51,7 +52,7 @@ def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group
     units = BK * 2 // 16  # 16-byte pieces per row
 
     @T.function
-    def gemm(A: T.Tensor((m, k), dtype), B: T.Tensor((n, k), dtype), C: T.Tensor((m, n), "float32")):
+    def gemm(A: T.Tensor((m, k), "uint16"), B: T.Tensor((n, k), "uint16"), C: T.Tensor((m, n), "float32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks_m * blocks_n, block=threads))
         a_s = T.alloc_dynamic_shared((stages, bm, BK), "uint16", align=1024).swizzle("128B")
         b_s = T.alloc_dynamic_shared((stages, bn, BK), "uint16", align=1024).swizzle("128B")
@@ -60,11 +61,10 @@ def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group
         row0 = ((bid // (group_m * blocks_n)) * group_m + in_group % group_m) * bm
         col0 = (in_group // group_m) * bn
         wg, warp, lane = t // 128, (t // 32) % 4, t % 32
-        a_bits, b_bits = A.view("uint16"), B.view("uint16")
 
         def copy(kt, buffer):
             """Step kt's pieces of A and Bt into shared buffer `buffer`."""
-            for tile, tensor, rows, first in ((a_s, a_bits, bm, row0), (b_s, b_bits, bn, col0)):
+            for tile, tensor, rows, first in ((a_s, A, bm, row0), (b_s, B, bn, col0)):
                 for p in range(rows * units // threads):
                     piece = p * threads + t
                     r, u = piece // units, piece % units

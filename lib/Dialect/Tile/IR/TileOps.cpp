@@ -1284,6 +1284,10 @@ static std::optional<int64_t> knownOffsetResidue(Value memref, int64_t modulus,
        llvm::zip_equal(subview.getMixedOffsets(), sourceStrides)) {
     if (ShapedType::isDynamic(stride))
       return std::nullopt;
+    // Along a stride the modulus divides, any offset adds a multiple of it
+    // (a runtime pipeline stage of whole swizzled tiles).
+    if (reduce(stride) == 0)
+      continue;
     std::optional<int64_t> term =
         isa<Attribute>(offsetValue)
             ? std::optional<int64_t>(
