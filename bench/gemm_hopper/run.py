@@ -9,6 +9,7 @@ result's scale), as bench/gemm/run.py does.
     PYTHONPATH=python python3 bench/gemm_hopper/run.py build/gemm_hopper bench/gemm_hopper/results.json
 """
 
+import importlib.util
 import json
 import os
 import sys
@@ -17,8 +18,13 @@ import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "..", "gemm"), os.path.join(HERE, "..", "gpu")]
-from run import ROUNDS, REPEATS, median_ms, references, triton_matmul  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "gemm"))
+# bench/gemm/run.py under its own name (it imports bench/gpu/run.py as run).
+_spec = importlib.util.spec_from_file_location("gemm_run", os.path.join(HERE, "..", "gemm", "run.py"))
+gemm_run = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gemm_run)
+ROUNDS, REPEATS, median_ms = gemm_run.ROUNDS, gemm_run.REPEATS, gemm_run.median_ms
+references, triton_matmul = gemm_run.references, gemm_run.triton_matmul
 
 from tile_mlir import runtime  # noqa: E402
 

@@ -1,6 +1,7 @@
 // Dynamic shared memory: the region is PTX's .extern .shared array of no
 // size (tile-extern-dynamic-shared), so ptxas counts no static shared
-// memory and the buffers start at the launch's dynamic region. Without the
+// memory and the buffers start at the launch's dynamic region, aligned to
+// 1024 bytes (the 128-byte swizzle's repeat). Without the
 // pass NVPTX demoted it to a static `.shared .align 16 .b8
 // __dynamic_shmem__0;` of 1 byte. Through ptxas at -O3 and -O0.
 // RUN: tile-ptx %s -o %t.ptx
@@ -8,7 +9,7 @@
 // RUN: ptxas -v -arch=sm_90 %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: ptxas -arch=sm_90 -O0 %t.ptx -o %t.cubin
 
-// CHECK: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// CHECK: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // CHECK-LABEL: .visible .entry rotate(
 // CHECK-NOT: .shared .align
 // CHECK: mov.b64 [[BASE:%rd[0-9]+]], __dynamic_shmem__0;
