@@ -2,6 +2,7 @@
 """Compiles the Hopper GEMM kernels to artifacts for bench/gemm_hopper/run.py.
 
     python bench/gemm_hopper/build.py build/gemm_hopper
+    python bench/gemm_hopper/build.py --sweep build/gemm_hopper_sweep
 """
 
 import os
@@ -14,4 +15,6 @@ import kernels  # noqa: E402
 from artifacts import save_variants  # noqa: E402
 
 if __name__ == "__main__":
-    save_variants(kernels.VARIANTS, sys.argv[1] if len(sys.argv) > 1 else "build/gemm_hopper", target="sm_90a")
+    variants = kernels.SWEEP if "--sweep" in sys.argv else kernels.VARIANTS
+    out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/gemm_hopper")
+    save_variants(variants, out, target="sm_90a")

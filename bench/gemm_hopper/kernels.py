@@ -107,3 +107,10 @@ def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group
 
 VARIANTS = {f"hopper_{dtype}_{size}": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype))
             for dtype in ("bfloat16", "float16") for size in (4096, 8192)}
+
+# A sweep of the tiling (bench/gemm_hopper/sweep.json): fewer stages, 128
+# columns with more stages, wider grouping.
+SWEEP = {f"hopper_bfloat16_{size}_{tag}": (gemm_kernel, dict(m=size, n=size, k=size, **kw))
+         for size in (4096, 8192)
+         for tag, kw in (("s3", dict(stages=3)), ("g16", dict(group_m=16)), ("g4", dict(group_m=4)),
+                         ("n128s6", dict(bn=128, stages=6)), ("n128s4", dict(bn=128, stages=4)))}
