@@ -105,6 +105,112 @@ def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group
     return gemm
 
 
+def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, depth=2, group_m=8,
+                     producer_regs=40, consumer_regs=232):
+    """The same product, warp-specialized: warpgroup 0 copies (cp.async,
+    `depth` steps in flight; once a step's copies have landed it fences
+    them for the async proxy and arrives on that stage's `full` mbarrier),
+    warpgroups 1 to `consumers` multiply (each waits on `full`, issues its
+    four wgmma, and once wgmma.wait_group 1 shows the step before retired,
+    one thread arrives on that stage's `empty` mbarrier, which the producer
+    waits on before refilling it). setmaxnreg gives the producer's registers
+    to the consumers. No block barrier after the mbarriers' initialization."""
+    kind = KINDS[dtype]
+    bm = 64 * consumers
+    threads = 128 * (consumers + 1)
+    if m % bm or n % bn or k % BK:
+        raise ValueError(f"{m} x {n} x {k} is not a multiple of the {bm} x {bn} x {BK} block tile")
+    steps = k // BK
+    if not 1 <= depth <= min(stages, steps):
+        raise ValueError(f"{depth} steps in flight over {stages} stages and {steps} steps")
+    blocks_m, blocks_n = m // bm, n // bn
+    if blocks_m % group_m:
+        group_m = 1
+    opcode = f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.{kind}.{kind}"
+    regs = bn // 2
+    units = BK * 2 // 16
+
+    @T.function
+    def gemm(A: T.Tensor((m, k), "uint16"), B: T.Tensor((n, k), "uint16"), C: T.Tensor((m, n), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks_m * blocks_n, block=threads))
+        a_s = T.alloc_dynamic_shared((stages, bm, BK), "uint16", align=1024).swizzle("128B")
+        b_s = T.alloc_dynamic_shared((stages, bn, BK), "uint16", align=1024).swizzle("128B")
+        full = T.alloc_shared((stages, 1), "uint64")
+        empty = T.alloc_shared((stages, 1), "uint64")
+        t, bid = T.thread_id(), T.block_id()
+        in_group = bid % (group_m * blocks_n)
+        row0 = ((bid // (group_m * blocks_n)) * group_m + in_group % group_m) * bm
+        col0 = (in_group // group_m) * bn
+        wg, warp, lane, p = t // 128, (t // 32) % 4, t % 32, t % 128
+        state = T.alloc_local((1, 1), "uint64")
+        done = T.alloc_local((1, 1), "bool")
+        for s in range(stages):
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(128), pred=t == 0)
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(consumers),
+                              pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+
+        def publish(stage):
+            """This thread's copies of `stage` have landed: fence them for
+            wgmma's async proxy and arrive on the stage's full barrier."""
+            T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, full[stage:stage + 1])
+
+        with T.if_(wg == 0):
+            T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(producer_regs))
+            for kt in T.serial(0, steps):
+                buffer = kt % stages
+                with T.if_(kt >= stages):
+                    with T.until(done):
+                        T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                          empty[buffer:buffer + 1], T.uint32((kt // stages + 1) % 2))
+                for tile, tensor, rows, first in ((a_s, A, bm, row0), (b_s, B, bn, col0)):
+                    for i in range(rows * units // 128):
+                        piece = i * 128 + p
+                        r, u = piece // units, piece % units
+                        T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"],
+                                          tile[buffer, r:r + 1, 8 * u:8 * u + 8],
+                                          tensor[first + r:first + r + 1, kt * BK + 8 * u:kt * BK + 8 * u + 8],
+                                          T.uint32(16))
+                T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
+                with T.if_(kt >= depth - 1):
+                    T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(depth - 1))
+                    publish((kt + stages - depth + 1) % stages)
+            T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(0))
+            for kt in range(steps - depth + 1, steps):
+                publish(kt % stages)
+        with T.if_(wg > 0):
+            T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(consumer_regs))
+            acc = T.alloc_local((1, 1, regs), "float32")
+            T.cuda.tile.apply(T.ptx["mov.b32"], acc.view("uint32").reshape((regs, 1)), T.uint32(0))
+            accumulate = t < threads
+            c = wg - 1
+            for kt in T.serial(0, steps):
+                buffer = kt % stages
+                with T.until(done):
+                    T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                      full[buffer:buffer + 1], T.uint32((kt // stages) % 2))
+                T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+                for kk in range(BK // 16):
+                    a_desc = a_s[buffer, 64 * c:64 * c + 64, 16 * kk:16 * kk + 16].matrix_descriptor()
+                    b_desc = b_s[buffer, 0:bn, 16 * kk:16 * kk + 16].matrix_descriptor()
+                    T.cuda.tile.apply(T.ptx[opcode], acc, a_desc, b_desc, accumulate, T.int32(1), T.int32(1),
+                                      T.uint32(0), T.uint32(0))
+                T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+                T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
+                # The step before retired: one thread frees its stage.
+                before = (kt + stages - 1) % stages
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[before:before + 1],
+                                  pred=(kt > 0) & (p == 0))
+            T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+            for e in range(0, regs, 2):
+                r = row0 + 64 * c + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
+                col = col0 + 8 * (e // 4) + 2 * (lane % 4)
+                T.cuda.tile.apply(T.ptx["st.global.v2.f32"], C[r:r + 1, col:col + 2], acc[0, 0:1, e:e + 2])
+
+    return gemm
+
+
 VARIANTS = {f"hopper_{dtype}_{size}": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype))
             for dtype in ("bfloat16", "float16") for size in (4096, 8192)}
 

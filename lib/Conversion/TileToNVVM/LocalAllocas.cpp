@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILELOCALALLOCAS
@@ -27,6 +28,21 @@ struct TileLocalAllocasPass
     });
     for (LLVM::AllocaOp alloca : locals) {
       OpBuilder builder(alloca);
+      // A register tile allocated inside a branch or a loop (a T.if_ body)
+      // moves to the entry block: LLVM promotes only the entry block's
+      // static allocas to registers, and left there it was a stack frame
+      // in local memory. Its storage is the same for every entry into the
+      // region, which only ever holds one instance of it at a time.
+      auto func = alloca->getParentOfType<LLVM::LLVMFuncOp>();
+      APInt size;
+      if (func && alloca->getBlock() != &func.getBody().front() &&
+          matchPattern(alloca.getArraySize(), m_ConstantInt(&size))) {
+        builder.setInsertionPointToStart(&func.getBody().front());
+        Value count = LLVM::ConstantOp::create(
+            builder, alloca.getLoc(), alloca.getArraySize().getType(),
+            size.getSExtValue());
+        alloca.getArraySizeMutable().assign(count);
+      }
       // At least 16 bytes: the expansion's slot accesses state their
       // natural alignment (up to 16 for 128-bit registers), which the
       // storage must honour whatever data layout LLVM is given.
