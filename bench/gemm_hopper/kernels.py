@@ -106,7 +106,7 @@ def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group
 
 
 def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, depth=2, group_m=8,
-                     producer_regs=40, consumer_regs=232):
+                     producer_regs=88, consumer_regs=208):
     """The same product, warp-specialized: warpgroup 0 copies (cp.async,
     `depth` steps in flight; once a step's copies have landed it fences
     them for the async proxy and arrives on that stage's `full` mbarrier),
@@ -220,3 +220,6 @@ SWEEP = {f"hopper_bfloat16_{size}_{tag}": (gemm_kernel, dict(m=size, n=size, k=s
          for size in (4096, 8192)
          for tag, kw in (("s3", dict(stages=3)), ("g16", dict(group_m=16)), ("g4", dict(group_m=4)),
                          ("n128s6", dict(bn=128, stages=6)), ("n128s4", dict(bn=128, stages=4)))}
+# Warp-specialized: a producer warpgroup and two consumers.
+SWEEP.update({f"hopper_bfloat16_{size}_ws_d{depth}": (gemm_specialized, dict(m=size, n=size, k=size, depth=depth))
+              for size in (4096, 8192) for depth in (1, 2, 3)})
