@@ -31,7 +31,8 @@ def test_buffers_follow_each_other_at_their_alignments():
     assert re.search(r"tile\.dynamic_shared_bytes = 80016 : i64", str(kernel.module))
     compiled = tile_mlir.compile(kernel)
     assert compiled.dynamic_shared_bytes == 80016
-    assert ".extern .shared .align 16 .b8 __dynamic_shmem__0[];" in compiled.ptx
+    # Aligned to the 128-byte swizzle's repeat, for wgmma and TMA.
+    assert ".extern .shared .align 1024 .b8 __dynamic_shmem__0[];" in compiled.ptx
     assert not re.search(r"^\s*\.shared", compiled.ptx, re.M)  # nothing static
 
 
@@ -81,9 +82,9 @@ def test_misuse_is_a_located_error(line_of):
         @T.function
         def over_aligned(A: T.Tensor((1, 1), "float32")):
             T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
-            T.alloc_dynamic_shared((4, 1), "float32", align=128)  # over-aligned
+            T.alloc_dynamic_shared((4, 1), "float32", align=2048)  # over-aligned
     assert str(caught.value) == (f"{line_of('# over-aligned')}: a dynamic shared buffer is aligned to "
-                                 "at most 16 bytes (the dynamic region's own alignment), got align=128")
+                                 "at most 1024 bytes (the dynamic region's own alignment), got align=2048")
     with pytest.raises(T.TileError, match=r"T\.alloc_dynamic_shared declares a buffer of the whole "
                                           r"kernel: call it outside T\.serial and T\.if_"):
         @T.function
