@@ -26,6 +26,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from . import clocks as C
 from . import fragment_origins as O
 from . import mbarrier as M
 from . import reference as R
@@ -84,6 +85,11 @@ class Buffer:
             # The program point of the cp.async whose bytes are in flight to
             # each byte (0: none).
             self.pending_at = np.zeros(data.size, np.int32)
+            # With mbarrier ordering (clocks.py): the writer's and the
+            # single reader's counts, and each byte's set of readers.
+            self.written_clock = np.zeros(data.size, np.int64)
+            self.read_clock = np.zeros(data.size, np.int64)
+            self.read_set = np.zeros(data.size, np.int64)
 
 
 class LoopFault(Exception):
@@ -281,6 +287,9 @@ class Interpreter:
         # round until its phase completes, so its outcome does not depend
         # on how the threads happen to run.
         self.spinning = 0
+        # Happens-before through mbarrier phases (clocks.py), in a kernel
+        # that has mbarrier operations; None otherwise.
+        self.clocks = None
         self.current_opcode = ""
         # The origins of bytes, when mma fragments are checked against the
         # ISA's layout (fragment_origins); None otherwise.
@@ -321,15 +330,18 @@ class Interpreter:
             self.point = len(self.points) - 1
 
     def _hazard(self, kind, buffer, at, before, others, other_blocks, other_epochs, lanes,
-                both_atomic=None):
+                both_atomic=None, synchronized=None):
         """Records, once per pair of program points, the first byte of `at`
         where another thread (`others`, of `other_blocks` in their barrier
         `other_epochs`) touched what `lanes` touch now, unordered: not the
-        same thread, and not an earlier barrier interval of the same block."""
+        same thread, not an earlier barrier interval of the same block, and
+        not ordered through an mbarrier phase (`synchronized`)."""
         blocks = lanes // self.per_block
         ordered = (other_blocks == blocks) & (other_epochs < self.epoch[blocks])
         if both_atomic is not None:
             ordered = ordered | both_atomic
+        if synchronized is not None:
+            ordered = ordered | synchronized
         conflicts = np.flatnonzero((others != NOBODY) & (others != lanes) & ~ordered)
         # The first conflicting byte of each earlier program point.
         points, firsts = np.unique(before[conflicts], return_index=True)
@@ -358,9 +370,12 @@ class Interpreter:
         if buffer.private or at.size == 0:
             return
         self._pending_hazard(buffer, at, lanes)
+        clocks = self.clocks
         self._hazard("read-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
                      buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,
-                     buffer.written_atomically[at] & atomic)
+                     buffer.written_atomically[at] & atomic,
+                     clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks else None)
+        all_at, all_lanes = at, lanes
         at, thread, block = self._accessors(at, lanes)
         epoch = self.epoch[np.where(block == MANY, 0, block)]
         old, old_block = buffer.reader[at], buffer.reader_block[at]
@@ -368,6 +383,9 @@ class Interpreter:
         # everything of the block after it: the new reader stands for them.
         fresh = (old == NOBODY) | ((block != MANY) & (old_block == block) & (buffer.read_epoch[at] < epoch))
         same = (thread != MANY) & (old == thread)
+        if clocks:
+            buffer.read_set[at] = clocks.add_readers(buffer.read_set[at], fresh, at, all_at, all_lanes)
+            buffer.read_clock[at] = np.where(thread >= 0, clocks.own(np.maximum(thread, 0)), 0)
         buffer.reader[at] = np.where(fresh | same, thread, MANY)
         buffer.reader_block[at] = np.where(fresh | (old_block == block), block, MANY)
         buffer.read_atomically[at] = np.where(fresh, atomic, buffer.read_atomically[at] & atomic)
@@ -378,12 +396,19 @@ class Interpreter:
         if buffer.private or at.size == 0:
             return
         self._pending_hazard(buffer, at, lanes)
+        clocks = self.clocks
         self._hazard("write-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
                      buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,
-                     buffer.written_atomically[at] & atomic)
+                     buffer.written_atomically[at] & atomic,
+                     clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks else None)
+        readers_known = None
+        if clocks:
+            readers = buffer.reader[at]
+            readers_known = np.where(readers == MANY, clocks.readers_known(lanes, buffer.read_set[at]),
+                                     clocks.knows(lanes, readers, buffer.read_clock[at]))
         self._hazard("write-after-read", buffer, at, buffer.read_at[at], buffer.reader[at],
                      buffer.reader_block[at], buffer.read_epoch[at], lanes,
-                     buffer.read_atomically[at] & atomic)
+                     buffer.read_atomically[at] & atomic, readers_known)
         # Two threads storing one byte in one instruction (atomics may).
         order = np.argsort(at, kind="stable")
         same = np.flatnonzero(at[order][1:] == at[order][:-1])
@@ -393,6 +418,8 @@ class Interpreter:
                          lanes[[first]], lanes[[first]] // self.per_block, np.array([self.epoch.max() + 1]),
                          lanes[[second]])
         buffer.writer[at] = lanes
+        if clocks:
+            buffer.written_clock[at] = clocks.own(lanes)
         buffer.written_atomically[at] = atomic
         buffer.written_epoch[at] = self.epoch[lanes // self.per_block]
         buffer.written_at[at] = self.point
@@ -991,6 +1018,8 @@ class Interpreter:
                 self.hazards.append(DivergentBarrier(form.opcode, self.points[self.point], int(block),
                                                      int(arrived[block]), self.per_block))
         self.epoch[arrived > 0] += 1
+        if self.clocks:
+            self.clocks.barrier(np.flatnonzero(arrived > 0))
 
     def barrier_operands(self, form, values):
         """The barrier's id and thread count (a, b): immediates, or
@@ -1728,18 +1757,31 @@ def select_form(forms, values):
     return forms[0]
 
 
-def _has_mma(op):
-    """Whether `op` holds a tile.apply of an mma form."""
+def _has_apply(op, prefixes):
+    """Whether `op` holds a tile.apply of a form whose opcode starts with
+    one of `prefixes`."""
     from mlir import ir
     for region in op.regions:
         for block in region.blocks:
             for inner in block.operations:
                 inner = inner.operation
-                if inner.name == "tile.apply" and ir.StringAttr(inner.attributes["opcode"]).value.startswith("mma"):
+                if inner.name == "tile.apply" and \
+                        ir.StringAttr(inner.attributes["opcode"]).value.startswith(prefixes):
                     return True
-                if _has_mma(inner):
+                if _has_apply(inner, prefixes):
                     return True
     return False
+
+
+def _has_mma(op):
+    """Whether `op` holds a tile.apply of an mma form."""
+    return _has_apply(op, ("mma",))
+
+
+# Past this many clock entries (threads x threads of a block), a kernel with
+# mbarriers runs without their ordering: the race check then reports what
+# only they order.
+MAX_CLOCK_ENTRIES = 1 << 24
 
 
 def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None, shapes=None, banks=None,
@@ -1761,6 +1803,9 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
     interp = Interpreter(threads, grid, block)
     if fragment_layouts and _has_mma(func):
         interp.origins = O.Origins()
+    if _has_apply(func, ("mbarrier", "cp.async.mbarrier")) and \
+            threads * interp.per_block <= MAX_CLOCK_ENTRIES:
+        interp.clocks = C.Clocks(threads, interp.per_block)
     if banks is not None:
         interp.bank_stats = {}
     if "tile.dynamic_shared_bytes" in func.attributes:

@@ -76,6 +76,10 @@ class Barrier:
     # of each completed phase that had one.
     async_arrival: str = ""
     async_phases: Dict[int, str] = field(default_factory=dict)
+    # With clocks (clocks.py): the join of the current phase's arrivers'
+    # clocks, and that of each completed phase, which a wait acquires.
+    released: object = None
+    phase_clocks: Dict[int, np.ndarray] = field(default_factory=dict)
 
 
 class Mbarriers:
@@ -107,11 +111,22 @@ def _count(where, opcode, name, value, low=1):
     return value
 
 
+def _release(interp, barrier, thread):
+    """An arrival of `thread`: the phase takes what it knows (clocks.py)."""
+    if interp.clocks is None:
+        return
+    snapshot = interp.clocks.release(thread)
+    barrier.released = snapshot if barrier.released is None else np.maximum(barrier.released, snapshot)
+
+
 def _complete_if_done(barrier):
     if barrier.pending == 0 and barrier.tx == 0:
         if barrier.async_arrival:
             barrier.async_phases[barrier.phase] = barrier.async_arrival
             barrier.async_arrival = ""
+        if barrier.released is not None:
+            barrier.phase_clocks[barrier.phase] = barrier.released
+            barrier.released = None
         barrier.phase += 1
         barrier.pending = barrier.expected
 
@@ -167,6 +182,7 @@ def execute(interp, form, values, coord, executing):
             if noinc:
                 barrier.async_arrival = where
                 barrier.pending -= 1
+                _release(interp, barrier, thread)
                 _complete_if_done(barrier)
         return
     operation = tokens[1]
@@ -208,6 +224,7 @@ def execute(interp, form, values, coord, executing):
                                     "(the phase waits for its transactions): more arrivals than a phase "
                                     "expects are undefined")
             barrier.pending -= n
+            _release(interp, barrier, thread)
             if operation == "arrive_drop":
                 barrier.expected -= n
             out[thread] = np.uint64((phase & 0xFFFFFFFF) | (max(barrier.pending, 0) << 32))
@@ -230,6 +247,8 @@ def execute(interp, form, values, coord, executing):
                 waited = int(operand[thread]) & 0xFFFFFFFF
                 complete = barrier.phase > waited
             done[thread] = complete
+            if complete and interp.clocks is not None and waited in barrier.phase_clocks:
+                interp.clocks.acquire(thread, barrier.phase_clocks[waited])
             if complete:
                 arrived_at = barrier.async_phases.get(waited)
                 if arrived_at and not interp.spinning:

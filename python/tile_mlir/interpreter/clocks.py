@@ -1,0 +1,118 @@
+"""Happens-before through mbarrier phases, for the race check.
+
+A block barrier orders every access of its block before it against every
+one after it (the epochs of machine.py). An mbarrier orders less: the
+accesses a thread made before its arrival are ordered before those a thread
+makes after a wait that saw that arrival's phase complete (PTX ISA 9.0,
+9.7.13.15: arrive has release, the completed wait acquire semantics). A
+producer's copies reach a consumer that way, and the consumer's reads are
+ordered before the producer's next copies into the same stage the same way
+back.
+
+Each thread keeps a vector clock over the threads of its block: its own
+count of releases, and for each other thread the last of its counts it
+synchronized with. An access records its thread's own count; another
+thread's later access is ordered after it if its clock has reached that
+count. An arrival releases (the phase takes the join of its arrivers'
+clocks, then the thread's own count moves on), a wait that sees the phase
+complete acquires it, a block barrier joins every clock of the block.
+
+Reads by several threads since the last barrier are a set of (thread,
+count) per byte, numbered once each: a write is ordered after all of them
+or races with one.
+"""
+
+import numpy as np
+
+NOBODY = -1
+
+
+class Clocks:
+    def __init__(self, threads, per_block):
+        self.per_block = per_block
+        self.known = np.zeros((threads, per_block), np.int64)
+        self.known[np.arange(threads), np.arange(threads) % per_block] = 1
+        # Reader sets: 0 is the empty one.
+        self.sets = [frozenset()]
+        self.ids = {frozenset(): 0}
+
+    def own(self, lanes):
+        return self.known[lanes, lanes % self.per_block]
+
+    def knows(self, lanes, others, counts):
+        """Per access: whether thread `lanes` has synchronized with thread
+        `others` (of its block) at or after its count `counts`."""
+        valid = (others >= 0) & (others // self.per_block == lanes // self.per_block)
+        column = np.where(valid, others % self.per_block, 0)
+        return valid & (self.known[lanes, column] >= counts)
+
+    def release(self, thread):
+        """An arrival of `thread`: what it knows, then its count moves on."""
+        snapshot = self.known[thread].copy()
+        self.known[thread, thread % self.per_block] += 1
+        return snapshot
+
+    def acquire(self, thread, snapshot):
+        np.maximum(self.known[thread], snapshot, out=self.known[thread])
+
+    def barrier(self, blocks):
+        """A block barrier passed by the blocks `blocks`."""
+        for block in blocks:
+            rows = np.arange(block * self.per_block, (block + 1) * self.per_block)
+            self.known[rows] = self.known[rows].max(axis=0)
+            self.known[rows, rows % self.per_block] += 1
+
+    # -- reader sets -----------------------------------------------------
+    def set_id(self, readers):
+        key = frozenset(readers)
+        if key not in self.ids:
+            self.ids[key] = len(self.sets)
+            self.sets.append(key)
+        return self.ids[key]
+
+    def add_readers(self, old_ids, fresh, unique_at, at, lanes):
+        """The reader set of each byte of `unique_at` once the reads (`at`,
+        `lanes`) are added to `old_ids` (emptied where `fresh`: a barrier
+        ordered the readers before)."""
+        base = np.where(fresh, 0, old_ids)
+        order = np.argsort(at, kind="stable")
+        at_sorted, lanes_sorted = at[order], lanes[order]
+        starts = np.searchsorted(at_sorted, unique_at, "left")
+        ends = np.searchsorted(at_sorted, unique_at, "right")
+        counts = self.own(lanes_sorted)
+        new = np.empty(unique_at.size, np.int64)
+        single = np.flatnonzero(ends - starts == 1)
+        if single.size:
+            triples = np.stack([base[single], lanes_sorted[starts[single]], counts[starts[single]]], axis=1)
+            unique, inverse = np.unique(triples, axis=0, return_inverse=True)
+            ids = np.array([self.set_id(_merged(self.sets[b], [(lane, count)])) for b, lane, count in unique])
+            new[single] = ids[inverse.reshape(-1)]
+        for i in np.flatnonzero(ends - starts != 1):
+            readers = zip(lanes_sorted[starts[i]:ends[i]].tolist(), counts[starts[i]:ends[i]].tolist())
+            new[i] = self.set_id(_merged(self.sets[base[i]], readers))
+        return new
+
+    def readers_known(self, lanes, set_ids):
+        """Per access: whether thread `lanes` has synchronized with every
+        reader of its byte's set."""
+        out = np.ones(lanes.size, bool)
+        pairs = np.stack([set_ids, lanes], axis=1)
+        unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+        verdict = np.ones(len(unique), bool)
+        for i, (set_id, lane) in enumerate(unique):
+            readers = self.sets[set_id]
+            if readers:
+                others = np.array([r for r, _ in readers], np.int64)
+                counts = np.array([c for _, c in readers], np.int64)
+                verdict[i] = bool(self.knows(np.full(others.size, lane), others, counts).all())
+        out[:] = verdict[inverse.reshape(-1)]
+        return out
+
+
+def _merged(readers, more):
+    """The reader set with `more` (thread, count) added, each thread at its
+    latest count."""
+    latest = dict(readers)
+    for thread, count in more:
+        latest[int(thread)] = max(latest.get(int(thread), 0), int(count))
+    return latest.items()
