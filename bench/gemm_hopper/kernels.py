@@ -211,8 +211,9 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
     return gemm
 
 
-VARIANTS = {f"hopper_{dtype}_{size}": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype))
-            for dtype in ("bfloat16", "float16") for size in (4096, 8192)}
+VARIANTS = {f"hopper_{dtype}_{size}{tag}": (make, dict(m=size, n=size, k=size, dtype=dtype))
+            for dtype in ("bfloat16", "float16") for size in (4096, 8192)
+            for tag, make in (("", gemm_kernel), ("_specialized", gemm_specialized))}
 
 # A sweep of the tiling (bench/gemm_hopper/sweep.json): fewer stages, 128
 # columns with more stages, wider grouping.
