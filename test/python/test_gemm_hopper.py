@@ -91,3 +91,18 @@ def test_warp_specialized_sass():
     assert counts["LDGSTS"] == 24
     assert counts["BAR"] == 1
     assert counts["LDL"] == counts["STL"] == 0
+
+
+def test_committed_h200_runs_are_bit_exact():
+    import json
+    names = set()
+    for file in ("results.json", "results_first.json", "sweep.json", "results_specialized.json"):
+        with open(os.path.join(ROOT, "bench", "gemm_hopper", file)) as f:
+            report = json.load(f)
+        assert report["device"].startswith("NVIDIA H200")
+        for name, entry in report["kernels"].items():
+            assert entry["bit_exact_integer_data"], (file, name)
+            assert entry["max_error_relative_to_max"] < 1e-4, (file, name)
+            names.add(name)
+    # Every variant built today was measured.
+    assert set(kernels.VARIANTS) <= names
