@@ -41,14 +41,14 @@ def d_place(i, thread):
 
 
 def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_registers=False,
-               accumulate=False, negate_a=False, wait=0, overwrite=False):
+               accumulate=False, negate_a=False, wait=0, overwrite=False, bkind=None):
     """D (64 x n, each thread's n/2 registers as stored) of A (64 x K) B^T
     (B: n x K), K = k_steps instruction steps, plus the input D where
     `accumulate` (scale-d true). `wait`: the wgmma.wait_group before D is
     stored (None: none); `overwrite`: thread 0 stores to A's shared tile
     before it."""
     from tile_mlir import script as T
-    bkind = akind
+    bkind = bkind or akind
     dtype, size = ELEMENT[akind]
     k = K_OF[size]
     row_bytes = SWIZZLE_BYTES[swizzle]
@@ -124,16 +124,23 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
     return kernel
 
 
-def inputs(n, akind, k_total, seed=0):
-    """Integer-valued A, B and C: every product and sum is exact."""
+def inputs(n, akind, k_total, seed=0, bkind=None):
+    """Integer-valued A and B (as numbers, then as the bits of their
+    kinds): every product and sum is exact. u8 takes magnitudes."""
     rng = np.random.default_rng(seed)
-    dtype, size = ELEMENT[akind]
     a = rng.integers(-3, 4, (64, k_total))
     b = rng.integers(-3, 4, (n, k_total))
-    cast = {"bf16": lambda x: _bf16_bits(x), "f16": lambda x: x.astype(np.float16).view(np.uint16),
-            "tf32": lambda x: x.astype(np.float32).view(np.uint32),
-            "s8": lambda x: x.astype(np.int8).view(np.uint8), "u8": lambda x: np.abs(x).astype(np.uint8)}[akind]
-    return a, b, cast(a), cast(b)
+    a, b = (np.abs(x) if kind == "u8" else x for x, kind in ((a, akind), (b, bkind or akind)))
+    return a, b, _bits(a, akind), _bits(b, bkind or akind)
+
+
+def _bits(x, kind):
+    if kind in ("e4m3", "e5m2"):
+        from tile_mlir.interpreter import reference
+        return reference.encode(x, kind).astype(np.uint8)
+    return {"bf16": lambda: _bf16_bits(x), "f16": lambda: x.astype(np.float16).view(np.uint16),
+            "tf32": lambda: x.astype(np.float32).view(np.uint32),
+            "s8": lambda: x.astype(np.int8).view(np.uint8), "u8": lambda: x.astype(np.uint8)}[kind]()
 
 
 def _bf16_bits(x):
@@ -149,6 +156,10 @@ CASES = {
     "bf16_registers_n64": dict(n=64, akind="bf16", swizzle="128B", k_steps=4, a_registers=True),
     "tf32_n16_128B": dict(n=16, akind="tf32", swizzle="128B", k_steps=2),
     "s8_n32_128B": dict(n=32, dkind="s32", akind="s8", swizzle="128B", k_steps=2),
+    "e4m3_n64_128B": dict(n=64, akind="e4m3", swizzle="128B", k_steps=2),
+    "e5m2_e4m3_f16_n32_64B": dict(n=32, dkind="f16", akind="e5m2", bkind="e4m3", swizzle="64B", k_steps=2),
+    "u8_s8_n16_32B_accumulate": dict(n=16, dkind="s32", akind="u8", bkind="s8", swizzle="32B", k_steps=1,
+                                     accumulate=True),
 }
 
 
@@ -159,7 +170,7 @@ def case_arrays(spec, seed=0):
     dkind = spec.get("dkind", "f32")
     size = ELEMENT[akind][1]
     k_total = K_OF[size] * spec["k_steps"]
-    a, b, a_bits, b_bits = inputs(n, akind, k_total, seed)
+    a, b, a_bits, b_bits = inputs(n, akind, k_total, seed, spec.get("bkind"))
     regs = n // 2 if dkind != "f16" else n // 4
     c = np.random.default_rng(seed + 1).integers(-8, 8, (THREADS, regs))
     c = {"f32": c.astype(np.float32), "s32": c.astype(np.int32),
