@@ -106,7 +106,7 @@ def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group
 
 
 def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, depth=2, group_m=8,
-                     producer_regs=88, consumer_regs=208):
+                     producer_regs=88, consumer_regs=208, out="float32"):
     """The same product, warp-specialized: warpgroup 0 copies (cp.async,
     `depth` steps in flight; once a step's copies have landed it fences
     them for the async proxy and arrives on that stage's `full` mbarrier),
@@ -114,7 +114,10 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
     four wgmma, and once wgmma.wait_group 1 shows the step before retired,
     one thread arrives on that stage's `empty` mbarrier, which the producer
     waits on before refilling it). setmaxnreg gives the producer's registers
-    to the consumers. No block barrier after the mbarriers' initialization."""
+    to the consumers. No block barrier after the mbarriers' initialization.
+    `out` "float32" stores C as f32; "same" as the inputs' type (C's bits,
+    uint16), each pair rounded to nearest by cvt.rn.{bf16x2,f16x2}.f32, as
+    torch.matmul returns it."""
     kind = KINDS[dtype]
     bm = 64 * consumers
     threads = 128 * (consumers + 1)
@@ -129,9 +132,12 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
     opcode = f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.{kind}.{kind}"
     regs = bn // 2
     units = BK * 2 // 16
+    if out not in ("float32", "same"):
+        raise ValueError(f"out is 'float32' or 'same', got {out!r}")
+    c_type = "float32" if out == "float32" else "uint16"
 
     @T.function
-    def gemm(A: T.Tensor((m, k), "uint16"), B: T.Tensor((n, k), "uint16"), C: T.Tensor((m, n), "float32")):
+    def gemm(A: T.Tensor((m, k), "uint16"), B: T.Tensor((n, k), "uint16"), C: T.Tensor((m, n), c_type)):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks_m * blocks_n, block=threads))
         a_s = T.alloc_dynamic_shared((stages, bm, BK), "uint16", align=1024).swizzle("128B")
         b_s = T.alloc_dynamic_shared((stages, bn, BK), "uint16", align=1024).swizzle("128B")
@@ -203,10 +209,17 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
                 T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[before:before + 1],
                                   pred=(kt > 0) & (p == 0))
             T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+            packed = T.alloc_local((1, 1), "uint32")
             for e in range(0, regs, 2):
                 r = row0 + 64 * c + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
                 col = col0 + 8 * (e // 4) + 2 * (lane % 4)
-                T.cuda.tile.apply(T.ptx["st.global.v2.f32"], C[r:r + 1, col:col + 2], acc[0, 0:1, e:e + 2])
+                if out == "float32":
+                    T.cuda.tile.apply(T.ptx["st.global.v2.f32"], C[r:r + 1, col:col + 2], acc[0, 0:1, e:e + 2])
+                    continue
+                # cvt.rn.*x2.f32 d, a, b puts a in the upper half: column col + 1.
+                T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed, acc[0, 0:1, e + 1:e + 2],
+                                  acc[0, 0:1, e:e + 1])
+                T.cuda.tile.apply(T.ptx["st.global.b32"], C.view("uint32")[r:r + 1, col // 2:col // 2 + 1], packed)
 
     return gemm
 
@@ -214,6 +227,10 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
 VARIANTS = {f"hopper_{dtype}_{size}{tag}": (make, dict(m=size, n=size, k=size, dtype=dtype))
             for dtype in ("bfloat16", "float16") for size in (4096, 8192)
             for tag, make in (("", gemm_kernel), ("_specialized", gemm_specialized))}
+# C in the inputs' type, as torch.matmul returns it (half the bytes to store).
+VARIANTS.update({f"hopper_{dtype}_{size}_specialized_out16": (gemm_specialized, dict(m=size, n=size, k=size,
+                                                                                      dtype=dtype, out="same"))
+                 for dtype in ("bfloat16", "float16") for size in (4096, 8192)})
 
 # A sweep of the tiling (bench/gemm_hopper/sweep.json): fewer stages, 128
 # columns with more stages, wider grouping.

@@ -28,6 +28,8 @@ references, triton_matmul = gemm_run.references, gemm_run.triton_matmul
 
 from tile_mlir import runtime  # noqa: E402
 
+TORCH_DTYPE = gemm_run.TORCH_DTYPE
+
 
 def main(artifacts, report_path):
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
@@ -41,16 +43,22 @@ def main(artifacts, report_path):
         entry = {"shape": [m, n, k], "dtype": dtype}
         A, B, want, x, y, exact, scale, cublas_error = references(m, n, k, dtype)
         bt, yt = B.t().contiguous(), y.t().contiguous()
-        c = torch.empty((m, n), device="cuda", dtype=torch.float32)
-        kernel(A, bt, c)
+        # C in f32, or in the inputs' type as its bits (rounded to nearest,
+        # as torch rounds the exact product's f32 value).
+        same = kernel.params[2].dtype == "uint16"
+        entry["output"] = dtype if same else "float32"
+        torch_type = TORCH_DTYPE[dtype] if same else torch.float32
+        c = torch.empty((m, n), device="cuda", dtype=torch_type)
+        c_arg = c.view(torch.uint16) if same else c
+        kernel(A, bt, c_arg)
         torch.cuda.synchronize()
-        entry["bit_exact_integer_data"] = bool(torch.equal(c, want))
-        kernel(x.view(torch.uint16), yt.view(torch.uint16), c)
+        entry["bit_exact_integer_data"] = bool(torch.equal(c, want.to(torch_type)))
+        kernel(x.view(torch.uint16), yt.view(torch.uint16), c_arg)
         torch.cuda.synchronize()
         entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
         entry["cublas_max_error_relative_to_max"] = cublas_error
         flops = 2.0 * m * n * k
-        runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), yt.view(torch.uint16), c, sync=False),
+        runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), yt.view(torch.uint16), c_arg, sync=False),
                 "cublas": lambda: torch.matmul(x, y), "cublas_bt": lambda: torch.matmul(x, yt.t())}
         if tri:
             runs["triton"] = lambda: tri(x, y)
