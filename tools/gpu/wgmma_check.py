@@ -41,12 +41,15 @@ def d_place(i, thread):
 
 
 def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_registers=False,
-               accumulate=False, negate_a=False, wait=0, overwrite=False, bkind=None):
+               accumulate=False, negate_a=False, wait=0, overwrite=False, bkind=None, trans_a=False,
+               trans_b=False):
     """D (64 x n, each thread's n/2 registers as stored) of A (64 x K) B^T
     (B: n x K), K = k_steps instruction steps, plus the input D where
     `accumulate` (scale-d true). `wait`: the wgmma.wait_group before D is
     stored (None: none); `overwrite`: thread 0 stores to A's shared tile
-    before it."""
+    before it. `trans_a` (`trans_b`): A (B) is given MN-major, K x 64
+    (K x n) row major, staged so in shared memory (rows of K) and read
+    with imm-trans-a (-b) 1."""
     from tile_mlir import script as T
     bkind = bkind or akind
     dtype, size = ELEMENT[akind]
@@ -62,16 +65,20 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
     transposes = akind in ("bf16", "f16")
     align = 8 * row_bytes
 
+    a_shape = (k_total, 64) if trans_a else (64, k_total)
+    b_shape = (k_total, n) if trans_b else (n, k_total)
+    assert max(a_shape[1], b_shape[1]) <= width
+
     @T.function
-    def kernel(A: T.Tensor((64, k_total), dtype), B: T.Tensor((n, k_total), dtype),
+    def kernel(A: T.Tensor(a_shape, dtype), B: T.Tensor(b_shape, dtype),
                C: T.Tensor((THREADS, regs), d_dtype), Out: T.Tensor((THREADS, regs), d_dtype)):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
         t = T.thread_id()
-        sa = T.alloc_shared((64, width), dtype, align=align).swizzle(swizzle)
-        sb = T.alloc_shared((n, width), dtype, align=align).swizzle(swizzle)
+        sa = T.alloc_shared((a_shape[0], width), dtype, align=align).swizzle(swizzle)
+        sb = T.alloc_shared((b_shape[0], width), dtype, align=align).swizzle(swizzle)
         staged = T.alloc_local((1, 4), "uint32")
-        units = k_total * size // 16  # 16-byte units per row
-        for tile, tensor, rows in ((sa, A, 64), (sb, B, n)):
+        for tile, tensor, (rows, cols) in ((sa, A, a_shape), (sb, B, b_shape)):
+            units = cols * size // 16  # 16-byte units per row
             for p in range(-(-rows * units // THREADS)):
                 piece = p * THREADS + t
                 row, unit = piece // units, piece % units
@@ -88,8 +95,10 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
         a_frag = T.alloc_local((1, 1, 4), "uint32")
         scale_d = t < THREADS if accumulate else t >= THREADS
         T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+        units = a_shape[1] * size // 16
         for step in range(k_steps):
-            b_desc = sb[0:n, step * k:(step + 1) * k].matrix_descriptor()
+            ks = slice(step * k, (step + 1) * k)
+            b_desc = (sb[ks, 0:n] if trans_b else sb[0:n, ks]).matrix_descriptor()
             extra = [T.int32(-1 if negate_a else 1), T.int32(1)] if scaled else []
             if a_registers:
                 # Rows 16w + (lane % 8) + 8 (matrix % 2), k 8 (matrix / 2):
@@ -100,11 +109,11 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
                 T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"], a_frag.reshape((1, 4)),
                                   sa[arow:arow + 1, acol:acol + 8])
                 T.cuda.tile.apply(T.ptx[opcode], d, a_frag, b_desc, scale_d, *extra,
-                                  *([T.uint32(0)] if transposes else []))
+                                  *([T.uint32(int(trans_b))] if transposes else []))
             else:
-                a_desc = sa[0:64, step * k:(step + 1) * k].matrix_descriptor()
+                a_desc = (sa[ks, 0:64] if trans_a else sa[0:64, ks]).matrix_descriptor()
                 T.cuda.tile.apply(T.ptx[opcode], d, a_desc, b_desc, scale_d, *extra,
-                                  *([T.uint32(0), T.uint32(0)] if transposes else []))
+                                  *([T.uint32(int(trans_a)), T.uint32(int(trans_b))] if transposes else []))
             scale_d = t < THREADS
         T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
         if overwrite:
@@ -160,6 +169,11 @@ CASES = {
     "e5m2_e4m3_f16_n32_64B": dict(n=32, dkind="f16", akind="e5m2", bkind="e4m3", swizzle="64B", k_steps=2),
     "u8_s8_n16_32B_accumulate": dict(n=16, dkind="s32", akind="u8", bkind="s8", swizzle="32B", k_steps=1,
                                      accumulate=True),
+    "bf16_n64_b_mn_major": dict(n=64, akind="bf16", swizzle="128B", k_steps=2, trans_b=True),
+    "f16_n32_both_mn_major": dict(n=32, akind="f16", swizzle="128B", k_steps=2, trans_a=True, trans_b=True),
+    "bf16_registers_n64_b_mn_major": dict(n=64, akind="bf16", swizzle="128B", k_steps=2, a_registers=True,
+                                          trans_b=True),
+    "f16_n32_64B_b_mn_major": dict(n=32, akind="f16", swizzle="64B", k_steps=2, trans_b=True),
 }
 
 
@@ -171,6 +185,10 @@ def case_arrays(spec, seed=0):
     size = ELEMENT[akind][1]
     k_total = K_OF[size] * spec["k_steps"]
     a, b, a_bits, b_bits = inputs(n, akind, k_total, seed, spec.get("bkind"))
+    if spec.get("trans_a"):
+        a_bits = np.ascontiguousarray(a_bits.T)
+    if spec.get("trans_b"):
+        b_bits = np.ascontiguousarray(b_bits.T)
     regs = n // 2 if dkind != "f16" else n // 4
     c = np.random.default_rng(seed + 1).integers(-8, 8, (THREADS, regs))
     c = {"f32": c.astype(np.float32), "s32": c.astype(np.int32),

@@ -11,9 +11,11 @@ in registers or, like B, in shared memory that a matrix descriptor
   fields of 9.7.15.5.1. wgmma decodes them as the chip does: row r of a
   K-major operand at start + (r / 8) * SBO + (r % 8) * W (W = 32, 64 or
   128 bytes, the layout type), its K bytes contiguous, every address then
-  swizzled by its own bits 7-9 (Swizzle<1..3, 4, 3>). A descriptor that
+  swizzled by its own bits 7-9 (Swizzle<1..3, 4, 3>). With imm-trans 1
+  the operand is MN-major: row k of K there, its M or N elements
+  contiguous within one swizzled row. A descriptor that
   tile.matrix_descriptor did not make, the interleaved (unswizzled) mode,
-  and the transposed (MN-major) operands are not modelled.
+  and MN-major operands wider than one swizzled row are not modelled.
 - Fragments: thread l of warp w of the warpgroup holds A's and D's rows
   16w + (l / 4) and 16w + (l / 4) + 8 as an mma.m16n8 fragment holds rows
   l / 4 and l / 4 + 8 (tile_mlir.fragments): D's registers go through N in
@@ -116,9 +118,13 @@ def _types(opcode):
     return tokens[-3:]
 
 
-def _operand_matrix(interp, desc, rows, kind, k, first, block):
-    """The K-major operand a descriptor describes: (bits rows x k, known,
-    buffer, byte addresses) for the warpgroup of thread `first`."""
+def _operand_matrix(interp, desc, rows, kind, k, first, block, mn_major=False):
+    """The operand a descriptor describes: (bits rows x k, known, buffer,
+    byte addresses) for the warpgroup of thread `first`. K-major (the
+    default): row r (of M or N) at (r / 8) SBO + (r % 8) W, its K elements
+    contiguous. MN-major (imm-trans 1): row k of K at (k / 8) SBO +
+    (k % 8) W, its M or N elements contiguous, all in one swizzled row (the
+    leading byte offset between such atoms is not modelled)."""
     st = state(interp)
     d = int(desc)
     layout = d >> 62
@@ -136,7 +142,13 @@ def _operand_matrix(interp, desc, rows, kind, k, first, block):
     r = np.arange(rows)[:, None, None]
     c = np.arange(k)[None, :, None]
     byte = np.arange(element_bytes)[None, None, :]
-    absolute = start + (r // 8) * group_bytes + (r % 8) * row_bytes + c * element_bytes + byte
+    if mn_major:
+        if rows * element_bytes > row_bytes:
+            raise R.NotCovered(f"an MN-major operand of {rows} elements, wider than one {row_bytes}-byte "
+                               "swizzled row (the leading byte offset between such rows)")
+        absolute = start + (c // 8) * group_bytes + (c % 8) * row_bytes + r * element_bytes + byte
+    else:
+        absolute = start + (r // 8) * group_bytes + (r % 8) * row_bytes + c * element_bytes + byte
     swizzled = absolute ^ (((absolute >> 7) & ((row_bytes // 16) - 1)) << 4)
     at = block * buffer.block_bytes + in_block + (swizzled - base)
     data = buffer.data[at].astype(np.uint64)
@@ -182,9 +194,8 @@ def execute(interp, form, values, group):
     if akind == "b1":
         raise R.NotCovered(f"{opcode}: the single-bit wgmma")
     named = {o.name: v for o, v in zip(form.operands, values)}
-    if int(named.get("imm-trans-a", (np.zeros(1, np.uint64), 32))[0][0]) or \
-            int(named.get("imm-trans-b", (np.zeros(1, np.uint64), 32))[0][0]):
-        raise R.NotCovered(f"{opcode}: a transposed (MN-major) operand")
+    trans_a = bool(int(named["imm-trans-a"][0][0])) if "imm-trans-a" in named else False
+    trans_b = bool(int(named["imm-trans-b"][0][0])) if "imm-trans-b" in named else False
     scale_a = _signed(named["imm-scale-a"]) if "imm-scale-a" in named else 1
     scale_b = _signed(named["imm-scale-b"]) if "imm-scale-b" in named else 1
     d_view = named["d"]
@@ -222,13 +233,15 @@ def execute(interp, form, values, group):
                     reads = []
                     if a_op.name == "a-desc":
                         a_desc = _descriptor_value(interp, named["a-desc"], coord(a_op), members, opcode)
-                        a, a_known, buf, at = _operand_matrix(interp, a_desc, m, akind, k, first, block)
+                        a, a_known, buf, at = _operand_matrix(interp, a_desc, m, akind, k, first, block,
+                                                              trans_a)
                         reads.append((buf, at))
                     else:
                         a, a_known = _register_matrix(interp, named["a"], coord(a_op), akind, k, first)
                     b_op = next(o for o in form.operands if o.name == "b-desc")
                     b_desc = _descriptor_value(interp, named["b-desc"], coord(b_op), members, opcode)
-                    b_rows, b_known, buf, at = _operand_matrix(interp, b_desc, n, bkind, k, first, block)
+                    b_rows, b_known, buf, at = _operand_matrix(interp, b_desc, n, bkind, k, first, block,
+                                                               trans_b)
                     reads.append((buf, at))
                     if scale_a < 0:
                         a = _negate(a, akind)
