@@ -1,0 +1,169 @@
+"""Attention forward on Hopper's warpgroup tensor cores (issue #28), written
+with the tile_mlir script front end: O = softmax(Q K^T * scale) V for bf16
+Q, K, V of head dimension 64, rows [batch * heads, seq, 64] flattened to
+[batch * heads * seq, 64], f32 O; not causal.
+
+A block of one warpgroup (128 threads) computes 64 query rows, over blocks
+of 64 keys:
+
+1. Q's 64 x 64 tile and each key block's K and V tiles go from global to
+   shared memory by cp.async, 128-byte-swizzled, the next key block's in
+   flight while one is computed (two stages, one barrier per block);
+2. S = Q K^T: four wgmma m64n64k16 (K-major Q and K through
+   tile.matrix_descriptor), into 32 f32 registers a thread: rows l/4 and
+   l/4 + 8 of its warp's 16, 16 columns each;
+3. the online softmax, in base 2 (`scale_log2` = scale * log2 e): each
+   thread's row maximum over its 16 values, then over the four lanes of
+   its quad (shfl.sync.bfly 1 and 2); m' = max(m, max * scale_log2),
+   P = ex2(S * scale_log2 - m'), the row sum likewise, l = l ex2(m - m') +
+   sum, and O is rescaled by ex2(m - m');
+4. O += P V: P's registers become wgmma's A fragments as they stand (D's
+   registers 8c to 8c + 7 are A's of k chunk c, pairs rounded by
+   cvt.rn.bf16x2.f32), and V's tile is read MN-major (imm-trans-b 1: its
+   rows are the keys);
+5. O / l, stored as f32 pairs.
+"""
+
+import math
+
+from tile_mlir import script as T
+
+D = 64            # head dimension
+BM = 64           # query rows a block
+BN = 64           # keys a step
+THREADS = 128
+FULL = 0xFFFFFFFF
+WGMMA = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
+
+
+def attention_kernel(bh, seq, scale=None, scale_log2=None):
+    """`bh` heads (batch x heads) of `seq` rows each. The softmax scale is
+    `scale` (default 1 / sqrt(64)), or `scale_log2` = scale * log2 e
+    directly."""
+    if seq % BN or seq % BM:
+        raise ValueError(f"a sequence of {seq} is not a multiple of {BN}")
+    if scale_log2 is None:
+        scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(D)) * math.log2(math.e)
+    blocks = seq // BN
+    rows = bh * seq
+    units = D * 2 // 16  # 16-byte pieces of a row
+
+    @T.function
+    def attention(Q: T.Tensor((rows, D), "uint16"), K: T.Tensor((rows, D), "uint16"),
+                  V: T.Tensor((rows, D), "uint16"), O: T.Tensor((rows, D), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=bh * (seq // BM), block=THREADS))
+        q_s = T.alloc_shared((BM, D), "uint16", align=1024).swizzle("128B")
+        k_s = T.alloc_shared((2, BN, D), "uint16", align=1024).swizzle("128B")
+        v_s = T.alloc_shared((2, BN, D), "uint16", align=1024).swizzle("128B")
+        t, bid = T.thread_id(), T.block_id()
+        head = bid // (seq // BM)
+        q0 = head * seq + (bid % (seq // BM)) * BM
+        k0 = head * seq
+        warp, lane = t // 32, t % 32
+
+        def copy(tile, tensor, first):
+            for p in range(BN * units // THREADS):
+                piece = p * THREADS + t
+                r, u = piece // units, piece % units
+                T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tile[r:r + 1, 8 * u:8 * u + 8],
+                                  tensor[first + r:first + r + 1, 8 * u:8 * u + 8], T.uint32(16))
+
+        def load(block, stage):
+            copy(k_s[stage], K, k0 + block * BN)
+            copy(v_s[stage], V, k0 + block * BN)
+            T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
+
+        s = T.alloc_local((1, 1, 32), "float32")
+        o = T.alloc_local((1, 1, 32), "float32")
+        a = T.alloc_local((4, 1, 4), "uint32")        # P as A fragments, one per k chunk
+        m = T.alloc_local((2, 1), "float32")          # rows l/4 and l/4 + 8
+        l = T.alloc_local((2, 1), "float32")
+        step = T.alloc_local((2, 1), "float32")
+        alpha = T.alloc_local((2, 1), "float32")
+        partner = T.alloc_local((2, 1), "float32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], o.view("uint32").reshape((32, 1)), T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mov.b32"], l.view("uint32"), T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mov.b32"], m.view("uint32"), T.uint32(0xFF800000))  # -inf
+        copy(q_s, Q, q0)
+        load(0, 0)
+        always = t < THREADS
+        # Element e of D: row l/4 + 8 ((e % 4) / 2), column 8 (e / 4) + 2 (l % 4) + e % 2.
+        by_row = [s.reshape((8, 2, 2, 1))[:, h] for h in range(2)]     # (8, 2, 1) each
+        o_rows = [o.reshape((8, 2, 2, 1))[:, h] for h in range(2)]
+
+        def row_reduce(values, out, opcode):
+            """out (1, 1) = opcode over a row's (8, 2, 1) values and the
+            quad's four lanes."""
+            T.cuda.tile.apply(T.ptx["mov.b32"], out.view("uint32"), values[0, 0:1].view("uint32"))
+            for b in range(8):
+                for j in range(2):
+                    if b or j:
+                        T.cuda.tile.apply(T.ptx[opcode], out, out, values[b, j:j + 1])
+
+        for j in T.serial(0, blocks):
+            stage = j % 2
+            nxt = j + 1 - (j + 1) // blocks  # the last block loads itself again: in bounds, never read
+            load(nxt, 1 - stage)
+            T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(1))
+            T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+            # 2. S = Q K^T over the 64 of D in steps of 16.
+            T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+            for c in range(D // 16):
+                T.cuda.tile.apply(T.ptx[WGMMA], s, q_s[0:BM, 16 * c:16 * c + 16].matrix_descriptor(),
+                                  k_s[stage, 0:BN, 16 * c:16 * c + 16].matrix_descriptor(),
+                                  always if c else t >= THREADS, T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
+            T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+            T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+            # 3. The online softmax, row by row.
+            for h in range(2):
+                row, mh, lh = by_row[h], m[h:h + 1], l[h:h + 1]
+                st, ah, ph = step[h:h + 1], alpha[h:h + 1], partner[h:h + 1]
+                row_reduce(row, st, "max.f32")
+                for offset in (1, 2):
+                    T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], ph.view("uint32"), st.view("uint32"),
+                                      T.uint32(offset), T.uint32(31), T.uint32(FULL))
+                    T.cuda.tile.apply(T.ptx["max.f32"], st, st, ph)
+                # m' = max(m, max * scale_log2); alpha = ex2(m - m')
+                T.cuda.tile.apply(T.ptx["mul.rn.f32"], st, st, T.float32(scale_log2))
+                T.cuda.tile.apply(T.ptx["max.f32"], st, st, mh)
+                T.cuda.tile.apply(T.ptx["sub.rn.f32"], ah, mh, st)
+                T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], ah, ah)
+                T.cuda.tile.apply(T.ptx["mov.b32"], mh.view("uint32"), st.view("uint32"))
+                # P = ex2(S * scale_log2 - m')
+                T.cuda.tile.apply(T.ptx["mul.rn.f32"], row, row, T.float32(scale_log2))
+                T.cuda.tile.apply(T.ptx["sub.rn.f32"], row, row, st.reshape((1, 1, 1)).broadcast((8, 2, 1)))
+                T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], row, row)
+                row_reduce(row, ph, "add.rn.f32")
+                for offset in (1, 2):
+                    T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], st.view("uint32"), ph.view("uint32"),
+                                      T.uint32(offset), T.uint32(31), T.uint32(FULL))
+                    T.cuda.tile.apply(T.ptx["add.rn.f32"], ph, ph, st)
+                T.cuda.tile.apply(T.ptx["fma.rn.f32"], lh, lh, ah, ph)
+                T.cuda.tile.apply(T.ptx["mul.rn.f32"], o_rows[h], o_rows[h],
+                                  ah.reshape((1, 1, 1)).broadcast((8, 2, 1)))
+            # 4. O += P V: registers 8c..8c+7 of S are A's chunk c.
+            pairs = s.reshape((16, 2, 1))
+            T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], a.reshape((16, 1)), pairs[:, 1], pairs[:, 0])
+            T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+            for c in range(BN // 16):
+                T.cuda.tile.apply(T.ptx["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"], o,
+                                  a[c:c + 1], v_s[stage, 16 * c:16 * c + 16, 0:D].matrix_descriptor(),
+                                  always, T.int32(1), T.int32(1), T.uint32(1))
+            T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+            T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        # 5. O / l, rows l/4 and l/4 + 8 of the warp's 16.
+        for h in range(2):
+            T.cuda.tile.apply(T.ptx["div.rn.f32"], o_rows[h], o_rows[h],
+                              l[h:h + 1].reshape((1, 1, 1)).broadcast((8, 2, 1)))
+        for e in range(0, 32, 2):
+            r = q0 + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
+            col = 8 * (e // 4) + 2 * (lane % 4)
+            T.cuda.tile.apply(T.ptx["st.global.v2.f32"], O[r:r + 1, col:col + 2], o[0, 0:1, e:e + 2])
+
+    return attention
+
+
+# B = 4, H = 16 (the issue's shape) at two sequence lengths.
+VARIANTS = {f"attention_d64_b4h16_s{seq}": (attention_kernel, dict(bh=64, seq=seq)) for seq in (1024, 4096)}

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Times the bench/attention kernels (bf16, head dimension 64, not causal)
+against every torch scaled_dot_product_attention backend available (flash,
+cuDNN, efficient, math) in one run, 3 rounds of 10 launches, medians; checks
+each kernel against float64 on random normal data (the largest error
+relative to the output's scale, beside the backends' own).
+
+    PYTHONPATH=python python3 bench/attention/run.py build/attention bench/attention/results.json
+"""
+
+import json
+import os
+import re
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "gpu"))
+from run import median_ms  # noqa: E402
+
+from tile_mlir import runtime  # noqa: E402
+
+ROUNDS, REPEATS = 3, 10
+BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
+            "efficient": SDPBackend.EFFICIENT_ATTENTION}
+
+
+def main(artifacts, report_path):
+    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
+              "repeats": REPEATS, "kernels": {}}
+    for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
+        name = file[:-5]
+        kernel = runtime.load(os.path.join(artifacts, file))
+        seq = int(re.search(r"_s(\d+)", name).group(1))
+        rows = kernel.params[0].shape[0]
+        b, h = 4, rows // seq // 4
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        q, k, v = (torch.randn(b, h, seq, 64, device="cuda", generator=gen).to(torch.bfloat16) for _ in range(3))
+        out = torch.empty(rows, 64, device="cuda", dtype=torch.float32)
+
+        def ours(sync=False):
+            return kernel(q.view(-1, 64).view(torch.uint16), k.view(-1, 64).view(torch.uint16),
+                          v.view(-1, 64).view(torch.uint16), out, sync=sync)
+        ours(sync=True)
+        exact = F.scaled_dot_product_attention(q.double(), k.double(), v.double())
+        scale = float(exact.abs().max())
+        entry = {"shape": [b, h, seq, 64], "causal": False,
+                 "max_error_relative_to_max": float((out.view(b, h, seq, 64).double() - exact).abs().max()) / scale}
+        runs = {"tile_mlir": ours}
+        for key, backend in BACKENDS.items():
+            try:
+                with sdpa_kernel(backend):
+                    got = F.scaled_dot_product_attention(q, k, v)
+                entry[f"{key}_max_error_relative_to_max"] = float((got.double() - exact).abs().max()) / scale
+
+                def fn(backend=backend):
+                    with sdpa_kernel(backend):
+                        return F.scaled_dot_product_attention(q, k, v)
+                runs[key] = fn
+            except RuntimeError as why:  # a backend this build or GPU lacks
+                entry[f"{key}_unavailable"] = str(why).splitlines()[0][:200]
+        entry["rounds"] = {key: [] for key in runs}
+        for _ in range(ROUNDS):
+            for key, fn in runs.items():
+                entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
+        entry["ms"] = {key: float(np.median(x)) for key, x in entry["rounds"].items()}
+        flops = 4.0 * b * h * seq * seq * 64
+        entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
+        best = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir")
+        entry["ratio_vs_best_sdpa"] = best / entry["ms"]["tile_mlir"]
+        report["kernels"][name] = entry
+        print(name, {key: round(x, 1) for key, x in entry["TFLOPs"].items()},
+              "x%.3f best SDPA" % entry["ratio_vs_best_sdpa"], "rel err %.2e" % entry["max_error_relative_to_max"],
+              flush=True)
+        with open(report_path, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
