@@ -36,12 +36,14 @@ FULL = 0xFFFFFFFF
 WGMMA = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 
 
-def attention_kernel(bh, seq, scale=None, scale_log2=None):
+def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1):
     """`bh` heads (batch x heads) of `seq` rows each. The softmax scale is
     `scale` (default 1 / sqrt(64)), or `scale_log2` = scale * log2 e
-    directly."""
-    if seq % BN or seq % BM:
-        raise ValueError(f"a sequence of {seq} is not a multiple of {BN}")
+    directly. `warpgroups` > 1: a block of that many warpgroups, 64 query
+    rows each, shares each key block's K and V tiles."""
+    bm, threads = BM * warpgroups, THREADS * warpgroups
+    if seq % BN or seq % bm:
+        raise ValueError(f"a sequence of {seq} is not a multiple of {BN} and {bm}")
     if scale_log2 is None:
         scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(D)) * math.log2(math.e)
     blocks = seq // BN
@@ -51,19 +53,19 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None):
     @T.function
     def attention(Q: T.Tensor((rows, D), "uint16"), K: T.Tensor((rows, D), "uint16"),
                   V: T.Tensor((rows, D), "uint16"), O: T.Tensor((rows, D), "float32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=bh * (seq // BM), block=THREADS))
-        q_s = T.alloc_shared((BM, D), "uint16", align=1024).swizzle("128B")
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=bh * (seq // bm), block=threads))
+        q_s = T.alloc_shared((bm, D), "uint16", align=1024).swizzle("128B")
         k_s = T.alloc_shared((2, BN, D), "uint16", align=1024).swizzle("128B")
         v_s = T.alloc_shared((2, BN, D), "uint16", align=1024).swizzle("128B")
         t, bid = T.thread_id(), T.block_id()
-        head = bid // (seq // BM)
-        q0 = head * seq + (bid % (seq // BM)) * BM
+        head = bid // (seq // bm)
+        q0 = head * seq + (bid % (seq // bm)) * bm
         k0 = head * seq
-        warp, lane = t // 32, t % 32
+        wg, warp, lane = t // 128, (t // 32) % 4, t % 32
 
-        def copy(tile, tensor, first):
-            for p in range(BN * units // THREADS):
-                piece = p * THREADS + t
+        def copy(tile, tensor, first, rows=BN):
+            for p in range(rows * units // threads):
+                piece = p * threads + t
                 r, u = piece // units, piece % units
                 T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tile[r:r + 1, 8 * u:8 * u + 8],
                                   tensor[first + r:first + r + 1, 8 * u:8 * u + 8], T.uint32(16))
@@ -84,9 +86,9 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None):
         T.cuda.tile.apply(T.ptx["mov.b32"], o.view("uint32").reshape((32, 1)), T.uint32(0))
         T.cuda.tile.apply(T.ptx["mov.b32"], l.view("uint32"), T.uint32(0))
         T.cuda.tile.apply(T.ptx["mov.b32"], m.view("uint32"), T.uint32(0xFF800000))  # -inf
-        copy(q_s, Q, q0)
+        copy(q_s, Q, q0, bm)
         load(0, 0)
-        always = t < THREADS
+        always = t < threads
         # Element e of D: row l/4 + 8 ((e % 4) / 2), column 8 (e / 4) + 2 (l % 4) + e % 2.
         by_row = [s.reshape((8, 2, 2, 1))[:, h] for h in range(2)]     # (8, 2, 1) each
         o_rows = [o.reshape((8, 2, 2, 1))[:, h] for h in range(2)]
@@ -110,9 +112,10 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None):
             # 2. S = Q K^T over the 64 of D in steps of 16.
             T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
             for c in range(D // 16):
-                T.cuda.tile.apply(T.ptx[WGMMA], s, q_s[0:BM, 16 * c:16 * c + 16].matrix_descriptor(),
+                T.cuda.tile.apply(T.ptx[WGMMA], s,
+                                  q_s[64 * wg:64 * wg + 64, 16 * c:16 * c + 16].matrix_descriptor(),
                                   k_s[stage, 0:BN, 16 * c:16 * c + 16].matrix_descriptor(),
-                                  always if c else t >= THREADS, T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
+                                  always if c else t >= threads, T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
             T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
             T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
             # 3. The online softmax, row by row.
@@ -158,7 +161,7 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None):
             T.cuda.tile.apply(T.ptx["div.rn.f32"], o_rows[h], o_rows[h],
                               l[h:h + 1].reshape((1, 1, 1)).broadcast((8, 2, 1)))
         for e in range(0, 32, 2):
-            r = q0 + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
+            r = q0 + 64 * wg + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
             col = 8 * (e // 4) + 2 * (lane % 4)
             T.cuda.tile.apply(T.ptx["st.global.v2.f32"], O[r:r + 1, col:col + 2], o[0, 0:1, e:e + 2])
 
@@ -166,4 +169,5 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None):
 
 
 # B = 4, H = 16 (the issue's shape) at two sequence lengths.
-VARIANTS = {f"attention_d64_b4h16_s{seq}": (attention_kernel, dict(bh=64, seq=seq)) for seq in (1024, 4096)}
+VARIANTS = {f"attention_d64_b4h16_s{seq}{tag}": (attention_kernel, dict(bh=64, seq=seq, warpgroups=wgs))
+            for seq in (1024, 4096) for tag, wgs in (("", 1), ("_wg2", 2))}
