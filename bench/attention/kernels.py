@@ -36,17 +36,20 @@ FULL = 0xFFFFFFFF
 WGMMA = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 
 
-def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1):
+def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN):
     """`bh` heads (batch x heads) of `seq` rows each. The softmax scale is
     `scale` (default 1 / sqrt(64)), or `scale_log2` = scale * log2 e
     directly. `warpgroups` > 1: a block of that many warpgroups, 64 query
-    rows each, shares each key block's K and V tiles."""
+    rows each, shares each key block's K and V tiles. `bn` keys a step (64
+    or 128; 128 keeps K and V in dynamic shared memory)."""
     bm, threads = BM * warpgroups, THREADS * warpgroups
-    if seq % BN or seq % bm:
-        raise ValueError(f"a sequence of {seq} is not a multiple of {BN} and {bm}")
+    if seq % bn or seq % bm or bn not in (64, 128):
+        raise ValueError(f"a sequence of {seq} is not a multiple of {bn} and {bm}")
+    regs = bn // 2
+    wgmma_s = f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.bf16.bf16"
     if scale_log2 is None:
         scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(D)) * math.log2(math.e)
-    blocks = seq // BN
+    blocks = seq // bn
     rows = bh * seq
     units = D * 2 // 16  # 16-byte pieces of a row
 
@@ -55,15 +58,16 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1):
                   V: T.Tensor((rows, D), "uint16"), O: T.Tensor((rows, D), "float32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=bh * (seq // bm), block=threads))
         q_s = T.alloc_shared((bm, D), "uint16", align=1024).swizzle("128B")
-        k_s = T.alloc_shared((2, BN, D), "uint16", align=1024).swizzle("128B")
-        v_s = T.alloc_shared((2, BN, D), "uint16", align=1024).swizzle("128B")
+        alloc = T.alloc_shared if bn == 64 else T.alloc_dynamic_shared
+        k_s = alloc((2, bn, D), "uint16", align=1024).swizzle("128B")
+        v_s = alloc((2, bn, D), "uint16", align=1024).swizzle("128B")
         t, bid = T.thread_id(), T.block_id()
         head = bid // (seq // bm)
         q0 = head * seq + (bid % (seq // bm)) * bm
         k0 = head * seq
         wg, warp, lane = t // 128, (t // 32) % 4, t % 32
 
-        def copy(tile, tensor, first, rows=BN):
+        def copy(tile, tensor, first, rows=bn):
             for p in range(rows * units // threads):
                 piece = p * threads + t
                 r, u = piece // units, piece % units
@@ -71,13 +75,13 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1):
                                   tensor[first + r:first + r + 1, 8 * u:8 * u + 8], T.uint32(16))
 
         def load(block, stage):
-            copy(k_s[stage], K, k0 + block * BN)
-            copy(v_s[stage], V, k0 + block * BN)
+            copy(k_s[stage], K, k0 + block * bn)
+            copy(v_s[stage], V, k0 + block * bn)
             T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
 
-        s = T.alloc_local((1, 1, 32), "float32")
+        s = T.alloc_local((1, 1, regs), "float32")
         o = T.alloc_local((1, 1, 32), "float32")
-        a = T.alloc_local((4, 1, 4), "uint32")        # P as A fragments, one per k chunk
+        a = T.alloc_local((bn // 16, 1, 4), "uint32")  # P as A fragments, one per k chunk
         m = T.alloc_local((2, 1), "float32")          # rows l/4 and l/4 + 8
         l = T.alloc_local((2, 1), "float32")
         step = T.alloc_local((2, 1), "float32")
@@ -90,14 +94,14 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1):
         load(0, 0)
         always = t < threads
         # Element e of D: row l/4 + 8 ((e % 4) / 2), column 8 (e / 4) + 2 (l % 4) + e % 2.
-        by_row = [s.reshape((8, 2, 2, 1))[:, h] for h in range(2)]     # (8, 2, 1) each
+        by_row = [s.reshape((regs // 4, 2, 2, 1))[:, h] for h in range(2)]  # (bn / 8, 2, 1) each
         o_rows = [o.reshape((8, 2, 2, 1))[:, h] for h in range(2)]
 
         def row_reduce(values, out, opcode):
-            """out (1, 1) = opcode over a row's (8, 2, 1) values and the
-            quad's four lanes."""
+            """out (1, 1) = opcode over a row's (bn / 8, 2, 1) values (the
+            quad's four lanes follow)."""
             T.cuda.tile.apply(T.ptx["mov.b32"], out.view("uint32"), values[0, 0:1].view("uint32"))
-            for b in range(8):
+            for b in range(regs // 4):
                 for j in range(2):
                     if b or j:
                         T.cuda.tile.apply(T.ptx[opcode], out, out, values[b, j:j + 1])
@@ -112,9 +116,9 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1):
             # 2. S = Q K^T over the 64 of D in steps of 16.
             T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
             for c in range(D // 16):
-                T.cuda.tile.apply(T.ptx[WGMMA], s,
+                T.cuda.tile.apply(T.ptx[wgmma_s], s,
                                   q_s[64 * wg:64 * wg + 64, 16 * c:16 * c + 16].matrix_descriptor(),
-                                  k_s[stage, 0:BN, 16 * c:16 * c + 16].matrix_descriptor(),
+                                  k_s[stage, 0:bn, 16 * c:16 * c + 16].matrix_descriptor(),
                                   always if c else t >= threads, T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
             T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
             T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
@@ -135,7 +139,8 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1):
                 T.cuda.tile.apply(T.ptx["mov.b32"], mh.view("uint32"), st.view("uint32"))
                 # P = ex2(S * scale_log2 - m')
                 T.cuda.tile.apply(T.ptx["mul.rn.f32"], row, row, T.float32(scale_log2))
-                T.cuda.tile.apply(T.ptx["sub.rn.f32"], row, row, st.reshape((1, 1, 1)).broadcast((8, 2, 1)))
+                T.cuda.tile.apply(T.ptx["sub.rn.f32"], row, row,
+                                  st.reshape((1, 1, 1)).broadcast((regs // 4, 2, 1)))
                 T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], row, row)
                 row_reduce(row, ph, "add.rn.f32")
                 for offset in (1, 2):
@@ -146,10 +151,10 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1):
                 T.cuda.tile.apply(T.ptx["mul.rn.f32"], o_rows[h], o_rows[h],
                                   ah.reshape((1, 1, 1)).broadcast((8, 2, 1)))
             # 4. O += P V: registers 8c..8c+7 of S are A's chunk c.
-            pairs = s.reshape((16, 2, 1))
-            T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], a.reshape((16, 1)), pairs[:, 1], pairs[:, 0])
+            pairs = s.reshape((regs // 2, 2, 1))
+            T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], a.reshape((regs // 2, 1)), pairs[:, 1], pairs[:, 0])
             T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
-            for c in range(BN // 16):
+            for c in range(bn // 16):
                 T.cuda.tile.apply(T.ptx["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"], o,
                                   a[c:c + 1], v_s[stage, 16 * c:16 * c + 16, 0:D].matrix_descriptor(),
                                   always, T.int32(1), T.int32(1), T.uint32(1))
@@ -171,3 +176,6 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1):
 # B = 4, H = 16 (the issue's shape) at two sequence lengths.
 VARIANTS = {f"attention_d64_b4h16_s{seq}{tag}": (attention_kernel, dict(bh=64, seq=seq, warpgroups=wgs))
             for seq in (1024, 4096) for tag, wgs in (("", 1), ("_wg2", 2))}
+# 128 keys a step (wgmma m64n128k16 for S).
+VARIANTS.update({f"attention_d64_b4h16_s{seq}_n128": (attention_kernel, dict(bh=64, seq=seq, bn=128))
+                 for seq in (1024, 4096)})
