@@ -36,12 +36,15 @@ FULL = 0xFFFFFFFF
 WGMMA = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 
 
-def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN):
+def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, causal=False):
     """`bh` heads (batch x heads) of `seq` rows each. The softmax scale is
     `scale` (default 1 / sqrt(64)), or `scale_log2` = scale * log2 e
     directly. `warpgroups` > 1: a block of that many warpgroups, 64 query
     rows each, shares each key block's K and V tiles. `bn` keys a step (64
-    or 128; 128 keeps K and V in dynamic shared memory)."""
+    or 128; 128 keeps K and V in dynamic shared memory). `causal`: query i
+    attends to keys 0 to i: a block stops at the key block holding its last
+    row, and in that block S is -inf past the row (a predicated mov), so P
+    is 0 there."""
     bm, threads = BM * warpgroups, THREADS * warpgroups
     if seq % bn or seq % bm or bn not in (64, 128):
         raise ValueError(f"a sequence of {seq} is not a multiple of {bn} and {bm}")
@@ -63,8 +66,13 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN):
         v_s = alloc((2, bn, D), "uint16", align=1024).swizzle("128B")
         t, bid = T.thread_id(), T.block_id()
         head = bid // (seq // bm)
-        q0 = head * seq + (bid % (seq // bm)) * bm
+        # Within the head; causal blocks run the longest first (the last
+        # rows see the most keys), so the short ones fill the tail.
+        place = bid % (seq // bm)
+        first_row = (seq // bm - 1 - place) * bm if causal else place * bm
+        q0 = head * seq + first_row
         k0 = head * seq
+        steps = (first_row + bm + bn - 1) // bn if causal else blocks
         wg, warp, lane = t // 128, (t // 32) % 4, t % 32
 
         def copy(tile, tensor, first, rows=bn):
@@ -106,9 +114,9 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN):
                     if b or j:
                         T.cuda.tile.apply(T.ptx[opcode], out, out, values[b, j:j + 1])
 
-        for j in T.serial(0, blocks):
+        for j in T.serial(0, steps):
             stage = j % 2
-            nxt = j + 1 - (j + 1) // blocks  # the last block loads itself again: in bounds, never read
+            nxt = j + 1 - (j + 1) // steps  # the last block loads itself again: in bounds, never read
             load(nxt, 1 - stage)
             T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(1))
             T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
@@ -122,6 +130,15 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN):
                                   always if c else t >= threads, T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
             T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
             T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+            if causal:
+                # Only the last key block reaches past a row of this block.
+                with T.if_(j == steps - 1):
+                    flat = s.reshape((regs, 1))
+                    for e in range(regs):
+                        row = first_row + 64 * wg + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
+                        key = j * bn + 8 * (e // 4) + 2 * (lane % 4) + e % 2
+                        T.cuda.tile.apply(T.ptx["mov.b32"], flat[e:e + 1].view("uint32"), T.uint32(0xFF800000),
+                                          pred=key > row, preserve_dst=True)
             # 3. The online softmax, row by row.
             for h in range(2):
                 row, mh, lh = by_row[h], m[h:h + 1], l[h:h + 1]
@@ -178,4 +195,8 @@ VARIANTS = {f"attention_d64_b4h16_s{seq}{tag}": (attention_kernel, dict(bh=64, s
             for seq in (1024, 4096) for tag, wgs in (("", 1), ("_wg2", 2))}
 # 128 keys a step (wgmma m64n128k16 for S).
 VARIANTS.update({f"attention_d64_b4h16_s{seq}_n128": (attention_kernel, dict(bh=64, seq=seq, bn=128))
+                 for seq in (1024, 4096)})
+# Causal, 128 keys a step.
+VARIANTS.update({f"attention_d64_b4h16_s{seq}_n128_causal": (attention_kernel, dict(bh=64, seq=seq, bn=128,
+                                                                                      causal=True))
                  for seq in (1024, 4096)})

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times the bench/attention kernels (bf16, head dimension 64, not causal)
+"""Times the bench/attention kernels (bf16, head dimension 64, causal or not)
 against every torch scaled_dot_product_attention backend available (flash,
 cuDNN, efficient, math) in one run, 3 rounds of 10 launches, medians; checks
 each kernel against float64 on random normal data (the largest error
@@ -36,6 +36,7 @@ def main(artifacts, report_path):
         name = file[:-5]
         kernel = runtime.load(os.path.join(artifacts, file))
         seq = int(re.search(r"_s(\d+)", name).group(1))
+        causal = "causal" in name
         rows = kernel.params[0].shape[0]
         b, h = 4, rows // seq // 4
         gen = torch.Generator(device="cuda").manual_seed(0)
@@ -46,20 +47,20 @@ def main(artifacts, report_path):
             return kernel(q.view(-1, 64).view(torch.uint16), k.view(-1, 64).view(torch.uint16),
                           v.view(-1, 64).view(torch.uint16), out, sync=sync)
         ours(sync=True)
-        exact = F.scaled_dot_product_attention(q.double(), k.double(), v.double())
+        exact = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
         scale = float(exact.abs().max())
-        entry = {"shape": [b, h, seq, 64], "causal": False,
+        entry = {"shape": [b, h, seq, 64], "causal": causal,
                  "max_error_relative_to_max": float((out.view(b, h, seq, 64).double() - exact).abs().max()) / scale}
         runs = {"tile_mlir": ours}
         for key, backend in BACKENDS.items():
             try:
                 with sdpa_kernel(backend):
-                    got = F.scaled_dot_product_attention(q, k, v)
+                    got = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
                 entry[f"{key}_max_error_relative_to_max"] = float((got.double() - exact).abs().max()) / scale
 
                 def fn(backend=backend):
                     with sdpa_kernel(backend):
-                        return F.scaled_dot_product_attention(q, k, v)
+                        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
                 runs[key] = fn
             except RuntimeError as why:  # a backend this build or GPU lacks
                 entry[f"{key}_unavailable"] = str(why).splitlines()[0][:200]
@@ -68,7 +69,8 @@ def main(artifacts, report_path):
             for key, fn in runs.items():
                 entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
         entry["ms"] = {key: float(np.median(x)) for key, x in entry["rounds"].items()}
-        flops = 4.0 * b * h * seq * seq * 64
+        # Causal: half the products (the convention of FlashAttention's numbers).
+        flops = 4.0 * b * h * seq * seq * 64 / (2 if causal else 1)
         entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
         best = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir")
         entry["ratio_vs_best_sdpa"] = best / entry["ms"]["tile_mlir"]
