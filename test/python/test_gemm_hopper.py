@@ -102,7 +102,10 @@ def test_committed_h200_runs_are_bit_exact():
         assert report["device"].startswith("NVIDIA H200")
         for name, entry in report["kernels"].items():
             assert entry["bit_exact_integer_data"], (file, name)
-            assert entry["max_error_relative_to_max"] < 1e-4, (file, name)
+            if entry.get("output", "float32") == "float32":
+                assert entry["max_error_relative_to_max"] < 1e-4, (file, name)
+            else:  # C rounded to the inputs' type, as cuBLAS's is
+                assert entry["max_error_relative_to_max"] <= entry["cublas_max_error_relative_to_max"], (file, name)
             names.add(name)
     # Every variant built today was measured.
     assert set(kernels.VARIANTS) <= names
