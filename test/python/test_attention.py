@@ -71,3 +71,15 @@ def test_main_loop_sass(compiled):
     assert counts["LDGSTS"] == 4 + 8 + 8
     assert counts["BAR"] == 2
     assert counts["LDL"] == counts["STL"] == 0
+
+
+def test_committed_h200_runs_are_within_the_backends_error():
+    import json
+    for file in ("results.json", "results_first.json"):
+        with open(os.path.join(ROOT, "bench", "attention", file)) as f:
+            report = json.load(f)
+        assert report["device"].startswith("NVIDIA H200")
+        for name, entry in report["kernels"].items():
+            backends = [v for k, v in entry.items() if k.endswith("_max_error_relative_to_max") and k != "max_error_relative_to_max"]
+            # f32 O against float64: no worse than the best bf16 backend.
+            assert entry["max_error_relative_to_max"] <= min(backends), (file, name)
