@@ -36,7 +36,7 @@ FULL = 0xFFFFFFFF
 WGMMA = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 
 
-def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, causal=False):
+def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, causal=False, d=D):
     """`bh` heads (batch x heads) of `seq` rows each. The softmax scale is
     `scale` (default 1 / sqrt(64)), or `scale_log2` = scale * log2 e
     directly. `warpgroups` > 1: a block of that many warpgroups, 64 query
@@ -44,26 +44,29 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
     or 128; 128 keeps K and V in dynamic shared memory). `causal`: query i
     attends to keys 0 to i: a block stops at the key block holding its last
     row, and in that block S is -inf past the row (a predicated mov), so P
-    is 0 there."""
+    is 0 there. `d` is the head dimension, 64 or 128: a 128 is two halves
+    of 64 columns (one 128-byte swizzled row each), in Q's and K's tiles
+    two runs of four k steps, in V's and O's two wgmma n64."""
     bm, threads = BM * warpgroups, THREADS * warpgroups
-    if seq % bn or seq % bm or bn not in (64, 128):
-        raise ValueError(f"a sequence of {seq} is not a multiple of {bn} and {bm}")
+    if seq % bn or seq % bm or bn not in (64, 128) or d not in (64, 128):
+        raise ValueError(f"a sequence of {seq} is not a multiple of {bn} and {bm}, or d {d} not 64 or 128")
+    halves = d // 64
     regs = bn // 2
     wgmma_s = f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.bf16.bf16"
     if scale_log2 is None:
-        scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(D)) * math.log2(math.e)
+        scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
     blocks = seq // bn
     rows = bh * seq
-    units = D * 2 // 16  # 16-byte pieces of a row
+    units = 64 * 2 // 16  # 16-byte pieces of a half's row
 
     @T.function
-    def attention(Q: T.Tensor((rows, D), "uint16"), K: T.Tensor((rows, D), "uint16"),
-                  V: T.Tensor((rows, D), "uint16"), O: T.Tensor((rows, D), "float32")):
+    def attention(Q: T.Tensor((rows, d), "uint16"), K: T.Tensor((rows, d), "uint16"),
+                  V: T.Tensor((rows, d), "uint16"), O: T.Tensor((rows, d), "float32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=bh * (seq // bm), block=threads))
-        q_s = T.alloc_shared((bm, D), "uint16", align=1024).swizzle("128B")
-        alloc = T.alloc_shared if bn == 64 else T.alloc_dynamic_shared
-        k_s = alloc((2, bn, D), "uint16", align=1024).swizzle("128B")
-        v_s = alloc((2, bn, D), "uint16", align=1024).swizzle("128B")
+        q_s = T.alloc_shared((halves, bm, 64), "uint16", align=1024).swizzle("128B")
+        alloc = T.alloc_shared if bn == 64 and d == 64 else T.alloc_dynamic_shared
+        k_s = alloc((2, halves, bn, 64), "uint16", align=1024).swizzle("128B")
+        v_s = alloc((2, halves, bn, 64), "uint16", align=1024).swizzle("128B")
         t, bid = T.thread_id(), T.block_id()
         head = bid // (seq // bm)
         # Within the head; causal blocks run the longest first (the last
@@ -75,12 +78,15 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
         steps = (first_row + bm + bn - 1) // bn if causal else blocks
         wg, warp, lane = t // 128, (t // 32) % 4, t % 32
 
-        def copy(tile, tensor, first, rows=bn):
-            for p in range(rows * units // threads):
-                piece = p * threads + t
-                r, u = piece // units, piece % units
-                T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tile[r:r + 1, 8 * u:8 * u + 8],
-                                  tensor[first + r:first + r + 1, 8 * u:8 * u + 8], T.uint32(16))
+        def copy(tiles, tensor, first, rows=bn):
+            """Rows first.. of `tensor` into `tiles`, a half's 64 columns each."""
+            for hf in range(halves):
+                for p in range(rows * units // threads):
+                    piece = p * threads + t
+                    r, u = piece // units, piece % units
+                    c = 64 * hf + 8 * u
+                    T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tiles[hf, r:r + 1, 8 * u:8 * u + 8],
+                                      tensor[first + r:first + r + 1, c:c + 8], T.uint32(16))
 
         def load(block, stage):
             copy(k_s[stage], K, k0 + block * bn)
@@ -88,14 +94,14 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
             T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
 
         s = T.alloc_local((1, 1, regs), "float32")
-        o = T.alloc_local((1, 1, 32), "float32")
+        o = T.alloc_local((halves, 1, 32), "float32")
         a = T.alloc_local((bn // 16, 1, 4), "uint32")  # P as A fragments, one per k chunk
         m = T.alloc_local((2, 1), "float32")          # rows l/4 and l/4 + 8
         l = T.alloc_local((2, 1), "float32")
         step = T.alloc_local((2, 1), "float32")
         alpha = T.alloc_local((2, 1), "float32")
         partner = T.alloc_local((2, 1), "float32")
-        T.cuda.tile.apply(T.ptx["mov.b32"], o.view("uint32").reshape((32, 1)), T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mov.b32"], o.view("uint32").reshape((32 * halves, 1)), T.uint32(0))
         T.cuda.tile.apply(T.ptx["mov.b32"], l.view("uint32"), T.uint32(0))
         T.cuda.tile.apply(T.ptx["mov.b32"], m.view("uint32"), T.uint32(0xFF800000))  # -inf
         copy(q_s, Q, q0, bm)
@@ -103,7 +109,7 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
         always = t < threads
         # Element e of D: row l/4 + 8 ((e % 4) / 2), column 8 (e / 4) + 2 (l % 4) + e % 2.
         by_row = [s.reshape((regs // 4, 2, 2, 1))[:, h] for h in range(2)]  # (bn / 8, 2, 1) each
-        o_rows = [o.reshape((8, 2, 2, 1))[:, h] for h in range(2)]
+        o_rows = [o.reshape((halves * 8, 2, 2, 1))[:, h] for h in range(2)]
 
         def row_reduce(values, out, opcode):
             """out (1, 1) = opcode over a row's (bn / 8, 2, 1) values (the
@@ -121,13 +127,15 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
             T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(1))
             T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
             T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-            # 2. S = Q K^T over the 64 of D in steps of 16.
+            # 2. S = Q K^T over d in steps of 16, each half's four.
             T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
-            for c in range(D // 16):
-                T.cuda.tile.apply(T.ptx[wgmma_s], s,
-                                  q_s[64 * wg:64 * wg + 64, 16 * c:16 * c + 16].matrix_descriptor(),
-                                  k_s[stage, 0:bn, 16 * c:16 * c + 16].matrix_descriptor(),
-                                  always if c else t >= threads, T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
+            for hf in range(halves):
+                for c in range(4):
+                    T.cuda.tile.apply(T.ptx[wgmma_s], s,
+                                      q_s[hf, 64 * wg:64 * wg + 64, 16 * c:16 * c + 16].matrix_descriptor(),
+                                      k_s[stage, hf, 0:bn, 16 * c:16 * c + 16].matrix_descriptor(),
+                                      always if c or hf else t >= threads, T.int32(1), T.int32(1), T.uint32(0),
+                                      T.uint32(0))
             T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
             T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
             if causal:
@@ -166,26 +174,28 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
                     T.cuda.tile.apply(T.ptx["add.rn.f32"], ph, ph, st)
                 T.cuda.tile.apply(T.ptx["fma.rn.f32"], lh, lh, ah, ph)
                 T.cuda.tile.apply(T.ptx["mul.rn.f32"], o_rows[h], o_rows[h],
-                                  ah.reshape((1, 1, 1)).broadcast((8, 2, 1)))
+                                  ah.reshape((1, 1, 1)).broadcast((halves * 8, 2, 1)))
             # 4. O += P V: registers 8c..8c+7 of S are A's chunk c.
             pairs = s.reshape((regs // 2, 2, 1))
             T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], a.reshape((regs // 2, 1)), pairs[:, 1], pairs[:, 0])
             T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
-            for c in range(bn // 16):
-                T.cuda.tile.apply(T.ptx["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"], o,
-                                  a[c:c + 1], v_s[stage, 16 * c:16 * c + 16, 0:D].matrix_descriptor(),
-                                  always, T.int32(1), T.int32(1), T.uint32(1))
+            for hf in range(halves):
+                for c in range(bn // 16):
+                    T.cuda.tile.apply(T.ptx["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"], o[hf:hf + 1],
+                                      a[c:c + 1], v_s[stage, hf, 16 * c:16 * c + 16, 0:64].matrix_descriptor(),
+                                      always, T.int32(1), T.int32(1), T.uint32(1))
             T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
             T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
             T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
         # 5. O / l, rows l/4 and l/4 + 8 of the warp's 16.
         for h in range(2):
             T.cuda.tile.apply(T.ptx["div.rn.f32"], o_rows[h], o_rows[h],
-                              l[h:h + 1].reshape((1, 1, 1)).broadcast((8, 2, 1)))
-        for e in range(0, 32, 2):
-            r = q0 + 64 * wg + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
-            col = 8 * (e // 4) + 2 * (lane % 4)
-            T.cuda.tile.apply(T.ptx["st.global.v2.f32"], O[r:r + 1, col:col + 2], o[0, 0:1, e:e + 2])
+                              l[h:h + 1].reshape((1, 1, 1)).broadcast((halves * 8, 2, 1)))
+        for hf in range(halves):
+            for e in range(0, 32, 2):
+                r = q0 + 64 * wg + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
+                col = 64 * hf + 8 * (e // 4) + 2 * (lane % 4)
+                T.cuda.tile.apply(T.ptx["st.global.v2.f32"], O[r:r + 1, col:col + 2], o[hf, 0:1, e:e + 2])
 
     return attention
 
@@ -200,3 +210,6 @@ VARIANTS.update({f"attention_d64_b4h16_s{seq}_n128": (attention_kernel, dict(bh=
 VARIANTS.update({f"attention_d64_b4h16_s{seq}_n128_causal": (attention_kernel, dict(bh=64, seq=seq, bn=128,
                                                                                       causal=True))
                  for seq in (1024, 4096)})
+# Head dimension 128, 64 keys a step, causal and not.
+VARIANTS.update({f"attention_d128_b4h16_s{seq}{tag}": (attention_kernel, dict(bh=64, seq=seq, d=128, causal=causal))
+                 for seq in (1024, 4096) for tag, causal in (("", False), ("_causal", True))})

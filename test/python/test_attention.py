@@ -3,8 +3,9 @@
 MN-major), the online softmax between them. On data where every step is
 exact (S integer, so P is powers of two with scale_log2 1), the
 interpreter's O equals float64's, rounded once by the final division, bit
-for bit, over two key blocks of 64 or of 128, and causal (the diagonal
-block's keys past a row masked to -inf); ptxas -v shows no spills;
+for bit, over two key blocks of 64 or of 128, and causal with head
+dimension 128 (the diagonal block's keys past a row masked to -inf, Q, K
+and V in two halves of 64 columns); ptxas -v shows no spills;
 the SASS of the loop is the eight wgmma written."""
 
 import collections
@@ -29,17 +30,18 @@ kernels = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(kernels)
 
 
-@pytest.mark.parametrize("seq, options", [(128, {}), (256, {"bn": 128}), (128, {"causal": True})])
+@pytest.mark.parametrize("seq, options", [(128, {}), (256, {"bn": 128}), (128, {"causal": True, "d": 128})])
 def test_interpreter_equals_float64_on_exact_data(seq, options):
     rng = np.random.default_rng(0)
+    d = options.get("d", 64)
     # One nonzero of 0-2 per row of Q, K in -2..2: S in -4..4, so P's
     # powers of two, their sums and P V are exact.
-    q = np.zeros((seq, 64))
-    q[np.arange(seq), rng.integers(0, 64, seq)] = rng.integers(0, 3, seq)
-    k = rng.integers(-2, 3, (seq, 64)).astype(np.float64)
-    v = rng.integers(-4, 5, (seq, 64)).astype(np.float64)
+    q = np.zeros((seq, d))
+    q[np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
+    k = rng.integers(-2, 3, (seq, d)).astype(np.float64)
+    v = rng.integers(-4, 5, (seq, d)).astype(np.float64)
     bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
-    out = np.zeros((seq, 64), np.float32)
+    out = np.zeros((seq, d), np.float32)
     with pytest.warns(tile_mlir.InterpretWarning, match="ex2.approx.ftz.f32 ran as its correctly rounded"):
         tile_mlir.interpret(kernels.attention_kernel(1, seq, scale_log2=1.0, **options), *bits, out)
     s = q @ k.T
