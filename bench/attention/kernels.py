@@ -1,7 +1,8 @@
 """Attention forward on Hopper's warpgroup tensor cores (issue #28), written
 with the tile_mlir script front end: O = softmax(Q K^T * scale) V for bf16
-Q, K, V of head dimension 64, rows [batch * heads, seq, 64] flattened to
-[batch * heads * seq, 64], f32 O; not causal.
+Q, K, V of head dimension d (64, or 128 in two halves), rows
+[batch * heads, seq, d] flattened to [batch * heads * seq, d], f32 O;
+causal or not (attention_kernel's arguments).
 
 A block of one warpgroup (128 threads) computes 64 query rows, over blocks
 of 64 keys:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times the bench/attention kernels (bf16, head dimension 64, causal or not)
+"""Times the bench/attention kernels (bf16, head dimension 64 or 128, causal or not)
 against every torch scaled_dot_product_attention backend available (flash,
 cuDNN, efficient, math) in one run, 3 rounds of 10 launches, medians; checks
 each kernel against float64 on random normal data (the largest error
@@ -37,20 +37,20 @@ def main(artifacts, report_path):
         kernel = runtime.load(os.path.join(artifacts, file))
         seq = int(re.search(r"_s(\d+)", name).group(1))
         causal = "causal" in name
-        rows = kernel.params[0].shape[0]
+        rows, d = kernel.params[0].shape
         b, h = 4, rows // seq // 4
         gen = torch.Generator(device="cuda").manual_seed(0)
-        q, k, v = (torch.randn(b, h, seq, 64, device="cuda", generator=gen).to(torch.bfloat16) for _ in range(3))
-        out = torch.empty(rows, 64, device="cuda", dtype=torch.float32)
+        q, k, v = (torch.randn(b, h, seq, d, device="cuda", generator=gen).to(torch.bfloat16) for _ in range(3))
+        out = torch.empty(rows, d, device="cuda", dtype=torch.float32)
 
         def ours(sync=False):
-            return kernel(q.view(-1, 64).view(torch.uint16), k.view(-1, 64).view(torch.uint16),
-                          v.view(-1, 64).view(torch.uint16), out, sync=sync)
+            return kernel(q.view(-1, d).view(torch.uint16), k.view(-1, d).view(torch.uint16),
+                          v.view(-1, d).view(torch.uint16), out, sync=sync)
         ours(sync=True)
         exact = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
         scale = float(exact.abs().max())
-        entry = {"shape": [b, h, seq, 64], "causal": causal,
-                 "max_error_relative_to_max": float((out.view(b, h, seq, 64).double() - exact).abs().max()) / scale}
+        entry = {"shape": [b, h, seq, d], "causal": causal,
+                 "max_error_relative_to_max": float((out.view(b, h, seq, d).double() - exact).abs().max()) / scale}
         runs = {"tile_mlir": ours}
         for key, backend in BACKENDS.items():
             try:
@@ -70,7 +70,7 @@ def main(artifacts, report_path):
                 entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
         entry["ms"] = {key: float(np.median(x)) for key, x in entry["rounds"].items()}
         # Causal: half the products (the convention of FlashAttention's numbers).
-        flops = 4.0 * b * h * seq * seq * 64 / (2 if causal else 1)
+        flops = 4.0 * b * h * seq * seq * d / (2 if causal else 1)
         entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
         best = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir")
         entry["ratio_vs_best_sdpa"] = best / entry["ms"]["tile_mlir"]
