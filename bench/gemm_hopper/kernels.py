@@ -35,6 +35,59 @@ BK = 64          # a step of K: one 128-byte swizzled row of b16
 KINDS = {"float16": "f16", "bfloat16": "bf16"}
 
 
+
+def _block_origin(bid, blocks_n, group_m, bm, bn):
+    """The first row and column of C that block `bid` computes: blocks in
+    groups of `group_m` block rows, column by column within a group."""
+    in_group = bid % (group_m * blocks_n)
+    row0 = ((bid // (group_m * blocks_n)) * group_m + in_group % group_m) * bm
+    return row0, (in_group // group_m) * bn
+
+
+def _copy_step(tiles, kt, buffer, thread, threads):
+    """Step kt's 16-byte pieces of each (shared tile, tensor, rows, first
+    row) of `tiles` into shared buffer `buffer`, dealt to `threads` threads
+    of which this is `thread`."""
+    units = BK * 2 // 16  # 16-byte pieces per row
+    for tile, tensor, rows, first in tiles:
+        for i in range(rows * units // threads):
+            piece = i * threads + thread
+            r, u = piece // units, piece % units
+            T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tile[buffer, r:r + 1, 8 * u:8 * u + 8],
+                              tensor[first + r:first + r + 1, kt * BK + 8 * u:kt * BK + 8 * u + 8],
+                              T.uint32(16))
+
+
+def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate):
+    """One step of K: four wgmma over the 64 rows of A from `a_row` and all
+    of Bt's tile in shared buffer `buffer`, committed; then wait until at
+    most this group is pending (the step before has retired)."""
+    T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+    for kk in range(BK // 16):
+        a_desc = a_s[buffer, a_row:a_row + 64, 16 * kk:16 * kk + 16].matrix_descriptor()
+        b_desc = b_s[buffer, 0:bn, 16 * kk:16 * kk + 16].matrix_descriptor()
+        T.cuda.tile.apply(T.ptx[opcode], acc, a_desc, b_desc, accumulate, T.int32(1), T.int32(1),
+                          T.uint32(0), T.uint32(0))
+    T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+    T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
+
+
+def _store(C, acc, row0, col0, regs, warp, lane, kind=None):
+    """Register pair e, e + 1 of each block of 8 columns: row 16w + l/4
+    (+ 8 for e % 4 >= 2) of the 64 from `row0`, columns 2 (l % 4) and the
+    next; as f32 pairs, or with `kind` rounded to a bf16x2/f16x2 pair."""
+    packed = T.alloc_local((1, 1), "uint32") if kind else None
+    for e in range(0, regs, 2):
+        r = row0 + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
+        col = col0 + 8 * (e // 4) + 2 * (lane % 4)
+        if kind is None:
+            T.cuda.tile.apply(T.ptx["st.global.v2.f32"], C[r:r + 1, col:col + 2], acc[0, 0:1, e:e + 2])
+            continue
+        # cvt.rn.*x2.f32 d, a, b puts a in the upper half: column col + 1.
+        T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed, acc[0, 0:1, e + 1:e + 2], acc[0, 0:1, e:e + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], C.view("uint32")[r:r + 1, col // 2:col // 2 + 1], packed)
+
+
 def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group_m=8):
     kind = KINDS[dtype]
     bm = 64 * warpgroups
@@ -49,7 +102,6 @@ def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group
         group_m = 1
     opcode = f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.{kind}.{kind}"
     regs = bn // 2
-    units = BK * 2 // 16  # 16-byte pieces per row
 
     @T.function
     def gemm(A: T.Tensor((m, k), "uint16"), B: T.Tensor((n, k), "uint16"), C: T.Tensor((m, n), "float32")):
@@ -57,20 +109,12 @@ def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group
         a_s = T.alloc_dynamic_shared((stages, bm, BK), "uint16", align=1024).swizzle("128B")
         b_s = T.alloc_dynamic_shared((stages, bn, BK), "uint16", align=1024).swizzle("128B")
         t, bid = T.thread_id(), T.block_id()
-        in_group = bid % (group_m * blocks_n)
-        row0 = ((bid // (group_m * blocks_n)) * group_m + in_group % group_m) * bm
-        col0 = (in_group // group_m) * bn
+        row0, col0 = _block_origin(bid, blocks_n, group_m, bm, bn)
         wg, warp, lane = t // 128, (t // 32) % 4, t % 32
 
         def copy(kt, buffer):
             """Step kt's pieces of A and Bt into shared buffer `buffer`."""
-            for tile, tensor, rows, first in ((a_s, A, bm, row0), (b_s, B, bn, col0)):
-                for p in range(rows * units // threads):
-                    piece = p * threads + t
-                    r, u = piece // units, piece % units
-                    T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tile[buffer, r:r + 1, 8 * u:8 * u + 8],
-                                      tensor[first + r:first + r + 1, kt * BK + 8 * u:kt * BK + 8 * u + 8],
-                                      T.uint32(16))
+            _copy_step(((a_s, A, bm, row0), (b_s, B, bn, col0)), kt, buffer, t, threads)
             T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
 
         acc = T.alloc_local((1, 1, regs), "float32")
@@ -86,21 +130,9 @@ def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group
             # The last steps copy the last step again: in bounds, never read.
             ahead = kt + stages - 2
             copy(ahead - (ahead // steps) * (ahead - (steps - 1)), ahead % stages)
-            T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
-            for kk in range(BK // 16):
-                a_desc = a_s[buffer, 64 * wg:64 * wg + 64, 16 * kk:16 * kk + 16].matrix_descriptor()
-                b_desc = b_s[buffer, 0:bn, 16 * kk:16 * kk + 16].matrix_descriptor()
-                T.cuda.tile.apply(T.ptx[opcode], acc, a_desc, b_desc, accumulate, T.int32(1), T.int32(1),
-                                  T.uint32(0), T.uint32(0))
-            T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
-            T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
+            _multiply_step(opcode, acc, a_s, b_s, buffer, 64 * wg, bn, accumulate)
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-        # Register pair e, e + 1 of each block of 8 columns: row 16w + l/4
-        # (+ 8 for e % 4 >= 2), columns 2 (l % 4) and the next.
-        for e in range(0, regs, 2):
-            r = row0 + 64 * wg + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
-            c = col0 + 8 * (e // 4) + 2 * (lane % 4)
-            T.cuda.tile.apply(T.ptx["st.global.v2.f32"], C[r:r + 1, c:c + 2], acc[0, 0:1, e:e + 2])
+        _store(C, acc, row0 + 64 * wg, col0, regs, warp, lane)
 
     return gemm
 
@@ -131,7 +163,6 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
         group_m = 1
     opcode = f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.{kind}.{kind}"
     regs = bn // 2
-    units = BK * 2 // 16
     if out not in ("float32", "same"):
         raise ValueError(f"out is 'float32' or 'same', got {out!r}")
     c_type = "float32" if out == "float32" else "uint16"
@@ -144,9 +175,7 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
         full = T.alloc_shared((stages, 1), "uint64")
         empty = T.alloc_shared((stages, 1), "uint64")
         t, bid = T.thread_id(), T.block_id()
-        in_group = bid % (group_m * blocks_n)
-        row0 = ((bid // (group_m * blocks_n)) * group_m + in_group % group_m) * bm
-        col0 = (in_group // group_m) * bn
+        row0, col0 = _block_origin(bid, blocks_n, group_m, bm, bn)
         wg, warp, lane, p = t // 128, (t // 32) % 4, t % 32, t % 128
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")
@@ -170,14 +199,7 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
                     with T.until(done):
                         T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
                                           empty[buffer:buffer + 1], T.uint32((kt // stages + 1) % 2))
-                for tile, tensor, rows, first in ((a_s, A, bm, row0), (b_s, B, bn, col0)):
-                    for i in range(rows * units // 128):
-                        piece = i * 128 + p
-                        r, u = piece // units, piece % units
-                        T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"],
-                                          tile[buffer, r:r + 1, 8 * u:8 * u + 8],
-                                          tensor[first + r:first + r + 1, kt * BK + 8 * u:kt * BK + 8 * u + 8],
-                                          T.uint32(16))
+                _copy_step(((a_s, A, bm, row0), (b_s, B, bn, col0)), kt, buffer, p, 128)
                 T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
                 with T.if_(kt >= depth - 1):
                     T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(depth - 1))
@@ -196,30 +218,13 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
                 with T.until(done):
                     T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
                                       full[buffer:buffer + 1], T.uint32((kt // stages) % 2))
-                T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
-                for kk in range(BK // 16):
-                    a_desc = a_s[buffer, 64 * c:64 * c + 64, 16 * kk:16 * kk + 16].matrix_descriptor()
-                    b_desc = b_s[buffer, 0:bn, 16 * kk:16 * kk + 16].matrix_descriptor()
-                    T.cuda.tile.apply(T.ptx[opcode], acc, a_desc, b_desc, accumulate, T.int32(1), T.int32(1),
-                                      T.uint32(0), T.uint32(0))
-                T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
-                T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
+                _multiply_step(opcode, acc, a_s, b_s, buffer, 64 * c, bn, accumulate)
                 # The step before retired: one thread frees its stage.
                 before = (kt + stages - 1) % stages
                 T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[before:before + 1],
                                   pred=(kt > 0) & (p == 0))
             T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-            packed = T.alloc_local((1, 1), "uint32")
-            for e in range(0, regs, 2):
-                r = row0 + 64 * c + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
-                col = col0 + 8 * (e // 4) + 2 * (lane % 4)
-                if out == "float32":
-                    T.cuda.tile.apply(T.ptx["st.global.v2.f32"], C[r:r + 1, col:col + 2], acc[0, 0:1, e:e + 2])
-                    continue
-                # cvt.rn.*x2.f32 d, a, b puts a in the upper half: column col + 1.
-                T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed, acc[0, 0:1, e + 1:e + 2],
-                                  acc[0, 0:1, e:e + 1])
-                T.cuda.tile.apply(T.ptx["st.global.b32"], C.view("uint32")[r:r + 1, col // 2:col // 2 + 1], packed)
+            _store(C, acc, row0 + 64 * c, col0, regs, warp, lane, None if out == "float32" else kind)
 
     return gemm
 
