@@ -10,7 +10,6 @@ interpreter's (interpreter/mbarrier.py).
     PYTHONPATH=python python tools/gpu/mbarrier_check.py run build/mbarrier report.json
 """
 
-import json
 import os
 import sys
 
@@ -18,6 +17,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "..", "python")]
+
+import bit_cases  # noqa: E402
 
 THREADS = 64
 
@@ -137,34 +138,12 @@ def build(out_dir):
     for name, kernel, arrays in cases():
         tile_mlir.interpret(kernel, *arrays)
         tile_mlir.compile(kernel, target="sm_90").save(os.path.join(out_dir, f"{name}.json"))
-        index.append({"name": name, "inputs": [x.tolist() for x in arrays[:-1]], "expected": arrays[-1].tolist(),
-                      "dtype": str(arrays[-1].dtype)})
-    with open(os.path.join(out_dir, "cases.json"), "w") as f:
-        json.dump(index, f)
-    print(len(index), "mbarrier kernels built")
+        index.append(bit_cases.entry(name, arrays))
+    bit_cases.write_index(out_dir, index, "mbarrier")
 
 
 def run(out_dir, report_path):
-    from tile_mlir import runtime
-    with open(os.path.join(out_dir, "cases.json")) as f:
-        index = json.load(f)
-    report = {"kernels": 0, "mismatched": [], "passed": []}
-    for case in index:
-        kernel = runtime.load(os.path.join(out_dir, f"{case['name']}.json"))
-        expected = np.array(case["expected"], case["dtype"])
-        out = np.zeros_like(expected)
-        kernel(*[np.array(x, np.uint32) for x in case["inputs"]], out)
-        report["kernels"] += 1
-        if np.array_equal(out, expected):
-            report["passed"].append(case["name"])
-        else:
-            where = np.argwhere(out != expected)[:4].tolist()
-            report["mismatched"].append({"name": case["name"], "where": where,
-                                         "got": [int(out[tuple(w)]) for w in where],
-                                         "want": [int(expected[tuple(w)]) for w in where]})
-    with open(report_path, "w") as f:
-        json.dump(report, f, indent=1)
-    print(report["kernels"], "mbarrier kernels,", len(report["mismatched"]), "mismatched", report["mismatched"][:3])
+    bit_cases.run(out_dir, report_path, "mbarrier")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ build_hazards builds the kernels the interpreter reports a WgmmaHazard in
 (HAZARDS), to see on the GPU what each does against the correct D.
 """
 
-import json
 import os
 import sys
 
@@ -22,6 +21,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "..", "python")]
+
+import bit_cases  # noqa: E402
 
 THREADS = 128
 # Each input kind as the bits the kernel copies (numpy has no bfloat16).
@@ -206,12 +207,8 @@ def build(out_dir):
         _, arrays = case_arrays(spec)
         tile_mlir.interpret(kernel, *arrays)
         tile_mlir.compile(kernel, target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
-        index.append({"name": name, "inputs": [x.tolist() for x in arrays[:-1]],
-                      "input_dtypes": [str(x.dtype) for x in arrays[:-1]],
-                      "expected": arrays[-1].view(np.uint32).tolist(), "dtype": str(arrays[-1].dtype)})
-    with open(os.path.join(out_dir, "cases.json"), "w") as f:
-        json.dump(index, f)
-    print(len(index), "wgmma kernels built")
+        index.append(bit_cases.entry(name, arrays))
+    bit_cases.write_index(out_dir, index, "wgmma")
 
 
 # Kernels the interpreter reports a WgmmaHazard in, each with the case whose
@@ -232,37 +229,12 @@ def build_hazards(out_dir):
         _, arrays = case_arrays(spec)
         tile_mlir.interpret(wgmma_tile(**CASES[base]), *arrays)
         tile_mlir.compile(wgmma_tile(**spec), target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
-        index.append({"name": name, "inputs": [x.tolist() for x in arrays[:-1]],
-                      "input_dtypes": [str(x.dtype) for x in arrays[:-1]],
-                      "expected": arrays[-1].view(np.uint32).tolist(), "dtype": str(arrays[-1].dtype)})
-    with open(os.path.join(out_dir, "cases.json"), "w") as f:
-        json.dump(index, f)
-    print(len(index), "hazard kernels built")
+        index.append(bit_cases.entry(name, arrays))
+    bit_cases.write_index(out_dir, index, "hazard")
 
 
 def run(out_dir, report_path):
-    from tile_mlir import runtime
-    with open(os.path.join(out_dir, "cases.json")) as f:
-        index = json.load(f)
-    report = {"kernels": 0, "mismatched": [], "passed": []}
-    for case in index:
-        kernel = runtime.load(os.path.join(out_dir, f"{case['name']}.json"))
-        expected = np.array(case["expected"], np.uint32)
-        out = np.zeros(expected.shape, case["dtype"])
-        kernel(*[np.array(x, d) for x, d in zip(case["inputs"], case["input_dtypes"])], out)
-        out = out.view(np.uint32)
-        report["kernels"] += 1
-        if np.array_equal(out, expected):
-            report["passed"].append(case["name"])
-        else:
-            where = np.argwhere(out != expected)
-            report["mismatched"].append({"name": case["name"], "count": int(len(where)),
-                                         "where": where[:4].tolist(),
-                                         "got": [int(out[tuple(w)]) for w in where[:4]],
-                                         "want": [int(expected[tuple(w)]) for w in where[:4]]})
-    with open(report_path, "w") as f:
-        json.dump(report, f, indent=1)
-    print(report["kernels"], "wgmma kernels,", len(report["mismatched"]), "mismatched", report["mismatched"][:3])
+    bit_cases.run(out_dir, report_path, "wgmma")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,52 @@
+"""Kernels compared bit for bit with the interpreter on the GPU
+(mbarrier_check.py, wgmma_check.py): a build here saves each kernel's
+artifact and, in `cases.json`, its input arrays and the output the
+interpreter gave; `run` on the GPU launches each and compares its output
+with that one, word for word."""
+
+import json
+import os
+
+import numpy as np
+
+
+def entry(name, arrays):
+    """The index entry of kernel `name` run on `arrays` (inputs, then the
+    output the interpreter wrote)."""
+    return {"name": name, "inputs": [x.tolist() for x in arrays[:-1]],
+            "input_dtypes": [str(x.dtype) for x in arrays[:-1]],
+            "expected": arrays[-1].view(np.uint32).tolist(), "dtype": str(arrays[-1].dtype)}
+
+
+def write_index(out_dir, index, what):
+    with open(os.path.join(out_dir, "cases.json"), "w") as f:
+        json.dump(index, f)
+    print(len(index), what, "kernels built")
+
+
+def run(out_dir, report_path, what):
+    """Launches every kernel of `out_dir`'s index and writes the report:
+    the kernels, those whose output equals the interpreter's, and for the
+    others where the first words differ."""
+    from tile_mlir import runtime
+    with open(os.path.join(out_dir, "cases.json")) as f:
+        index = json.load(f)
+    report = {"kernels": 0, "mismatched": [], "passed": []}
+    for case in index:
+        kernel = runtime.load(os.path.join(out_dir, f"{case['name']}.json"))
+        expected = np.array(case["expected"], np.uint32)
+        out = np.zeros(expected.shape, case["dtype"])
+        kernel(*[np.array(x, d) for x, d in zip(case["inputs"], case["input_dtypes"])], out)
+        out = out.view(np.uint32)
+        report["kernels"] += 1
+        if np.array_equal(out, expected):
+            report["passed"].append(case["name"])
+        else:
+            where = np.argwhere(out != expected)
+            report["mismatched"].append({"name": case["name"], "count": int(len(where)),
+                                         "where": where[:4].tolist(),
+                                         "got": [int(out[tuple(w)]) for w in where[:4]],
+                                         "want": [int(expected[tuple(w)]) for w in where[:4]]})
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
+    print(report["kernels"], what, "kernels,", len(report["mismatched"]), "mismatched", report["mismatched"][:3])
