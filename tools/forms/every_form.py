@@ -56,10 +56,11 @@ def move(family, op):
     return f"{family}.global{vec}.b{op.bits}"
 
 
-def fragment_types(op):
-    """An mma fragment's register tile, its register-by-register view and
-    the global tensor it travels through."""
-    shape = f"32x1x1x{op.count}"
+def fragment_types(op, lanes):
+    """A fragment's register tile, its register-by-register view and the
+    global tensor it travels through: with `lanes` (32) a warp's mma
+    fragment, without (0) a wgmma's at scope thread."""
+    shape = f"{lanes}x1x1x{op.count}" if lanes else f"1x1x{op.count}"
     return (f"memref<{shape}x{carrier(op)}, 5>", f"memref<{shape}x1x{carrier(op)}, 5>",
             f"memref<{shape}x1x{carrier(op)}, 1>")
 
@@ -80,23 +81,6 @@ def kernel(index, form):
             # wgmma's scale-d: a condition, the same for every step.
             body.append(f"%p{i} = arith.constant true")
             operands.append((f"%p{i}", "i1"))
-        elif form.warpgroup_collective and op.axes:
-            # A fragment of a warpgroup's wgmma at scope thread: (one
-            # repeat per axis, registers), loaded and stored register by
-            # register.
-            tile, regs, glob = (f"memref<1x1x{op.count}x{carrier(op)}, {space}>"
-                                for space in ("5", "5", "1"))
-            regs, glob = (f"memref<1x1x{op.count}x1x{carrier(op)}, {space}>" for space in ("5", "1"))
-            body.append(f"%t{i} = memref.alloca() : {tile}")
-            body.append(f"%r{i} = memref.expand_shape %t{i} [[0], [1], [2, 3]] output_shape "
-                        f"[1, 1, {op.count}, 1] : {tile} into {regs}")
-            if op.role in ("src", "rw"):
-                args.append(f"%in{i}: {glob}")
-                body.append(f'tile.apply "ld.global.b{op.bits}"(%r{i}, %in{i}) : {regs}, {glob}')
-            if op.role in ("dst", "rw"):
-                after.append((f"%out{i}: {glob}", [f'tile.apply "st.global.b{op.bits}"(%out{i}, %r{i}) : '
-                                                   f'{glob}, {regs}']))
-            operands.append((f"%t{i}", tile))
         elif op.type == "pred":
             tile, word = predicates.predicate_tile(REPEATS, op.count), memref(words(op), "5")
             body.append(f"%t{i} = memref.alloca() : {tile}")
@@ -118,18 +102,23 @@ def kernel(index, form):
             body.append(f"%imm{i} = arith.constant {value} : i32")
             operands.append((f"%imm{i}", "i32"))
         elif op.axes:
-            # A fragment of a warp's mma: (lanes, one repeat per axis,
-            # registers), loaded and stored register by register.
-            tile, regs, glob = fragment_types(op)
-            body.append(f'%t{i} = memref.alloca() {{tile.scope = "warp"}} : {tile}')
-            body.append(f"%r{i} = memref.expand_shape %t{i} [[0], [1], [2], [3, 4]] output_shape "
-                        f"[32, 1, 1, {op.count}, 1] : {tile} into {regs}")
+            # A fragment: (a warp's lanes for an mma, none for a wgmma at
+            # scope thread; one repeat per axis; registers), loaded and
+            # stored register by register.
+            warp = not form.warpgroup_collective
+            tile, regs, glob = fragment_types(op, 32 if warp else 0)
+            alloca_attr, scope_attr = (' {tile.scope = "warp"}', ' {scope = "warp"}') if warp else ("", "")
+            dims = [32, 1, 1] if warp else [1, 1]
+            groups = ", ".join(f"[{d}]" for d in range(len(dims))) + f", [{len(dims)}, {len(dims) + 1}]"
+            body.append(f"%t{i} = memref.alloca(){alloca_attr} : {tile}")
+            body.append(f"%r{i} = memref.expand_shape %t{i} [{groups}] output_shape "
+                        f"[{', '.join(map(str, dims))}, {op.count}, 1] : {tile} into {regs}")
             if op.role in ("src", "rw"):
                 args.append(f"%in{i}: {glob}")
-                body.append(f'tile.apply "ld.global.b{op.bits}"(%r{i}, %in{i}) {{scope = "warp"}} : {regs}, {glob}')
+                body.append(f'tile.apply "ld.global.b{op.bits}"(%r{i}, %in{i}){scope_attr} : {regs}, {glob}')
             if op.role in ("dst", "rw"):
-                after.append((f"%out{i}: {glob}", [f'tile.apply "st.global.b{op.bits}"(%out{i}, %r{i}) '
-                                                   f'{{scope = "warp"}} : {glob}, {regs}']))
+                after.append((f"%out{i}: {glob}", [f'tile.apply "st.global.b{op.bits}"(%out{i}, %r{i})'
+                                                   f'{scope_attr} : {glob}, {regs}']))
             operands.append((f"%t{i}", tile))
         elif op.space == "reg":
             tile = memref(op, "5")
