@@ -53,6 +53,9 @@ static nb::dict formToDict(const ptx::Form &form) {
     entry["axes"] = operand.axes;
     entry["accumulator"] = operand.accumulator;
     entry["braced"] = operand.braced;
+    entry["address"] = operand.address;
+    entry["within_address"] = operand.withinAddress;
+    entry["box"] = operand.box;
     operands.append(entry);
   }
   nb::dict result;
@@ -66,7 +69,7 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["writes_memory"] = form.writesMemory;
   result["warp_collective"] = form.warpCollective;
   result["warpgroup_collective"] = form.warpgroupCollective;
-  result["reads_described_memory"] = form.readsDescribedMemory;
+  result["accesses_described_memory"] = form.accessesDescribedMemory;
   result["block_barrier"] = form.blockBarrier;
   result["observes_warp"] = form.observesWarp;
   result["sink_result"] = form.sinkResult;

@@ -234,7 +234,9 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
         .getAsInteger(10, n);
     count = n / spec.shapeNPerRegister;
   } else if (!token.empty()) {
-    token.drop_front().getAsInteger(10, count);
+    // The token's digits: v4, x2, 3d.
+    token.drop_until(llvm::isDigit).take_while(llvm::isDigit).getAsInteger(
+        10, count);
   }
   if (!spec.countDoubledBy.empty() &&
       llvm::is_contained(chosen, spec.countDoubledBy))
@@ -261,6 +263,9 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   operand.axes = spec.axes.str();
   operand.accumulator = spec.accumulator;
   operand.braced = spec.braced;
+  operand.address = spec.address;
+  operand.withinAddress = spec.withinAddress;
+  operand.box = spec.box;
   operand.sizedBy = spec.sizedBy.str();
   operand.fold = spec.fold;
   if (!spec.saturationBy.empty() &&
@@ -317,7 +322,7 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.writesMemory = record.writesMemory;
   form.warpCollective = record.warpCollective;
   form.warpgroupCollective = record.warpgroupCollective;
-  form.readsDescribedMemory = record.readsDescribedMemory;
+  form.accessesDescribedMemory = record.accessesDescribedMemory;
   form.blockBarrier = record.blockBarrier;
   form.observesWarp = record.observesWarp;
   form.ordersMemory = record.ordersMemory;
@@ -344,7 +349,9 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   for (Signature signature : variant.signatures) {
     Form overload = form;
     for (const OperandRecord &spec : signature)
-      overload.operands.push_back(
+      if (spec.onlyWith.empty() ||
+          !chosenOf(spec.onlyWith, slotRecords, chosen).empty())
+        overload.operands.push_back(
           buildOperand(spec, types, slotRecords, chosen));
     forms.push_back(std::move(overload));
   }

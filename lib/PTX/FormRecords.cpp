@@ -382,6 +382,134 @@ constexpr VariantRecord kCommitGroupVariants[] = {
 constexpr VariantRecord kWaitGroupVariants[] = {
     {.floors = kSm80Ptx70Only, .signatures = kWaitGroupSignature}};
 
+//===-- cp.async.bulk ------------------------------------------------------===//
+
+// cp.async.bulk.tensor.{1d..5d} (PTX ISA 9.0, 9.7.9.27.1), tile mode: a box
+// of the tensor a tensor map describes, between global and shared memory.
+//   .shared::{cluster,cta}.global{.tile}.mbarrier::complete_tx::bytes
+//       {.multicast::cluster}{.L2::cache_hint}
+//       [dstMem], [tensorMap, {coords}], [mbar]{, ctaMask}{, cache-policy}
+//   .global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
+//       [tensorMap, {coords}], [srcMem]{, cache-policy}
+// Measured with ptxas 13.0: the qualifiers in any order but the destination
+// space before the source space; none repeated; sm_90 and PTX 8.0, a
+// .shared::cta destination PTX 8.6; .multicast::cluster only into
+// .shared::cluster. The tensor map is a 64-bit generic address (of a
+// kernel parameter, tile.tensor_map), the coordinates s32, innermost
+// first; ctaMask is 16 bits, the cache policy 64.
+constexpr StringRef kTensorDims[] = {"1d", "2d", "3d", "4d", "5d"};
+constexpr StringRef kTmaLoadDst[] = {"shared::cluster", "shared::cta"};
+constexpr StringRef kTmaClusterDst[] = {"shared::cluster"};
+constexpr StringRef kTmaStoreSrc[] = {"shared::cta"};
+constexpr StringRef kTmaTile[] = {"tile"};
+constexpr StringRef kTmaMbarrier[] = {"mbarrier::complete_tx::bytes"};
+constexpr StringRef kTmaBulkGroup[] = {"bulk_group"};
+constexpr StringRef kTmaCompletions[] = {"mbarrier::complete_tx::bytes",
+                                         "bulk_group"};
+constexpr StringRef kTmaMulticast[] = {"multicast::cluster"};
+constexpr StringRef kTmaCacheHint[] = {"L2::cache_hint"};
+constexpr SlotRecord kTmaLoadSlots[] = {
+    {"dimension", kTensorDims, true},
+    {"destination state space", kTmaLoadDst, true},
+    {"source state space", kGlobal, true},
+    {"load mode", kTmaTile},
+    {"completion mechanism", kTmaMbarrier, true},
+    {"multicast", kTmaMulticast},
+    {"cache hint", kTmaCacheHint}};
+constexpr SlotRecord kTmaStoreSlots[] = {
+    {"dimension", kTensorDims, true},
+    {"destination state space", kGlobal, true},
+    {"source state space", kTmaStoreSrc, true},
+    {"load mode", kTmaTile},
+    {"completion mechanism", kTmaBulkGroup, true},
+    {"cache hint", kTmaCacheHint}};
+// A spelling with neither completion mechanism: this variant only names
+// what is missing.
+constexpr SlotRecord kTmaAnySlots[] = {
+    {"dimension", kTensorDims, true},
+    {"destination state space", kTmaLoadDst},
+    {"source state space", kGlobal},
+    {"load mode", kTmaTile},
+    {"multicast", kTmaMulticast},
+    {"cache hint", kTmaCacheHint},
+    {"completion mechanism", kTmaCompletions, true}};
+constexpr RuleRecord kTmaLoadRules[] = {
+    {RuleRecord::Before, "destination state space", "global", 0,
+     "'global' must follow the destination space in {ctx}: a load copies "
+     "from global to shared memory (cp.async.bulk.tensor.2d.{tok}.global)"},
+    {RuleRecord::Excludes, "multicast::cluster", "destination state space",
+     0,
+     "'multicast::cluster' cannot be combined with 'shared::cta' in {ctx}: "
+     "it delivers into the shared memory of several CTAs of the cluster",
+     kTmaClusterDst}};
+constexpr RuleRecord kTmaStoreRules[] = {
+    {RuleRecord::Before, "global", "shared::cta", 0,
+     "'shared::cta' must follow the destination space in {ctx}: a store "
+     "copies from shared to global memory "
+     "(cp.async.bulk.tensor.2d.global.shared::cta)"}};
+constexpr FloorRecord kTmaLoadFloors[] = {{90, 80},
+                                          {90, 86, {}, "shared::cta"}};
+constexpr FloorRecord kTmaFloors[] = {{90, 80}};
+constexpr OperandRecord kTmaMap = {.name = "tensorMap", .role = Role::Src,
+                                   .fixedType = "b64", .address = true};
+constexpr OperandRecord kTmaCoords = {
+    .name = "tensorCoords", .role = Role::Src, .fixedType = "s32",
+    .countFrom = "dimension", .braced = true, .withinAddress = true};
+constexpr OperandRecord kTmaCachePolicy = {
+    .name = "cache-policy", .role = Role::Src, .fixedType = "b64",
+    .onlyWith = "L2::cache_hint"};
+constexpr OperandRecord kTmaLoad[] = {
+    {.name = "dstMem", .role = Role::Dst, .space = Space::Shared,
+     .fixedType = "b8", .box = true},
+    kTmaMap,
+    kTmaCoords,
+    {.name = "mbar", .role = Role::Dst, .space = Space::Shared,
+     .fixedType = "b64"},
+    {.name = "ctaMask", .role = Role::Src, .fixedType = "b16",
+     .onlyWith = "multicast::cluster"},
+    kTmaCachePolicy};
+constexpr OperandRecord kTmaStore[] = {
+    kTmaMap,
+    kTmaCoords,
+    {.name = "srcMem", .role = Role::Src, .space = Space::Shared,
+     .fixedType = "b8", .box = true},
+    kTmaCachePolicy};
+constexpr Signature kTmaLoadSignature[] = {kTmaLoad};
+constexpr Signature kTmaStoreSignature[] = {kTmaStore};
+constexpr VariantRecord kTmaVariants[] = {
+    {.slots = kTmaLoadSlots, .rules = kTmaLoadRules, .floors = kTmaLoadFloors,
+     .signatures = kTmaLoadSignature,
+     .whenToken = "mbarrier::complete_tx::bytes"},
+    {.slots = kTmaStoreSlots, .rules = kTmaStoreRules, .floors = kTmaFloors,
+     .signatures = kTmaStoreSignature, .whenToken = "bulk_group"},
+    {.slots = kTmaAnySlots, .floors = kTmaFloors,
+     .signatures = kTmaLoadSignature}};
+
+// cp.async.bulk.commit_group closes the thread's group of bulk copies (the
+// .bulk_group stores); cp.async.bulk.wait_group{.read} N waits until at
+// most N of its groups are pending, or with .read until at most N still
+// read their source (PTX ISA 9.0, 9.7.9.27.5): sm_90 and PTX 8.0.
+constexpr StringRef kBulkRead[] = {"read"};
+constexpr SlotRecord kBulkWaitSlots[] = {{"read", kBulkRead}};
+constexpr VariantRecord kBulkCommitVariants[] = {
+    {.floors = kTmaFloors, .signatures = kNoGroupOperands}};
+constexpr VariantRecord kBulkWaitVariants[] = {
+    {.slots = kBulkWaitSlots, .floors = kTmaFloors,
+     .signatures = kWaitGroupSignature}};
+
+// prefetch{.const,.param}.tensormap [a]: brings a tensor map into the
+// cache (PTX ISA 9.0, 9.7.9.15); the state space in any order, sm_90 and
+// PTX 8.0. The address is a generic one here (tile.tensor_map's).
+constexpr StringRef kTensormap[] = {"tensormap"};
+constexpr StringRef kTensormapSpaces[] = {"const", "param"};
+constexpr SlotRecord kPrefetchTensormapSlots[] = {
+    {"tensormap", kTensormap, true}, {"state space", kTensormapSpaces}};
+constexpr OperandRecord kPrefetchTensormap[] = {kTmaMap};
+constexpr Signature kPrefetchTensormapSignature[] = {kPrefetchTensormap};
+constexpr VariantRecord kPrefetchTensormapVariants[] = {
+    {.slots = kPrefetchTensormapSlots, .floors = kTmaFloors,
+     .signatures = kPrefetchTensormapSignature}};
+
 //===-- mbarrier -----------------------------------------------------------===//
 
 // mbarrier.{init,inval,arrive,arrive_drop,expect_tx,complete_tx,test_wait,
@@ -2807,7 +2935,26 @@ const FamilyRecord kRecords[] = {
     {.name = "setp", .variants = kSetpVariants},
     {.name = "selp", .variants = kSelpVariants},
     // Before cp.async: a spelling is the first record whose name it begins
-    // with.
+    // with. A TMA reads or writes the global tensor its map describes.
+    {.name = "cp.async.bulk.tensor",
+     .family = "cp.async.bulk",
+     .variants = kTmaVariants,
+     .readsMemory = true,
+     .writesMemory = true,
+     .accessesDescribedMemory = true},
+    {.name = "cp.async.bulk.commit_group",
+     .family = "cp.async.bulk",
+     .variants = kBulkCommitVariants,
+     .ordersMemory = true},
+    {.name = "cp.async.bulk.wait_group",
+     .family = "cp.async.bulk",
+     .variants = kBulkWaitVariants,
+     .ordersMemory = true},
+    // It reads the tensor map its address names.
+    {.name = "prefetch",
+     .family = "prefetch.tensormap",
+     .variants = kPrefetchTensormapVariants,
+     .accessesDescribedMemory = true},
     {.name = "cp.async.mbarrier.arrive",
      .family = "cp.async",
      .variants = kCpAsyncArriveVariants,
@@ -2887,7 +3034,7 @@ const FamilyRecord kRecords[] = {
     {.name = "wgmma.mma_async", .family = "wgmma",
      .variants = kWgmmaVariants, .repeatable = kWgmmaRepeatable,
      .warpCollective = true, .warpgroupCollective = true,
-     .readsDescribedMemory = true, .splitTypes = splitWgmmaTypes,
+     .accessesDescribedMemory = true, .splitTypes = splitWgmmaTypes,
      .typeError = wgmmaTypeError},
     {.name = "wgmma.fence", .family = "wgmma",
      .variants = kWgmmaNoOperandVariants, .ordersMemory = true},

@@ -146,13 +146,21 @@ struct OperandRecord {
   llvm::StringRef axes = {};
   bool accumulator = false;
   /// See Operand::braced.
-  bool braced = false;  /// With `countFrom` naming a shape slot: the registers are the shape's N
+  bool braced = false;
+  /// With `countFrom` naming a shape slot: the registers are the shape's N
   /// divided by this (wgmma.m64nNk16's D: N / 2 f32 or N / 4 f16x2
   /// registers per thread).
   unsigned shapeNPerRegister = 0;
   /// An immediate's values where some are negative (wgmma's imm-scale-a:
   /// -1 or 1); used instead of `immediates` when given.
   llvm::ArrayRef<int> signedImmediates = {};
+  /// The operand exists only when this token is chosen (a TMA's ctaMask
+  /// with .multicast::cluster, its cache policy with .L2::cache_hint).
+  llvm::StringRef onlyWith = {};
+  /// See Operand::address, Operand::withinAddress and Operand::box.
+  bool address = false;
+  bool withinAddress = false;
+  bool box = false;
 };
 
 /// Several operand signatures of one spelling; which one an instruction
@@ -194,9 +202,9 @@ struct FamilyRecord {
   bool readsMemory = false;
   bool writesMemory = false;
   bool warpCollective = false;
-  /// See Form::warpgroupCollective and Form::readsDescribedMemory.
+  /// See Form::warpgroupCollective and Form::accessesDescribedMemory.
   bool warpgroupCollective = false;
-  bool readsDescribedMemory = false;
+  bool accessesDescribedMemory = false;
   /// See Form::blockBarrier.
   bool blockBarrier = false;
   /// See Form::observesWarp.

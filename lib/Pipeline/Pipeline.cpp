@@ -30,7 +30,7 @@ std::string mlir::tile::buildTileToPTXPipeline(const std::string &chip,
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=" +
          (barePointers ? "true" : "false") + "}, "
          "reconcile-unrealized-casts, tile-local-allocas, "
-         "tile-extern-dynamic-shared), "
+         "tile-extern-dynamic-shared, tile-tensor-map-params), "
          "gpu-module-to-binary{format=" +
          format + "}";
 }

@@ -59,6 +59,15 @@ class Operand:
     axes it does not span, the destination each later one."""
     braced: bool = False
     """Written in braces even as one register (an mma fragment: {%r1})."""
+    address: bool = False
+    """A register holding an address, written in brackets: a TMA's tensor
+    map ([%rd1, ...])."""
+    within_address: bool = False
+    """Written inside the brackets of the address before it: a TMA's
+    coordinates ([%rd1, {%r1, %r2}])."""
+    box: bool = False
+    """A memory operand that is one whole tile, the box of the tensor map
+    before it (a TMA's shared destination or source)."""
 
 
 @dataclass(frozen=True)
@@ -76,9 +85,10 @@ class Form:
     """Every thread of a warp executes it together (mma.sync.aligned)."""
     warpgroup_collective: bool = False
     """Every thread of a warpgroup executes it together (wgmma.mma_async)."""
-    reads_described_memory: bool = False
-    """It reads shared memory through matrix descriptors that no operand
-    names (wgmma.mma_async's a-desc and b-desc)."""
+    accesses_described_memory: bool = False
+    """It reads or writes memory that no operand names, through the
+    descriptors it takes (wgmma.mma_async's matrix descriptors, a TMA's
+    tensor map)."""
     block_barrier: bool = False
     """A barrier of the block (bar.sync): every thread of the block, or the
     count it names, reaches it together; it takes no guard."""

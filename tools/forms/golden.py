@@ -54,13 +54,13 @@ def answer(spelling):
 def _older_repr(form):
     """The repr without the fields added with the records (immediates,
     max_immediate, read_at, joined_by_bar, bar_before, sized_by, warp_collective,
-    warpgroup_collective, reads_described_memory, block_barrier, observes_warp, orders_memory, lowered, sink_result, caveat) at their defaults, so a golden file
+    warpgroup_collective, accesses_described_memory, block_barrier, observes_warp, orders_memory, lowered, sink_result, caveat) at their defaults, so a golden file
     written before them still compares."""
     text = repr(form).replace(", immediates=(), max_immediate=0, read_at=0, joined_by_bar=False, "
                               "bar_before=False, sized_by=''", "")
     text = text.replace(", block_barrier=False", "").replace(", observes_warp=False", "").replace(", orders_memory=False", "")
     text = text.replace(", sink_result=False", "")
-    text = text.replace(", warpgroup_collective=False, reads_described_memory=False", "")
+    text = text.replace(", warpgroup_collective=False, accesses_described_memory=False", "")
     return text.replace(", warp_collective=False, lowered=True", "").replace(", caveat=''", "")
 
 

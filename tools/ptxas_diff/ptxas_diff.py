@@ -567,13 +567,63 @@ def mma_operands(tokens):
     return [reg(d, m * n // 32), reg(a, m * k // 32), reg(b, k * n // 32), reg(c, m * n // 32)]
 
 
+def tma_spellings():
+    """PTX ISA 9.0, 9.7.9.27: cp.async.bulk.tensor in tile mode, loads into
+    shared::cluster or shared::cta and stores from shared::cta, 1d to 5d
+    (and 0d, 6d), with and without .tile, each completion mechanism,
+    .multicast::cluster and .L2::cache_hint, in the ISA's order and with
+    the dimension and the completion moved; the spaces swapped or plain;
+    cp.async.bulk.commit_group and wait_group{.read}; prefetch.tensormap in
+    each state space and order."""
+    spaces = (("shared::cluster", "global"), ("shared::cta", "global"), ("global", "shared::cta"),
+              ("global", "shared::cluster"), ("shared", "global"), ("global", "shared"))
+    for dim in ("0d", "1d", "2d", "3d", "4d", "5d", "6d"):
+        for (dst, src), mode, completion, extra in itertools.product(
+                spaces, ("", "tile"), ("mbarrier::complete_tx::bytes", "bulk_group", ""),
+                ("", "multicast::cluster", "L2::cache_hint", "multicast::cluster.L2::cache_hint")):
+            quals = [q for q in (dim, dst, src, mode, completion, extra) if q]
+            yield ".".join(["cp.async.bulk.tensor"] + quals)
+            if dim in ("2d", "3d") and completion:
+                moved = [completion] + [q for q in quals if q not in (dim, completion)] + [dim]
+                yield ".".join(["cp.async.bulk.tensor"] + moved)
+    for name in ("cp.async.bulk.commit_group", "cp.async.bulk.wait_group"):
+        for extra in ("", "read", "read.read", "sync", "b32"):
+            yield ".".join(t for t in (name, extra) if t)
+    for quals in (("tensormap",), ("param", "tensormap"), ("const", "tensormap"),
+                  ("tensormap", "param"), ("global", "tensormap"), ("shared", "tensormap"),
+                  ("param",), ("tensormap", "tensormap")):
+        yield ".".join(("prefetch",) + quals)
+
+
+def tma_operands(tokens):
+    """The ISA's operands of a cp.async.bulk.tensor or prefetch.tensormap
+    spelling the table rejects: [dstMem], [tensorMap, {coords}], [mbar]
+    {, ctaMask}{, cache-policy}, or a store's [tensorMap, {coords}],
+    [srcMem]{, cache-policy}."""
+    if tokens[0] == "prefetch":
+        return [TENSOR_MAP]
+    dims = next((int(t[0]) for t in tokens if re.fullmatch(r"\dd", t)), 2)
+    coords = (32, max(dims, 1), False, False, False, True, False, True)
+    memory, policy = (8, 1, True), (64, 1, False)
+    if "bulk_group" in tokens:
+        return [TENSOR_MAP, coords, memory] + ([policy] if "L2::cache_hint" in tokens else [])
+    return ([memory, TENSOR_MAP, coords, (64, 1, True)]
+            + ([(16, 1, False)] if "multicast::cluster" in tokens else [])
+            + ([policy] if "L2::cache_hint" in tokens else []))
+
+
+# A tensor map's address register, written in brackets.
+TENSOR_MAP = (64, 1, False, False, False, False, True, False)
+
+
 def spellings():
     seen = set()
     for gen in (arith_spellings, absneg_spellings, cvt_spellings, mov_spellings, ldst_spellings,
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
-                async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings):
+                async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
+                tma_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -634,6 +684,8 @@ def natural_operands(spelling):
         return [u32]
     if family in ("membar", "fence"):
         return []
+    if family == "prefetch" or tokens[:4] == ["cp", "async", "bulk", "tensor"]:
+        return tma_operands(tokens)
     if family == "cp" and "wait_group" in tokens:
         return [IMMEDIATE]
     if family == "wgmma" and "mma_async" in tokens:
@@ -752,7 +804,7 @@ def natural_operand_choices(spelling):
 def table_operands(form):
     return [("sink", 0, False)] * form.sink_result + [("imm", (op.immediates or (1,))[0], False) if op.role == "imm" else
             (op.register_bits if op.space == "reg" else op.bits, op.count, op.space != "reg",
-             op.joined_by_bar, op.bar_before, op.braced)
+             op.joined_by_bar, op.bar_before, op.braced, op.address, op.within_address)
             for op in form.operands]
 
 
@@ -821,6 +873,11 @@ def render(spelling, operands):
         regs = [f"{prefix}{i * 8 + k + 1}" for k in range(count)]
         braced = count > 1 or (len(bar) > 2 and bar[2])
         text = "|".join(regs) if bar and bar[0] else "{" + ", ".join(regs) + "}" if braced else regs[0]
+        if len(bar) > 3 and bar[3]:  # an address register: [%rd1]
+            text = f"[{text}]"
+        if len(bar) > 4 and bar[4] and texts and texts[-1].endswith("]"):  # [%rd1, {%r1, %r2}]
+            texts[-1] = texts[-1][:-1] + ", " + text + "]"
+            continue
         if len(bar) > 1 and bar[1] and texts:  # d|p
             texts[-1] += "|" + text
             continue
@@ -832,7 +889,7 @@ HEADER = """.version {version}
 .target {target}
 .address_size 64
 .visible .entry k() {{
-  .reg .b8 %b<40>; .reg .b16 %h<40>; .reg .b32 %r<160>; .reg .b64 %rd<40>; .reg .b128 %q<40>; .reg .pred %p<40>;
+  .reg .b8 %b<40>; .reg .b16 %h<80>; .reg .b32 %r<160>; .reg .b64 %rd<80>; .reg .b128 %q<40>; .reg .pred %p<40>;
 """
 
 

@@ -7,6 +7,7 @@ namespace mlir::tile {
 
 #define GEN_PASS_DECL_TILELOCALALLOCAS
 #define GEN_PASS_DECL_TILEEXTERNDYNAMICSHARED
+#define GEN_PASS_DECL_TILETENSORMAPPARAMS
 #include "tile/Conversion/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION

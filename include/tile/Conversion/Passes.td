@@ -82,4 +82,27 @@ def TileExternDynamicShared : Pass<"tile-extern-dynamic-shared"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TileTensorMapParams : Pass<"tile-tensor-map-params"> {
+  let summary = "pass tensor maps as 64-byte aligned .param arrays";
+  let description = [{
+    A TMA reads its tensor map from the kernel's parameter space: the
+    128-byte CUtensorMap the runtime encodes is passed by value and its
+    generic address (tile.tensor_map) taken in the kernel. MLIR's
+    convert-gpu-to-nvvm drops the `llvm.byval` of a gpu.func argument, and
+    the NVVM dialect takes `nvvm.grid_constant` on an llvm.func only; so
+    convert-tile-to-nvvm marks the llvm.ptrtoint of each tensor map, and
+    this pass, run after convert-gpu-to-nvvm, gives its kernel argument
+    `llvm.byval = !llvm.array<128 x i8>`, `llvm.align = 64` and
+    `nvvm.grid_constant`. NVPTX then declares `.param .align 64 .b8
+    name[128]` and takes its address with `cvta.param` instead of copying
+    it to local memory, where a TMA cannot read it.
+
+    ```mlir
+    %a = llvm.ptrtoint %map {tile.tensor_map_param} : !llvm.ptr to i64
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif

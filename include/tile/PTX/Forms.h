@@ -114,6 +114,16 @@ struct Operand {
   bool accumulator = false;
   /// Written in braces even as one register: a fragment ({%r1}) of mma.
   bool braced = false;
+  /// A register that holds an address, written in brackets ([%rd1]): the
+  /// tensor map of cp.async.bulk.tensor and prefetch.tensormap.
+  bool address = false;
+  /// Written inside the brackets of the address before it, after a comma:
+  /// a TMA's coordinates ([%rd1, {%r1, %r2}]).
+  bool withinAddress = false;
+  /// A memory operand that is one whole tile, the box of the tensor map
+  /// operand before it (a TMA's shared destination or source): its shape
+  /// is the box's, and it is not repeated.
+  bool box = false;
 };
 
 struct Form {
@@ -138,10 +148,11 @@ struct Form {
   /// fragments are the thread's (scope thread) or its warpgroup's (scope
   /// warpgroup).
   bool warpgroupCollective = false;
-  /// It reads shared memory that no operand names, through the matrix
-  /// descriptors it takes (wgmma.mma_async's a-desc and b-desc): MLIR sees
-  /// it read and write all memory, and its asm clobbers memory.
-  bool readsDescribedMemory = false;
+  /// It reads or writes memory that no operand names, through the
+  /// descriptors it takes: the shared tiles of wgmma.mma_async's a-desc and
+  /// b-desc, the global tensor of a TMA's tensor map. MLIR sees it read and
+  /// write all memory, and its asm clobbers memory.
+  bool accessesDescribedMemory = false;
   /// A barrier of the block (bar.sync, barrier.arrive): every thread of the
   /// block, or the count of threads it names, reaches it together. It takes
   /// no guard, and it lowers through NVVM's convergent barrier intrinsics

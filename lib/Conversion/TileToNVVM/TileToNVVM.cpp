@@ -206,8 +206,20 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
     }
     if (braces)
       text += "}";
+    if (operand.address)
+      text = "[" + text + "]";
     if (operand.role == ptx::Role::ReadWrite && operand.readAt)
       repeated.emplace_back(operand.readAt, text);
+  }
+  // Coordinates go inside the brackets of the address before them:
+  // [%rd1, {%r1, %r2}].
+  for (size_t i = form.operands.size(); i-- > 1;) {
+    if (!form.operands[i].withinAddress)
+      continue;
+    std::string &address = pieces[i - 1];
+    address.insert(address.size() - 1, ", " + pieces[i]);
+    pieces.erase(pieces.begin() + i);
+    afterBar.erase(afterBar.begin() + i);
   }
   // Positions in ascending order, so each insertion lands where PTX reads.
   llvm::sort(repeated, llvm::less_first());
@@ -242,7 +254,7 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
   // its parameters, for one), and so does an acquire or a release (an
   // mbarrier wait or arrival): it clobbers memory. So does a wgmma, which
   // reads the shared memory its descriptors name.
-  if (form.ordersMemory || form.synchronizes || form.readsDescribedMemory)
+  if (form.ordersMemory || form.synchronizes || form.accessesDescribedMemory)
     constraints += constraints.empty() ? "~{memory}" : ",~{memory}";
   return {text, constraints};
 }
@@ -404,7 +416,7 @@ public:
         builder, loc, resultType, asmOperands, text, constraints,
         /*has_side_effects=*/form->accessesMemory() || form->warpCollective ||
                 form->observesWarp || form->ordersMemory ||
-                form->readsDescribedMemory
+                form->accessesDescribedMemory
             ? sideEffects
             : UnitAttr(),
         /*is_align_stack=*/UnitAttr(), noTailCall, LLVM::AsmDialectAttr(),
@@ -871,6 +883,25 @@ struct MatrixDescriptorLowering
   }
 };
 
+/// A tensor map's address: the generic address of its kernel parameter.
+/// The cast is marked for tile-tensor-map-params, which makes the
+/// parameter a 64-byte aligned .param whose address the kernel may take
+/// once convert-gpu-to-nvvm has made the kernel an llvm.func.
+struct TensorMapLowering : public ConvertOpToLLVMPattern<TensorMapOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(TensorMapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto address = LLVM::PtrToIntOp::create(rewriter, op.getLoc(),
+                                            rewriter.getI64Type(),
+                                            adaptor.getParam());
+    address->setAttr(kTensorMapParamAttrName, rewriter.getUnitAttr());
+    rewriter.replaceOp(op, address);
+    return success();
+  }
+};
+
 struct ConvertTileToNVVMPass
     : public tile::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
   using ConvertTileToNVVMBase::ConvertTileToNVVMBase;
@@ -931,5 +962,6 @@ struct ConvertTileToNVVMPass
 void mlir::tile::populateTileToNVVMConversionPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ViewLowering<ViewOp>, ViewLowering<BroadcastOp>,
-               SwizzleLowering, MatrixDescriptorLowering>(converter);
+               SwizzleLowering, MatrixDescriptorLowering, TensorMapLowering>(
+      converter);
 }

@@ -41,8 +41,13 @@ char constraintLetter(unsigned bits);
 /// inline asm: 8-bit registers travel in 16 bits.
 unsigned asmRegisterBits(const ptx::Operand &operand);
 
+/// The unit attribute that marks the llvm.ptrtoint of a tensor map's kernel
+/// parameter (tile.tensor_map) for tile-tensor-map-params.
+constexpr llvm::StringLiteral kTensorMapParamAttrName = "tile.tensor_map_param";
+
 /// Patterns that turn tile.view and tile.broadcast into memref descriptor
-/// updates. tile.instr is lowered by the pass itself, a 1:1 walk.
+/// updates, and tile.swizzle, tile.matrix_descriptor and tile.tensor_map
+/// into LLVM values. tile.instr is lowered by the pass itself, a 1:1 walk.
 void populateTileToNVVMConversionPatterns(LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns);
 

@@ -481,8 +481,10 @@ LogicalResult verifyMemoryType(DiagFn diag, StringRef opcode,
   if (!memref.isStrided())
     return diag() << "expected a strided layout, got " << memref;
   // A memory operand sized by an immediate (cp.async's cp-size) holds bytes
-  // of any integer or float elements; ApplyOp::verify checks their count.
-  if (operand.sizedBy.empty() && !fitsCarrier(memref.getElementType(), operand))
+  // of any integer or float elements, and a box those of its tensor map;
+  // ApplyOp::verify checks their count.
+  if (operand.sizedBy.empty() && !operand.box &&
+      !fitsCarrier(memref.getElementType(), operand))
     return diag() << carrierMismatch(operand, memref.getElementType());
   return success();
 }
@@ -671,6 +673,13 @@ static std::optional<int64_t> sizeOf(StringRef name, const ptx::Form &form,
   return std::nullopt;
 }
 
+/// Checks that `tile`, the box operand of a TMA of `dims` dimensions, is
+/// the box of `map`: its shape, element width, layout, swizzle and
+/// alignment.
+static LogicalResult verifyTensorBox(DiagFn diag, Value tile,
+                                     StringRef opcode, TensorMapOp map,
+                                     unsigned dims);
+
 LogicalResult ApplyOp::verify() {
   std::string error;
   ArrayRef<ptx::Form> forms = ptx::lookupForms(getOpcode(), error);
@@ -773,6 +782,42 @@ LogicalResult ApplyOp::verify() {
     };
     if (operand.role == ptx::Role::Imm) {
       if (failed(verifyImmediate(diag, getOpcode(), operand, value)))
+        return failure();
+      continue;
+    }
+    if (operand.address) {
+      // The only address of a tensor map a kernel has is its parameter's,
+      // a generic one.
+      if (!value.getDefiningOp<TensorMapOp>())
+        return diag() << "expected the address of a tensor map, which "
+                         "tile.tensor_map gives";
+      SmallVector<StringRef> tokens;
+      StringRef(getOpcode()).split(tokens, '.');
+      if (llvm::is_contained(tokens, "param") ||
+          llvm::is_contained(tokens, "const"))
+        return diag() << "tile.tensor_map gives a generic address, but "
+                      << getOpcode()
+                      << " takes one in its state space: spell it without "
+                         ".param or .const";
+    }
+    if (operand.box) {
+      const ptx::Operand *map = nullptr, *coords = nullptr;
+      Value mapValue;
+      for (auto [other, spec] : llvm::zip(args, form->operands)) {
+        if (spec.address)
+          map = &spec, mapValue = other;
+        if (spec.withinAddress)
+          coords = &spec;
+      }
+      auto mapOp = mapValue ? mapValue.getDefiningOp<TensorMapOp>()
+                            : TensorMapOp();
+      if (!map || !coords || !mapOp)
+        return diag() << "the box is the tensor map's: tensorMap must come "
+                         "from tile.tensor_map, which states it";
+      if (!isa<MemRefType>(value.getType()))
+        return diag() << "expected a shared tile, got " << value.getType();
+      if (failed(verifyTensorBox(diag, value, getOpcode(), mapOp,
+                                 coords->count)))
         return failure();
       continue;
     }
@@ -926,6 +971,13 @@ LogicalResult ApplyOp::verify() {
                       << "); each repeat needs its own registers";
     }
   }
+  bool copiesBox =
+      llvm::any_of(form->operands, [](const ptx::Operand &o) { return o.box; });
+  if (copiesBox && repeatShape &&
+      llvm::any_of(*repeatShape, [](int64_t extent) { return extent != 1; }))
+    return emitOpError() << getOpcode() << " copies one box and is not "
+                         << "repeated: its register operands have no repeat "
+                         << "axes, got repeat shape " << shapeText(*repeatShape);
   if (auto tile = dyn_cast_if_present<MemRefType>(
           getPred() ? getPred().getType() : Type()))
     return verifyPredicateTile(tile, repeatShape.value_or(*groupShape),
@@ -1058,7 +1110,8 @@ LogicalResult InstrOp::verify() {
       return failure();
     std::optional<int64_t> element =
         getStaticElementOffset(type, getIndices());
-    if (failed(verifyVectorLayout(diag, operand, type, element)))
+    if (!operand.box &&
+        failed(verifyVectorLayout(diag, operand, type, element)))
       return failure();
   }
   if (failed(verifyTargets(*this, *form)))
@@ -1083,7 +1136,7 @@ void InstrOp::getEffects(
   const ptx::Form *form = lookupForm(error);
   if (form && (form->blockBarrier || form->ordersMemory ||
                form->synchronizes || form->warpCollective ||
-               form->observesWarp || form->readsDescribedMemory)) {
+               form->observesWarp || form->accessesDescribedMemory)) {
     // A barrier orders the memory accesses of the threads it joins, and a
     // fence those of its thread: each reads and writes every resource, so
     // nothing is removed, hoisted or sunk across it (and it is never
@@ -1611,5 +1664,161 @@ LogicalResult MatrixDescriptorOp::verify() {
                                    : std::string("its alignment is unknown"))
                          << " (a static shared buffer with align=" << groupBytes
                          << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor maps and the boxes they copy
+//===----------------------------------------------------------------------===//
+
+/// The TMA swizzle of `bytes` (32, 64, 128) as tile.swizzle's bits with base
+/// 4 and shift 3; 0 for none.
+static int64_t swizzleBitsOf(int64_t bytes) {
+  return bytes == 32 ? 1 : bytes == 64 ? 2 : bytes == 128 ? 3 : 0;
+}
+
+LogicalResult TensorMapOp::verify() {
+  auto argument = dyn_cast<BlockArgument>(getParam());
+  auto func = argument ? dyn_cast<gpu::GPUFuncOp>(
+                             argument.getOwner()->getParentOp())
+                       : gpu::GPUFuncOp();
+  if (!func || !func.isKernel() ||
+      argument.getOwner() != &func.getBody().front() ||
+      argument.getArgNumber() >= func.getNumArguments())
+    return emitOpError() << "the tensor map must be a parameter of the "
+                            "kernel: the runtime encodes it on the host and "
+                            "passes its 128 bytes by value";
+  MemRefType tensor = getTensor().getType();
+  if (getAddressSpace(tensor) != kGlobalAddressSpace)
+    return emitOpError() << "a tensor map describes a global tensor, got "
+                         << tensor;
+  if (!tensor.getLayout().isIdentity())
+    return emitOpError() << "a tensor map describes a contiguous row-major "
+                            "tensor (the identity layout), got "
+                         << tensor;
+  Type element = tensor.getElementType();
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    return emitOpError() << "a tensor map's elements are 8, 16, 32 or 64 "
+                            "bits wide, got "
+                         << element;
+  ArrayRef<int64_t> box = getBox();
+  if (box.empty() || box.size() > 5 ||
+      box.size() != static_cast<size_t>(tensor.getRank()))
+    return emitOpError() << "the box has one extent per axis of the tensor, "
+                            "1 to 5 of them: the tensor has rank "
+                         << tensor.getRank() << ", the box " << box.size();
+  for (auto [axis, extent] : llvm::enumerate(box))
+    if (extent < 1 || extent > 256)
+      return emitOpError() << "box extent " << extent << " of axis " << axis
+                           << " is not 1 to 256";
+  int64_t elementBytes = bits / 8;
+  int64_t innerBytes = box.back() * elementBytes;
+  if (innerBytes % 16 != 0)
+    return emitOpError() << "the innermost box extent must span a multiple "
+                            "of 16 bytes, got "
+                         << box.back() << " x " << elementBytes << " bytes";
+  int64_t swizzle = getSwizzle();
+  if (swizzle != 0 && !swizzleBitsOf(swizzle))
+    return emitOpError() << "swizzle is the bytes of the swizzle span: 0, "
+                            "32, 64 or 128, got "
+                         << swizzle;
+  if (swizzle && innerBytes != swizzle)
+    return emitOpError() << "a swizzled box's innermost extent spans the "
+                            "swizzle's "
+                         << swizzle << " bytes, got " << innerBytes;
+  // The global strides past the innermost axis, in bytes, are multiples of
+  // 16 (cuTensorMapEncodeTiled); dynamic extents are checked at launch.
+  int64_t stride = elementBytes;
+  for (int64_t axis = tensor.getRank() - 1; axis > 0; --axis) {
+    int64_t extent = tensor.getDimSize(axis);
+    if (ShapedType::isDynamic(extent))
+      break;
+    stride *= extent;
+    if (stride % 16 != 0)
+      return emitOpError() << "the tensor's stride along axis " << axis - 1
+                           << " is " << stride
+                           << " bytes; a tensor map needs multiples of 16";
+  }
+  return success();
+}
+
+/// The buffer a shared tile is a view of: the swizzle's source, or the value
+/// its subviews and reshapes start from.
+static Value sharedBufferOf(Value tile) {
+  if (SwizzleOp swizzle = getSwizzle(tile))
+    return swizzle.getSource();
+  while (Operation *def = tile.getDefiningOp()) {
+    if (!isa<memref::SubViewOp, memref::ExpandShapeOp,
+             memref::CollapseShapeOp>(def))
+      break;
+    tile = cast<ViewLikeOpInterface>(def).getViewSource();
+  }
+  return tile;
+}
+
+static LogicalResult verifyTensorBox(DiagFn diag, Value tile,
+                                     StringRef opcode, TensorMapOp map,
+                                     unsigned dims) {
+  ArrayRef<int64_t> box = map.getBox();
+  if (box.size() != dims)
+    return diag() << opcode << " copies a " << dims
+                  << "-d box, but the tensor map's box has rank "
+                  << box.size();
+  auto type = cast<MemRefType>(tile.getType());
+  if (getAddressSpace(type) != kSharedAddressSpace)
+    return diag() << "expected a shared tile (address space 3), got " << type;
+  if (!type.hasStaticShape() || type.getShape() != box)
+    return diag() << "the tile is the tensor map's box, "
+                  << shapeText(box) << ", got " << type;
+  Type element = type.getElementType();
+  int64_t elementBytes = map.getElementBytes();
+  if (!element.isIntOrFloat() ||
+      element.getIntOrFloatBitWidth() != elementBytes * 8)
+    return diag() << "the box holds " << elementBytes * 8
+                  << "-bit elements of " << map.getTensor().getType()
+                  << ", got " << element;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return diag() << "expected a strided layout, got " << type;
+  int64_t expected = 1;
+  for (int64_t axis = type.getRank() - 1; axis >= 0; --axis) {
+    if (box[axis] > 1 && strides[axis] != expected)
+      return diag() << "the box is written row-major and contiguous, got "
+                    << type;
+    expected *= box[axis];
+  }
+  int64_t swizzle = map.getSwizzle();
+  SwizzleOp swizzled = getSwizzle(tile);
+  if (!swizzle && swizzled)
+    return diag() << "the tensor map does not swizzle, but the tile is a "
+                     "view of tile.swizzle";
+  if (swizzle && (!swizzled || swizzled.getBits() != swizzleBitsOf(swizzle) ||
+                  swizzled.getBase() != 4 || swizzled.getShift() != 3))
+    return diag() << "the tensor map swizzles " << swizzle
+                  << "-byte spans: the tile must be a view of tile.swizzle "
+                     "with bits = "
+                  << swizzleBitsOf(swizzle) << ", base = 4 and shift = 3";
+  // The copy swizzles shared addresses, which equals the buffer's swizzle
+  // when the box starts on a repeat of it (eight spans) in a buffer aligned
+  // to one; an unswizzled box starts on 128 bytes (PTX ISA 9.7.9.27).
+  int64_t repeat = swizzle ? 8 * swizzle : 128;
+  std::optional<int64_t> residue =
+      knownOffsetResidue(tile, repeat / elementBytes);
+  if (!residue || *residue != 0)
+    return diag() << "the box must start on a multiple of " << repeat
+                  << " bytes of its buffer: "
+                  << (residue ? "it starts " +
+                                    std::to_string(*residue * elementBytes) +
+                                    " bytes past one"
+                              : std::string("its offset is unknown"));
+  int64_t align = sharedBufferAlignment(sharedBufferOf(tile));
+  if (align < repeat)
+    return diag() << "the box's buffer must be aligned to " << repeat
+                  << " bytes: "
+                  << (align ? "got an alignment of " + std::to_string(align)
+                            : std::string("its alignment is unknown"))
+                  << " (a static shared buffer with align=" << repeat << ")";
   return success();
 }

@@ -387,8 +387,9 @@ RepeatSpace repeatSpaceOf(ApplyOp apply, const ptx::Form &form,
   bool named = llvm::any_of(
       form.operands, [](const ptx::Operand &o) { return !o.axes.empty(); });
   if (!named) {
-    for (Value arg : apply.getArgs())
-      if (auto type = dyn_cast<MemRefType>(arg.getType())) {
+    // A box (a TMA's shared tile) is one whole operand, not repeated.
+    for (auto [arg, operand] : llvm::zip(apply.getArgs(), form.operands))
+      if (auto type = dyn_cast<MemRefType>(arg.getType()); type && !operand.box) {
         llvm::append_range(space.extents,
                            type.getShape().drop_front(groupRank).drop_back());
         break;
@@ -624,6 +625,13 @@ private:
     for (auto [arg, value, operand] :
          llvm::enumerate(apply.getArgs(), form.operands)) {
       SmallVector<int64_t> coord = space.project(operand.axes, point);
+      if (operand.box) {
+        // The box starts at the tile's first element.
+        memref = value;
+        memIndices.assign(cast<MemRefType>(value.getType()).getRank(),
+                          indices.get(apply, 0));
+        continue;
+      }
       if (operand.isMemory() && memref) {
         // A second memory operand (cp.async's source): its address.
         inputs.push_back(

@@ -14,8 +14,10 @@ def Tile_Dialect : Dialect {
     register values.
   }];
   let cppNamespace = "::mlir::tile";
+  // tile.tensor_map takes its kernel parameter as an !llvm.ptr.
   let dependentDialects = ["::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 class Tile_Op<string mnemonic, list<Trait> traits = []> :

@@ -4,6 +4,7 @@
 include "tile/Dialect/Tile/IR/TileDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ViewLikeInterface.td"
+include "mlir/Dialect/LLVMIR/LLVMTypes.td"
 
 def Tile_ApplyOp : Tile_Op<"apply", [AttrSizedOperandSegments]> {
   let summary = "apply one PTX instruction form to every repeat of register tiles";
@@ -204,6 +205,45 @@ def Tile_MatrixDescriptorOp : Tile_Op<"matrix_descriptor", [Pure]> {
     /// The descriptor's layout type field (bits 62-63): 1 for 128-byte
     /// rows, 2 for 64, 3 for 32.
     int64_t getLayoutType();
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TensorMapOp : Tile_Op<"tensor_map", [Pure]> {
+  let summary = "the address of a kernel's tensor map, and the box it copies";
+  let description = [{
+    A TMA tensor map (CUtensorMap, 128 bytes) that the runtime encodes on
+    the host for the global tensor `tensor` and passes as the kernel
+    parameter `param`: `!llvm.ptr`, which the lowering declares a 64-byte
+    aligned `.param` of 128 bytes whose address the kernel may take
+    (`nvvm.grid_constant`). The result is that parameter's generic address,
+    the `tensorMap` operand of `cp.async.bulk.tensor` and
+    `prefetch.tensormap`. `box` is the extent of each copy, outermost
+    first as the tensor's axes are (the tensor map's boxDim reversed);
+    `swizzle` the bytes of the swizzle span (0, 32, 64 or 128). Elements
+    out of the tensor's bounds are read as zero and not written. The
+    verifier checks what cuTensorMapEncodeTiled demands that the types
+    show: rank 1 to 5, box extents 1 to 256, an innermost box of a
+    multiple of 16 bytes and, swizzled, of the span exactly, and global
+    strides of multiples of 16 bytes. Every tile.apply that copies a box
+    checks its shared tile against it.
+
+    ```mlir
+    %map = tile.tensor_map %param for %A {box = array<i64: 64, 64>, swizzle = 128 : i64}
+        : memref<256x256xbf16, 1>
+    ```
+  }];
+  let arguments = (ins LLVM_PointerInAddressSpace<0>:$param, AnyMemRef:$tensor,
+                       DenseI64ArrayAttr:$box, I64Attr:$swizzle);
+  let results = (outs I64:$address);
+  let assemblyFormat = [{
+    $param `for` $tensor attr-dict `:` type($tensor)
+  }];
+  let extraClassDeclaration = [{
+    /// The bytes of one box element.
+    int64_t getElementBytes() {
+      return getTensor().getType().getElementTypeBitWidth() / 8;
+    }
   }];
   let hasVerifier = 1;
 }
