@@ -245,9 +245,7 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     # what a miss rejects.
     passes = pipeline(chip, 0, opt_level, "isa", bare_pointers=not fn.dynamic,
                       fold_barriers=fold_barriers)[len("builtin.module("):-1]
-    params = [runtime.Param(name, (), spec, False, "scalar") if isinstance(spec, str) else
-              runtime.Param(name, spec.shape, spec.dtype, name in fn.written)
-              for name, spec in fn.params]
+    params = fn.runtime_params()
     convention = "descriptor" if fn.dynamic else "bare"
     use_cache = cache and not stages and _cache.enabled()
     if use_cache:

@@ -20,6 +20,9 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import tensor_maps
+from .tensor_maps import TensorMapBytes
+
 ARTIFACT_FORMAT = "tile-mlir-kernel/1"
 
 
@@ -85,6 +88,10 @@ class Param:
     count every parameter as written)."""
     kind: str = "tensor"
     """"tensor" (an array argument) or "scalar" (a number passed by value)."""
+    tensor_maps: Tuple[Tuple[Tuple[int, ...], int], ...] = ()
+    """A tensor's TMA tensor maps, (box, swizzle bytes) each: a 128-byte
+    kernel argument each after the tensor's own, encoded at launch
+    (tensor_maps.py)."""
 
     def nbytes(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
@@ -205,8 +212,11 @@ class _Driver:
         """`arguments` are ctypes values (pointers as c_uint64, scalars by
         value), or ints for pointers; `shared_bytes` the dynamic shared
         memory of each block."""
-        values = [a if isinstance(a, ctypes._SimpleCData) else ctypes.c_uint64(a) for a in arguments]
-        params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
+        values = [a if isinstance(a, (ctypes._SimpleCData, TensorMapBytes)) else ctypes.c_uint64(a)
+                  for a in arguments]
+        params = (ctypes.c_void_p * len(values))(*[
+            ctypes.c_void_p(v.address) if isinstance(v, TensorMapBytes) else
+            ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
         handle = ctypes.c_void_p(stream) if stream else None
         self._check(self.lib.cuLaunchKernel(function, *grid, *block, shared_bytes, handle, params, None),
                     "cuLaunchKernel")
@@ -338,7 +348,10 @@ class Kernel:
             "convention": self.convention,
             "dynamic_shared_bytes": self.dynamic_shared_bytes,
             "params": [{"name": p.name, "kind": p.kind, "shape": list(p.shape), "dtype": p.dtype,
-                        "written": p.written} for p in self.params],
+                        "written": p.written,
+                        **({"tensor_maps": [{"box": list(box), "swizzle": swizzle}
+                                            for box, swizzle in p.tensor_maps]} if p.tensor_maps else {})}
+                       for p in self.params],
             "ptx": self.ptx,
             "cubin": base64.b64encode(self.cubin).decode() if self.cubin else None,
         }
@@ -402,17 +415,24 @@ class Kernel:
         """``kernel[grid](*arrays)``, as in Triton: this launch's grid."""
         return functools.partial(self.__call__, grid=grid)
 
-    def _tensor_arguments(self, pointer: int, shape, dtype) -> List:
+    def _tensor_arguments(self, param: Param, pointer: int, shape, dtype) -> List:
         """The kernel arguments of one tensor: its pointer, or under the
         descriptor convention the memref descriptor (allocated and aligned
         pointers, offset, sizes, strides in elements) of a C-contiguous
-        array."""
-        if self.convention == "bare":
-            return [ctypes.c_uint64(pointer)]
+        array; then its tensor maps, encoded for this array."""
         shape = [int(d) for d in shape]
+        maps = []
+        for box, swizzle in param.tensor_maps:
+            try:
+                maps.append(tensor_maps.encode(driver().lib, param.name, pointer, shape, param.dtype, box,
+                                               swizzle))
+            except tensor_maps.TensorMapError as error:
+                raise ArgumentError(str(error)) from None
+        if self.convention == "bare":
+            return [ctypes.c_uint64(pointer)] + maps
         strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
         return ([ctypes.c_uint64(pointer), ctypes.c_uint64(pointer), ctypes.c_int64(0)]
-                + [ctypes.c_int64(d) for d in shape] + [ctypes.c_int64(s) for s in strides])
+                + [ctypes.c_int64(d) for d in shape] + [ctypes.c_int64(s) for s in strides] + maps)
 
     def launch_grid(self, grid) -> Tuple[int, int, int]:
         """The grid a launch uses: the call's, which must equal a grid
@@ -460,7 +480,7 @@ class Kernel:
                 device = _device_pointer(value)
                 if device is not None:
                     drv.check_device(device[0], param.name)
-                    pointers += self._tensor_arguments(device[0], device[1], device[2])
+                    pointers += self._tensor_arguments(param, device[0], device[1], device[2])
                     continue
                 # One device buffer per host array: the same array passed
                 # twice is one buffer, as it is one on the host.
@@ -469,7 +489,7 @@ class Kernel:
                     entry = owned[id(value)] = [drv.alloc(value.nbytes), value, False]
                     drv.to_device(entry[0], np.ascontiguousarray(value))
                 entry[2] |= param.written
-                pointers += self._tensor_arguments(entry[0], value.shape, value.dtype)
+                pointers += self._tensor_arguments(param, entry[0], value.shape, value.dtype)
             drv.launch(self._function, launch_grid, self.block, pointers,
                        sync=sync or bool(owned), stream=handle, shared_bytes=self.dynamic_shared_bytes)
             for pointer, value, written in owned.values():
@@ -586,7 +606,15 @@ def load(path: str) -> Kernel:
             fail(f"{where}.dtype", f"expected one of {', '.join(dtypes)}, got {p.get('dtype')!r}")
         if not isinstance(p.get("written", True), bool):
             fail(f"{where}.written", f"expected true or false, got {p.get('written')!r}")
-        params.append(Param(p["name"], tuple(shape), p["dtype"], p.get("written", True), kind))
+        maps = p.get("tensor_maps", [])
+        if not isinstance(maps, list) or any(
+                not isinstance(m, dict) or not isinstance(m.get("box"), list) or len(m["box"]) != len(shape)
+                or any(isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= 256 for b in m["box"])
+                or m.get("swizzle") not in tensor_maps.SWIZZLES for m in maps) or (maps and kind != "tensor"):
+            fail(f"{where}.tensor_maps", "expected a list of {box: [1 to 256 per axis], swizzle: 0, 32, 64 "
+                 f"or 128}} of a tensor, got {maps!r}")
+        params.append(Param(p["name"], tuple(shape), p["dtype"], p.get("written", True), kind,
+                            tuple((tuple(m["box"]), m["swizzle"]) for m in maps)))
     cubin = artifact.get("cubin")
     if cubin is not None:
         if not isinstance(cubin, str):

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import List
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, memref
 
 from .. import ptx as _ptx
 from ..dialects import tile as _tile_ops
 from .control import check_converged
 from .tiles import Buffer
-from .tracing import (_FLOAT_OVERFLOW, LaunchConfig, TileError, _active, _check_opcode, _location,
-                      _raise)
+from .tracing import (_FLOAT_OVERFLOW, REGISTER_SPACE, LaunchConfig, TileError, _active, _check_opcode,
+                      _location, _raise)
 from .values import Bool, Index, Scalar, _check_owned, _IndexScalar
 
 
@@ -48,6 +48,43 @@ def _operand(value, opcode: str, role: str) -> ir.Value:
     hint = "; plain Python numbers have no PTX type" if isinstance(value, (int, float, complex)) else ""
     raise TileError(f"{opcode}: operand {role}: expected a tile, a tensor or a typed scalar "
                     f"(e.g. T.float32(1.0)), got {what} {value!r}{hint}")
+
+
+def _register_tuple(values, opcode: str, role: str, operand) -> ir.Value:
+    """A tuple given for a source of several registers (a TMA's
+    coordinates): a register tile of them, the operand's integer type, each
+    an index expression, an integer scalar of that width or a Python int.
+    Storing into the tile emits no instruction: tile-expand forwards the
+    values to the instruction's registers."""
+    if operand is None or operand.role != "src" or operand.space != "reg" or \
+            len(values) != operand.count or operand.type[0] not in "bsu":
+        want = (f"{operand.count} registers of {operand.type}" if operand is not None
+                and operand.space == "reg" else "no tuple")
+        raise TileError(f"{opcode}: operand {role}: a tuple stands for the registers of an integer "
+                        f"source; this operand takes {want}, got {len(values)} values")
+    bits = operand.register_bits
+    element = ir.IntegerType.get_signless(bits)
+    space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), REGISTER_SPACE)
+    with _location():
+        tile = memref.alloca(ir.MemRefType.get([len(values)], element, memory_space=space), [], [])
+        for i, value in enumerate(values):
+            if isinstance(value, bool) or not isinstance(value, (int, Index, Scalar)):
+                raise TileError(f"{opcode}: operand {role}: element {i} is an index expression, an "
+                                f"integer scalar or an int, got {type(value).__name__} {value!r}")
+            if isinstance(value, int):
+                if not -(1 << (bits - 1)) <= value < (1 << bits):
+                    raise TileError(f"{opcode}: operand {role}: {value} does not fit {operand.type}")
+                register = arith.constant(element, value)
+            elif isinstance(value, Index):
+                _check_owned(value)
+                register = arith.index_cast(element, value.materialize())
+            else:
+                register = value.materialize()
+                if register.type != element:
+                    raise TileError(f"{opcode}: operand {role}: element {i} is a {value.dtype}, "
+                                    f"not {bits} bits wide")
+            memref.store(register, tile, [arith.constant(ir.IndexType.get(), i)])
+    return tile
 
 
 def _immediate_positions(opcode: str) -> set:
@@ -105,7 +142,10 @@ def _apply(opcode, *operands, **options):
     if _ptx.parse(opcode).block_barrier:
         check_converged(opcode)
     immediates = _immediate_positions(opcode)
-    values = [_immediate(v, opcode, role) if i in immediates else _operand(v, opcode, role)
+    signature = _ptx.parse(opcode).operands
+    values = [_immediate(v, opcode, role) if i in immediates else
+              _register_tuple(v, opcode, role, signature[i] if i < len(signature) else None)
+              if isinstance(v, tuple) else _operand(v, opcode, role)
               for i, (v, role) in enumerate(zip(operands, roles))]
     predicate = None
     if pred is not None:
@@ -143,6 +183,11 @@ def _record_writes(opcode: str, operands) -> None:
     for operand, value in zip(forms[0].operands, operands):
         if operand.space != "reg" and isinstance(value, Buffer) and value.name:
             _active().written.add(value.name)
+    # A TMA store (its box the source) writes the tensor its map describes.
+    if any(operand.box and operand.role == "src" for operand in forms[0].operands):
+        for operand, value in zip(forms[0].operands, operands):
+            if operand.address and getattr(value, "tensor", ""):
+                _active().written.add(value.tensor)
 
 
 class _TileNamespace:

@@ -10,11 +10,37 @@ from typing import Any, List, Optional, Tuple
 from mlir import ir
 from mlir.dialects import arith, gpu, nvvm
 
+from .. import runtime
+from ..dialects import tile as _tile_ops
 from .tiles import Buffer
 from .tracing import (_BLOCK_LIMITS, _DTYPES, _GRID_LIMITS, _MAX_BLOCK_THREADS, _SCALAR_PARAMS,
                       GLOBAL_SPACE, LaunchConfig, TileError, _active, _builder, _dim3, _element_type,
-                      _KernelBuilder, _location, _memref_dims, _shape, _tensor_element_type)
-from .values import Index, _ParamScalar
+                      _KernelBuilder, _location, _memref_dims, _raise, _shape, _tensor_element_type)
+from .values import Index, _ComputedScalar, _ParamScalar
+
+
+# The swizzle modes of a tensor map, by the bytes of their span.
+TMA_SWIZZLES = {"none": 0, "32B": 32, "64B": 64, "128B": 128}
+
+
+@dataclass(frozen=True)
+class TensorMap:
+    """A TMA tensor map of a tensor parameter: ``T.Tensor(shape, dtype,
+    tma=T.TensorMap(box=(64, 64), swizzle="128B"))``. `box` is the extent
+    each copy moves, outermost first like the tensor's axes; `swizzle` how
+    it lands in shared memory ("none", "32B", "64B", "128B"). The runtime
+    encodes the map from the array a launch passes (cuTensorMapEncodeTiled)
+    and the kernel reads it as ``A.tensor_map``: the user never builds one.
+    Elements outside the tensor read as zero and are not written."""
+    box: Tuple[int, ...]
+    swizzle: str = "none"
+
+    def __init__(self, box, swizzle="none"):
+        if swizzle not in TMA_SWIZZLES:
+            raise TileError(f"a tensor map's swizzle is one of {', '.join(map(repr, TMA_SWIZZLES))}, "
+                            f"got {swizzle!r}")
+        object.__setattr__(self, "box", _shape(box, "a tensor map's box"))
+        object.__setattr__(self, "swizzle", swizzle)
 
 
 @dataclass(frozen=True)
@@ -22,19 +48,37 @@ class Tensor:
     """Annotation of a kernel parameter: a global tensor. An extent of None
     is given by each launch (``T.Tensor((None, 4), "float32")``): one kernel
     serves every size, and a slice of such an axis is the kernel's to keep
-    in bounds (a grid-stride loop to ``n``)."""
+    in bounds (a grid-stride loop to ``n``). `tma` gives it tensor maps
+    (T.TensorMap, or a tuple of them), each a kernel parameter of its own
+    after the tensor's."""
     shape: Tuple[Optional[int], ...]
     dtype: str
+    tma: Tuple[TensorMap, ...] = ()
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape, dtype, tma=()):
         if not isinstance(dtype, str) or dtype not in _DTYPES:
             raise TileError(f"unsupported dtype {dtype!r}: expected one of {', '.join(_DTYPES)}")
+        maps = (tma,) if isinstance(tma, TensorMap) else tuple(tma or ())
+        if not all(isinstance(m, TensorMap) for m in maps):
+            raise TileError(f"tma is a T.TensorMap or a tuple of them, got {tma!r}")
         object.__setattr__(self, "shape", _shape(shape, "a tensor shape's", runtime=True))
         object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "tma", maps)
 
     @property
     def is_dynamic(self) -> bool:
         return None in self.shape
+
+
+class _TensorMapAddress(_ComputedScalar):
+    """``A.tensor_map``: the generic address (a uint64) of a tensor map
+    parameter, the tensorMap operand of cp.async.bulk.tensor and
+    prefetch.tensormap; `spec` is its box and swizzle, `tensor` the name of
+    the parameter it describes."""
+
+    def __init__(self, value: ir.Value, spec: TensorMap, tensor: str):
+        super().__init__("uint64", value)
+        self.spec, self.tensor = spec, tensor
 
 
 class PrimFunc:
@@ -78,10 +122,16 @@ class PrimFunc:
             module = ir.Module.create()
             module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
             space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), GLOBAL_SPACE)
-            arg_types = [_element_type(t) if isinstance(t, str) else
-                         ir.MemRefType.get(_memref_dims(t.shape), _tensor_element_type(t.dtype),
-                                           memory_space=space)
-                         for _, t in self.params]
+            # A tensor's maps follow it, each an !llvm.ptr (tile.tensor_map).
+            pointer = ir.Type.parse("!llvm.ptr")
+            arg_types = []
+            for _, t in self.params:
+                if isinstance(t, str):
+                    arg_types.append(_element_type(t))
+                    continue
+                arg_types.append(ir.MemRefType.get(_memref_dims(t.shape), _tensor_element_type(t.dtype),
+                                                   memory_space=space))
+                arg_types += [pointer] * len(t.tma)
             with ir.InsertionPoint(module.body):
                 kernels = gpu.GPUModuleOp("kernels")
                 kernels.bodyRegion.blocks.append()
@@ -92,7 +142,13 @@ class PrimFunc:
                     block = func.body.blocks.append(*arg_types)
                     builder.func, builder.entry = func, block
                     with ir.InsertionPoint(block):
-                        args = [_parameter(v, n, t) for v, (n, t) in zip(block.arguments, self.params)]
+                        args, arguments = [], iter(block.arguments)
+                        for name, spec in self.params:
+                            value = next(arguments)
+                            args.append(_parameter(value, name, spec))
+                            if isinstance(spec, Tensor):
+                                args[-1].tensor_maps = tuple(_tensor_map(next(arguments), value, m, name)
+                                                             for m in spec.tma)
                         previous, _builder.current = _builder.current, builder
                         try:
                             fn(*args)
@@ -128,6 +184,14 @@ class PrimFunc:
     def __str__(self):
         return str(self.module)
 
+    def runtime_params(self) -> List[runtime.Param]:
+        """The parameters as a launch sees them: tensors (with what the
+        kernel writes and their tensor maps) and scalars."""
+        return [runtime.Param(name, (), spec, False, "scalar") if isinstance(spec, str) else
+                runtime.Param(name, spec.shape, spec.dtype, name in self.written, "tensor",
+                              tuple((m.box, TMA_SWIZZLES[m.swizzle]) for m in spec.tma))
+                for name, spec in self.params]
+
 
 def _parameter(value: ir.Value, name: str, spec):
     """What the kernel body sees of a parameter: a tensor's Buffer, an
@@ -137,6 +201,19 @@ def _parameter(value: ir.Value, name: str, spec):
     if spec.startswith("int"):
         return Index([(arith.index_cast(ir.IndexType.get(), value), 1)])
     return _ParamScalar(spec, value)
+
+
+def _tensor_map(param: ir.Value, tensor: ir.Value, spec: TensorMap, name: str) -> _TensorMapAddress:
+    """The kernel's view of one tensor map: its address (tile.tensor_map)."""
+    i64 = ir.IntegerType.get_signless(64)
+    try:
+        with _location():
+            op = _tile_ops.TensorMapOp(i64, param, tensor, ir.DenseI64ArrayAttr.get(list(spec.box)),
+                                       ir.IntegerAttr.get(i64, TMA_SWIZZLES[spec.swizzle]))
+            op.operation.verify()
+    except ir.MLIRError as error:
+        _raise(error)
+    return _TensorMapAddress(op.result, spec, name)
 
 
 def function(fn) -> PrimFunc:

@@ -52,6 +52,18 @@ class Buffer:
 
     def __init__(self, value: ir.Value, dtype: str, name: str = ""):
         self.value, self.dtype, self.name = value, dtype, name
+        # A tensor parameter's TMA tensor maps (T.Tensor(..., tma=...)).
+        self.tensor_maps = ()
+
+    @property
+    def tensor_map(self):
+        """The address of this tensor parameter's one tensor map (a uint64
+        for cp.async.bulk.tensor); ``tensor_maps[i]`` when it has several."""
+        if len(self.tensor_maps) != 1:
+            raise TileError(f"{self.name or 'this tile'} has {len(self.tensor_maps)} tensor maps: "
+                            + ("give its T.Tensor tma=T.TensorMap(box, swizzle)" if not self.tensor_maps
+                               else "take one of tensor_maps"))
+        return self.tensor_maps[0]
 
     def __bool__(self):
         raise TileError("a tile has no truth value; compare its registers with an instruction")

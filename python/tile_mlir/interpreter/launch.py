@@ -53,9 +53,7 @@ class FragmentLayoutError(Exception):
 def _signature(fn) -> runtime.Kernel:
     """The launch-time view of `fn` (no code): its parameters, grid and
     block, for the checks a launch makes."""
-    params = [runtime.Param(name, (), spec, False, "scalar") if isinstance(spec, str) else
-              runtime.Param(name, spec.shape, spec.dtype, name in fn.written)
-              for name, spec in fn.params]
+    params = fn.runtime_params()
     return runtime.Kernel(fn.name, "", None, "interpreter", params, fn.grid, fn.block,
                           "descriptor" if fn.dynamic else "bare")
 

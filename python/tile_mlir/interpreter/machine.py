@@ -30,6 +30,7 @@ from . import clocks as C
 from . import fragment_origins as O
 from . import mbarrier as M
 from . import reference as R
+from . import tma as T
 from . import wgmma as W
 from .. import fragments
 
@@ -282,6 +283,8 @@ class Interpreter:
         # Copies are numbered as they are issued (cp.async.mbarrier.arrive
         # attaches those issued before it), and the mbarrier objects.
         self.copy_sequence = 0
+        # TMA loads in flight, by copy sequence number (tma.py).
+        self.bulk_copies = {}
         self.mbarriers = M.Mbarriers()
         # How many T.until loops the threads are in: a wait in one goes
         # round until its phase completes, so its outcome does not depend
@@ -1398,6 +1401,13 @@ class Interpreter:
         shape, strides, bits = self._layout(op.results[0].type)
         self.values[op.results[0]] = View(source.buffer, source.offset, strides, shape, bits, source.swizzle)
 
+    def op_tile_tensor_map(self, op):
+        """A tensor map: the tensor it describes, its box and swizzle."""
+        from mlir import ir
+        self.values[op.results[0]] = T.TensorMap(self.values[op.operands[1]],
+                                                 ir.DenseI64ArrayAttr(op.attributes["box"]),
+                                                 ir.IntegerAttr(op.attributes["swizzle"]).value)
+
     def op_tile_swizzle(self, op):
         """The buffer through an XOR swizzle; its views keep it."""
         from mlir import ir
@@ -1489,6 +1499,16 @@ class Interpreter:
                                   "its body wrote it: whether the loop ends is undefined")
         self.values[op.results[0]] = bits.astype(bool) if view.bits == 1 else bits
 
+    def op_memref_store(self, op):
+        """A store of a scalar into a register tile (the coordinates a
+        tuple gives cp.async.bulk.tensor)."""
+        view = self.values[op.operands[1]]
+        if not view.buffer.private:
+            raise NotCovered("memref.store to memory")
+        bits, _ = self.values[op.operands[0]]
+        coord = [self.values[v] for v in op.operands[2:]]
+        self.write(view, coord, np.asarray(bits, np.uint64), np.ones(self.threads, bool), self.active)
+
     def op_scf_if(self, op):
         condition = self.values[op.operands[0]]
         outer = self.active
@@ -1526,6 +1546,9 @@ class Interpreter:
             return
         if form.family == "cp.async":
             self.async_copy(form, values, group, self.active & pred)
+            return
+        if form.family in ("cp.async.bulk", "prefetch.tensormap"):
+            T.execute(self, form, values, self.active & pred)
             return
         if form.family == "wgmma":
             self.wgmma(form, values, group)
@@ -1813,7 +1836,12 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
     body = func.regions[0].blocks[0]
     buffers = {}
     aliases = aliases or {}
-    for argument, (name, data) in zip(body.arguments, inputs.items()):
+    # Tensor maps (!llvm.ptr) take no input: tile.tensor_map names the
+    # tensor each describes.
+    parameters = list(body.arguments)[:len(ir.FunctionType(
+        ir.TypeAttr(func.attributes["function_type"]).value).inputs)]
+    tensor_args = [a for a in parameters if not str(a.type).startswith("!llvm.ptr")]
+    for argument, (name, data) in zip(tensor_args, inputs.items()):
         if not isinstance(argument.type, ir.MemRefType):
             # A scalar parameter: its bits, as the integers and floats of
             # the instructions travel.
@@ -1838,7 +1866,7 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
         interp.values[argument] = View(buffer, np.zeros(threads, np.int64), strides, shape, bits)
     # Workgroup attributions follow the parameters: shared memory, one copy
     # per block, uninitialized.
-    for argument in list(body.arguments)[len(inputs):]:
+    for argument in list(body.arguments)[len(parameters):]:
         shape, strides, bits = Interpreter._layout(argument.type)
         size = int(np.prod(shape, dtype=np.int64)) * element_bytes(bits)
         blocks = int(np.prod(grid))

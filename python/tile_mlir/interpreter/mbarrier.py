@@ -72,6 +72,9 @@ class Barrier:
     tx: int = 0
     # (phase, threads, last copy sequence number) of cp.async.mbarrier.arrive.
     attached: List[Tuple[int, np.ndarray, int]] = field(default_factory=list)
+    # (phase, copy sequence number) of the TMA loads whose complete_tx
+    # counts towards that phase (tma.py).
+    bulk: List[Tuple[int, int]] = field(default_factory=list)
     # The program point of an asynchronous arrival of the current phase, and
     # of each completed phase that had one.
     async_arrival: str = ""
@@ -104,14 +107,14 @@ class Mbarriers:
         return barrier
 
 
-def _count(where, opcode, name, value, low=1):
+def check_count(where, opcode, name, value, low=1):
     if not low <= value <= MAX_COUNT:
         raise MbarrierFault(f"{where}: {opcode}: {name} {value} is outside {low} to {MAX_COUNT}, where the "
                             "PTX ISA leaves the result undefined")
     return value
 
 
-def _release(interp, barrier, thread):
+def release(interp, barrier, thread):
     """An arrival of `thread`: the phase takes what it knows (clocks.py)."""
     if interp.clocks is None:
         return
@@ -119,7 +122,7 @@ def _release(interp, barrier, thread):
     barrier.released = snapshot if barrier.released is None else np.maximum(barrier.released, snapshot)
 
 
-def _complete_if_done(barrier):
+def complete_if_done(barrier):
     if barrier.pending == 0 and barrier.tx == 0:
         if barrier.async_arrival:
             barrier.async_phases[barrier.phase] = barrier.async_arrival
@@ -182,14 +185,14 @@ def execute(interp, form, values, coord, executing):
             if noinc:
                 barrier.async_arrival = where
                 barrier.pending -= 1
-                _release(interp, barrier, thread)
-                _complete_if_done(barrier)
+                release(interp, barrier, thread)
+                complete_if_done(barrier)
         return
     operation = tokens[1]
     if operation == "init":
         count, known = scalar("count")
         for thread in np.flatnonzero(executing):
-            n = _count(where, form.opcode, "count", int(count[thread]))
+            n = check_count(where, form.opcode, "count", int(count[thread]))
             state.objects[state.key(obj, address[thread])] = Barrier(expected=n, pending=n)
         return
     if operation == "inval":
@@ -201,8 +204,8 @@ def execute(interp, form, values, coord, executing):
         for thread in np.flatnonzero(executing):
             barrier = state.get(where, state.key(obj, address[thread]), form.opcode)
             barrier.tx += int(tx[thread]) * (1 if operation == "expect_tx" else -1)
-            _count(where, form.opcode, "the transaction count", barrier.tx, low=-MAX_COUNT)
-            _complete_if_done(barrier)
+            check_count(where, form.opcode, "the transaction count", barrier.tx, low=-MAX_COUNT)
+            complete_if_done(barrier)
         return
     if operation in ("arrive", "arrive_drop"):
         count, _ = scalar("count")
@@ -210,10 +213,10 @@ def execute(interp, form, values, coord, executing):
         out = np.zeros(interp.threads, np.uint64)
         for thread in np.flatnonzero(executing):
             barrier = state.get(where, state.key(obj, address[thread]), form.opcode)
-            n = 1 if count is None else _count(where, form.opcode, "count", int(count[thread]))
+            n = 1 if count is None else check_count(where, form.opcode, "count", int(count[thread]))
             if tx is not None:
                 barrier.tx += int(tx[thread])
-                _count(where, form.opcode, "the transaction count", barrier.tx, low=-MAX_COUNT)
+                check_count(where, form.opcode, "the transaction count", barrier.tx, low=-MAX_COUNT)
             if "noComplete" in tokens and barrier.pending - n <= 0:
                 raise MbarrierFault(f"{where}: {form.opcode} would complete the current phase "
                                     f"({barrier.pending} arrivals pending, count {n}), which .noComplete "
@@ -224,11 +227,11 @@ def execute(interp, form, values, coord, executing):
                                     "(the phase waits for its transactions): more arrivals than a phase "
                                     "expects are undefined")
             barrier.pending -= n
-            _release(interp, barrier, thread)
+            release(interp, barrier, thread)
             if operation == "arrive_drop":
                 barrier.expected -= n
             out[thread] = np.uint64((phase & 0xFFFFFFFF) | (max(barrier.pending, 0) << 32))
-            _complete_if_done(barrier)
+            complete_if_done(barrier)
         if "state" in named:
             interp.write(named["state"], coord + [0], out, np.ones(interp.threads, bool), executing, None)
         return
@@ -270,7 +273,13 @@ def pending_count(interp, form, values, coord, executing):
 
 
 def deliver_attached(interp, barrier, phase):
-    """The copies attached to phases up to `phase` land."""
+    """The copies attached to phases up to `phase` land, cp.async's and the
+    TMA loads'."""
+    from . import tma
+    for attached_phase, sequence in barrier.bulk:
+        if attached_phase <= phase:
+            tma.deliver(interp, sequence)
+    barrier.bulk = [(p, s) for p, s in barrier.bulk if p > phase]
     kept = []
     for attached_phase, threads, sequence in barrier.attached:
         if attached_phase <= phase:

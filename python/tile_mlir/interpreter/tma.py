@@ -1,0 +1,146 @@
+"""TMA tensor copies (PTX ISA 9.0, 9.7.9.27) for the interpreter.
+
+A tensor map (tile.tensor_map) is the global tensor it describes, a box and
+a swizzle. cp.async.bulk.tensor copies one box per issuing thread:
+
+- a load reads the box at the thread's coordinates (innermost first) from
+  the tensor when it is issued, zeros for elements outside the tensor, and
+  its bytes are in flight until a wait sees the mbarrier phase its
+  complete_tx counts towards complete: then they land in shared memory,
+  through the tile's swizzle. The copy removes the box's bytes (in bounds
+  or not) from the transaction count at issue, so a phase completes once
+  its arrivals are made and the expected bytes are supplied, in either
+  order. An access to the box's bytes before they land is an AsyncHazard,
+  and so is a second copy into them; a phase whose expected bytes no copy
+  supplies never completes, and the wait's loop is reported (LoopFault);
+- a store reads the shared box when it is issued (reading bytes still in
+  flight is an AsyncHazard) and writes the elements inside the tensor;
+  cp.async.bulk.commit_group and wait_group order nothing the model has
+  not already done.
+
+.multicast::cluster (a cluster's other CTAs) is not modelled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import mbarrier as M
+from . import reference as R
+
+
+class TensorMap:
+    """The value of tile.tensor_map: the tensor's View, the box (outermost
+    first) and the swizzle span in bytes."""
+
+    def __init__(self, tensor, box, swizzle):
+        self.tensor, self.box, self.swizzle = tensor, tuple(box), swizzle
+
+
+def _addresses(view, thread, index):
+    """Byte addresses of the elements at multi-indices `index` (n, rank) of
+    `view` for `thread`, through its swizzle."""
+    address = int(view.offset[thread]) + index @ np.asarray(view.strides, np.int64)
+    if view.swizzle is None:
+        return address
+    start, bits, base, shift = view.swizzle
+    start = int(np.asarray(start)[thread])
+    offset = address - start
+    return start + (offset ^ ((offset >> shift) & (((1 << bits) - 1) << base)))
+
+
+def _coordinates(interp, view, count):
+    """The s32 coordinates of each thread, innermost first, and whether all
+    are defined."""
+    values, known = [], np.ones(interp.threads, bool)
+    for i in range(count):
+        bits, defined, _ = interp.read(view, [i])
+        values.append((bits.astype(np.int64) & 0xFFFFFFFF) - ((bits.astype(np.int64) & 0x80000000) << 1))
+        known &= defined
+    return np.stack(values, axis=1), known
+
+
+def _global_elements(tmap, start, index):
+    """Which box elements lie inside the tensor, and their byte addresses."""
+    where = start[None, :] + index
+    shape = np.asarray(tmap.tensor.shape, np.int64)
+    inside = ((where >= 0) & (where < shape[None, :])).all(axis=1)
+    address = where[inside] @ np.asarray(tmap.tensor.strides, np.int64)
+    return inside, address
+
+
+def execute(interp, form, values, executing):
+    """Runs one cp.async.bulk form (or prefetch.tensormap) for the executing
+    threads in ascending order."""
+    tokens = form.opcode.split(".")
+    if form.family == "prefetch.tensormap" or "commit_group" in tokens or "wait_group" in tokens:
+        return
+    if "multicast::cluster" in tokens:
+        raise R.NotCovered(f"{form.opcode}: a multicast into the cluster's other CTAs")
+    named = {o.name: v for o, v in zip(form.operands, values)}
+    tmap = named["tensorMap"]
+    coords, known = _coordinates(interp, named["tensorCoords"], named["tensorCoords"].shape[-1])
+    where = interp.points[interp.point]
+    rank = len(tmap.box)
+    index = np.indices(tmap.box).reshape(rank, -1).T.astype(np.int64)
+    nbytes = tmap.tensor.bits // 8
+    box_bytes = index.shape[0] * nbytes
+    lanes_of = np.arange(nbytes)
+    load = "mbarrier::complete_tx::bytes" in tokens
+    for thread in np.flatnonzero(executing):
+        start = coords[thread][::-1]
+        inside, global_at = _global_elements(tmap, start, index)
+        global_bytes = (global_at[:, None] + lanes_of[None, :]).reshape(-1)
+        tensor = tmap.tensor.buffer
+        lane = interp.lanes[thread]
+        if load:
+            box = named["dstMem"]
+            shared_at = (_addresses(box, thread, index)[:, None] + lanes_of[None, :]).reshape(-1)
+            data = np.zeros(box_bytes, np.uint8)
+            defined = np.full(box_bytes, bool(known[thread]))
+            mask = np.repeat(inside, nbytes)
+            data[mask] = tensor.data[global_bytes]
+            defined[mask] &= tensor.defined[global_bytes]
+            interp.track_read(tensor, global_bytes, np.full(global_bytes.size, lane))
+            _issue_load(interp, form, named["mbar"], thread, box.buffer, shared_at, data, defined, where)
+        else:
+            box = named["srcMem"]
+            shared_at = (_addresses(box, thread, index)[:, None] + lanes_of[None, :]).reshape(-1)
+            buffer = box.buffer
+            interp.track_read(buffer, shared_at, np.full(shared_at.size, lane))
+            mask = np.repeat(inside, nbytes)
+            interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane))
+            tensor.data[global_bytes] = buffer.data[shared_at[mask]]
+            tensor.defined[global_bytes] = buffer.defined[shared_at[mask]] & bool(known[thread])
+            tensor.nan[global_bytes] = buffer.nan[shared_at[mask]]
+
+
+def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where):
+    """The load's bytes go in flight towards `buffer` at `at`; its
+    complete_tx counts towards the current phase of the object at `mbar`."""
+    from . import wgmma as W
+    lane = interp.lanes[thread]
+    interp.track_write(buffer, at, np.full(at.size, lane))
+    if buffer.wgmma_reading is not None:
+        W.check_shared_write(interp, buffer, at)
+    interp.copy_sequence += 1
+    sequence = interp.copy_sequence
+    interp.bulk_copies[sequence] = (buffer, at, data, defined)
+    buffer.pending_at[at] = interp.point
+    state = interp.mbarriers
+    barrier = state.get(where, state.key(mbar, mbar.addresses([0])[thread]), form.opcode)
+    barrier.bulk.append((barrier.phase, sequence))
+    barrier.tx -= data.size
+    M.check_count(where, form.opcode, "the transaction count", barrier.tx, low=-M.MAX_COUNT)
+    M.release(interp, barrier, thread)
+    M.complete_if_done(barrier)
+
+
+def deliver(interp, sequence):
+    """The load numbered `sequence` lands: ordered before the wait that saw
+    its phase complete, so the race check does not see the write."""
+    buffer, at, data, defined = interp.bulk_copies.pop(sequence)
+    buffer.data[at] = data
+    buffer.defined[at] = defined
+    buffer.nan[at] = False
+    buffer.pending_at[at] = 0
