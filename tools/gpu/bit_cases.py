@@ -15,7 +15,8 @@ def entry(name, arrays):
     output the interpreter wrote)."""
     return {"name": name, "inputs": [x.tolist() for x in arrays[:-1]],
             "input_dtypes": [str(x.dtype) for x in arrays[:-1]],
-            "expected": arrays[-1].view(np.uint32).tolist(), "dtype": str(arrays[-1].dtype)}
+            "expected": arrays[-1].view(np.uint32).tolist(), "dtype": str(arrays[-1].dtype),
+            "shape": list(arrays[-1].shape)}
 
 
 def write_index(out_dir, index, what):
@@ -35,7 +36,7 @@ def run(out_dir, report_path, what):
     for case in index:
         kernel = runtime.load(os.path.join(out_dir, f"{case['name']}.json"))
         expected = np.array(case["expected"], np.uint32)
-        out = np.zeros(expected.shape, case["dtype"])
+        out = np.zeros(case.get("shape", expected.shape), case["dtype"])
         kernel(*[np.array(x, d) for x, d in zip(case["inputs"], case["input_dtypes"])], out)
         out = out.view(np.uint32)
         report["kernels"] += 1

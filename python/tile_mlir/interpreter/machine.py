@@ -140,18 +140,21 @@ class DivergentBarrier:
 
 class AsyncHazard:
     """A byte that a cp.async has not delivered yet (no cp.async.wait_group
-    since, in the copying thread, that covers its group), read or written
-    by a thread: it sees or overwrites what the copy has not written."""
+    since, in the copying thread, that covers its group), or a TMA load (no
+    wait has seen the mbarrier phase it completes), read or written by a
+    thread: it sees or overwrites what the copy has not written."""
 
     kind = "cp.async before its wait"
 
-    def __init__(self, opcode, point, buffer, byte, copied_at):
+    def __init__(self, opcode, point, buffer, byte, copied_at, tma=False):
         self.opcode, self.second, self.buffer, self.byte = opcode, point, buffer, byte
-        self.first = copied_at
+        self.first, self.tma = copied_at, tma
 
     def __str__(self):
+        copy, wait = (("cp.async.bulk.tensor", "no mbarrier wait has seen the phase it completes") if self.tma
+                      else ("cp.async", "no cp.async.wait_group covers its group"))
         return (f"{self.second}: {self.opcode} touches {self.buffer or 'memory'} byte {self.byte}, which the "
-                f"cp.async at {self.first} has not delivered: no cp.async.wait_group covers its group")
+                f"{copy} at {self.first} has not delivered: {wait}")
 
 
 class Hazard:
@@ -283,8 +286,9 @@ class Interpreter:
         # Copies are numbered as they are issued (cp.async.mbarrier.arrive
         # attaches those issued before it), and the mbarrier objects.
         self.copy_sequence = 0
-        # TMA loads in flight, by copy sequence number (tma.py).
-        self.bulk_copies = {}
+        # TMA loads in flight, by copy sequence number, and the program
+        # points that issue them (tma.py).
+        self.bulk_copies, self.bulk_points = {}, set()
         self.mbarriers = M.Mbarriers()
         # How many T.until loops the threads are in: a wait in one goes
         # round until its phase completes, so its outcome does not depend
@@ -738,8 +742,9 @@ class Interpreter:
         if key in self._hazard_keys:
             return
         self._hazard_keys.add(key)
+        copied_at = int(buffer.pending_at[at][where])
         self.hazards.append(AsyncHazard(self.current_opcode, self.points[self.point], buffer.name,
-                                        int(at[where]), self.points[buffer.pending_at[at][where]]))
+                                        int(at[where]), self.points[copied_at], copied_at in self.bulk_points))
 
     def _whole_warps(self, form, executing):
         """(each thread's lane, the first thread of every warp, the threads

@@ -29,6 +29,23 @@ from . import mbarrier as M
 from . import reference as R
 
 
+class TransactionHazard:
+    """A TMA load that supplies more bytes than its phase still expects,
+    once every arrival is made: the phase completes when the count reaches
+    zero, before the copy's last bytes land, and the rest count towards
+    the next phase."""
+
+    kind = "bytes past the expected transaction count"
+
+    def __init__(self, opcode, point, expected, supplied):
+        self.opcode, self.point, self.expected, self.supplied = opcode, point, expected, supplied
+
+    def __str__(self):
+        return (f"{self.point}: {self.opcode} supplies {self.supplied} bytes to a phase that expects "
+                f"{self.expected} more: the phase completes before its last bytes land (expect the box's "
+                "bytes with mbarrier.arrive.expect_tx)")
+
+
 class TensorMap:
     """The value of tile.tensor_map: the tensor's View, the box (outermost
     first) and the swizzle span in bytes."""
@@ -126,10 +143,23 @@ def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where):
     interp.copy_sequence += 1
     sequence = interp.copy_sequence
     interp.bulk_copies[sequence] = (buffer, at, data, defined)
+    interp.bulk_points.add(interp.point)
     buffer.pending_at[at] = interp.point
     state = interp.mbarriers
     barrier = state.get(where, state.key(mbar, mbar.addresses([0])[thread]), form.opcode)
     barrier.bulk.append((barrier.phase, sequence))
+    if barrier.pending == 0 and 0 < barrier.tx < data.size:
+        # The phase completes mid-copy; the rest counts towards the next.
+        key = ("transaction", interp.point)
+        if key not in interp._hazard_keys:
+            interp._hazard_keys.add(key)
+            interp.hazards.append(TransactionHazard(form.opcode, where, barrier.tx, data.size))
+        excess = data.size - barrier.tx
+        barrier.tx = 0
+        M.release(interp, barrier, thread)
+        M.complete_if_done(barrier)
+        barrier.tx = -excess
+        return
     barrier.tx -= data.size
     M.check_count(where, form.opcode, "the transaction count", barrier.tx, low=-M.MAX_COUNT)
     M.release(interp, barrier, thread)

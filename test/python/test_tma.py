@@ -1,0 +1,137 @@
+"""TMA (cp.async.bulk.tensor) through the Python API: the interpreter's
+result against numpy (the box, zeros past the tensor, the swizzle modes as
+the PTX ISA describes them, a store partly outside its tensor), its
+asynchrony hazards, the runtime's checks of a tensor map, and the SASS the
+kernel becomes."""
+
+import collections
+import os
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir import runtime, tensor_maps
+from tile_mlir import script as T
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path[:0] = [os.path.join(ROOT, "tools", "gpu"), os.path.join(ROOT, "tools", "sass")]
+import sass  # noqa: E402
+import tma_check as C  # noqa: E402
+
+SPAN = {"none": 0, "32B": 32, "64B": 64, "128B": 128}
+
+
+def swizzle_bytes(raw, span):
+    """The bytes of a box as a swizzled TMA places them (PTX ISA 9.0,
+    5.5.7, "Tensor Swizzling Modes"): the 16-byte chunk at bits 4 and up
+    of an offset trades places with the chunk its bits 7 and up select,
+    within a pattern that repeats every 8 spans: 128B swaps 3 bits, 64B 2,
+    32B 1."""
+    if not span:
+        return raw.copy()
+    bits = {32: 1, 64: 2, 128: 3}[span]
+    offsets = np.arange(raw.size)
+    chunk = (offsets >> 4) & ((1 << bits) - 1)
+    row = (offsets >> 7) & ((1 << bits) - 1)
+    placed = (offsets & ~(((1 << bits) - 1) << 4)) | ((chunk ^ row) << 4)
+    out = np.empty_like(raw)
+    out[placed] = raw
+    return out
+
+
+def expected(rows, cols, box, swizzle, shift, a):
+    shape, (gy, gx) = C.out_shape(rows, cols, box)
+    out = np.zeros(shape, np.uint16)
+    padded = np.zeros(shape[1:], np.uint16)
+    padded[:rows, :cols] = a
+    out[0] = padded
+    for by in range(gy):
+        for bx in range(gx):
+            r0, c0 = by * box[0], bx * box[1]
+            piece = padded[r0:r0 + box[0], c0:c0 + box[1]]
+            raw = swizzle_bytes(piece.reshape(-1).view(np.uint8), SPAN[swizzle])
+            out[1, r0:r0 + box[0], c0:c0 + box[1]] = raw.view(np.uint16).reshape(box)
+            # The store at the shifted origin writes what lies inside Out.
+            for r in range(box[0]):
+                for c in range(box[1]):
+                    y, x = r0 + r + shift[0], c0 + c + shift[1]
+                    if 0 <= y < shape[1] and 0 <= x < shape[2]:
+                        out[2, y, x] = piece[r, c]
+    return out
+
+
+@pytest.mark.parametrize("case", C.CASES, ids=[c[0] for c in C.CASES])
+def test_interpreter_equals_numpy(case):
+    name, rows, cols, box, swizzle, shift = case
+    _, a, out = C.interpreted(*case)
+    np.testing.assert_array_equal(out, expected(rows, cols, box, swizzle, shift, a))
+
+
+def test_reading_the_box_before_the_wait_is_a_hazard():
+    kernel = C.tma_box(40, 48, (16, 16), "32B", read_early=True)
+    with pytest.raises(tile_mlir.HazardError, match=r"ld.shared.b16 touches the shared buffer of .*, which the "
+                                                    r"cp.async.bulk.tensor at .*tma_check.py:\d+ has not "
+                                                    "delivered: no mbarrier wait has seen the phase it completes"):
+        tile_mlir.interpret(kernel, C.data(40, 48), np.zeros(C.out_shape(40, 48, (16, 16))[0], np.uint16))
+
+
+def test_expecting_bytes_no_copy_supplies_never_completes():
+    kernel = C.tma_box(16, 16, (16, 16), "32B", expect=16 * 16 * 2 + 16)
+    with pytest.raises(tile_mlir.InterpretError, match="this loop never ends"):
+        tile_mlir.interpret(kernel, C.data(16, 16), np.zeros(C.out_shape(16, 16, (16, 16))[0], np.uint16))
+
+
+def test_supplying_more_bytes_than_expected_is_a_hazard():
+    kernel = C.tma_box(16, 16, (16, 16), "32B", expect=256)
+    with pytest.raises(tile_mlir.HazardError, match="supplies 512 bytes to a phase that expects 256 more"):
+        tile_mlir.interpret(kernel, C.data(16, 16), np.zeros(C.out_shape(16, 16, (16, 16))[0], np.uint16))
+
+
+def test_the_runtime_refuses_what_the_driver_would():
+    with pytest.raises(tensor_maps.TensorMapError, match="aligned to 16 bytes, got 0x1008"):
+        tensor_maps.check("A", 0x1008, (64, 64), "uint16", (64, 64), 128)
+    with pytest.raises(tensor_maps.TensorMapError, match="the stride along axis 0 is 104 bytes"):
+        tensor_maps.check("A", 0x1000, (64, 52), "uint16", (8, 8), 0)
+    with pytest.raises(tensor_maps.TensorMapError, match="extent 0 of axis 1 is not 1 to 2"):
+        tensor_maps.check("A", 0x1000, (64, 0), "uint16", (8, 8), 0)
+    tensor_maps.check("A", 0x1000, (3, 100, 192), "uint16", (1, 64, 64), 128)
+
+
+def test_artifacts_keep_the_tensor_maps(tmp_path):
+    kernel = tile_mlir.compile(C.tma_box(40, 48, (16, 16), "32B"), target="sm_90a")
+    assert [p.tensor_maps for p in kernel.params] == [(((16, 16), 32),), (((1, 16, 16), 32),)]
+    path = str(tmp_path / "k.json")
+    kernel.save(path)
+    assert runtime.load(path).params == kernel.params
+
+
+def test_front_end_errors_are_located():
+    with pytest.raises(T.TileError, match="swizzle is one of 'none', '32B', '64B', '128B', got '16B'"):
+        T.TensorMap((8, 8), "16B")
+
+    @T.function
+    def wrong_coordinates(A: T.Tensor((64, 64), "uint16", tma=T.TensorMap((8, 8))),
+                          B: T.Tensor((64, 64), "uint16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        with pytest.raises(T.TileError, match="a tuple stands for the registers of an integer source; "
+                                              "this operand takes 2 registers of s32, got 3 values"):
+            T.cuda.tile.apply(T.ptx[C.STORE.replace("3d", "2d")], A.tensor_map, (0, 0, 0),
+                              T.alloc_shared((8, 8), "uint16", align=128))
+        with pytest.raises(T.TileError, match="B has 0 tensor maps: give its T.Tensor tma="):
+            B.tensor_map
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_sass_is_the_copies_written():
+    compiled = tile_mlir.compile(C.tma_box(100, 192, (64, 64), "128B"), target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    assert counts["UTMALDG"] == 1 and counts["UTMASTG"] == 1, counts
+    text = sass.listing(compiled.cubin)
+    assert len(re.findall(r"UTMALDG\.2D \[", text)) == 1 and len(re.findall(r"UTMASTG\.3D \[", text)) == 1
+    # mbarrier.arrive.expect_tx, and the store's commit and wait.
+    assert len(re.findall(r"SYNCS\.ARRIVE\.TRANS64 ", text)) == 1
+    assert counts["UTMACMDFLUSH"] == 1 and counts["DEPBAR"] == 1, counts
