@@ -42,16 +42,21 @@ def swizzle_bytes(raw, span):
     return out
 
 
-def expected(rows, cols, box, swizzle, shift, a):
+def expected(rows, cols, box, swizzle, shift, a, load_shift=(0, 0)):
+    """Out of tma_box: each block's box of A from its origin plus
+    `load_shift` (zeros outside A), as read (plane 0), as its swizzled bytes
+    (plane 1) and stored at the origin plus `shift` (plane 2)."""
     shape, (gy, gx) = C.out_shape(rows, cols, box)
     out = np.zeros(shape, np.uint16)
-    padded = np.zeros(shape[1:], np.uint16)
-    padded[:rows, :cols] = a
-    out[0] = padded
+    margin = 256
+    padded = np.zeros((shape[1] + 2 * margin, shape[2] + 2 * margin), np.uint16)
+    padded[margin:margin + rows, margin:margin + cols] = a
     for by in range(gy):
         for bx in range(gx):
             r0, c0 = by * box[0], bx * box[1]
-            piece = padded[r0:r0 + box[0], c0:c0 + box[1]]
+            r1, c1 = margin + r0 + load_shift[0], margin + c0 + load_shift[1]
+            piece = padded[r1:r1 + box[0], c1:c1 + box[1]]
+            out[0, r0:r0 + box[0], c0:c0 + box[1]] = piece
             raw = swizzle_bytes(piece.reshape(-1).view(np.uint8), SPAN[swizzle])
             out[1, r0:r0 + box[0], c0:c0 + box[1]] = raw.view(np.uint16).reshape(box)
             # The store at the shifted origin writes what lies inside Out.
@@ -65,9 +70,19 @@ def expected(rows, cols, box, swizzle, shift, a):
 
 @pytest.mark.parametrize("case", C.CASES, ids=[c[0] for c in C.CASES])
 def test_interpreter_equals_numpy(case):
-    name, rows, cols, box, swizzle, shift = case
+    name, rows, cols, box, swizzle, shift, *load_shift = case
     _, a, out = C.interpreted(*case)
-    np.testing.assert_array_equal(out, expected(rows, cols, box, swizzle, shift, a))
+    np.testing.assert_array_equal(out, expected(rows, cols, box, swizzle, shift, a, *load_shift))
+
+
+@pytest.mark.parametrize("fault", C.FAULTS, ids=[f[0] for f in C.FAULTS])
+def test_what_the_h200_faults_on_is_an_error(fault):
+    name, box, swizzle, shift, load_shift = fault
+    kernel = C.tma_box(100, 192, box, swizzle, shift, load_shift=load_shift)
+    what = "stores at coordinates" if name.startswith("store_row") or "column_minus" in name else \
+        "bytes from the tensor's start, not a multiple of 16"
+    with pytest.raises(tile_mlir.InterpretError, match=what):
+        tile_mlir.interpret(kernel, C.data(100, 192), np.zeros(C.out_shape(100, 192, box)[0], np.uint16))
 
 
 def test_reading_the_box_before_the_wait_is_a_hazard():
@@ -80,14 +95,37 @@ def test_reading_the_box_before_the_wait_is_a_hazard():
 
 def test_expecting_bytes_no_copy_supplies_never_completes():
     kernel = C.tma_box(16, 16, (16, 16), "32B", expect=16 * 16 * 2 + 16)
-    with pytest.raises(tile_mlir.InterpretError, match="this loop never ends"):
+    with pytest.raises(tile_mlir.InterpretError, match=r"this loop never ends.*\(an mbarrier with every "
+                                                       r"arrival made still expects 16 bytes\)"):
         tile_mlir.interpret(kernel, C.data(16, 16), np.zeros(C.out_shape(16, 16, (16, 16))[0], np.uint16))
 
 
-def test_supplying_more_bytes_than_expected_is_a_hazard():
+def test_supplying_more_bytes_than_expected_never_completes():
+    # The H200 hangs there (tools/gpu/results/tma_hazards.json, expect_half).
     kernel = C.tma_box(16, 16, (16, 16), "32B", expect=256)
-    with pytest.raises(tile_mlir.HazardError, match="supplies 512 bytes to a phase that expects 256 more"):
+    with pytest.raises(tile_mlir.InterpretError, match=r"this loop never ends.*got 256 bytes more than it "
+                                                       r"expected \(its transaction count passed zero\)"):
         tile_mlir.interpret(kernel, C.data(16, 16), np.zeros(C.out_shape(16, 16, (16, 16))[0], np.uint16))
+
+
+def test_committed_h200_runs():
+    """tools/gpu/results: every case bit-exact with the interpreter; a read
+    before the wait differs; bytes past the expected count hang; each
+    FAULTS coordinate faults where the interpreter raises TmaFault."""
+    import json
+    results = os.path.join(ROOT, "tools", "gpu", "results")
+    with open(os.path.join(results, "tma.json")) as f:
+        report = json.load(f)
+    assert sorted(report["passed"]) == sorted(c[0] for c in C.CASES) and not report["mismatched"]
+    with open(os.path.join(results, "tma_hazards.json")) as f:
+        hazards = json.load(f)
+    assert hazards["read_before_wait"]["differ"] > 0 and "hung" in hazards["expect_half"]
+    with open(os.path.join(results, "tma_faults.json")) as f:
+        faults = json.load(f)
+    assert sorted(faults) == sorted(f[0] for f in C.FAULTS)
+    for name, entry in faults.items():
+        assert entry["gpu"] == "CUDA_ERROR_ILLEGAL_INSTRUCTION", name
+        assert "the H200 faults" in entry["interpreter"] or "faults on the H200" in entry["interpreter"], name
 
 
 def test_the_runtime_refuses_what_the_driver_would():

@@ -17,6 +17,9 @@ compiler); here each kernel's GPU output is compared bit for bit with it.
 
     python tools/gpu/tma_check.py build build/tma
     PYTHONPATH=python python tools/gpu/tma_check.py run build/tma report.json
+
+build_hazards builds the kernels the interpreter reports a hazard in
+(HAZARDS), each judged against the correct kernel's output.
 """
 
 import os
@@ -33,14 +36,17 @@ THREADS = 32
 LOAD = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
 STORE = "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group"
 
-# (name, rows, cols, box, swizzle, store shift (rows, cols)): every swizzle
-# mode, boxes past A's edges, stores partly outside Out.
+# (name, rows, cols, box, swizzle, store shift (rows, cols)[, load shift]):
+# every swizzle mode, boxes past A's edges (and before its origin: zeros),
+# stores partly outside Out (past its end: a store at a negative
+# coordinate faults, FAULTS).
 CASES = [
     ("none_32x64", 100, 192, (32, 64), "none", (0, 0)),
-    ("none_8x8_edges", 13, 40, (8, 8), "none", (-3, 5)),
-    ("sw32_16x16", 40, 48, (16, 16), "32B", (0, -8)),
+    ("none_8x8_edges", 13, 40, (8, 8), "none", (3, 8)),
+    ("sw32_16x16", 40, 48, (16, 16), "32B", (0, 8)),
     ("sw64_32x32", 70, 96, (32, 32), "64B", (5, 0)),
-    ("sw128_64x64", 100, 192, (64, 64), "128B", (-16, 16)),
+    ("sw128_64x64", 100, 192, (64, 64), "128B", (16, 16)),
+    ("sw128_load_before_origin", 100, 192, (64, 64), "128B", (0, 0), (-8, -16)),
     ("sw128_8x64_edges", 21, 72, (8, 64), "128B", (0, 0)),
 ]
 
@@ -50,7 +56,7 @@ def out_shape(rows, cols, box):
     return (3, grid[0] * box[0], grid[1] * box[1]), grid
 
 
-def tma_box(rows, cols, box, swizzle, shift=(0, 0), expect=None, read_early=False):
+def tma_box(rows, cols, box, swizzle, shift=(0, 0), expect=None, read_early=False, load_shift=(0, 0)):
     """The kernel described above. `expect`: the bytes thread 0 expects on
     the mbarrier (the box's, unless given); `read_early`: the threads copy
     the buffer before waiting."""
@@ -76,7 +82,7 @@ def tma_box(rows, cols, box, swizzle, shift=(0, 0), expect=None, read_early=Fals
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
         with T.if_(t == 0):
             T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, bar, T.uint32(expect))
-            T.cuda.tile.apply(T.ptx[LOAD], tile, A.tensor_map, (col0, row0), bar)
+            T.cuda.tile.apply(T.ptx[LOAD], tile, A.tensor_map, (col0 + load_shift[1], row0 + load_shift[0]), bar)
 
         def copy_out():
             for r in range(box[0]):
@@ -107,9 +113,9 @@ def data(rows, cols, seed=0):
     return np.random.default_rng(seed).integers(0, 1 << 16, (rows, cols), dtype=np.uint16)
 
 
-def interpreted(name, rows, cols, box, swizzle, shift):
+def interpreted(name, rows, cols, box, swizzle, shift, load_shift=(0, 0)):
     import tile_mlir
-    kernel = tma_box(rows, cols, box, swizzle, shift)
+    kernel = tma_box(rows, cols, box, swizzle, shift, load_shift=load_shift)
     a = data(rows, cols)
     out = np.zeros(out_shape(rows, cols, box)[0], np.uint16)
     tile_mlir.interpret(kernel, a, out)
@@ -120,16 +126,157 @@ def build(out_dir):
     import tile_mlir
     os.makedirs(out_dir, exist_ok=True)
     index = []
-    for name, rows, cols, box, swizzle, shift in CASES:
-        kernel, a, out = interpreted(name, rows, cols, box, swizzle, shift)
+    for case in CASES:
+        name = case[0]
+        kernel, a, out = interpreted(*case)
         tile_mlir.compile(kernel, target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
         index.append(bit_cases.entry(name, [a, out]))
     bit_cases.write_index(out_dir, index, "TMA")
 
 
+# Kernels the interpreter reports a hazard in, and what it says:
+# (name, case, options). On the GPU each runs beside the correct result.
+HAZARDS = [
+    ("read_before_wait", CASES[4], {"read_early": True}),
+    ("expect_half", CASES[4], {"expect": 64 * 64}),
+]
+
+
+def build_hazards(out_dir):
+    """Each hazard kernel's artifact, with the output of the correct
+    kernel as the expected one: where the GPU's differs is the hazard's
+    effect there."""
+    import tile_mlir
+    os.makedirs(out_dir, exist_ok=True)
+    index = []
+    for name, (_, rows, cols, box, swizzle, shift, *_), options in HAZARDS:
+        _, a, correct = interpreted(name, rows, cols, box, swizzle, shift)
+        kernel = tma_box(rows, cols, box, swizzle, shift, **options)
+        tile_mlir.compile(kernel, target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
+        index.append(bit_cases.entry(name, [a, correct]))
+    bit_cases.write_index(out_dir, index, "TMA hazard")
+
+
+def run_hazard(out_dir, name):
+    """Launches one hazard kernel; prints how many output words differ
+    from the correct kernel's, and the first few places."""
+    import json
+    from tile_mlir import runtime
+    with open(os.path.join(out_dir, "cases.json")) as f:
+        case = next(c for c in json.load(f) if c["name"] == name)
+    kernel = runtime.load(os.path.join(out_dir, f"{name}.json"))
+    out = np.zeros(case["shape"], case["dtype"])
+    kernel(*[np.array(x, d) for x, d in zip(case["inputs"], case["input_dtypes"])], out)
+    expected = np.array(case["expected"], np.uint32).reshape(-1)
+    differ = np.flatnonzero(out.view(np.uint32).reshape(-1) != expected)
+    print(json.dumps({"words": int(expected.size), "differ": int(differ.size), "first": differ[:4].tolist()}))
+
+
+def run_hazards(out_dir, report_path, timeout=20):
+    """Each hazard kernel in a process of its own, ended after `timeout`
+    seconds (a phase that never completes hangs)."""
+    import json
+    import subprocess
+    with open(os.path.join(out_dir, "cases.json")) as f:
+        names = [c["name"] for c in json.load(f)]
+    report = {}
+    for name in names:
+        try:
+            done = subprocess.run([sys.executable, __file__, "run_hazard", out_dir, name], capture_output=True,
+                                  text=True, timeout=timeout)
+            lines = done.stdout.strip().splitlines()
+            report[name] = json.loads(lines[-1]) if lines else {"error": done.stderr[-300:]}
+        except subprocess.TimeoutExpired:
+            report[name] = {"hung": f"no result after {timeout} s"}
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
+    print(json.dumps(report))
+
+
+# Coordinates the H200 faults on (tile mode): (name, box, swizzle, store
+# shift, load shift). The interpreter raises a TmaFault for each; the same
+# boxes at aligned, non-negative coordinates run (CASES).
+FAULTS = [
+    ("load_innermost_10_bytes", (32, 64), "none", (0, 0), (0, 5)),
+    ("load_innermost_6_bytes_128B", (64, 64), "128B", (0, 0), (0, 3)),
+    ("load_innermost_minus_6_bytes", (64, 64), "128B", (0, 0), (0, -3)),
+    ("store_innermost_10_bytes", (32, 64), "none", (0, 5), (0, 0)),
+    ("store_row_minus_8", (32, 64), "none", (-8, 0), (0, 0)),
+    ("store_column_minus_8", (32, 64), "none", (0, -8), (0, 0)),
+    ("store_row_minus_16_128B", (64, 64), "128B", (-16, 0), (0, 0)),
+]
+
+
+def build_faults(out_dir):
+    """The FAULTS kernels, each with the interpreter's verdict."""
+    import json
+    import tile_mlir
+    os.makedirs(out_dir, exist_ok=True)
+    verdicts = {}
+    for name, box, swizzle, shift, load_shift in FAULTS:
+        kernel = tma_box(100, 192, box, swizzle, shift, load_shift=load_shift)
+        try:
+            tile_mlir.interpret(kernel, data(100, 192), np.zeros(out_shape(100, 192, box)[0], np.uint16))
+            verdicts[name] = "ran"
+        except tile_mlir.InterpretError as error:
+            verdicts[name] = str(error)
+        tile_mlir.compile(kernel, target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
+    with open(os.path.join(out_dir, "faults.json"), "w") as f:
+        json.dump({"verdicts": verdicts, "shapes": {n: out_shape(100, 192, b)[0] for n, b, *_ in FAULTS}}, f)
+    print(len(FAULTS), "TMA fault kernels built")
+
+
+def run_fault(out_dir, name):
+    """Launches one FAULTS kernel; prints "ran" or the CUDA error."""
+    import json
+    from tile_mlir import runtime
+    with open(os.path.join(out_dir, "faults.json")) as f:
+        shape = json.load(f)["shapes"][name]
+    kernel = runtime.load(os.path.join(out_dir, f"{name}.json"))
+    try:
+        kernel(data(100, 192), np.zeros(shape, np.uint16))
+        print("ran")
+    except runtime.CudaError as error:
+        print(str(error).split(": ")[-1])
+
+
+def run_faults(out_dir, report_path):
+    """Each FAULTS kernel in a process of its own (a fault ends the
+    context), beside the interpreter's verdict."""
+    import json
+    import subprocess
+    with open(os.path.join(out_dir, "faults.json")) as f:
+        verdicts = json.load(f)["verdicts"]
+    report = {}
+    for name, verdict in verdicts.items():
+        try:
+            done = subprocess.run([sys.executable, __file__, "run_fault", out_dir, name], capture_output=True,
+                                  text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            report[name] = {"gpu": "no result after 30 s", "interpreter": verdict}
+            continue
+        report[name] = {"gpu": (done.stdout.strip().splitlines() or [done.stderr[-200:]])[-1],
+                        "interpreter": verdict}
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
+    print(json.dumps(report, indent=1))
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] == "build":
         build(argv[1])
+    elif len(argv) >= 2 and argv[0] == "build_hazards":
+        build_hazards(argv[1])
+    elif len(argv) >= 2 and argv[0] == "build_faults":
+        build_faults(argv[1])
+    elif len(argv) >= 3 and argv[0] == "run_fault":
+        run_fault(argv[1], argv[2])
+    elif len(argv) >= 3 and argv[0] == "run_faults":
+        run_faults(argv[1], argv[2])
+    elif len(argv) >= 3 and argv[0] == "run_hazard":
+        run_hazard(argv[1], argv[2])
+    elif len(argv) >= 3 and argv[0] == "run_hazards":
+        run_hazards(argv[1], argv[2])
     elif len(argv) >= 3 and argv[0] == "run":
         bit_cases.run(argv[1], argv[2], "TMA")
     else:

@@ -1478,10 +1478,12 @@ class Interpreter:
             self.run_block(after)
             if (again == looping).all() and self.mbarriers.signature() == state:
                 thread = int(np.flatnonzero(again)[0])
+                stuck = self.mbarriers.waiting_on_bytes()
                 raise LoopFault(f"{where}: this loop never ends: thread {thread} (and every thread still "
                                       "in it) went round without leaving while no mbarrier it may wait on "
                                       "changed; the interpreter runs the threads in lockstep, so what they "
-                                      "wait for must happen before the loop in the kernel")
+                                      "wait for must happen before the loop in the kernel"
+                                      + (f" ({stuck})" if stuck else ""))
             looping = again
         else:
             raise LoopFault(f"{where}: this loop went round {self.MAX_SPINS} times without ending")

@@ -96,6 +96,14 @@ class Mbarriers:
         return tuple(sorted((key, b.phase, b.pending, b.expected, b.tx, len(b.attached))
                             for key, b in self.objects.items()))
 
+    def waiting_on_bytes(self):
+        """Why phases whose arrivals are all made have not completed: a
+        transaction count that is not zero."""
+        counts = [b.tx for b in self.objects.values() if b.pending == 0 and b.tx]
+        return "; ".join(f"an mbarrier with every arrival made still expects {tx} bytes" if tx > 0 else
+                         f"an mbarrier with every arrival made got {-tx} bytes more than it expected "
+                         "(its transaction count passed zero)" for tx in counts)
+
     def key(self, view, address):
         return id(view.buffer), int(address)
 

@@ -11,10 +11,16 @@ a swizzle. cp.async.bulk.tensor copies one box per issuing thread:
   or not) from the transaction count at issue, so a phase completes once
   its arrivals are made and the expected bytes are supplied, in either
   order. An access to the box's bytes before they land is an AsyncHazard,
-  and so is a second copy into them; a phase whose expected bytes no copy
-  supplies never completes, and the wait's loop is reported (LoopFault);
+  and so is a second copy into them. A phase whose count does not come to
+  zero never completes: bytes expected that no copy supplies, or more
+  bytes supplied than expected (the count passes zero; the H200 hangs
+  there too, tools/gpu/results/tma_hazards.json); the wait's loop is
+  reported (LoopFault) with the count;
 - a store reads the shared box when it is issued (reading bytes still in
   flight is an AsyncHazard) and writes the elements inside the tensor;
+- what the H200 faults on is an InterpretError (TmaFault): an innermost
+  coordinate whose bytes are not a multiple of 16, and a store at a
+  negative coordinate (measured: tools/gpu/results/tma_faults.json);
   cp.async.bulk.commit_group and wait_group order nothing the model has
   not already done.
 
@@ -27,23 +33,6 @@ import numpy as np
 
 from . import mbarrier as M
 from . import reference as R
-
-
-class TransactionHazard:
-    """A TMA load that supplies more bytes than its phase still expects,
-    once every arrival is made: the phase completes when the count reaches
-    zero, before the copy's last bytes land, and the rest count towards
-    the next phase."""
-
-    kind = "bytes past the expected transaction count"
-
-    def __init__(self, opcode, point, expected, supplied):
-        self.opcode, self.point, self.expected, self.supplied = opcode, point, expected, supplied
-
-    def __str__(self):
-        return (f"{self.point}: {self.opcode} supplies {self.supplied} bytes to a phase that expects "
-                f"{self.expected} more: the phase completes before its last bytes land (expect the box's "
-                "bytes with mbarrier.arrive.expect_tx)")
 
 
 class TensorMap:
@@ -105,6 +94,7 @@ def execute(interp, form, values, executing):
     lanes_of = np.arange(nbytes)
     load = "mbarrier::complete_tx::bytes" in tokens
     for thread in np.flatnonzero(executing):
+        _check_coordinates(form, where, thread, coords[thread], nbytes, load)
         start = coords[thread][::-1]
         inside, global_at = _global_elements(tmap, start, index)
         global_bytes = (global_at[:, None] + lanes_of[None, :]).reshape(-1)
@@ -132,6 +122,24 @@ def execute(interp, form, values, executing):
             tensor.nan[global_bytes] = buffer.nan[shared_at[mask]]
 
 
+class TmaFault(Exception):
+    """A copy the H200 does not complete: it faults (illegal instruction)."""
+
+
+def _check_coordinates(form, where, thread, coords, nbytes, load):
+    """What the H200 faults on (tools/gpu/results/tma_faults.json): an
+    innermost coordinate whose bytes from the tensor's start are not a
+    multiple of 16, and for a store any negative coordinate."""
+    if coords[0] * nbytes % 16:
+        raise TmaFault(f"{where}: {form.opcode}: thread {thread}'s innermost coordinate {int(coords[0])} "
+                       f"is {int(coords[0]) * nbytes} bytes from the tensor's start, not a multiple of 16: "
+                       "the H200 faults (illegal instruction)")
+    if not load and (coords < 0).any():
+        raise TmaFault(f"{where}: {form.opcode}: thread {thread} stores at coordinates "
+                       f"{tuple(int(c) for c in coords)}: a store at a negative coordinate faults on the "
+                       "H200 (illegal instruction); only a load reads zeros there")
+
+
 def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where):
     """The load's bytes go in flight towards `buffer` at `at`; its
     complete_tx counts towards the current phase of the object at `mbar`."""
@@ -148,18 +156,6 @@ def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where):
     state = interp.mbarriers
     barrier = state.get(where, state.key(mbar, mbar.addresses([0])[thread]), form.opcode)
     barrier.bulk.append((barrier.phase, sequence))
-    if barrier.pending == 0 and 0 < barrier.tx < data.size:
-        # The phase completes mid-copy; the rest counts towards the next.
-        key = ("transaction", interp.point)
-        if key not in interp._hazard_keys:
-            interp._hazard_keys.add(key)
-            interp.hazards.append(TransactionHazard(form.opcode, where, barrier.tx, data.size))
-        excess = data.size - barrier.tx
-        barrier.tx = 0
-        M.release(interp, barrier, thread)
-        M.complete_if_done(barrier)
-        barrier.tx = -excess
-        return
     barrier.tx -= data.size
     M.check_count(where, form.opcode, "the transaction count", barrier.tx, low=-M.MAX_COUNT)
     M.release(interp, barrier, thread)
