@@ -3,6 +3,7 @@
 
     python bench/gemm_hopper/build.py build/gemm_hopper
     python bench/gemm_hopper/build.py --sweep build/gemm_hopper_sweep
+    python bench/gemm_hopper/build.py --tma build/gemm_hopper_tma
 """
 
 import os
@@ -15,6 +16,7 @@ import kernels  # noqa: E402
 from artifacts import save_variants  # noqa: E402
 
 if __name__ == "__main__":
-    variants = kernels.SWEEP if "--sweep" in sys.argv else kernels.VARIANTS
+    variants = (kernels.SWEEP if "--sweep" in sys.argv else kernels.TMA if "--tma" in sys.argv
+                else kernels.VARIANTS)
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/gemm_hopper")
     save_variants(variants, out, target="sm_90a")

@@ -88,6 +88,47 @@ def _store(C, acc, row0, col0, regs, warp, lane, kind=None):
         T.cuda.tile.apply(T.ptx["st.global.b32"], C.view("uint32")[r:r + 1, col // 2:col // 2 + 1], packed)
 
 
+def _cp_async_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, depth, bm, bn, p):
+    """The producer warpgroup's copies by cp.async, `depth` steps in
+    flight: once a step's copies have landed, each thread fences them for
+    wgmma's async proxy and arrives on the stage's full mbarrier."""
+    def publish(stage):
+        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, full[stage:stage + 1])
+
+    for kt in T.serial(0, steps):
+        buffer = kt % stages
+        with T.if_(kt >= stages):
+            with T.until(done):
+                T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                  empty[buffer:buffer + 1], T.uint32((kt // stages + 1) % 2))
+        _copy_step(((a_s, A, bm, row0), (b_s, B, bn, col0)), kt, buffer, p, 128)
+        T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
+        with T.if_(kt >= depth - 1):
+            T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(depth - 1))
+            publish((kt + stages - depth + 1) % stages)
+    T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(0))
+    for kt in range(steps - depth + 1, steps):
+        publish(kt % stages)
+
+
+def _tma_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, bm, bn, p):
+    """Thread 0 of the producer: each step, once its stage is free, expects
+    the two boxes' bytes on the stage's full mbarrier and copies them."""
+    load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
+    with T.if_(p == 0):
+        for kt in T.serial(0, steps):
+            buffer = kt % stages
+            with T.if_(kt >= stages):
+                with T.until(done):
+                    T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                      empty[buffer:buffer + 1], T.uint32((kt // stages + 1) % 2))
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, full[buffer:buffer + 1],
+                              T.uint32((bm + bn) * BK * 2))
+            T.cuda.tile.apply(load, a_s[buffer], A.tensor_map, (kt * BK, row0), full[buffer])
+            T.cuda.tile.apply(load, b_s[buffer], B.tensor_map, (kt * BK, col0), full[buffer])
+
+
 def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group_m=8):
     kind = KINDS[dtype]
     bm = 64 * warpgroups
@@ -138,7 +179,7 @@ def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group
 
 
 def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, depth=2, group_m=8,
-                     producer_regs=88, consumer_regs=208, out="float32"):
+                     producer_regs=88, consumer_regs=208, out="float32", tma=False):
     """The same product, warp-specialized: warpgroup 0 copies (cp.async,
     `depth` steps in flight; once a step's copies have landed it fences
     them for the async proxy and arrives on that stage's `full` mbarrier),
@@ -147,6 +188,10 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
     one thread arrives on that stage's `empty` mbarrier, which the producer
     waits on before refilling it). setmaxnreg gives the producer's registers
     to the consumers. No block barrier after the mbarriers' initialization.
+    With `tma`, one thread of the producer copies each step as two TMA
+    boxes (A's BM x 64 and Bt's BN x 64, 128-byte swizzled, the tensor maps
+    of A and B): it expects their bytes on the stage's `full` mbarrier,
+    which their complete_tx completes (`depth` does not apply).
     `out` "float32" stores C as f32; "same" as the inputs' type (C's bits,
     uint16), each pair rounded to nearest by cvt.rn.{bf16x2,f16x2}.f32, as
     torch.matmul returns it."""
@@ -167,8 +212,11 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
         raise ValueError(f"out is 'float32' or 'same', got {out!r}")
     c_type = "float32" if out == "float32" else "uint16"
 
+    a_param = T.Tensor((m, k), "uint16", tma=T.TensorMap((bm, BK), "128B") if tma else ())
+    b_param = T.Tensor((n, k), "uint16", tma=T.TensorMap((bn, BK), "128B") if tma else ())
+
     @T.function
-    def gemm(A: T.Tensor((m, k), "uint16"), B: T.Tensor((n, k), "uint16"), C: T.Tensor((m, n), c_type)):
+    def gemm(A: a_param, B: b_param, C: T.Tensor((m, n), c_type)):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks_m * blocks_n, block=threads))
         a_s = T.alloc_dynamic_shared((stages, bm, BK), "uint16", align=1024).swizzle("128B")
         b_s = T.alloc_dynamic_shared((stages, bn, BK), "uint16", align=1024).swizzle("128B")
@@ -180,33 +228,19 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")
         for s in range(stages):
-            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(128), pred=t == 0)
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(1 if tma else 128),
+                              pred=t == 0)
             T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(consumers),
                               pred=t == 0)
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
 
-        def publish(stage):
-            """This thread's copies of `stage` have landed: fence them for
-            wgmma's async proxy and arrive on the stage's full barrier."""
-            T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
-            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, full[stage:stage + 1])
-
         with T.if_(wg == 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(producer_regs))
-            for kt in T.serial(0, steps):
-                buffer = kt % stages
-                with T.if_(kt >= stages):
-                    with T.until(done):
-                        T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
-                                          empty[buffer:buffer + 1], T.uint32((kt // stages + 1) % 2))
-                _copy_step(((a_s, A, bm, row0), (b_s, B, bn, col0)), kt, buffer, p, 128)
-                T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
-                with T.if_(kt >= depth - 1):
-                    T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(depth - 1))
-                    publish((kt + stages - depth + 1) % stages)
-            T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(0))
-            for kt in range(steps - depth + 1, steps):
-                publish(kt % stages)
+            if tma:
+                _tma_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, bm, bn, p)
+            else:
+                _cp_async_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, depth,
+                                   bm, bn, p)
         with T.if_(wg > 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(consumer_regs))
             acc = T.alloc_local((1, 1, regs), "float32")
@@ -246,3 +280,10 @@ SWEEP = {f"hopper_bfloat16_{size}_{tag}": (gemm_kernel, dict(m=size, n=size, k=s
 # Warp-specialized: a producer warpgroup and two consumers.
 SWEEP.update({f"hopper_bfloat16_{size}_ws_d{depth}": (gemm_specialized, dict(m=size, n=size, k=size, depth=depth))
               for size in (4096, 8192) for depth in (1, 2, 3)})
+# The producer by TMA: one thread, two boxes a step (C in the inputs' type).
+TMA = {f"hopper_{dtype}_{size}_tma{tag}": (gemm_specialized, dict(m=size, n=size, k=size, dtype=dtype, out="same",
+                                                                 tma=True, producer_regs=40, consumer_regs=232,
+                                                                 **kw))
+       for dtype in ("bfloat16", "float16") for size in (4096, 8192)
+       for tag, kw in (("", {}), ("_s3", dict(stages=3)), ("_g16", dict(group_m=16)))}
+

@@ -502,13 +502,21 @@ constexpr VariantRecord kBulkWaitVariants[] = {
 // PTX 8.0. The address is a generic one here (tile.tensor_map's).
 constexpr StringRef kTensormap[] = {"tensormap"};
 constexpr StringRef kTensormapSpaces[] = {"const", "param"};
+// The .param and .const spellings take an address in that state space,
+// which a kernel has no way to name yet (tile.tensor_map's is generic):
+// parsed and enumerated, not lowered.
 constexpr SlotRecord kPrefetchTensormapSlots[] = {
-    {"tensormap", kTensormap, true}, {"state space", kTensormapSpaces}};
+    {"tensormap", kTensormap, true}};
+constexpr SlotRecord kPrefetchTensormapSpaceSlots[] = {
+    {"tensormap", kTensormap, true}, {"state space", kTensormapSpaces, true}};
 constexpr OperandRecord kPrefetchTensormap[] = {kTmaMap};
 constexpr Signature kPrefetchTensormapSignature[] = {kPrefetchTensormap};
 constexpr VariantRecord kPrefetchTensormapVariants[] = {
     {.slots = kPrefetchTensormapSlots, .floors = kTmaFloors,
-     .signatures = kPrefetchTensormapSignature}};
+     .signatures = kPrefetchTensormapSignature},
+    {.slots = kPrefetchTensormapSpaceSlots, .floors = kTmaFloors,
+     .signatures = kPrefetchTensormapSignature, .extendsPrevious = true,
+     .lowered = false}};
 
 //===-- mbarrier -----------------------------------------------------------===//
 

@@ -33,9 +33,24 @@ def carrier(operand):
     return f"i{operand.bits}"
 
 
-def memref(operand, space):
+def memref(operand, space, repeated=True):
+    """The tile of `operand`'s registers over REPEATS repeats, or over none
+    (a TMA copies one box)."""
     suffix = f", {space}" if space else ""
-    return f"memref<{REPEATS}x{operand.count}x{carrier(operand)}{suffix}>"
+    repeats = f"{REPEATS}x" if repeated else ""
+    return f"memref<{repeats}{operand.count}x{carrier(operand)}{suffix}>"
+
+
+def tensor_map(i, op, dims, args, body):
+    """A TMA's tensor map: a global tensor of 16-bit elements, its map
+    parameter and tile.tensor_map with a box of 1 x ... x 8 elements (16
+    bytes, the least the innermost axis may span)."""
+    shape = "x".join(["4"] * (dims - 1) + ["64"])
+    box = ", ".join(["1"] * (dims - 1) + ["8"])
+    args += [f"%g{i}: memref<{shape}xi16, 1>", f"%map{i}: !llvm.ptr"]
+    body.append(f"%tm{i} = tile.tensor_map %map{i} for %g{i} {{box = array<i64: {box}>, swizzle = 0 : i64}} "
+                f": memref<{shape}xi16, 1>")
+    return f"memref<{'x'.join(['1'] * (dims - 1) + ['8'])}xi16, #gpu.address_space<workgroup>>"
 
 
 def sized(form):
@@ -76,8 +91,24 @@ def kernel(index, form):
     args, attributions, body, operands, after = [], [], [], [], []
     if any(op.type == "pred" for op in form.operands):
         body += predicates.SCALARS
+    # A TMA copies one box: its operands are not repeated.
+    repeated = not any(op.box for op in form.operands)
+    dims = next((op.count for op in form.operands if op.within_address), 1)
+    box_type = None
     for i, op in enumerate(sized(form)):
-        if form.warpgroup_collective and op.type == "pred":
+        if op.address:
+            box_type = tensor_map(i, op, dims, args, body)
+            operands.append((f"%tm{i}", "i64"))
+        elif op.within_address:
+            tile = memref(op, "5", repeated)
+            body.append(f"%t{i} = memref.alloca() : {tile}")
+            body.append(f"%zero{i} = arith.constant 0 : i32")
+            body += [f"%at{i}_{c} = arith.constant {c} : index\n      "
+                     f"memref.store %zero{i}, %t{i}[%at{i}_{c}] : {tile}" for c in range(op.count)]
+            operands.append((f"%t{i}", tile))
+        elif op.box:
+            operands.append((f"%m{i}", None))
+        elif form.warpgroup_collective and op.type == "pred":
             # wgmma's scale-d: a condition, the same for every step.
             body.append(f"%p{i} = arith.constant true")
             operands.append((f"%p{i}", "i1"))
@@ -121,11 +152,12 @@ def kernel(index, form):
                                                    f'{scope_attr} : {glob}, {regs}']))
             operands.append((f"%t{i}", tile))
         elif op.space == "reg":
-            tile = memref(op, "5")
+            tile = memref(op, "5", repeated)
             body.append(f"%t{i} = memref.alloca() : {tile}")
             if op.role in ("src", "rw"):
-                args.append(f"%in{i}: {memref(op, '1')}")
-                body.append(f'tile.apply "{move("ld", op)}"(%t{i}, %in{i}) : {tile}, {memref(op, "1")}')
+                args.append(f"%in{i}: {memref(op, '1', repeated)}")
+                body.append(f'tile.apply "{move("ld", op)}"(%t{i}, %in{i}) : {tile}, '
+                            f'{memref(op, "1", repeated)}')
             operands.append((f"%t{i}", tile))
         elif op.space == "global":
             args.append(f"%m{i}: {memref(op, '1')}")
@@ -134,13 +166,18 @@ def kernel(index, form):
             args.append(f"%m{i}: {memref(op, None)}")
             operands.append((f"%m{i}", memref(op, None)))
         elif op.space == "shared":
-            ty = memref(op, "#gpu.address_space<workgroup>")
+            ty = memref(op, "#gpu.address_space<workgroup>", repeated)
             attributions.append(f"%m{i}: {ty}")
             operands.append((f"%m{i}", ty))
         else:  # local memory
             ty = memref(op, "5")
             body.append(f"%m{i} = memref.alloca() : {ty}")
             operands.append((f"%m{i}", ty))
+    if box_type and not repeated:
+        # The box, in a buffer aligned as an unswizzled box must start.
+        box = next(i for i, op in enumerate(form.operands) if op.box)
+        attributions.append(f"%m{box}: {box_type} {{llvm.align = 128 : i64}}")
+        operands = [(name, ty or box_type) for name, ty in operands]
     names = ", ".join(name for name, _ in operands)
     types = ", ".join(ty for _, ty in operands)
     scope = ' {scope = "warp"}' if any(op.axes for op in form.operands) and not form.warpgroup_collective else ""
@@ -208,8 +245,8 @@ def run(target, forms=None, workdir=None):
         # A form without tiles (a fence, cp.async.wait_group's immediate) has
         # nothing to repeat over; an mma's fragments here are one (m, n, k)
         # step.
-        tiles = [o for o in form.operands if o.role != "imm"]
-        expected = 1 if not tiles or any(o.axes for o in form.operands) else REPEATS
+        tiles = [o for o in form.operands if o.role != "imm" and not o.address]
+        expected = 1 if not tiles or any(o.axes or o.box for o in form.operands) else REPEATS
         if sum(bool(pattern.search(block)) for block in asm) != expected:
             problems.append(f"{form.opcode}: expected {expected} instructions in k{i}")
     return len(forms), problems

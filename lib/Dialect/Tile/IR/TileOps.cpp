@@ -791,14 +791,6 @@ LogicalResult ApplyOp::verify() {
       if (!value.getDefiningOp<TensorMapOp>())
         return diag() << "expected the address of a tensor map, which "
                          "tile.tensor_map gives";
-      SmallVector<StringRef> tokens;
-      StringRef(getOpcode()).split(tokens, '.');
-      if (llvm::is_contained(tokens, "param") ||
-          llvm::is_contained(tokens, "const"))
-        return diag() << "tile.tensor_map gives a generic address, but "
-                      << getOpcode()
-                      << " takes one in its state space: spell it without "
-                         ".param or .const";
     }
     if (operand.box) {
       const ptx::Operand *map = nullptr, *coords = nullptr;
