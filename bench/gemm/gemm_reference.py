@@ -7,9 +7,24 @@ chip's); on such data C equals numpy's A B bit for bit."""
 import numpy as np
 
 
+def e4m3_bits(values):
+    """Values e4m3 holds exactly (small integers) as its bits (uint8): sign,
+    four exponent bits biased by 7, three mantissa bits (PTX ISA 5.2.5)."""
+    values = np.asarray(values, np.float64)
+    magnitude = np.abs(values)
+    safe = np.where(magnitude > 0, magnitude, 1)
+    exponent = np.floor(np.log2(safe)).astype(np.int64)
+    mantissa = np.round((safe / 2.0 ** exponent - 1) * 8).astype(np.int64)
+    assert ((1 + mantissa / 8) * 2.0 ** exponent == safe).all() and (exponent >= -6).all()
+    out = ((values < 0).astype(np.int64) << 7) | ((exponent + 7) << 3) | mantissa
+    return np.where(magnitude > 0, out, 0).astype(np.uint8)
+
+
 def bits(values, dtype):
-    """float values as fp16 or bf16 bit patterns (uint16)."""
+    """float values as fp16 or bf16 bit patterns (uint16), or e4m3's (uint8)."""
     values = np.asarray(values, np.float32)
+    if dtype == "e4m3":
+        return e4m3_bits(values)
     if dtype == "float16":
         return values.astype(np.float16).view(np.uint16)
     return (values.view(np.uint32) >> 16).astype(np.uint16)  # exact: small integers

@@ -32,7 +32,7 @@ interpreter and on the H200.
 from tile_mlir import script as T
 
 BK = 64          # a step of K: one 128-byte swizzled row of b16
-KINDS = {"float16": "f16", "bfloat16": "bf16"}
+KINDS = {"float16": "f16", "bfloat16": "bf16", "e4m3": "e4m3"}
 
 
 
@@ -58,16 +58,20 @@ def _copy_step(tiles, kt, buffer, thread, threads):
                               T.uint32(16))
 
 
-def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate):
-    """One step of K: four wgmma over the 64 rows of A from `a_row` and all
+def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate, k_step=16):
+    """One step of K (one 128-byte row): four wgmma of `k_step` (16 for
+    16-bit inputs, 32 for e4m3) over the 64 rows of A from `a_row` and all
     of Bt's tile in shared buffer `buffer`, committed; then wait until at
-    most this group is pending (the step before has retired)."""
+    most this group is pending (the step before has retired). Only 16-bit
+    inputs take the transpose immediates."""
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
-    for kk in range(BK // 16):
-        a_desc = a_s[buffer, a_row:a_row + 64, 16 * kk:16 * kk + 16].matrix_descriptor()
-        b_desc = b_s[buffer, 0:bn, 16 * kk:16 * kk + 16].matrix_descriptor()
+    transposes = [T.uint32(0), T.uint32(0)] if k_step == 16 else []
+    for kk in range(4):
+        ks = slice(k_step * kk, k_step * (kk + 1))
+        a_desc = a_s[buffer, a_row:a_row + 64, ks].matrix_descriptor()
+        b_desc = b_s[buffer, 0:bn, ks].matrix_descriptor()
         T.cuda.tile.apply(T.ptx[opcode], acc, a_desc, b_desc, accumulate, T.int32(1), T.int32(1),
-                          T.uint32(0), T.uint32(0))
+                          *transposes)
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
 
@@ -112,9 +116,10 @@ def _cp_async_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, ste
         publish(kt % stages)
 
 
-def _tma_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, bm, bn, p):
-    """Thread 0 of the producer: each step, once its stage is free, expects
-    the two boxes' bytes on the stage's full mbarrier and copies them."""
+def _tma_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, bm, bn, p, bk=BK):
+    """Thread 0 of the producer: each step (`bk` elements of 128 bytes),
+    once its stage is free, expects the two boxes' bytes on the stage's
+    full mbarrier and copies them."""
     load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
     with T.if_(p == 0):
         for kt in T.serial(0, steps):
@@ -124,9 +129,9 @@ def _tma_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, s
                     T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
                                       empty[buffer:buffer + 1], T.uint32((kt // stages + 1) % 2))
             T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, full[buffer:buffer + 1],
-                              T.uint32((bm + bn) * BK * 2))
-            T.cuda.tile.apply(load, a_s[buffer], A.tensor_map, (kt * BK, row0), full[buffer])
-            T.cuda.tile.apply(load, b_s[buffer], B.tensor_map, (kt * BK, col0), full[buffer])
+                              T.uint32((bm + bn) * 128))
+            T.cuda.tile.apply(load, a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
+            T.cuda.tile.apply(load, b_s[buffer], B.tensor_map, (kt * bk, col0), full[buffer])
 
 
 def gemm_kernel(m, n, k, dtype="bfloat16", bn=256, warpgroups=2, stages=4, group_m=8):
@@ -196,30 +201,37 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
     uint16), each pair rounded to nearest by cvt.rn.{bf16x2,f16x2}.f32, as
     torch.matmul returns it."""
     kind = KINDS[dtype]
+    # A step is one 128-byte swizzled row: 64 b16 or 128 e4m3 elements,
+    # four wgmma of K 16 or 32.
+    fp8 = dtype == "e4m3"
+    bk, k_step, bits = (128, 32, "uint8") if fp8 else (BK, 16, "uint16")
+    if fp8 and not tma:
+        raise ValueError("the e4m3 kernel copies by TMA: tma=True")
     bm = 64 * consumers
     threads = 128 * (consumers + 1)
-    if m % bm or n % bn or k % BK:
-        raise ValueError(f"{m} x {n} x {k} is not a multiple of the {bm} x {bn} x {BK} block tile")
-    steps = k // BK
+    if m % bm or n % bn or k % bk:
+        raise ValueError(f"{m} x {n} x {k} is not a multiple of the {bm} x {bn} x {bk} block tile")
+    steps = k // bk
     if not 1 <= depth <= min(stages, steps):
         raise ValueError(f"{depth} steps in flight over {stages} stages and {steps} steps")
     blocks_m, blocks_n = m // bm, n // bn
     if blocks_m % group_m:
         group_m = 1
-    opcode = f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.{kind}.{kind}"
+    opcode = f"wgmma.mma_async.sync.aligned.m64n{bn}k{k_step}.f32.{kind}.{kind}"
     regs = bn // 2
-    if out not in ("float32", "same"):
-        raise ValueError(f"out is 'float32' or 'same', got {out!r}")
+    if out not in ("float32", "same", "bfloat16"):
+        raise ValueError(f"out is 'float32', 'same' or 'bfloat16', got {out!r}")
     c_type = "float32" if out == "float32" else "uint16"
+    out_kind = None if out == "float32" else "bf16" if out == "bfloat16" else kind
 
-    a_param = T.Tensor((m, k), "uint16", tma=T.TensorMap((bm, BK), "128B") if tma else ())
-    b_param = T.Tensor((n, k), "uint16", tma=T.TensorMap((bn, BK), "128B") if tma else ())
+    a_param = T.Tensor((m, k), bits, tma=T.TensorMap((bm, bk), "128B") if tma else ())
+    b_param = T.Tensor((n, k), bits, tma=T.TensorMap((bn, bk), "128B") if tma else ())
 
     @T.function
     def gemm(A: a_param, B: b_param, C: T.Tensor((m, n), c_type)):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks_m * blocks_n, block=threads))
-        a_s = T.alloc_dynamic_shared((stages, bm, BK), "uint16", align=1024).swizzle("128B")
-        b_s = T.alloc_dynamic_shared((stages, bn, BK), "uint16", align=1024).swizzle("128B")
+        a_s = T.alloc_dynamic_shared((stages, bm, bk), bits, align=1024).swizzle("128B")
+        b_s = T.alloc_dynamic_shared((stages, bn, bk), bits, align=1024).swizzle("128B")
         full = T.alloc_shared((stages, 1), "uint64")
         empty = T.alloc_shared((stages, 1), "uint64")
         t, bid = T.thread_id(), T.block_id()
@@ -237,7 +249,7 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
         with T.if_(wg == 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(producer_regs))
             if tma:
-                _tma_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, bm, bn, p)
+                _tma_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, bm, bn, p, bk)
             else:
                 _cp_async_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, depth,
                                    bm, bn, p)
@@ -252,13 +264,13 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
                 with T.until(done):
                     T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
                                       full[buffer:buffer + 1], T.uint32((kt // stages) % 2))
-                _multiply_step(opcode, acc, a_s, b_s, buffer, 64 * c, bn, accumulate)
+                _multiply_step(opcode, acc, a_s, b_s, buffer, 64 * c, bn, accumulate, k_step)
                 # The step before retired: one thread frees its stage.
                 before = (kt + stages - 1) % stages
                 T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[before:before + 1],
                                   pred=(kt > 0) & (p == 0))
             T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-            _store(C, acc, row0 + 64 * c, col0, regs, warp, lane, None if out == "float32" else kind)
+            _store(C, acc, row0 + 64 * c, col0, regs, warp, lane, out_kind)
 
     return gemm
 
@@ -286,4 +298,9 @@ TMA = {f"hopper_{dtype}_{size}_tma{tag}": (gemm_specialized, dict(m=size, n=size
                                                                  **kw))
        for dtype in ("bfloat16", "float16") for size in (4096, 8192)
        for tag, kw in (("", {}), ("_s3", dict(stages=3)), ("_g16", dict(group_m=16)))}
+# e4m3 inputs (their bits, uint8), C in bf16, as torch._scaled_mm returns it.
+TMA.update({f"hopper_e4m3_{size}_tma{tag}": (gemm_specialized, dict(m=size, n=size, k=size, dtype="e4m3",
+                                                                    out="bfloat16", tma=True, producer_regs=40,
+                                                                    consumer_regs=232, **kw))
+            for size in (4096, 8192) for tag, kw in (("", {}), ("_g16", dict(group_m=16)))})
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times the bench/gemm_hopper kernels (C = A Bt^T, bf16 and fp16, 4096^3
 and 8192^3) against torch.matmul (cuBLAS, on B row major and on Bt's
-layout) and Triton's matmul in one run, 3 rounds of 10 launches, medians;
+layout) and Triton's matmul, and the e4m3 ones against torch._scaled_mm,
+in one run, 3 rounds of 10 launches, medians;
 checks each kernel bit for bit against numpy on integer-valued data and
 against float64 on random normal data (the largest error relative to the
 result's scale), as bench/gemm/run.py does.
@@ -31,6 +32,51 @@ from tile_mlir import runtime  # noqa: E402
 TORCH_DTYPE = gemm_run.TORCH_DTYPE
 
 
+def fp8_entry(kernel):
+    """The e4m3 kernel (C = A Bt^T in bf16, their bits) against
+    torch._scaled_mm with unit scales on the same data: bit for bit on
+    integer data in {-1, 0, 1} (every partial sum exact), and recorded for
+    {-4, ..., 4} (sums to 2^16: whether the tensor cores' fp8 accumulation
+    keeps them); the error on random normal e4m3 data against float64,
+    beside _scaled_mm's; timed."""
+    (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
+    entry = {"shape": [m, n, k], "dtype": "e4m3", "output": "bfloat16"}
+    one = torch.tensor(1.0, device="cuda")
+    c = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+    gen = torch.Generator(device="cuda").manual_seed(3)
+
+    def fp8(values):
+        return values.to(torch.float8_e4m3fn)
+
+    for key, bound in (("bit_exact_integer_data", 1), ("bit_exact_integer_data_to_4", 4)):
+        a = fp8(torch.randint(-bound, bound + 1, (m, k), device="cuda", generator=gen).float())
+        b = fp8(torch.randint(-bound, bound + 1, (n, k), device="cuda", generator=gen).float())
+        kernel(a.view(torch.uint8), b.view(torch.uint8), c.view(torch.uint16))
+        torch.cuda.synchronize()
+        want = (a.double() @ b.double().t()).to(torch.bfloat16)
+        entry[key] = bool(torch.equal(c, want))
+    x = fp8(torch.randn(m, k, device="cuda", generator=gen))
+    yt = fp8(torch.randn(n, k, device="cuda", generator=gen))
+    exact = x.double() @ yt.double().t()
+    scale = float(exact.abs().max())
+    kernel(x.view(torch.uint8), yt.view(torch.uint8), c.view(torch.uint16))
+    torch.cuda.synchronize()
+    entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
+    scaled = torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    entry["scaled_mm_max_error_relative_to_max"] = float((scaled.double() - exact).abs().max()) / scale
+    runs = {"tile_mlir": lambda: kernel(x.view(torch.uint8), yt.view(torch.uint8), c.view(torch.uint16),
+                                        sync=False),
+            "scaled_mm": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)}
+    entry["rounds"] = {key: [] for key in runs}
+    for _ in range(ROUNDS):
+        for key, fn in runs.items():
+            entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
+    entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+    entry["TFLOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
+    entry["ratio_vs_scaled_mm"] = entry["ms"]["scaled_mm"] / entry["ms"]["tile_mlir"]
+    return entry
+
+
 def main(artifacts, report_path):
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
               "repeats": REPEATS, "kernels": {}}
@@ -38,6 +84,15 @@ def main(artifacts, report_path):
     for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
         name = file[:-5]
         kernel = runtime.load(os.path.join(artifacts, file))
+        if "e4m3" in name:
+            entry = report["kernels"][name] = fp8_entry(kernel)
+            print(name, {key: round(v, 1) for key, v in entry["TFLOPs"].items()},
+                  "x%.3f _scaled_mm" % entry["ratio_vs_scaled_mm"], "bit-exact", entry["bit_exact_integer_data"],
+                  entry["bit_exact_integer_data_to_4"], "rel err %.2e (_scaled_mm %.2e)" % (
+                      entry["max_error_relative_to_max"], entry["scaled_mm_max_error_relative_to_max"]), flush=True)
+            with open(report_path, "w") as f:
+                json.dump(report, f, indent=1)
+            continue
         (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
         dtype = "bfloat16" if "bfloat16" in name else "float16"
         entry = {"shape": [m, n, k], "dtype": dtype}
