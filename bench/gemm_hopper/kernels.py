@@ -275,6 +275,92 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
     return gemm
 
 
+def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, group_m=8, blocks=132,
+                    producer_regs=40, consumer_regs=232, out="same"):
+    """gemm_specialized(tma=True), persistent: `blocks` blocks (the H200's
+    132 SMs) take the tiles of C in turn (tile = block id + i x blocks).
+    Stages and mbarrier phases run on across tiles (step g = i x steps +
+    kt), so the producer copies the next tile's first steps while the
+    consumers wait for their last wgmma and store the tile."""
+    kind = KINDS[dtype]
+    fp8 = dtype == "e4m3"
+    bk, k_step, bits = (128, 32, "uint8") if fp8 else (BK, 16, "uint16")
+    bm = 64 * consumers
+    threads = 128 * (consumers + 1)
+    if m % bm or n % bn or k % bk:
+        raise ValueError(f"{m} x {n} x {k} is not a multiple of the {bm} x {bn} x {bk} block tile")
+    steps = k // bk
+    blocks_m, blocks_n = m // bm, n // bn
+    tiles = blocks_m * blocks_n
+    blocks = min(blocks, tiles)
+    if blocks_m % group_m:
+        group_m = 1
+    opcode = f"wgmma.mma_async.sync.aligned.m64n{bn}k{k_step}.f32.{kind}.{kind}"
+    regs = bn // 2
+    c_type = "float32" if out == "float32" else "uint16"
+    out_kind = None if out == "float32" else "bf16" if out == "bfloat16" else kind
+    load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
+    wait = T.ptx["mbarrier.try_wait.parity.shared::cta.b64"]
+
+    @T.function
+    def gemm(A: T.Tensor((m, k), bits, tma=T.TensorMap((bm, bk), "128B")),
+             B: T.Tensor((n, k), bits, tma=T.TensorMap((bn, bk), "128B")), C: T.Tensor((m, n), c_type)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks, block=threads))
+        a_s = T.alloc_dynamic_shared((stages, bm, bk), bits, align=1024).swizzle("128B")
+        b_s = T.alloc_dynamic_shared((stages, bn, bk), bits, align=1024).swizzle("128B")
+        full = T.alloc_shared((stages, 1), "uint64")
+        empty = T.alloc_shared((stages, 1), "uint64")
+        t, bid = T.thread_id(), T.block_id()
+        wg, warp, lane, p = t // 128, (t // 32) % 4, t % 32, t % 128
+        state = T.alloc_local((1, 1), "uint64")
+        done = T.alloc_local((1, 1), "bool")
+        for s in range(stages):
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(1), pred=t == 0)
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(consumers),
+                              pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        with T.if_(wg == 0):
+            T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(producer_regs))
+            with T.if_(p == 0):
+                for tile in T.serial(bid, tiles, blocks):
+                    row0, col0 = _block_origin(tile, blocks_n, group_m, bm, bn)
+                    first = (tile - bid) // blocks * steps
+                    for kt in T.serial(0, steps):
+                        g = first + kt
+                        buffer = g % stages
+                        with T.if_(g >= stages):
+                            with T.until(done):
+                                T.cuda.tile.apply(wait, done, empty[buffer:buffer + 1],
+                                                  T.uint32((g // stages + 1) % 2))
+                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
+                                          full[buffer:buffer + 1], T.uint32((bm + bn) * 128))
+                        T.cuda.tile.apply(load, a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
+                        T.cuda.tile.apply(load, b_s[buffer], B.tensor_map, (kt * bk, col0), full[buffer])
+        with T.if_(wg > 0):
+            T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(consumer_regs))
+            acc = T.alloc_local((1, 1, regs), "float32")
+            accumulate = t < threads
+            c = wg - 1
+            for tile in T.serial(bid, tiles, blocks):
+                row0, col0 = _block_origin(tile, blocks_n, group_m, bm, bn)
+                first = (tile - bid) // blocks * steps
+                T.cuda.tile.apply(T.ptx["mov.b32"], acc.view("uint32").reshape((regs, 1)), T.uint32(0))
+                for kt in T.serial(0, steps):
+                    g = first + kt
+                    buffer = g % stages
+                    with T.until(done):
+                        T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32((g // stages) % 2))
+                    _multiply_step(opcode, acc, a_s, b_s, buffer, 64 * c, bn, accumulate, k_step)
+                    # The step before retired: one thread frees its stage.
+                    before = (g + stages - 1) % stages
+                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[before:before + 1],
+                                      pred=(g > 0) & (p == 0))
+                T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+                _store(C, acc, row0 + 64 * c, col0, regs, warp, lane, out_kind)
+
+    return gemm
+
+
 VARIANTS = {f"hopper_{dtype}_{size}{tag}": (make, dict(m=size, n=size, k=size, dtype=dtype))
             for dtype in ("bfloat16", "float16") for size in (4096, 8192)
             for tag, make in (("", gemm_kernel), ("_specialized", gemm_specialized))}
@@ -303,4 +389,12 @@ TMA.update({f"hopper_e4m3_{size}_tma{tag}": (gemm_specialized, dict(m=size, n=si
                                                                     out="bfloat16", tma=True, producer_regs=40,
                                                                     consumer_regs=232, **kw))
             for size in (4096, 8192) for tag, kw in (("", {}), ("_g16", dict(group_m=16)))})
+
+
+# Persistent: 132 blocks take the tiles in turn.
+TMA.update({f"hopper_{dtype}_{size}_persistent{tag}": (gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype,
+                                                                             out="bfloat16" if dtype == "e4m3"
+                                                                             else "same", **kw))
+            for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
+            for tag, kw in (("", {}), ("_g16", dict(group_m=16)))})
 

@@ -47,8 +47,12 @@ def render(form, immediates=None):
             braced = op.count > 1 or op.braced  # an mma fragment: {%r1}
             text = "|".join(regs) if op.joined_by_bar else \
                 "{" + ", ".join(regs) + "}" if braced else regs[0]
+            if op.address:  # a tensor map: [%rd9]
+                text = f"[{text}]"
             if op.bar_before:  # elect.sync d|p
                 texts[-1] += "|" + text
+            elif op.within_address:  # a TMA's coordinates: [%rd9, {%r17, %r18}]
+                texts[-1] = texts[-1][:-1] + ", " + text + "]"
             else:
                 texts.append(text)
     return f"{form.opcode} {', '.join(texts)};"
