@@ -115,6 +115,25 @@ SCALAR_TYPES = {"int32": ctypes.c_int32, "int64": ctypes.c_int64, "float32": cty
                 "float64": ctypes.c_double}
 
 
+# cuda.h: CUlaunchConfig, CUlaunchAttribute and its 64-byte value union.
+_CLUSTER_DIMENSION = 4  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+
+
+class _LaunchAttributeValue(ctypes.Union):
+    _fields_ = [("pad", ctypes.c_char * 64), ("cluster", ctypes.c_uint * 3)]
+
+
+class _LaunchAttribute(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", _LaunchAttributeValue)]
+
+
+class _LaunchConfig(ctypes.Structure):
+    _fields_ = [("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint), ("gridDimZ", ctypes.c_uint),
+                ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
+                ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(_LaunchAttribute)), ("numAttrs", ctypes.c_uint)]
+
+
 class _Driver:
     """The few driver entry points a launch needs, bound with ctypes."""
 
@@ -208,18 +227,28 @@ class _Driver:
                     "cuFuncSetAttribute")
 
     def launch(self, function, grid, block, arguments: Sequence, sync: bool = True,
-               stream: Optional[int] = None, shared_bytes: int = 0):
+               stream: Optional[int] = None, shared_bytes: int = 0, cluster=None):
         """`arguments` are ctypes values (pointers as c_uint64, scalars by
         value), or ints for pointers; `shared_bytes` the dynamic shared
-        memory of each block."""
+        memory of each block; `cluster` the blocks of a thread block
+        cluster (cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)."""
         values = [a if isinstance(a, (ctypes._SimpleCData, TensorMapBytes)) else ctypes.c_uint64(a)
                   for a in arguments]
         params = (ctypes.c_void_p * len(values))(*[
             ctypes.c_void_p(v.address) if isinstance(v, TensorMapBytes) else
             ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
         handle = ctypes.c_void_p(stream) if stream else None
-        self._check(self.lib.cuLaunchKernel(function, *grid, *block, shared_bytes, handle, params, None),
-                    "cuLaunchKernel")
+        if cluster:
+            attribute = _LaunchAttribute(id=_CLUSTER_DIMENSION)
+            attribute.value.cluster = (ctypes.c_uint * 3)(*cluster)
+            config = _LaunchConfig(*grid, *block, shared_bytes, handle, ctypes.pointer(attribute), 1)
+            self.lib.cuLaunchKernelEx.argtypes = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p,
+                                                  ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+            self._check(self.lib.cuLaunchKernelEx(ctypes.byref(config), function, params, None),
+                        "cuLaunchKernelEx")
+        else:
+            self._check(self.lib.cuLaunchKernel(function, *grid, *block, shared_bytes, handle, params, None),
+                        "cuLaunchKernel")
         if sync:
             self._check(self.lib.cuStreamSynchronize(handle) if stream else self.lib.cuCtxSynchronize(),
                         "kernel execution (synchronize)")
@@ -321,8 +350,11 @@ class Kernel:
 
     def __init__(self, name: str, ptx: str, cubin: Optional[bytes], target: str,
                  params: List[Param], grid: Tuple[int, int, int], block: Tuple[int, int, int],
-                 convention: str = "bare", dynamic_shared_bytes: int = 0):
+                 convention: str = "bare", dynamic_shared_bytes: int = 0,
+                 cluster: Optional[Tuple[int, int, int]] = None):
         self.name, self.ptx, self.cubin, self.target = name, ptx, cubin, target
+        # Blocks per thread block cluster, launched with cuLaunchKernelEx.
+        self.cluster = None if cluster is None else tuple(cluster)
         # The dynamic shared memory every launch gives a block
         # (T.alloc_dynamic_shared).
         self.dynamic_shared_bytes = dynamic_shared_bytes
@@ -347,6 +379,7 @@ class Kernel:
             "grid": None if self.grid is None else list(self.grid), "block": list(self.block),
             "convention": self.convention,
             "dynamic_shared_bytes": self.dynamic_shared_bytes,
+            **({"cluster": list(self.cluster)} if self.cluster else {}),
             "params": [{"name": p.name, "kind": p.kind, "shape": list(p.shape), "dtype": p.dtype,
                         "written": p.written,
                         **({"tensor_maps": [{"box": list(box), "swizzle": swizzle}
@@ -491,7 +524,8 @@ class Kernel:
                 entry[2] |= param.written
                 pointers += self._tensor_arguments(param, entry[0], value.shape, value.dtype)
             drv.launch(self._function, launch_grid, self.block, pointers,
-                       sync=sync or bool(owned), stream=handle, shared_bytes=self.dynamic_shared_bytes)
+                       sync=sync or bool(owned), stream=handle, shared_bytes=self.dynamic_shared_bytes,
+                       cluster=self.cluster)
             for pointer, value, written in owned.values():
                 if written:
                     drv.to_host(value, pointer)
@@ -631,5 +665,13 @@ def load(path: str) -> Kernel:
     dynamic = artifact.get("dynamic_shared_bytes", 0)
     if isinstance(dynamic, bool) or not isinstance(dynamic, int) or not 0 <= dynamic <= MAX_SHARED_BYTES:
         fail("dynamic_shared_bytes", f"expected a byte count from 0 to {MAX_SHARED_BYTES}, got {dynamic!r}")
+    cluster = artifact.get("cluster")
+    if cluster is not None:
+        try:
+            cluster = launch_dims(cluster, "cluster", (8, 8, 8))
+        except ValueError as error:
+            fail("cluster", str(error))
+        if grid is None or any(g % c for g, c in zip(grid, cluster)):
+            fail("cluster", f"the grid {grid} does not hold whole clusters of {cluster}")
     return Kernel(artifact["name"], artifact["ptx"], cubin or None, target, params, grid, block, convention,
-                  dynamic)
+                  dynamic, cluster)

@@ -214,6 +214,16 @@ def run(target, forms=None, workdir=None):
     bodies = re.split(r"\.entry ", text)[1:]
     by_name = {re.match(r"(k\d+)", b).group(1): b for b in bodies}
     for i, form in enumerate(forms):
+        if form.family == "barrier.cluster":
+            # Through NVVM's operation, without the default .release and
+            # .acquire (docs/families/clusters.md).
+            tokens = form.opcode.split(".")
+            printed = "barrier.cluster." + tokens[2] + (".relaxed" if "relaxed" in tokens else "") + \
+                (".aligned" if "aligned" in tokens else "")
+            found = re.findall(r"^\s*" + re.escape(printed) + ";$", by_name.get(f"k{i}", ""), re.M)
+            if len(found) != 1:
+                problems.append(f"{form.opcode}: expected one {printed} in k{i}")
+            continue
         if form.block_barrier:
             # Printed by NVPTX from its convergent intrinsic under the ISA's
             # name (docs/families/bar.md).

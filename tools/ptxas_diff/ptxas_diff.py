@@ -595,6 +595,25 @@ def tma_spellings():
         yield ".".join(("prefetch",) + quals)
 
 
+def cluster_barrier_spellings():
+    """PTX ISA 9.0, 9.7.13.2: barrier.cluster.arrive{.release,.relaxed}
+    {.aligned} and barrier.cluster.wait{.acquire}{.aligned}, in each order,
+    with the other operation's semantics, repeated qualifiers and the
+    operation moved."""
+    for op, semantics in (("arrive", ("", "release", "relaxed", "acquire")),
+                          ("wait", ("", "acquire", "release", "relaxed"))):
+        for sem, aligned in itertools.product(semantics, ("", "aligned")):
+            quals = [q for q in (sem, aligned) if q]
+            yield ".".join(["barrier", "cluster", op] + quals)
+            if len(quals) == 2:
+                yield ".".join(["barrier", "cluster", op] + quals[::-1])
+        yield f"barrier.cluster.aligned.{op}"
+        yield f"barrier.cluster.{op}.aligned.aligned"
+        yield f"barrier.cluster.{op}.sync"
+    yield "barrier.cluster"
+    yield "barrier.cluster.sync"
+
+
 def tma_operands(tokens):
     """The ISA's operands of a cp.async.bulk.tensor or prefetch.tensormap
     spelling the table rejects: [dstMem], [tensorMap, {coords}], [mbar]
@@ -623,7 +642,7 @@ def spellings():
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
-                tma_spellings):
+                tma_spellings, cluster_barrier_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -710,6 +729,8 @@ def natural_operands(spelling):
         if family == "red":
             return [memory, reg]
         return [reg, memory, reg] + ([reg] if "cas" in tokens else [])
+    if tokens[:2] == ["barrier", "cluster"]:
+        return []
     if family in ("bar", "barrier"):
         # The ISA's operands: a barrier and a thread count, immediates.
         barrier, count = ("imm", 0, False), ("imm", 64, False)

@@ -36,7 +36,7 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm"> {
            "where the barriers against measured ptxas folds go: auto (where "
            "data flow needs them), always or off">
   ];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
 def TileLocalAllocas : Pass<"tile-local-allocas"> {

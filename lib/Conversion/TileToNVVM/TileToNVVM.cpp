@@ -12,6 +12,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/SetVector.h"
@@ -434,6 +435,26 @@ public:
     return success();
   }
 
+  /// A cluster barrier becomes NVVM's operation of the same PTX
+  /// instruction, convergent as a block barrier's: barrier.cluster.arrive
+  /// {.relaxed}{.aligned} and barrier.cluster.wait{.aligned}, without the
+  /// default .release and .acquire the ISA gives them.
+  LogicalResult lowerClusterBarrier(InstrOp op, ArrayRef<StringRef> tokens) {
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    UnitAttr aligned = llvm::is_contained(tokens, "aligned")
+                           ? builder.getUnitAttr()
+                           : UnitAttr();
+    if (llvm::is_contained(tokens, "wait"))
+      NVVM::ClusterWaitOp::create(builder, loc, aligned);
+    else if (llvm::is_contained(tokens, "relaxed"))
+      NVVM::ClusterArriveRelaxedOp::create(builder, loc, aligned);
+    else
+      NVVM::ClusterArriveOp::create(builder, loc, aligned);
+    op.erase();
+    return success();
+  }
+
   /// A barrier becomes NVVM's barrier intrinsic of the same PTX
   /// instruction: LLVM declares those convergent, so no pass duplicates one
   /// into divergent paths, as it may an inline asm. They print bar.sync,
@@ -442,6 +463,8 @@ public:
   LogicalResult lowerBarrier(InstrOp op, const ptx::Form &form) {
     SmallVector<StringRef> tokens;
     StringRef(form.opcode).split(tokens, '.');
+    if (form.family == "barrier.cluster")
+      return lowerClusterBarrier(op, tokens);
     bool aligned =
         tokens.front() == "bar" || llvm::is_contained(tokens, "aligned");
     bool arrive = llvm::is_contained(tokens, "arrive");

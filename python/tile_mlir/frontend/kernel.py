@@ -111,6 +111,8 @@ class PrimFunc:
         # unwind to Python as an exception (see _tile).
         self.context.enable_multithreading(False)
         self.grid, self.block = (1, 1, 1), (1, 1, 1)
+        # Blocks per thread block cluster (LaunchConfig(cluster=...)), or None.
+        self.cluster = None
         self.written: Tuple[str, ...] = ()
         # The bytes of dynamic shared memory each launch gives a block.
         self.dynamic_shared_bytes = 0
@@ -170,6 +172,7 @@ class PrimFunc:
             self.grid = (None if builder.launch.grid is None
                          else _dim3(builder.launch.grid, "the grid's", _GRID_LIMITS))
             self.block = _dim3(builder.launch.block, "the block's", _BLOCK_LIMITS)
+            self.cluster = self._cluster(builder.launch.cluster)
             threads = self.block[0] * self.block[1] * self.block[2]
             if threads > _MAX_BLOCK_THREADS:
                 raise TileError(f"a block of {self.block} has {threads} threads; "
@@ -177,9 +180,28 @@ class PrimFunc:
             self.written = tuple(name for name, _ in self.params if name in builder.written)
             self.dynamic_shared_bytes = builder.dynamic_shared_bytes
             func.attributes["known_block_size"] = ir.DenseI32ArrayAttr.get(list(self.block))
+            if self.cluster is not None:
+                # .explicitcluster and .reqnctapercluster in the PTX.
+                func.attributes["nvvm.cluster_dim"] = ir.DenseI32ArrayAttr.get(list(self.cluster))
             if self.grid is not None:
                 func.attributes["known_grid_size"] = ir.DenseI32ArrayAttr.get(list(self.grid))
         return module
+
+    def _cluster(self, cluster):
+        """The launch's cluster, checked against the grid: CUDA guarantees
+        clusters of up to 8 blocks, and the grid holds whole clusters."""
+        if cluster is None:
+            return None
+        dims = _dim3(cluster, "the cluster's", (8, 8, 8))
+        if dims[0] * dims[1] * dims[2] > 8:
+            raise TileError(f"a cluster of {dims} has {dims[0] * dims[1] * dims[2]} blocks; CUDA guarantees "
+                            "at most 8 (the portable cluster size)")
+        if self.grid is None:
+            raise TileError("a kernel with a cluster needs a fixed grid (LaunchConfig(grid=...)), which "
+                            "must hold whole clusters")
+        if any(g % c for g, c in zip(self.grid, dims)):
+            raise TileError(f"the grid {self.grid} does not hold whole clusters of {dims}")
+        return dims
 
     def __str__(self):
         return str(self.module)
@@ -252,6 +274,28 @@ def block_id(dim: str = "x") -> Index:
     """This block's index in the grid along ``dim`` (``%ctaid``), an index
     expression."""
     return _gpu_index(gpu.block_id, dim)
+
+
+def cluster_ctarank() -> Index:
+    """This block's rank in its cluster (``%cluster_ctarank``), an index
+    expression: 0 to the cluster's blocks - 1."""
+    return _special_register(nvvm.read_ptx_sreg_cluster_ctarank, 32)
+
+
+def cluster_block_id(dim: str = "x") -> Index:
+    """This block's index in its cluster along ``dim`` (``%cluster_ctaid``)."""
+    return _cluster_register("cluster_ctaid", dim)
+
+
+def cluster_id(dim: str = "x") -> Index:
+    """The cluster's index in the grid along ``dim`` (``%clusterid``)."""
+    return _cluster_register("clusterid", dim)
+
+
+def _cluster_register(name: str, dim: str) -> Index:
+    if dim not in ("x", "y", "z"):
+        raise TileError(f"a dimension is 'x', 'y' or 'z', got {dim!r}")
+    return _special_register(getattr(nvvm, f"read_ptx_sreg_{name}_{dim}"), 32)
 
 
 def block_dim(dim: str = "x") -> Index:

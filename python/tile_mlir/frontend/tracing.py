@@ -158,9 +158,12 @@ def _dim3(value, what: str, limits) -> Tuple[int, int, int]:
 class LaunchConfig:
     """A kernel's launch shape. ``grid=None`` leaves the grid to each call
     (``kernel[grid](...)`` or ``kernel(..., grid=...)``); a fixed grid is
-    compiled in (the lowering may assume it) and a call must keep it."""
+    compiled in (the lowering may assume it) and a call must keep it.
+    ``cluster`` groups blocks into thread block clusters (sm_90 and newer):
+    1 to 3 extents, at most 8 blocks, dividing a fixed grid."""
     grid: Any = 1
     block: Any = 1
+    cluster: Any = None
 
 
 class _Builder(threading.local):

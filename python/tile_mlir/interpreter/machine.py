@@ -79,6 +79,12 @@ class Buffer:
             self.read_epoch = np.zeros(data.size, np.int64)
             self.written_at = np.zeros(data.size, np.int32)
             self.read_at = np.zeros(data.size, np.int32)
+            # In a kernel with clusters: the cluster arrivals the writer
+            # (and the readers, the most of them) had made when it touched
+            # the byte; a thread whose barrier.cluster.wait completed more
+            # phases than that is ordered after the access.
+            self.written_stamp = np.zeros(data.size, np.int64)
+            self.read_stamp = np.zeros(data.size, np.int64)
             # Whether the last write and every read since were atomic:
             # atomics do not race with each other.
             self.written_atomically = np.zeros(data.size, bool)
@@ -297,6 +303,11 @@ class Interpreter:
         # Happens-before through mbarrier phases (clocks.py), in a kernel
         # that has mbarrier operations; None otherwise.
         self.clocks = None
+        # Thread block clusters (nvvm.cluster_dim): each thread's cluster
+        # and its block's rank in it, and each thread's barrier.cluster
+        # arrivals and completed waits (set_cluster).
+        self.cluster = (1, 1, 1)
+        self.set_cluster(self.cluster)
         self.current_opcode = ""
         # The origins of bytes, when mma fragments are checked against the
         # ISA's layout (fragment_origins); None otherwise.
@@ -373,6 +384,83 @@ class Interpreter:
         block = np.where(low // self.per_block == high // self.per_block, low // self.per_block, MANY)
         return unique, thread, block
 
+    def set_cluster(self, cluster):
+        """The launch's clusters of `cluster` blocks (x, y, z)."""
+        self.cluster = tuple(cluster)
+        position = [b % c for b, c in zip(self.bid, self.cluster)]
+        self.cluster_rank = position[0] + self.cluster[0] * (position[1] + self.cluster[1] * position[2])
+        ids = [b // c for b, c in zip(self.bid, self.cluster)]
+        counts = [g // c for g, c in zip(self.grid, self.cluster)]
+        self.cluster_of = ids[0] + counts[0] * (ids[1] + counts[1] * ids[2])
+        self.cluster_arrivals = np.zeros(self.threads, np.int64)
+        self.cluster_waits = np.zeros(self.threads, np.int64)
+        # Per arrival (row k: each thread's k-th), whether it was .relaxed:
+        # it releases nothing.
+        self.cluster_relaxed = np.zeros((0, self.threads), bool)
+
+    def _cluster_ordered(self, lanes, others, stamps):
+        """Per access: whether `others` (a thread, or MANY) touched the byte
+        before an arrival on the cluster barrier whose wait `lanes` has
+        completed since, in their common cluster."""
+        if self.cluster == (1, 1, 1):
+            return None
+        valid = (others >= 0) & (others != MANY)
+        other = np.where(valid, others, 0)
+        ordered = valid & (self.cluster_of[other] == self.cluster_of[lanes]) & (stamps < self.cluster_waits[lanes])
+        # The arrival after the access must release it: one that is
+        # .relaxed orders nothing (a later releasing one is not credited:
+        # the interpreter errs towards reporting).
+        phases = self.cluster_relaxed.shape[0]
+        relaxed = np.zeros(ordered.shape, bool)
+        inside = ordered & (stamps < phases)
+        relaxed[inside] = self.cluster_relaxed[stamps[inside], other[inside]]
+        return ordered & ~relaxed
+
+    @staticmethod
+    def _either(a, b):
+        return b if a is None else a if b is None else a | b
+
+    def cluster_barrier(self, form, executing):
+        """barrier.cluster.arrive and .wait (PTX ISA 9.7.13.2): an arrival
+        counts each executing thread's phase; a wait completes once every
+        thread of the cluster has arrived as often, and orders the accesses
+        made before those arrivals (unless .relaxed) before the waiting
+        thread's later ones.
+        The interpreter runs the threads in lockstep, so a wait whose
+        cluster has threads yet to arrive would never complete here."""
+        tokens = form.opcode.split(".")
+        where = self.points[self.point]
+        if "arrive" in tokens:
+            twice = executing & (self.cluster_arrivals > self.cluster_waits)
+            if twice.any():
+                raise LoopFault(f"{where}: {form.opcode}: thread {int(np.flatnonzero(twice)[0])} arrives again "
+                                "before its barrier.cluster.wait, which the PTX ISA leaves undefined")
+            phase = int(self.cluster_arrivals[executing].max(initial=0))
+            if phase >= self.cluster_relaxed.shape[0]:
+                grown = np.zeros((phase + 1, self.threads), bool)
+                grown[:self.cluster_relaxed.shape[0]] = self.cluster_relaxed
+                self.cluster_relaxed = grown
+            threads = np.flatnonzero(executing)
+            self.cluster_relaxed[self.cluster_arrivals[threads], threads] = "relaxed" in tokens
+            self.cluster_arrivals[executing] += 1
+            return
+        for thread in np.flatnonzero(executing):
+            members = self.cluster_of == self.cluster_of[thread]
+            phase = self.cluster_waits[thread] + 1
+            if self.cluster_arrivals[thread] < phase:
+                raise LoopFault(f"{where}: {form.opcode}: thread {int(thread)} waits without arriving first")
+            missing = members & (self.cluster_arrivals < phase)
+            if missing.any():
+                raise LoopFault(f"{where}: {form.opcode} never completes: thread {int(np.flatnonzero(missing)[0])} "
+                                f"of the cluster has not arrived (each of its {int(members.sum())} threads must "
+                                "arrive before the wait)")
+        self.cluster_waits[executing] += 1
+        # A cluster barrier is a barrier of each of its blocks too.
+        blocks = np.unique(self.block_linear[executing])
+        self.epoch[blocks] += 1
+        if self.clocks:
+            self.clocks.barrier(blocks)
+
     def track_read(self, buffer, at, lanes, atomic=False):
         if buffer.private or at.size == 0:
             return
@@ -381,7 +469,12 @@ class Interpreter:
         self._hazard("read-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
                      buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,
                      buffer.written_atomically[at] & atomic,
-                     clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks else None)
+                     self._either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
+                                  else None,
+                                  self._cluster_ordered(lanes, buffer.writer[at], buffer.written_stamp[at])))
+        if self.cluster != (1, 1, 1):
+            stamps = np.zeros(buffer.read_stamp.size, np.int64)
+            np.maximum.at(stamps, at, self.cluster_arrivals[lanes])
         all_at, all_lanes = at, lanes
         at, thread, block = self._accessors(at, lanes)
         epoch = self.epoch[np.where(block == MANY, 0, block)]
@@ -398,6 +491,8 @@ class Interpreter:
         buffer.read_atomically[at] = np.where(fresh, atomic, buffer.read_atomically[at] & atomic)
         buffer.read_epoch[at] = epoch
         buffer.read_at[at] = self.point
+        if self.cluster != (1, 1, 1):
+            buffer.read_stamp[at] = np.where(fresh, stamps[at], np.maximum(buffer.read_stamp[at], stamps[at]))
 
     def track_write(self, buffer, at, lanes, atomic=False):
         if buffer.private or at.size == 0:
@@ -407,7 +502,9 @@ class Interpreter:
         self._hazard("write-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
                      buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,
                      buffer.written_atomically[at] & atomic,
-                     clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks else None)
+                     self._either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
+                                  else None,
+                                  self._cluster_ordered(lanes, buffer.writer[at], buffer.written_stamp[at])))
         readers_known = None
         if clocks:
             readers = buffer.reader[at]
@@ -415,7 +512,9 @@ class Interpreter:
                                      clocks.knows(lanes, readers, buffer.read_clock[at]))
         self._hazard("write-after-read", buffer, at, buffer.read_at[at], buffer.reader[at],
                      buffer.reader_block[at], buffer.read_epoch[at], lanes,
-                     buffer.read_atomically[at] & atomic, readers_known)
+                     buffer.read_atomically[at] & atomic,
+                     self._either(readers_known,
+                                  self._cluster_ordered(lanes, buffer.reader[at], buffer.read_stamp[at])))
         # Two threads storing one byte in one instruction (atomics may).
         order = np.argsort(at, kind="stable")
         same = np.flatnonzero(at[order][1:] == at[order][:-1])
@@ -430,6 +529,7 @@ class Interpreter:
         buffer.written_atomically[at] = atomic
         buffer.written_epoch[at] = self.epoch[lanes // self.per_block]
         buffer.written_at[at] = self.point
+        buffer.written_stamp[at] = self.cluster_arrivals[lanes]
 
     def atomic(self, form, values, coord, executing):
         """atom/red: each executing thread, in ascending thread order (one of
@@ -1196,6 +1296,26 @@ class Interpreter:
     def op_nvvm_read_ptx_sreg_warpid(self, op):
         self._special(op, self.lanes % self.per_block // 32)
 
+    def op_nvvm_read_ptx_sreg_cluster_ctarank(self, op):
+        self._special(op, self.cluster_rank)
+
+    def _cluster_axis(self, op, of_block):
+        axis = "xyz".index(op.name[-1])
+        value = self.bid[axis] % self.cluster[axis] if of_block else self.bid[axis] // self.cluster[axis]
+        self._special(op, value)
+
+    def op_nvvm_read_ptx_sreg_cluster_ctaid_x(self, op):
+        self._cluster_axis(op, True)
+
+    op_nvvm_read_ptx_sreg_cluster_ctaid_y = op_nvvm_read_ptx_sreg_cluster_ctaid_x
+    op_nvvm_read_ptx_sreg_cluster_ctaid_z = op_nvvm_read_ptx_sreg_cluster_ctaid_x
+
+    def op_nvvm_read_ptx_sreg_clusterid_x(self, op):
+        self._cluster_axis(op, False)
+
+    op_nvvm_read_ptx_sreg_clusterid_y = op_nvvm_read_ptx_sreg_clusterid_x
+    op_nvvm_read_ptx_sreg_clusterid_z = op_nvvm_read_ptx_sreg_clusterid_x
+
     def op_nvvm_read_ptx_sreg_smid(self, op):
         self._special(op, np.zeros(self.threads))
 
@@ -1540,6 +1660,9 @@ class Interpreter:
         pred = self.values[op.operands[segments[0]]] if segments[1] else np.ones(self.threads, bool)
         values = [self.values[a] for a in args]
         form = select_form(ptx.overloads(opcode), values)
+        if form.family == "barrier.cluster":
+            self.cluster_barrier(form, self.active.copy())
+            return
         if form.block_barrier:
             self.barrier(form, self.barrier_operands(form, values), self.active.copy())
             if "red" in form.opcode.split("."):
@@ -1838,6 +1961,8 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
         interp.clocks = C.Clocks(threads, interp.per_block)
     if banks is not None:
         interp.bank_stats = {}
+    if "nvvm.cluster_dim" in func.attributes:
+        interp.set_cluster(list(ir.DenseI32ArrayAttr(func.attributes["nvvm.cluster_dim"])))
     if "tile.dynamic_shared_bytes" in func.attributes:
         interp.dynamic_shared_bytes = ir.IntegerAttr(func.attributes["tile.dynamic_shared_bytes"]).value
     body = func.regions[0].blocks[0]

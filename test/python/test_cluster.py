@@ -1,0 +1,88 @@
+"""Thread block clusters through the Python API: the launch's cluster, its
+special registers and barrier.cluster in the interpreter (against values
+written from the registers' definitions), the races it reports, the
+checks of a cluster launch, and the committed H200 runs."""
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir import runtime
+from tile_mlir import script as T
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools", "gpu"))
+import cluster_check as C  # noqa: E402
+
+
+def test_interpreter_equals_the_registers_definitions():
+    a, out = C.data(), np.zeros((C.ROWS, 6), np.uint32)
+    tile_mlir.interpret(C.exchange(), a, out)
+    np.testing.assert_array_equal(out, C.expected(a))
+
+
+@pytest.mark.parametrize("options", [{"barrier": False}, {"relaxed": True}], ids=["no_barrier", "relaxed"])
+def test_an_unordered_exchange_is_a_race(options):
+    # .relaxed arrivals order no memory (PTX ISA 9.7.13.2).
+    with pytest.raises(tile_mlir.HazardError, match=r"read-after-write race on Out byte \d+: thread 0 here, "
+                                                    r"thread 32 at .*cluster_check.py:\d+"):
+        tile_mlir.interpret(C.exchange(**options), C.data(), np.zeros((C.ROWS, 6), np.uint32))
+
+
+def test_the_ptx_and_the_artifact_carry_the_cluster(tmp_path):
+    kernel = tile_mlir.compile(C.exchange(), target="sm_90")
+    assert ".explicitcluster\n.reqnctapercluster 2, 1, 1" in kernel.ptx
+    assert "barrier.cluster.arrive.aligned;" in kernel.ptx and "barrier.cluster.wait.aligned;" in kernel.ptx
+    kernel.save(str(tmp_path / "k.json"))
+    assert runtime.load(str(tmp_path / "k.json")).cluster == (2, 1, 1)
+    with pytest.raises(tile_mlir.CompileError, match=r"runs in clusters of \(2, 1, 1\) blocks, which need "
+                                                     "sm_90 or newer; the target is sm_80"):
+        tile_mlir.compile(C.exchange(), target="sm_80")
+
+
+@pytest.mark.parametrize("launch, message", [
+    (dict(grid=4, cluster=3), r"the grid \(4, 1, 1\) does not hold whole clusters of \(3, 1, 1\)"),
+    (dict(grid=16, cluster=16), r"test_cluster.py:\d+: the cluster's x must be in \[1, 8\], got 16"),
+    (dict(grid=(4, 4), cluster=(4, 4)), r"a cluster of \(4, 4, 1\) has 16 blocks; CUDA guarantees at most 8"),
+    (dict(grid=None, cluster=2), r"a kernel with a cluster needs a fixed grid"),
+])
+def test_a_cluster_launch_is_checked(launch, message):
+    with pytest.raises(T.TileError, match=message):
+        @T.function
+        def k(A: T.Tensor((1,), "uint32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(block=32, **launch))
+
+
+def _barriers(arrivals, waits):
+    @T.function
+    def twice(A: T.Tensor((1, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=32, cluster=2))
+        for _ in range(arrivals):
+            T.cuda.tile.apply(T.ptx["barrier.cluster.arrive"])
+        for _ in range(waits):
+            T.cuda.tile.apply(T.ptx["barrier.cluster.wait"])
+    return twice
+
+
+def test_what_the_isa_leaves_undefined_is_an_error():
+    with pytest.raises(tile_mlir.InterpretError, match="arrives again before its barrier.cluster.wait"):
+        tile_mlir.interpret(_barriers(2, 1), np.zeros((1, 1), np.uint32))
+    with pytest.raises(tile_mlir.InterpretError, match="thread 0 waits without arriving first"):
+        tile_mlir.interpret(_barriers(0, 1), np.zeros((1, 1), np.uint32))
+
+
+def test_committed_h200_runs():
+    """The exchange is bit-exact; without a barrier all 256 reads of the
+    partner's values came back wrong (its writes had not landed)."""
+    results = os.path.join(ROOT, "tools", "gpu", "results")
+    with open(os.path.join(results, "cluster.json")) as f:
+        report = json.load(f)
+    assert report["passed"] == ["exchange"] and not report["mismatched"]
+    with open(os.path.join(results, "cluster_hazards.json")) as f:
+        hazards = json.load(f)
+    assert [m["name"] for m in hazards["mismatched"]] == ["exchange_no_barrier"]
+    assert hazards["mismatched"][0]["count"] == 256

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Thread block clusters on the H200 against the interpreter (issue #28).
+
+`exchange` runs 8 blocks of 32 threads in clusters of 2 along x: each
+thread publishes its value of A to column 4 of Out, the cluster's threads
+meet at barrier.cluster.arrive/wait, and each thread then reads its
+partner block's value (the other block of its cluster) into column 0, and
+its cluster's coordinates (%cluster_ctarank, %cluster_ctaid.x,
+%clusterid.x) into columns 1 to 3 and %clusterid.y into column 5. Without the barrier
+(`barrier=False`) the read races with the partner's write, which the
+interpreter reports.
+
+    python tools/gpu/cluster_check.py build build/cluster
+    python tools/gpu/cluster_check.py build_hazards build/cluster_hazards
+    PYTHONPATH=python python tools/gpu/cluster_check.py run build/cluster report.json
+"""
+
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "..", "python")]
+
+import bit_cases  # noqa: E402
+
+GRID, CLUSTER, THREADS = (4, 2), (2, 1), 32
+ROWS = GRID[0] * GRID[1] * THREADS
+
+
+def exchange(barrier=True, relaxed=False):
+    from tile_mlir import script as T
+
+    @T.function
+    def cluster_exchange(A: T.Tensor((ROWS, 1), "uint32"), Out: T.Tensor((ROWS, 6), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=GRID, block=THREADS, cluster=CLUSTER))
+        t = T.thread_id()
+        block = T.block_id("x") + T.block_id("y") * GRID[0]
+        row = block * THREADS + t
+        value = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], value, A[row:row + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[row:row + 1, 4:5], value)
+        if barrier:
+            arrive = "barrier.cluster.arrive.relaxed.aligned" if relaxed else "barrier.cluster.arrive.aligned"
+            T.cuda.tile.apply(T.ptx[arrive])
+            T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+        partner = (block ^ 1) * THREADS + t
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], value, Out[partner:partner + 1, 4:5])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[row:row + 1, 0:1], value)
+        for column, register in ((1, T.cluster_ctarank()), (2, T.cluster_block_id("x")),
+                                 (3, T.cluster_id("x")), (5, T.cluster_id("y"))):
+            T.cuda.tile.apply(T.ptx["mov.b32"], value, T.uint32(register))
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[row:row + 1, column:column + 1], value)
+
+    return cluster_exchange
+
+
+def expected(a):
+    """Out of `exchange` on A, written from the definitions of the
+    registers (PTX ISA 10: a cluster's blocks are ranked x-fastest)."""
+    out = np.zeros((ROWS, 6), np.uint32)
+    for block in range(GRID[0] * GRID[1]):
+        bx, by = block % GRID[0], block // GRID[0]
+        rows = slice(block * THREADS, (block + 1) * THREADS)
+        partner = block ^ 1
+        out[rows, 0] = a[partner * THREADS:(partner + 1) * THREADS, 0]
+        out[rows, 1] = bx % CLUSTER[0] + CLUSTER[0] * (by % CLUSTER[1])
+        out[rows, 2] = bx % CLUSTER[0]
+        out[rows, 3] = bx // CLUSTER[0]
+        out[rows, 4] = a[rows, 0]
+        out[rows, 5] = by // CLUSTER[1]
+    return out
+
+
+def data():
+    return np.random.default_rng(4).integers(0, 1 << 32, (ROWS, 1), dtype=np.uint32)
+
+
+# Kernels the interpreter reports a race in: a .relaxed arrival orders no
+# memory, and no barrier orders none. On the GPU each runs beside the
+# correct kernel's output (a race may or may not show in one run).
+HAZARDS = [("exchange_relaxed", {"relaxed": True}), ("exchange_no_barrier", {"barrier": False})]
+
+
+def build(out_dir, hazards=False):
+    """The kernel (or, with `hazards`, the HAZARDS kernels), each with the
+    correct kernel's output from the interpreter as the expected one."""
+    import tile_mlir
+    os.makedirs(out_dir, exist_ok=True)
+    a, correct = data(), np.zeros((ROWS, 6), np.uint32)
+    tile_mlir.interpret(exchange(), a, correct)
+    index = []
+    for name, options in HAZARDS if hazards else [("exchange", {})]:
+        tile_mlir.compile(exchange(**options), target="sm_90").save(os.path.join(out_dir, f"{name}.json"))
+        index.append(bit_cases.entry(name, [a, correct]))
+    bit_cases.write_index(out_dir, index, "cluster")
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] in ("build", "build_hazards"):
+        build(argv[1], hazards=argv[0] == "build_hazards")
+    elif len(argv) >= 3 and argv[0] == "run":
+        bit_cases.run(argv[1], argv[2], "cluster")
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
