@@ -275,13 +275,48 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
     return gemm
 
 
+def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
+    """The TMA epilogue of consumer `c`: its 64 rows of the tile, rounded to
+    `kind` pairs, written to its shared buffer by stmatrix (each 16 x 16
+    block of a warp's D fragment is four 8 x 8 matrices), then stored as
+    64 x 64 boxes by one thread. The buffer is free once the previous
+    tile's stores have read it (cp.async.bulk.wait_group.read); a barrier
+    of the warpgroup's 128 threads orders that wait before the writes and
+    the writes (through fence.proxy.async) before the stores."""
+    regs = T.alloc_local((1, 4), "uint32")
+    with T.if_(p == 0):
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
+    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1 + c), T.uint32(128))
+    matrix = lane // 8
+    row = 16 * warp + lane % 8 + 8 * (matrix % 2)
+    for j in range(bn // 16):
+        for mi in range(4):
+            q = 2 * j + mi // 2
+            e = 4 * q + 2 * (mi % 2)
+            T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], regs[0:1, mi:mi + 1], acc[0, 0:1, e + 1:e + 2],
+                              acc[0, 0:1, e:e + 1])
+        col = (16 * j) % 64 + 8 * (matrix // 2)
+        T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                          c_s[c, (16 * j) // 64, row:row + 1, col:col + 8], regs)
+    T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1 + c), T.uint32(128))
+    with T.if_(p == 0):
+        for block in range(bn // 64):
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"], C.tensor_map,
+                              (col0 + 64 * block, row0 + 64 * c), c_s[c, block])
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
+
+
 def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, group_m=8, blocks=132,
-                    producer_regs=40, consumer_regs=232, out="same"):
+                    producer_regs=40, consumer_regs=232, out="same", epilogue="registers"):
     """gemm_specialized(tma=True), persistent: `blocks` blocks (the H200's
     132 SMs) take the tiles of C in turn (tile = block id + i x blocks).
     Stages and mbarrier phases run on across tiles (step g = i x steps +
     kt), so the producer copies the next tile's first steps while the
-    consumers wait for their last wgmma and store the tile."""
+    consumers wait for their last wgmma and store the tile. `epilogue`
+    "registers" stores C's pairs from the registers; "tma" stages them in
+    shared memory by stmatrix and stores 64 x 64 boxes by TMA, which the
+    consumers do not wait for (C in 16-bit types only)."""
     kind = KINDS[dtype]
     fp8 = dtype == "e4m3"
     bk, k_step, bits = (128, 32, "uint8") if fp8 else (BK, 16, "uint16")
@@ -302,12 +337,19 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
     wait = T.ptx["mbarrier.try_wait.parity.shared::cta.b64"]
 
+    staged = epilogue == "tma"
+    if staged and out == "float32":
+        raise ValueError("the TMA epilogue stores C in a 16-bit type")
+
     @T.function
     def gemm(A: T.Tensor((m, k), bits, tma=T.TensorMap((bm, bk), "128B")),
-             B: T.Tensor((n, k), bits, tma=T.TensorMap((bn, bk), "128B")), C: T.Tensor((m, n), c_type)):
+             B: T.Tensor((n, k), bits, tma=T.TensorMap((bn, bk), "128B")),
+             C: T.Tensor((m, n), c_type, tma=T.TensorMap((64, 64), "128B") if staged else ())):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks, block=threads))
         a_s = T.alloc_dynamic_shared((stages, bm, bk), bits, align=1024).swizzle("128B")
         b_s = T.alloc_dynamic_shared((stages, bn, bk), bits, align=1024).swizzle("128B")
+        c_s = T.alloc_dynamic_shared((consumers, bn // 64, 64, 64), "uint16", align=1024).swizzle("128B") \
+            if staged else None
         full = T.alloc_shared((stages, 1), "uint64")
         empty = T.alloc_shared((stages, 1), "uint64")
         t, bid = T.thread_id(), T.block_id()
@@ -356,7 +398,16 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                     T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[before:before + 1],
                                       pred=(g > 0) & (p == 0))
                 T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-                _store(C, acc, row0 + 64 * c, col0, regs, warp, lane, out_kind)
+                if not staged:
+                    _store(C, acc, row0 + 64 * c, col0, regs, warp, lane, out_kind)
+                    continue
+                # Each consumer's barrier has its own id (1 + c).
+                for cc in range(consumers):
+                    with T.if_(c == cc):
+                        _stage_and_store(C, c_s, acc, cc, row0, col0, bn, warp, lane, p, out_kind)
+            if staged:
+                with T.if_(p == 0):
+                    T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
 
     return gemm
 
@@ -397,4 +448,11 @@ TMA.update({f"hopper_{dtype}_{size}_persistent{tag}": (gemm_persistent, dict(m=s
                                                                              else "same", **kw))
             for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
             for tag, kw in (("", {}), ("_g16", dict(group_m=16)))})
+# C staged in shared memory by stmatrix and stored by TMA: 3 stages (144
+# KiB) and C's 64 KiB.
+TMA.update({f"hopper_{dtype}_{size}_persistent_tma_store{tag}": (
+    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same",
+                          stages=3, epilogue="tma", **kw))
+    for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
+    for tag, kw in (("", {}), ("_g16", dict(group_m=16)))})
 

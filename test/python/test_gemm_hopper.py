@@ -117,6 +117,19 @@ def test_persistent_interpreter_equals_numpy():
     assert np.array_equal(c, gemm_reference.expected(a, b))
 
 
+def test_tma_epilogue_interpreter_equals_numpy():
+    # C through stmatrix into swizzled shared memory and TMA stores, behind
+    # barriers of each consumer warpgroup's 128 threads; C in bf16 (every
+    # value below 256, exact).
+    m, n, k = 256, 128, 128
+    a, b = [np.random.default_rng(3).integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
+    c = np.zeros((m, n), np.uint16)
+    kernel = kernels.gemm_persistent(m, n, k, bn=64, stages=4, group_m=1, blocks=2, epilogue="tma")
+    tile_mlir.interpret(kernel, gemm_reference.bits(a, "bfloat16"),
+                        np.ascontiguousarray(gemm_reference.bits(b, "bfloat16").T), c)
+    assert np.array_equal(c, gemm_reference.bits(gemm_reference.expected(a, b), "bfloat16"))
+
+
 def test_e4m3_interpreter_equals_numpy():
     # K 128 a step (four wgmma of K 32); integer-valued e4m3 data.
     m, n, k = 128, 64, 512

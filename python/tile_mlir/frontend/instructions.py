@@ -139,7 +139,9 @@ def _apply(opcode, *operands, **options):
     if not isinstance(preserve_dst, bool):
         raise TileError(f"{opcode}: preserve_dst is True or False, got {preserve_dst!r}")
     roles = _role_names(opcode, len(operands))
-    if _ptx.parse(opcode).block_barrier:
+    # A barrier with a thread count (bar.sync a, b) is a group's, which a
+    # branch may hold: the interpreter checks that exactly b threads meet.
+    if _ptx.parse(opcode).block_barrier and len(operands) < 2:
         check_converged(opcode)
     immediates = _immediate_positions(opcode)
     signature = _ptx.parse(opcode).operands

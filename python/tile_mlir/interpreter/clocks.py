@@ -62,6 +62,14 @@ class Clocks:
             self.known[rows] = self.known[rows].max(axis=0)
             self.known[rows, rows % self.per_block] += 1
 
+    def join(self, threads):
+        """A barrier of the threads `threads` (a counted bar.sync): each
+        block's participants learn what all of them know."""
+        for block in np.unique(threads // self.per_block):
+            rows = threads[threads // self.per_block == block]
+            self.known[rows] = self.known[rows].max(axis=0)
+            self.known[rows, rows % self.per_block] += 1
+
     # -- reader sets -----------------------------------------------------
     def set_id(self, readers):
         key = frozenset(readers)

@@ -1114,11 +1114,24 @@ class Interpreter:
         the block's accesses before it are ordered before those after it."""
         if "arrive" in form.opcode.split("."):
             raise NotCovered(f"{form.opcode}: producer-consumer barriers (arrive)")
-        if len(immediates) == 2 and immediates[1] != self.per_block:
-            raise NotCovered(f"{form.opcode} with a count of {immediates[1]} threads in a block of "
-                             f"{self.per_block}")
         blocks = self.threads // self.per_block
         arrived = np.bincount(self.block_linear[executing], minlength=blocks)
+        if len(immediates) == 2 and immediates[1] != self.per_block:
+            # A barrier of `count` threads (a warpgroup's): those that reach
+            # it together, all of them in lockstep; it orders their accesses
+            # only, through the clocks.
+            count = immediates[1]
+            if self.clocks is None:
+                raise NotCovered(f"{form.opcode} with a count of {count} threads in a block of "
+                                 f"{self.per_block}, in a kernel without mbarriers")
+            for block in np.flatnonzero((arrived > 0) & (arrived != count))[:1]:
+                key = ("barrier", self.point)
+                if key not in self._hazard_keys:
+                    self._hazard_keys.add(key)
+                    self.hazards.append(DivergentBarrier(form.opcode, self.points[self.point], int(block),
+                                                         int(arrived[block]), count))
+            self.clocks.join(np.flatnonzero(executing))
+            return
         for block in np.flatnonzero((arrived > 0) & (arrived < self.per_block))[:1]:
             key = ("barrier", self.point)
             if key not in self._hazard_keys:
