@@ -167,12 +167,49 @@ def test_the_interpreter_reports_a_barrier_that_part_of_a_block_reaches():
         "-:10: bar.sync reached by 16 of the 32 threads of block 0; the others never arrive"]
 
 
-def test_a_barrier_with_another_threads_count_is_not_modelled():
+def test_a_barrier_with_another_threads_count_is_not_modelled_without_mbarriers():
+    # Its ordering goes through the clocks, which a kernel with mbarriers has.
     @T.function
     def k(A: T.Tensor((64, 1), "float32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1), T.uint32(32))
 
     with pytest.raises(tile_mlir.InterpretError, match=r"^k: the interpreter does not model bar.sync "
-                       r"with a count of 32 threads in a block of 64 yet$"):
+                       r"with a count of 32 threads in a block of 64, in a kernel without mbarriers yet$"):
         tile_mlir.interpret(k, np.zeros((64, 1), "float32"))
+
+
+def _group_barrier(count):
+    """Two warps exchange through shared memory behind a barrier of the 64
+    threads of warps 0 and 1 (bar.sync 1, count), inside a branch that the
+    block's third warp skips."""
+    @T.function
+    def k(A: T.Tensor((96, 1), "float32"), Out: T.Tensor((96, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=96))
+        t = T.thread_id()
+        buf = T.alloc_shared((64, 1), "float32")
+        r = T.alloc_local((1, 1), "float32")
+        # mbarriers give the interpreter its happens-before clocks.
+        bar = T.alloc_shared((1,), "uint64", align=8)
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar, T.uint32(1), pred=t == 0)
+        with T.if_(t < 64):
+            T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A[t:t + 1])
+            T.cuda.tile.apply(T.ptx["st.shared.f32"], buf[t:t + 1], r)
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1), T.uint32(count))  # the group barrier
+            partner = (t + 32) % 64
+            T.cuda.tile.apply(T.ptx["ld.shared.f32"], r, buf[partner:partner + 1])
+            T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t:t + 1], r)
+    return k
+
+
+def test_a_counted_barrier_orders_the_threads_that_meet():
+    a = np.arange(96, dtype="float32").reshape(96, 1)
+    out = np.zeros((96, 1), "float32")
+    tile_mlir.interpret(_group_barrier(64), a, out)
+    assert (out[:64, 0] == (np.arange(64) + 32) % 64).all()
+
+
+def test_a_counted_barrier_met_by_other_than_its_count_is_reported(line_of):
+    with pytest.raises(tile_mlir.HazardError, match=r"test_shared_memory.py:\d+: bar.sync reached by 64 of "
+                                                    r"the 96 threads of block 0; the others never arrive"):
+        tile_mlir.interpret(_group_barrier(96), np.zeros((96, 1), "float32"), np.zeros((96, 1), "float32"))
