@@ -525,7 +525,7 @@ class Kernel:
                 pointers += self._tensor_arguments(param, entry[0], value.shape, value.dtype)
             drv.launch(self._function, launch_grid, self.block, pointers,
                        sync=sync or bool(owned), stream=handle, shared_bytes=self.dynamic_shared_bytes,
-                       cluster=self.cluster)
+                       **({"cluster": self.cluster} if self.cluster else {}))
             for pointer, value, written in owned.values():
                 if written:
                     drv.to_host(value, pointer)
