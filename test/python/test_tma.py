@@ -116,7 +116,8 @@ def test_committed_h200_runs():
     results = os.path.join(ROOT, "tools", "gpu", "results")
     with open(os.path.join(results, "tma.json")) as f:
         report = json.load(f)
-    assert sorted(report["passed"]) == sorted(c[0] for c in C.CASES) and not report["mismatched"]
+    assert sorted(report["passed"]) == sorted([c[0] for c in C.CASES] + ["multicast"])
+    assert not report["mismatched"]
     with open(os.path.join(results, "tma_hazards.json")) as f:
         hazards = json.load(f)
     assert hazards["read_before_wait"]["differ"] > 0 and "hung" in hazards["expect_half"]
@@ -126,6 +127,19 @@ def test_committed_h200_runs():
     for name, entry in faults.items():
         assert entry["gpu"] == "CUDA_ERROR_ILLEGAL_INSTRUCTION", name
         assert "the H200 faults" in entry["interpreter"] or "faults on the H200" in entry["interpreter"], name
+
+
+def test_a_multicast_lands_in_every_block_its_mask_names():
+    a = C.data(64, 64)
+    out = np.zeros((2, 32, 64), np.uint16)
+    tile_mlir.interpret(C.multicast_box(), a, out)
+    np.testing.assert_array_equal(out, np.stack([a[:32], a[:32]]))
+    # Only rank 1: block 0's phase never gets its bytes.
+    with pytest.raises(tile_mlir.InterpretError, match="still expects 4096 bytes"):
+        tile_mlir.interpret(C.multicast_box(mask=0b10), a, np.zeros((2, 32, 64), np.uint16))
+    with pytest.raises(tile_mlir.InterpretError, match=r"ctaMask 0x0004 names no block, or ranks past its "
+                                                       "cluster of 2 blocks"):
+        tile_mlir.interpret(C.multicast_box(mask=0b100), a, np.zeros((2, 32, 64), np.uint16))
 
 
 def test_the_runtime_refuses_what_the_driver_would():

@@ -109,6 +109,50 @@ def tma_box(rows, cols, box, swizzle, shift=(0, 0), expect=None, read_early=Fals
     return tma_copy
 
 
+def multicast_box(rows=64, cols=64, box=(32, 64), swizzle="128B", mask=0b11):
+    """Two blocks in a cluster: block rank 0 loads one box of A by TMA with
+    .multicast::cluster into the same shared buffer of the blocks `mask`
+    names, completing each one's mbarrier (each expects the box's bytes);
+    every block copies its buffer to Out[rank] through the swizzled view.
+    A barrier.cluster after the mbarriers' initialization lets the load
+    reach the other block's."""
+    from tile_mlir import script as T
+    nbytes = box[0] * box[1] * 2
+    load = LOAD + ".multicast::cluster"
+
+    @T.function
+    def multicast(A: T.Tensor((rows, cols), "uint16", tma=T.TensorMap(box, swizzle)),
+                  Out: T.Tensor((2,) + tuple(box), "uint16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=THREADS, cluster=2))
+        buf = T.alloc_shared(box, "uint16", align=1024)
+        tile = buf if swizzle == "none" else buf.swizzle(swizzle)
+        bar = T.alloc_shared((1,), "uint64", align=8)
+        t, rank = T.thread_id(), T.cluster_ctarank()
+        state = T.alloc_local((1,), "uint64")
+        done = T.alloc_local((1,), "bool")
+        value = T.alloc_local((1, 1), "uint16")
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar, T.uint32(1), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["fence.mbarrier_init.release.cluster"], pred=t == 0)
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, bar, T.uint32(nbytes))
+        with T.if_((t == 0) & (rank == 0)):
+            T.cuda.tile.apply(T.ptx[load], tile, A.tensor_map, (0, 0), bar, T.uint16(mask))
+        with T.until(done):
+            T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, bar, T.uint32(0))
+        for r in range(box[0]):
+            for c in range(box[1] // THREADS):
+                col = c * THREADS + t
+                T.cuda.tile.apply(T.ptx["ld.shared.b16"], value, tile[r:r + 1, col:col + 1])
+                T.cuda.tile.apply(T.ptx["st.global.b16"], Out[rank, r:r + 1, col:col + 1], value)
+        # No block leaves while the other may still deliver into it.
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+
+    return multicast
+
+
 def data(rows, cols, seed=0):
     return np.random.default_rng(seed).integers(0, 1 << 16, (rows, cols), dtype=np.uint16)
 
@@ -131,6 +175,11 @@ def build(out_dir):
         kernel, a, out = interpreted(*case)
         tile_mlir.compile(kernel, target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
         index.append(bit_cases.entry(name, [a, out]))
+    kernel, a = multicast_box(), data(64, 64)
+    out = np.zeros((2, 32, 64), np.uint16)
+    tile_mlir.interpret(kernel, a, out)
+    tile_mlir.compile(kernel, target="sm_90a").save(os.path.join(out_dir, "multicast.json"))
+    index.append(bit_cases.entry("multicast", [a, out]))
     bit_cases.write_index(out_dir, index, "TMA")
 
 

@@ -24,7 +24,8 @@ a swizzle. cp.async.bulk.tensor copies one box per issuing thread:
   cp.async.bulk.commit_group and wait_group order nothing the model has
   not already done.
 
-.multicast::cluster (a cluster's other CTAs) is not modelled.
+With .multicast::cluster a load delivers the box, and its complete_tx,
+to the same offsets of every block of the cluster that ctaMask names.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import mbarrier as M
-from . import reference as R
 
 
 class TensorMap:
@@ -81,9 +81,8 @@ def execute(interp, form, values, executing):
     tokens = form.opcode.split(".")
     if form.family == "prefetch.tensormap" or "commit_group" in tokens or "wait_group" in tokens:
         return
-    if "multicast::cluster" in tokens:
-        raise R.NotCovered(f"{form.opcode}: a multicast into the cluster's other CTAs")
     named = {o.name: v for o, v in zip(form.operands, values)}
+    masks = _scalar(interp, named["ctaMask"]) if "multicast::cluster" in tokens else None
     tmap = named["tensorMap"]
     coords, known = _coordinates(interp, named["tensorCoords"], named["tensorCoords"].shape[-1])
     where = interp.points[interp.point]
@@ -109,7 +108,12 @@ def execute(interp, form, values, executing):
             data[mask] = tensor.data[global_bytes]
             defined[mask] &= tensor.defined[global_bytes]
             interp.track_read(tensor, global_bytes, np.full(global_bytes.size, lane))
-            _issue_load(interp, form, named["mbar"], thread, box.buffer, shared_at, data, defined, where)
+            for block in _destinations(interp, form, thread, masks, where):
+                # The same offsets in each destination block's shared memory.
+                box_shift = (block - interp.block_linear[thread]) * box.buffer.block_bytes
+                mbar_shift = (block - interp.block_linear[thread]) * named["mbar"].buffer.block_bytes
+                _issue_load(interp, form, named["mbar"], thread, box.buffer, shared_at + box_shift, data.copy(),
+                            defined.copy(), where, mbar_shift, remote=block != interp.block_linear[thread])
         else:
             box = named["srcMem"]
             shared_at = (_addresses(box, thread, index)[:, None] + lanes_of[None, :]).reshape(-1)
@@ -140,12 +144,46 @@ def _check_coordinates(form, where, thread, coords, nbytes, load):
                        "H200 (illegal instruction); only a load reads zeros there")
 
 
-def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where):
+def _scalar(interp, value):
+    """A 16-bit register operand's value per thread (a scalar or a tile)."""
+    if isinstance(value, tuple):
+        return np.asarray(value[0]).astype(np.int64) & 0xFFFF
+    bits, _, _ = interp.read(value, [0])
+    return bits.astype(np.int64) & 0xFFFF
+
+
+def _destinations(interp, form, thread, masks, where):
+    """The blocks a load delivers to: the issuing thread's, or with
+    .multicast::cluster those of its cluster whose rank ctaMask's bits
+    name."""
+    own = int(interp.block_linear[thread])
+    if masks is None:
+        return [own]
+    mask = int(masks[thread])
+    first = interp.lanes[interp.block_linear == own][0]
+    blocks = []
+    for block in np.unique(interp.block_linear[interp.cluster_of == interp.cluster_of[first]]):
+        if mask >> int(interp.cluster_rank[block * interp.per_block]) & 1:
+            blocks.append(int(block))
+    if not blocks or mask >> int(np.prod(interp.cluster)):
+        raise TmaFault(f"{where}: {form.opcode}: thread {thread}'s ctaMask {mask:#06x} names no block, or "
+                       f"ranks past its cluster of {int(np.prod(interp.cluster))} blocks")
+    return blocks
+
+
+def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mbar_shift=0, remote=False):
     """The load's bytes go in flight towards `buffer` at `at`; its
-    complete_tx counts towards the current phase of the object at `mbar`."""
+    complete_tx counts towards the current phase of the object at `mbar`
+    (shifted by `mbar_shift` bytes: the same object of another block of
+    the cluster, which a `remote` multicast delivers to; the race check
+    leaves its bytes to the AsyncHazard of an access before they land)."""
     from . import wgmma as W
     lane = interp.lanes[thread]
-    interp.track_write(buffer, at, np.full(at.size, lane))
+    if remote:
+        buffer.writer[at] = -1  # NOBODY (machine.py)
+        buffer.reader[at] = -1
+    else:
+        interp.track_write(buffer, at, np.full(at.size, lane))
     if buffer.wgmma_reading is not None:
         W.check_shared_write(interp, buffer, at)
     interp.copy_sequence += 1
@@ -154,7 +192,7 @@ def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where):
     interp.bulk_points.add(interp.point)
     buffer.pending_at[at] = interp.point
     state = interp.mbarriers
-    barrier = state.get(where, state.key(mbar, mbar.addresses([0])[thread]), form.opcode)
+    barrier = state.get(where, state.key(mbar, mbar.addresses([0])[thread] + mbar_shift), form.opcode)
     barrier.bulk.append((barrier.phase, sequence))
     barrier.tx -= data.size
     M.check_count(where, form.opcode, "the transaction count", barrier.tx, low=-M.MAX_COUNT)
