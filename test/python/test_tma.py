@@ -142,6 +142,46 @@ def test_a_multicast_lands_in_every_block_its_mask_names():
         tile_mlir.interpret(C.multicast_box(mask=0b100), a, np.zeros((2, 32, 64), np.uint16))
 
 
+def _store_then_overwrite(waited):
+    """Thread 0 stores a shared box by TMA; after a barrier, 16 threads
+    write its first row, with or without cp.async.bulk.wait_group.read
+    between (the store's read of its source)."""
+    @T.function
+    def k(Out: T.Tensor((16, 16), "uint16", tma=T.TensorMap((16, 16), "32B"))):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        box = T.alloc_shared((16, 16), "uint16", align=256).swizzle("32B")
+        t = T.thread_id()
+        v = T.alloc_local((1, 1), "uint16")
+        T.cuda.tile.apply(T.ptx["mov.b16"], v, T.uint16(7))
+        with T.if_(t < 16):
+            for r in range(16):
+                T.cuda.tile.apply(T.ptx["st.shared.b16"], box[r:r + 1, t:t + 1], v)
+        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"], Out.tensor_map,
+                              (0, 0), box)
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
+            if waited:
+                T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        with T.if_(t < 16):
+            T.cuda.tile.apply(T.ptx["st.shared.b16"], box[0:1, t:t + 1], v)  # the overwrite
+    return k
+
+
+def test_overwriting_a_store_source_before_its_wait_is_a_hazard(line_of):
+    out = np.zeros((16, 16), np.uint16)
+    tile_mlir.interpret(_store_then_overwrite(True), out)
+    assert (out == 7).all()
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(_store_then_overwrite(False), np.zeros((16, 16), np.uint16))
+    (hazard,) = caught.value.hazards
+    assert str(hazard).startswith(f"{line_of('# the overwrite')}: st.shared.b16 writes the shared buffer of ")
+    assert "which the cp.async.bulk.tensor store at" in str(hazard)
+    assert str(hazard).endswith("may still read: no cp.async.bulk.wait_group.read covers its bulk group")
+
+
 def test_the_runtime_refuses_what_the_driver_would():
     with pytest.raises(tensor_maps.TensorMapError, match="aligned to 16 bytes, got 0x1008"):
         tensor_maps.check("A", 0x1008, (64, 64), "uint16", (64, 64), 128)

@@ -64,6 +64,9 @@ class Buffer:
         # made by the first wgmma).
         self.in_flight = None
         self.wgmma_reading = None
+        # The program point of the TMA store that still reads each byte
+        # (0: none), once a store reads the buffer (tma.py).
+        self.store_reading = None
         self.nan = np.zeros_like(defined)
         if not private:
             # Who touched each byte since the last barrier, for the hazard
@@ -295,6 +298,9 @@ class Interpreter:
         # TMA loads in flight, by copy sequence number, and the program
         # points that issue them (tma.py).
         self.bulk_copies, self.bulk_points = {}, set()
+        # TMA stores whose source is still read: (thread, bulk group,
+        # buffer, byte addresses), and each thread's open bulk group.
+        self.bulk_stores, self.bulk_open_group = [], np.zeros(threads, np.int64)
         self.mbarriers = M.Mbarriers()
         # How many T.until loops the threads are in: a wait in one goes
         # round until its phase completes, so its outcome does not depend
@@ -498,6 +504,8 @@ class Interpreter:
         if buffer.private or at.size == 0:
             return
         self._pending_hazard(buffer, at, lanes)
+        if buffer.store_reading is not None:
+            T.check_source_write(self, buffer, at)
         clocks = self.clocks
         self._hazard("write-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
                      buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,

@@ -17,7 +17,9 @@ a swizzle. cp.async.bulk.tensor copies one box per issuing thread:
   there too, tools/gpu/results/tma_hazards.json); the wait's loop is
   reported (LoopFault) with the count;
 - a store reads the shared box when it is issued (reading bytes still in
-  flight is an AsyncHazard) and writes the elements inside the tensor;
+  flight is an AsyncHazard) and writes the elements inside the tensor; a
+  write to its source before a cp.async.bulk.wait_group{.read} covers its
+  bulk group is a StoreSourceHazard;
 - what the H200 faults on is an InterpretError (TmaFault): an innermost
   coordinate whose bytes are not a multiple of 16, and a store at a
   negative coordinate (measured: tools/gpu/results/tma_faults.json);
@@ -79,7 +81,13 @@ def execute(interp, form, values, executing):
     """Runs one cp.async.bulk form (or prefetch.tensormap) for the executing
     threads in ascending order."""
     tokens = form.opcode.split(".")
-    if form.family == "prefetch.tensormap" or "commit_group" in tokens or "wait_group" in tokens:
+    if form.family == "prefetch.tensormap":
+        return
+    if "commit_group" in tokens:
+        interp.bulk_open_group[executing] += 1
+        return
+    if "wait_group" in tokens:
+        _release_sources(interp, executing, int(values[0][0][0]))
         return
     named = {o.name: v for o, v in zip(form.operands, values)}
     masks = _scalar(interp, named["ctaMask"]) if "multicast::cluster" in tokens else None
@@ -119,6 +127,12 @@ def execute(interp, form, values, executing):
             shared_at = (_addresses(box, thread, index)[:, None] + lanes_of[None, :]).reshape(-1)
             buffer = box.buffer
             interp.track_read(buffer, shared_at, np.full(shared_at.size, lane))
+            # The copy reads its source until a wait_group{.read} covers
+            # its bulk group.
+            if buffer.store_reading is None:
+                buffer.store_reading = np.zeros(buffer.data.size, np.int32)
+            buffer.store_reading[shared_at] = interp.point
+            interp.bulk_stores.append((thread, int(interp.bulk_open_group[thread]), buffer, shared_at))
             mask = np.repeat(inside, nbytes)
             interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane))
             tensor.data[global_bytes] = buffer.data[shared_at[mask]]
@@ -142,6 +156,49 @@ def _check_coordinates(form, where, thread, coords, nbytes, load):
         raise TmaFault(f"{where}: {form.opcode}: thread {thread} stores at coordinates "
                        f"{tuple(int(c) for c in coords)}: a store at a negative coordinate faults on the "
                        "H200 (illegal instruction); only a load reads zeros there")
+
+
+class StoreSourceHazard:
+    """A write to shared bytes that a TMA store still reads (no
+    cp.async.bulk.wait_group.read since, in the storing thread, covers its
+    bulk group): the store may copy the new bytes."""
+
+    kind = "TMA store source before its wait"
+
+    def __init__(self, opcode, point, buffer, byte, stored_at):
+        self.opcode, self.second, self.buffer, self.byte, self.first = opcode, point, buffer, byte, stored_at
+
+    def __str__(self):
+        return (f"{self.second}: {self.opcode} writes {self.buffer or 'memory'} byte {self.byte}, which the "
+                f"cp.async.bulk.tensor store at {self.first} may still read: no cp.async.bulk.wait_group.read "
+                "covers its bulk group")
+
+
+def check_source_write(interp, buffer, at):
+    """Reports a write to bytes a TMA store still reads (once per point)."""
+    reading = buffer.store_reading[at]
+    if not reading.any():
+        return
+    first = int(np.flatnonzero(reading)[0])
+    key = ("store source", interp.point, buffer.name)
+    if key in interp._hazard_keys:
+        return
+    interp._hazard_keys.add(key)
+    interp.hazards.append(StoreSourceHazard(interp.current_opcode, interp.points[interp.point], buffer.name,
+                                            int(at[first]), interp.points[int(reading[first])]))
+
+
+def _release_sources(interp, executing, keep):
+    """cp.async.bulk.wait_group{.read} N in the threads `executing`: their
+    stores of every committed bulk group but the newest N have read their
+    sources (and, the model's stores being immediate, written)."""
+    kept = []
+    for thread, group, buffer, at in interp.bulk_stores:
+        if executing[thread] and group < interp.bulk_open_group[thread] - keep:
+            buffer.store_reading[at] = 0
+        else:
+            kept.append((thread, group, buffer, at))
+    interp.bulk_stores = kept
 
 
 def _scalar(interp, value):
