@@ -840,6 +840,10 @@ class Interpreter:
                 kept.append((groups, dst, coord, data, known, origins, rest, point, sequence))
         self.copies = kept
 
+    def deliver_bulk(self, sequence):
+        """The TMA load numbered `sequence` lands (tma.py)."""
+        T.deliver(self, sequence)
+
     def _pending_hazard(self, buffer, at, lanes):
         """An access, at byte addresses `at`, to bytes a cp.async has in
         flight."""

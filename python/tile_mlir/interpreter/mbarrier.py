@@ -283,10 +283,9 @@ def pending_count(interp, form, values, coord, executing):
 def deliver_attached(interp, barrier, phase):
     """The copies attached to phases up to `phase` land, cp.async's and the
     TMA loads'."""
-    from . import tma
     for attached_phase, sequence in barrier.bulk:
         if attached_phase <= phase:
-            tma.deliver(interp, sequence)
+            interp.deliver_bulk(sequence)
     barrier.bulk = [(p, s) for p, s in barrier.bulk if p > phase]
     kept = []
     for attached_phase, threads, sequence in barrier.attached:
