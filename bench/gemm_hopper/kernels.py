@@ -92,6 +92,16 @@ def _store(C, acc, row0, col0, regs, warp, lane, kind=None):
         T.cuda.tile.apply(T.ptx["st.global.b32"], C.view("uint32")[r:r + 1, col // 2:col // 2 + 1], packed)
 
 
+def _wait_stage_free(empty, done, buffer, step, stages):
+    """Once every stage has been filled, the producer waits until the
+    consumers freed `buffer`: the phase of its `empty` mbarrier before
+    `step`'s."""
+    with T.if_(step >= stages):
+        with T.until(done):
+            T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, empty[buffer:buffer + 1],
+                              T.uint32((step // stages + 1) % 2))
+
+
 def _cp_async_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, depth, bm, bn, p):
     """The producer warpgroup's copies by cp.async, `depth` steps in
     flight: once a step's copies have landed, each thread fences them for
@@ -102,10 +112,7 @@ def _cp_async_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, ste
 
     for kt in T.serial(0, steps):
         buffer = kt % stages
-        with T.if_(kt >= stages):
-            with T.until(done):
-                T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
-                                  empty[buffer:buffer + 1], T.uint32((kt // stages + 1) % 2))
+        _wait_stage_free(empty, done, buffer, kt, stages)
         _copy_step(((a_s, A, bm, row0), (b_s, B, bn, col0)), kt, buffer, p, 128)
         T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
         with T.if_(kt >= depth - 1):
@@ -124,10 +131,7 @@ def _tma_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, s
     with T.if_(p == 0):
         for kt in T.serial(0, steps):
             buffer = kt % stages
-            with T.if_(kt >= stages):
-                with T.until(done):
-                    T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
-                                      empty[buffer:buffer + 1], T.uint32((kt // stages + 1) % 2))
+            _wait_stage_free(empty, done, buffer, kt, stages)
             T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, full[buffer:buffer + 1],
                               T.uint32((bm + bn) * 128))
             T.cuda.tile.apply(load, a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
@@ -370,10 +374,7 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                     for kt in T.serial(0, steps):
                         g = first + kt
                         buffer = g % stages
-                        with T.if_(g >= stages):
-                            with T.until(done):
-                                T.cuda.tile.apply(wait, done, empty[buffer:buffer + 1],
-                                                  T.uint32((g // stages + 1) % 2))
+                        _wait_stage_free(empty, done, buffer, g, stages)
                         T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
                                           full[buffer:buffer + 1], T.uint32((bm + bn) * 128))
                         T.cuda.tile.apply(load, a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
