@@ -28,8 +28,8 @@ from .frontend.fragment_coordinates import mma_coordinates
 from .frontend.ewise import (Expr, cast, cos, erf, ewise, exp, exp2, fabs, log, log2, maximum, minimum,
                              rsqrt, sin, sqrt, tanh, where)
 from .frontend.instructions import cuda, ptx
-from .frontend.kernel import (Tensor, TensorMap, block_dim, block_id, clock64, cluster_block_id, cluster_ctarank,
-                              cluster_id, device_entry, dynamic_smem_size,
+from .frontend.kernel import (Tensor, TensorMap, block_dim, block_id, clock64, cluster_block_id, cluster_count,
+                              cluster_ctarank, cluster_id, cluster_nctarank, device_entry, dynamic_smem_size,
                               function, global_timer, grid_dim, lane_id, prim_func, sm_id, thread_id,
                               warp_id)
 from .frontend.tiles import Buffer, alloc_dynamic_shared, alloc_local, alloc_shared
@@ -40,7 +40,8 @@ from .frontend.values import (Bool, Index, Scalar, bfloat16, float16, float32, f
 __all__ = [
     "Tensor", "TensorMap", "LaunchConfig", "TileError", "function", "prim_func", "device_entry", "alloc_local", "alloc_shared",
     "alloc_dynamic_shared",
-    "thread_id", "block_id", "block_dim", "grid_dim", "cluster_ctarank", "cluster_block_id", "cluster_id",
+    "thread_id", "block_id", "block_dim", "grid_dim", "cluster_ctarank", "cluster_nctarank", "cluster_block_id",
+    "cluster_id", "cluster_count",
     "lane_id", "warp_id", "sm_id", "clock64",
     "global_timer", "dynamic_smem_size", "serial", "if_", "until", "ptx", "cuda", "Buffer", "Index", "Bool", "Scalar",
     "mma_coordinates",

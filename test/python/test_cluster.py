@@ -86,3 +86,21 @@ def test_committed_h200_runs():
         hazards = json.load(f)
     assert [m["name"] for m in hazards["mismatched"]] == ["exchange_no_barrier"]
     assert hazards["mismatched"][0]["count"] == 256
+
+
+def test_the_cluster_sizes():
+    @T.function
+    def sizes(Out: T.Tensor((12, 3), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=(4, 3), block=1, cluster=(2, 1)))
+        b = T.block_id("x") + 4 * T.block_id("y")
+        v = T.alloc_local((1, 1), "uint32")
+        for column, register in ((0, T.cluster_nctarank()), (1, T.cluster_count("x")), (2, T.cluster_count("y"))):
+            T.cuda.tile.apply(T.ptx["mov.b32"], v, T.uint32(register))
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[b:b + 1, column:column + 1], v)
+
+    out = np.zeros((12, 3), np.uint32)
+    tile_mlir.interpret(sizes, out)
+    assert (out == [2, 2, 3]).all()
+    ptx = tile_mlir.compile(sizes, target="sm_90", cubin=False).ptx
+    assert "%cluster_nctarank" in ptx and "%nclusterid.x" in ptx and "%nclusterid.y" in ptx
+

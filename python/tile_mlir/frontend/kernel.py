@@ -282,6 +282,16 @@ def cluster_ctarank() -> Index:
     return _special_register(nvvm.read_ptx_sreg_cluster_ctarank, 32)
 
 
+def cluster_nctarank() -> Index:
+    """The blocks of this block's cluster (``%cluster_nctarank``)."""
+    return _special_register(nvvm.read_ptx_sreg_cluster_nctarank, 32)
+
+
+def cluster_count(dim: str = "x") -> Index:
+    """The grid's clusters along ``dim`` (``%nclusterid``)."""
+    return _cluster_register("nclusterid", dim)
+
+
 def cluster_block_id(dim: str = "x") -> Index:
     """This block's index in its cluster along ``dim`` (``%cluster_ctaid``)."""
     return _cluster_register("cluster_ctaid", dim)

@@ -1324,6 +1324,16 @@ class Interpreter:
     def op_nvvm_read_ptx_sreg_cluster_ctarank(self, op):
         self._special(op, self.cluster_rank)
 
+    def op_nvvm_read_ptx_sreg_cluster_nctarank(self, op):
+        self._special(op, np.full(self.threads, int(np.prod(self.cluster))))
+
+    def op_nvvm_read_ptx_sreg_nclusterid_x(self, op):
+        axis = "xyz".index(op.name[-1])
+        self._special(op, np.full(self.threads, self.grid[axis] // self.cluster[axis]))
+
+    op_nvvm_read_ptx_sreg_nclusterid_y = op_nvvm_read_ptx_sreg_nclusterid_x
+    op_nvvm_read_ptx_sreg_nclusterid_z = op_nvvm_read_ptx_sreg_nclusterid_x
+
     def _cluster_axis(self, op, of_block):
         axis = "xyz".index(op.name[-1])
         value = self.bid[axis] % self.cluster[axis] if of_block else self.bid[axis] // self.cluster[axis]
