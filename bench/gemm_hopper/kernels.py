@@ -456,4 +456,13 @@ TMA.update({f"hopper_{dtype}_{size}_persistent_tma_store{tag}": (
                           stages=3, epilogue="tma", **kw))
     for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
     for tag, kw in (("", {}), ("_g16", dict(group_m=16)))})
+# A sweep of the persistent kernel's tiling (gemm_hopper/sweep_tma.json):
+# 128-column tiles with more stages, other groupings, and 128 blocks
+# (4096^3's 512 tiles in 4 full waves, where 132 leave the last short).
+TMA_SWEEP = {f"hopper_{dtype}_{size}_persistent_{tag}": (gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype,
+                                                                               **kw))
+             for dtype in ("bfloat16", "float16") for size in (4096, 8192)
+             for tag, kw in (("n128s6", dict(bn=128, stages=6)), ("n128s6g16", dict(bn=128, stages=6, group_m=16)),
+                             ("g4", dict(group_m=4)), ("b128", dict(blocks=128, group_m=16)),
+                             ("b128g8", dict(blocks=128)))}
 
