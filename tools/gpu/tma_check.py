@@ -221,22 +221,35 @@ def run_hazard(out_dir, name):
     print(json.dumps({"words": int(expected.size), "differ": int(differ.size), "first": differ[:4].tolist()}))
 
 
-def run_hazards(out_dir, report_path, timeout=20):
-    """Each hazard kernel in a process of its own, ended after `timeout`
-    seconds (a phase that never completes hangs)."""
-    import json
+def _alone(verb, out_dir, name, timeout):
+    """The last line `verb` prints for kernel `name`, run in a process of
+    its own (a fault ends the CUDA context, a hang the process), or None
+    after `timeout` seconds."""
     import subprocess
+    try:
+        done = subprocess.run([sys.executable, __file__, verb, out_dir, name], capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    return (done.stdout.strip().splitlines() or [done.stderr[-300:]])[-1]
+
+
+def run_hazards(out_dir, report_path, timeout=20):
+    """Each hazard kernel alone, ended after `timeout` seconds (a phase
+    that never completes hangs)."""
+    import json
     with open(os.path.join(out_dir, "cases.json")) as f:
         names = [c["name"] for c in json.load(f)]
     report = {}
     for name in names:
-        try:
-            done = subprocess.run([sys.executable, __file__, "run_hazard", out_dir, name], capture_output=True,
-                                  text=True, timeout=timeout)
-            lines = done.stdout.strip().splitlines()
-            report[name] = json.loads(lines[-1]) if lines else {"error": done.stderr[-300:]}
-        except subprocess.TimeoutExpired:
+        line = _alone("run_hazard", out_dir, name, timeout)
+        if line is None:
             report[name] = {"hung": f"no result after {timeout} s"}
+            continue
+        try:
+            report[name] = json.loads(line)
+        except ValueError:
+            report[name] = {"error": line}
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
     print(json.dumps(report))
@@ -289,23 +302,16 @@ def run_fault(out_dir, name):
         print(str(error).split(": ")[-1])
 
 
-def run_faults(out_dir, report_path):
-    """Each FAULTS kernel in a process of its own (a fault ends the
-    context), beside the interpreter's verdict."""
+def run_faults(out_dir, report_path, timeout=30):
+    """Each FAULTS kernel alone (a fault ends the context), beside the
+    interpreter's verdict."""
     import json
-    import subprocess
     with open(os.path.join(out_dir, "faults.json")) as f:
         verdicts = json.load(f)["verdicts"]
     report = {}
     for name, verdict in verdicts.items():
-        try:
-            done = subprocess.run([sys.executable, __file__, "run_fault", out_dir, name], capture_output=True,
-                                  text=True, timeout=30)
-        except subprocess.TimeoutExpired:
-            report[name] = {"gpu": "no result after 30 s", "interpreter": verdict}
-            continue
-        report[name] = {"gpu": (done.stdout.strip().splitlines() or [done.stderr[-200:]])[-1],
-                        "interpreter": verdict}
+        line = _alone("run_fault", out_dir, name, timeout)
+        report[name] = {"gpu": line or f"no result after {timeout} s", "interpreter": verdict}
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
     print(json.dumps(report, indent=1))
