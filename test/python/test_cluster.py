@@ -104,3 +104,37 @@ def test_the_cluster_sizes():
     ptx = tile_mlir.compile(sizes, target="sm_90", cubin=False).ptx
     assert "%cluster_nctarank" in ptx and "%nclusterid.x" in ptx and "%nclusterid.y" in ptx
 
+
+
+def _read_then_overwrite(second_barrier):
+    """Each block reads its partner's published value after a cluster
+    barrier, then overwrites its own: the partner's read must be ordered
+    before the overwrite, by a second barrier."""
+    @T.function
+    def k(A: T.Tensor((64, 1), "uint32"), Out: T.Tensor((64, 2), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=32, cluster=2))
+        t, block = T.thread_id(), T.block_id()
+        row, partner = block * 32 + t, (block ^ 1) * 32 + t
+        v = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], v, A[row:row + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[row:row + 1, 1:2], v)
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait"])
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], v, Out[partner:partner + 1, 1:2])  # the partner's read
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[row:row + 1, 0:1], v)
+        if second_barrier:
+            T.cuda.tile.apply(T.ptx["barrier.cluster.arrive"])
+            T.cuda.tile.apply(T.ptx["barrier.cluster.wait"])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[row:row + 1, 1:2], v)  # the overwrite
+    return k
+
+
+def test_a_read_is_ordered_before_a_later_phase_s_write(line_of):
+    a = np.arange(64, dtype=np.uint32).reshape(64, 1)
+    out = np.zeros((64, 2), np.uint32)
+    tile_mlir.interpret(_read_then_overwrite(True), a, out)
+    assert (out[:, 0] == np.r_[np.arange(32, 64), np.arange(32)]).all()
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(_read_then_overwrite(False), a, np.zeros((64, 2), np.uint32))
+    kinds = {(h.kind, h.first, h.second) for h in caught.value.hazards}
+    assert ("write-after-read", line_of("# the partner's read"), line_of("# the overwrite")) in kinds

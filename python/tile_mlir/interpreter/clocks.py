@@ -56,11 +56,9 @@ class Clocks:
         np.maximum(self.known[thread], snapshot, out=self.known[thread])
 
     def barrier(self, blocks):
-        """A block barrier passed by the blocks `blocks`."""
-        for block in blocks:
-            rows = np.arange(block * self.per_block, (block + 1) * self.per_block)
-            self.known[rows] = self.known[rows].max(axis=0)
-            self.known[rows, rows % self.per_block] += 1
+        """A block barrier passed by the blocks `blocks`: all their threads."""
+        if len(blocks):
+            self.join((np.asarray(blocks)[:, None] * self.per_block + np.arange(self.per_block)).reshape(-1))
 
     def join(self, threads):
         """A barrier of the threads `threads` (a counted bar.sync): each

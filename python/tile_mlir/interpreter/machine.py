@@ -478,9 +478,6 @@ class Interpreter:
                      self._either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
                                   else None,
                                   self._cluster_ordered(lanes, buffer.writer[at], buffer.written_stamp[at])))
-        if self.cluster != (1, 1, 1):
-            stamps = np.zeros(buffer.read_stamp.size, np.int64)
-            np.maximum.at(stamps, at, self.cluster_arrivals[lanes])
         all_at, all_lanes = at, lanes
         at, thread, block = self._accessors(at, lanes)
         epoch = self.epoch[np.where(block == MANY, 0, block)]
@@ -498,7 +495,12 @@ class Interpreter:
         buffer.read_epoch[at] = epoch
         buffer.read_at[at] = self.point
         if self.cluster != (1, 1, 1):
-            buffer.read_stamp[at] = np.where(fresh, stamps[at], np.maximum(buffer.read_stamp[at], stamps[at]))
+            # The most arrivals any of this access's readers of a byte had
+            # made (`at` is the sorted unique bytes _accessors gave).
+            _, inverse = np.unique(all_at, return_inverse=True)
+            stamps = np.zeros(at.size, np.int64)
+            np.maximum.at(stamps, inverse, self.cluster_arrivals[all_lanes])
+            buffer.read_stamp[at] = np.where(fresh, stamps, np.maximum(buffer.read_stamp[at], stamps))
 
     def track_write(self, buffer, at, lanes, atomic=False):
         if buffer.private or at.size == 0:
@@ -1128,28 +1130,23 @@ class Interpreter:
             raise NotCovered(f"{form.opcode}: producer-consumer barriers (arrive)")
         blocks = self.threads // self.per_block
         arrived = np.bincount(self.block_linear[executing], minlength=blocks)
-        if len(immediates) == 2 and immediates[1] != self.per_block:
-            # A barrier of `count` threads (a warpgroup's): those that reach
-            # it together, all of them in lockstep; it orders their accesses
-            # only, through the clocks.
-            count = immediates[1]
-            if self.clocks is None:
-                raise NotCovered(f"{form.opcode} with a count of {count} threads in a block of "
-                                 f"{self.per_block}, in a kernel without mbarriers")
-            for block in np.flatnonzero((arrived > 0) & (arrived != count))[:1]:
-                key = ("barrier", self.point)
-                if key not in self._hazard_keys:
-                    self._hazard_keys.add(key)
-                    self.hazards.append(DivergentBarrier(form.opcode, self.points[self.point], int(block),
-                                                         int(arrived[block]), count))
-            self.clocks.join(np.flatnonzero(executing))
-            return
-        for block in np.flatnonzero((arrived > 0) & (arrived < self.per_block))[:1]:
+        # With a count of fewer threads (a warpgroup's barrier), those that
+        # reach it together, all in lockstep; it orders their accesses only,
+        # through the clocks.
+        count = immediates[1] if len(immediates) == 2 else self.per_block
+        partial = count != self.per_block
+        if partial and self.clocks is None:
+            raise NotCovered(f"{form.opcode} with a count of {count} threads in a block of "
+                             f"{self.per_block}, in a kernel without mbarriers")
+        for block in np.flatnonzero((arrived > 0) & (arrived != count))[:1]:
             key = ("barrier", self.point)
             if key not in self._hazard_keys:
                 self._hazard_keys.add(key)
                 self.hazards.append(DivergentBarrier(form.opcode, self.points[self.point], int(block),
-                                                     int(arrived[block]), self.per_block))
+                                                     int(arrived[block]), count))
+        if partial:
+            self.clocks.join(np.flatnonzero(executing))
+            return
         self.epoch[arrived > 0] += 1
         if self.clocks:
             self.clocks.barrier(np.flatnonzero(arrived > 0))
