@@ -157,6 +157,12 @@ class _Driver:
         self.lib.cuMemcpyHtoD_v2.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t]
         self.lib.cuMemcpyDtoH_v2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
         self.lib.cuMemFree_v2.argtypes = [ctypes.c_uint64]
+        # Entry points of CUDA 12 and newer, bound where the driver has them.
+        if hasattr(self.lib, "cuLaunchKernelEx"):
+            self.lib.cuLaunchKernelEx.argtypes = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p,
+                                                  ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+        if hasattr(self.lib, "cuTensorMapEncodeTiled"):
+            self.lib.cuTensorMapEncodeTiled.argtypes = tensor_maps.ENCODE_ARGTYPES
         self.lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 6 + [
             ctypes.c_uint, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
 
@@ -242,8 +248,6 @@ class _Driver:
             attribute = _LaunchAttribute(id=_CLUSTER_DIMENSION)
             attribute.value.cluster = (ctypes.c_uint * 3)(*cluster)
             config = _LaunchConfig(*grid, *block, shared_bytes, handle, ctypes.pointer(attribute), 1)
-            self.lib.cuLaunchKernelEx.argtypes = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p,
-                                                  ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
             self._check(self.lib.cuLaunchKernelEx(ctypes.byref(config), function, params, None),
                         "cuLaunchKernelEx")
         else:

@@ -30,9 +30,15 @@ import numpy as np
 TENSOR_MAP_BYTES = 128
 TENSOR_MAP_ALIGN = 64
 
-# CUtensorMapDataType: the bits a copy moves.
-DATA_TYPES = {"uint8": 0, "int8": 0, "uint16": 1, "int16": 1, "uint32": 2, "int32": 3, "uint64": 4,
-              "int64": 5, "float16": 6, "float32": 7, "float64": 8, "bfloat16": 9}
+# Each dtype's CUtensorMapDataType (the bits a copy moves) and bytes.
+DATA_TYPES = {"uint8": (0, 1), "int8": (0, 1), "uint16": (1, 2), "int16": (1, 2), "uint32": (2, 4),
+              "int32": (3, 4), "uint64": (4, 8), "int64": (5, 8), "float16": (6, 2), "float32": (7, 4),
+              "float64": (8, 8), "bfloat16": (9, 2)}
+# cuTensorMapEncodeTiled's parameters (cuda.h), which the driver binding
+# gives the entry point once.
+ENCODE_ARGTYPES = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64),
+                   ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint32),
+                   ctypes.POINTER(ctypes.c_uint32), ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
 # CUtensorMapSwizzle by the bytes of the span.
 SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
 _INTERLEAVE_NONE, _L2_PROMOTION_128B, _OOB_FILL_ZEROS = 0, 2, 0
@@ -50,18 +56,21 @@ class TensorMapBytes:
         start = ctypes.addressof(self._storage)
         self.address = start + (-start) % TENSOR_MAP_ALIGN
 
-    def bytes(self) -> bytes:
-        return ctypes.string_at(self.address, TENSOR_MAP_BYTES)
+
+def _byte_strides(shape: Sequence[int], itemsize: int):
+    """The bytes between consecutive indices of each axis but the
+    innermost, outermost first."""
+    return [int(np.prod(shape[axis + 1:], dtype=np.int64)) * itemsize for axis in range(len(shape) - 1)]
 
 
 def check(name: str, address: int, shape: Sequence[int], dtype: str, box: Sequence[int],
           swizzle: int) -> None:
     """Raises TensorMapError where cuTensorMapEncodeTiled would refuse the
     map of the array at `address` (row-major `shape` of `dtype`)."""
-    itemsize = np.dtype("uint16" if dtype == "bfloat16" else dtype).itemsize
     where = f"{name}: a tensor map (box {tuple(box)}, swizzle {swizzle or 'none'})"
     if dtype not in DATA_TYPES:
         raise TensorMapError(f"{where} cannot describe {dtype} elements")
+    itemsize = DATA_TYPES[dtype][1]
     if not 1 <= len(shape) <= 5 or len(shape) != len(box):
         raise TensorMapError(f"{where} needs a tensor of rank {len(box)} (1 to 5), got shape {tuple(shape)}")
     if address % 16:
@@ -69,11 +78,9 @@ def check(name: str, address: int, shape: Sequence[int], dtype: str, box: Sequen
     for axis, extent in enumerate(shape):
         if not 1 <= extent <= 1 << 32:
             raise TensorMapError(f"{where}: extent {extent} of axis {axis} is not 1 to 2^32")
-    stride = itemsize
-    for axis in range(len(shape) - 1, 0, -1):
-        stride *= shape[axis]
+    for axis, stride in reversed(list(enumerate(_byte_strides(shape, itemsize)))):
         if stride % 16 or stride >= 1 << 40:
-            raise TensorMapError(f"{where}: the stride along axis {axis - 1} is {stride} bytes, not a "
+            raise TensorMapError(f"{where}: the stride along axis {axis} is {stride} bytes, not a "
                                  "multiple of 16 below 2^40")
     for axis, extent in enumerate(box):
         if not 1 <= extent <= 256:
@@ -86,23 +93,18 @@ def check(name: str, address: int, shape: Sequence[int], dtype: str, box: Sequen
 
 def encode(lib, name: str, address: int, shape: Sequence[int], dtype: str, box: Sequence[int],
            swizzle: int) -> TensorMapBytes:
-    """The CUtensorMap of the array at `address`, through `lib` (libcuda)."""
+    """The CUtensorMap of the array at `address`, through `lib` (libcuda,
+    its entry point bound with ENCODE_ARGTYPES)."""
     check(name, address, shape, dtype, box, swizzle)
-    itemsize = np.dtype("uint16" if dtype == "bfloat16" else dtype).itemsize
+    data_type, itemsize = DATA_TYPES[dtype]
     rank = len(shape)
     # The driver counts axes innermost first; strides exclude the innermost.
     dims = (ctypes.c_uint64 * rank)(*reversed([int(d) for d in shape]))
-    strides = (ctypes.c_uint64 * max(rank - 1, 1))(
-        *[int(np.prod(shape[axis + 1:], dtype=np.int64)) * itemsize for axis in range(rank - 2, -1, -1)]
-        or [0])
+    strides = (ctypes.c_uint64 * max(rank - 1, 1))(*reversed(_byte_strides(shape, itemsize) or [0]))
     box_dims = (ctypes.c_uint32 * rank)(*reversed([int(b) for b in box]))
     element_strides = (ctypes.c_uint32 * rank)(*([1] * rank))
     result = TensorMapBytes()
-    lib.cuTensorMapEncodeTiled.argtypes = [
-        ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64),
-        ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
-        ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
-    status = lib.cuTensorMapEncodeTiled(ctypes.c_void_p(result.address), DATA_TYPES[dtype], rank,
+    status = lib.cuTensorMapEncodeTiled(ctypes.c_void_p(result.address), data_type, rank,
                                         ctypes.c_void_p(address), dims, strides, box_dims, element_strides,
                                         _INTERLEAVE_NONE, SWIZZLES[swizzle], _L2_PROMOTION_128B,
                                         _OOB_FILL_ZEROS)

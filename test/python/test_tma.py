@@ -227,3 +227,28 @@ def test_sass_is_the_copies_written():
     # mbarrier.arrive.expect_tx, and the store's commit and wait.
     assert len(re.findall(r"SYNCS\.ARRIVE\.TRANS64 ", text)) == 1
     assert counts["UTMACMDFLUSH"] == 1 and counts["DEPBAR"] == 1, counts
+
+
+def test_encode_passes_the_driver_the_axes_innermost_first():
+    """cuTensorMapEncodeTiled's arguments for a (3, 100, 192) bf16 tensor and
+    a (1, 64, 64) box swizzled 128B (cuda.h: dims and box innermost first,
+    byte strides of the outer axes, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9)."""
+    seen = {}
+
+    class Lib:
+        @staticmethod
+        def cuTensorMapEncodeTiled(out, data_type, rank, address, dims, strides, box, element_strides, *modes):
+            seen.update(data_type=data_type, rank=rank, address=address.value, dims=list(dims),
+                        strides=list(strides), box=list(box), element_strides=list(element_strides),
+                        modes=modes)
+            return 0
+
+    result = tensor_maps.encode(Lib, "Out", 0x10000, (3, 100, 192), "bfloat16", (1, 64, 64), 128)
+    assert result.address % 64 == 0
+    assert seen == {"data_type": 9, "rank": 3, "address": 0x10000, "dims": [192, 100, 3],
+                    "strides": [384, 38400], "box": [64, 64, 1], "element_strides": [1, 1, 1],
+                    "modes": (0, 3, 2, 0)}
+    with pytest.raises(tensor_maps.TensorMapError, match=r"cuTensorMapEncodeTiled refused the tensor map "
+                                                         r"\(CUresult 1\)"):
+        Lib.cuTensorMapEncodeTiled = staticmethod(lambda *args: 1)
+        tensor_maps.encode(Lib, "Out", 0x10000, (3, 100, 192), "bfloat16", (1, 64, 64), 128)
