@@ -793,17 +793,15 @@ LogicalResult ApplyOp::verify() {
                          "tile.tensor_map gives";
     }
     if (operand.box) {
-      const ptx::Operand *map = nullptr, *coords = nullptr;
-      Value mapValue;
+      TensorMapOp mapOp;
+      const ptx::Operand *coords = nullptr;
       for (auto [other, spec] : llvm::zip(args, form->operands)) {
         if (spec.address)
-          map = &spec, mapValue = other;
+          mapOp = other.getDefiningOp<TensorMapOp>();
         if (spec.withinAddress)
           coords = &spec;
       }
-      auto mapOp = mapValue ? mapValue.getDefiningOp<TensorMapOp>()
-                            : TensorMapOp();
-      if (!map || !coords || !mapOp)
+      if (!coords || !mapOp)
         return diag() << "the box is the tensor map's: tensorMap must come "
                          "from tile.tensor_map, which states it";
       if (!isa<MemRefType>(value.getType()))
