@@ -13,14 +13,13 @@ import os
 import re
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "gpu"))
-from run import median_ms  # noqa: E402
+from run import timed_rounds  # noqa: E402
 
 from tile_mlir import runtime  # noqa: E402
 
@@ -64,11 +63,7 @@ def main(artifacts, report_path):
                 runs[key] = fn
             except RuntimeError as why:  # a backend this build or GPU lacks
                 entry[f"{key}_unavailable"] = str(why).splitlines()[0][:200]
-        entry["rounds"] = {key: [] for key in runs}
-        for _ in range(ROUNDS):
-            for key, fn in runs.items():
-                entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
-        entry["ms"] = {key: float(np.median(x)) for key, x in entry["rounds"].items()}
+        timed_rounds(entry, runs, ROUNDS, REPEATS)
         # Causal: half the products (the convention of FlashAttention's numbers).
         flops = 4.0 * b * h * seq * seq * d / (2 if causal else 1)
         entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}

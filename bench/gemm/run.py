@@ -19,7 +19,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "gpu"))
-from run import median_ms  # noqa: E402  (bench/gpu/run.py's timing)
+from run import timed_rounds  # noqa: E402  (bench/gpu/run.py's timing)
 
 sys.path.insert(0, HERE)
 import gemm_reference  # noqa: E402
@@ -105,11 +105,7 @@ def run_int8(kernel):
     b_cols = bt.t()
     runs = {"tile_mlir": lambda: kernel(a, bt, c, sync=False), "torch_int_mm": lambda: torch._int_mm(a, b_cols),
             "torch_int_mm_row_major_b": lambda: torch._int_mm(a, b)}
-    entry["rounds"] = {key: [] for key in runs}
-    for _ in range(ROUNDS):
-        for key, fn in runs.items():
-            entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
-    entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+    timed_rounds(entry, runs, ROUNDS, REPEATS)
     entry["TOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_torch_int_mm"] = entry["ms"]["torch_int_mm"] / entry["ms"]["tile_mlir"]
     print(f"int8 {m}^3", {key: round(v, 1) for key, v in entry["TOPs"].items()},
@@ -186,11 +182,7 @@ def main(artifacts, report_path):
         # steps (64) reads past the rows of A.
         if tri and k % 64 == 0:
             runs["triton"] = lambda: tri(x, y)
-        entry["rounds"] = {key: [] for key in runs}
-        for _ in range(ROUNDS):
-            for key, fn in runs.items():
-                entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
-        entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+        timed_rounds(entry, runs, ROUNDS, REPEATS)
         entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
         entry["ratio_vs_cublas"] = entry["ms"]["cublas"] / entry["ms"]["tile_mlir"]
         if "triton" in runs:

@@ -15,7 +15,6 @@ import json
 import os
 import sys
 
-import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,7 +23,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "gemm"))
 _spec = importlib.util.spec_from_file_location("gemm_run", os.path.join(HERE, "..", "gemm", "run.py"))
 gemm_run = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gemm_run)
-ROUNDS, REPEATS, median_ms = gemm_run.ROUNDS, gemm_run.REPEATS, gemm_run.median_ms
+ROUNDS, REPEATS, timed_rounds = gemm_run.ROUNDS, gemm_run.REPEATS, gemm_run.timed_rounds
 references, triton_matmul = gemm_run.references, gemm_run.triton_matmul
 
 from tile_mlir import runtime  # noqa: E402
@@ -73,11 +72,7 @@ def fp8_entry(kernel):
             "scaled_mm": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
             "scaled_mm_fast_accum": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one,
                                                              out_dtype=torch.bfloat16, use_fast_accum=True)}
-    entry["rounds"] = {key: [] for key in runs}
-    for _ in range(ROUNDS):
-        for key, fn in runs.items():
-            entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
-    entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+    timed_rounds(entry, runs, ROUNDS, REPEATS)
     entry["TFLOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_scaled_mm"] = entry["ms"]["scaled_mm"] / entry["ms"]["tile_mlir"]
     entry["ratio_vs_scaled_mm_fast_accum"] = entry["ms"]["scaled_mm_fast_accum"] / entry["ms"]["tile_mlir"]
@@ -126,11 +121,7 @@ def main(artifacts, report_path):
                 "cublas": lambda: torch.matmul(x, y), "cublas_bt": lambda: torch.matmul(x, yt.t())}
         if tri:
             runs["triton"] = lambda: tri(x, y)
-        entry["rounds"] = {key: [] for key in runs}
-        for _ in range(ROUNDS):
-            for key, fn in runs.items():
-                entry["rounds"][key].append(median_ms(fn, repeats=REPEATS))
-        entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+        timed_rounds(entry, runs, ROUNDS, REPEATS)
         entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
         best = min(entry["ms"]["cublas"], entry["ms"]["cublas_bt"])
         entry["ratio_vs_cublas"] = best / entry["ms"]["tile_mlir"]

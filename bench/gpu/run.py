@@ -44,6 +44,17 @@ def median_ms(fn, repeats=REPEATS, synced=False):
     return float(np.median([start.elapsed_time(end) for start, end in events]))
 
 
+def timed_rounds(entry, runs, rounds, repeats):
+    """Times each of `runs` ({name: launch}) in `rounds` rounds, each round
+    timing every run once (so clock changes reach them alike), into
+    entry["rounds"], and their medians into entry["ms"]."""
+    entry["rounds"] = {key: [] for key in runs}
+    for _ in range(rounds):
+        for key, fn in runs.items():
+            entry["rounds"][key].append(median_ms(fn, repeats=repeats))
+    entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+
+
 def summarize(entry):
     """A benchmark entry's medians over its rounds, in place: each peer's and
     variant's ms and GB/s (of entry["bytes_moved"]), and each variant's
