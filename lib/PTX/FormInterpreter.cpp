@@ -208,6 +208,7 @@ Space spaceOf(StringRef token) {
       .Case("local", Space::Local)
       .Case("const", Space::Const)
       .Case("param", Space::Param)
+      .Case("shared::cluster", Space::SharedCluster)
       .StartsWith("shared", Space::Shared)
       .Default(Space::Generic);
 }

@@ -61,6 +61,8 @@ llvm::StringRef mlir::tile::ptx::stringifySpace(Space space) {
     return "global";
   case Space::Shared:
     return "shared";
+  case Space::SharedCluster:
+    return "shared::cluster";
   case Space::Local:
     return "local";
   case Space::Generic:

@@ -138,3 +138,63 @@ def test_a_read_is_ordered_before_a_later_phase_s_write(line_of):
         tile_mlir.interpret(_read_then_overwrite(False), a, np.zeros((64, 2), np.uint32))
     kinds = {(h.kind, h.first, h.second) for h in caught.value.hazards}
     assert ("write-after-read", line_of("# the partner's read"), line_of("# the overwrite")) in kinds
+
+
+def test_distributed_shared_memory_equals_the_isa():
+    """tile.mapa's blocks (rank + 1, + 2, - 1 of the cluster), through
+    st/red/ld.shared::cluster, against values written from the ISA."""
+    a, out = C.data(), np.zeros((C.ROWS, 3), np.uint32)
+    tile_mlir.interpret(C.shared_ring(), a, out)
+    np.testing.assert_array_equal(out, C.ring_expected(a))
+    ptx = tile_mlir.compile(C.shared_ring(), target="sm_90", cubin=False).ptx
+    assert ptx.count("mapa.shared::cluster.u64") == 3
+    for instruction in ("st.shared::cluster.b32", "red.relaxed.cluster.shared::cluster.add.u32",
+                        "ld.shared::cluster.b32", "ld.shared::cta.b32"):
+        assert instruction in ptx
+
+
+def test_another_block_s_shared_memory_races_without_a_cluster_barrier(line_of):
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(C.shared_ring(barrier=False), C.data(), np.zeros((C.ROWS, 3), np.uint32))
+    kinds = {h.kind for h in caught.value.hazards}
+    assert kinds == {"read-after-write"}
+    # Thread 0 reads its own tile, which thread 96 (rank 3, the block
+    # before it in the ring of 4) stored through tile.mapa.
+    assert any(h.threads == (96, 0) for h in caught.value.hazards)
+
+
+def test_a_block_must_not_exit_while_another_reads_its_shared_memory():
+    """Shared memory ends with its block (PTX ISA 9.0, distributed shared memory): the ring's
+    last barrier.cluster keeps each block alive until the next one has read
+    its tile."""
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(C.shared_ring(exit_barrier=False), C.data(), np.zeros((C.ROWS, 3), np.uint32))
+    (hazard,) = caught.value.hazards
+    assert hazard.kind == "access-before-exit" and hazard.second == "the kernel's end"
+    assert hazard.threads == (32, 0)  # block 1 reads block 0's tile
+    assert "cluster_check.py:" in hazard.first and "shared buffer of" in hazard.buffer
+
+
+def _map_rank(rank, space="shared"):
+    @T.function
+    def k(Out: T.Tensor((64, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=32, cluster=2))
+        t = T.thread_id()
+        tile = T.alloc_shared((32, 1), "uint32") if space == "shared" else T.alloc_local((32, 1), "uint32")
+        v = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], v, T.uint32(t))
+        T.cuda.tile.apply(T.ptx["st.shared::cluster.b32"], tile.of_block(rank(T.cluster_ctarank()))[t:t + 1], v)
+    return k
+
+
+def test_a_rank_outside_the_cluster_is_a_fault():
+    with pytest.raises(tile_mlir.InterpretError, match=r"test_cluster.py:\d+: mapa.shared::cluster: thread 0 "
+                                                       r"maps rank 2, but its cluster has 2 blocks \(ranks 0 to "
+                                                       r"1\); PTX leaves the address undefined"):
+        tile_mlir.interpret(_map_rank(lambda rank: rank + 2), np.zeros((64, 1), np.uint32))
+
+
+def test_only_shared_tiles_are_mapped():
+    with pytest.raises(T.TileError, match=r"test_cluster.py:\d+: of_block maps a shared tile "
+                                          r"\(T.alloc_shared\), not this tile"):
+        _map_rank(lambda rank: 0, space="registers")

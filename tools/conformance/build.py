@@ -120,7 +120,7 @@ def kernel(index, form, immediates):
             # memory operand's place carries the data in (ld) or out (st).
             args.append(f"%m{i}: {memref(op, '1')}")
             data = thread_slice(f"m{i}", op, "1")
-            if op.space == "shared":
+            if op.space in ("shared", "shared::cluster"):
                 workgroup.append(f"%sh{i}: memref<{BLOCK}x{REPEATS}x{op.count}xi{op.bits}, "
                                  "#gpu.address_space<workgroup>>")
                 body.append(f"%shv{i} = memref.subview %sh{i}[%tid, 0, 0] [1, {REPEATS}, {op.count}] "

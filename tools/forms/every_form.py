@@ -165,7 +165,7 @@ def kernel(index, form):
         elif op.space == "generic":
             args.append(f"%m{i}: {memref(op, None)}")
             operands.append((f"%m{i}", memref(op, None)))
-        elif op.space == "shared":
+        elif op.space in ("shared", "shared::cluster"):
             ty = memref(op, "#gpu.address_space<workgroup>", repeated)
             attributions.append(f"%m{i}: {ty}")
             operands.append((f"%m{i}", ty))

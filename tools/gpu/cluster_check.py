@@ -10,6 +10,18 @@ its cluster's coordinates (%cluster_ctarank, %cluster_ctaid.x,
 (`barrier=False`) the read races with the partner's write, which the
 interpreter reports.
 
+`shared_ring` (distributed shared memory) runs 8 blocks of 32 threads in
+clusters of 4: each thread stores its value of A into the shared tile of
+the next block of its cluster (rank + 1, through tile.mapa and
+st.shared::cluster), adds it into the tile of the block two ranks on
+(red.shared::cluster.add), and after barrier.cluster reads its own tile
+(ld.shared::cta) into column 0, the sums into column 1, and the previous
+block's tile (ld.shared::cluster) into column 2. A last barrier.cluster
+keeps every block's shared memory alive until the others are done with it.
+Without the middle barrier (`barrier=False`) the reads race with the
+stores; without the last one (`exit_barrier=False`) a block may exit while
+another still reads its shared memory; the interpreter reports both.
+
     python tools/gpu/cluster_check.py build build/cluster
     python tools/gpu/cluster_check.py build_hazards build/cluster_hazards
     PYTHONPATH=python python tools/gpu/cluster_check.py run build/cluster report.json
@@ -56,6 +68,66 @@ def exchange(barrier=True, relaxed=False):
     return cluster_exchange
 
 
+RING_CLUSTER = 4
+
+
+def shared_ring(barrier=True, exit_barrier=True):
+    from tile_mlir import script as T
+
+    blocks = GRID[0] * GRID[1]
+
+    @T.function
+    def cluster_shared_ring(A: T.Tensor((ROWS, 1), "uint32"), Out: T.Tensor((ROWS, 3), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks, block=THREADS, cluster=RING_CLUSTER))
+        t = T.thread_id()
+        row = T.block_id() * THREADS + t
+        stored = T.alloc_shared((THREADS, 1), "uint32")
+        sums = T.alloc_shared((THREADS, 1), "uint32")
+        value = T.alloc_local((1, 1), "uint32")
+        zero = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], zero, T.uint32(0))
+        T.cuda.tile.apply(T.ptx["st.shared.b32"], sums[t:t + 1], zero)
+        # The zeros are in place in every block before any block adds.
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], value, A[row:row + 1])
+        rank = T.cluster_ctarank()
+        T.cuda.tile.apply(T.ptx["st.shared::cluster.b32"],
+                          stored.of_block((rank + 1) % RING_CLUSTER)[t:t + 1], value)
+        T.cuda.tile.apply(T.ptx["red.relaxed.cluster.shared::cluster.add.u32"],
+                          sums.of_block((rank + 2) % RING_CLUSTER)[t:t + 1], value)
+        if barrier:
+            T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+            T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+        T.cuda.tile.apply(T.ptx["ld.shared::cta.b32"], value, stored[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[row:row + 1, 0:1], value)
+        T.cuda.tile.apply(T.ptx["ld.shared::cluster.b32"], value, sums[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[row:row + 1, 1:2], value)
+        T.cuda.tile.apply(T.ptx["ld.shared::cluster.b32"], value,
+                          stored.of_block((rank + RING_CLUSTER - 1) % RING_CLUSTER)[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[row:row + 1, 2:3], value)
+        if exit_barrier:
+            T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+            T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+
+    return cluster_shared_ring
+
+
+def ring_expected(a):
+    """Out of `shared_ring` on A, from the ISA: a block's tile holds the
+    values of rank - 1, its sums those of rank - 2 (one adder each), and
+    the previous block's tile those of rank - 2."""
+    out = np.zeros((ROWS, 3), np.uint32)
+    values = a[:, 0].reshape(-1, THREADS)
+    for block in range(values.shape[0]):
+        base, rank = block - block % RING_CLUSTER, block % RING_CLUSTER
+        rows = slice(block * THREADS, (block + 1) * THREADS)
+        out[rows, 0] = values[base + (rank - 1) % RING_CLUSTER]
+        out[rows, 1] = values[base + (rank - 2) % RING_CLUSTER]
+        out[rows, 2] = values[base + (rank - 2) % RING_CLUSTER]
+    return out
+
+
 def expected(a):
     """Out of `exchange` on A, written from the definitions of the
     registers (PTX ISA 10: a cluster's blocks are ranked x-fastest)."""
@@ -77,23 +149,33 @@ def data():
     return np.random.default_rng(4).integers(0, 1 << 32, (ROWS, 1), dtype=np.uint32)
 
 
+# The kernels, each with its factory and the columns of its output.
+KERNELS = {"exchange": (exchange, 6), "shared_ring": (shared_ring, 3)}
+
 # Kernels the interpreter reports a race in: a .relaxed arrival orders no
-# memory, and no barrier orders none. On the GPU each runs beside the
-# correct kernel's output (a race may or may not show in one run).
-HAZARDS = [("exchange_relaxed", {"relaxed": True}), ("exchange_no_barrier", {"barrier": False})]
+# memory, and no barrier orders none; a block that exits while another
+# reads its shared memory. On the GPU each runs beside the correct
+# kernel's output (a race may or may not show in one run).
+HAZARDS = [("exchange_relaxed", "exchange", {"relaxed": True}),
+           ("exchange_no_barrier", "exchange", {"barrier": False}),
+           ("shared_ring_no_barrier", "shared_ring", {"barrier": False}),
+           ("shared_ring_no_exit_barrier", "shared_ring", {"exit_barrier": False})]
 
 
 def build(out_dir, hazards=False):
-    """The kernel (or, with `hazards`, the HAZARDS kernels), each with the
+    """The kernels (or, with `hazards`, the HAZARDS kernels), each with the
     correct kernel's output from the interpreter as the expected one."""
     import tile_mlir
     os.makedirs(out_dir, exist_ok=True)
-    a, correct = data(), np.zeros((ROWS, 6), np.uint32)
-    tile_mlir.interpret(exchange(), a, correct)
+    a, correct = data(), {}
+    for kernel, (factory, columns) in KERNELS.items():
+        correct[kernel] = np.zeros((ROWS, columns), np.uint32)
+        tile_mlir.interpret(factory(), a, correct[kernel])
     index = []
-    for name, options in HAZARDS if hazards else [("exchange", {})]:
-        tile_mlir.compile(exchange(**options), target="sm_90").save(os.path.join(out_dir, f"{name}.json"))
-        index.append(bit_cases.entry(name, [a, correct]))
+    for name, kernel, options in HAZARDS if hazards else [(k, k, {}) for k in KERNELS]:
+        factory = KERNELS[kernel][0]
+        tile_mlir.compile(factory(**options), target="sm_90").save(os.path.join(out_dir, f"{name}.json"))
+        index.append(bit_cases.entry(name, [a, correct[kernel]]))
     bit_cases.write_index(out_dir, index, "cluster")
 
 

@@ -35,7 +35,7 @@ def forms():
                 form = ptx.parse(spelling, target=TARGET)
             except ptx.PTXFormError:
                 continue
-            if all(op.space != "shared" for op in form.operands):
+            if all(not op.space.startswith("shared") for op in form.operands):
                 continue  # a generic address: not from a shared tile here
             count = next(op.count for op in form.operands if op.space == "reg")
             out.append({"opcode": form.opcode, "family": family, "count": count,

@@ -26,7 +26,9 @@ namespace mlir::tile::ptx {
 enum class Role { Dst, Src, ReadWrite, Imm };
 
 /// Where an operand lives: a register, or the memory an address points to.
-enum class Space { Reg, Global, Shared, Local, Generic, Const, Param };
+/// SharedCluster is the .shared::cluster window: the block's own shared
+/// memory or, through tile.mapa, another block's of its cluster.
+enum class Space { Reg, Global, Shared, SharedCluster, Local, Generic, Const, Param };
 
 llvm::StringRef stringifyRole(Role role);
 llvm::StringRef stringifySpace(Space space);

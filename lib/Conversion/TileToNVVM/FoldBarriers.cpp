@@ -80,13 +80,15 @@ bool movesBits(Operation *op) {
 /// register's value that ptxas forwards.
 bool isOpaqueSpace(ptx::Space space) {
   return space == ptx::Space::Global || space == ptx::Space::Shared ||
-         space == ptx::Space::Const || space == ptx::Space::Param;
+         space == ptx::Space::SharedCluster || space == ptx::Space::Const ||
+         space == ptx::Space::Param;
 }
 
 bool isOpaqueSpace(MemRefType type) {
   std::optional<unsigned> space = getAddressSpace(type);
   return space && (*space == kGlobalAddressSpace ||
                    *space == kSharedAddressSpace ||
+                   *space == kSharedClusterAddressSpace ||
                    *space == kConstAddressSpace);
 }
 

@@ -925,6 +925,48 @@ struct TensorMapLowering : public ConvertOpToLLVMPattern<TensorMapOp> {
   }
 };
 
+/// A mapped tile: its descriptor with both pointers mapped by
+/// mapa.shared::cluster (NVVM's mapa on a shared pointer), the offset,
+/// sizes and strides kept.
+struct MapaLowering : public ConvertOpToLLVMPattern<MapaOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(MapaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemRefType resultType = op.getResult().getType();
+    Type descType = getTypeConverter()->convertType(resultType);
+    if (!descType)
+      return rewriter.notifyMatchFailure(op, "no descriptor type");
+    MemRefDescriptor source(adaptor.getSource());
+    auto pointerType =
+        LLVM::LLVMPointerType::get(getContext(), kSharedClusterAddressSpace);
+    auto map = [&](Value pointer) {
+      return NVVM::MapaOp::create(rewriter, loc, pointerType, pointer,
+                                  adaptor.getRank())
+          .getResult();
+    };
+    Value aligned = map(source.alignedPtr(rewriter, loc));
+    Value allocated = source.allocatedPtr(rewriter, loc);
+    auto result = MemRefDescriptor::poison(rewriter, loc, descType);
+    // The allocated pointer only frees; the aligned one addresses, and a
+    // second mapa of the same pointer would be emitted for nothing.
+    result.setAllocatedPtr(rewriter, loc,
+                           allocated == source.alignedPtr(rewriter, loc)
+                               ? aligned
+                               : map(allocated));
+    result.setAlignedPtr(rewriter, loc, aligned);
+    result.setOffset(rewriter, loc, source.offset(rewriter, loc));
+    for (int64_t i = 0, e = resultType.getRank(); i < e; ++i) {
+      result.setSize(rewriter, loc, i, source.size(rewriter, loc, i));
+      result.setStride(rewriter, loc, i, source.stride(rewriter, loc, i));
+    }
+    rewriter.replaceOp(op, {result});
+    return success();
+  }
+};
+
 struct ConvertTileToNVVMPass
     : public tile::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
   using ConvertTileToNVVMBase::ConvertTileToNVVMBase;
@@ -985,6 +1027,7 @@ struct ConvertTileToNVVMPass
 void mlir::tile::populateTileToNVVMConversionPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ViewLowering<ViewOp>, ViewLowering<BroadcastOp>,
-               SwizzleLowering, MatrixDescriptorLowering, TensorMapLowering>(
+               SwizzleLowering, MatrixDescriptorLowering, TensorMapLowering,
+               MapaLowering>(
       converter);
 }

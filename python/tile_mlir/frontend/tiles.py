@@ -294,6 +294,31 @@ class Buffer:
             _raise(error)
         return Buffer(op.result, self.dtype, self.name)
 
+    def of_block(self, rank) -> "Buffer":
+        """This shared tile as the block of cluster rank `rank` (an index,
+        0 to T.cluster_nctarank() - 1) holds it: tile.mapa, whose
+        mapa.shared::cluster maps the tile's base address into the
+        .shared::cluster window. Only instructions spelled with
+        .shared::cluster (ld, st, atom, red, mbarrier) address the result;
+        the block's own tile may be given to them too. Order another
+        block's accesses with barrier.cluster or an mbarrier of the
+        cluster scope, as for global memory."""
+        _check_owned(self)
+        self._check_static("map")
+        if not _in_shared_memory(self.type):
+            raise TileError(f"of_block maps a shared tile (T.alloc_shared), not {self.name or 'this tile'}")
+        rank = Index.of(rank).materialize()
+        result = ir.MemRefType.get(self.shape, self.type.element_type, self.type.layout,
+                                   ir.IntegerAttr.get(ir.IntegerType.get_signless(64), CLUSTER_SPACE))
+        try:
+            with _location():
+                i32 = arith.index_cast(ir.IntegerType.get_signless(32), rank)
+                op = _tile_ops.MapaOp(result, self.value, i32)
+                op.operation.verify()
+        except ir.MLIRError as error:
+            _raise(error)
+        return Buffer(op.result, self.dtype, self.name)
+
     def matrix_descriptor(self) -> "Scalar":
         """The wgmma matrix descriptor (a uint64) of this K-major shared
         tile: its rows are A's M or B's N, its columns K, in a buffer
@@ -330,6 +355,20 @@ class Buffer:
             _raise(error)
         return Buffer(op.result, self.dtype, self.name)
 
+
+def _in_shared_memory(memref_type: ir.MemRefType) -> bool:
+    """Whether the memref is a block's shared memory: space 3, or the GPU
+    dialect's workgroup space (the dynamic shared memory's views)."""
+    space = memref_type.memory_space
+    if space is None:
+        return False
+    if isinstance(space, ir.IntegerAttr):
+        return space.value == SHARED_SPACE
+    return str(space) == "#gpu.address_space<workgroup>"
+
+
+# The .shared::cluster window (NVPTX address space 7), where of_block maps.
+CLUSTER_SPACE = 7
 
 # The TMA and wgmma swizzle modes over 128-byte rows: (bits, base, shift).
 SWIZZLE_MODES = {"32B": (1, 4, 3), "64B": (2, 4, 3), "128B": (3, 4, 3)}

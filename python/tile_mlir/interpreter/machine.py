@@ -88,6 +88,9 @@ class Buffer:
             # phases than that is ordered after the access.
             self.written_stamp = np.zeros(data.size, np.int64)
             self.read_stamp = np.zeros(data.size, np.int64)
+            # Reads by other blocks of a block's shared bytes (tile.mapa),
+            # made when the first one happens (_track_remote_read).
+            self.remote_reader = self.remote_read_stamp = self.remote_read_at = None
             # Whether the last write and every read since were atomic:
             # atomics do not race with each other.
             self.written_atomically = np.zeros(data.size, bool)
@@ -501,6 +504,25 @@ class Interpreter:
             stamps = np.zeros(at.size, np.int64)
             np.maximum.at(stamps, inverse, self.cluster_arrivals[all_lanes])
             buffer.read_stamp[at] = np.where(fresh, stamps, np.maximum(buffer.read_stamp[at], stamps))
+            if buffer.block_bytes:
+                self._track_remote_read(buffer, all_at, all_lanes)
+
+    def _track_remote_read(self, buffer, at, lanes):
+        """For the check at the kernel's end: per shared byte, the reads
+        by threads of other blocks than its owner (through tile.mapa), the
+        most arrivals any of them had made, and the last one's thread and
+        program point."""
+        remote = lanes // self.per_block != at // buffer.block_bytes
+        if not remote.any():
+            return
+        if buffer.remote_reader is None:
+            buffer.remote_reader = np.full(buffer.data.size, NOBODY, np.int64)
+            buffer.remote_read_stamp = np.zeros(buffer.data.size, np.int64)
+            buffer.remote_read_at = np.zeros(buffer.data.size, np.int32)
+        at, lanes = at[remote], lanes[remote]
+        np.maximum.at(buffer.remote_read_stamp, at, self.cluster_arrivals[lanes])
+        buffer.remote_reader[at] = lanes
+        buffer.remote_read_at[at] = self.point
 
     def track_write(self, buffer, at, lanes, atomic=False):
         if buffer.private or at.size == 0:
@@ -1361,7 +1383,43 @@ class Interpreter:
         self._special(op, np.full(self.threads, self.dynamic_shared_bytes))
 
     def op_gpu_return(self, op):
-        pass
+        if self.cluster != (1, 1, 1):
+            self.check_shared_memory_outlives_access()
+
+    def check_shared_memory_outlives_access(self):
+        """A block's shared memory ends when the block exits (PTX ISA 9.0, the state
+        spaces' distributed shared memory: accessible while its block
+        runs), so another block's access to it must be ordered before the
+        exit: the accessor arrives at a barrier.cluster (not .relaxed)
+        that the owner's threads have waited on since. Each byte a thread
+        of another block wrote or read last and no such barrier orders is
+        a race of kind "access-before-exit"."""
+        buffers = {id(v.buffer): v.buffer for v in self.values.values()
+                   if isinstance(v, View) and v.buffer.shared and v.buffer.block_bytes}
+        for buffer in buffers.values():
+            owner = np.arange(buffer.data.size) // buffer.block_bytes
+            # Each owner block's first thread stands for it: its threads
+            # leave together at the kernel's end.
+            owner_thread = owner * self.per_block
+            accesses = [(buffer.writer, buffer.written_stamp, buffer.written_at)]
+            if buffer.remote_reader is not None:
+                accesses.append((buffer.remote_reader, buffer.remote_read_stamp, buffer.remote_read_at))
+            for others, stamps, point in accesses:
+                remote = (others >= 0) & (others // self.per_block != owner)
+                bad = np.flatnonzero(remote & ~self._cluster_ordered(owner_thread, others, stamps))
+                if bad.size:
+                    self._hazard_at_exit(buffer, bad, others, point)
+
+    def _hazard_at_exit(self, buffer, bad, others, point):
+        points, firsts = np.unique(point[bad], return_index=True)
+        for at_point, i in zip(points, bad[firsts]):
+            key = ("access-before-exit", int(at_point), self.point)
+            if key in self._hazard_keys:
+                continue
+            self._hazard_keys.add(key)
+            owner = int(i // buffer.block_bytes * self.per_block)
+            self.hazards.append(Hazard("access-before-exit", buffer.name, int(i % buffer.block_bytes),
+                                       self.points[int(at_point)], "the kernel's end", (int(others[i]), owner)))
 
     def op_scf_yield(self, op):
         pass
@@ -1557,6 +1615,32 @@ class Interpreter:
         source = self.values[op.operands[0]]
         shape, strides, bits = self._layout(op.results[0].type)
         self.values[op.results[0]] = View(source.buffer, source.offset, strides, shape, bits, source.swizzle)
+
+    def block_of_rank(self, rank):
+        """Per thread, the linear index of the block of cluster rank
+        `rank` (x fastest) in the thread's cluster."""
+        cx, cy, _ = self.cluster
+        position = (rank % cx, rank // cx % cy, rank // (cx * cy))
+        bid = [b // c * c + p for b, c, p in zip(self.bid, self.cluster, position)]
+        return bid[0] + self.grid[0] * (bid[1] + self.grid[1] * bid[2])
+
+    def op_tile_mapa(self, op):
+        """tile.mapa (mapa.shared::cluster): the same offsets in the shared
+        memory of the block of rank `rank` of each thread's cluster."""
+        source = self.values[op.operands[0]]
+        rank = self._signed(self.values[op.operands[1]]).astype(np.int64)
+        blocks = int(np.prod(self.cluster))
+        bad = np.flatnonzero(self.active & ((rank < 0) | (rank >= blocks)))
+        if bad.size:
+            thread = int(bad[0])
+            raise MemoryFault(f"{self.points[self.point]}: mapa.shared::cluster: thread {thread} maps rank "
+                              f"{int(rank[thread])}, but its cluster has {blocks} block"
+                              f"{'s' if blocks > 1 else ''} (ranks 0 to {blocks - 1}); PTX leaves the "
+                              "address undefined")
+        rank = np.where(self.active, rank, self.cluster_rank)
+        shift = (self.block_of_rank(rank) - self.block_linear) * source.buffer.block_bytes
+        self.values[op.results[0]] = View(source.buffer, source.offset + shift, source.strides, source.shape,
+                                          source.bits, source.swizzle)
 
     def op_tile_tensor_map(self, op):
         """A tensor map: the tensor it describes, its box and swizzle."""

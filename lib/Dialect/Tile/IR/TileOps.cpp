@@ -452,6 +452,7 @@ unsigned expectedAddressSpace(const ptx::Operand &operand) {
   case ptx::Space::Global:
     return kGlobalAddressSpace;
   case ptx::Space::Shared:
+  case ptx::Space::SharedCluster:
     return kSharedAddressSpace;
   case ptx::Space::Generic:
     return 0;
@@ -472,10 +473,24 @@ unsigned expectedAddressSpace(const ptx::Operand &operand) {
 LogicalResult verifyMemoryType(DiagFn diag, StringRef opcode,
                                const ptx::Operand &operand, MemRefType memref) {
   unsigned expected = expectedAddressSpace(operand);
-  if (getAddressSpace(memref) != expected)
-    return diag() << "expected a memref in the "
-                  << ptx::stringifySpace(operand.space) << " address space ("
-                  << expected << ") for " << opcode << ", got " << memref;
+  std::optional<unsigned> space = getAddressSpace(memref);
+  // The .shared::cluster window holds the block's own shared memory and,
+  // through tile.mapa, every other block's of its cluster.
+  bool clusterWindow = operand.space == ptx::Space::SharedCluster &&
+                       space == kSharedClusterAddressSpace;
+  if (space != expected && !clusterWindow) {
+    InFlightDiagnostic error = diag()
+                               << "expected a memref in the "
+                               << ptx::stringifySpace(operand.space)
+                               << " address space (" << expected;
+    if (operand.space == ptx::Space::SharedCluster)
+      error << " or " << kSharedClusterAddressSpace;
+    error << ") for " << opcode << ", got " << memref;
+    if (space == kSharedClusterAddressSpace)
+      error << "; another block's shared memory (tile.mapa) is addressed "
+               "only through .shared::cluster";
+    return error;
+  }
   if (failed(verifyElementCount(diag, memref)))
     return failure();
   if (!memref.isStrided())
@@ -1524,6 +1539,29 @@ LogicalResult SwizzleOp::verify() {
 }
 
 Value SwizzleOp::getViewSource() { return getSource(); }
+
+//===----------------------------------------------------------------------===//
+// MapaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MapaOp::verify() {
+  MemRefType source = getSource().getType(), result = getResult().getType();
+  if (getAddressSpace(source) != kSharedAddressSpace)
+    return emitOpError() << "mapa maps a shared tile, got " << source;
+  if (getAddressSpace(result) != kSharedClusterAddressSpace)
+    return emitOpError() << "expected a result in the shared::cluster "
+                            "address space ("
+                         << kSharedClusterAddressSpace << "), got " << result;
+  if (source.getShape() != result.getShape() ||
+      source.getElementType() != result.getElementType() ||
+      source.getLayout() != result.getLayout())
+    return emitOpError() << "the mapped tile keeps the shape, element type "
+                            "and layout of "
+                         << source << ", got " << result;
+  return success();
+}
+
+Value MapaOp::getViewSource() { return getSource(); }
 
 //===----------------------------------------------------------------------===//
 // MatrixDescriptorOp

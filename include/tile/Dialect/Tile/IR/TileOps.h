@@ -25,6 +25,9 @@ namespace mlir::tile {
 /// values where it can, and LLVM promotes the rest to registers.
 constexpr unsigned kGlobalAddressSpace = 1;
 constexpr unsigned kSharedAddressSpace = 3;
+/// The .shared::cluster window: another block's shared memory, which
+/// tile.mapa maps a shared tile to.
+constexpr unsigned kSharedClusterAddressSpace = 7;
 constexpr unsigned kRegisterAddressSpace = 5;
 /// NVPTX's constant and kernel-parameter spaces, for ld.const and
 /// ld/st.param (a tile has no way to make a param-space memref yet).

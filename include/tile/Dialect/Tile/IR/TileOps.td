@@ -248,4 +248,31 @@ def Tile_TensorMapOp : Tile_Op<"tensor_map", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_MapaOp : Tile_Op<"mapa", [Pure,
+    DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
+  let summary = "another block's copy of a shared tile, in the cluster window";
+  let description = [{
+    The shared tile `source` as the block of rank `rank` in the issuing
+    block's cluster holds it: `mapa.shared::cluster` (PTX ISA 9.0, the
+    mapa instruction) maps the tile's base address into the `.shared::cluster`
+    window (address space 7), and every element keeps its offset from
+    there, since each block's shared memory is one contiguous piece of the
+    window. The result has the source's shape, element type and layout;
+    only instructions spelled with `.shared::cluster` address it (ld, st,
+    atom, red, mbarrier), which the verifier of every tile.apply checks. A
+    rank outside the cluster is undefined in PTX; the interpreter reports
+    it. A swizzled tile is not mapped (tile.swizzle's verifier says so).
+
+    ```mlir
+    %peer = tile.mapa %buf, %rank : memref<64xf32, 3> to memref<64xf32, 7>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source, I32:$rank);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = [{
+    $source `,` $rank attr-dict `:` type($source) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TILE_OPS_TD
