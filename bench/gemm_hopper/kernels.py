@@ -312,7 +312,7 @@ def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
 
 
 def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, group_m=8, blocks=132,
-                    producer_regs=40, consumer_regs=232, out="same", epilogue="registers"):
+                    producer_regs=40, consumer_regs=232, out="same", epilogue="registers", cluster=1):
     """gemm_specialized(tma=True), persistent: `blocks` blocks (the H200's
     132 SMs) take the tiles of C in turn (tile = block id + i x blocks).
     Stages and mbarrier phases run on across tiles (step g = i x steps +
@@ -320,7 +320,21 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     consumers wait for their last wgmma and store the tile. `epilogue`
     "registers" stores C's pairs from the registers; "tma" stages them in
     shared memory by stmatrix and stores 64 x 64 boxes by TMA, which the
-    consumers do not wait for (C in 16-bit types only)."""
+    consumers do not wait for (C in 16-bit types only).
+
+    With `cluster` 2, pairs of blocks (clusters of 2 along x) take pairs of
+    tiles one above the other, which share their columns of Bt: each
+    block's producer loads its own A box and half of the Bt tile, which
+    TMA multicasts into both blocks' stage (ctaMask 0b11), so each block
+    reads 3/4 of the bytes from L2. A stage is free once the consumers of
+    both blocks have retired it: each consumer arrives on the stage's empty
+    mbarrier in both blocks (tile.mapa, mbarrier.arrive.shared::cluster),
+    and each producer expects all (bm + bn) x 128 bytes
+    on its own full mbarrier, its peer's multicast half included. The
+    mbarriers' initialization is made visible to the cluster
+    (fence.mbarrier_init, barrier.cluster) before any block copies, and a
+    last barrier.cluster keeps every block alive until its peer has
+    stopped arriving on its mbarriers."""
     kind = KINDS[dtype]
     fp8 = dtype == "e4m3"
     bk, k_step, bits = (128, 32, "uint8") if fp8 else (BK, 16, "uint16")
@@ -332,14 +346,24 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     blocks_m, blocks_n = m // bm, n // bn
     tiles = blocks_m * blocks_n
     blocks = min(blocks, tiles)
-    if blocks_m % group_m:
+    if cluster not in (1, 2):
+        raise ValueError(f"clusters of 1 or 2 blocks, got {cluster}")
+    if blocks_m % cluster or blocks % cluster:
+        raise ValueError(f"{blocks_m} block rows and {blocks} blocks do not pair into clusters of {cluster}")
+    # The tiles a cluster takes at once: `cluster` block rows, one column.
+    pair_m = blocks_m // cluster
+    pairs, clusters = pair_m * blocks_n, blocks // cluster
+    if pair_m % group_m:
         group_m = 1
     opcode = f"wgmma.mma_async.sync.aligned.m64n{bn}k{k_step}.f32.{kind}.{kind}"
     regs = bn // 2
     c_type = "float32" if out == "float32" else "uint16"
     out_kind = None if out == "float32" else "bf16" if out == "bfloat16" else kind
     load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
+    multicast = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                      ".multicast::cluster"]
     wait = T.ptx["mbarrier.try_wait.parity.shared::cta.b64"]
+    b_box = bn // cluster
 
     staged = epilogue == "tma"
     if staged and out == "float32":
@@ -347,9 +371,10 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
 
     @T.function
     def gemm(A: T.Tensor((m, k), bits, tma=T.TensorMap((bm, bk), "128B")),
-             B: T.Tensor((n, k), bits, tma=T.TensorMap((bn, bk), "128B")),
+             B: T.Tensor((n, k), bits, tma=T.TensorMap((b_box, bk), "128B")),
              C: T.Tensor((m, n), c_type, tma=T.TensorMap((64, 64), "128B") if staged else ())):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks, block=threads))
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks, block=threads,
+                                                  cluster=cluster if cluster > 1 else None))
         a_s = T.alloc_dynamic_shared((stages, bm, bk), bits, align=1024).swizzle("128B")
         b_s = T.alloc_dynamic_shared((stages, bn, bk), bits, align=1024).swizzle("128B")
         c_s = T.alloc_dynamic_shared((consumers, bn // 64, 64, 64), "uint16", align=1024).swizzle("128B") \
@@ -362,15 +387,28 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
         done = T.alloc_local((1, 1), "bool")
         for s in range(stages):
             T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(1), pred=t == 0)
-            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(consumers),
-                              pred=t == 0)
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1],
+                              T.uint32(consumers * cluster), pred=t == 0)
+        if cluster > 1:
+            T.cuda.tile.apply(T.ptx["fence.mbarrier_init.release.cluster"], pred=t == 0)
+            T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+            T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+            rank, first_pair = T.cluster_ctarank(), bid // cluster
+        else:
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+            rank, first_pair = 0, bid
+
+        def origin(pair):
+            """The first row and column of C of this block's tile of `pair`."""
+            row0, col0 = _block_origin(pair, blocks_n, group_m, cluster * bm, bn)
+            return row0 + rank * bm, col0
+
         with T.if_(wg == 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(producer_regs))
             with T.if_(p == 0):
-                for tile in T.serial(bid, tiles, blocks):
-                    row0, col0 = _block_origin(tile, blocks_n, group_m, bm, bn)
-                    first = (tile - bid) // blocks * steps
+                for pair in T.serial(first_pair, pairs, clusters):
+                    row0, col0 = origin(pair)
+                    first = (pair - first_pair) // clusters * steps
                     for kt in T.serial(0, steps):
                         g = first + kt
                         buffer = g % stages
@@ -378,15 +416,23 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                         T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
                                           full[buffer:buffer + 1], T.uint32((bm + bn) * 128))
                         T.cuda.tile.apply(load, a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
-                        T.cuda.tile.apply(load, b_s[buffer], B.tensor_map, (kt * bk, col0), full[buffer])
+                        if cluster == 1:
+                            T.cuda.tile.apply(load, b_s[buffer], B.tensor_map, (kt * bk, col0), full[buffer])
+                            continue
+                        # This block's half of Bt's tile, into both blocks.
+                        for r in range(cluster):
+                            with T.if_(rank == r):
+                                T.cuda.tile.apply(multicast, b_s[buffer, r * b_box:(r + 1) * b_box], B.tensor_map,
+                                                  (kt * bk, col0 + r * b_box), full[buffer],
+                                                  T.uint16((1 << cluster) - 1))
         with T.if_(wg > 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(consumer_regs))
             acc = T.alloc_local((1, 1, regs), "float32")
             accumulate = t < threads
             c = wg - 1
-            for tile in T.serial(bid, tiles, blocks):
-                row0, col0 = _block_origin(tile, blocks_n, group_m, bm, bn)
-                first = (tile - bid) // blocks * steps
+            for pair in T.serial(first_pair, pairs, clusters):
+                row0, col0 = origin(pair)
+                first = (pair - first_pair) // clusters * steps
                 T.cuda.tile.apply(T.ptx["mov.b32"], acc.view("uint32").reshape((regs, 1)), T.uint32(0))
                 for kt in T.serial(0, steps):
                     g = first + kt
@@ -394,10 +440,19 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                     with T.until(done):
                         T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32((g // stages) % 2))
                     _multiply_step(opcode, acc, a_s, b_s, buffer, 64 * c, bn, accumulate, k_step)
-                    # The step before retired: one thread frees its stage.
+                    # The step before retired: one thread frees its stage
+                    # (in each block of the cluster).
                     before = (g + stages - 1) % stages
-                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[before:before + 1],
-                                      pred=(g > 0) & (p == 0))
+                    if cluster == 1:
+                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state,
+                                          empty[before:before + 1], pred=(g > 0) & (p == 0))
+                    # The ISA's default .release.cta, as CUTLASS's
+                    # ClusterBarrier::arrive: ptxas puts MEMBAR.ALL.GPU
+                    # before a .release.cluster arrival, in every step.
+                    # What it releases are wgmma's reads, retired above.
+                    for r in range(cluster if cluster > 1 else 0):
+                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cluster.b64"],
+                                          empty.of_block(r)[before:before + 1], pred=(g > 0) & (p == 0))
                 T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
                 if not staged:
                     _store(C, acc, row0 + 64 * c, col0, regs, warp, lane, out_kind)
@@ -409,6 +464,11 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
             if staged:
                 with T.if_(p == 0):
                     T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
+        if cluster > 1:
+            # No block leaves while its peer may still arrive on its
+            # mbarriers.
+            T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+            T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
 
     return gemm
 
@@ -449,6 +509,15 @@ TMA.update({f"hopper_{dtype}_{size}_persistent{tag}": (gemm_persistent, dict(m=s
                                                                              else "same", **kw))
             for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
             for tag, kw in (("", {}), ("_g16", dict(group_m=16)))})
+# Clusters of 2 blocks that share Bt's tile by TMA multicast, beside the
+# persistent kernel without clusters, in one run (gemm_hopper/
+# results_cluster.json).
+CLUSTER = {f"hopper_{dtype}_{size}_persistent{tag}": (
+    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same", **kw))
+    for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
+    for tag, kw in (("", {}), ("_b128", dict(blocks=128, group_m=16)), ("_cluster2", dict(cluster=2)),
+                    ("_cluster2_g16", dict(cluster=2, group_m=16)),
+                    ("_cluster2_b128", dict(cluster=2, blocks=128, group_m=16)))}
 # C staged in shared memory by stmatrix and stored by TMA: 3 stages (144
 # KiB) and C's 64 KiB.
 TMA.update({f"hopper_{dtype}_{size}_persistent_tma_store{tag}": (
