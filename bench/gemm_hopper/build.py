@@ -6,6 +6,7 @@
     python bench/gemm_hopper/build.py --tma build/gemm_hopper_tma
     python bench/gemm_hopper/build.py --tma-sweep build/gemm_hopper_tma_sweep
     python bench/gemm_hopper/build.py --cluster build/gemm_hopper_cluster
+    python bench/gemm_hopper/build.py --pingpong build/gemm_hopper_pingpong
 """
 
 import os
@@ -20,6 +21,7 @@ from artifacts import save_variants  # noqa: E402
 if __name__ == "__main__":
     variants = (kernels.SWEEP if "--sweep" in sys.argv else kernels.TMA if "--tma" in sys.argv
                 else kernels.TMA_SWEEP if "--tma-sweep" in sys.argv
-                else kernels.CLUSTER if "--cluster" in sys.argv else kernels.VARIANTS)
+                else kernels.CLUSTER if "--cluster" in sys.argv
+                else kernels.PINGPONG if "--pingpong" in sys.argv else kernels.VARIANTS)
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/gemm_hopper")
     save_variants(variants, out, target="sm_90a")

@@ -63,15 +63,18 @@ def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate, k_step=
     16-bit inputs, 32 for e4m3) over the 64 rows of A from `a_row` and all
     of Bt's tile in shared buffer `buffer`, committed; then wait until at
     most this group is pending (the step before has retired). Only 16-bit
-    inputs take the transpose immediates."""
+    inputs take the transpose immediates. `acc` may be a list of
+    accumulators, one for each 64 rows from `a_row`."""
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
     transposes = [T.uint32(0), T.uint32(0)] if k_step == 16 else []
+    accs = acc if isinstance(acc, list) else [acc]
     for kk in range(4):
         ks = slice(k_step * kk, k_step * (kk + 1))
-        a_desc = a_s[buffer, a_row:a_row + 64, ks].matrix_descriptor()
         b_desc = b_s[buffer, 0:bn, ks].matrix_descriptor()
-        T.cuda.tile.apply(T.ptx[opcode], acc, a_desc, b_desc, accumulate, T.int32(1), T.int32(1),
-                          *transposes)
+        for i, d in enumerate(accs):
+            a_desc = a_s[buffer, a_row + 64 * i:a_row + 64 * (i + 1), ks].matrix_descriptor()
+            T.cuda.tile.apply(T.ptx[opcode], d, a_desc, b_desc, accumulate, T.int32(1), T.int32(1),
+                              *transposes)
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
 
@@ -312,7 +315,8 @@ def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
 
 
 def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, group_m=8, blocks=132,
-                    producer_regs=40, consumer_regs=232, out="same", epilogue="registers", cluster=1):
+                    producer_regs=40, consumer_regs=232, out="same", epilogue="registers", cluster=1,
+                    pingpong=False):
     """gemm_specialized(tma=True), persistent: `blocks` blocks (the H200's
     132 SMs) take the tiles of C in turn (tile = block id + i x blocks).
     Stages and mbarrier phases run on across tiles (step g = i x steps +
@@ -334,15 +338,34 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     mbarriers' initialization is made visible to the cluster
     (fence.mbarrier_init, barrier.cluster) before any block copies, and a
     last barrier.cluster keeps every block alive until its peer has
-    stopped arriving on its mbarriers."""
+    stopped arriving on its mbarriers.
+
+    With `pingpong`, each consumer warpgroup computes whole 128-row tiles
+    (two wgmma of 64 rows a step of 16) and the consumers take the block's
+    tiles in turn, as CUTLASS's ping-pong schedule does: the producer fills
+    the tiles' steps in order, so one consumer's main loop runs while the
+    other stores its tile, and the tensor cores do not wait for the
+    epilogue. Each consumer has its own ring of stages/consumers stages:
+    in one shared ring a consumer would wait on a stage a tile's steps ahead
+    of its phase, whose parity an older phase also has (this hung on the
+    H200)."""
     kind = KINDS[dtype]
     fp8 = dtype == "e4m3"
     bk, k_step, bits = (128, 32, "uint8") if fp8 else (BK, 16, "uint16")
-    bm = 64 * consumers
+    # The rows of A each consumer multiplies a step: 64, or a whole tile of
+    # 128 in two wgmma with ping-pong.
+    wg_rows = 128 if pingpong else 64
+    bm = wg_rows if pingpong else 64 * consumers
     threads = 128 * (consumers + 1)
     if m % bm or n % bn or k % bk:
         raise ValueError(f"{m} x {n} x {k} is not a multiple of the {bm} x {bn} x {bk} block tile")
     steps = k // bk
+    # The consumers that read each stage, and the stages of each ring: all
+    # of them, or with ping-pong each consumer's own.
+    readers = 1 if pingpong else consumers
+    if pingpong and stages % consumers:
+        raise ValueError(f"{stages} stages do not split into {consumers} consumers' rings")
+    ring_stages = stages // consumers if pingpong else stages
     blocks_m, blocks_n = m // bm, n // bn
     tiles = blocks_m * blocks_n
     blocks = min(blocks, tiles)
@@ -368,6 +391,8 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     staged = epilogue == "tma"
     if staged and out == "float32":
         raise ValueError("the TMA epilogue stores C in a 16-bit type")
+    if staged and pingpong:
+        raise ValueError("the TMA epilogue is written for the cooperative schedule")
 
     @T.function
     def gemm(A: T.Tensor((m, k), bits, tma=T.TensorMap((bm, bk), "128B")),
@@ -388,7 +413,7 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
         for s in range(stages):
             T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(1), pred=t == 0)
             T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1],
-                              T.uint32(consumers * cluster), pred=t == 0)
+                              T.uint32(readers * cluster), pred=t == 0)
         if cluster > 1:
             T.cuda.tile.apply(T.ptx["fence.mbarrier_init.release.cluster"], pred=t == 0)
             T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
@@ -397,6 +422,17 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
         else:
             T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
             rank, first_pair = 0, bid
+
+        def ring(pair, c):
+            """(the steps filled before `pair`'s first, the first stage) in
+            the ring of stages that `pair` goes through: all of them, or
+            with ping-pong consumer c's own, whose steps count only its
+            tiles, so that no waiter on a stage is more than a phase ahead
+            of it (a parity names only the phase before the current one)."""
+            j = (pair - first_pair) // clusters
+            if not pingpong:
+                return j * steps, 0
+            return j // consumers * steps, c * ring_stages
 
         def origin(pair):
             """The first row and column of C of this block's tile of `pair`."""
@@ -408,11 +444,11 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
             with T.if_(p == 0):
                 for pair in T.serial(first_pair, pairs, clusters):
                     row0, col0 = origin(pair)
-                    first = (pair - first_pair) // clusters * steps
+                    first, base = ring(pair, ((pair - first_pair) // clusters) % consumers)
                     for kt in T.serial(0, steps):
                         g = first + kt
-                        buffer = g % stages
-                        _wait_stage_free(empty, done, buffer, g, stages)
+                        buffer = base + g % ring_stages
+                        _wait_stage_free(empty, done, buffer, g, ring_stages)
                         T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
                                           full[buffer:buffer + 1], T.uint32((bm + bn) * 128))
                         T.cuda.tile.apply(load, a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
@@ -425,37 +461,48 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                                 T.cuda.tile.apply(multicast, b_s[buffer, r * b_box:(r + 1) * b_box], B.tensor_map,
                                                   (kt * bk, col0 + r * b_box), full[buffer],
                                                   T.uint16((1 << cluster) - 1))
+        def free(stage, when=None):
+            """One thread of the consumer frees `stage` (in each block of
+            the cluster) once its wgmma have retired."""
+            pred = (p == 0) if when is None else when & (p == 0)
+            if cluster == 1:
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1],
+                                  pred=pred)
+            # The ISA's default .release.cta, as CUTLASS's
+            # ClusterBarrier::arrive: ptxas puts MEMBAR.ALL.GPU before a
+            # .release.cluster arrival, in every step. What it releases
+            # are wgmma's reads, retired before.
+            for r in range(cluster if cluster > 1 else 0):
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cluster.b64"],
+                                  empty.of_block(r)[stage:stage + 1], pred=pred)
+
         with T.if_(wg > 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(consumer_regs))
-            acc = T.alloc_local((1, 1, regs), "float32")
+            accs = [T.alloc_local((1, 1, regs), "float32") for _ in range(wg_rows // 64)]
+            acc = accs[0]
             accumulate = t < threads
             c = wg - 1
-            for pair in T.serial(first_pair, pairs, clusters):
+            # Ping-pong: the consumers take the block's tiles in turn.
+            start, stride = (first_pair + c * clusters, clusters * consumers) if pingpong else (first_pair, clusters)
+            a_row = 0 if pingpong else 64 * c
+            for pair in T.serial(start, pairs, stride):
                 row0, col0 = origin(pair)
-                first = (pair - first_pair) // clusters * steps
-                T.cuda.tile.apply(T.ptx["mov.b32"], acc.view("uint32").reshape((regs, 1)), T.uint32(0))
+                first, base = ring(pair, c)
+                for d in accs:
+                    T.cuda.tile.apply(T.ptx["mov.b32"], d.view("uint32").reshape((regs, 1)), T.uint32(0))
                 for kt in T.serial(0, steps):
                     g = first + kt
-                    buffer = g % stages
+                    buffer = base + g % ring_stages
                     with T.until(done):
-                        T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32((g // stages) % 2))
-                    _multiply_step(opcode, acc, a_s, b_s, buffer, 64 * c, bn, accumulate, k_step)
-                    # The step before retired: one thread frees its stage
-                    # (in each block of the cluster).
-                    before = (g + stages - 1) % stages
-                    if cluster == 1:
-                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state,
-                                          empty[before:before + 1], pred=(g > 0) & (p == 0))
-                    # The ISA's default .release.cta, as CUTLASS's
-                    # ClusterBarrier::arrive: ptxas puts MEMBAR.ALL.GPU
-                    # before a .release.cluster arrival, in every step.
-                    # What it releases are wgmma's reads, retired above.
-                    for r in range(cluster if cluster > 1 else 0):
-                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cluster.b64"],
-                                          empty.of_block(r)[before:before + 1], pred=(g > 0) & (p == 0))
+                        T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32((g // ring_stages) % 2))
+                    _multiply_step(opcode, accs, a_s, b_s, buffer, a_row, bn, accumulate, k_step)
+                    # The step before retired: free its stage.
+                    free(base + (g + ring_stages - 1) % ring_stages, kt > 0)
                 T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+                free(base + (first + steps - 1) % ring_stages)
                 if not staged:
-                    _store(C, acc, row0 + 64 * c, col0, regs, warp, lane, out_kind)
+                    for i, d in enumerate(accs):
+                        _store(C, d, row0 + a_row + 64 * i, col0, regs, warp, lane, out_kind)
                     continue
                 # Each consumer's barrier has its own id (1 + c).
                 for cc in range(consumers):
@@ -518,6 +565,17 @@ CLUSTER = {f"hopper_{dtype}_{size}_persistent{tag}": (
     for tag, kw in (("", {}), ("_b128", dict(blocks=128, group_m=16)), ("_cluster2", dict(cluster=2)),
                     ("_cluster2_g16", dict(cluster=2, group_m=16)),
                     ("_cluster2_b128", dict(cluster=2, blocks=128, group_m=16)))}
+# The ping-pong schedule (128 x 128 tiles, one consumer each, six stages),
+# beside the cooperative persistent kernel, in one run
+# (gemm_hopper/results_pingpong.json).
+PINGPONG = {f"hopper_{dtype}_{size}_persistent{tag}": (
+    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same", **kw))
+    for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
+    for tag, kw in (("", {}), ("_pingpong", dict(pingpong=True, bn=128, stages=6)),
+                    ("_pingpong_b128", dict(pingpong=True, bn=128, stages=6, blocks=128, group_m=16)),
+                    ("_pingpong_cluster2", dict(pingpong=True, bn=128, stages=6, cluster=2)),
+                    ("_pingpong_cluster2_b128", dict(pingpong=True, bn=128, stages=6, cluster=2, blocks=128,
+                                                     group_m=16)))}
 # C staged in shared memory by stmatrix and stored by TMA: 3 stages (144
 # KiB) and C's 64 KiB.
 TMA.update({f"hopper_{dtype}_{size}_persistent_tma_store{tag}": (

@@ -214,17 +214,18 @@ class _Driver:
         self._check(self.lib.cuMemcpyDtoH_v2(array.ctypes.data, pointer, array.nbytes), "cuMemcpyDtoH")
 
     def allow_dynamic_shared(self, function, nbytes: int, name: str) -> None:
-        """Lets `function` take `nbytes` of dynamic shared memory: above 48
-        KiB a kernel must opt in (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_
-        BYTES), up to what the device gives a block with the kernel's static
-        shared memory."""
-        if nbytes <= DEFAULT_DYNAMIC_SHARED_BYTES:
-            return
+        """Lets `function` take `nbytes` of dynamic shared memory: past 48
+        KiB with the kernel's static shared memory (the attribute's default
+        is 48 KiB less the static bytes) a kernel must opt in
+        (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), up to what the
+        device gives a block with its static shared memory."""
         most, static = ctypes.c_int(), ctypes.c_int()
-        self._check(self.lib.cuDeviceGetAttribute(ctypes.byref(most), 97, self.device),  # ..._OPTIN
-                    "cuDeviceGetAttribute")
         self._check(self.lib.cuFuncGetAttribute(ctypes.byref(static), 1, function),  # SHARED_SIZE_BYTES
                     "cuFuncGetAttribute")
+        if static.value + nbytes <= DEFAULT_DYNAMIC_SHARED_BYTES:
+            return
+        self._check(self.lib.cuDeviceGetAttribute(ctypes.byref(most), 97, self.device),  # ..._OPTIN
+                    "cuDeviceGetAttribute")
         if static.value + nbytes > most.value:
             raise CudaError(f"{name} needs {static.value + nbytes} bytes of shared memory per block "
                             f"({static.value} static, {nbytes} dynamic); this device gives a block at "

@@ -52,6 +52,43 @@ def test_interpreter_equals_float64_on_exact_data(seq, options):
     assert np.array_equal(out, want)
 
 
+def test_warp_specialized_interpreter_equals_float64_on_exact_data():
+    # The TMA producer and two consumers of 64 rows (one block of 128 query
+    # rows), causal, head dimension 128: the mask in the consumers' last
+    # key blocks, Q, K and V in two halves of 64 columns by TMA boxes.
+    seq, d = 128, 128
+    rng = np.random.default_rng(1)
+    q = np.zeros((seq, d))
+    q[np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
+    k = rng.integers(-2, 3, (seq, d)).astype(np.float64)
+    v = rng.integers(-4, 5, (seq, d)).astype(np.float64)
+    bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
+    out = np.zeros((seq, d), np.float32)
+    with pytest.warns(tile_mlir.InterpretWarning, match="ex2.approx.ftz.f32 ran as its correctly rounded"):
+        tile_mlir.interpret(kernels.attention_specialized(1, seq, scale_log2=1.0, causal=True, d=d), *bits, out)
+    s = q @ k.T
+    s[np.triu_indices(seq, 1)] = -np.inf
+    p = np.exp2(s - s.max(axis=1, keepdims=True))
+    want = (p @ v).astype(np.float32) / p.sum(axis=1, keepdims=True).astype(np.float32)
+    assert np.array_equal(out, want)
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_warp_specialized_sass():
+    compiled = tile_mlir.compile(kernels.attention_specialized(64, 4096), target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    text = sass.listing(compiled.cubin)
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    # Q's box, and K's and V's a key block (ptxas lays the producer's loop
+    # out twice: before and after the stages are full); no cp.async; each
+    # consumer's four wgmma for S and four for O; one block barrier, after
+    # the mbarriers' initialization.
+    assert len(re.findall(r"\bUTMALDG\.2D\b", text)) == counts["UTMALDG"] == 1 + 2 * 2
+    assert counts["LDGSTS"] == 0 and counts["BAR"] == 1
+    assert len(re.findall(r"\bHGMMA\.64x64x16\.F32\.BF16\b", text)) == counts["HGMMA"] == 8
+    assert counts["LDL"] == counts["STL"] == 0
+
+
 @pytest.fixture(scope="module")
 def compiled():
     return tile_mlir.compile(kernels.attention_kernel(64, 4096), target="sm_90a")
@@ -77,7 +114,7 @@ def test_main_loop_sass(compiled):
 
 def test_committed_h200_runs_are_within_the_backends_error():
     import json
-    for file in ("results.json", "results_first.json"):
+    for file in ("results.json", "results_first.json", "results_rerun.json", "results_ws.json"):
         with open(os.path.join(ROOT, "bench", "attention", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")

@@ -143,6 +143,19 @@ def test_a_launch_opts_in_above_48_kib_and_only_there():
     assert driver.lib.set == []
 
 
+def test_static_shared_memory_counts_towards_the_48_kib():
+    # The default maximum of dynamic shared memory is 48 KiB less the
+    # kernel's static bytes: 48 KiB of dynamic beside 40 static (mbarriers)
+    # was refused on the H200 with CUDA_ERROR_INVALID_VALUE without the
+    # opt-in (bench/attention's warp-specialized kernel, head dimension 64).
+    driver = fake_driver(232448, 40)
+    driver.allow_dynamic_shared("f", 48 * 1024, "attention")
+    assert driver.lib.set == [(8, 48 * 1024)]
+    driver = fake_driver(232448, 40)
+    driver.allow_dynamic_shared("f", 48 * 1024 - 40, "attention")
+    assert driver.lib.set == []
+
+
 def test_a_launch_past_the_devices_most_is_refused_before_it_runs():
     driver = fake_driver(101376, 1024)
     with pytest.raises(runtime.CudaError, match=r"rotate needs 102400 bytes of shared memory per block "

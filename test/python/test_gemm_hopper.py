@@ -130,6 +130,30 @@ def test_cluster_multicast_interpreter_equals_numpy_and_is_race_free():
     assert np.array_equal(c, gemm_reference.expected(a, b))
 
 
+def test_pingpong_interpreter_equals_numpy_and_is_race_free():
+    # One block, two 128 x 64 tiles: consumer 0 takes the first, consumer 1
+    # the second, each with two wgmma of 64 rows a step, each freeing its
+    # own stages (two steps each, four stages).
+    m, n, k = 256, 64, 128
+    a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, "bfloat16", seed=13)
+    c = np.zeros((m, n), np.float32)
+    kernel = kernels.gemm_persistent(m, n, k, bn=64, stages=4, group_m=1, blocks=1, out="float32", pingpong=True)
+    tile_mlir.interpret(kernel, a_bits, np.ascontiguousarray(b_bits.T), c)
+    assert np.array_equal(c, gemm_reference.expected(a, b))
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_pingpong_sass():
+    compiled = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, bn=128, stages=6, pingpong=True),
+                                 target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    text = sass.listing(compiled.cubin)
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    # Each consumer's two wgmma of 64 rows for each of the step's four k16.
+    assert len(re.findall(r"\bHGMMA\.64x128x16\.F32\.BF16\b", text)) == counts["HGMMA"] == 8
+    assert counts["UTMALDG"] == 2 and counts["LDL"] == counts["STL"] == 0
+
+
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
 def test_cluster_multicast_sass():
     compiled = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, cluster=2), target="sm_90a")
@@ -138,10 +162,11 @@ def test_cluster_multicast_sass():
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
     # A's box, and Bt's half multicast (one copy per rank's branch).
     assert len(re.findall(r"\bUTMALDG\.2D\.MULTICAST\b", text)) == 2 and counts["UTMALDG"] == 3
-    # Each consumer's two arrivals (its block's and its peer's stage), with
-    # no fence: MEMBARs only at the cluster barriers after the mbarriers'
-    # initialization and before the exit.
-    assert len(re.findall(r"\bSYNCS\.ARRIVE\.TRANS64\.RED\.A1T0\b", text)) == 2
+    # Each consumer's two arrivals (its block's and its peer's stage) after
+    # a step and after a tile's last, with no fence: MEMBARs only at the
+    # cluster barriers after the mbarriers' initialization and before the
+    # exit.
+    assert len(re.findall(r"\bSYNCS\.ARRIVE\.TRANS64\.RED\.A1T0\b", text)) == 4
     assert counts["MEMBAR"] == 4 and counts["UCGABAR_ARV"] == counts["UCGABAR_WAIT"] == 2
     assert len(re.findall(r"\bHGMMA\.64x256x16\.F32\.BF16\b", text)) == counts["HGMMA"] == 4
     assert counts["LDL"] == counts["STL"] == 0

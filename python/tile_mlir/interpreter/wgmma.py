@@ -67,7 +67,7 @@ class State:
     """Descriptor bases and each warpgroup's groups."""
 
     def __init__(self):
-        # (buffer id, start of the swizzled buffer in its block) -> base.
+        # buffer id -> base.
         self.bases = {}
         # base -> (buffer, per-block start offset, size).
         self.windows = {}
@@ -92,15 +92,17 @@ def descriptor(interp, view):
     buffer = view.buffer
     in_block = start - (interp.lanes // interp.per_block) * buffer.block_bytes \
         if buffer.block_bytes else start
-    key = (id(buffer), int(in_block[0]))
+    # One window per buffer (a block's copy of it), so that tiles carved
+    # from one dynamic shared buffer keep their offsets in it.
+    key = id(buffer)
     if key not in st.bases:
         size = buffer.block_bytes or buffer.data.size
         st.bases[key] = st.next_base
-        st.windows[st.next_base] = (buffer, int(in_block[0]), size)
+        st.windows[st.next_base] = (buffer, 0, size)
         st.next_base += -(-size // 1024) * 1024
         if st.next_base > WINDOW:
             raise WgmmaFault("the swizzled shared buffers exceed the 256 KiB a descriptor addresses")
-    address = st.bases[key] + (view.offset - start)
+    address = st.bases[key] + in_block + (view.offset - start)
     row_bytes = 16 << bits
     fields = (1 << 16) | ((8 * row_bytes // 16) << 32) | ((4 - bits) << 62)
     value = ((address.astype(np.uint64) & np.uint64(0x3FFFF)) >> np.uint64(4)) | np.uint64(fields)
