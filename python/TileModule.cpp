@@ -46,6 +46,7 @@ static nb::dict formToDict(const ptx::Form &form) {
       immediates.append(value);
     entry["immediates"] = immediates;
     entry["max_immediate"] = operand.maxImmediate;
+    entry["immediate_step"] = operand.immediateStep;
     entry["read_at"] = operand.readAt;
     entry["joined_by_bar"] = operand.joinedByBar;
     entry["bar_before"] = operand.barBefore;
@@ -56,6 +57,7 @@ static nb::dict formToDict(const ptx::Form &form) {
     entry["address"] = operand.address;
     entry["within_address"] = operand.withinAddress;
     entry["box"] = operand.box;
+    entry["bulk"] = operand.bulk;
     operands.append(entry);
   }
   nb::dict result;

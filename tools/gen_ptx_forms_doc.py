@@ -18,7 +18,9 @@ def operands(form):
     parts = []
     for op in form.operands:
         if op.role == "imm":
-            parts.append(f"{op.name}: immediate {'|'.join(map(str, op.immediates))}")
+            values = ("|".join(map(str, op.immediates)) if op.immediates else
+                      f"0..{op.max_immediate}" + (f" step {op.immediate_step}" if op.immediate_step > 1 else ""))
+            parts.append(f"{op.name}: immediate {values}")
             continue
         where = "" if op.space == "reg" else f" [{op.space}]"
         count = f" x{op.count}" if op.count > 1 else ""

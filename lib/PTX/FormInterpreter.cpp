@@ -257,6 +257,7 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
     operand.immediates.assign(spec.signedImmediates.begin(),
                               spec.signedImmediates.end());
   operand.maxImmediate = spec.maxImmediate;
+  operand.immediateStep = spec.immediateStep;
   operand.readAt = spec.readAt;
   operand.joinedByBar = spec.joinedByBar;
   operand.barBefore = spec.barBefore;
@@ -267,6 +268,7 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   operand.address = spec.address;
   operand.withinAddress = spec.withinAddress;
   operand.box = spec.box;
+  operand.bulk = spec.bulk;
   operand.sizedBy = spec.sizedBy.str();
   operand.fold = spec.fold;
   if (!spec.saturationBy.empty() &&

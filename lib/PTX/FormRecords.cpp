@@ -485,6 +485,82 @@ constexpr VariantRecord kTmaVariants[] = {
     {.slots = kTmaAnySlots, .floors = kTmaFloors,
      .signatures = kTmaLoadSignature}};
 
+// cp.async.bulk (PTX ISA 9.0), the copy that is not a tensor's: `size`
+// bytes of contiguous memory, a multiple of 16, at 16-byte aligned
+// addresses.
+//   .shared::{cluster,cta}.global.mbarrier::complete_tx::bytes
+//       {.multicast::cluster}{.L2::cache_hint}
+//       [dstMem], [srcMem], size, [mbar]{, ctaMask}{, cache-policy}
+//   .global.shared::cta.bulk_group{.L2::cache_hint}
+//       [dstMem], [srcMem], size{, cache-policy}
+// Measured with ptxas 13.0, as the tensor copies: the qualifiers in any
+// order but the destination space before the source space; a completion
+// mechanism required; sm_90 and PTX 8.0, a .shared::cta destination PTX
+// 8.6; .multicast::cluster only into .shared::cluster; an immediate size
+// that is not a multiple of 16 an error. Not in the table yet: the copy
+// from .shared::cta into another block's .shared::cluster (its two shared
+// spaces need a slot model the records do not have) and sm_100's
+// .cp_mask.
+constexpr SlotRecord kBulkLoadSlots[] = {
+    {"destination state space", kTmaLoadDst, true},
+    {"source state space", kGlobal, true},
+    {"completion mechanism", kTmaMbarrier, true},
+    {"multicast", kTmaMulticast},
+    {"cache hint", kTmaCacheHint}};
+constexpr SlotRecord kBulkStoreSlots[] = {
+    {"destination state space", kGlobal, true},
+    {"source state space", kTmaStoreSrc, true},
+    {"completion mechanism", kTmaBulkGroup, true},
+    {"cache hint", kTmaCacheHint}};
+constexpr SlotRecord kBulkAnySlots[] = {
+    {"destination state space", kTmaLoadDst},
+    {"source state space", kGlobal},
+    {"multicast", kTmaMulticast},
+    {"cache hint", kTmaCacheHint},
+    {"completion mechanism", kTmaCompletions, true}};
+constexpr RuleRecord kBulkLoadRules[] = {
+    {RuleRecord::Before, "destination state space", "global", 0,
+     "'global' must follow the destination space in {ctx}: a load copies "
+     "from global to shared memory (cp.async.bulk.{tok}.global)"},
+    kTmaLoadRules[1]};
+constexpr RuleRecord kBulkStoreRules[] = {
+    {RuleRecord::Before, "global", "shared::cta", 0,
+     "'shared::cta' must follow the destination space in {ctx}: a store "
+     "copies from shared to global memory "
+     "(cp.async.bulk.global.shared::cta)"}};
+// The byte count: an immediate (the verifier proves both tiles hold it), a
+// multiple of 16 from 0 to 1,048,560, the range ptxas 13.0 states.
+constexpr OperandRecord kBulkSize = {.name = "size", .role = Role::Imm,
+                                     .fixedType = "u32",
+                                     .maxImmediate = 1048560,
+                                     .immediateStep = 16};
+constexpr OperandRecord kBulkLoad[] = {
+    {.name = "dstMem", .role = Role::Dst, .space = Space::Shared,
+     .fixedType = "b8", .sizedBy = "size", .bulk = true},
+    {.name = "srcMem", .role = Role::Src, .space = Space::Global,
+     .fixedType = "b8", .sizedBy = "size", .bulk = true},
+    kBulkSize,
+    kTmaLoad[3],
+    kTmaLoad[4],
+    kTmaCachePolicy};
+constexpr OperandRecord kBulkStore[] = {
+    {.name = "dstMem", .role = Role::Dst, .space = Space::Global,
+     .fixedType = "b8", .sizedBy = "size", .bulk = true},
+    {.name = "srcMem", .role = Role::Src, .space = Space::Shared,
+     .fixedType = "b8", .sizedBy = "size", .bulk = true},
+    kBulkSize,
+    kTmaCachePolicy};
+constexpr Signature kBulkLoadSignature[] = {kBulkLoad};
+constexpr Signature kBulkStoreSignature[] = {kBulkStore};
+constexpr VariantRecord kBulkVariants[] = {
+    {.slots = kBulkLoadSlots, .rules = kBulkLoadRules, .floors = kTmaLoadFloors,
+     .signatures = kBulkLoadSignature,
+     .whenToken = "mbarrier::complete_tx::bytes"},
+    {.slots = kBulkStoreSlots, .rules = kBulkStoreRules, .floors = kTmaFloors,
+     .signatures = kBulkStoreSignature, .whenToken = "bulk_group"},
+    {.slots = kBulkAnySlots, .floors = kTmaFloors,
+     .signatures = kBulkLoadSignature}};
+
 // cp.async.bulk.commit_group closes the thread's group of bulk copies (the
 // .bulk_group stores); cp.async.bulk.wait_group{.read} N waits until at
 // most N of its groups are pending, or with .read until at most N still
@@ -2983,6 +3059,11 @@ const FamilyRecord kRecords[] = {
      .family = "cp.async.bulk",
      .variants = kBulkWaitVariants,
      .ordersMemory = true},
+    // After the bulk records above, whose names it begins.
+    {.name = "cp.async.bulk",
+     .variants = kBulkVariants,
+     .readsMemory = true,
+     .writesMemory = true},
     // It reads the tensor map its address names.
     {.name = "prefetch",
      .family = "prefetch.tensormap",

@@ -132,8 +132,9 @@ struct OperandRecord {
   /// when none), else `space`.
   llvm::StringRef spaceFrom = {};
   /// An immediate that takes every value from 0 to this one, when
-  /// `immediates` is empty.
+  /// `immediates` is empty, that is a multiple of `immediateStep`.
   unsigned maxImmediate = 0;
+  unsigned immediateStep = 1;
   /// See Operand::readAt.
   unsigned readAt = 0;
   /// See Operand::joinedByBar.
@@ -161,6 +162,8 @@ struct OperandRecord {
   bool address = false;
   bool withinAddress = false;
   bool box = false;
+  /// See Operand::bulk.
+  bool bulk = false;
 };
 
 /// Several operand signatures of one spelling; which one an instruction

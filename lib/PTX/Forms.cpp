@@ -37,11 +37,15 @@ llvm::StringRef mlir::tile::ptx::stringifyRole(Role role) {
 
 bool Operand::takesImmediate(int64_t value) const {
   if (immediates.empty())
-    return value >= 0 && static_cast<uint64_t>(value) <= maxImmediate;
+    return value >= 0 && static_cast<uint64_t>(value) <= maxImmediate &&
+           value % immediateStep == 0;
   return llvm::is_contained(immediates, value);
 }
 
 std::string Operand::immediateText() const {
+  if (immediates.empty() && immediateStep > 1)
+    return "a multiple of " + std::to_string(immediateStep) + " from 0 to " +
+           std::to_string(maxImmediate);
   if (immediates.empty())
     return "0 to " + std::to_string(maxImmediate);
   std::string text;

@@ -41,6 +41,9 @@ class Operand:
     """The values an immediate ("imm") operand may take; when empty, every
     value from 0 to max_immediate."""
     max_immediate: int = 0
+    immediate_step: int = 1
+    """Without immediates: the values are the multiples of this from 0 to
+    max_immediate (a bulk copy's size, of 16)."""
     read_at: int = 0
     """An rw operand stands at the destination's position and again at this
     one of the PTX operand list, where it is read (fma d, a, b, d: 3)."""
@@ -68,6 +71,9 @@ class Operand:
     box: bool = False
     """A memory operand that is one whole tile, the box of the tensor map
     before it (a TMA's shared destination or source)."""
+    bulk: bool = False
+    """A memory operand of a bulk copy (cp.async.bulk): its sized_by bytes
+    contiguous from an address aligned to 16 bytes."""
 
 
 @dataclass(frozen=True)
@@ -177,7 +183,8 @@ def describe(opcode: str, target: Optional[str] = None) -> str:
             if op.space != "reg":
                 text += f"@{op.space}"
             if op.role == "imm":
-                text += "=" + (",".join(map(str, op.immediates)) or f"0..{op.max_immediate}")
+                text += "=" + (",".join(map(str, op.immediates)) or f"0..{op.max_immediate}"
+                               + (f"/{op.immediate_step}" if op.immediate_step > 1 else ""))
             if op.read_at:
                 text += f"@{op.read_at}"
             operands.append(text)

@@ -18,6 +18,7 @@ from tile_mlir import script as T
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path[:0] = [os.path.join(ROOT, "tools", "gpu"), os.path.join(ROOT, "tools", "sass")]
+import bulk_check as B  # noqa: E402
 import sass  # noqa: E402
 import tma_check as C  # noqa: E402
 
@@ -88,7 +89,7 @@ def test_what_the_h200_faults_on_is_an_error(fault):
 def test_reading_the_box_before_the_wait_is_a_hazard():
     kernel = C.tma_box(40, 48, (16, 16), "32B", read_early=True)
     with pytest.raises(tile_mlir.HazardError, match=r"ld.shared.b16 touches the shared buffer of .*, which the "
-                                                    r"cp.async.bulk.tensor at .*tma_check.py:\d+ has not "
+                                                    r"cp.async.bulk at .*tma_check.py:\d+ has not "
                                                     "delivered: no mbarrier wait has seen the phase it completes"):
         tile_mlir.interpret(kernel, C.data(40, 48), np.zeros(C.out_shape(40, 48, (16, 16))[0], np.uint16))
 
@@ -252,3 +253,35 @@ def test_encode_passes_the_driver_the_axes_innermost_first():
                                                          r"\(CUresult 1\)"):
         Lib.cuTensorMapEncodeTiled = staticmethod(lambda *args: 1)
         tensor_maps.encode(Lib, "Out", 0x10000, (3, 100, 192), "bfloat16", (1, 64, 64), 128)
+
+
+@pytest.mark.parametrize("multicast", [False, True], ids=["one_block", "multicast"])
+def test_bulk_copies_equal_the_isa(multicast):
+    """cp.async.bulk, not a tensor's: 256 bytes into shared memory through
+    an mbarrier (and multicast into both blocks of a cluster), back by a
+    bulk-group store; against values written from the ISA."""
+    a, out = B.data(), np.zeros(B.BLOCKS * 2 * B.WORDS, np.uint32)
+    tile_mlir.interpret(B.bulk_copy(multicast), a, out)
+    want = B.expected(a, multicast)
+    if not multicast:  # the second buffer is not stored
+        out, want = out.reshape(B.BLOCKS, 2, -1)[:, 0], want.reshape(B.BLOCKS, 2, -1)[:, 0]
+    np.testing.assert_array_equal(out, want)
+
+
+def test_reading_a_bulk_load_before_its_wait_is_a_hazard():
+    with pytest.raises(tile_mlir.HazardError, match=r"ld.shared.v2.b32 touches the shared buffer of .*, which the "
+                                                    r"cp.async.bulk at .*bulk_check.py:\d+ has not delivered"):
+        tile_mlir.interpret(B.bulk_copy(True, early=True), B.data(), np.zeros(B.BLOCKS * 2 * B.WORDS, np.uint32))
+
+
+def test_a_misaligned_bulk_copy_is_a_fault():
+    # A runtime offset the verifier cannot see: 8 bytes into the tensor.
+    @T.function
+    def k(A: T.Tensor((64,), "uint32"), Out: T.Tensor((64,), "uint32"), shift: T.int32):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        buf = T.alloc_shared((32,), "uint32", align=16)
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.global.shared::cta.bulk_group"], Out[shift:shift + 32], buf,
+                          T.uint32(128), pred=T.thread_id() == 0)
+    with pytest.raises(tile_mlir.InterpretError, match=r"test_tma.py:\d+: cp.async.bulk.global.shared::cta.bulk_group: "
+                                                       r"thread 0's dstMem is 8 bytes into Out, not a multiple of 16"):
+        tile_mlir.interpret(k, np.zeros(64, np.uint32), np.zeros(64, np.uint32), 2)

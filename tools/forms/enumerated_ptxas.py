@@ -59,7 +59,9 @@ def render(form, immediates=None):
 
 
 def legal_immediate(op, value):
-    return value in op.immediates if op.immediates else 0 <= value <= op.max_immediate
+    if op.immediates:
+        return value in op.immediates
+    return 0 <= value <= op.max_immediate and value % op.immediate_step == 0
 
 
 def cases():

@@ -53,6 +53,13 @@ def tensor_map(i, op, dims, args, body):
     return f"memref<{'x'.join(['1'] * (dims - 1) + ['8'])}xi16, #gpu.address_space<workgroup>>"
 
 
+def copy_bytes(imm):
+    """The value of an immediate that sizes memory operands: its first
+    listed value (cp.async's cp-size), else 16 (a bulk copy's size, any
+    multiple of 16)."""
+    return (imm.immediates or (16,))[0]
+
+
 def sized(form):
     """A form's memory operands sized by an immediate (cp.async's cp-size)
     hold that many bytes: the operand as one of `value` 8-bit elements, the
@@ -61,7 +68,7 @@ def sized(form):
     for i, op in enumerate(out):
         if op.sized_by:
             imm = next(o for o in out if o.name == op.sized_by)
-            out[i] = SimpleNamespace(**{**op.__dict__, "count": imm.immediates[0], "bits": 8})
+            out[i] = SimpleNamespace(**{**op.__dict__, "count": copy_bytes(imm), "bits": 8})
     return out
 
 
@@ -91,8 +98,9 @@ def kernel(index, form):
     args, attributions, body, operands, after = [], [], [], [], []
     if any(op.type == "pred" for op in form.operands):
         body += predicates.SCALARS
-    # A TMA copies one box: its operands are not repeated.
-    repeated = not any(op.box for op in form.operands)
+    # A TMA copies one box, a bulk copy one run of bytes beside its
+    # mbarrier: their operands are not repeated.
+    repeated = not any(op.box or op.bulk for op in form.operands)
     dims = next((op.count for op in form.operands if op.within_address), 1)
     box_type = None
     for i, op in enumerate(sized(form)):
@@ -129,7 +137,8 @@ def kernel(index, form):
                                  f'{memref(words(op), "1")}, {word}']))
             operands.append((f"%t{i}", tile))
         elif op.role == "imm":
-            value = (op.immediates or (op.max_immediate,))[0]
+            sizes = any(o.sized_by == op.name for o in form.operands)
+            value = copy_bytes(op) if sizes else (op.immediates or (op.max_immediate,))[0]
             body.append(f"%imm{i} = arith.constant {value} : i32")
             operands.append((f"%imm{i}", "i32"))
         elif op.axes:
@@ -160,8 +169,8 @@ def kernel(index, form):
                             f'{memref(op, "1", repeated)}')
             operands.append((f"%t{i}", tile))
         elif op.space == "global":
-            args.append(f"%m{i}: {memref(op, '1')}")
-            operands.append((f"%m{i}", memref(op, "1")))
+            args.append(f"%m{i}: {memref(op, '1', repeated)}")
+            operands.append((f"%m{i}", memref(op, "1", repeated)))
         elif op.space == "generic":
             args.append(f"%m{i}: {memref(op, None)}")
             operands.append((f"%m{i}", memref(op, None)))
@@ -254,9 +263,9 @@ def run(target, forms=None, workdir=None):
         pattern = re.compile(r"(^|\s)" + re.escape(form.opcode) + r"[\s;]")
         # A form without tiles (a fence, cp.async.wait_group's immediate) has
         # nothing to repeat over; an mma's fragments here are one (m, n, k)
-        # step.
+        # step, a TMA's box and a bulk copy's bytes one copy.
         tiles = [o for o in form.operands if o.role != "imm" and not o.address]
-        expected = 1 if not tiles or any(o.axes or o.box for o in form.operands) else REPEATS
+        expected = 1 if not tiles or any(o.axes or o.box or o.bulk for o in form.operands) else REPEATS
         if sum(bool(pattern.search(block)) for block in asm) != expected:
             problems.append(f"{form.opcode}: expected {expected} instructions in k{i}")
     return len(forms), problems

@@ -51,6 +51,9 @@ struct Operand {
   /// are listed (wgmma's imm-scale-a is -1 or 1).
   llvm::SmallVector<int64_t, 3> immediates;
   unsigned maxImmediate = 0;
+  /// Without `immediates`: the values are the multiples of this from 0 to
+  /// maxImmediate (a bulk copy's size, of 16).
+  unsigned immediateStep = 1;
   /// An rw operand stands at the destination's position and, again, at this
   /// position of the PTX operand list, where it is read: fma d, a, b, d
   /// binds (acc, a, b) with readAt 3. 0: it is read where it stands
@@ -126,6 +129,9 @@ struct Operand {
   /// operand before it (a TMA's shared destination or source): its shape
   /// is the box's, and it is not repeated.
   bool box = false;
+  /// A memory operand of a bulk copy (cp.async.bulk): its `sizedBy` bytes
+  /// contiguous from an address aligned to 16 bytes, not to the size.
+  bool bulk = false;
 };
 
 struct Form {

@@ -152,9 +152,10 @@ class DivergentBarrier:
 
 class AsyncHazard:
     """A byte that a cp.async has not delivered yet (no cp.async.wait_group
-    since, in the copying thread, that covers its group), or a TMA load (no
-    wait has seen the mbarrier phase it completes), read or written by a
-    thread: it sees or overwrites what the copy has not written."""
+    since, in the copying thread, that covers its group), or a bulk load
+    (cp.async.bulk{.tensor}: no wait has seen the mbarrier phase it
+    completes), read or written by a thread: it sees or overwrites what the
+    copy has not written."""
 
     kind = "cp.async before its wait"
 
@@ -163,7 +164,7 @@ class AsyncHazard:
         self.first, self.tma = copied_at, tma
 
     def __str__(self):
-        copy, wait = (("cp.async.bulk.tensor", "no mbarrier wait has seen the phase it completes") if self.tma
+        copy, wait = (("cp.async.bulk", "no mbarrier wait has seen the phase it completes") if self.tma
                       else ("cp.async", "no cp.async.wait_group covers its group"))
         return (f"{self.second}: {self.opcode} touches {self.buffer or 'memory'} byte {self.byte}, which the "
                 f"{copy} at {self.first} has not delivered: {wait}")

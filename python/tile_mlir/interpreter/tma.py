@@ -91,6 +91,9 @@ def execute(interp, form, values, executing):
         return
     named = {o.name: v for o, v in zip(form.operands, values)}
     masks = _scalar(interp, named["ctaMask"]) if "multicast::cluster" in tokens else None
+    if "tensorMap" not in named:
+        _bulk(interp, form, named, masks, executing)
+        return
     tmap = named["tensorMap"]
     coords, known = _coordinates(interp, named["tensorCoords"], named["tensorCoords"].shape[-1])
     where = interp.points[interp.point]
@@ -138,6 +141,58 @@ def execute(interp, form, values, executing):
             tensor.data[global_bytes] = buffer.data[shared_at[mask]]
             tensor.defined[global_bytes] = buffer.defined[shared_at[mask]] & bool(known[thread])
             tensor.nan[global_bytes] = buffer.nan[shared_at[mask]]
+
+
+def _bulk(interp, form, named, masks, executing):
+    """cp.async.bulk, not a tensor's: `size` contiguous bytes from srcMem
+    to dstMem, per issuing thread. A load's bytes are in flight as a
+    tensor load's (into every block ctaMask names, with .multicast), a
+    store's are written at issue and its source read until a
+    wait_group.read covers its bulk group. An address that is not a
+    multiple of 16 bytes is a MemoryFault (the ISA requires the
+    alignment; the verifier proves it where the offset is static)."""
+    from .machine import MemoryFault, NotCovered
+    where = interp.points[interp.point]
+    dst, src = named["dstMem"], named["srcMem"]
+    if len(dst.shape) > 1 or len(src.shape) > 1:
+        raise NotCovered(f"{form.opcode} repeated over leading axes")
+    size = int(np.asarray(named["size"][0]).reshape(-1)[0])
+    lanes_of = np.arange(size)
+    load = "mbarrier::complete_tx::bytes" in form.opcode.split(".")
+    for thread in np.flatnonzero(executing):
+        lane = interp.lanes[thread]
+        at = {}
+        for name, view in (("dstMem", dst), ("srcMem", src)):
+            start = int(view.offset[thread])
+            in_buffer = start - int(interp.block_linear[thread]) * view.buffer.block_bytes \
+                if view.buffer.block_bytes else start
+            if in_buffer % 16:
+                raise MemoryFault(f"{where}: {form.opcode}: thread {thread}'s {name} is {in_buffer} bytes into "
+                                  f"{view.buffer.name or 'its buffer'}, not a multiple of 16")
+            at[name] = start + lanes_of
+            if at[name][-1] >= view.buffer.data.size or start < 0:
+                raise MemoryFault(f"{where}: {form.opcode}: thread {thread}'s {name} runs past "
+                                  f"{view.buffer.name or 'its buffer'}")
+        source, target = src.buffer, dst.buffer
+        if load:
+            data, defined = source.data[at["srcMem"]].copy(), source.defined[at["srcMem"]].copy()
+            interp.track_read(source, at["srcMem"], np.full(size, lane))
+            own = int(interp.block_linear[thread])
+            for block in _destinations(interp, form, thread, masks, where):
+                shift = (block - own) * target.block_bytes
+                mbar_shift = (block - own) * named["mbar"].buffer.block_bytes
+                _issue_load(interp, form, named["mbar"], thread, target, at["dstMem"] + shift, data.copy(),
+                            defined.copy(), where, mbar_shift, remote=block != own)
+            continue
+        interp.track_read(source, at["srcMem"], np.full(size, lane))
+        if source.store_reading is None:
+            source.store_reading = np.zeros(source.data.size, np.int32)
+        source.store_reading[at["srcMem"]] = interp.point
+        interp.bulk_stores.append((thread, int(interp.bulk_open_group[thread]), source, at["srcMem"]))
+        interp.track_write(target, at["dstMem"], np.full(size, lane))
+        target.data[at["dstMem"]] = source.data[at["srcMem"]]
+        target.defined[at["dstMem"]] = source.defined[at["srcMem"]]
+        target.nan[at["dstMem"]] = source.nan[at["srcMem"]]
 
 
 class TmaFault(Exception):

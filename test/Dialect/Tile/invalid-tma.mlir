@@ -273,3 +273,61 @@ gpu.module @m [#nvvm.target<chip = "sm_90a">] {
     gpu.return
   }
 }
+
+// -----
+
+// cp.async.bulk (not a tensor's): the tiles hold the immediate size, a
+// multiple of 16 bytes, contiguous from 16-byte aligned addresses.
+gpu.module @m [#nvvm.target<chip = "sm_90">] {
+  gpu.func @eight(%g: memref<4xbf16, 1>) workgroup(%s : memref<4xbf16, 3>, %bar : memref<1xi64, 3>) kernel {
+    %size = arith.constant 8 : i32
+    // expected-error @+1 {{'tile.apply' op size: immediate 8 is not legal for cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: expected a multiple of 16 from 0 to 1048560}}
+    tile.apply "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"(%s, %g, %size, %bar) : memref<4xbf16, 3>, memref<4xbf16, 1>, i32, memref<1xi64, 3>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m [#nvvm.target<chip = "sm_90">] {
+  gpu.func @mismatch(%g: memref<64xbf16, 1>) workgroup(%s : memref<64xbf16, 3>, %bar : memref<1xi64, 3>) kernel {
+    %size = arith.constant 64 : i32
+    // expected-error @+1 {{'tile.apply' op dstMem: the final axis holds the size bytes of one copy: 64, got (64) of 'bf16'}}
+    tile.apply "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"(%s, %g, %size, %bar) : memref<64xbf16, 3>, memref<64xbf16, 1>, i32, memref<1xi64, 3>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m [#nvvm.target<chip = "sm_90">] {
+  gpu.func @offset(%g: memref<64xbf16, 1>) workgroup(%s : memref<72xbf16, 3>, %bar : memref<1xi64, 3>) kernel {
+    %size = arith.constant 128 : i32
+    %v = memref.subview %s[4] [64] [1] : memref<72xbf16, 3> to memref<64xbf16, strided<[1], offset: 4>, 3>
+    // expected-error @+1 {{'tile.apply' op dstMem: a bulk copy of 16-bit elements must be aligned to 16 bytes, but layout strided<[1], offset: 4> places an access at an element offset that is not a multiple of 8}}
+    tile.apply "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"(%v, %g, %size, %bar) : memref<64xbf16, strided<[1], offset: 4>, 3>, memref<64xbf16, 1>, i32, memref<1xi64, 3>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m [#nvvm.target<chip = "sm_90">] {
+  gpu.func @runtime(%g: memref<64xbf16, 1>, %size: i32) workgroup(%s : memref<64xbf16, 3>, %bar : memref<1xi64, 3>) kernel {
+    // expected-error @+1 {{'tile.apply' op dstMem: the final axis holds the size bytes of one copy, so size must be a constant}}
+    tile.apply "cp.async.bulk.global.shared::cta.bulk_group"(%g, %s, %size) : memref<64xbf16, 1>, memref<64xbf16, 3>, i32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m [#nvvm.target<chip = "sm_90">] {
+  gpu.func @strided(%g: memref<64xbf16, 1>) workgroup(%s : memref<128xbf16, 3>, %bar : memref<1xi64, 3>) kernel {
+    %size = arith.constant 128 : i32
+    %v = memref.subview %s[0] [64] [2] : memref<128xbf16, 3> to memref<64xbf16, strided<[2]>, 3>
+    // expected-error @+1 {{'tile.apply' op srcMem: a bulk copy needs a contiguous final axis (stride 1), got layout strided<[2]>}}
+    tile.apply "cp.async.bulk.global.shared::cta.bulk_group"(%g, %v, %size) : memref<64xbf16, 1>, memref<64xbf16, strided<[2]>, 3>, i32
+    gpu.return
+  }
+}

@@ -504,6 +504,10 @@ LogicalResult verifyMemoryType(DiagFn diag, StringRef opcode,
   return success();
 }
 
+/// A bulk copy's (cp.async.bulk) addresses are aligned to this (PTX ISA
+/// 9.0, cp.async.bulk).
+constexpr int64_t kBulkAlignment = 16;
+
 /// A vector access moves count contiguous elements at an address aligned to
 /// the whole vector. Static layouts are checked here; a dynamic offset is
 /// the caller's promise, and a broken one faults (misaligned address) rather
@@ -519,8 +523,9 @@ LogicalResult verifyVectorLayout(DiagFn diag, const ptx::Operand &operand,
   std::string access = row ? ("an " + family + " row of " +
                               std::to_string(operand.count))
                                  .str()
-                           : "a .v" + std::to_string(operand.count) +
-                                 " access of";
+                       : operand.bulk ? "a bulk copy of"
+                                      : "a .v" + std::to_string(operand.count) +
+                                            " access of";
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(memref.getStridesAndOffset(strides, offset)))
@@ -895,6 +900,16 @@ LogicalResult ApplyOp::verify() {
       ptx::Operand sized = operand;
       sized.count = shape.back();
       sized.bits = width * 8;
+      // A size the form does not take is the immediate's own error.
+      const ptx::Operand *size = llvm::find_if(
+          form->operands,
+          [&](const ptx::Operand &o) { return o.name == operand.sizedBy; });
+      if (!size->takesImmediate(*bytes))
+        continue;
+      // A bulk copy's bytes start at an address aligned to 16: one vector
+      // of 16 bytes stands for the alignment.
+      if (operand.bulk)
+        sized.count = kBulkAlignment / width;
       if (failed(verifyVectorLayout(diag, sized, memref)) ||
           failed(verifyRuntimeAlignment(diag, value, sized.count)) ||
           failed(verifySwizzledAccess(diag, value, *bytes)))
