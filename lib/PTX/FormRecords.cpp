@@ -561,6 +561,30 @@ constexpr VariantRecord kBulkVariants[] = {
     {.slots = kBulkAnySlots, .floors = kTmaFloors,
      .signatures = kBulkLoadSignature}};
 
+// cp.reduce.async.bulk.tensor.{1d..5d} (PTX ISA 9.0), tile mode: a TMA
+// store that reduces the box into the tensor element by element,
+//   .global.shared::cta.redOp{.tile}.bulk_group{.L2::cache_hint}
+//       [tensorMap, {coords}], [srcMem]{, cache-policy}
+// with redOp one of add, min, max, inc, dec, and, or, xor, which element
+// types each takes the tensor map's data type decides (at run time).
+// Measured with ptxas 13.0: the qualifiers in any order but the
+// destination space before the source space; the operation and .bulk_group
+// required; sm_90 and PTX 8.0. Not in the table yet: .im2col_no_offs
+// (3d-5d).
+constexpr StringRef kReduceOps[] = {"add", "min", "max", "inc",
+                                    "dec", "and", "or",  "xor"};
+constexpr SlotRecord kTmaReduceSlots[] = {
+    {"dimension", kTensorDims, true},
+    {"destination state space", kGlobal, true},
+    {"source state space", kTmaStoreSrc, true},
+    {"reduction", kReduceOps, true},
+    {"load mode", kTmaTile},
+    {"completion mechanism", kTmaBulkGroup, true},
+    {"cache hint", kTmaCacheHint}};
+constexpr VariantRecord kTmaReduceVariants[] = {
+    {.slots = kTmaReduceSlots, .rules = kTmaStoreRules, .floors = kTmaFloors,
+     .signatures = kTmaStoreSignature}};
+
 // cp.async.bulk.commit_group closes the thread's group of bulk copies (the
 // .bulk_group stores); cp.async.bulk.wait_group{.read} N waits until at
 // most N of its groups are pending, or with .read until at most N still
@@ -3059,6 +3083,12 @@ const FamilyRecord kRecords[] = {
      .family = "cp.async.bulk",
      .variants = kBulkWaitVariants,
      .ordersMemory = true},
+    {.name = "cp.reduce.async.bulk.tensor",
+     .family = "cp.async.bulk",
+     .variants = kTmaReduceVariants,
+     .readsMemory = true,
+     .writesMemory = true,
+     .accessesDescribedMemory = true},
     // After the bulk records above, whose names it begins.
     {.name = "cp.async.bulk",
      .variants = kBulkVariants,

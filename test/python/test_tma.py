@@ -5,6 +5,7 @@ asynchrony hazards, the runtime's checks of a tensor map, and the SASS the
 kernel becomes."""
 
 import collections
+import json
 import os
 import re
 import sys
@@ -285,3 +286,37 @@ def test_a_misaligned_bulk_copy_is_a_fault():
     with pytest.raises(tile_mlir.InterpretError, match=r"test_tma.py:\d+: cp.async.bulk.global.shared::cta.bulk_group: "
                                                        r"thread 0's dstMem is 8 bytes into Out, not a multiple of 16"):
         tile_mlir.interpret(k, np.zeros(64, np.uint32), np.zeros(64, np.uint32), 2)
+
+
+@pytest.mark.parametrize("op, dtype, subnormal", B.REDUCE,
+                         ids=[f"{op}_{dtype}" + ("_subnormal" if s else "") for op, dtype, s in B.REDUCE])
+def test_tma_reductions_equal_the_isa(op, dtype, subnormal):
+    """cp.reduce.async.bulk.tensor from 4 blocks into one box: each element
+    reduced atomically (no race between the blocks), in the tensor's type;
+    f32 sums keep subnormals, as the H200 does."""
+    a, out = B.reduce_data(dtype, subnormal)
+    want = B.reduce_expected(op, a, out.copy())
+    tile_mlir.interpret(B.tma_reduce(op, dtype), a, out)
+    np.testing.assert_array_equal(out.view(np.uint32), want.view(np.uint32))
+
+
+def test_a_reduction_the_interpreter_does_not_model_says_so():
+    @T.function
+    def k(Out: T.Tensor((32, 32), "float32", tma=T.TensorMap((32, 32), "none"))):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        box = T.alloc_shared((32, 32), "float32", align=128)
+        T.cuda.tile.apply(T.ptx["cp.reduce.async.bulk.tensor.2d.global.shared::cta.xor.tile.bulk_group"],
+                          Out.tensor_map, (0, 0), box, pred=T.thread_id() == 0)
+    with pytest.raises(tile_mlir.InterpretError, match=r"does not model .*test_tma.py:\d+: cp.reduce.async.bulk"
+                                                       r".tensor.2d.global.shared::cta.xor.tile.bulk_group on f32 "
+                                                       "elements"):
+        tile_mlir.interpret(k, np.zeros((32, 32), np.float32))
+
+
+def test_committed_h200_bulk_runs():
+    """The bulk copies (multicast included) and the TMA reductions, the
+    subnormal f32 sums too, equal the interpreter bit for bit."""
+    with open(os.path.join(ROOT, "tools", "gpu", "results", "bulk.json")) as f:
+        report = json.load(f)
+    assert report["kernels"] == 6 and not report["mismatched"]
+    assert "reduce_add_float32_subnormal" in report["passed"] and "bulk_multicast" in report["passed"]

@@ -10,13 +10,17 @@ import os
 import numpy as np
 
 
-def entry(name, arrays):
+def entry(name, arrays, initial=None):
     """The index entry of kernel `name` run on `arrays` (inputs, then the
-    output the interpreter wrote)."""
-    return {"name": name, "inputs": [x.tolist() for x in arrays[:-1]],
+    output the interpreter wrote); `initial`: the output's values before
+    the kernel (a reduction into it), zeros when not given."""
+    case = {"name": name, "inputs": [x.tolist() for x in arrays[:-1]],
             "input_dtypes": [str(x.dtype) for x in arrays[:-1]],
             "expected": arrays[-1].view(np.uint32).tolist(), "dtype": str(arrays[-1].dtype),
             "shape": list(arrays[-1].shape)}
+    if initial is not None:
+        case["initial"] = initial.view(np.uint32).tolist()
+    return case
 
 
 def write_index(out_dir, index, what):
@@ -37,6 +41,8 @@ def run(out_dir, report_path, what):
         kernel = runtime.load(os.path.join(out_dir, f"{case['name']}.json"))
         expected = np.array(case["expected"], np.uint32)
         out = np.zeros(case.get("shape", expected.shape), case["dtype"])
+        if "initial" in case:
+            out.view(np.uint32)[...] = np.array(case["initial"], np.uint32)
         kernel(*[np.array(x, d) for x, d in zip(case["inputs"], case["input_dtypes"])], out)
         out = out.view(np.uint32)
         report["kernels"] += 1

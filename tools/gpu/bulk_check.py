@@ -13,6 +13,12 @@ cp.async.bulk.global.shared::cta.bulk_group, then waits for the group.
 `early=True` reads the first buffer before the wait (the interpreter
 reports an AsyncHazard).
 
+`tma_reduce(op, dtype)` (cp.reduce.async.bulk.tensor): 4 blocks each fill
+a 32 x 32 shared box from their rows of A and reduce it into the same box
+of Out by TMA (`op`: add or xor on uint32, add on float32 with integer
+values, exact in any order, and on subnormal data); Out starts as the
+kernel's input.
+
     python tools/gpu/bulk_check.py build build/bulk
     PYTHONPATH=python python tools/gpu/bulk_check.py run build/bulk report.json
 """
@@ -83,6 +89,62 @@ def bulk_copy(multicast=True, early=False):
     return bulk
 
 
+BOX = 32
+# (op, dtype, subnormal data)
+REDUCE = (("add", "uint32", False), ("xor", "uint32", False), ("add", "float32", False),
+          ("add", "float32", True))
+
+
+def tma_reduce(op, dtype):
+    from tile_mlir import script as T
+    words = BOX * BOX // THREADS
+    kind = "f32" if dtype == "float32" else "b32"
+
+    @T.function
+    def reduce(A: T.Tensor((BLOCKS * BOX, BOX), dtype),
+               Out: T.Tensor((BOX, BOX), dtype, tma=T.TensorMap((BOX, BOX), "none"))):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=BLOCKS, block=THREADS))
+        t, b = T.thread_id(), T.block_id()
+        box = T.alloc_shared((BOX, BOX), dtype, align=128)
+        value = T.alloc_local((1, 1), dtype)
+        for i in range(words):
+            r, c = (i * THREADS + t) // BOX, (i * THREADS + t) % BOX
+            T.cuda.tile.apply(T.ptx[f"ld.global.{kind}"], value, A[b * BOX + r:b * BOX + r + 1, c:c + 1])
+            T.cuda.tile.apply(T.ptx[f"st.shared.{kind}"], box[r:r + 1, c:c + 1], value)
+        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx[f"cp.reduce.async.bulk.tensor.2d.global.shared::cta.{op}.tile.bulk_group"],
+                              Out.tensor_map, (0, 0), box)
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
+
+    return reduce
+
+
+def reduce_data(dtype, subnormal=False):
+    """A and Out's start. With `subnormal` (float32): block 0's box and Out
+    subnormal, blocks 1 and 2 +-1.5e-38 (sums exact in any order, below
+    2^-125, subnormal at the end): whether the reduction flushes them."""
+    rng = np.random.default_rng(7)
+    if subnormal:
+        tiny = np.float32(1e-40)
+        a = np.zeros((BLOCKS * BOX, BOX), np.float32)
+        a[:BOX] = rng.integers(1, 100, (BOX, BOX)) * tiny
+        a[BOX:2 * BOX], a[2 * BOX:3 * BOX] = np.float32(1.5e-38), np.float32(-1.5e-38)
+        return [a, (rng.integers(1, 100, (BOX, BOX)) * tiny).astype(np.float32)]
+    if dtype == "float32":
+        return [rng.integers(-1000, 1000, s).astype(np.float32) for s in ((BLOCKS * BOX, BOX), (BOX, BOX))]
+    return [rng.integers(0, 1 << 32, s, dtype=np.uint64).astype(np.uint32) for s in ((BLOCKS * BOX, BOX), (BOX, BOX))]
+
+
+def reduce_expected(op, a, out):
+    """Out after every block's box reduced into it, from the ISA."""
+    for block in a.reshape(BLOCKS, BOX, BOX):
+        out = out ^ block if op == "xor" else out + block
+    return out
+
+
 def expected(a, multicast=True):
     """Out of `bulk_copy` on A, from the ISA: each block's first 256 bytes
     plus its rank, and its cluster's rank-0 block's second 256 bytes."""
@@ -108,6 +170,12 @@ def build(out_dir):
         tile_mlir.interpret(bulk_copy(multicast), a, out)
         tile_mlir.compile(bulk_copy(multicast), target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
         index.append(bit_cases.entry(name, [a, out]))
+    for op, dtype, subnormal in REDUCE:
+        a, out = reduce_data(dtype, subnormal)
+        tile_mlir.interpret(tma_reduce(op, dtype), a, out)
+        name = f"reduce_{op}_{dtype}" + ("_subnormal" if subnormal else "")
+        tile_mlir.compile(tma_reduce(op, dtype), target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
+        index.append(bit_cases.entry(name, [a, out], initial=reduce_data(dtype, subnormal)[1]))
     bit_cases.write_index(out_dir, index, "bulk copy")
 
 

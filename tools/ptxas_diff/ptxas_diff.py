@@ -614,6 +614,26 @@ def bulk_spellings():
             yield ".".join(["cp.async.bulk", completion] + [q for q in quals if q != completion])
 
 
+def reduce_spellings():
+    """PTX ISA 9.0, cp.reduce.async.bulk.tensor: 0d to 6d, each reduction
+    (and mul, which is none), .tile, .im2col_no_offs or no load mode, each
+    completion mechanism or none, .L2::cache_hint, the spaces in order,
+    swapped or shared::cluster; the operation, the completion and the
+    dimension moved; repeated qualifiers; no operation."""
+    spaces = (("global", "shared::cta"), ("shared::cta", "global"), ("global", "shared::cluster"))
+    ops = ("add", "min", "max", "inc", "dec", "and", "or", "xor", "mul", "")
+    for dim, (dst, src), op, mode, completion, hint in itertools.product(
+            ("0d", "1d", "2d", "3d", "5d", "6d"), spaces, ops, ("", "tile", "im2col_no_offs"),
+            ("bulk_group", "mbarrier::complete_tx::bytes", ""), ("", "L2::cache_hint")):
+        quals = [q for q in (dim, dst, src, op, mode, completion, hint) if q]
+        yield ".".join(["cp.reduce.async.bulk.tensor"] + quals)
+        if dim == "2d" and (dst, src) == ("global", "shared::cta") and op and completion == "bulk_group":
+            yield ".".join(["cp.reduce.async.bulk.tensor", op] + [q for q in quals if q != op])
+            yield ".".join(["cp.reduce.async.bulk.tensor"] + [q for q in quals if q != dim] + [dim])
+            yield ".".join(["cp.reduce.async.bulk.tensor"] + quals + [op])
+    yield "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.tile.bulk_group"
+
+
 def bulk_operands(tokens):
     """The ISA's operands of a cp.async.bulk spelling the table rejects:
     [dstMem], [srcMem], size, [mbar]{, ctaMask}{, cache-policy} or a
@@ -674,7 +694,7 @@ def spellings():
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
-                tma_spellings, bulk_spellings, cluster_barrier_spellings):
+                tma_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -735,7 +755,8 @@ def natural_operands(spelling):
         return [u32]
     if family in ("membar", "fence"):
         return []
-    if family == "prefetch" or tokens[:4] == ["cp", "async", "bulk", "tensor"]:
+    if family == "prefetch" or tokens[:4] == ["cp", "async", "bulk", "tensor"] or \
+            tokens[:5] == ["cp", "reduce", "async", "bulk", "tensor"]:
         return tma_operands(tokens)
     if tokens[:3] == ["cp", "async", "bulk"] and tokens[3] not in ("commit_group", "wait_group"):
         return bulk_operands(tokens)
@@ -914,6 +935,9 @@ EXPLAINED.append(
     (re.compile(r"^cp\.async\.bulk\.(?!tensor)(?=(.*\.)?shared::cluster(\.|$))(?=(.*\.)?shared::cta(\.|$))"),
      "cp.async.bulk from .shared::cta into another block's .shared::cluster is not in the table yet: "
      "its two shared spaces need a slot model the records do not have (docs/families/tma.md)"))
+EXPLAINED.append(
+    (re.compile(r"^cp\.reduce\.async\.bulk\.tensor\.(.*\.)?im2col_no_offs(\.|$)"),
+     "cp.reduce.async.bulk.tensor's .im2col_no_offs (3d-5d) is not in the table yet (docs/families/tma.md)"))
 EXPLAINED.append(
     (re.compile(r"^cp\.async\.bulk\.(?!tensor)(.*\.)?cp_mask(\.|$)"),
      "cp.async.bulk's .cp_mask (sm_100, a byte mask) is not in the table yet (docs/families/tma.md)"))

@@ -1648,7 +1648,8 @@ class Interpreter:
         from mlir import ir
         self.values[op.results[0]] = T.TensorMap(self.values[op.operands[1]],
                                                  ir.DenseI64ArrayAttr(op.attributes["box"]),
-                                                 ir.IntegerAttr(op.attributes["swizzle"]).value)
+                                                 ir.IntegerAttr(op.attributes["swizzle"]).value,
+                                                 str(ir.MemRefType(op.operands[1].type).element_type))
 
     def op_tile_swizzle(self, op):
         """The buffer through an XOR swizzle; its views keep it."""

@@ -39,10 +39,11 @@ from . import mbarrier as M
 
 class TensorMap:
     """The value of tile.tensor_map: the tensor's View, the box (outermost
-    first) and the swizzle span in bytes."""
+    first), the swizzle span in bytes and the tensor's element type (MLIR's
+    spelling: "f32", "i32")."""
 
-    def __init__(self, tensor, box, swizzle):
-        self.tensor, self.box, self.swizzle = tensor, tuple(box), swizzle
+    def __init__(self, tensor, box, swizzle, element="i8"):
+        self.tensor, self.box, self.swizzle, self.element = tensor, tuple(box), swizzle, element
 
 
 def _addresses(view, thread, index):
@@ -137,6 +138,12 @@ def execute(interp, form, values, executing):
             buffer.store_reading[shared_at] = interp.point
             interp.bulk_stores.append((thread, int(interp.bulk_open_group[thread]), buffer, shared_at))
             mask = np.repeat(inside, nbytes)
+            if form.opcode.startswith("cp.reduce."):
+                # Each element is read and written in one atomic step.
+                interp.track_read(tensor, global_bytes, np.full(global_bytes.size, lane), atomic=True)
+                interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane), atomic=True)
+                _reduce(form, tmap, tensor, global_bytes, buffer, shared_at[mask], bool(known[thread]), where)
+                continue
             interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane))
             tensor.data[global_bytes] = buffer.data[shared_at[mask]]
             tensor.defined[global_bytes] = buffer.defined[shared_at[mask]] & bool(known[thread])
@@ -193,6 +200,60 @@ def _bulk(interp, form, named, masks, executing):
         target.data[at["dstMem"]] = source.data[at["srcMem"]]
         target.defined[at["dstMem"]] = source.defined[at["srcMem"]]
         target.nan[at["dstMem"]] = source.nan[at["srcMem"]]
+
+
+# The reductions the interpreter runs on each element type of the tensor
+# (which its map's data type follows; MLIR's spelling, ui32 for a uint32
+# tensor): integers of 32 and 64 bits wrap (add) or combine bitwise,
+# inc/dec wrap at the box's value (u32), min/max compare as the type's
+# signedness says; f32 adds round to nearest. The 16-bit float reductions
+# are not modelled yet.
+_INTEGER_REDUCTIONS = {"add", "and", "or", "xor", "min", "max"}
+
+
+def _reduce(form, tmap, tensor, global_bytes, buffer, shared_at, known, where):
+    """cp.reduce.async.bulk.tensor: tensor = op(tensor, box) per element
+    inside the tensor. An f32 sum keeps subnormal inputs and results (the
+    H200 did: tools/gpu/results/bulk_subnormal.json); a NaN it makes
+    compares as "a NaN", its payload not measured."""
+    from .machine import NotCovered
+    op = next(t for t in form.opcode.split(".") if t in ("add", "min", "max", "inc", "dec", "and", "or", "xor"))
+    element = tmap.element
+    integer = element.lstrip("us") in ("i32", "i64")
+    signed = element.startswith("si")
+    if not (element == "f32" and op == "add" or integer and (
+            op in _INTEGER_REDUCTIONS and (op not in ("min", "max") or element[0] in "us")
+            or op in ("inc", "dec") and element == "ui32")):
+        raise NotCovered(f"{where}: {form.opcode} on {element} elements")
+    nbytes = 8 if element.endswith("64") else 4
+    words = np.uint64 if nbytes == 8 else np.uint32
+    old = tensor.data[global_bytes].view(words)
+    new = buffer.data[shared_at].view(words)
+    defined = (tensor.defined[global_bytes] & buffer.defined[shared_at]).reshape(-1, nbytes).all(axis=1) & known
+    made_nan = np.zeros(old.size, bool)
+    if element == "f32":
+        with np.errstate(all="ignore"):
+            total = (old.view(np.float32) + new.view(np.float32)).view(np.uint32)
+        made_nan = np.isnan(total.view(np.float32))
+    elif op == "add":
+        total = old + new
+    elif op == "and":
+        total = old & new
+    elif op == "or":
+        total = old | new
+    elif op == "xor":
+        total = old ^ new
+    elif op in ("min", "max"):
+        pick = np.minimum if op == "min" else np.maximum
+        as_signed = np.int64 if nbytes == 8 else np.int32
+        total = pick(old.view(as_signed), new.view(as_signed)).view(words) if signed else pick(old, new)
+    elif op == "inc":
+        total = np.where(old >= new, 0, old + 1).astype(words)
+    else:  # dec
+        total = np.where((old == 0) | (old > new), new, old - 1).astype(words)
+    tensor.data[global_bytes] = np.asarray(total, words).view(np.uint8)
+    tensor.defined[global_bytes] = np.repeat(defined, nbytes)
+    tensor.nan[global_bytes] = np.repeat(made_nan, nbytes)
 
 
 class TmaFault(Exception):
