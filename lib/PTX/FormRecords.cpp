@@ -493,17 +493,20 @@ constexpr VariantRecord kTmaVariants[] = {
 //       [dstMem], [srcMem], size, [mbar]{, ctaMask}{, cache-policy}
 //   .global.shared::cta.bulk_group{.L2::cache_hint}
 //       [dstMem], [srcMem], size{, cache-policy}
+//   .shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+//       [dstMem], [srcMem], size, [mbar]
 // Measured with ptxas 13.0, as the tensor copies: the qualifiers in any
 // order but the destination space before the source space; a completion
 // mechanism required; sm_90 and PTX 8.0, a .shared::cta destination PTX
-// 8.6; .multicast::cluster only into .shared::cluster; an immediate size
-// that is not a multiple of 16 an error. Not in the table yet: the copy
-// from .shared::cta into another block's .shared::cluster (its two shared
-// spaces need a slot model the records do not have) and sm_100's
-// .cp_mask.
+// 8.6; .multicast::cluster only from global into .shared::cluster; the
+// cache hint only with global memory; an immediate size that is not a
+// multiple of 16 an error. A .shared::cluster destination may be another
+// block's (tile.mapa), and its mbarrier is then that block's too. Not in
+// the table yet: sm_100's .cp_mask.
+constexpr StringRef kBulkLoadSrc[] = {"global", "shared::cta"};
 constexpr SlotRecord kBulkLoadSlots[] = {
     {"destination state space", kTmaLoadDst, true},
-    {"source state space", kGlobal, true},
+    {"source state space", kBulkLoadSrc, true},
     {"completion mechanism", kTmaMbarrier, true},
     {"multicast", kTmaMulticast},
     {"cache hint", kTmaCacheHint}};
@@ -518,11 +521,35 @@ constexpr SlotRecord kBulkAnySlots[] = {
     {"multicast", kTmaMulticast},
     {"cache hint", kTmaCacheHint},
     {"completion mechanism", kTmaCompletions, true}};
+/// The copy between shared memories (source .shared::cta) goes into
+/// .shared::cluster, and takes neither multicast nor a cache hint: the
+/// slots are destination, source, completion, multicast, cache hint.
+bool sharedSourceNotIntoCluster(Tokens, Tokens chosen) {
+  return chosen[1] == "shared::cta" && chosen[0] != "shared::cluster";
+}
+bool sharedSourceWithMulticast(Tokens, Tokens chosen) {
+  return chosen[1] == "shared::cta" && !chosen[3].empty();
+}
+bool sharedSourceWithCacheHint(Tokens, Tokens chosen) {
+  return chosen[1] == "shared::cta" && !chosen[4].empty();
+}
 constexpr RuleRecord kBulkLoadRules[] = {
-    {RuleRecord::Before, "destination state space", "global", 0,
-     "'global' must follow the destination space in {ctx}: a load copies "
-     "from global to shared memory (cp.async.bulk.{tok}.global)"},
-    kTmaLoadRules[1]};
+    {RuleRecord::Before, "destination state space", "source state space", 0,
+     "'{other}' must follow the destination space in {ctx}: the copy "
+     "names its destination first (cp.async.bulk.{tok}.{other})"},
+    kTmaLoadRules[1],
+    {.kind = RuleRecord::Hook, .token = "destination state space",
+     .message = "'{tok}' cannot take a .shared::cta source in {ctx}: a copy "
+                "between shared memories goes into .shared::cluster",
+     .holds = sharedSourceNotIntoCluster},
+    {.kind = RuleRecord::Hook, .token = "multicast",
+     .message = "'{tok}' cannot be combined with a .shared::cta source in "
+                "{ctx}: it multicasts from global memory",
+     .holds = sharedSourceWithMulticast},
+    {.kind = RuleRecord::Hook, .token = "cache hint",
+     .message = "'{tok}' cannot be combined with a .shared::cta source in "
+                "{ctx}: the hint is for global memory",
+     .holds = sharedSourceWithCacheHint}};
 constexpr RuleRecord kBulkStoreRules[] = {
     {RuleRecord::Before, "global", "shared::cta", 0,
      "'shared::cta' must follow the destination space in {ctx}: a store "
@@ -535,12 +562,13 @@ constexpr OperandRecord kBulkSize = {.name = "size", .role = Role::Imm,
                                      .maxImmediate = 1048560,
                                      .immediateStep = 16};
 constexpr OperandRecord kBulkLoad[] = {
-    {.name = "dstMem", .role = Role::Dst, .space = Space::Shared,
-     .fixedType = "b8", .sizedBy = "size", .bulk = true},
-    {.name = "srcMem", .role = Role::Src, .space = Space::Global,
-     .fixedType = "b8", .sizedBy = "size", .bulk = true},
+    {.name = "dstMem", .role = Role::Dst, .fixedType = "b8", .sizedBy = "size",
+     .spaceFrom = "destination state space", .bulk = true},
+    {.name = "srcMem", .role = Role::Src, .fixedType = "b8", .sizedBy = "size",
+     .spaceFrom = "source state space", .bulk = true},
     kBulkSize,
-    kTmaLoad[3],
+    {.name = "mbar", .role = Role::Dst, .fixedType = "b64",
+     .spaceFrom = "destination state space"},
     kTmaLoad[4],
     kTmaCachePolicy};
 constexpr OperandRecord kBulkStore[] = {

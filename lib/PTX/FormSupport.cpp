@@ -24,9 +24,13 @@ bool matchQualifiers(ArrayRef<StringRef> quals, ArrayRef<Slot> slots,
                      std::string &error) {
   chosen.assign(slots.size(), StringRef());
   for (StringRef token : quals) {
+    // A token two slots take (cp.async.bulk's shared::cta, a destination
+    // or a source) goes to the first of them still empty, in spelling
+    // order; else to the last, which then reports the repetition.
     int slotIndex = -1;
     for (auto [i, slot] : llvm::enumerate(slots))
-      if (llvm::is_contained(slot.tokens, token))
+      if (llvm::is_contained(slot.tokens, token) &&
+          (slotIndex < 0 || !chosen[slotIndex].empty()))
         slotIndex = i;
     if (slotIndex < 0) {
       SmallVector<std::string> expected;

@@ -2,7 +2,9 @@
 // bytes from global into shared memory completing an mbarrier, the same
 // multicast into the blocks of a cluster with an L2 cache policy, and back
 // from shared to global memory in a bulk group. The size is the
-// immediate the tiles hold. Through ptxas at -O3 and -O0.
+// immediate the tiles hold; and from the block's shared memory into the
+// other block's of its cluster, completing that block's mbarrier
+// (tile.mapa). Through ptxas at -O3 and -O0.
 // RUN: tile-ptx %s -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
@@ -12,6 +14,9 @@
 // CHECK: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 256, [%rd{{[0-9]+}}];
 // CHECK: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 256, [%rd{{[0-9]+}}], %rs{{[0-9]+}}, %rd{{[0-9]+}};
 // CHECK: cp.async.bulk.global.shared::cta.bulk_group [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 256;
+// CHECK: mapa.shared::cluster.u64 %rd[[PEER:[0-9]+]], %rd{{[0-9]+}}, %r{{[0-9]+}};
+// CHECK: mapa.shared::cluster.u64 %rd[[PEERBAR:[0-9]+]], %rd{{[0-9]+}}, %r{{[0-9]+}};
+// CHECK: cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%rd[[PEER]]], [%rd{{[0-9]+}}], 256, [%rd[[PEERBAR]]];
 // CHECK: cp.async.bulk.commit_group;
 // CHECK: cp.async.bulk.wait_group 0;
 module attributes {gpu.container_module} {
@@ -29,6 +34,14 @@ module attributes {gpu.container_module} {
           : memref<128xbf16, 3>, memref<128xbf16, 1>, i32, memref<1xi64, 3>, i16, i64
       tile.apply "cp.async.bulk.global.shared::cta.bulk_group"(%Out, %buf, %size)
           : memref<128xbf16, 1>, memref<128xbf16, 3>, i32
+      // Into the other block of the cluster, completing its mbarrier.
+      %rank = nvvm.read.ptx.sreg.cluster.ctarank : i32
+      %one = arith.constant 1 : i32
+      %peer = arith.xori %rank, %one : i32
+      %remote = tile.mapa %buf, %peer : memref<128xbf16, 3> to memref<128xbf16, 7>
+      %remoteBar = tile.mapa %bar, %peer : memref<1xi64, 3> to memref<1xi64, 7>
+      tile.apply "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"(%remote, %buf, %size, %remoteBar)
+          : memref<128xbf16, 7>, memref<128xbf16, 3>, i32, memref<1xi64, 7>
       %c0 = arith.constant 0 : i32
       tile.apply "cp.async.bulk.commit_group"()
       tile.apply "cp.async.bulk.wait_group"(%c0) : i32

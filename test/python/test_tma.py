@@ -269,6 +269,18 @@ def test_bulk_copies_equal_the_isa(multicast):
     np.testing.assert_array_equal(out, want)
 
 
+def test_a_bulk_copy_into_another_block_equals_the_isa():
+    """cp.async.bulk.shared::cluster.shared::cta into the other block of the
+    cluster, completing its mbarrier (tile.mapa for both)."""
+    a = B.peer_data()
+    out = np.zeros_like(a)
+    tile_mlir.interpret(B.peer_copy(), a, out)
+    np.testing.assert_array_equal(out, B.peer_expected(a))
+    ptx = tile_mlir.compile(B.peer_copy(), target="sm_90a", cubin=False).ptx
+    assert "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes" in ptx
+    assert ptx.count("mapa.shared::cluster.u64") == 2
+
+
 def test_reading_a_bulk_load_before_its_wait_is_a_hazard():
     with pytest.raises(tile_mlir.HazardError, match=r"ld.shared.v2.b32 touches the shared buffer of .*, which the "
                                                     r"cp.async.bulk at .*bulk_check.py:\d+ has not delivered"):
@@ -318,5 +330,5 @@ def test_committed_h200_bulk_runs():
     subnormal f32 sums too, equal the interpreter bit for bit."""
     with open(os.path.join(ROOT, "tools", "gpu", "results", "bulk.json")) as f:
         report = json.load(f)
-    assert report["kernels"] == 6 and not report["mismatched"]
-    assert "reduce_add_float32_subnormal" in report["passed"] and "bulk_multicast" in report["passed"]
+    assert report["kernels"] == 7 and not report["mismatched"]
+    assert {"reduce_add_float32_subnormal", "bulk_multicast", "peer_copy"} <= set(report["passed"])

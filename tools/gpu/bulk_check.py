@@ -19,6 +19,10 @@ of Out by TMA (`op`: add or xor on uint32, add on float32 with integer
 values, exact in any order, and on subnormal data); Out starts as the
 kernel's input.
 
+`peer_copy`: each block of a cluster of 2 copies its shared buffer into
+the other's by cp.async.bulk.shared::cluster.shared::cta, completing the
+other's mbarrier (tile.mapa).
+
     python tools/gpu/bulk_check.py build build/bulk
     PYTHONPATH=python python tools/gpu/bulk_check.py run build/bulk report.json
 """
@@ -87,6 +91,59 @@ def bulk_copy(multicast=True, early=False):
         T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
 
     return bulk
+
+
+def peer_copy():
+    """Each block of a cluster of 2 writes its 256 bytes of A into a shared
+    buffer and copies it into the other block's by
+    cp.async.bulk.shared::cluster.shared::cta, completing that block's
+    mbarrier (both through tile.mapa); each block waits for its own
+    mbarrier and stores what arrived to its rows of Out."""
+    from tile_mlir import script as T
+
+    @T.function
+    def peer(A: T.Tensor((BLOCKS * WORDS,), "uint32"), Out: T.Tensor((BLOCKS * WORDS,), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=BLOCKS, block=THREADS, cluster=2))
+        t, b, rank = T.thread_id(), T.block_id(), T.cluster_ctarank()
+        src = T.alloc_shared((WORDS,), "uint32", align=16)
+        dst = T.alloc_shared((WORDS,), "uint32", align=16)
+        bar = T.alloc_shared((1,), "uint64", align=8)
+        state = T.alloc_local((1,), "uint64")
+        done = T.alloc_local((1,), "bool")
+        words = T.alloc_local((1, 2), "uint32")
+        base = b * WORDS
+        T.cuda.tile.apply(T.ptx["ld.global.v2.b32"], words, A[base + 2 * t:base + 2 * t + 2].reshape((1, 2)))
+        T.cuda.tile.apply(T.ptx["st.shared.v2.b32"], src[2 * t:2 * t + 2].reshape((1, 2)), words)
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar, T.uint32(1), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["fence.mbarrier_init.release.cluster"], pred=t == 0)
+        # The generic proxy's writes of src, visible to the bulk copy's.
+        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, bar, T.uint32(4 * WORDS))
+            other = rank ^ 1
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"],
+                              dst.of_block(other), src, T.uint32(4 * WORDS), bar.of_block(other))
+        with T.until(done):
+            T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, bar, T.uint32(0))
+        T.cuda.tile.apply(T.ptx["ld.shared.v2.b32"], words, dst[2 * t:2 * t + 2].reshape((1, 2)))
+        T.cuda.tile.apply(T.ptx["st.global.v2.b32"], Out[base + 2 * t:base + 2 * t + 2].reshape((1, 2)), words)
+        # No block leaves while its peer's copy may still read its source.
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+
+    return peer
+
+
+def peer_data():
+    return np.random.default_rng(8).integers(0, 1 << 32, BLOCKS * WORDS, dtype=np.uint64).astype(np.uint32)
+
+
+def peer_expected(a):
+    """Each block's rows hold its cluster partner's rows of A."""
+    rows = a.reshape(BLOCKS, WORDS)
+    return rows[np.arange(BLOCKS) ^ 1].reshape(-1)
 
 
 BOX = 32
@@ -170,6 +227,11 @@ def build(out_dir):
         tile_mlir.interpret(bulk_copy(multicast), a, out)
         tile_mlir.compile(bulk_copy(multicast), target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
         index.append(bit_cases.entry(name, [a, out]))
+    a = peer_data()
+    out = np.zeros_like(a)
+    tile_mlir.interpret(peer_copy(), a, out)
+    tile_mlir.compile(peer_copy(), target="sm_90a").save(os.path.join(out_dir, "peer_copy.json"))
+    index.append(bit_cases.entry("peer_copy", [a, out]))
     for op, dtype, subnormal in REDUCE:
         a, out = reduce_data(dtype, subnormal)
         tile_mlir.interpret(tma_reduce(op, dtype), a, out)

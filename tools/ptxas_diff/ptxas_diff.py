@@ -932,10 +932,6 @@ EXPLAINED.append(
      "the PTX ISA defines setmaxnreg with .u32; ptxas 13.0 also takes .s32, which the table rejects"))
 
 EXPLAINED.append(
-    (re.compile(r"^cp\.async\.bulk\.(?!tensor)(?=(.*\.)?shared::cluster(\.|$))(?=(.*\.)?shared::cta(\.|$))"),
-     "cp.async.bulk from .shared::cta into another block's .shared::cluster is not in the table yet: "
-     "its two shared spaces need a slot model the records do not have (docs/families/tma.md)"))
-EXPLAINED.append(
     (re.compile(r"^cp\.reduce\.async\.bulk\.tensor\.(.*\.)?im2col_no_offs(\.|$)"),
      "cp.reduce.async.bulk.tensor's .im2col_no_offs (3d-5d) is not in the table yet (docs/families/tma.md)"))
 EXPLAINED.append(

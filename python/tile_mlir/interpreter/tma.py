@@ -185,11 +185,14 @@ def _bulk(interp, form, named, masks, executing):
             data, defined = source.data[at["srcMem"]].copy(), source.defined[at["srcMem"]].copy()
             interp.track_read(source, at["srcMem"], np.full(size, lane))
             own = int(interp.block_linear[thread])
+            # The block whose shared memory dstMem is: the issuer's, or
+            # through tile.mapa another one of its cluster.
+            into = int(at["dstMem"][0]) // target.block_bytes if target.block_bytes else own
             for block in _destinations(interp, form, thread, masks, where):
                 shift = (block - own) * target.block_bytes
                 mbar_shift = (block - own) * named["mbar"].buffer.block_bytes
                 _issue_load(interp, form, named["mbar"], thread, target, at["dstMem"] + shift, data.copy(),
-                            defined.copy(), where, mbar_shift, remote=block != own)
+                            defined.copy(), where, mbar_shift, remote=block != own or into != own)
             continue
         interp.track_read(source, at["srcMem"], np.full(size, lane))
         if source.store_reading is None:
