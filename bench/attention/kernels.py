@@ -146,6 +146,28 @@ class _RowState:
                 T.cuda.tile.apply(T.ptx["st.global.v2.f32"], O[r:r + 1, col:col + 2], self.o[hf, 0:1, e:e + 2])
 
 
+def _shape_and_scale(seq, bm, bn, d, scale, scale_log2):
+    """The halves of 64 columns of head dimension d, and the softmax scale
+    in base 2 (from `scale`, 1 / sqrt(d) by default), once the shapes are
+    checked."""
+    if seq % bn or seq % bm or bn not in (64, 128) or d not in (64, 128):
+        raise ValueError(f"a sequence of {seq} is not a multiple of {bn} and {bm}, or d {d} not 64 or 128")
+    if scale_log2 is None:
+        scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
+    return d // 64, scale_log2
+
+
+def _block_rows(bid, seq, bm, bn, causal):
+    """Block `bid`'s first query row within its head, its first rows of Q
+    and of K (and V) in the flattened tensors, and its key blocks. Causal
+    blocks run the longest first (the last rows see the most keys), so the
+    short ones fill the tail."""
+    head, place = bid // (seq // bm), bid % (seq // bm)
+    first_row = (seq // bm - 1 - place) * bm if causal else place * bm
+    steps = (first_row + bm + bn - 1) // bn if causal else seq // bn
+    return first_row, head * seq + first_row, head * seq, steps
+
+
 def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, causal=False, d=D):
     """`bh` heads (batch x heads) of `seq` rows each. The softmax scale is
     `scale` (default 1 / sqrt(64)), or `scale_log2` = scale * log2 e
@@ -158,12 +180,7 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
     of 64 columns (one 128-byte swizzled row each), in Q's and K's tiles
     two runs of four k steps, in V's and O's two wgmma n64."""
     bm, threads = BM * warpgroups, THREADS * warpgroups
-    if seq % bn or seq % bm or bn not in (64, 128) or d not in (64, 128):
-        raise ValueError(f"a sequence of {seq} is not a multiple of {bn} and {bm}, or d {d} not 64 or 128")
-    halves = d // 64
-    if scale_log2 is None:
-        scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
-    blocks = seq // bn
+    halves, scale_log2 = _shape_and_scale(seq, bm, bn, d, scale, scale_log2)
     rows = bh * seq
     units = 64 * 2 // 16  # 16-byte pieces of a half's row
 
@@ -176,14 +193,7 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
         k_s = alloc((2, halves, bn, 64), "uint16", align=1024).swizzle("128B")
         v_s = alloc((2, halves, bn, 64), "uint16", align=1024).swizzle("128B")
         t, bid = T.thread_id(), T.block_id()
-        head = bid // (seq // bm)
-        # Within the head; causal blocks run the longest first (the last
-        # rows see the most keys), so the short ones fill the tail.
-        place = bid % (seq // bm)
-        first_row = (seq // bm - 1 - place) * bm if causal else place * bm
-        q0 = head * seq + first_row
-        k0 = head * seq
-        steps = (first_row + bm + bn - 1) // bn if causal else blocks
+        first_row, q0, k0, steps = _block_rows(bid, seq, bm, bn, causal)
         wg = t // 128
 
         def copy(tiles, tensor, first, rows=bn):
@@ -237,12 +247,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
     calls its slow path as a subroutine; the 384 threads fit in 168
     registers, and the kernels take 102 to 168."""
     bm, threads = BM * consumers, THREADS * (consumers + 1)
-    if seq % bn or seq % bm or bn not in (64, 128) or d not in (64, 128):
-        raise ValueError(f"a sequence of {seq} is not a multiple of {bn} and {bm}, or d {d} not 64 or 128")
-    halves = d // 64
-    if scale_log2 is None:
-        scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
-    blocks = seq // bn
+    halves, scale_log2 = _shape_and_scale(seq, bm, bn, d, scale, scale_log2)
     rows = bh * seq
     load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
     wait = T.ptx["mbarrier.try_wait.parity.shared::cta.b64"]
@@ -261,12 +266,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
         full = T.alloc_shared((stages, 1), "uint64")
         empty = T.alloc_shared((stages, 1), "uint64")
         t, bid = T.thread_id(), T.block_id()
-        head = bid // (seq // bm)
-        place = bid % (seq // bm)
-        first_row = (seq // bm - 1 - place) * bm if causal else place * bm
-        q0 = head * seq + first_row
-        k0 = head * seq
-        steps = (first_row + bm + bn - 1) // bn if causal else blocks
+        first_row, q0, k0, steps = _block_rows(bid, seq, bm, bn, causal)
         wg, p = t // 128, t % 128
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")

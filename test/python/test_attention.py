@@ -30,12 +30,12 @@ kernels = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(kernels)
 
 
-@pytest.mark.parametrize("seq, options", [(128, {}), (256, {"bn": 128}), (128, {"causal": True, "d": 128})])
-def test_interpreter_equals_float64_on_exact_data(seq, options):
-    rng = np.random.default_rng(0)
-    d = options.get("d", 64)
-    # One nonzero of 0-2 per row of Q, K in -2..2: S in -4..4, so P's
-    # powers of two, their sums and P V are exact.
+def _exact_case(make, seq, d, causal, seed, **options):
+    """Runs `make(1, seq, scale_log2=1.0, ...)` in the interpreter on data
+    where every step is exact (one nonzero of 0-2 per row of Q, K in -2..2:
+    S in -4..4, so P's powers of two, their sums and P V are exact) and
+    checks O against float64 rounded once by the final division."""
+    rng = np.random.default_rng(seed)
     q = np.zeros((seq, d))
     q[np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
     k = rng.integers(-2, 3, (seq, d)).astype(np.float64)
@@ -43,34 +43,26 @@ def test_interpreter_equals_float64_on_exact_data(seq, options):
     bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
     out = np.zeros((seq, d), np.float32)
     with pytest.warns(tile_mlir.InterpretWarning, match="ex2.approx.ftz.f32 ran as its correctly rounded"):
-        tile_mlir.interpret(kernels.attention_kernel(1, seq, scale_log2=1.0, **options), *bits, out)
+        tile_mlir.interpret(make(1, seq, scale_log2=1.0, causal=causal, d=d, **options), *bits, out)
     s = q @ k.T
-    if options.get("causal"):
+    if causal:
         s[np.triu_indices(seq, 1)] = -np.inf
     p = np.exp2(s - s.max(axis=1, keepdims=True))
     want = (p @ v).astype(np.float32) / p.sum(axis=1, keepdims=True).astype(np.float32)
     assert np.array_equal(out, want)
 
 
+@pytest.mark.parametrize("seq, options", [(128, {}), (256, {"bn": 128}), (128, {"causal": True, "d": 128})])
+def test_interpreter_equals_float64_on_exact_data(seq, options):
+    options = dict(options)
+    _exact_case(kernels.attention_kernel, seq, options.pop("d", 64), options.pop("causal", False), 0, **options)
+
+
 def test_warp_specialized_interpreter_equals_float64_on_exact_data():
     # The TMA producer and two consumers of 64 rows (one block of 128 query
     # rows), causal, head dimension 128: the mask in the consumers' last
     # key blocks, Q, K and V in two halves of 64 columns by TMA boxes.
-    seq, d = 128, 128
-    rng = np.random.default_rng(1)
-    q = np.zeros((seq, d))
-    q[np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
-    k = rng.integers(-2, 3, (seq, d)).astype(np.float64)
-    v = rng.integers(-4, 5, (seq, d)).astype(np.float64)
-    bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
-    out = np.zeros((seq, d), np.float32)
-    with pytest.warns(tile_mlir.InterpretWarning, match="ex2.approx.ftz.f32 ran as its correctly rounded"):
-        tile_mlir.interpret(kernels.attention_specialized(1, seq, scale_log2=1.0, causal=True, d=d), *bits, out)
-    s = q @ k.T
-    s[np.triu_indices(seq, 1)] = -np.inf
-    p = np.exp2(s - s.max(axis=1, keepdims=True))
-    want = (p @ v).astype(np.float32) / p.sum(axis=1, keepdims=True).astype(np.float32)
-    assert np.array_equal(out, want)
+    _exact_case(kernels.attention_specialized, 128, 128, True, 1)
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")

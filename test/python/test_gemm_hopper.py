@@ -105,16 +105,21 @@ def test_tma_producer_interpreter_equals_numpy_and_is_race_free():
     assert np.array_equal(c, gemm_reference.expected(a, b))
 
 
+def _persistent_equals_numpy(m, n, k, seed, **options):
+    """gemm_persistent on m x n x k bf16 integer data (64-column tiles,
+    four stages, f32 C) in the interpreter, against numpy bit for bit."""
+    a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, "bfloat16", seed=seed)
+    c = np.zeros((m, n), np.float32)
+    kernel = kernels.gemm_persistent(m, n, k, bn=64, stages=4, group_m=1, out="float32", **options)
+    tile_mlir.interpret(kernel, a_bits, np.ascontiguousarray(b_bits.T), c)
+    assert np.array_equal(c, gemm_reference.expected(a, b))
+
+
 def test_persistent_interpreter_equals_numpy():
     # Four tiles over two blocks, two steps each: stages and phases run on
     # across a block's tiles (4 fills of 4 stages, so the lockstep
     # interpreter never makes the producer wait on a consumer).
-    m, n, k = 256, 128, 128
-    a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, "bfloat16", seed=9)
-    c = np.zeros((m, n), np.float32)
-    kernel = kernels.gemm_persistent(m, n, k, bn=64, stages=4, group_m=1, blocks=2, out="float32")
-    tile_mlir.interpret(kernel, a_bits, np.ascontiguousarray(b_bits.T), c)
-    assert np.array_equal(c, gemm_reference.expected(a, b))
+    _persistent_equals_numpy(256, 128, 128, 9, blocks=2)
 
 
 def test_cluster_multicast_interpreter_equals_numpy_and_is_race_free():
@@ -122,24 +127,14 @@ def test_cluster_multicast_interpreter_equals_numpy_and_is_race_free():
     # loads its A box and half of Bt's tile, which TMA multicasts into both
     # blocks; each consumer frees a stage in both blocks (two steps of four
     # stages: the lockstep interpreter never makes a producer wait).
-    m, n, k = 256, 64, 128
-    a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, "bfloat16", seed=11)
-    c = np.zeros((m, n), np.float32)
-    kernel = kernels.gemm_persistent(m, n, k, bn=64, stages=4, group_m=1, blocks=2, out="float32", cluster=2)
-    tile_mlir.interpret(kernel, a_bits, np.ascontiguousarray(b_bits.T), c)
-    assert np.array_equal(c, gemm_reference.expected(a, b))
+    _persistent_equals_numpy(256, 64, 128, 11, blocks=2, cluster=2)
 
 
 def test_pingpong_interpreter_equals_numpy_and_is_race_free():
     # One block, two 128 x 64 tiles: consumer 0 takes the first, consumer 1
-    # the second, each with two wgmma of 64 rows a step, each freeing its
-    # own stages (two steps each, four stages).
-    m, n, k = 256, 64, 128
-    a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, "bfloat16", seed=13)
-    c = np.zeros((m, n), np.float32)
-    kernel = kernels.gemm_persistent(m, n, k, bn=64, stages=4, group_m=1, blocks=1, out="float32", pingpong=True)
-    tile_mlir.interpret(kernel, a_bits, np.ascontiguousarray(b_bits.T), c)
-    assert np.array_equal(c, gemm_reference.expected(a, b))
+    # the second, each with two wgmma of 64 rows a step, each through its
+    # own ring of two stages (two steps each).
+    _persistent_equals_numpy(256, 64, 128, 13, blocks=1, pingpong=True)
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
