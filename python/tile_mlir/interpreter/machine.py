@@ -110,10 +110,7 @@ class LoopFault(Exception):
     or its predicate is read before its body wrote it."""
 
 
-class MemoryFault(Exception):
-    """An access the chip faults on (or that reads what lies past a
-    buffer): past the end of a tensor or shared buffer, or not aligned to
-    its size."""
+MemoryFault = R.MemoryFault
 
 
 # Hazard bookkeeping of a shared byte: no thread, or several.

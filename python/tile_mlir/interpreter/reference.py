@@ -24,6 +24,12 @@ class NotCovered(Exception):
     pass
 
 
+class MemoryFault(Exception):
+    """An access the chip faults on (or that reads what lies past a
+    buffer): past the end of a tensor or shared buffer, or not aligned to
+    its size."""
+
+
 class Partial:
     """Destination bits where the ISA defines them: `defined` is False where
     it leaves the result unspecified (an integer division by zero)."""

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import mbarrier as M
+from .reference import MemoryFault, NotCovered
 
 
 class TensorMap:
@@ -158,7 +159,6 @@ def _bulk(interp, form, named, masks, executing):
     wait_group.read covers its bulk group. An address that is not a
     multiple of 16 bytes is a MemoryFault (the ISA requires the
     alignment; the verifier proves it where the offset is static)."""
-    from .machine import MemoryFault, NotCovered
     where = interp.points[interp.point]
     dst, src = named["dstMem"], named["srcMem"]
     if len(dst.shape) > 1 or len(src.shape) > 1:
@@ -219,7 +219,6 @@ def _reduce(form, tmap, tensor, global_bytes, buffer, shared_at, known, where):
     inside the tensor. An f32 sum keeps subnormal inputs and results (the
     H200 did: tools/gpu/results/bulk_subnormal.json); a NaN it makes
     compares as "a NaN", its payload not measured."""
-    from .machine import NotCovered
     op = next(t for t in form.opcode.split(".") if t in ("add", "min", "max", "inc", "dec", "and", "or", "xor"))
     element = tmap.element
     integer = element.lstrip("us") in ("i32", "i64")
