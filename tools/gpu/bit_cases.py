@@ -29,6 +29,22 @@ def write_index(out_dir, index, what):
     print(len(index), what, "kernels built")
 
 
+def main(argv, doc, what, verbs):
+    """A check's command line: `verbs` maps each verb to the function that
+    takes its arguments (as many as it has parameters without a default);
+    `run OUT_DIR REPORT` compares the built kernels (run). Without a known
+    verb and its arguments, prints `doc` and returns 2."""
+    import inspect
+    verbs = dict(verbs, run=lambda out_dir, report_path: run(out_dir, report_path, what))
+    fn = verbs.get(argv[0]) if argv else None
+    count = fn and sum(p.default is p.empty for p in inspect.signature(fn).parameters.values())
+    if fn is None or len(argv) - 1 < count:
+        print(doc)
+        return 2
+    fn(*argv[1:1 + count])
+    return 0
+
+
 def run(out_dir, report_path, what):
     """Launches every kernel of `out_dir`'s index and writes the report:
     the kernels, those whose output equals the interpreter's, and for the

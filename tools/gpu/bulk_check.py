@@ -242,14 +242,7 @@ def build(out_dir):
 
 
 def main(argv):
-    if len(argv) >= 2 and argv[0] == "build":
-        build(argv[1])
-    elif len(argv) >= 3 and argv[0] == "run":
-        bit_cases.run(argv[1], argv[2], "bulk copy")
-    else:
-        print(__doc__)
-        return 2
-    return 0
+    return bit_cases.main(argv, __doc__, "bulk copy", {"build": build})
 
 
 if __name__ == "__main__":

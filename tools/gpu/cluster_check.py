@@ -180,14 +180,8 @@ def build(out_dir, hazards=False):
 
 
 def main(argv):
-    if len(argv) >= 2 and argv[0] in ("build", "build_hazards"):
-        build(argv[1], hazards=argv[0] == "build_hazards")
-    elif len(argv) >= 3 and argv[0] == "run":
-        bit_cases.run(argv[1], argv[2], "cluster")
-    else:
-        print(__doc__)
-        return 2
-    return 0
+    return bit_cases.main(argv, __doc__, "cluster", {"build": build,
+                                                     "build_hazards": lambda out_dir: build(out_dir, hazards=True)})
 
 
 if __name__ == "__main__":

@@ -318,26 +318,9 @@ def run_faults(out_dir, report_path, timeout=30):
 
 
 def main(argv):
-    if len(argv) >= 2 and argv[0] == "build":
-        build(argv[1])
-    elif len(argv) >= 2 and argv[0] == "build_hazards":
-        build_hazards(argv[1])
-    elif len(argv) >= 2 and argv[0] == "build_faults":
-        build_faults(argv[1])
-    elif len(argv) >= 3 and argv[0] == "run_fault":
-        run_fault(argv[1], argv[2])
-    elif len(argv) >= 3 and argv[0] == "run_faults":
-        run_faults(argv[1], argv[2])
-    elif len(argv) >= 3 and argv[0] == "run_hazard":
-        run_hazard(argv[1], argv[2])
-    elif len(argv) >= 3 and argv[0] == "run_hazards":
-        run_hazards(argv[1], argv[2])
-    elif len(argv) >= 3 and argv[0] == "run":
-        bit_cases.run(argv[1], argv[2], "TMA")
-    else:
-        print(__doc__)
-        return 2
-    return 0
+    return bit_cases.main(argv, __doc__, "TMA", {
+        "build": build, "build_hazards": build_hazards, "build_faults": build_faults, "run_fault": run_fault,
+        "run_faults": run_faults, "run_hazard": run_hazard, "run_hazards": run_hazards})
 
 
 if __name__ == "__main__":
