@@ -947,16 +947,11 @@ struct MapaLowering : public ConvertOpToLLVMPattern<MapaOp> {
                                   adaptor.getRank())
           .getResult();
     };
-    Value aligned = map(source.alignedPtr(rewriter, loc));
-    Value allocated = source.allocatedPtr(rewriter, loc);
     auto result = MemRefDescriptor::poison(rewriter, loc, descType);
-    // The allocated pointer only frees; the aligned one addresses, and a
-    // second mapa of the same pointer would be emitted for nothing.
-    result.setAllocatedPtr(rewriter, loc,
-                           allocated == source.alignedPtr(rewriter, loc)
-                               ? aligned
-                               : map(allocated));
-    result.setAlignedPtr(rewriter, loc, aligned);
+    // Only the aligned pointer addresses; LLVM drops the allocated one's
+    // mapa (it has no side effects) when nothing uses it.
+    result.setAllocatedPtr(rewriter, loc, map(source.allocatedPtr(rewriter, loc)));
+    result.setAlignedPtr(rewriter, loc, map(source.alignedPtr(rewriter, loc)));
     result.setOffset(rewriter, loc, source.offset(rewriter, loc));
     for (int64_t i = 0, e = resultType.getRank(); i < e; ++i) {
       result.setSize(rewriter, loc, i, source.size(rewriter, loc, i));
