@@ -20,9 +20,17 @@ from rmsnorm_reference import COLUMNS, EPS, PER_THREAD, THREADS, WARPS
 from tile_mlir import script as T
 
 
-def rmsnorm_kernel(rows, grid=None, buffers=2):
+def rmsnorm_kernel(rows, grid=None, buffers=2, late_weights=False, reread=False, load_after_inverse=False):
     """One block per row, or with `grid`, that many blocks looping over the
-    rows (row i * grid + block), w loaded once per block. A block that loops
+    rows (row i * grid + block), w loaded once per block. With
+    `late_weights` (one block per row only), w is loaded after the barrier
+    instead of first: its 16 registers are then not live across the loads
+    of x and the reduction. With `reread` (and late weights) x is loaded
+    again after the barrier, as torch.compile's looped Triton reduction
+    does (the second read hits the caches): no value of x is live across
+    the barrier, which lets more blocks share an SM; `load_after_inverse`
+    moves those late loads after the square root and reciprocal, whose
+    slow paths are calls that keep every live register. A block that loops
     exchanges its warps' sums through `buffers` alternating shared arrays:
     with 2, one barrier per row orders everything (row i + 2 writes what
     row i read only after every thread passed row i + 1's barrier); with 1,
@@ -40,7 +48,14 @@ def rmsnorm_kernel(rows, grid=None, buffers=2):
         t = T.thread_id()
         # (k, j): value 1024 k + 4 t + j of a row
         w = T.alloc_local((4, 4), "float32")
-        T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], w, W.reshape((4, THREADS, 4))[:, t])
+
+        def load_weights():
+            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], w, W.reshape((4, THREADS, 4))[:, t])
+
+        if late_weights or reread:
+            normalize(X, Out, w, partials[0], T.block_id(), t, load_weights, reread, load_after_inverse)
+            return
+        load_weights()
         if grid is None:
             normalize(X, Out, w, partials[0], T.block_id(), t)
         else:
@@ -51,17 +66,30 @@ def rmsnorm_kernel(rows, grid=None, buffers=2):
     return rmsnorm
 
 
-def normalize(X, Out, w, partials, row, t):
+def normalize(X, Out, w, partials, row, t, load_weights=None, reread=False, load_after_inverse=False):
     """One row: the steps of the module docstring."""
     x = T.alloc_local((4, 4), "float32")
-    T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], x, X[row].reshape((4, THREADS, 4))[:, t])
-    normalize_held(x.reshape((PER_THREAD, 1)), w.reshape((PER_THREAD, 1)), partials, t)
+
+    def load_x():
+        T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], x, X[row].reshape((4, THREADS, 4))[:, t])
+
+    def after_barrier():
+        if reread:
+            load_x()
+        if load_weights is not None:
+            load_weights()
+
+    load_x()
+    late = after_barrier if load_weights is not None or reread else None
+    normalize_held(x.reshape((PER_THREAD, 1)), w.reshape((PER_THREAD, 1)), partials, t, late, load_after_inverse)
     T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[row].reshape((4, THREADS, 4))[:, t], x)
 
 
-def normalize_held(flat, w, partials, t):
+def normalize_held(flat, w, partials, t, late_load=None, load_after_inverse=False):
     """Steps 1-4 on a thread's 16 values `flat` (16, 1) float32, in place,
-    with its 16 weights `w`."""
+    with its 16 weights `w`; `late_load` (if given) runs after the barrier,
+    or after the inverse (`load_after_inverse`), to load w or the values
+    again."""
     squares = T.alloc_local((PER_THREAD, 1), "float32")
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], squares, flat, flat)
     total = T.alloc_local((1, 1), "float32")
@@ -78,6 +106,8 @@ def normalize_held(flat, w, partials, t):
     warp, lane = t // 32, t % 32
     T.cuda.tile.apply(T.ptx["st.shared.f32"], partials[warp:warp + 1], total, pred=lane == 0)
     T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+    if late_load is not None and not load_after_inverse:
+        late_load()
     sums = T.alloc_local((2, 4), "float32")
     T.cuda.tile.apply(T.ptx["ld.shared.v4.f32"], sums, partials.reshape((2, 4)))
     every = sums.reshape((WARPS, 1))
@@ -89,6 +119,8 @@ def normalize_held(flat, w, partials, t):
     T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, T.float32(EPS))
     T.cuda.tile.apply(T.ptx["sqrt.rn.f32"], total, total)
     T.cuda.tile.apply(T.ptx["rcp.rn.f32"], total, total)
+    if late_load is not None and load_after_inverse:
+        late_load()
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, total.broadcast((PER_THREAD, 1)))
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, w)
 
@@ -132,4 +164,10 @@ VARIANTS = {"rmsnorm_f32_r65536": (rmsnorm_kernel, dict(rows=ROWS)),
             # would not divide 65536 rows; 1024 blocks of 64 rows do.
             "rmsnorm_f32_r65536_g1024": (rmsnorm_kernel, dict(rows=ROWS, grid=1024)),
             "rmsnorm_f32_r65536_g2048": (rmsnorm_kernel, dict(rows=ROWS, grid=2048)),
+            "rmsnorm_f32_r65536_late_w": (rmsnorm_kernel, dict(rows=ROWS, late_weights=True)),
+            "rmsnorm_f32_r65536_late_w_inv": (rmsnorm_kernel, dict(rows=ROWS, late_weights=True,
+                                                                   load_after_inverse=True)),
+            "rmsnorm_f32_r65536_reread": (rmsnorm_kernel, dict(rows=ROWS, reread=True)),
+            "rmsnorm_f32_r65536_reread_inv": (rmsnorm_kernel, dict(rows=ROWS, reread=True,
+                                                                   load_after_inverse=True)),
             "rmsnorm_bf16_r65536": (rmsnorm_bf16_kernel, dict(rows=ROWS))}

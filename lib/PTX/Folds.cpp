@@ -32,6 +32,12 @@ constexpr FoldClass kFoldClasses[] = {
      "drops a float min, max or saturation that such a value would not "
      "change",
      "docs/difftest.md, finding 6"},
+    {Fold::ConstantFieldPosition, "constant-field-position",
+     FoldProducers::ConstantField, FoldConsumers::Marked,
+     FoldBarrier::OpaqueZero,
+     "ptxas -O3 folds bfe.s32 with a constant position of 32 or more and a "
+     "constant nonzero length to -1, whatever the sign of the source",
+     "docs/difftest.md, finding 9"},
 };
 
 } // namespace

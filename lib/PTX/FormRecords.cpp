@@ -2535,6 +2535,20 @@ constexpr OperandRecord kBfe[] = {
     {.name = "pos", .role = Role::Src, .fixedType = "u32"},
     {.name = "len", .role = Role::Src, .fixedType = "u32"}};
 constexpr Signature kBfeSignature[] = {kBfe};
+// bfe.s32's position is exposed to Fold::ConstantFieldPosition: ptxas -O3
+// folds a constant position of 32 or more with a constant nonzero length to
+// -1 (docs/difftest.md, finding 9); bfe.u32 and the 64-bit types were
+// measured right.
+constexpr OperandRecord kBfeS32[] = {
+    {"dst", Role::Dst},
+    {"a", Role::Src},
+    {.name = "pos", .role = Role::Src, .fixedType = "u32",
+     .fold = Fold::ConstantFieldPosition},
+    {.name = "len", .role = Role::Src, .fixedType = "u32"}};
+constexpr Signature kBfeS32Signature[] = {kBfeS32};
+constexpr StringRef kFieldTypesButS32[] = {"u32", "u64", "s64"};
+constexpr Tokens kFieldButS32Tuple[] = {kFieldTypesButS32};
+constexpr Tokens kS32Tuple[] = {kS32};
 // Measured on an H200 (tools/conformance): ptxas 13.0's 64-bit bfe and bfi
 // use the whole position and length, where the ISA takes their low 8 bits.
 constexpr StringRef kField64[] = {"u64", "s64", "b64"};
@@ -2546,7 +2560,8 @@ constexpr RuleRecord kField64Rules[] = {
                 "more differs",
      .types = kField64}};
 constexpr VariantRecord kBfeVariants[] = {
-    {kFieldTuple, {}, kField64Rules, {}, kBfeSignature}};
+    {kS32Tuple, {}, {}, {}, kBfeS32Signature},
+    {kFieldButS32Tuple, {}, kField64Rules, {}, kBfeSignature}};
 constexpr OperandRecord kBfi[] = {
     {"dst", Role::Dst},
     {"a", Role::Src},

@@ -1,8 +1,8 @@
 """Fold barriers by data flow, checked in SASS (tools/sass on the PyPI
 cuobjdump and nvdisasm wheels of the test extra).
 
-A barrier against a measured ptxas fold (docs/difftest.md, findings 2, 4, 5
-and 6) goes on an operand only where a producer and a consumer of its class
+A barrier against a measured ptxas fold (docs/difftest.md, findings 2, 4, 5,
+6 and 9) goes on an operand only where a producer and a consumer of its class
 meet. So the spec's examples and every barrier family fed by loads compile
 to exactly the instructions written, and each finding's reproducer
 (tools/gpu/chain_specs.py) keeps its barrier, without which its SASS shows
@@ -40,9 +40,9 @@ def compiled(fn, mode="auto"):
 
 
 def barrier_ptx(ptx):
-    """The barrier instructions of a PTX text: identity maxes and the
-    scoped registers of both barriers."""
-    return re.findall(r"max\.s(?:16|32|64) %tile_f|%tile_s\d+_\d+p\d", ptx)
+    """The barrier instructions of a PTX text: identity maxes, the scoped
+    registers of the split and join, and the opaque zeros' %laneid reads."""
+    return re.findall(r"max\.s(?:16|32|64) %tile_f|%tile_s\d+_\d+p\d|mov\.u32 %tile_z\d+_\d+, %laneid", ptx)
 
 
 def mnemonics(cubin):
@@ -111,6 +111,7 @@ LOAD_FED = [
     ("abs.bf16x2", "uint32", ["uint32"]),
     ("shr.b64", "uint64", ["uint64", "uint32"]),
     ("shl.b64", "uint64", ["uint64", "uint32"]),
+    ("bfe.s32", "int32", ["int32", "uint32", "uint32"]),
 ]
 
 
@@ -162,6 +163,9 @@ FOLDED = {
     "range_mad_sat_max": (has_mnemonic_prefix("FMNMX"), True),
     "range_cvt_sat_s16_min": (has_mnemonic_prefix("HMNMX2"), True),
     "range_cvt_sat_s64_min": (has_mnemonic_prefix("DSETP.MIN"), True),
+    # The sign fill of bfe.s32 past the width: SGXT, where the fold is a
+    # constant -1.
+    "bfe_constant_position": (has_opcode("SGXT"), True),
 }
 
 

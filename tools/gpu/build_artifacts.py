@@ -17,7 +17,7 @@ from tile_mlir import script as T  # noqa: E402
 import abs_neg  # noqa: E402
 import narrow_pairs  # noqa: E402
 import packed_add  # noqa: E402
-from chain_specs import AMOUNT_CHAINS, CHAINS, RANGE_CHAINS, SHUFFLE_MODES, SIGN_CHAINS  # noqa: E402
+from chain_specs import AMOUNT_CHAINS, CHAINS, FIELD_CONSTANTS, RANGE_CHAINS, SHUFFLE_MODES, SIGN_CHAINS  # noqa: E402
 from collective_specs import COLUMNS, CONFIGS as COLLECTIVE_CONFIGS  # noqa: E402
 from collective_specs import THREADS as COLLECTIVE_THREADS  # noqa: E402
 
@@ -38,6 +38,21 @@ def predicated_neg(A: T.Tensor((32, 4, 1), "float32"), Out: T.Tensor((32, 4, 1),
     T.cuda.tile.apply(T.ptx["neg.f32"], kept, src, pred=t < 16, preserve_dst=True)
     T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t], dst, pred=t < 16)
     T.cuda.tile.apply(T.ptx["st.global.f32"], Kept[t], kept)
+
+
+@T.function
+def bfe_constant_position(A: T.Tensor((32, 1), "int32"), Out: T.Tensor((32, len(FIELD_CONSTANTS), 1), "int32")):
+    """Thread t extracts fields of A[t] with bfe.s32 at each constant
+    (position, length) of FIELD_CONSTANTS: past the width, so each result
+    is A[t]'s sign bit repeated, which ptxas -O3 folded to -1 (finding 9)."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    a = T.alloc_local((1, 1), "int32")
+    d = T.alloc_local((len(FIELD_CONSTANTS), 1), "int32")
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], a, A[t:t + 1])
+    for k, (position, length) in enumerate(FIELD_CONSTANTS):
+        T.cuda.tile.apply(T.ptx["bfe.s32"], d[k:k + 1], a, T.uint32(position), T.uint32(length))
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t], d)
 
 
 @T.function
@@ -424,6 +439,7 @@ KERNELS = {
     "negative_magnitude": abs_neg.negative_magnitude,
     "narrow_pairs": narrow_pairs.narrow_pairs,
     "predicated_neg": predicated_neg,
+    "bfe_constant_position": bfe_constant_position,
     "wide_offsets": wide_offsets,
     "runtime_slice": runtime_slice,
     "even_view": even_view,

@@ -45,6 +45,12 @@ RANGE_CHAINS = {
 }
 
 
+# (position, length) of each column of the bfe_constant_position kernel:
+# constants that ptxas -O3 folded bfe.s32 to -1 with (finding 9), the
+# position's low 8 bits 32 or more and the length's not 0.
+FIELD_CONSTANTS = ((40, 8), (32, 1), (296, 8), (212, 31))
+
+
 # (mode, b, c) of each column of the shuffle_modes kernel: every mode, with
 # clamps and segment masks (c's bits 8-12).
 SHUFFLE_MODES = (("up", 1, 0), ("down", 2, 31), ("idx", 3, 0x1807), ("bfly", 5, 0x1807),

@@ -17,7 +17,7 @@ import numpy as np
 
 from tile_mlir import runtime
 
-from chain_specs import AMOUNT_CHAINS, CHAINS, RANGE_CHAINS, SHUFFLE_MODES, SIGN_CHAINS
+from chain_specs import AMOUNT_CHAINS, CHAINS, FIELD_CONSTANTS, RANGE_CHAINS, SHUFFLE_MODES, SIGN_CHAINS
 import collective_specs
 
 
@@ -197,6 +197,39 @@ def judge_chain(name, kernel, run, want_mid, want_out, barrier="fusion"):
     return bits_equal(mid, want_mid) and bits_equal(out, want_out), 64
 
 
+def isa_bfe_s32(a, position, length):
+    """bfe.s32 as the PTX ISA writes it: pos and len are the low 8 bits;
+    d[i] = a[pos + i] while i < len and pos + i <= 31, else the sign bit
+    a[min(pos + len - 1, 31)] (0 when len is 0)."""
+    pos, ln = position & 0xFF, length & 0xFF
+    out = []
+    for x in a.astype(np.int64) & 0xFFFFFFFF:
+        bit = lambda i: (int(x) >> i) & 1  # noqa: E731
+        sbit = 0 if ln == 0 else bit(min(pos + ln - 1, 31))
+        d = sum((bit(pos + i) if i < ln and pos + i <= 31 else sbit) << i for i in range(32))
+        out.append(d)
+    return np.array(out, np.uint64).astype(np.uint32).view(np.int32)
+
+
+def check_bfe_constant_position(kernel, rng):
+    # Both signs, the extremes, and random words.
+    a = np.concatenate([np.array([0, 1, -1, 5, -5, 0x7FFFFFFF, -0x80000000, 0x40000000], np.int32),
+                        rng.integers(-(1 << 31), 1 << 31, 24, dtype=np.int64).astype(np.int32)]).reshape(32, 1)
+    want = np.stack([isa_bfe_s32(a.reshape(-1), p, n) for p, n in FIELD_CONSTANTS],
+                    axis=1).reshape(32, len(FIELD_CONSTANTS), 1)
+
+    def run(k):
+        out = np.zeros_like(want)
+        k(a.copy(), out)
+        return out
+
+    out = run(kernel)
+    bare = without_barrier(kernel, "opaque")
+    if bare is not None:
+        BARE_RESULTS["bfe_constant_position"] = {"right": int((run(bare) == want).sum()), "of": int(want.size)}
+    return bits_equal(out, want), int(want.size)
+
+
 def check_chain(name, first, second):
     def check(kernel, rng):
         a = np.resize(CHAIN_INPUTS[name], 32).reshape(32, 1)
@@ -217,6 +250,12 @@ def without_barrier(kernel, barrier):
         return None
     if barrier == "saturation":
         return without_saturation_barrier(kernel)
+    if barrier == "opaque":
+        # `.reg .b32 %tile_zI_R; mov ... %laneid; shr ...; add.u32 %tile_zI_R,
+        # %tile_zI_R, %src; ... op ..., %tile_zI_R` back to `op` reading %src.
+        ptx = re.sub(r"\.reg \.b32 (%tile_z\d+_\d+); mov\.u32 \1, %laneid; shr\.u32 \1, \1, 5; "
+                     r"add\.u32 \1, \1, (%\w+); ([^{}]*?)\1\b", r"\3\2", kernel.ptx)
+        return assemble(kernel, ptx) if ptx != kernel.ptx else None
     # `.reg .bN %tile_fI_R; max.sN %tile_fI_R, %src, MIN; ... op ..., %tile_fI_R`
     # back to `op` reading %src (a saturation barrier in the block stays).
     ptx = re.sub(r"\.reg \.b\d+ (%tile_f\d+_\d+); max\.s\d+ \1, (%\w+), -?\d+; ([^{}]*?)\1\b",
@@ -408,6 +447,7 @@ CHECKS = {
     "negative_magnitude": check_negative_magnitude,
     "narrow_pairs": check_narrow_pairs,
     "predicated_neg": check_predicated_neg,
+    "bfe_constant_position": check_bfe_constant_position,
     "wide_offsets": check_wide_offsets,
     "runtime_slice": check_runtime_slice,
     "even_view": check_even_view,

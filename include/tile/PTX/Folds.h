@@ -3,7 +3,7 @@
 // Each class is a wrong-code fold that ptxas (CUDA 13.0) was measured to
 // make on an H200: it merges an instruction it can see (the producer) into
 // one that reads its result (the consumer), and the merged result departs
-// from the PTX ISA (docs/difftest.md, findings 2, 4, 5 and 6). The form
+// from the PTX ISA (docs/difftest.md, findings 2, 4, 5, 6 and 9). The form
 // records mark which operand of which family a class touches
 // (Operand::fold); the lowering puts the class's barrier on that operand
 // only where data flow shows a producer and a consumer of the class meet
@@ -32,6 +32,8 @@ enum class Fold : uint8_t {
   PackedHalfAbs,
   /// An integer .sat result (finding 6).
   IntegerSaturation,
+  /// The position of bfe.s32 (finding 9).
+  ConstantFieldPosition,
 };
 
 /// The values that start a fold: what the producer must be.
@@ -47,6 +49,10 @@ enum class FoldProducers : uint8_t {
   ScalarFloatResult,
   /// The marked operand's own instruction (its integer .sat result).
   Marked,
+  /// Constants: a position past the field's width and a nonzero length,
+  /// both values ptxas may know (built from constants only; a load, a
+  /// kernel parameter or a special register in a value makes it unknown).
+  ConstantField,
 };
 
 /// The reads that complete a fold: what the consumer must be.
@@ -65,6 +71,9 @@ enum class FoldBarrier : uint8_t {
   /// The result leaves through a split into 16-bit pieces (bytes of a
   /// 16-bit register) and a join.
   SplitAndJoin,
+  /// The source is read plus a zero ptxas cannot know (%laneid >> 5), so it
+  /// is no longer a constant: ptxas folds through any barrier of constants.
+  OpaqueZero,
 };
 
 struct FoldClass {

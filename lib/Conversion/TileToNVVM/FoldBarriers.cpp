@@ -6,7 +6,9 @@
 // constant is not one, so a cvt of a loaded value needs no barrier. Values
 // are followed through what only moves bits (mov, bitcasts, casts), and
 // what cannot be followed (a tile kept in memory, a loop-carried value)
-// keeps the barrier.
+// keeps the barrier. The fold of finding 9 is the other way round: it
+// needs constants, and a value with a load, a kernel parameter or a special
+// register in it is none.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +62,8 @@ bool matches(uint8_t kinds, ptx::FoldProducers producers) {
     return kinds & (Unseen | ScalarFloatResult);
   case ptx::FoldProducers::Marked:
     return true;
+  case ptx::FoldProducers::ConstantField:
+    break;
   }
   llvm_unreachable("unknown producers");
 }
@@ -333,7 +337,82 @@ bool FoldBarriers::flowsIntoFloatRead(Value value,
   return false;
 }
 
-bool FoldBarriers::needsBarrier(const ptx::FoldClass &foldClass, Value value) {
+bool FoldBarriers::mayBeConstant(Value value) {
+  auto known = constants.find(value);
+  if (known != constants.end())
+    return known->second;
+  // A worklist over what went into the value; it stops at the first
+  // runtime source.
+  SmallVector<Value> work = {value};
+  llvm::DenseSet<Value> seen = {value};
+  bool runtime = false;
+  auto follow = [&](ValueRange sources) {
+    for (Value source : sources)
+      if (seen.insert(source).second)
+        work.push_back(source);
+  };
+  while (!work.empty() && !runtime) {
+    Value next = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(next)) {
+      // A kernel parameter; a loop-carried value or a device function's
+      // parameter may be a constant ptxas propagates.
+      auto func = dyn_cast<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
+      runtime = func && func.isKernel() && arg.getOwner()->isEntryBlock();
+      continue;
+    }
+    Operation *def = next.getDefiningOp();
+    if (matchPattern(next, m_Constant()) ||
+        isa<LLVM::UndefOp, LLVM::PoisonOp>(def))
+      continue;
+    if (auto load = dyn_cast<memref::LoadOp>(def)) {
+      // ptxas may forward a stored constant to a load of local memory or of
+      // memory the kernel stores to.
+      runtime = isOpaqueSpace(load.getMemRefType()) &&
+                !mayReadAStore(load.getMemRef(), load);
+      continue;
+    }
+    if (auto instr = dyn_cast<InstrOp>(def)) {
+      std::string error;
+      const ptx::Form *form = instr.lookupForm(error);
+      if (form && form->family == "ld") {
+        runtime = isOpaqueSpace(form->operands[*form->memoryOperand()].space) &&
+                  !mayReadAStore(instr.getMemref(), instr);
+        continue;
+      }
+      // Any other access to memory (an atomic's old value), and an
+      // instruction of no inputs (a special register, a vote), is known
+      // only at run time.
+      runtime = instr.getMemref() || instr.getInputs().empty();
+      follow(instr.getInputs());
+      continue;
+    }
+    // Special registers; any other op computes from its operands.
+    runtime = def->getNumOperands() == 0;
+    follow(def->getOperands());
+  }
+  constants[value] = !runtime;
+  return !runtime;
+}
+
+bool FoldBarriers::constantFieldFolds(Value position, Value length) {
+  // Measured right: a constant position below the width (its low 8 bits,
+  // as the ISA reads it) or a constant length of 0.
+  APInt constant;
+  if (matchPattern(position, m_ConstantInt(&constant)) &&
+      (constant.getZExtValue() & 0xff) < 32)
+    return false;
+  if (matchPattern(length, m_ConstantInt(&constant)) &&
+      (constant.getZExtValue() & 0xff) == 0)
+    return false;
+  return mayBeConstant(position) && mayBeConstant(length);
+}
+
+bool FoldBarriers::needsBarrier(const ptx::FoldClass &foldClass, InstrOp op,
+                                Value value, unsigned input) {
+  if (foldClass.producers == ptx::FoldProducers::ConstantField)
+    // The length is the input after the position (bfe d, a, pos, len).
+    return input + 1 < op.getInputs().size() &&
+           constantFieldFolds(value, op.getInputs()[input + 1]);
   if (foldClass.consumers == ptx::FoldConsumers::FloatRead)
     return reachesFloatRead(value);
   return matches(producersOf(value), foldClass.producers);
@@ -361,6 +440,7 @@ uint64_t FoldBarriers::choose(InstrOp op, const ptx::Form &form) {
       continue;
     }
     for (unsigned reg = 0; reg < operand.count; ++reg, ++bit) {
+      unsigned position = input;
       Value value = operand.isWritten() ? op->getResult(result)
                                         : op.getInputs()[input];
       if (operand.isRead())
@@ -375,7 +455,7 @@ uint64_t FoldBarriers::choose(InstrOp op, const ptx::Form &form) {
         continue;
       }
       const ptx::FoldClass &foldClass = ptx::foldClassOf(operand.fold);
-      if (!needsBarrier(foldClass, value))
+      if (!needsBarrier(foldClass, op, value, position))
         continue;
       if (mode == FoldBarrierMode::Off)
         warnExposed(op, foldClass);

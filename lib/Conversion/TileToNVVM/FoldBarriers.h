@@ -52,7 +52,15 @@ private:
   /// Whether a use of `value` reads it as a float or where this analysis
   /// does not look; the values it flows into go to `next`.
   bool flowsIntoFloatRead(Value value, SmallVectorImpl<Value> &next);
-  bool needsBarrier(const ptx::FoldClass &foldClass, Value value);
+  /// Whether ptxas may know `value` as a constant: no load, kernel
+  /// parameter or special register went into it.
+  bool mayBeConstant(Value value);
+  /// Whether the constant-field fold applies to the instruction whose
+  /// field position is `position` and length `length`.
+  bool constantFieldFolds(Value position, Value length);
+  /// `value` is the marked operand, the instruction's input `input`.
+  bool needsBarrier(const ptx::FoldClass &foldClass, InstrOp op, Value value,
+                    unsigned input);
   void warnExposed(InstrOp op, const ptx::FoldClass &foldClass);
 
   /// Whether a load from `memref` at `load` may read what a store of the
@@ -69,6 +77,7 @@ private:
   llvm::DenseMap<Value, llvm::SmallPtrSet<Operation *, 2>> storeLoops;
   llvm::DenseMap<Value, uint8_t> producers;
   llvm::DenseMap<Value, bool> floatReads;
+  llvm::DenseMap<Value, bool> constants;
   llvm::DenseSet<std::pair<const void *, unsigned>> warned;
 };
 

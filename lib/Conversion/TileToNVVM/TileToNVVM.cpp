@@ -185,6 +185,15 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
         after += " " + number.guard + "mov." + type + " " + ref + ", " + temp + ";";
         ref = temp;
       }
+      if (barrier && kind == ptx::FoldBarrier::OpaqueZero) {
+        // %laneid >> 5 is 0, which ptxas does not know.
+        std::string temp = "%tile_z" + std::to_string(i) + "_" + std::to_string(reg);
+        scopedDecls += ".reg .b32 " + temp + "; ";
+        before += "mov.u32 " + temp + ", %laneid; shr.u32 " + temp + ", " +
+                  temp + ", 5; add.u32 " + temp + ", " + temp + ", " + ref +
+                  "; ";
+        ref = temp;
+      }
       if (barrier && kind == ptx::FoldBarrier::IdentityMax) {
         unsigned bits = asmRegisterBits(operand);
         std::string temp = "%tile_f" + std::to_string(i) + "_" + std::to_string(reg);
