@@ -20,7 +20,8 @@ from rmsnorm_reference import COLUMNS, EPS, PER_THREAD, THREADS, WARPS
 from tile_mlir import script as T
 
 
-def rmsnorm_kernel(rows, grid=None, buffers=2, late_weights=False, reread=False, load_after_inverse=False):
+def rmsnorm_kernel(rows, grid=None, buffers=2, late_weights=False, reread=False, load_after_inverse=False,
+                   rows_per_block=1):
     """One block per row, or with `grid`, that many blocks looping over the
     rows (row i * grid + block), w loaded once per block. With
     `late_weights` (one block per row only), w is loaded after the barrier
@@ -30,13 +31,16 @@ def rmsnorm_kernel(rows, grid=None, buffers=2, late_weights=False, reread=False,
     does (the second read hits the caches): no value of x is live across
     the barrier, which lets more blocks share an SM; `load_after_inverse`
     moves those late loads after the square root and reciprocal, whose
-    slow paths are calls that keep every live register. A block that loops
+    slow paths are calls that keep every live register. With
+    `rows_per_block` (one block per that many rows), a block loads all its
+    rows' x before it reduces the first, so more bytes are in flight per
+    thread, and w serves them all. A block that loops
     exchanges its warps' sums through `buffers` alternating shared arrays:
     with 2, one barrier per row orders everything (row i + 2 writes what
     row i read only after every thread passed row i + 1's barrier); with 1,
     the next row's stores race with this row's loads, which the interpreter
     reports."""
-    blocks = rows if grid is None else grid
+    blocks = rows // rows_per_block if grid is None else grid
     if rows % blocks:
         raise ValueError(f"{rows} rows do not split over {blocks} blocks")
 
@@ -44,7 +48,7 @@ def rmsnorm_kernel(rows, grid=None, buffers=2, late_weights=False, reread=False,
     def rmsnorm(X: T.Tensor((rows, COLUMNS), "float32"), W: T.Tensor((COLUMNS,), "float32"),
                 Out: T.Tensor((rows, COLUMNS), "float32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks, block=THREADS))
-        partials = T.alloc_shared((buffers, WARPS, 1), "float32")
+        partials = T.alloc_shared((max(buffers, rows_per_block), WARPS, 1), "float32")
         t = T.thread_id()
         # (k, j): value 1024 k + 4 t + j of a row
         w = T.alloc_local((4, 4), "float32")
@@ -52,6 +56,10 @@ def rmsnorm_kernel(rows, grid=None, buffers=2, late_weights=False, reread=False,
         def load_weights():
             T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], w, W.reshape((4, THREADS, 4))[:, t])
 
+        if rows_per_block > 1:
+            load_weights()
+            normalize_rows(X, Out, w, partials, T.block_id() * rows_per_block, rows_per_block, t)
+            return
         if late_weights or reread:
             normalize(X, Out, w, partials[0], T.block_id(), t, load_weights, reread, load_after_inverse)
             return
@@ -83,6 +91,19 @@ def normalize(X, Out, w, partials, row, t, load_weights=None, reread=False, load
     late = after_barrier if load_weights is not None or reread else None
     normalize_held(x.reshape((PER_THREAD, 1)), w.reshape((PER_THREAD, 1)), partials, t, late, load_after_inverse)
     T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[row].reshape((4, THREADS, 4))[:, t], x)
+
+
+def normalize_rows(X, Out, w, partials, first, count, t):
+    """Rows first .. first + count - 1: every row's x loaded, then each row
+    normalized (its warps' sums through its own shared array) and stored."""
+    held = []
+    for r in range(count):
+        x = T.alloc_local((4, 4), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], x, X[first + r].reshape((4, THREADS, 4))[:, t])
+        held.append(x)
+    for r, x in enumerate(held):
+        normalize_held(x.reshape((PER_THREAD, 1)), w.reshape((PER_THREAD, 1)), partials[r], t)
+        T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[first + r].reshape((4, THREADS, 4))[:, t], x)
 
 
 def normalize_held(flat, w, partials, t, late_load=None, load_after_inverse=False):
@@ -170,4 +191,6 @@ VARIANTS = {"rmsnorm_f32_r65536": (rmsnorm_kernel, dict(rows=ROWS)),
             "rmsnorm_f32_r65536_reread": (rmsnorm_kernel, dict(rows=ROWS, reread=True)),
             "rmsnorm_f32_r65536_reread_inv": (rmsnorm_kernel, dict(rows=ROWS, reread=True,
                                                                    load_after_inverse=True)),
+            "rmsnorm_f32_r65536_rows2": (rmsnorm_kernel, dict(rows=ROWS, rows_per_block=2)),
+            "rmsnorm_f32_r65536_rows4": (rmsnorm_kernel, dict(rows=ROWS, rows_per_block=4)),
             "rmsnorm_bf16_r65536": (rmsnorm_bf16_kernel, dict(rows=ROWS))}

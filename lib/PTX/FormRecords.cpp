@@ -2546,9 +2546,12 @@ constexpr OperandRecord kBfeS32[] = {
      .fold = Fold::ConstantFieldPosition},
     {.name = "len", .role = Role::Src, .fixedType = "u32"}};
 constexpr Signature kBfeS32Signature[] = {kBfeS32};
-constexpr StringRef kFieldTypesButS32[] = {"u32", "u64", "s64"};
-constexpr Tokens kFieldButS32Tuple[] = {kFieldTypesButS32};
+// Three variants keep the types in the table's order: u32, u64, s32, s64.
+constexpr StringRef kFieldUnsigned[] = {"u32", "u64"};
+constexpr Tokens kFieldUnsignedTuple[] = {kFieldUnsigned};
 constexpr Tokens kS32Tuple[] = {kS32};
+constexpr StringRef kS64[] = {"s64"};
+constexpr Tokens kS64Tuple[] = {kS64};
 // Measured on an H200 (tools/conformance): ptxas 13.0's 64-bit bfe and bfi
 // use the whole position and length, where the ISA takes their low 8 bits.
 constexpr StringRef kField64[] = {"u64", "s64", "b64"};
@@ -2560,8 +2563,9 @@ constexpr RuleRecord kField64Rules[] = {
                 "more differs",
      .types = kField64}};
 constexpr VariantRecord kBfeVariants[] = {
+    {kFieldUnsignedTuple, {}, kField64Rules, {}, kBfeSignature},
     {kS32Tuple, {}, {}, {}, kBfeS32Signature},
-    {kFieldButS32Tuple, {}, kField64Rules, {}, kBfeSignature}};
+    {kS64Tuple, {}, kField64Rules, {}, kBfeSignature}};
 constexpr OperandRecord kBfi[] = {
     {"dst", Role::Dst},
     {"a", Role::Src},

@@ -9,6 +9,8 @@ NaN lane of the destination by where its bits come from:
 
   src<k>.<lane>          the bits of source k's lane, unchanged
   src<k>.<lane> quieted  those bits with the quiet bit set
+  ... truncated          either, with the 13 low bits cleared (a tf32
+                         result, which sits in an f32 register)
   0x...                  a constant (the same bits whatever the inputs)
 
 each split by whether a source lane at that position was a NaN ("from NaN")
@@ -89,6 +91,8 @@ def dst_kind(entry, i):
     destination token: tf32 sits in a b32)."""
     tokens = entry["opcode"].split(".")
     ty = tokens[-2] if entry["family"] == "cvt" else entry["operands"][i]["type"]
+    if ty == "tf32":  # an f32 whose 13 low mantissa bits are zero
+        return "f32", 1
     return lane_kind(ty)
 
 
@@ -148,6 +152,11 @@ def classify(entry, inputs, outputs):
                     continue
                 label = np.where((label == "") & (lane == src), name, label)
                 label = np.where((label == "") & (lane == (src | quiet)) & (src != lane), name + " quieted", label)
+                if kind == "f32":
+                    low = np.uint64(0xFFFFE000)
+                    label = np.where((label == "") & (lane == (src & low)), name + " truncated", label)
+                    label = np.where((label == "") & (lane == ((src | quiet) & low)), name + " quieted truncated",
+                                     label)
             reads = read_order(entry, inputs)
             if all(inputs[k].size == lane.size for k in reads):
                 flat = [inputs[k].reshape(-1) for k in reads]
@@ -177,6 +186,7 @@ def main():
     parser.add_argument("bundle")
     parser.add_argument("report")
     parser.add_argument("--limit", type=int, default=0, help="first N float forms only")
+    parser.add_argument("--opcodes", default="", help="only forms whose opcode contains this text")
     args = parser.parse_args()
     with open(args.bundle) as f:
         bundle = json.load(f)
@@ -189,7 +199,7 @@ def main():
     for index, entry in enumerate(bundle["kernels"]):
         floats = [i for i, op in enumerate(entry["operands"])
                   if op["role"] in ("dst", "rw") and op["space"] == "reg" and dst_kind(entry, i)[0] in R.FORMATS]
-        if not floats or entry["family"] in ("ld", "st", "mov"):
+        if not floats or entry["family"] in ("ld", "st", "mov") or args.opcodes not in entry["opcode"]:
             report["skipped"] += 1
             continue
         rng = np.random.default_rng(1000003 + index)

@@ -298,7 +298,7 @@ def run_chunk(job, skip=(), progress=None):
     a kernel that never returns."""
     from tile_mlir import runtime
     chunk, opt = job
-    result = {"kernels": 0, "compared_bytes": 0, "mismatched_kernels": [], "nan_payload_kernels": 0,
+    result = {"kernels": 0, "compared_bytes": 0, "mismatched_kernels": [], "nan_bits_only_kernels": 0,
               "features": {}}
     drv = runtime.driver()
     image = chunk["ptx"].encode() + b"\0"
@@ -325,7 +325,7 @@ def run_chunk(job, skip=(), progress=None):
             with open(progress, "w") as f:
                 f.write(str(entry["seed"]))
         kernel(*[arrays[p.name] for p in params])
-        bad, payload = [], []
+        bad = []
         for p in params:
             if p.name not in entry["expected"]:
                 continue
@@ -338,16 +338,15 @@ def run_chunk(job, skip=(), progress=None):
             want = want_bytes.view(got.dtype)
             whole = defined.reshape(got.size, got.itemsize).all(axis=1)
             result["compared_bytes"] += int(defined.sum())
+            # Every bit is compared: the interpreter models the NaNs the H200
+            # makes (hardware_nans) and leaves undefined what varies. A
+            # difference between two NaNs at some lane width is labelled, to
+            # sort the report, and is a mismatch all the same.
             for i in np.nonzero((got != want) & whole)[0]:
-                if nan_payload_only(got[i], want[i], got.itemsize * 8):
-                    payload.append({"param": p.name, "element": int(i), "got": hex(int(got[i])),
-                                    "want": hex(int(want[i]))})
-                    continue
-                bad.append({"param": p.name, "element": int(i), "got": hex(int(got[i])), "want": hex(int(want[i]))})
+                bad.append({"param": p.name, "element": int(i), "got": hex(int(got[i])), "want": hex(int(want[i])),
+                            "nan_bits": nan_payload_only(got[i], want[i], got.itemsize * 8)})
         result["kernels"] += 1
-        result["nan_payload_kernels"] += bool(payload)
-        if payload:
-            result.setdefault("nan_payload_examples", []).append({"seed": entry["seed"], **payload[0]})
+        result["nan_bits_only_kernels"] += bool(bad) and all(b["nan_bits"] for b in bad)
         for feature in entry["features"]:
             result["features"][feature] = result["features"].get(feature, 0) + 1
         if bad:
@@ -415,13 +414,12 @@ def run(args):
     with ThreadPool(args.jobs) as pool:
         guarded = pool.map(guarded_chunk, jobs, chunksize=1)
     results = [result for result, _ in guarded]
-    report = {"kernels": 0, "compared_bytes": 0, "mismatched_kernels": [], "nan_payload_kernels": 0,
+    report = {"kernels": 0, "compared_bytes": 0, "mismatched_kernels": [], "nan_bits_only_kernels": 0,
               "features": {}, "hung_kernels": [h for _, hung in guarded for h in hung]}
     for result in results:
-        for key in ("kernels", "compared_bytes", "nan_payload_kernels"):
+        for key in ("kernels", "compared_bytes", "nan_bits_only_kernels"):
             report[key] += result[key]
         report["mismatched_kernels"] += result["mismatched_kernels"]
-        report.setdefault("nan_payload_examples", []).extend(result.get("nan_payload_examples", []))
         for feature, count in result["features"].items():
             report["features"][feature] = report["features"].get(feature, 0) + count
     report["seconds"] = round(time.time() - start, 1)
@@ -429,8 +427,8 @@ def run(args):
     with open(args.report, "w") as f:
         json.dump(report, f, indent=1)
     print(f"{report['kernels']} kernels, {report['compared_bytes']} bytes compared, "
-          f"{len(report['mismatched_kernels'])} kernels with mismatches, "
-          f"{report['nan_payload_kernels']} with NaN payload differences only, "
+          f"{len(report['mismatched_kernels'])} kernels with mismatches "
+          f"({report['nan_bits_only_kernels']} of them in NaN bits only), "
           f"{len(report['hung_kernels'])} that never returned, {report['seconds']} s")
     return 1 if report["mismatched_kernels"] or report["hung_kernels"] else 0
 

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILELOCALALLOCAS
@@ -52,6 +53,21 @@ struct TileLocalAllocasPass
           std::max<uint64_t>(alloca.getAlignment().value_or(0), kMinAlignment));
       auto local = LLVM::AddrSpaceCastOp::create(
           builder, alloca.getLoc(), alloca.getType(), generic.getResult());
+      // A register read before any write (through a runtime index, inside a
+      // T.if_) reads 0, not LLVM's undef: ptxas's code for a never-written
+      // register broke the warp on the H200 (docs/difftest.md, finding 12).
+      // LLVM drops the zeros that every path overwrites.
+      if (matchPattern(alloca.getArraySize(), m_ConstantInt(&size))) {
+        uint64_t bytes = size.getZExtValue() *
+                         DataLayout::closest(alloca).getTypeSize(
+                             alloca.getElemType());
+        Value zero = LLVM::ConstantOp::create(builder, alloca.getLoc(),
+                                              builder.getI8Type(), 0);
+        Value length = LLVM::ConstantOp::create(
+            builder, alloca.getLoc(), builder.getI64Type(), bytes);
+        LLVM::MemsetOp::create(builder, alloca.getLoc(), generic.getResult(),
+                               zero, length, /*isVolatile=*/false);
+      }
       alloca.replaceAllUsesWith(local.getResult());
       alloca.erase();
     }

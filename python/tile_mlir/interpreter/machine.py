@@ -1842,6 +1842,21 @@ class Interpreter:
         lane, warp = linear % 32, linear // 32
         return {"thread": [], "warp": [lane], "warpgroup": [warp % 4, lane], "cta": [warp, lane]}[scope]
 
+    def _may_be_a_move(self, form, values, coord):
+        """R.folds_to_a_move for this instruction's sources: a constant 1.0
+        of the form's type, or two sources that are one register."""
+        sources = [value for operand, value in zip(form.operands, values)
+                   if operand.role == "src" and operand.space == "reg"]
+        ty = form.opcode.rsplit(".", 1)[-1]
+        if len(sources) != 2 or ty not in R.FORMATS:
+            return False
+        one = any(isinstance(v, tuple) and R.decode(np.uint64(int(v[0][0]) & ((1 << R.bits_of(ty)) - 1)), ty) == 1.0
+                  for v in sources)
+        a, b = sources
+        same = (isinstance(a, View) and isinstance(b, View) and a.buffer is b.buffer
+                and np.array_equal(a.addresses(coord + [0]), b.addresses(coord + [0])))
+        return R.folds_to_a_move(form.opcode, one, same)
+
     def instruction(self, form, values, coord, execute, preserve, pred_defined=None):
         if form.family in ("atom", "red"):
             if pred_defined is not None:
@@ -1910,6 +1925,9 @@ class Interpreter:
             # Bits computed from a NaN of unknown payload are unknown.
             defined = defined & ~nan
             made_nan = [is_nan(results[0], result_type(form))]
+            if self._may_be_a_move(form, values, coord):
+                # ptxas may move the source instead: a NaN's bits are either.
+                defined = defined & ~made_nan[0]
         if pred_defined is not None:
             # Where the predicate register is undefined, the instruction may
             # or may not have run: what it would write is undefined.

@@ -805,6 +805,26 @@ def _repayload(bits, source, dest):
     return _quiet((sign << np.uint64(ed + md)) | top | payload, dest)
 
 
+# Identities ptxas (CUDA 13.0, -O3) assembles as a move of the source, so a
+# NaN result keeps the source's bits instead of the H200's canonical NaN;
+# measured in SASS (no instruction issued; docs/conformance.md, NaN
+# results): mul without rounding mode, .ftz or .sat by the constant 1.0, and
+# plain min/max of one register with itself. With .rn, .ftz (an FADD.FTZ),
+# .NaN, .xorsign.abs, bf16 min/max and packed pairs the instruction stays.
+MOVE_FOLD_TYPES = {"mul": {"f16", "bf16", "f32", "f64"}, "min": {"f16", "f32", "f64"},
+                   "max": {"f16", "f32", "f64"}}
+
+
+def folds_to_a_move(opcode, constant_one, same_register):
+    """Whether ptxas may assemble `opcode` as a move of a source: for mul,
+    when a source is the constant 1.0 (`constant_one`); for min and max,
+    when both sources are one register (`same_register`)."""
+    family, *quals, ty = opcode.split(".")
+    if quals or ty not in MOVE_FOLD_TYPES.get(family, ()):
+        return False
+    return constant_one if family == "mul" else same_register
+
+
 def hardware_nans(family, types, quals, srcs, out):
     """`out` with each NaN result as the H200 makes it (the rules above)."""
     if family in NAN_KEEPING or not types or isinstance(out, Partial):

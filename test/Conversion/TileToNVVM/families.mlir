@@ -15,7 +15,10 @@
 // CHECK: llvm.inline_asm "clz.b32 $0, $1;", "=r,r"
 // CHECK: llvm.inline_asm "brev.b32 $0, $1;", "=r,r"
 // CHECK: llvm.inline_asm "bfind.shiftamt.u32 $0, $1;", "=r,r"
-// CHECK: llvm.inline_asm "bfe.s32 $0, $1, $2, $3;", "=r,r,r,r"
+// A function's parameters may be constants where it is inlined: bfe.s32
+// reads its position through the opaque zero (finding 9), as shl.b64 reads
+// its amount through the identity max.
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_z2_0; mov.u32 %tile_z2_0, %laneid; shr.u32 %tile_z2_0, %tile_z2_0, 5; add.u32 %tile_z2_0, %tile_z2_0, $2; bfe.s32 $0, $1, %tile_z2_0, $3; }", "=r,r,r,r"
 // CHECK: llvm.inline_asm "bfi.b64 $0, $1, $2, $3, $4;", "=l,l,l,r,r"
 // CHECK: llvm.inline_asm "prmt.b32.f4e $0, $1, $2, $3;", "=r,r,r,r"
 // CHECK: llvm.inline_asm "div.rn.ftz.f32 $0, $1, $2;", "=r,r,r"
