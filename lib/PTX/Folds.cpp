@@ -38,6 +38,12 @@ constexpr FoldClass kFoldClasses[] = {
      "ptxas -O3 folds bfe.s32 with a constant position of 32 or more and a "
      "constant nonzero length to -1, whatever the sign of the source",
      "docs/difftest.md, finding 9"},
+    {Fold::ReluFusion, "relu-fusion", FoldProducers::FloatResult,
+     FoldConsumers::ReluMax, FoldBarrier::IdentityMax,
+     "ptxas -O3 fuses an add, sub, mul or fma of halves and a "
+     "max.NaN.xorsign.abs of it with +0 into an FMA with .relu, which drops "
+     "the xorsign.abs",
+     "docs/difftest.md, finding 14"},
 };
 
 } // namespace

@@ -2465,6 +2465,25 @@ constexpr VariantRecord kMin3 = {.types = kF32Tuple,
                                  .signatures = kTernarySignature,
                                  .extendsPrevious = true};
 constexpr VariantRecord kMinVariants[] = {kMinInt, kMinFloat, kMin3};
+// max's sources on 16-bit lanes are exposed to Fold::ReluFusion: ptxas -O3
+// fused a half add/sub/mul/fma and max.NaN.xorsign.abs of it with +0 into
+// HFMA2.RELU (docs/difftest.md, finding 14). The halves come first so that
+// kMin3 still extends the variant of f32.
+constexpr StringRef kMaxWideTypes[] = {"f32", "f64"};
+constexpr Tokens kMaxWideTuple[] = {kMaxWideTypes};
+constexpr Tokens kHalfAndBf16Tuple[] = {kHalfAndBf16};
+constexpr OperandRecord kMaxHalves[] = {
+    {"dst", Role::Dst},
+    {.name = "lhs", .role = Role::Src, .fold = Fold::ReluFusion},
+    {.name = "rhs", .role = Role::Src, .fold = Fold::ReluFusion}};
+constexpr Signature kMaxHalvesSignature[] = {kMaxHalves};
+constexpr VariantRecord kMaxVariants[] = {
+    kMinInt,
+    {kHalfAndBf16Tuple, kMinFloatSlots, kMinFloatRules, kMinFloatFloors,
+     kMaxHalvesSignature},
+    {kMaxWideTuple, kMinFloatSlots, kMinFloatRules, kMinFloatFloors,
+     kBinarySignature},
+    kMin3};
 // ptxas 13.0 takes these repeated, as one (min.NaN.NaN.f32).
 constexpr StringRef kNaNRelu[] = {"NaN", "relu"};
 
@@ -3083,7 +3102,7 @@ const FamilyRecord kRecords[] = {
     {.name = "ld", .variants = kLoadVariants, .readsMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},
     {.name = "min", .variants = kMinVariants, .repeatable = kNaNRelu},
-    {.name = "max", .variants = kMinVariants, .repeatable = kNaNRelu},
+    {.name = "max", .variants = kMaxVariants, .repeatable = kNaNRelu},
     {.name = "and", .variants = kLogic},
     {.name = "or", .variants = kLogic},
     {.name = "xor", .variants = kLogic},

@@ -2,7 +2,7 @@
 cuobjdump and nvdisasm wheels of the test extra).
 
 A barrier against a measured ptxas fold (docs/difftest.md, findings 2, 4, 5,
-6 and 9) goes on an operand only where a producer and a consumer of its class
+6, 9 and 14) goes on an operand only where a producer and a consumer of its class
 meet. So the spec's examples and every barrier family fed by loads compile
 to exactly the instructions written, and each finding's reproducer
 (tools/gpu/chain_specs.py) keeps its barrier, without which its SASS shows
@@ -112,6 +112,7 @@ LOAD_FED = [
     ("shr.b64", "uint64", ["uint64", "uint32"]),
     ("shl.b64", "uint64", ["uint64", "uint32"]),
     ("bfe.s32", "int32", ["int32", "uint32", "uint32"]),
+    ("max.NaN.xorsign.abs.f16x2", "uint32", ["uint32", "uint32"]),
 ]
 
 
@@ -166,6 +167,12 @@ FOLDED = {
     # The sign fill of bfe.s32 past the width: SGXT, where the fold is a
     # constant -1.
     "bfe_constant_position": (has_opcode("SGXT"), True),
+    # The max itself (HMNMX2 with XORSIGN), where the fold is an FMA with
+    # .relu and no max.
+    "relu_mul_max_f16": (has_mnemonic_prefix("HMNMX2"), True),
+    "relu_add_max_bf16": (has_mnemonic_prefix("HMNMX2"), True),
+    "relu_mul_max_f16x2": (has_mnemonic_prefix("HMNMX2"), True),
+    "relu_fma_max_bf16x2": (has_mnemonic_prefix("HMNMX2"), True),
 }
 
 

@@ -84,11 +84,12 @@ def test_reference_nans_are_the_h200s(family):
 
 
 def test_bits_of_a_made_nan_are_unknown_through_atomics_shuffles_and_matches():
-    """neg.f32 of a NaN makes a NaN whose payload is the chip's (on the H200
-    ptxas -O3 kept the input's, -O0 gave 7fffffff: difftest kernel 22003300).
-    A shuffle moves it as a NaN; an xor of the moved bits, a red.xor of
-    them into shared memory and a match.any over them are computed from
-    those bits, so each is unknown: stored undefined, never compared."""
+    """mul.rn.f32 of a NaN makes a NaN (the canonical one on the H200). A
+    shuffle moves it as a NaN; an xor of the moved bits, a red.xor of them
+    into shared memory and a match.any over them are computed from a NaN's
+    bits, which other forms leave to ptxas (neg.f32's: -O3 kept the input's
+    payload, -O0 gave 7fffffff, difftest kernel 22003300), so each is
+    unknown: stored undefined, never compared."""
     import tile_mlir
     from tile_mlir import script as T
     from tile_mlir.interpreter.launch import InterpretWarning
@@ -100,7 +101,7 @@ def test_bits_of_a_made_nan_are_unknown_through_atomics_shuffles_and_matches():
         cell = T.alloc_shared((1, 1), "uint32")
         r = T.alloc_local((5, 1), "uint32")
         T.cuda.tile.apply(T.ptx["ld.global.b32"], r[0:1], A[t:t + 1])
-        T.cuda.tile.apply(T.ptx["neg.f32"], r[0:1].view("float32"), r[0:1].view("float32"))
+        T.cuda.tile.apply(T.ptx["mul.rn.f32"], r[0:1].view("float32"), r[0:1].view("float32"), T.float32(2.0))
         T.cuda.tile.apply(T.ptx["st.shared.b32"], cell[0:1], T.uint32(0), pred=t == 0)
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
         T.cuda.tile.apply(T.ptx["red.shared.xor.b32"], cell[0:1], r[0:1])
@@ -117,14 +118,14 @@ def test_bits_of_a_made_nan_are_unknown_through_atomics_shuffles_and_matches():
     out = np.full((32, 4), 0xDEADBEEF, np.uint32)
     with pytest.warns(InterpretWarning, match="95 of 128 elements of Out were stored undefined"):
         tile_mlir.interpret(k, a, out)
-    # The shuffled NaN is stored (and compared as "a NaN"); lane 4 got lane 5's 1.0, negated.
+    # The shuffled NaN is stored (and compared: the canonical NaN); lane 4 got lane 5's 1.0, doubled.
     shuffled = out[:, 0]
-    assert shuffled[4] == 0xBF800000
+    assert shuffled[4] == 0x40000000
     assert all(R.decode(np.array([x]), "f32")[0] != R.decode(np.array([x]), "f32")[0]
                for i, x in enumerate(shuffled) if i != 4)
     # xor of a shuffled NaN (all but lane 4), match.any (every lane: a NaN is
     # among the members), the xor-reduced cell (every lane): unknown.
-    assert out[4, 1] == 0xBF800001
+    assert out[4, 1] == 0x40000001
     assert (np.delete(out[:, 1], 4) == 0xDEADBEEF).all()
     assert (out[:, 2:] == 0xDEADBEEF).all()
 
@@ -166,3 +167,21 @@ def test_a_nan_through_an_identity_ptxas_moves_is_either_nan():
     assert (out_h[::2] == 0x3C00).all() and (out_f[::2] == 0x40000000).all()
     assert (out_h[1::2, 0] == 0xBEEF).all() and (out_h[1::2, 1] == 0x7FFF).all()
     assert (out_f[1::2, 0] == 0xDEADBEEF).all() and (out_f[1::2, 1] == 0x7FFFFFFF).all()
+
+
+@pytest.mark.parametrize("opcode,nan", [("cvt.f32.f32", 0xFFFFFFFD), ("abs.f32", 0xFFFFFFFC),
+                                        ("neg.f32", 0x7FFFFFFE), ("cvt.f64.f64", 0x7FF0000000000001)])
+def test_a_nan_ptxas_assembles_two_ways_is_any_nan(opcode, nan):
+    """Measured on the H200 and in SASS: a plain cvt.f32.f32 is a move at
+    -O3 and an FADD at -O0 (difftest seeds 10002047, 10002092, 10002195 and
+    10005119 gave 0x7fffffff at -O0 where -O3 kept the input); abs.f32 and
+    neg.f32 are an FADD alone and a bit operation beside other instructions
+    (seeds 10001978, 10002000 and 22003300 kept the payload). The NaN's
+    bits are undefined; a number's are not."""
+    dtype = np.uint64 if "f64" in opcode else np.uint32
+    one = 0x3FF0000000000000 if "f64" in opcode else 0x3F800000
+    srcs = [np.array([nan, one], dtype)]
+    got = R.reference(SimpleNamespace(opcode=opcode, family=opcode.split(".")[0], operands=[]), srcs)
+    assert isinstance(got, R.Partial)
+    assert got.defined.tolist() == [False, True]
+    assert int(got.values[1]) == (0xBF800000 if opcode == "neg.f32" else one)

@@ -17,7 +17,8 @@ from tile_mlir import script as T  # noqa: E402
 import abs_neg  # noqa: E402
 import narrow_pairs  # noqa: E402
 import packed_add  # noqa: E402
-from chain_specs import AMOUNT_CHAINS, CHAINS, FIELD_CONSTANTS, RANGE_CHAINS, SHUFFLE_MODES, SIGN_CHAINS  # noqa: E402
+from chain_specs import (AMOUNT_CHAINS, CHAINS, FIELD_CONSTANTS, RANGE_CHAINS, RELU_CHAINS, SHUFFLE_MODES,  # noqa: E402
+                         SIGN_CHAINS)
 from collective_specs import COLUMNS, CONFIGS as COLLECTIVE_CONFIGS  # noqa: E402
 from collective_specs import THREADS as COLLECTIVE_THREADS  # noqa: E402
 
@@ -286,6 +287,32 @@ def range_chain(first, second, constant, mid_dtype, sources):
     return T.function(chain)
 
 
+def relu_chain(first, second, dtype):
+    """Thread t computes `first` of A[t] and B[t] (and A[t] again for an
+    fma), stores it, and takes `second` of it and +0: ptxas (CUDA 13.0) -O3
+    fused the two into an FMA with .relu, which leaves a negative product 0
+    where xorsign.abs keeps it (finding 14)."""
+    width = {"uint16": 16, "uint32": 32}[dtype]
+
+    def chain(A: T.Tensor((32, 1), dtype), B: T.Tensor((32, 1), dtype),
+              Mid: T.Tensor((32, 1), dtype), Out: T.Tensor((32, 1), dtype)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        a = T.alloc_local((1, 1), dtype)
+        b = T.alloc_local((1, 1), dtype)
+        m = T.alloc_local((1, 1), dtype)
+        o = T.alloc_local((1, 1), dtype)
+        T.cuda.tile.apply(T.ptx[f"ld.global.b{width}"], a, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx[f"ld.global.b{width}"], b, B[t:t + 1])
+        T.cuda.tile.apply(T.ptx[first], m, a, b, *([a] if first.startswith("fma") else []))
+        zero = T.alloc_local((1, 1), dtype)  # +0 that ptxas sees as a constant
+        T.cuda.tile.apply(T.ptx[f"mov.b{width}"], zero, T.uint16(0) if width == 16 else T.uint32(0))
+        T.cuda.tile.apply(T.ptx[second], o, m, zero)
+        T.cuda.tile.apply(T.ptx[f"st.global.b{width}"], Mid[t:t + 1], m)
+        T.cuda.tile.apply(T.ptx[f"st.global.b{width}"], Out[t:t + 1], o)
+    return T.function(chain)
+
+
 @T.function
 def shared_rotate(A: T.Tensor((256, 1), "float32"), Out: T.Tensor((256, 1), "float32")):
     """Each thread stages its element in shared memory; after bar.sync it
@@ -453,6 +480,7 @@ KERNELS = {
     **{name: amount_chain(*spec) for name, spec in AMOUNT_CHAINS.items()},
     **{name: sign_chain(*spec) for name, spec in SIGN_CHAINS.items()},
     **{name: range_chain(*spec) for name, spec in RANGE_CHAINS.items()},
+    **{name: relu_chain(*spec) for name, spec in RELU_CHAINS.items()},
 }
 
 

@@ -45,6 +45,17 @@ RANGE_CHAINS = {
 }
 
 
+# (half producer, max, register): a half add, sub, mul or fma, then
+# max.NaN.xorsign.abs of it with +0, which ptxas -O3 fused into an FMA with
+# .relu, dropping the xorsign.abs (finding 14, difftest seed 9005246).
+RELU_CHAINS = {
+    "relu_mul_max_f16": ("mul.rn.f16", "max.NaN.xorsign.abs.f16", "uint16"),
+    "relu_add_max_bf16": ("add.rn.bf16", "max.NaN.xorsign.abs.bf16", "uint16"),
+    "relu_mul_max_f16x2": ("mul.rn.f16x2", "max.NaN.xorsign.abs.f16x2", "uint32"),
+    "relu_fma_max_bf16x2": ("fma.rn.bf16x2", "max.NaN.xorsign.abs.bf16x2", "uint32"),
+}
+
+
 # (position, length) of each column of the bfe_constant_position kernel:
 # constants that ptxas -O3 folded bfe.s32 to -1 with (finding 9), the
 # position's low 8 bits 32 or more and the length's not 0.

@@ -17,7 +17,8 @@ import numpy as np
 
 from tile_mlir import runtime
 
-from chain_specs import AMOUNT_CHAINS, CHAINS, FIELD_CONSTANTS, RANGE_CHAINS, SHUFFLE_MODES, SIGN_CHAINS
+from chain_specs import (AMOUNT_CHAINS, CHAINS, FIELD_CONSTANTS, RANGE_CHAINS, RELU_CHAINS, SHUFFLE_MODES,
+                         SIGN_CHAINS)
 import collective_specs
 
 
@@ -348,6 +349,21 @@ def check_range_chain(name, first, second, constant, mid_dtype, sources):
     return check
 
 
+def check_relu_chain(name, first, second, dtype):
+    def check(kernel, rng):
+        # Halves of both signs (products and sums negative half the time),
+        # no NaN (a NaN result is the canonical one either way).
+        draw = np.random.default_rng(9005246).integers(0, 1 << 32, (2, 32), dtype=np.uint64)
+        halves = (draw & np.uint64(0x3FFF3FFF)) | (draw & np.uint64(0x80008000))
+        a, b = (halves.astype(dtype) if dtype == "uint32" else (halves & np.uint64(0xBFFF)).astype(dtype))
+        sources = [a, b] + ([a] if first.startswith("fma") else [])
+        want_mid = expected(first, sources, dtype)
+        want_out = expected(second, [want_mid, np.zeros(32, dtype)], dtype)
+        return judge_chain(name, kernel, chain_runner([a.reshape(32, 1), b.reshape(32, 1)], dtype, dtype),
+                           want_mid, want_out)
+    return check
+
+
 CHAIN_CHECKS = {
     name: check_chain(name, first, second) for name, (first, second, *_) in CHAINS.items()
 }
@@ -461,6 +477,7 @@ CHECKS = {
     **{name: check_amount_chain(name, *spec) for name, spec in AMOUNT_CHAINS.items()},
     **{name: check_sign_chain(name, *spec) for name, spec in SIGN_CHAINS.items()},
     **{name: check_range_chain(name, *spec) for name, spec in RANGE_CHAINS.items()},
+    **{name: check_relu_chain(name, *spec) for name, spec in RELU_CHAINS.items()},
 }
 
 

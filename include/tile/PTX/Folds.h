@@ -3,7 +3,7 @@
 // Each class is a wrong-code fold that ptxas (CUDA 13.0) was measured to
 // make on an H200: it merges an instruction it can see (the producer) into
 // one that reads its result (the consumer), and the merged result departs
-// from the PTX ISA (docs/difftest.md, findings 2, 4, 5, 6 and 9). The form
+// from the PTX ISA (docs/difftest.md, findings 2, 4, 5, 6, 9 and 14). The form
 // records mark which operand of which family a class touches
 // (Operand::fold); the lowering puts the class's barrier on that operand
 // only where data flow shows a producer and a consumer of the class meet
@@ -34,6 +34,8 @@ enum class Fold : uint8_t {
   IntegerSaturation,
   /// The position of bfe.s32 (finding 9).
   ConstantFieldPosition,
+  /// A source of max.NaN.xorsign.abs on 16-bit lanes (finding 14).
+  ReluFusion,
 };
 
 /// The values that start a fold: what the producer must be.
@@ -62,6 +64,9 @@ enum class FoldConsumers : uint8_t {
   /// An instruction that reads the value as a float (min, max and cvt
   /// were measured wrong; other float reads are not measured and count).
   FloatRead,
+  /// The marked max when it is max.NaN.xorsign.abs and its other source
+  /// may be a constant (ptxas fuses it with +0 into an FMA with .relu).
+  ReluMax,
 };
 
 /// Where the barrier sits.

@@ -8,7 +8,8 @@
 // what cannot be followed (a tile kept in memory, a loop-carried value)
 // keeps the barrier. The fold of finding 9 is the other way round: it
 // needs constants, and a value with a load, a kernel parameter or a special
-// register in it is none.
+// register in it is none; finding 14 needs both, a computed value beside a
+// constant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -415,6 +416,15 @@ bool FoldBarriers::needsBarrier(const ptx::FoldClass &foldClass, InstrOp op,
            constantFieldFolds(value, op.getInputs()[input + 1]);
   if (foldClass.consumers == ptx::FoldConsumers::FloatRead)
     return reachesFloatRead(value);
+  if (foldClass.consumers == ptx::FoldConsumers::ReluMax) {
+    // The fused FMA needs max.NaN.xorsign.abs and +0 beside the value.
+    SmallVector<StringRef> tokens;
+    op.getOpcode().split(tokens, '.');
+    if (!llvm::is_contained(tokens, "NaN") ||
+        !llvm::is_contained(tokens, "xorsign") || op.getInputs().size() != 2 ||
+        !mayBeConstant(op.getInputs()[1 - input]))
+      return false;
+  }
   return matches(producersOf(value), foldClass.producers);
 }
 

@@ -263,15 +263,9 @@ def join_lanes(parts, lane_bits, width):
 
 
 def equal(got, want, dst_type):
-    """Bitwise equality. NaN results are modelled as the H200 makes them
-    (hardware_nans); only a tf32 destination, whose NaNs were not studied,
-    takes any NaN for a NaN."""
-    got = np.asarray(got).astype(np.uint64)
-    want = np.asarray(want).astype(np.uint64)
-    same = got == want
-    if dst_type == "tf32":
-        return same | (np.isnan(decode(got, "f32")) & np.isnan(decode(want, "f32")))
-    return same
+    """Bitwise equality: NaN results are modelled as the H200 makes them
+    (hardware_nans), tf32 ones included."""
+    return np.asarray(got).astype(np.uint64) == np.asarray(want).astype(np.uint64)
 
 
 # -- integers -----------------------------------------------------------------
@@ -825,6 +819,44 @@ def folds_to_a_move(opcode, constant_one, same_register):
     return constant_one if family == "mul" else same_register
 
 
+TF32_DROPPED = 0x1FFF  # the 13 low bits of an f32 that tf32 does not keep
+TF32_CANONICAL_NAN = 0x7FFFE000
+
+
+def _tf32_nans(quals, src, out):
+    """cvt.*.tf32.f32 of a NaN, measured on the H200 (nan_study.py and
+    tools/gpu/tf32_nans.py): .rn and .rz give the positive NaN of all ones
+    that tf32 holds; .rna truncates the source's bits (a signalling NaN whose
+    payload lies in the dropped bits becomes an infinity), and
+    .rna.satfinite then takes one tf32 unit off them, as it does to an
+    infinity (to the largest finite value)."""
+    src = np.asarray(src).astype(np.uint64)
+    nan = np.isnan(decode(src, "f32"))
+    if not nan.any():
+        return out
+    if "rna" not in quals:
+        fixed = np.uint64(TF32_CANONICAL_NAN)
+    else:
+        fixed = src & ~np.uint64(TF32_DROPPED)
+        if "satfinite" in quals:
+            fixed = fixed - np.uint64(TF32_DROPPED + 1)
+    out = np.asarray(out)
+    return np.where(nan, fixed, out.astype(np.uint64)).astype(out.dtype)
+
+
+def _nan_varies(family, dest, source, quals):
+    """Whether a NaN result's bits depend on how ptxas assembles the form,
+    so that the reference leaves them undefined (any NaN is right): a plain
+    cvt.f32.f32 or cvt.f64.f64 is a move at -O3 (the source's bits) and an
+    FADD/DADD at -O0 (the canonical or quieted NaN), and abs.f32 and
+    neg.f32 are an FADD alone but a bit operation that keeps the payload
+    where ptxas folds them into their neighbours (difftest seeds 10001978,
+    10002000, 22003300; SASS here)."""
+    if family == "cvt":
+        return dest == source and dest in ("f32", "f64") and not quals
+    return family in ("abs", "neg") and dest == "f32"
+
+
 def hardware_nans(family, types, quals, srcs, out):
     """`out` with each NaN result as the H200 makes it (the rules above)."""
     if family in NAN_KEEPING or not types or isinstance(out, Partial):
@@ -837,16 +869,19 @@ def hardware_nans(family, types, quals, srcs, out):
         parts = split_lanes(np.asarray(out).astype(np.uint64), lane_bits, lanes)
         parts = [np.where(np.isnan(decode(p, kind)), np.uint64(CANONICAL_NAN[kind]), p) for p in parts]
         return join_lanes(parts, lane_bits, lane_bits * lanes).astype(np.asarray(out).dtype)
-    if dest not in FORMATS or dest == "tf32":  # tf32 sits in a b32: not studied
+    if family == "cvt" and dest == "tf32":
+        return _tf32_nans(quals, srcs[0], out)
+    if dest not in FORMATS:
         return out
     out = np.asarray(out)
     nan = np.isnan(decode(out, dest))
     if not nan.any():
         return out
     wide = out.astype(np.uint64)
-    if family == "cvt" and dest == source and dest in ("f32", "f64") and not quals:
-        fixed = np.asarray(srcs[0]).astype(np.uint64)  # a plain cvt of a type to itself moves the bits
-    elif family == "cvt" and source in FORMATS and (source == "f64" or dest == "f64") and source != dest:
+    if _nan_varies(family, dest, source, quals):
+        return Partial(np.where(nan, np.uint64(CANONICAL_NAN.get(dest, F64_MADE_NAN)), wide).astype(out.dtype),
+                       ~nan)
+    if family == "cvt" and source in FORMATS and (source == "f64" or dest == "f64") and source != dest:
         # .ftz makes an f32 source's NaN the canonical one first
         src = np.uint64(CANONICAL_NAN[source]) if "ftz" in quals and source in CANONICAL_NAN else srcs[0]
         fixed = _repayload(src, source, dest)

@@ -387,3 +387,53 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A half computation beside a constant in max.NaN.xorsign.abs (finding 14:
+// ptxas -O3 fuses them into HFMA2.RELU, dropping the xorsign.abs) reads the
+// computed source through the identity max, whichever side it is on. Beside
+// a loaded value, without .NaN, from a load, and in min, it is as written.
+// CHECK-LABEL: gpu.func @relu_fusion
+// CHECK: "{ .reg .b16 %tile_f1_0; max.s16 %tile_f1_0, $1, -32768; max.NaN.xorsign.abs.f16 $0, %tile_f1_0, $2; }"
+// CHECK: "{ .reg .b16 %tile_f2_0; max.s16 %tile_f2_0, $2, -32768; max.NaN.xorsign.abs.f16 $0, $1, %tile_f2_0; }"
+// CHECK: "max.NaN.xorsign.abs.f16 $0, $1, $2;"
+// CHECK: "max.xorsign.abs.f16 $0, $1, $2;"
+// CHECK: "max.NaN.xorsign.abs.f16 $0, $1, $2;"
+// CHECK: "min.NaN.xorsign.abs.f16 $0, $1, $2;"
+// ALWAYS-LABEL: gpu.func @relu_fusion
+// ALWAYS-COUNT-5: max.s16 %tile_f1_0, $1, -32768; max.s16 %tile_f2_0, $2, -32768; max.
+// ALWAYS: "min.NaN.xorsign.abs.f16 $0, $1, $2;"
+// OFF-LABEL: gpu.func @relu_fusion
+// OFF-NOT: max.s16
+// OFF: gpu.return
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @relu_fusion(%g: memref<4xi16, 1>, %o: memref<4xi16, 1>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %z = arith.constant 0.0 : f16
+      %ai = tile.instr "ld.global.b16"() [%g[%c0] : memref<4xi16, 1>] : () -> i16
+      %bi = tile.instr "ld.global.b16"() [%g[%c1] : memref<4xi16, 1>] : () -> i16
+      %a = arith.bitcast %ai : i16 to f16
+      %b = arith.bitcast %bi : i16 to f16
+      %p = tile.instr "mul.rn.f16"(%a, %b) : (f16, f16) -> f16
+      // expected-warning @+1 {{fold-barriers=off leaves max.NaN.xorsign.abs.f16 exposed to the relu-fusion fold: ptxas -O3 fuses an add, sub, mul or fma of halves and a max.NaN.xorsign.abs of it with +0 into an FMA with .relu, which drops the xorsign.abs (docs/difftest.md, finding 14)}}
+      %d0 = tile.instr "max.NaN.xorsign.abs.f16"(%p, %z) : (f16, f16) -> f16
+      // expected-warning @+1 {{exposed to the relu-fusion fold}}
+      %d1 = tile.instr "max.NaN.xorsign.abs.f16"(%z, %p) : (f16, f16) -> f16
+      %d2 = tile.instr "max.NaN.xorsign.abs.f16"(%p, %b) : (f16, f16) -> f16
+      %d3 = tile.instr "max.xorsign.abs.f16"(%p, %z) : (f16, f16) -> f16
+      %d4 = tile.instr "max.NaN.xorsign.abs.f16"(%a, %z) : (f16, f16) -> f16
+      %d5 = tile.instr "min.NaN.xorsign.abs.f16"(%p, %z) : (f16, f16) -> f16
+      %s0 = arith.addf %d0, %d1 : f16
+      %s1 = arith.addf %s0, %d2 : f16
+      %s2 = arith.addf %s1, %d3 : f16
+      %s3 = arith.addf %s2, %d4 : f16
+      %s4 = arith.addf %s3, %d5 : f16
+      %si = arith.bitcast %s4 : f16 to i16
+      tile.instr "st.global.b16"(%si) [%o[%c0] : memref<4xi16, 1>] : (i16) -> ()
+      gpu.return
+    }
+  }
+}
