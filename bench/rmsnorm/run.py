@@ -69,7 +69,8 @@ def main(artifacts, report_path):
             torch.cuda.synchronize()
             sample = slice(0, CHECKED_ROWS)
             if dtype == "f32":
-                want = rmsnorm_reference.reference(x[sample].cpu().numpy(), w.cpu().numpy()).view(np.uint32)
+                want = rmsnorm_reference.reference(x[sample].cpu().numpy(), w.cpu().numpy(),
+                                                   threads=kernel.block[0]).view(np.uint32)
                 got = out[sample].cpu().numpy().view(np.uint32)
                 value = out
             else:
