@@ -222,3 +222,23 @@ def test_tensor_core_phases_are_drawn():
     features = collections.Counter(f for seed in range(10)
                                    for f in campaign.prepare(seed, kind="tensor").get("features", []))
     assert features["cp_async"] >= 3 and features["cp_async_src_size"] >= 1 and features["mma"] >= 3, features
+
+
+def test_atomics_kernels_apply_one_form_each_to_the_threads_own_cells():
+    # --kind atomics: kernel k runs the k-th atom/red form of sm_90. For
+    # atom.global.add.u32 each thread's old value is its own cell's input and
+    # the cell holds the sum mod 2^32 (numpy's, not the interpreter's).
+    import base64
+    import gen_atomics
+
+    index = next(i for i, f in enumerate(gen_atomics.forms()) if f.opcode == "atom.global.add.u32")
+    entry = campaign.prepare(30 * 1_000_003 + index, kind="atomics")
+    arrays = campaign.kernel_inputs(entry["seed"], entry["params"], entry["aliases"])
+    m, s0 = arrays["M"].reshape(-1), arrays["S0"].reshape(-1)
+    expected = {name: np.frombuffer(base64.b64decode(entry["expected"][name]), np.uint32)
+                for name in ("M", "D")}
+    assert (expected["D"] == m).all()
+    assert (expected["M"] == (m.astype(np.uint64) + s0) % 2**32).all()
+    assert len(gen_atomics.forms()) == 399
+    assert {f.operands[1].space for f in gen_atomics.forms() if f.family == "atom"} == {
+        "global", "shared", "shared::cluster"}

@@ -20,7 +20,10 @@ is one too); racy kernels are kept apart in the bundle ("racy"), for
 compute-sanitizer's racecheck, not compared: `racecheck` (on the GPU) runs
 them, and as many race-free kernels, under it. --kind tensor draws the
 block kernels with the warp tensor-core phases too (cp.async groups with
-src-size, s8 mma.sync chains over K).
+src-size, s8 mma.sync chains over K). --kind atomics is no random draw:
+kernel k of the bundle runs the k-th atom or red form of sm_90
+(gen_atomics.py), each thread on its own cell, for the conformance of
+atomics (--kernels 399 covers every form once).
 
     python tools/difftest/campaign.py build --kernels 2000 --seed 1 build/difftest/bundle.json
     PYTHONPATH=python python tools/difftest/campaign.py run build/difftest/bundle.json report.json
@@ -109,13 +112,17 @@ def prepare(seed, skip=(), repeats=None, name=None, kind="thread", racy=False):
     A block kernel (gen_block.py) is also judged for races: `racy` ones
     must have one, the others none."""
     import gen
+    import gen_atomics
     import gen_block
     import interp
     import tile_mlir
     from tile_mlir import script as T
     rng = random.Random(seed)
     try:
-        if kind in ("block", "tensor"):
+        if kind == "atomics":
+            # The seed's place after --seed's base names the form.
+            spec = gen_atomics.generate(seed % 1_000_003, name or f"k{seed}")
+        elif kind in ("block", "tensor"):
             spec = gen_block.generate(rng, name or f"k{seed}", racy=racy, tensor=kind == "tensor")
         else:
             spec = gen.generate(rng, name or f"k{seed}", frozenset(skip), repeats)
@@ -215,7 +222,7 @@ def build(args):
     start = time.time()
     k = 0
     kind = getattr(args, "kind", "thread")
-    block = kind in ("block", "tensor")
+    block = kind in ("block", "tensor", "atomics")
     # Explicit seeds (--seeds) rebuild kernels of earlier campaigns one by
     # one, each racy or not as its campaign drew it.
     explicit = [int(s) for s in args.seeds.split(",")] if getattr(args, "seeds", None) else None
@@ -227,7 +234,9 @@ def build(args):
                  else [seed])
         k += len(group)
         try:
-            if block:
+            if kind == "atomics":
+                prepared = [prepare(seed, kind=kind)]
+            elif block:
                 index = seed - seed // 1_000_003 * 1_000_003 if explicit else k - 1
                 prepared = [prepare(seed, kind=kind, racy=(index + 1) % RACY_EVERY == 0)]
             else:
@@ -495,7 +504,7 @@ def main(argv=None):
     b.add_argument("bundle", nargs="?")
     b.add_argument("--kernels", type=int, default=200)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--kind", choices=("thread", "block", "tensor"), default="thread")
+    b.add_argument("--kind", choices=("thread", "block", "tensor", "atomics"), default="thread")
     b.add_argument("--seeds", help="comma-separated seeds of earlier campaigns, instead of --kernels and --seed")
     c = sub.add_parser("check")
     c.add_argument("--kernels", type=int, default=60)
