@@ -103,3 +103,48 @@ def test_the_table_takes_the_isas_op_and_type_pairs():
         ptx.parse("atom.global.inc.u64")  # ptxas: ".inc requires .u32"
     with pytest.raises(ptx.PTXFormError):
         ptx.parse("red.acquire.global.add.u32")  # ptxas: "Illegal modifier '.acquire'"
+
+
+@pytest.mark.parametrize("opcode,dtype,cell,value,want", [
+    # The bits difftest --kind atomics measured on the H200 (results/atomics*.json):
+    # the NaN the instruction of the type makes, not numpy's.
+    ("atom.global.add.f32", "uint32", 0xFFFFFFFF, 0x3F800000, 0x7FFFFFFF),
+    ("atom.global.add.noftz.f16", "uint16", 0x7E01, 0x3C00, 0x7FFF),
+    ("atom.global.add.noftz.bf16", "uint16", 0xFFC1, 0x3F80, 0x7FFF),
+    ("atom.global.add.f64", "uint64", 0xFFF0000000000001, 0x3FF0000000000000, 0xFFF8000000000001),
+    ("atom.global.min.noftz.v2.f16", "uint16", 0x7E01, 0x3C00, 0x3C00),
+])
+def test_a_float_atomic_on_a_nan_leaves_the_nan_its_instruction_makes(opcode, dtype, cell, value, want):
+    bits = np.dtype(dtype).itemsize * 8
+    count = 2 if ".v2." in opcode else 1
+
+    @T.function
+    def k(B: T.Tensor((1, count), dtype), Cell: T.Tensor((1, count), dtype), Old: T.Tensor((1, count), dtype)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        b = T.alloc_local((1, count), dtype)
+        old = T.alloc_local((1, count), dtype)
+        T.cuda.tile.apply(T.ptx[f"ld.global.b{bits}"], b.reshape((count, 1)), B.reshape((count, 1)))
+        T.cuda.tile.apply(T.ptx[opcode], old, Cell, b)
+        T.cuda.tile.apply(T.ptx[f"st.global.b{bits}"], Old.reshape((count, 1)), old.reshape((count, 1)))
+
+    memory = np.full((1, count), cell, dtype)
+    old = np.zeros((1, count), dtype)
+    tile_mlir.interpret(k, np.full((1, count), value, dtype), memory, old)
+    assert memory.tolist() == [[want] * count] and old.tolist() == [[cell] * count]
+
+
+def test_an_f64_atomic_add_of_two_nans_is_undefined():
+    # Which NaN wins is ptxas's operand order (docs/conformance.md): the
+    # H200 kept the other one than numpy for atom.global.add.f64.
+    from tile_mlir.interpreter.launch import InterpretWarning
+
+    @T.function
+    def k(B: T.Tensor((1, 1), "uint64"), Cell: T.Tensor((1, 1), "uint64")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        b = T.alloc_local((1, 1), "uint64")
+        T.cuda.tile.apply(T.ptx["ld.global.b64"], b, B)
+        T.cuda.tile.apply(T.ptx["red.global.add.f64"], Cell, b)
+
+    memory = np.full((1, 1), 0xFFFFFFFFFFFFFFFD, np.uint64)
+    with pytest.warns(InterpretWarning, match="stored undefined"):
+        tile_mlir.interpret(k, np.full((1, 1), 0xFFFFFFFFFFFFFFFE, np.uint64), memory)

@@ -213,49 +213,49 @@ def _mask_bits(bits):
 
 def _atomic_result(op, kind, bits, old, b, c):
     """The value an atomic leaves in memory (PTX ISA 9.7.13.5), on the bits
-    of one location: integers wrap, floats round to nearest."""
+    of one location, and whether those bits are defined: integers wrap;
+    floats are the instruction of their kind (add.rn.ftz.f32: atom.add.f32
+    flushes subnormals, PTX ISA, atom; add.rn.f64; add.noftz and min/max of
+    halves lane by lane), NaNs included: measured on the H200 (difftest
+    --kind atomics), each is the NaN that instruction makes
+    (reference.hardware_nans), so an f64 sum of two NaNs is undefined."""
     mask = (1 << bits) - 1
 
     def signed(v):
         return v - (1 << bits) if kind.startswith("s") and v >> (bits - 1) else v
     if op == "and":
-        return old & b
+        return old & b, True
     if op == "or":
-        return old | b
+        return old | b, True
     if op == "xor":
-        return old ^ b
+        return old ^ b, True
     if op == "exch":
-        return b
+        return b, True
     if op == "cas":
-        return c if old == b else old
+        return (c if old == b else old), True
     if op == "inc":
-        return 0 if old >= b else old + 1
+        return (0 if old >= b else old + 1), True
     if op == "dec":
-        return b if old == 0 or old > b else old - 1
-    if kind in ("f16", "bf16", "f16x2", "bf16x2"):
-        # add.noftz: round to nearest, subnormals kept, lane by lane.
-        def add(lane, x, y):
-            return R.float_arith("add", lane, {"rn"}, x, y).astype(np.uint64)
-        a, v = np.array([old], np.uint64), np.array([b], np.uint64)
-        total = R.lanewise(add, kind, a, v) if kind.endswith("x2") else add(kind, a, v)
-        return int(np.asarray(total)[0])
-    if kind.startswith("f"):
-        dtype = np.float32 if bits == 32 else np.float64
-        unsigned = np.uint32 if bits == 32 else np.uint64
-
-        def flushed(v):
-            # atom.add.f32 flushes subnormal inputs and results to a zero of
-            # their sign (PTX ISA, atom); f64 keeps them.
-            if bits == 32 and (v >> 23) & 0xFF == 0:
-                return v & 0x80000000
-            return v
-        with np.errstate(all="ignore"):
-            total = np.array(flushed(old), unsigned).view(dtype) + np.array(flushed(b), unsigned).view(dtype)
-        return flushed(int(np.array(total, dtype).view(unsigned)))
+        return (b if old == 0 or old > b else old - 1), True
+    if kind in FLOAT_ATOMIC_ADDS:
+        opcode = FLOAT_ATOMIC_ADDS[kind] if op == "add" else f"{op}.{kind}"
+        form = SimpleNamespace(opcode=opcode, family=op, operands=[])
+        value = R.reference(form, [np.array([old], UINT_OF_BITS[bits]), np.array([b], UINT_OF_BITS[bits])])
+        defined = True
+        if isinstance(value, R.Partial):
+            value, defined = value.values, bool(value.defined.all())
+        return int(np.asarray(value).reshape(-1)[0]), defined
     if op == "add":
-        return (old + b) & mask
+        return (old + b) & mask, True
     pick = min if op == "min" else max
-    return pick(signed(old), signed(b)) & mask
+    return pick(signed(old), signed(b)) & mask, True
+
+
+# The instruction a float atomic add computes, by the type of b (min and
+# max, of halves only, are min/max of the type).
+FLOAT_ATOMIC_ADDS = {"f32": "add.rn.ftz.f32", "f64": "add.rn.f64",
+                     **{k: "add.rn." + k for k in ("f16", "bf16", "f16x2", "bf16x2")}}
+UINT_OF_BITS = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
 class Interpreter:
@@ -573,8 +573,6 @@ class Interpreter:
                                                "min", "max"))
         value_operand = next(o for o in form.operands if o.name == "b")
         kind, bits = value_operand.type, value_operand.bits
-        if op in ("min", "max") and kind in ("f16", "bf16", "f16x2", "bf16x2"):
-            raise NotCovered(f"{form.opcode}: min and max of halves")
         memory_index = next(i for i, o in enumerate(form.operands) if o.space != "reg")
         view = values[memory_index]
         registers = [(i, o) for i, o in enumerate(form.operands) if o.space == "reg" and o.role == "src"]
@@ -603,13 +601,13 @@ class Interpreter:
             made_nan = bool(buffer.nan[at].any())
             known = bool(buffer.defined[at].all()) and all(d[thread] for _, d in sources)
             b = int(sources[0][0][thread])
-            new = _atomic_result(op, kind, bits, word, b,
-                                 int(sources[1][0][thread]) if len(sources) > 1 else 0)
+            new, exact = _atomic_result(op, kind, bits, word, b,
+                                        int(sources[1][0][thread]) if len(sources) > 1 else 0)
             old[thread], old_defined[thread], old_nan[thread] = word, known, made_nan
             buffer.data[at] = np.frombuffer(new.to_bytes(nbytes, "little"), np.uint8)
             # An exchange stores b as it is; anything else computed from a
             # made NaN's bits is unknown.
-            buffer.defined[at] = known and (op == "exch" or not made_nan)
+            buffer.defined[at] = known and exact and (op == "exch" or not made_nan)
             buffer.nan[at] = False
         if not buffer.private:
             lanes = self.lanes[executing]
