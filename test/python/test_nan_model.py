@@ -185,3 +185,16 @@ def test_a_nan_ptxas_assembles_two_ways_is_any_nan(opcode, nan):
     assert isinstance(got, R.Partial)
     assert got.defined.tolist() == [False, True]
     assert int(got.values[1]) == (0xBF800000 if opcode == "neg.f32" else one)
+
+
+def test_tf32_conversions_give_the_h200s_bits_on_nans_infinities_and_the_largest_values():
+    """tools/gpu/tf32_nans.py's committed H200 run (results/tf32_nans.json):
+    every tf32 form on NaNs of every payload, infinities, the largest finite
+    values and ordinary numbers, bit for bit."""
+    with open(os.path.join(ROOT, "tools", "gpu", "results", "tf32_nans.json")) as f:
+        run = json.load(f)
+    inputs = np.array([int(x, 16) for x in run["inputs"]], np.uint32)
+    assert len(run["results"]) == 6
+    for opcode, results in run["results"].items():
+        got = R.reference(SimpleNamespace(opcode=opcode, family="cvt", operands=[]), [inputs])
+        assert [hex(int(x)) for x in np.asarray(got)] == results, opcode

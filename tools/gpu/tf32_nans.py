@@ -50,24 +50,15 @@ def build(out_dir):
     tile_mlir.compile(tf32_nans, target="sm_90").save(os.path.join(out_dir, "tf32_nans.json"))
 
 
-def modelled(opcode, inputs):
-    """The reference's bits for `opcode` on `inputs` (uint32)."""
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conformance"))
-    from types import SimpleNamespace
-
-    import reference as R
-    form = SimpleNamespace(opcode=opcode, family="cvt", operands=[])
-    return np.asarray(R.reference(form, [inputs.astype(np.uint32)])).astype(np.uint32)
-
-
 def run(artifacts, report_path):
+    from run_artifacts import expected  # the conformance reference's bits
     from tile_mlir import runtime
     kernel = runtime.load(os.path.join(artifacts, "tf32_nans.json"))
     out = np.zeros((32, len(FORMS), 1), np.uint32)
     kernel(INPUTS.reshape(32, 1).copy(), out)
     report = {"device": runtime.local_arch(), "inputs": [hex(int(x)) for x in INPUTS],
               "results": {form: [hex(int(x)) for x in out[:, k, 0]] for k, form in enumerate(FORMS)},
-              "reference_agrees": {form: bool((modelled(form, INPUTS) == out[:, k, 0]).all())
+              "reference_agrees": {form: bool((expected(form, [INPUTS], np.uint32) == out[:, k, 0]).all())
                                    for k, form in enumerate(FORMS)}}
     print(report["reference_agrees"])
     with open(report_path, "w") as f:

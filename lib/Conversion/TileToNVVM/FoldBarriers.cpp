@@ -64,7 +64,7 @@ bool matches(uint8_t kinds, ptx::FoldProducers producers) {
   case ptx::FoldProducers::Marked:
     return true;
   case ptx::FoldProducers::ConstantField:
-    break;
+    llvm_unreachable("constant fields are decided by constantFieldFolds");
   }
   llvm_unreachable("unknown producers");
 }

@@ -240,7 +240,7 @@ def _atomic_result(op, kind, bits, old, b, c):
     if kind in FLOAT_ATOMIC_ADDS:
         opcode = FLOAT_ATOMIC_ADDS[kind] if op == "add" else f"{op}.{kind}"
         form = SimpleNamespace(opcode=opcode, family=op, operands=[])
-        value = R.reference(form, [np.array([old], UINT_OF_BITS[bits]), np.array([b], UINT_OF_BITS[bits])])
+        value = R.reference(form, [np.array([old], R.UINT[bits]), np.array([b], R.UINT[bits])])
         defined = True
         if isinstance(value, R.Partial):
             value, defined = value.values, bool(value.defined.all())
@@ -255,7 +255,6 @@ def _atomic_result(op, kind, bits, old, b, c):
 # max, of halves only, are min/max of the type).
 FLOAT_ATOMIC_ADDS = {"f32": "add.rn.ftz.f32", "f64": "add.rn.f64",
                      **{k: "add.rn." + k for k in ("f16", "bf16", "f16x2", "bf16x2")}}
-UINT_OF_BITS = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
 class Interpreter:
@@ -1848,7 +1847,7 @@ class Interpreter:
         ty = form.opcode.rsplit(".", 1)[-1]
         if len(sources) != 2 or ty not in R.FORMATS:
             return False
-        one = any(isinstance(v, tuple) and R.decode(np.uint64(int(v[0][0]) & ((1 << R.bits_of(ty)) - 1)), ty) == 1.0
+        one = any(isinstance(v, tuple) and R.decode(np.uint64(v[0][0]) & _mask_bits(R.bits_of(ty)), ty) == 1.0
                   for v in sources)
         a, b = sources
         same = (isinstance(a, View) and isinstance(b, View) and a.buffer is b.buffer
