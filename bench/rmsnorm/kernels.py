@@ -21,7 +21,8 @@ from rmsnorm_reference import COLUMNS, EPS, THREADS, WARPS, Layout
 from tile_mlir import script as T
 
 
-def rmsnorm_kernel(rows, grid=None, buffers=2, rows_per_block=1, threads=THREADS):
+def rmsnorm_kernel(rows, grid=None, buffers=2, rows_per_block=1, threads=THREADS, x_priority=None,
+                   out_priority=None):
     """One block of `threads` per row, or per `rows_per_block` rows (the
     block loads every row's x before it reduces the first, so more bytes
     are in flight per thread and w serves them all), or with `grid`, that
@@ -30,7 +31,14 @@ def rmsnorm_kernel(rows, grid=None, buffers=2, rows_per_block=1, threads=THREADS
     `buffers` alternating shared arrays: with 2, one barrier per row orders
     everything (row i + 2 writes what row i read only after every thread
     passed row i + 1's barrier); with 1, the next row's stores race with
-    this row's loads, which the interpreter reports."""
+    this row's loads, which the interpreter reports.
+
+    `x_priority` and `out_priority` (an L2 eviction priority: "evict_last",
+    "evict_first", ...) give the loads of x or the stores of Out a cache
+    policy of that priority for every line (createpolicy.fractional and
+    .L2::cache_hint). On the H200, x's loads with evict_last reach
+    torch.compile's speed, which none of the layouts without it did
+    (bench/README.md)."""
     layout = Layout(threads)
     blocks = rows // rows_per_block if grid is None else grid
     if rows % blocks:
@@ -44,28 +52,61 @@ def rmsnorm_kernel(rows, grid=None, buffers=2, rows_per_block=1, threads=THREADS
         t = T.thread_id()
         w = T.alloc_local((layout.vectors, 4), "float32")
         T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], w, layout.held(W)[:, t])
+        access = Access(layout, x_priority, out_priority)
         if grid is None:
-            normalize_rows(X, Out, w, partials, T.block_id() * rows_per_block, rows_per_block, t, layout)
+            normalize_rows(X, Out, w, partials, T.block_id() * rows_per_block, rows_per_block, t, layout, access)
         else:
             for i in T.serial(0, rows // grid):
                 buffer = i % buffers
-                normalize_rows(X, Out, w, partials[buffer:buffer + 1], i * grid + T.block_id(), 1, t, layout)
+                normalize_rows(X, Out, w, partials[buffer:buffer + 1], i * grid + T.block_id(), 1, t, layout,
+                               access)
 
     return rmsnorm
 
 
-def normalize_rows(X, Out, w, partials, first, count, t, layout):
+def cache_policy(priority):
+    """A 64-bit register holding an L2 policy of `priority` for every line
+    it is used on."""
+    policy = T.alloc_local((1, 1), "uint64")
+    T.cuda.tile.apply(T.ptx[f"createpolicy.fractional.L2::{priority}.b64"], policy)
+    return policy
+
+
+class Access:
+    """The loads of x and the stores of Out, each plain or with an L2 cache
+    policy of the given priority."""
+
+    def __init__(self, layout, x_priority=None, out_priority=None):
+        self.vectors = layout.vectors
+        self.x_policy = cache_policy(x_priority) if x_priority else None
+        self.out_policy = cache_policy(out_priority) if out_priority else None
+
+    def load(self, x, source):
+        self._apply("ld.global", self.x_policy, x, source)
+
+    def store(self, target, x):
+        self._apply("st.global", self.out_policy, target, x)
+
+    def _apply(self, access, policy, *operands):
+        if policy is None:
+            T.cuda.tile.apply(T.ptx[f"{access}.v4.f32"], *operands)
+        else:
+            T.cuda.tile.apply(T.ptx[f"{access}.L2::cache_hint.v4.f32"], *operands,
+                              policy.broadcast((self.vectors, 1)))
+
+
+def normalize_rows(X, Out, w, partials, first, count, t, layout, access):
     """Rows first .. first + count - 1: every row's x loaded, then each row
     normalized (its warps' sums through its own shared array) and stored."""
     held = []
     for r in range(count):
         x = T.alloc_local((layout.vectors, 4), "float32")
-        T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], x, layout.held(X[first + r])[:, t])
+        access.load(x, layout.held(X[first + r])[:, t])
         held.append(x)
     for r, x in enumerate(held):
         normalize_held(x.reshape((layout.per_thread, 1)), w.reshape((layout.per_thread, 1)), partials[r], t,
                        layout)
-        T.cuda.tile.apply(T.ptx["st.global.v4.f32"], layout.held(Out[first + r])[:, t], x)
+        access.store(layout.held(Out[first + r])[:, t], x)
 
 
 def normalize_held(flat, w, partials, t, layout=Layout(THREADS)):

@@ -2230,9 +2230,11 @@ constexpr StringRef kNeedsScope =
 constexpr StringRef kScopeOnly =
     "'{tok}' is a scope, which only relaxed and acquire (ld) or release (st) "
     "accesses take";
-constexpr StringRef kNoCachePolicy =
-    "'L2::cache_hint' takes a cache-policy operand, which tile.apply does "
-    "not provide";
+// Measured with ptxas 13.0 (sm_80 to sm_100a): .L2::cache_hint takes a
+// global or generic address, any ordering but .volatile and no .mmio, and
+// combines with every cache operator, L1 and L2 priority and prefetch size.
+constexpr StringRef kCacheHintNotVolatile =
+    "'L2::cache_hint' cannot be combined with '{other}'";
 constexpr StringRef kCannotCombine =
     "'{tok}' cannot be combined with '{other}' in {ctx}";
 constexpr StringRef kNcNeedsGlobal =
@@ -2281,7 +2283,9 @@ constexpr RuleRecord kMemoryRules[] = {
     {.kind = RuleRecord::Requires, .token = "acquire", .other = "scope", .message = kNeedsScope},
     {.kind = RuleRecord::Requires, .token = "release", .other = "scope", .message = kNeedsScope},
     {.kind = RuleRecord::RequiresAny, .token = "scope", .message = kScopeOnly, .allowed = kOrdered},
-    {.kind = RuleRecord::Chosen, .token = "L2::cache_hint", .message = kNoCachePolicy},
+    {.kind = RuleRecord::Excludes, .token = "L2::cache_hint", .other = "volatile", .message = kCacheHintNotVolatile},
+    {.kind = RuleRecord::Excludes, .token = "mmio", .other = "L2::cache_hint", .message = kMmioAlone},
+    {.kind = RuleRecord::Excludes, .token = "L2::cache_hint", .other = "state space", .message = kHintNeedsGlobal, .allowed = kGlobalOnly},
     {.kind = RuleRecord::Excludes, .token = "cache operator", .other = "memory ordering", .message = kCannotCombine, .allowed = kWeak},
     {.kind = RuleRecord::Excludes, .token = "nc", .other = "memory ordering", .message = kNcNeedsGlobal},
     {.kind = RuleRecord::Requires, .token = "nc", .other = "global", .message = kNcNeedsGlobal},
@@ -2327,7 +2331,8 @@ constexpr FloorRecord kMemoryFloors[] = {
     {80, 74, {}, "L2::256B"},
     {75, 74, {}, "L2::128B"},
     {75, 74, {}, "L2::64B"},
-    {70, 82, {}, "mmio"}};
+    {70, 82, {}, "mmio"},
+    {80, 74, {}, "L2::cache_hint"}};
 
 
 // Measured with ptxas 13.0: a kernel's st.param assembles for sm_75 and
@@ -2338,24 +2343,79 @@ constexpr auto kStoreFloors =
              FloorRecord{.sm = 0, .ptx = 0, .token = "param", .maxSm = 89});
 
 constexpr Tokens kMemTuple[] = {kMemTypes};
+// The policy of .L2::cache_hint (a createpolicy result) follows the data.
+constexpr OperandRecord kAccessPolicy = {
+    .name = "cache-policy", .role = Role::Src, .fixedType = "b64",
+    .onlyWith = "L2::cache_hint"};
 constexpr OperandRecord kLoad[] = {
     {.name = "dst", .role = Role::Dst, .countFrom = "vector width"},
     {.name = "src",
      .role = Role::Src,
      .countFrom = "vector width",
-     .spaceFrom = "state space"}};
+     .spaceFrom = "state space"},
+    kAccessPolicy};
 constexpr OperandRecord kStore[] = {
     {.name = "dst",
      .role = Role::Dst,
      .countFrom = "vector width",
      .spaceFrom = "state space"},
-    {.name = "src", .role = Role::Src, .countFrom = "vector width"}};
+    {.name = "src", .role = Role::Src, .countFrom = "vector width"},
+    kAccessPolicy};
 constexpr Signature kLoadSignature[] = {kLoad};
 constexpr Signature kStoreSignature[] = {kStore};
 constexpr VariantRecord kLoadVariants[] = {
     {kMemTuple, kLoadSlots, kMemoryRules, kMemoryFloors, kLoadSignature}};
 constexpr VariantRecord kStoreVariants[] = {
     {kMemTuple, kStoreSlots, kMemoryRules, kStoreFloors, kStoreSignature}};
+
+//===-- createpolicy -------------------------------------------------------===//
+
+// PTX ISA 9.0, 9.7.9.17: createpolicy.fractional, .range{.global} and
+// .cvt.L2 make the 64-bit cache policy that .L2::cache_hint accesses take.
+// Measured with ptxas 13.0 (sm_80, PTX ISA 7.4, to sm_100a): a primary
+// priority is required; a second priority token is the secondary one
+// (evict_first or evict_unchanged only); qualifiers and type in any order
+// after the family's name; .b64 only; the fraction, when written, is an f32
+// register or an immediate in (0, 1] (1.0 when none is written); the range's
+// sizes are 32-bit registers or immediates.
+constexpr StringRef kPrimaryPriorities[] = {
+    "L2::evict_last", "L2::evict_normal", "L2::evict_first",
+    "L2::evict_unchanged"};
+constexpr StringRef kSecondaryPriorities[] = {"L2::evict_first",
+                                              "L2::evict_unchanged"};
+constexpr StringRef kL2Level[] = {"L2"};
+constexpr SlotRecord kFractionalPolicySlots[] = {
+    {"primary priority", kPrimaryPriorities, true},
+    {"secondary priority", kSecondaryPriorities}};
+constexpr SlotRecord kRangePolicySlots[] = {
+    {"state space", kGlobalOnly},
+    {"primary priority", kPrimaryPriorities, true},
+    {"secondary priority", kSecondaryPriorities}};
+constexpr SlotRecord kCvtPolicySlots[] = {{"level", kL2Level, true}};
+constexpr FloorRecord kPolicyFloors[] = {{80, 74}};
+constexpr OperandRecord kPolicyResult = {.name = "cache-policy",
+                                         .role = Role::Dst};
+constexpr OperandRecord kPolicyWhole[] = {kPolicyResult};
+constexpr OperandRecord kPolicyFraction[] = {
+    kPolicyResult, {.name = "fraction", .role = Role::Src, .fixedType = "f32"}};
+constexpr OperandRecord kPolicyRange[] = {
+    kPolicyResult,
+    {.name = "a", .role = Role::Src, .fixedType = "b64", .address = true},
+    {.name = "primary-size", .role = Role::Src, .fixedType = "b32"},
+    {.name = "total-size", .role = Role::Src, .fixedType = "b32"}};
+constexpr OperandRecord kPolicyCvt[] = {
+    kPolicyResult, {.name = "access-property", .role = Role::Src}};
+constexpr Signature kFractionalPolicySignatures[] = {kPolicyWhole,
+                                                     kPolicyFraction};
+constexpr Signature kRangePolicySignature[] = {kPolicyRange};
+constexpr Signature kCvtPolicySignature[] = {kPolicyCvt};
+constexpr VariantRecord kFractionalPolicyVariants[] = {
+    {kB64Tuple, kFractionalPolicySlots, {}, kPolicyFloors,
+     kFractionalPolicySignatures}};
+constexpr VariantRecord kRangePolicyVariants[] = {
+    {kB64Tuple, kRangePolicySlots, {}, kPolicyFloors, kRangePolicySignature}};
+constexpr VariantRecord kCvtPolicyVariants[] = {
+    {kB64Tuple, kCvtPolicySlots, {}, kPolicyFloors, kCvtPolicySignature}};
 
 //===-- cvt.pack -----------------------------------------------------------===//
 
@@ -3101,6 +3161,12 @@ const FamilyRecord kRecords[] = {
     {.name = "mov", .variants = kMov},
     {.name = "ld", .variants = kLoadVariants, .readsMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},
+    {.name = "createpolicy.fractional", .family = "createpolicy",
+     .variants = kFractionalPolicyVariants},
+    {.name = "createpolicy.range", .family = "createpolicy",
+     .variants = kRangePolicyVariants},
+    {.name = "createpolicy.cvt", .family = "createpolicy",
+     .variants = kCvtPolicyVariants},
     {.name = "min", .variants = kMinVariants, .repeatable = kNaNRelu},
     {.name = "max", .variants = kMaxVariants, .repeatable = kNaNRelu},
     {.name = "and", .variants = kLogic},

@@ -57,6 +57,17 @@ def test_rmsnorm_layouts_are_numpys_in_their_order(threads, rows_per_block):
     assert out.tobytes() == rmsnorm_reference.reference(x, w, threads=threads).tobytes()
 
 
+def test_rmsnorm_with_l2_policies_is_the_same_bits():
+    # The policies hint the L2 cache only: the result is the plain kernel's.
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 4096)).astype(np.float32)
+    w = rng.standard_normal(4096).astype(np.float32)
+    out = np.zeros_like(x)
+    kernel = rmsnorm.rmsnorm_kernel(2, threads=512, x_priority="evict_last", out_priority="evict_first")
+    tile_mlir.interpret(kernel, x, w, out)
+    assert out.tobytes() == rmsnorm_reference.reference(x, w, threads=512).tobytes()
+
+
 @pytest.mark.parametrize("grid", [3, 2])
 def test_rmsnorm_looping_over_rows_is_the_same_bits(grid):
     # Blocks looping over rows, w loaded once, the warps' sums exchanged

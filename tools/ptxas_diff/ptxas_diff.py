@@ -142,6 +142,67 @@ def ldst_spellings():
                         yield ".".join(t for t in (family, space, first, l2, vec, ty) if t)
 
 
+def cache_hint_spellings():
+    """.L2::cache_hint on ld and st: every state space, ordering, cache
+    operator, L1 priority and prefetch size beside it, and its place in the
+    spelling moved."""
+    for family in ("ld", "st"):
+        sems = ["", "weak", "volatile", "relaxed.gpu", "relaxed.cluster", "mmio.relaxed.sys",
+                "acquire.gpu" if family == "ld" else "release.gpu"]
+        spaces = ["", "global", "shared", "shared::cta", "shared::cluster", "local", "param"] + \
+            (["const"] if family == "ld" else [])
+        caches = ["", "ca", "cg", "cs", "lu", "cv", "nc", "nc.cs", "nc.L1::evict_first"] if family == "ld" \
+            else ["", "wb", "cg", "cs", "wt"]
+        extras = ["", "L1::evict_last", "L1::no_allocate", "L1::evict_unchanged"] + \
+            (["L2::128B", "L2::256B"] if family == "ld" else [])
+        for sem, space, cache, extra in itertools.product(sems, spaces, caches, extras):
+            yield ".".join(t for t in (family, sem, space, cache, extra, "L2::cache_hint", "b32") if t)
+        for vec, ty in (("v2", "b64"), ("v4", "f32"), ("", "b128"), ("v8", "b32"), ("v4", "b64"), ("", "u8")):
+            yield ".".join(t for t in (family, "global", "L2::cache_hint", vec, ty) if t)
+            yield ".".join(t for t in (family, "global", "L2::evict_last", "L2::cache_hint", vec, ty) if t)
+        yield f"{family}.L2::cache_hint.global.b32"
+        yield f"{family}.global.b32.L2::cache_hint"
+        yield f"{family}.global.L2::cache_hint.L2::cache_hint.b32"
+
+
+def createpolicy_spellings():
+    """PTX ISA 9.0, 9.7.9.17: createpolicy.fractional and .range{.global}
+    with a primary and an optional secondary priority, createpolicy.cvt.L2;
+    every pair of priorities in both orders, other types, the qualifiers
+    moved, missing and repeated."""
+    priorities = ["L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged",
+                  "L2::evict_first.L2::evict_first"]
+    for kind in ("fractional", "range", "range.global"):
+        for first in [""] + priorities:
+            for second in ["", "L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged"]:
+                for ty in ("b64", "b32", "u64"):
+                    yield ".".join(t for t in ("createpolicy", kind, first, second, ty) if t)
+        yield f"createpolicy.{kind}.b64.L2::evict_last"
+        yield f"createpolicy.L2::evict_last.{kind}.b64"
+        yield f"createpolicy.{kind}.L2::evict_last.{kind.split('.')[0]}.b64"
+    yield "createpolicy.range.shared.L2::evict_last.b64"
+    yield "createpolicy.range.L2::evict_last.global.b64"
+    yield "createpolicy.range.global.global.L2::evict_last.b64"
+    for quals in ("L2", "", "L2.L2", "L1", "L2::evict_last", "L2.L2::evict_last"):
+        for ty in ("b64", "b32"):
+            yield ".".join(t for t in ("createpolicy", "cvt", quals, ty) if t)
+    yield "createpolicy.cvt.b64.L2"
+    yield "createpolicy.L2::evict_last.b64"
+    yield "createpolicy.b64"
+
+
+def createpolicy_operands(tokens):
+    """The ISA's operands: a 64-bit policy, then the fraction (an f32
+    register, optional: both are tried), the range's [a], primary-size and
+    total-size, or cvt's 64-bit access property."""
+    policy = (64, 1, False)
+    if "range" in tokens:
+        return [[policy, TENSOR_MAP, (32, 1, False), (32, 1, False)]]
+    if "cvt" in tokens:
+        return [[policy, (64, 1, False)]]
+    return [[policy], [policy, (32, 1, False)]]
+
+
 def minmax_spellings():
     """PTX ISA 9.0, min/max: min{.relu}.{u16,u32,u64,s16,s32,s64,u16x2,s16x2},
     min{.ftz}{.NaN}{.xorsign.abs}.{f32,f16,f16x2,bf16,bf16x2}, min.f64, and
@@ -694,7 +755,8 @@ def spellings():
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
-                tma_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings):
+                tma_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
+                cache_hint_spellings, createpolicy_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -848,9 +910,10 @@ def natural_operands(spelling):
     if family == "selp":
         return [reg, reg, reg, pred]
     bits = max(BITS[types[-1]], 16)
+    policy = [(64, 1, False)] if "L2::cache_hint" in tokens else []
     if family == "ld":
-        return [(bits, vec, False), (bits, vec, True)]
-    return [(bits, vec, True), (bits, vec, False)]
+        return [(bits, vec, False), (bits, vec, True)] + policy
+    return [(bits, vec, True), (bits, vec, False)] + policy
 
 
 # An immediate operand, written as its first legal value (1 when any small
@@ -865,6 +928,9 @@ def natural_operand_choices(spelling):
     tokens = spelling.split(".")
     if tokens[0] == "mbarrier" or tokens[:3] == ["cp", "async", "mbarrier"]:
         yield from mbarrier_operand_choices(tokens)
+        return
+    if tokens[0] == "createpolicy":
+        yield from createpolicy_operands(tokens)
         return
     first = natural_operands(spelling)
     yield first
@@ -1017,10 +1083,11 @@ def run(spelling_list, targets=TARGETS, batch=800):
         except ptx.PTXFormError as error:
             cases.append((spelling, None, list(natural_operand_choices(spelling)), str(error)))
             continue
-        if form.family in ("mbarrier", "wgmma"):
+        if form.family in ("mbarrier", "wgmma", "createpolicy"):
             # Each operand shape of an mbarrier operation is a form of its
             # own, with its own floor (an arrival's count needs sm_90); so
-            # is a wgmma's A in registers.
+            # is a wgmma's A in registers, and a fractional policy with its
+            # fraction written.
             for other in ptx.overloads(spelling)[1:]:
                 cases.append((spelling, other, [table_operands(other)], None))
     report = {"spellings": len(spelling_list), "cases": len(cases), "targets": list(targets), "table_legal": 0,

@@ -120,7 +120,8 @@ struct Operand {
   /// Written in braces even as one register: a fragment ({%r1}) of mma.
   bool braced = false;
   /// A register that holds an address, written in brackets ([%rd1]): the
-  /// tensor map of cp.async.bulk.tensor and prefetch.tensormap.
+  /// tensor map of cp.async.bulk.tensor and prefetch.tensormap, the start
+  /// of createpolicy.range's range.
   bool address = false;
   /// Written inside the brackets of the address before it, after a comma:
   /// a TMA's coordinates ([%rd1, {%r1, %r2}]).

@@ -1795,6 +1795,9 @@ class Interpreter:
         if form.family == "wgmma":
             self.wgmma(form, values, group)
             return
+        if form.family == "createpolicy":
+            self.cache_policy(values, group, self.active & pred)
+            return
         if form.orders_memory:
             # A fence orders its thread's accesses, which lockstep keeps in
             # program order anyway; it orders no other thread's (a barrier
@@ -1831,6 +1834,16 @@ class Interpreter:
                 self.instruction(form, values, coord, self.active & (bits != 0), preserve, known)
             else:
                 self.instruction(form, values, coord, self.active & pred, preserve)
+
+    def cache_policy(self, values, group, execute):
+        """createpolicy: the policy's 64 bits are the hardware's encoding,
+        which no document gives, so they are undefined here; an access that
+        takes the policy only hints the cache (instruction() skips it)."""
+        policy = values[0]
+        repeats = policy.shape[len(group):-1]
+        for coord in itertools.product(*[range(n) for n in repeats]):
+            self.write(policy, group + list(coord) + [0], np.zeros(self.threads, np.uint64),
+                       np.zeros(self.threads, bool), execute)
 
     def group_coordinates(self, scope):
         """This thread's row of each group axis (docs/scopes.md): (lane) for
@@ -1885,7 +1898,9 @@ class Interpreter:
             if operand.role == "imm":
                 immediates[len(immediates)] = int(value[0][0])
                 continue
-            if operand.role != "src":
+            if operand.role != "src" or operand.name == "cache-policy":
+                # A cache policy changes where a line may stay in L2, not
+                # what the access moves.
                 continue
             dtype = R.UINT[max(operand.bits, 8)]
             if isinstance(value, View):

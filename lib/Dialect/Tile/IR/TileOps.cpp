@@ -805,9 +805,9 @@ LogicalResult ApplyOp::verify() {
         return failure();
       continue;
     }
-    if (operand.address) {
+    if (operand.address && form->accessesDescribedMemory) {
       // The only address of a tensor map a kernel has is its parameter's,
-      // a generic one.
+      // a generic one. (createpolicy.range's address only bounds a range.)
       if (!value.getDefiningOp<TensorMapOp>())
         return diag() << "expected the address of a tensor map, which "
                          "tile.tensor_map gives";
