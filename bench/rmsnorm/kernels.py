@@ -189,4 +189,12 @@ VARIANTS = {"rmsnorm_f32_r65536": (rmsnorm_kernel, dict(rows=ROWS)),
             "rmsnorm_f32_r65536_t512": (rmsnorm_kernel, dict(rows=ROWS, threads=512)),
             "rmsnorm_f32_r65536_t1024": (rmsnorm_kernel, dict(rows=ROWS, threads=1024)),
             "rmsnorm_f32_r65536_t512_rows2": (rmsnorm_kernel, dict(rows=ROWS, threads=512, rows_per_block=2)),
+            # x's lines kept in L2 with evict_last, Out's evicted first.
+            "rmsnorm_f32_r65536_x_evict_last": (rmsnorm_kernel, dict(rows=ROWS, x_priority="evict_last")),
+            "rmsnorm_f32_r65536_t512_x_evict_last": (rmsnorm_kernel, dict(rows=ROWS, threads=512,
+                                                                          x_priority="evict_last")),
+            "rmsnorm_f32_r65536_t512_x_evict_last_out_evict_first": (
+                rmsnorm_kernel, dict(rows=ROWS, threads=512, x_priority="evict_last", out_priority="evict_first")),
+            "rmsnorm_f32_r65536_rows2_x_evict_last": (rmsnorm_kernel, dict(rows=ROWS, rows_per_block=2,
+                                                                           x_priority="evict_last")),
             "rmsnorm_bf16_r65536": (rmsnorm_bf16_kernel, dict(rows=ROWS))}

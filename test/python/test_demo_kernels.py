@@ -107,6 +107,35 @@ def test_rmsnorm_needs_no_stack_and_spills_nothing(compiled):
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_rmsnorm_l2_policies_cost_only_uniform_moves():
+    # createpolicy.fractional of a constant fraction becomes a memory
+    # descriptor computed on the uniform datapath (UMOV, USHF, ULOP3); the
+    # loads of x and the stores carry it instead of the default one
+    # (c[0x0][0x208]); no other instruction changes (but the NOPs that pad
+    # the end of the code).
+    plain = tile_mlir.compile(rmsnorm.rmsnorm_kernel(64, threads=512))
+    hinted = tile_mlir.compile(rmsnorm.rmsnorm_kernel(64, threads=512, x_priority="evict_last",
+                                                      out_priority="evict_first"))
+
+    def per_thread(cubin):
+        return sorted(i.opcode for i in sass.instructions(cubin)
+                      if not i.opcode.startswith("U") and i.mnemonic != "NOP")
+    assert per_thread(hinted.cubin) == per_thread(plain.cubin)
+    # Which descriptor each access takes: the last write of its register
+    # before it, in this straight-line code.
+    written, taken = {}, []
+    for i in sass.instructions(hinted.cubin):
+        target = re.match(r"(UR\d+)", i.operands)
+        if i.mnemonic in ("ULDC", "UMOV") and target:
+            default = i.opcode == "ULDC.64" and "c[0x0][0x208]" in i.operands
+            written[target.group(1)] = "default" if default else "policy"
+        if i.mnemonic in ("LDG", "STG"):
+            taken.append((i.mnemonic, written[re.search(r"desc\[(UR\d+)\]", i.operands).group(1)]))
+    # w's 2 loads take the default descriptor, x's 2 loads and the 2 stores a policy
+    assert sorted(taken) == [("LDG", "default")] * 2 + [("LDG", "policy")] * 2 + [("STG", "policy")] * 2
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
 def test_rmsnorm_sass_is_the_instructions_written(compiled):
     text = sass.listing(compiled.cubin)
     mnemonics = [i.mnemonic for i in sass.instructions(compiled.cubin)]

@@ -239,6 +239,44 @@ def test_atomics_kernels_apply_one_form_each_to_the_threads_own_cells():
                 for name in ("M", "D")}
     assert (expected["D"] == m).all()
     assert (expected["M"] == (m.astype(np.uint64) + s0) % 2**32).all()
-    assert len(gen_atomics.forms()) == 399
+    assert len(gen_atomics.forms()) == 552
     assert {f.operands[1].space for f in gen_atomics.forms() if f.family == "atom"} == {
-        "global", "shared", "shared::cluster"}
+        "global", "shared", "shared::cluster", "generic"}
+
+
+def test_atomics_of_a_generic_address_reach_global_and_shared_cells():
+    # A generic form runs on the generic view of a global cell, or, every
+    # other one, of a shared cell: atom.add.u32 (generic) adds into shared
+    # memory, which Out receives; D is each thread's old value.
+    import base64
+    import gen_atomics
+
+    index = next(i for i, f in enumerate(gen_atomics.forms()) if f.opcode == "atom.add.u32")
+    entry = campaign.prepare(30 * 1_000_003 + index, kind="atomics")
+    assert "through shared" in entry["features"] and "generic" in entry["features"]
+    arrays = campaign.kernel_inputs(entry["seed"], entry["params"], entry["aliases"])
+    m, s0 = arrays["M"].reshape(-1), arrays["S0"].reshape(-1)
+    expected = {name: np.frombuffer(base64.b64decode(entry["expected"][name]), np.uint32)
+                for name in ("Out", "D")}
+    assert (expected["D"] == m).all()
+    assert (expected["Out"] == (m.astype(np.uint64) + s0) % 2**32).all()
+
+
+def test_collective_kernels_run_each_form_over_its_mask():
+    # --kind collectives: redux.sync.add.u32 over the low half of each warp
+    # (membermask 0x0000FFFF): lanes 0-15 get the sum of their 16 values mod
+    # 2^32 (numpy's), the other lanes do not execute and store 0.
+    import base64
+    import gen_collectives
+
+    forms = gen_collectives.forms()
+    index = next(i for i, f in enumerate(forms) if f.opcode == "redux.sync.add.u32")
+    entry = campaign.prepare(31 * 1_000_003 + len(forms) + index, kind="collectives")
+    assert "mask 0x0000ffff" in entry["features"]
+    arrays = campaign.kernel_inputs(entry["seed"], entry["params"], entry["aliases"])
+    a = arrays["S0"].reshape(-1, 32).astype(np.uint64)
+    want = np.zeros_like(a)
+    want[:, :16] = (a[:, :16].sum(axis=1, keepdims=True) % 2**32)
+    got = np.frombuffer(base64.b64decode(entry["expected"]["D0"]), np.uint32)
+    assert got.tolist() == want.reshape(-1).tolist()
+    assert len(forms) == 58

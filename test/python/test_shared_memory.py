@@ -213,3 +213,34 @@ def test_a_counted_barrier_met_by_other_than_its_count_is_reported(line_of):
     with pytest.raises(tile_mlir.HazardError, match=r"test_shared_memory.py:\d+: bar.sync reached by 64 of "
                                                     r"the 96 threads of block 0; the others never arrive"):
         tile_mlir.interpret(_group_barrier(96), np.zeros((96, 1), "float32"), np.zeros((96, 1), "float32"))
+
+
+def test_generic_views_of_global_and_shared_memory_address_the_same_elements(line_of):
+    # Buffer.generic: a memref with no memory space, which PTX forms without
+    # a state space take (ld.b32 lowers to a generic load through cvta).
+    @T.function
+    def kernel(A: T.Tensor((32, 1), "uint32"), Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        stage = T.alloc_shared((32, 1), "uint32")
+        r = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.b32"], r, A.generic()[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.b32"], stage.generic()[31 - t:32 - t], r)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], r, stage[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], r)
+
+    a = np.arange(100, 132, dtype=np.uint32).reshape(32, 1)
+    out = np.zeros_like(a)
+    tile_mlir.interpret(kernel, a, out)
+    assert (out == a[::-1]).all()
+    ptx = tile_mlir.compile(kernel).ptx
+    assert "ld.b32" in ptx and "st.b32" in ptx and "cvta" in ptx
+
+    with pytest.raises(T.TileError, match=r"a register tile has no generic address") as error:
+        @T.function
+        def register_tile(A: T.Tensor((32, 1), "uint32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+            r = T.alloc_local((1, 1), "uint32")
+            r.generic()  # the line
+    assert str(error.value).startswith(f"{line_of('r.generic()  # the line')}: ")

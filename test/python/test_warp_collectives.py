@@ -46,6 +46,26 @@ def test_collectives_are_emitted_as_written():
                for line in lines)
 
 
+def test_match_all_without_its_predicate_runs():
+    # match.all.sync.b32 d, a, membermask (the predicate is optional): d is
+    # the mask where every lane of it holds the same value, else 0. The
+    # interpreter wrote the predicate it had not been given (a KeyError).
+    @T.function
+    def k(A: T.Tensor((32, 1), "uint32"), Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["match.all.sync.b32"], r, r, T.uint32(FULL))
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], r)
+
+    out = np.zeros((32, 1), np.uint32)
+    tile_mlir.interpret(k, np.full((32, 1), 7, np.uint32), out)
+    assert (out == FULL).all()
+    tile_mlir.interpret(k, np.arange(32, dtype=np.uint32).reshape(32, 1), out)
+    assert (out == 0).all()
+
+
 def test_the_shuffle_predicate_says_whether_the_source_lane_was_in_range():
     @T.function
     def k(A: T.Tensor((32, 1), "int32"), Out: T.Tensor((32, 2), "int32")):

@@ -114,6 +114,7 @@ def prepare(seed, skip=(), repeats=None, name=None, kind="thread", racy=False):
     import gen
     import gen_atomics
     import gen_block
+    import gen_collectives
     import interp
     import tile_mlir
     from tile_mlir import script as T
@@ -122,6 +123,8 @@ def prepare(seed, skip=(), repeats=None, name=None, kind="thread", racy=False):
         if kind == "atomics":
             # The seed's place after --seed's base names the form.
             spec = gen_atomics.generate(seed % 1_000_003, name or f"k{seed}")
+        elif kind == "collectives":
+            spec = gen_collectives.generate(seed % 1_000_003, name or f"k{seed}")
         elif kind in ("block", "tensor"):
             spec = gen_block.generate(rng, name or f"k{seed}", racy=racy, tensor=kind == "tensor")
         else:
@@ -222,7 +225,7 @@ def build(args):
     start = time.time()
     k = 0
     kind = getattr(args, "kind", "thread")
-    block = kind in ("block", "tensor", "atomics")
+    block = kind in ("block", "tensor", "atomics", "collectives")
     # Explicit seeds (--seeds) rebuild kernels of earlier campaigns one by
     # one, each racy or not as its campaign drew it.
     explicit = [int(s) for s in args.seeds.split(",")] if getattr(args, "seeds", None) else None
@@ -234,7 +237,7 @@ def build(args):
                  else [seed])
         k += len(group)
         try:
-            if kind == "atomics":
+            if kind in ("atomics", "collectives"):
                 prepared = [prepare(seed, kind=kind)]
             elif block:
                 index = seed - seed // 1_000_003 * 1_000_003 if explicit else k - 1
@@ -504,7 +507,7 @@ def main(argv=None):
     b.add_argument("bundle", nargs="?")
     b.add_argument("--kernels", type=int, default=200)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--kind", choices=("thread", "block", "tensor", "atomics"), default="thread")
+    b.add_argument("--kind", choices=("thread", "block", "tensor", "atomics", "collectives"), default="thread")
     b.add_argument("--seeds", help="comma-separated seeds of earlier campaigns, instead of --kernels and --seed")
     c = sub.add_parser("check")
     c.add_argument("--kernels", type=int, default=60)

@@ -7,8 +7,10 @@ the old value it returns and the memory it leaves are defined whatever
 order the threads run in: the interpreter's result is the ISA's. The cell
 is in global memory (global forms) or in shared memory (shared and
 shared::cluster forms, the thread's own block's cell), filled from M and
-copied out to Out after the atomic. Forms of a generic address are left
-out: the Python front end has no generic view of a tensor. Every operand is given as registers of the form's widths; the
+copied out to Out after the atomic. A form of a generic address takes
+the generic view (Buffer.generic) of a global cell or, for every other
+such form, of a shared one, so that both windows of the generic space are
+judged. Every operand is given as registers of the form's widths; the
 inputs are campaign.py's bit patterns (NaNs, infinities, extremes).
 """
 
@@ -30,13 +32,11 @@ _forms = None
 
 
 def forms():
-    """The sm_90 atom and red forms ptxas_diff generates, in its order, of
-    a global or shared address."""
+    """The sm_90 atom and red forms ptxas_diff generates, in its order."""
     global _forms
     if _forms is None:
         import ptxas_diff
-        _forms = [f for f in ptxas_diff.legal_forms("sm_90") if f.family in ("atom", "red")
-                  and next(o for o in f.operands if o.space != "reg").space != "generic"]
+        _forms = [f for f in ptxas_diff.legal_forms("sm_90") if f.family in ("atom", "red")]
     return _forms
 
 
@@ -48,7 +48,10 @@ def generate(index: int, name: str) -> gen.KernelSpec:
     dtype = f"uint{bits}"
     n = memory.count
     threads = GRID * BLOCK
-    shared = memory.space.startswith("shared")
+    generic = memory.space == "generic"
+    generic_rank = sum(1 for f in forms()[:index % len(forms())]
+                       if next(o for o in f.operands if o.space != "reg").space == "generic")
+    shared = memory.space.startswith("shared") or (generic and generic_rank % 2 == 1)
     sources = [o for o in registers if o.role == "src"]
     results = [o for o in registers if o.role == "dst"]
     names = ["M"] + [f"S{i}" for i in range(len(sources))] + ["Out"] + (["D"] if results else [])
@@ -74,6 +77,8 @@ def generate(index: int, name: str) -> gen.KernelSpec:
             cell = cells[t].reshape((1, n)) if n > 1 else cells[t:t + 1]
         else:
             cell = m[row].reshape((1, n)) if n > 1 else m[row:row + 1, 0:1].reshape((1, 1))
+        if generic:
+            cell = cell.generic()
         if results:
             d = T.alloc_local((1, results[0].count), f"uint{max(8, results[0].register_bits)}")
             T.cuda.tile.apply(T.ptx[form.opcode], d, cell, *operands)
@@ -98,7 +103,8 @@ def generate(index: int, name: str) -> gen.KernelSpec:
     exec(compile(source, "<atomics conformance kernel>", "exec", dont_inherit=True), namespace)
     fn = T.function(namespace[name])
     spec = gen.KernelSpec(fn, GRID, BLOCK, [(p, widths[p]) for p in names], ops=1,
-                          features=["atomics", form.family, memory.space])
+                          features=["atomics", form.family, memory.space]
+                          + (["through shared" if shared else "through global"] if generic else []))
     spec.instructions, spec.repeats, spec.racy = 1, 1, False
     spec.opcode = form.opcode
     return spec

@@ -227,6 +227,25 @@ class Buffer:
             _raise(error)
         return source
 
+    def generic(self) -> "Buffer":
+        """The same elements through generic addresses, for the forms whose
+        opcode names no state space (ld.b32, atom.add.u32): a tensor's or a
+        shared tile's memref cast to no memory space (cvta in PTX). A
+        register tile has none: its registers have no address."""
+        _check_owned(self)
+        space = self.type.memory_space
+        if space is None:
+            return self
+        number = ir.IntegerAttr(space).value if isinstance(space, ir.IntegerAttr) else None
+        if number == REGISTER_SPACE:
+            raise TileError(f"{self.name + ': ' if self.name else ''}a register tile has no generic address; "
+                            "take the generic view of a tensor or a shared tile")
+        source = self.type
+        result = ir.MemRefType.get(list(source.shape), source.element_type, source.layout)
+        with _location():
+            view = memref.MemorySpaceCastOp(result, self.value).result
+        return Buffer(view, self.dtype, self.name)
+
     def view(self, dtype: str) -> "Buffer":
         """Reinterprets the register carriers as `dtype` (e.g. uint32 words as
         uint16 halves, low half first). Changes no bits. The final axis must

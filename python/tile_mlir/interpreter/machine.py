@@ -764,7 +764,8 @@ class Interpreter:
                     result = ufunc.reduce(np.where(members, words, neutral), axis=1)
                 outputs["d"] = (result & 0xFFFFFFFF).astype(np.uint64)
         for name, result in outputs.items():
-            self.write(named[name], coord + [0], result, defined, executing, None)
+            if name in named:  # match.all's predicate is optional
+                self.write(named[name], coord + [0], result, defined, executing, None)
 
     def async_copy(self, form, values, group, executing):
         """cp.async (PTX ISA 9.0, 9.7.9.25): each executing thread's copy of
@@ -1653,6 +1654,8 @@ class Interpreter:
         self.values[op.results[0]] = View(source.buffer, source.offset, source.strides, source.shape, source.bits,
                                           (source.offset, bits, base, shift))
 
+    # A generic view (Buffer.generic) addresses the same bytes.
+    op_memref_memory_space_cast = _same_offset
     op_memref_expand_shape = _same_offset
     op_memref_collapse_shape = _same_offset
     op_tile_view = _same_offset
