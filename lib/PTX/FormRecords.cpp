@@ -326,11 +326,21 @@ constexpr VariantRecord kMadVariants[] = {
     {kFmaTuple, kFmaSlots, {}, {}, kFmaSignatures}};
 constexpr StringRef kSatReluRepeats[] = {"sat", "relu"};
 
+//===-- the L2 cache policy ------------------------------------------------===//
+
+// .L2::cache_hint: an access (ld, st, cp.async, the bulk copies and TMA)
+// takes a 64-bit cache policy (createpolicy's result) as its last operand.
+constexpr StringRef kCacheHint[] = {"L2::cache_hint"};
+constexpr OperandRecord kCachePolicy = {
+    .name = "cache-policy", .role = Role::Src, .fixedType = "b64",
+    .onlyWith = "L2::cache_hint"};
+
 //===-- cp.async -----------------------------------------------------------===//
 
-// cp.async.{ca,cg}.shared{::cta}.global{.L2::prefetch} [dst], [src], size.
-// Measured with ptxas 13.0: any qualifier order, but the destination space
-// comes before the source space; .cg copies 16 bytes only.
+// cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::prefetch}
+// [dst], [src], size{, src-size}{, cache-policy}. Measured with ptxas 13.0:
+// any qualifier order, but the destination space comes before the source
+// space; .cg copies 16 bytes only; .L2::cache_hint from sm_80 and PTX 7.4.
 constexpr StringRef kCpCache[] = {"ca", "cg"};
 constexpr StringRef kSharedDst[] = {"shared", "shared::cta"};
 constexpr StringRef kGlobal[] = {"global"};
@@ -339,6 +349,7 @@ constexpr SlotRecord kCpAsyncSlots[] = {
     {"cache operator", kCpCache, true},
     {"destination state space", kSharedDst, true},
     {"source state space", kGlobal, true},
+    {"L2::cache_hint", kCacheHint},
     {"prefetch size", kPrefetch}};
 constexpr RuleRecord kCpAsyncRules[] = {
     {RuleRecord::Before, "shared", "global", 0,
@@ -349,20 +360,23 @@ constexpr RuleRecord kCpAsyncRules[] = {
      "from global to shared memory (cp.async.ca.shared::cta.global)"}};
 constexpr FloorRecord kCpAsyncFloors[] = {
     {80, 70}, {80, 78, {}, "shared::cta"}, {80, 74, {}, "L2::64B"},
-    {80, 74, {}, "L2::128B"}, {80, 74, {}, "L2::256B"}};
+    {80, 74, {}, "L2::128B"}, {80, 74, {}, "L2::256B"},
+    {80, 74, {}, "L2::cache_hint"}};
 constexpr unsigned kCpSizes[] = {4, 8, 16};
 constexpr unsigned kCgSizes[] = {16};
 constexpr OperandRecord kCpAsync[] = {
     {"dst", Role::Dst, Space::Shared, 0, "b8", 1, {}, {}, {}, {}, "cp-size"},
     {"src", Role::Src, Space::Global, 0, "b8", 1, {}, {}, {}, {}, "cp-size"},
     {"cp-size", Role::Imm, Space::Reg, 0, "u32", 1, {}, kCpSizes, "cg",
-     kCgSizes}};
+     kCgSizes},
+    kCachePolicy};
 // With src-size, a u32 register: the bytes read from src; the rest of the
 // cp-size bytes are zero-filled (PTX ISA 9.0, 9.7.9.25.3.1). A predicated
 // tail copies 0 bytes where it has none.
 constexpr OperandRecord kCpAsyncZeroFill[] = {
     kCpAsync[0], kCpAsync[1], kCpAsync[2],
-    {.name = "src-size", .role = Role::Src, .fixedType = "u32"}};
+    {.name = "src-size", .role = Role::Src, .fixedType = "u32"},
+    kCachePolicy};
 constexpr Signature kCpAsyncSignature[] = {kCpAsync, kCpAsyncZeroFill};
 constexpr VariantRecord kCpAsyncVariants[] = {
     {{}, kCpAsyncSlots, kCpAsyncRules, kCpAsyncFloors, kCpAsyncSignature}};
@@ -407,7 +421,6 @@ constexpr StringRef kTmaBulkGroup[] = {"bulk_group"};
 constexpr StringRef kTmaCompletions[] = {"mbarrier::complete_tx::bytes",
                                          "bulk_group"};
 constexpr StringRef kTmaMulticast[] = {"multicast::cluster"};
-constexpr StringRef kTmaCacheHint[] = {"L2::cache_hint"};
 constexpr SlotRecord kTmaLoadSlots[] = {
     {"dimension", kTensorDims, true},
     {"destination state space", kTmaLoadDst, true},
@@ -415,14 +428,14 @@ constexpr SlotRecord kTmaLoadSlots[] = {
     {"load mode", kTmaTile},
     {"completion mechanism", kTmaMbarrier, true},
     {"multicast", kTmaMulticast},
-    {"cache hint", kTmaCacheHint}};
+    {"cache hint", kCacheHint}};
 constexpr SlotRecord kTmaStoreSlots[] = {
     {"dimension", kTensorDims, true},
     {"destination state space", kGlobal, true},
     {"source state space", kTmaStoreSrc, true},
     {"load mode", kTmaTile},
     {"completion mechanism", kTmaBulkGroup, true},
-    {"cache hint", kTmaCacheHint}};
+    {"cache hint", kCacheHint}};
 // A spelling with neither completion mechanism: this variant only names
 // what is missing.
 constexpr SlotRecord kTmaAnySlots[] = {
@@ -431,7 +444,7 @@ constexpr SlotRecord kTmaAnySlots[] = {
     {"source state space", kGlobal},
     {"load mode", kTmaTile},
     {"multicast", kTmaMulticast},
-    {"cache hint", kTmaCacheHint},
+    {"cache hint", kCacheHint},
     {"completion mechanism", kTmaCompletions, true}};
 constexpr RuleRecord kTmaLoadRules[] = {
     {RuleRecord::Before, "destination state space", "global", 0,
@@ -455,9 +468,6 @@ constexpr OperandRecord kTmaMap = {.name = "tensorMap", .role = Role::Src,
 constexpr OperandRecord kTmaCoords = {
     .name = "tensorCoords", .role = Role::Src, .fixedType = "s32",
     .countFrom = "dimension", .braced = true, .withinAddress = true};
-constexpr OperandRecord kTmaCachePolicy = {
-    .name = "cache-policy", .role = Role::Src, .fixedType = "b64",
-    .onlyWith = "L2::cache_hint"};
 constexpr OperandRecord kTmaLoad[] = {
     {.name = "dstMem", .role = Role::Dst, .space = Space::Shared,
      .fixedType = "b8", .box = true},
@@ -467,13 +477,13 @@ constexpr OperandRecord kTmaLoad[] = {
      .fixedType = "b64"},
     {.name = "ctaMask", .role = Role::Src, .fixedType = "b16",
      .onlyWith = "multicast::cluster"},
-    kTmaCachePolicy};
+    kCachePolicy};
 constexpr OperandRecord kTmaStore[] = {
     kTmaMap,
     kTmaCoords,
     {.name = "srcMem", .role = Role::Src, .space = Space::Shared,
      .fixedType = "b8", .box = true},
-    kTmaCachePolicy};
+    kCachePolicy};
 constexpr Signature kTmaLoadSignature[] = {kTmaLoad};
 constexpr Signature kTmaStoreSignature[] = {kTmaStore};
 constexpr VariantRecord kTmaVariants[] = {
@@ -509,17 +519,17 @@ constexpr SlotRecord kBulkLoadSlots[] = {
     {"source state space", kBulkLoadSrc, true},
     {"completion mechanism", kTmaMbarrier, true},
     {"multicast", kTmaMulticast},
-    {"cache hint", kTmaCacheHint}};
+    {"cache hint", kCacheHint}};
 constexpr SlotRecord kBulkStoreSlots[] = {
     {"destination state space", kGlobal, true},
     {"source state space", kTmaStoreSrc, true},
     {"completion mechanism", kTmaBulkGroup, true},
-    {"cache hint", kTmaCacheHint}};
+    {"cache hint", kCacheHint}};
 constexpr SlotRecord kBulkAnySlots[] = {
     {"destination state space", kTmaLoadDst},
     {"source state space", kGlobal},
     {"multicast", kTmaMulticast},
-    {"cache hint", kTmaCacheHint},
+    {"cache hint", kCacheHint},
     {"completion mechanism", kTmaCompletions, true}};
 /// The copy between shared memories (source .shared::cta) goes into
 /// .shared::cluster, and takes neither multicast nor a cache hint: the
@@ -570,14 +580,14 @@ constexpr OperandRecord kBulkLoad[] = {
     {.name = "mbar", .role = Role::Dst, .fixedType = "b64",
      .spaceFrom = "destination state space"},
     kTmaLoad[4],
-    kTmaCachePolicy};
+    kCachePolicy};
 constexpr OperandRecord kBulkStore[] = {
     {.name = "dstMem", .role = Role::Dst, .space = Space::Global,
      .fixedType = "b8", .sizedBy = "size", .bulk = true},
     {.name = "srcMem", .role = Role::Src, .space = Space::Shared,
      .fixedType = "b8", .sizedBy = "size", .bulk = true},
     kBulkSize,
-    kTmaCachePolicy};
+    kCachePolicy};
 constexpr Signature kBulkLoadSignature[] = {kBulkLoad};
 constexpr Signature kBulkStoreSignature[] = {kBulkStore};
 constexpr VariantRecord kBulkVariants[] = {
@@ -608,7 +618,7 @@ constexpr SlotRecord kTmaReduceSlots[] = {
     {"reduction", kReduceOps, true},
     {"load mode", kTmaTile},
     {"completion mechanism", kTmaBulkGroup, true},
-    {"cache hint", kTmaCacheHint}};
+    {"cache hint", kCacheHint}};
 constexpr VariantRecord kTmaReduceVariants[] = {
     {.slots = kTmaReduceSlots, .rules = kTmaStoreRules, .floors = kTmaFloors,
      .signatures = kTmaStoreSignature}};
@@ -2172,7 +2182,6 @@ constexpr StringRef kEvictions[] = {"L1::evict_normal", "L1::evict_unchanged",
 // included.
 constexpr StringRef kL2Evictions[] = {"L2::evict_normal", "L2::evict_first",
                                       "L2::evict_last"};
-constexpr StringRef kCacheHint[] = {"L2::cache_hint"};
 constexpr StringRef kVectors[] = {"v2", "v4", "v8"};
 constexpr StringRef kB8B16[] = {"b8", "b16", "u8", "u16", "s8", "s16"};
 constexpr StringRef kMem32[] = {"b32", "u32", "s32", "f32"};
@@ -2343,24 +2352,20 @@ constexpr auto kStoreFloors =
              FloorRecord{.sm = 0, .ptx = 0, .token = "param", .maxSm = 89});
 
 constexpr Tokens kMemTuple[] = {kMemTypes};
-// The policy of .L2::cache_hint (a createpolicy result) follows the data.
-constexpr OperandRecord kAccessPolicy = {
-    .name = "cache-policy", .role = Role::Src, .fixedType = "b64",
-    .onlyWith = "L2::cache_hint"};
 constexpr OperandRecord kLoad[] = {
     {.name = "dst", .role = Role::Dst, .countFrom = "vector width"},
     {.name = "src",
      .role = Role::Src,
      .countFrom = "vector width",
      .spaceFrom = "state space"},
-    kAccessPolicy};
+    kCachePolicy};
 constexpr OperandRecord kStore[] = {
     {.name = "dst",
      .role = Role::Dst,
      .countFrom = "vector width",
      .spaceFrom = "state space"},
     {.name = "src", .role = Role::Src, .countFrom = "vector width"},
-    kAccessPolicy};
+    kCachePolicy};
 constexpr Signature kLoadSignature[] = {kLoad};
 constexpr Signature kStoreSignature[] = {kStore};
 constexpr VariantRecord kLoadVariants[] = {

@@ -1,6 +1,7 @@
 // L2 cache policies, verbatim: createpolicy.fractional without and with its
-// fraction, .range over an address and .cvt.L2, and loads and stores whose
-// .L2::cache_hint takes a policy as their last operand. Through ptxas at -O3
+// fraction, .range over an address and .cvt.L2, and loads, stores and
+// cp.async copies whose .L2::cache_hint takes a policy as their last
+// operand (after cp.async's src-size). Through ptxas at -O3
 // and -O0 (sm_80 and PTX ISA 7.4 at the least).
 // RUN: tile-ptx %s -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
@@ -16,8 +17,11 @@
 // CHECK: st.global.L2::cache_hint.v4.f32 [%rd{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd[[HALF]];
 // CHECK: ld.L2::cache_hint.f32 %r{{[0-9]+}}, [%rd{{[0-9]+}}], %rd[[RANGE]];
 // CHECK: st.global.cs.L2::cache_hint.f32 [%rd{{[0-9]+}}], %r{{[0-9]+}}, %rd[[CONVERTED]];
+// CHECK: cp.async.cg.shared.global.L2::cache_hint [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %rd[[LAST]];
+// CHECK: cp.async.ca.shared.global.L2::cache_hint.L2::128B [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}, %rd[[LAST]];
 module attributes {gpu.container_module} {
   gpu.module @kernels {
+    memref.global "private" @staged : memref<32x4xf32, 3>
     gpu.func @policies(%a: memref<32x4xf32, 1>, %o: memref<32x4xf32, 1>, %base: i64, %property: i64)
         kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
       %t = gpu.thread_id x
@@ -45,6 +49,15 @@ module attributes {gpu.container_module} {
       tile.apply "ld.L2::cache_hint.f32"(%y, %gt, %range) : memref<1x1xf32, 5>, memref<1x1xf32, strided<[4, 1], offset: ?>>, memref<1x1xi64, 5>
       %o1 = memref.subview %o[%t, 1] [1, 1] [1, 1] : memref<32x4xf32, 1> to memref<1x1xf32, strided<[4, 1], offset: ?>, 1>
       tile.apply "st.global.cs.L2::cache_hint.f32"(%o1, %y, %converted) : memref<1x1xf32, strided<[4, 1], offset: ?>, 1>, memref<1x1xf32, 5>, memref<1x1xi64, 5>
+      // Copies into shared memory with the evict_last policy, the second
+      // zero-filling all but its first 8 bytes.
+      %staged = memref.get_global @staged : memref<32x4xf32, 3>
+      %st = memref.subview %staged[%t, 0] [1, 4] [1, 1] : memref<32x4xf32, 3> to memref<1x4xf32, strided<[4, 1], offset: ?>, 3>
+      %size = arith.constant 16 : i32
+      %part = arith.constant 8 : i32
+      tile.apply "cp.async.cg.shared.global.L2::cache_hint"(%st, %at, %size, %last) : memref<1x4xf32, strided<[4, 1], offset: ?>, 3>, memref<1x4xf32, strided<[4, 1], offset: ?>, 1>, i32, memref<1x1xi64, 5>
+      tile.apply "cp.async.ca.shared.global.L2::cache_hint.L2::128B"(%st, %at, %size, %part, %last) : memref<1x4xf32, strided<[4, 1], offset: ?>, 3>, memref<1x4xf32, strided<[4, 1], offset: ?>, 1>, i32, i32, memref<1x1xi64, 5>
+      tile.apply "cp.async.wait_all"()
       gpu.return
     }
   }

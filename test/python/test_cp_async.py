@@ -157,7 +157,9 @@ def test_every_copy_form_follows_the_isa_in_the_interpreter():
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "gpu"))
     import copy_check
     entries = copy_check.forms()
-    assert len(entries) == 2 * (8 * 3 + 8 * 1)  # .ca: 4, 8, 16 bytes; .cg: 16
+    # .ca: 4, 8, 16 bytes; .cg: 16; with and without .L2::cache_hint (its
+    # policy last, after src-size)
+    assert len(entries) == 2 * 2 * (8 * 3 + 8 * 1)
     for entry in entries:
         a, b, sizes, want = copy_check.case(entry, 7)
         out = np.zeros_like(a)

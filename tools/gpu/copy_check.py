@@ -72,7 +72,13 @@ def kernel(entry):
         if entry["src_size"]:
             size = [T.alloc_local((1, 1), "uint32")]
             T.cuda.tile.apply(T.ptx["ld.global.b32"], size[0], Sizes[t:t + 1])
-        T.cuda.tile.apply(T.ptx[opcode], S[t:t + 1, 0:words], A[t:t + 1, 0:words], T.uint32(entry["size"]), *size)
+        policy = []
+        if "L2::cache_hint" in opcode.split("."):
+            # an evict_last policy: it hints L2 and moves no other byte
+            policy = [T.alloc_local((1, 1), "uint64")]
+            T.cuda.tile.apply(T.ptx["createpolicy.fractional.L2::evict_last.b64"], policy[0])
+        T.cuda.tile.apply(T.ptx[opcode], S[t:t + 1, 0:words], A[t:t + 1, 0:words], T.uint32(entry["size"]), *size,
+                          *policy)
         T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
         if entry["wait"] == "wait_all":
             T.cuda.tile.apply(T.ptx["cp.async.wait_all"])

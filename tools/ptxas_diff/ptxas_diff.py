@@ -475,6 +475,27 @@ def async_group_spellings():
             yield ".".join(t for t in ("cp", "async", name, extra) if t)
 
 
+def async_copy_spellings():
+    """PTX ISA 9.0, 9.7.9.25.3.1: cp.async.{ca,cg}.shared{::cta}.global
+    {.L2::cache_hint}{.L2::prefetch}, with the spaces swapped or missing,
+    other cache operators and the qualifiers moved."""
+    for cache in ("ca", "cg", "cs", ""):
+        for spaces in ("shared.global", "shared::cta.global", "global.shared", "shared", "shared::cluster.global"):
+            for hint in ("", "L2::cache_hint"):
+                for prefetch in ("", "L2::64B", "L2::128B", "L2::256B"):
+                    yield ".".join(t for t in ("cp", "async", cache, spaces, hint, prefetch) if t)
+    yield "cp.async.ca.L2::cache_hint.shared.global"
+    yield "cp.async.L2::cache_hint.cg.shared.global"
+    yield "cp.async.ca.shared.global.L2::cache_hint.L2::cache_hint"
+    yield "cp.async.ca.shared.global.L2::128B.L2::cache_hint"
+
+
+def async_copy_operands(tokens):
+    """[dst], [src], cp-size 16, and the cache policy with .L2::cache_hint."""
+    return [(8, 16, True), (8, 16, True), ("imm", 16, False)] + \
+        ([(64, 1, False)] if "L2::cache_hint" in tokens else [])
+
+
 MBARRIER_NAMES = ("mbarrier.init", "mbarrier.inval", "mbarrier.arrive", "mbarrier.arrive_drop",
                   "mbarrier.arrive.expect_tx", "mbarrier.arrive_drop.expect_tx", "mbarrier.expect_tx",
                   "mbarrier.complete_tx", "mbarrier.test_wait", "mbarrier.test_wait.parity",
@@ -756,7 +777,7 @@ def spellings():
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
-                cache_hint_spellings, createpolicy_spellings):
+                cache_hint_spellings, createpolicy_spellings, async_copy_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -822,6 +843,9 @@ def natural_operands(spelling):
         return tma_operands(tokens)
     if tokens[:3] == ["cp", "async", "bulk"] and tokens[3] not in ("commit_group", "wait_group"):
         return bulk_operands(tokens)
+    if tokens[:2] == ["cp", "async"] and len(tokens) > 2 and tokens[2] not in (
+            "bulk", "mbarrier", "commit_group", "wait_group", "wait_all", "wait_group_read", "commit", "wait"):
+        return async_copy_operands(tokens)
     if family == "cp" and "wait_group" in tokens:
         return [IMMEDIATE]
     if family == "wgmma" and "mma_async" in tokens:

@@ -793,8 +793,9 @@ class Interpreter:
             # src-size: the bytes read from src; the rest are zeros. More
             # than cp-size is undefined (PTX ISA 9.7.9.25.3.1).
             src_size, size_known = np.full(self.threads, cp_size, np.int64), np.ones(self.threads, bool)
-            if len(values) > 3:
-                size = values[3]
+            named = {operand.name: value for operand, value in zip(form.operands, values)}
+            if "src-size" in named:  # a cache-policy operand only hints L2
+                size = named["src-size"]
                 if isinstance(size, View):
                     bits, size_known, _ = self.read(size, coord + [0])
                 else:
@@ -2045,6 +2046,8 @@ def select_form(forms, values):
             if operand.role == "imm":
                 # The front end passes immediates as i64 constants.
                 fits &= isinstance(value, tuple)
+            elif isinstance(value, View) and operand.sized_by:
+                pass  # cp.async's bytes, in elements of any width
             elif isinstance(value, View):
                 fits &= value.shape[-1] == operand.count and value.bits == operand.bits
             elif isinstance(value, tuple):

@@ -512,14 +512,6 @@ func.func @relaxed_needs_scope(%r: memref<4x1xf32, 5>, %g: memref<4x1xf32, 1>) {
 
 // -----
 
-func.func @cache_hint_operand(%r: memref<4x1xf32, 5>, %g: memref<4x1xf32, 1>) {
-  // expected-error @+1 {{'tile.apply' op 'L2::cache_hint' takes a cache-policy operand, which tile.apply does not provide}}
-  tile.apply "ld.global.L2::cache_hint.f32"(%r, %g) : memref<4x1xf32, 5>, memref<4x1xf32, 1>
-  return
-}
-
-// -----
-
 func.func @nc_on_shared(%r: memref<4x1xf32, 5>, %s: memref<4x1xf32, 3>) {
   // expected-error @+1 {{'tile.apply' op 'nc' needs the global state space and no memory ordering}}
   tile.apply "ld.shared.nc.f32"(%r, %s) : memref<4x1xf32, 5>, memref<4x1xf32, 3>
