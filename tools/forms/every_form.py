@@ -265,7 +265,14 @@ def run(target, forms=None, workdir=None):
         # nothing to repeat over; an mma's fragments here are one (m, n, k)
         # step, a TMA's box and a bulk copy's bytes one copy.
         tiles = [o for o in form.operands if o.role != "imm" and not o.address]
-        expected = 1 if not tiles or any(o.axes or o.box or o.bulk for o in form.operands) else REPEATS
+        # A register form is pure (docs/design.md): with no source, its
+        # repeats are one computation, which LLVM keeps once
+        # (createpolicy.fractional without a fraction).
+        pure = not (form.reads_memory or form.writes_memory or form.warp_collective or form.observes_warp
+                    or form.orders_memory or form.accesses_described_memory)
+        sourceless = not any(o.role in ("src", "rw") for o in form.operands)
+        expected = 1 if not tiles or any(o.axes or o.box or o.bulk for o in form.operands) or (
+            pure and sourceless) else REPEATS
         if sum(bool(pattern.search(block)) for block in asm) != expected:
             problems.append(f"{form.opcode}: expected {expected} instructions in k{i}")
     return len(forms), problems
