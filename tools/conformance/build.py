@@ -176,13 +176,17 @@ def main(out_dir):
     # wait for threads this launch lacks), fences and cp.async's groups none
     # at all, and its copies are judged by tools/gpu with their waits; shuffles,
     # warp collectives, activemask and atomics depend on other threads:
-    # tools/gpu and the interpreter's tests judge them. A createpolicy's
+    # tools/gpu and the interpreter's tests judge them, as they judge the
+    # bulk copies, TMA and mbarriers (tma_check, bulk_check, mbarrier_check:
+    # a tensor map, a bulk size and a barrier's phase have no per-element
+    # reference here). A createpolicy's
     # result is an encoding no document gives: the accesses that take one
     # are judged instead.
     exact = [f for f in selected_forms(TARGET)
              if not set(f.opcode.split(".")) & {"approx", "full"}
              and not (f.block_barrier or f.warp_collective or f.observes_warp or f.orders_memory)
-             and f.family not in ("shfl", "atom", "red", "cp.async", "createpolicy")]
+             and f.family not in ("shfl", "atom", "red", "cp.async", "createpolicy", "cp.async.bulk",
+                                  "prefetch.tensormap", "mbarrier")]
     selected = list(instances(exact))
     kernels = "\n".join(kernel(i, f, imm) for i, (f, imm) in enumerate(selected))
     module = (f'module attributes {{gpu.container_module}} {{\n'
