@@ -99,6 +99,22 @@ class KernelSpec:
     features: List[str] = field(default_factory=list)
 
 
+def one_form_kernel(name, body, params, grid, block, features, opcode, what):
+    """A conformance kernel of one form (gen_atomics, gen_collectives):
+    `params` (name, shape, bits) become its unsigned tensors in order, which
+    `body` receives; one instruction, no repeats, no race."""
+    from tile_mlir import script as T
+    parameters = ", ".join(f"{p}: T.Tensor({shape}, 'uint{bits}')" for p, shape, bits in params)
+    namespace = {"T": T, "body": body}
+    source = f"def {name}({parameters}):\n    body({', '.join(p for p, _, _ in params)})\n"
+    exec(compile(source, f"<{what} conformance kernel>", "exec", dont_inherit=True), namespace)
+    spec = KernelSpec(T.function(namespace[name]), grid, block, [(p, bits) for p, _, bits in params], ops=1,
+                      features=features)
+    spec.instructions, spec.repeats, spec.racy = 1, 1, False
+    spec.opcode = opcode
+    return spec
+
+
 class Builder:
     """Traces one kernel body, choosing as it goes."""
 

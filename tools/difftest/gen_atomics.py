@@ -97,14 +97,7 @@ def generate(index: int, name: str) -> gen.KernelSpec:
         shapes["D"] = (threads, results[0].count)
     widths = {"M": bits, "Out": bits, **{f"S{i}": max(8, o.register_bits) for i, o in enumerate(sources)},
               "D": max(8, results[0].register_bits) if results else 0}
-    parameters = ", ".join(f"{p}: T.Tensor({shapes[p]}, 'uint{widths[p]}')" for p in names)
-    namespace = {"T": T, "body": body}
-    source = f"def {name}({parameters}):\n    body({', '.join(names)})\n"
-    exec(compile(source, "<atomics conformance kernel>", "exec", dont_inherit=True), namespace)
-    fn = T.function(namespace[name])
-    spec = gen.KernelSpec(fn, GRID, BLOCK, [(p, widths[p]) for p in names], ops=1,
-                          features=["atomics", form.family, memory.space]
-                          + (["through shared" if shared else "through global"] if generic else []))
-    spec.instructions, spec.repeats, spec.racy = 1, 1, False
-    spec.opcode = form.opcode
-    return spec
+    return gen.one_form_kernel(name, body, [(p, shapes[p], widths[p]) for p in names], GRID, BLOCK,
+                               ["atomics", form.family, memory.space]
+                               + (["through shared" if shared else "through global"] if generic else []),
+                               form.opcode, "atomics")

@@ -112,16 +112,8 @@ def generate(index: int, name: str) -> gen.KernelSpec:
             bits = widths[f"D{i}"]
             T.cuda.tile.apply(T.ptx[f"st.global.b{bits}"], tensors[len(loaded) + i][row:row + 1], out)
 
-    parameters = ", ".join(f"{p}: T.Tensor(({threads}, 1), 'uint{widths[p]}')" for p in names)
-    namespace = {"T": T, "body": body}
-    source = f"def {name}({parameters}):\n    body({', '.join(names)})\n"
-    exec(compile(source, "<collectives conformance kernel>", "exec", dont_inherit=True), namespace)
-    fn = T.function(namespace[name])
-    spec = gen.KernelSpec(fn, GRID, BLOCK, [(p, widths[p]) for p in names], ops=1,
-                          features=["collectives", form.family, f"mask {mask:#010x}"])
-    spec.instructions, spec.repeats, spec.racy = 1, 1, False
-    spec.opcode = form.opcode
-    return spec
+    return gen.one_form_kernel(name, body, [(p, (threads, 1), widths[p]) for p in names], GRID, BLOCK,
+                               ["collectives", form.family, f"mask {mask:#010x}"], form.opcode, "collectives")
 
 
 def ir_bits(tile):
