@@ -73,15 +73,17 @@ def generate(index: int, name: str) -> gen.KernelSpec:
             value = T.alloc_local((1, 1), f"uint{bits}")
             T.cuda.tile.apply(T.ptx[f"ld.global.b{bits}"], value, tensors[i][row:row + 1])
             if form.family == "match":
-                T.cuda.tile.apply(T.ptx[f"and.b{bits}"], value, value, T.uint64(3) if bits == 64 else T.uint32(3))
+                T.cuda.tile.apply(T.ptx[f"and.b{bits}"], value, value, word(bits, 3))
             if operand.bits == 1:
                 predicate = T.alloc_local((1, 1), "bool")
                 T.cuda.tile.apply(T.ptx["setp.lt.s32"], predicate, value.view("int32"), T.int32(0))
                 value = predicate
             values.append(value)
-        outs = [T.alloc_local((1, 1), f"uint{widths[f'D{i}']}") for i in range(len(results))]
-        for out in outs:
-            T.cuda.tile.apply(T.ptx[f"mov.b{ir_bits(out)}"], out, zero(out))
+        outs = []
+        for i in range(len(results)):
+            bits = widths[f"D{i}"]
+            outs.append(T.alloc_local((1, 1), f"uint{bits}"))
+            T.cuda.tile.apply(T.ptx[f"mov.b{bits}"], outs[-1], word(bits, 0))
         held = [T.alloc_local((1, 1), "bool") if o.bits == 1 else out for o, out in zip(results, outs)]
 
         def apply():
@@ -116,9 +118,6 @@ def generate(index: int, name: str) -> gen.KernelSpec:
                                ["collectives", form.family, f"mask {mask:#010x}"], form.opcode, "collectives")
 
 
-def ir_bits(tile):
-    return 64 if tile.dtype.endswith("64") else 32
-
-
-def zero(tile):
-    return T.uint64(0) if ir_bits(tile) == 64 else T.uint32(0)
+def word(bits, value):
+    """`value` as a scalar of a `bits`-wide unsigned register."""
+    return T.uint64(value) if bits == 64 else T.uint32(value)

@@ -788,12 +788,12 @@ class Interpreter:
         point = self.point
         nbytes = element_bytes(dst.bits)
         cp_size = dst.shape[-1] * nbytes
+        named = {operand.name: value for operand, value in zip(form.operands, values)}
         for coord in itertools.product(*[range(n) for n in repeats]):
             coord = group + list(coord)
             # src-size: the bytes read from src; the rest are zeros. More
             # than cp-size is undefined (PTX ISA 9.7.9.25.3.1).
             src_size, size_known = np.full(self.threads, cp_size, np.int64), np.ones(self.threads, bool)
-            named = {operand.name: value for operand, value in zip(form.operands, values)}
             if "src-size" in named:  # a cache-policy operand only hints L2
                 size = named["src-size"]
                 if isinstance(size, View):
