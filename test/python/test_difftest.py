@@ -10,13 +10,15 @@ import numpy as np
 import pytest
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-for sub in ("tools/gpu", "tools/difftest"):
+for sub in ("tools/gpu", "tools/difftest", "tools/sass"):
     sys.path.insert(0, os.path.join(ROOT, sub))
 
 import build_artifacts  # noqa: E402
 import campaign  # noqa: E402
 import interp  # noqa: E402
 import run_artifacts  # noqa: E402
+import sass  # noqa: E402
+import tile_mlir  # noqa: E402
 
 
 class InterpretedKernel:
@@ -133,6 +135,27 @@ def test_a_racy_kernel_the_interpreter_passes_is_a_finding(monkeypatch):
     assert campaign.prepare(1, kind="block", racy=True) == {
         "seed": 1, "error": "a kernel that drops a barrier between a store and another thread's load was "
                             "not reported as racy"}
+
+
+def unbarriered_shared_reads(cubin):
+    """LDS after an STS with no BAR between them, in the SASS."""
+    reads, stored = 0, False
+    for instruction in sass.instructions(cubin):
+        if instruction.mnemonic == "BAR":
+            stored = False
+        stored = stored or instruction.mnemonic == "STS"
+        reads += stored and instruction.mnemonic == "LDS"
+    return reads
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_the_racy_read_survives_ptxas():
+    # Seed 12000085's racy read was a dead load: ptxas deleted it and
+    # racecheck on the H200 saw no race where the interpreter (rightly, in
+    # PTX) reported one. Its value is now stored, so the race is in the SASS.
+    prepared = campaign.prepare(12000085, kind="block", racy=True)["racy"]
+    assert prepared["hazards"]
+    assert unbarriered_shared_reads(tile_mlir.compiler.assemble(prepared["ptx"], "sm_90")) == 1
 
 
 def test_ddmin_finds_a_one_minimal_subset():

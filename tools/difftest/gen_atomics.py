@@ -10,8 +10,10 @@ shared::cluster forms, the thread's own block's cell), filled from M and
 copied out to Out after the atomic. A form of a generic address takes
 the generic view (Buffer.generic) of a global cell or, for every other
 such form, of a shared one, so that both windows of the generic space are
-judged. Every operand is given as registers of the form's widths; the
-inputs are campaign.py's bit patterns (NaNs, infinities, extremes).
+judged; a generic vector form (.v2/.v4/.v8) always takes a global cell,
+the ISA defining vector atomics on global memory only. Every operand is
+given as registers of the form's widths; the inputs are campaign.py's bit
+patterns (NaNs, infinities, extremes).
 """
 
 from __future__ import annotations
@@ -40,8 +42,25 @@ def forms():
     return _forms
 
 
+def is_vector(form) -> bool:
+    """A .v2/.v4/.v8 form: the ISA defines vector atomics on global memory
+    only, so a generic one must not land in shared memory."""
+    return any(t in ("v2", "v4", "v8") for t in form.opcode.split("."))
+
+
 def generate(index: int, name: str) -> gen.KernelSpec:
     form = forms()[index % len(forms())]
+    space = next(o for o in form.operands if o.space != "reg").space
+    generic_rank = sum(1 for f in forms()[:index % len(forms())]
+                       if next(o for o in f.operands if o.space != "reg").space == "generic")
+    shared = space.startswith("shared") or (space == "generic" and not is_vector(form) and generic_rank % 2 == 1)
+    return kernel(form, shared, name)
+
+
+def kernel(form, shared: bool, name: str) -> gen.KernelSpec:
+    """`form` applied by each thread to its own cell, in shared memory
+    (`shared`) or in global memory; through the cell's generic view when
+    the form takes a generic address."""
     memory = next(o for o in form.operands if o.space != "reg")
     registers = [o for o in form.operands if o.space == "reg"]
     bits = max(8, memory.register_bits)
@@ -49,9 +68,6 @@ def generate(index: int, name: str) -> gen.KernelSpec:
     n = memory.count
     threads = GRID * BLOCK
     generic = memory.space == "generic"
-    generic_rank = sum(1 for f in forms()[:index % len(forms())]
-                       if next(o for o in f.operands if o.space != "reg").space == "generic")
-    shared = memory.space.startswith("shared") or (generic and generic_rank % 2 == 1)
     sources = [o for o in registers if o.role == "src"]
     results = [o for o in registers if o.role == "dst"]
     names = ["M"] + [f"S{i}" for i in range(len(sources))] + ["Out"] + (["D"] if results else [])

@@ -24,7 +24,8 @@ between its instructions:
 
 Block sizes are whole warps (32 to 256), so the full mask is legal. The
 racy class drops one barrier of an exchange whose read crosses threads:
-the interpreter must report the race.
+the interpreter must report the race. The racy read is stored to the
+next output slot at once, so that ptxas keeps the load for racecheck.
 
 With `tensor` (campaign --kind tensor), two phases of the warp tensor
 cores join them (issue #27):
@@ -99,7 +100,8 @@ class BlockBuilder(gen.Builder):
         cell = self.shared[:, column:column + 1]
         value = self.source32()
         self.apply("st.shared.b32", cell[self.t:self.t + 1], value)
-        if self.racy and not self.dropped:
+        racy_here = self.racy and not self.dropped
+        if racy_here:
             self.dropped = True
             self.features.add("racy")
         else:
@@ -108,8 +110,19 @@ class BlockBuilder(gen.Builder):
         tile = self.alloc(32)
         self.apply("ld.shared.b32", tile, cell[j:j + 1])
         self.tiles[32].append(tile)
+        if racy_here:
+            self.store_racy_read(tile)
         # Before this column is stored again.
         self.barrier()
+
+    def store_racy_read(self, tile):
+        """The racy load's value to the next output slot at once: a value no
+        output depends on is a dead load, which ptxas deletes, and then
+        compute-sanitizer's racecheck, which sees the SASS, has no race to
+        report."""
+        start = self.next_out[32]
+        self.next_out[32] = start + self.repeats
+        self.apply("st.global.b32", self.rows(self.outputs[32], start), tile)
 
     def source32(self):
         if self.tiles[32] and self.rng.random() < 0.8:

@@ -211,14 +211,17 @@ def _mask_bits(bits):
     return np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-def _atomic_result(op, kind, bits, old, b, c):
+def _atomic_result(op, kind, bits, old, b, c, shared=False):
     """The value an atomic leaves in memory (PTX ISA 9.7.13.5), on the bits
     of one location, and whether those bits are defined: integers wrap;
     floats are the instruction of their kind (add.rn.ftz.f32: atom.add.f32
     flushes subnormals, PTX ISA, atom; add.rn.f64; add.noftz and min/max of
     halves lane by lane), NaNs included: measured on the H200 (difftest
     --kind atomics), each is the NaN that instruction makes
-    (reference.hardware_nans), so an f64 sum of two NaNs is undefined."""
+    (reference.hardware_nans), so an f64 sum of two NaNs is undefined. An
+    f32 add on a `shared` cell, whatever address space the form names,
+    keeps subnormals: ptxas makes it a compare-and-swap loop around a FADD
+    without FTZ (measured on the H200, tools/gpu/atomic_add_f32.py)."""
     mask = (1 << bits) - 1
 
     def signed(v):
@@ -239,6 +242,8 @@ def _atomic_result(op, kind, bits, old, b, c):
         return (b if old == 0 or old > b else old - 1), True
     if kind in FLOAT_ATOMIC_ADDS:
         opcode = FLOAT_ATOMIC_ADDS[kind] if op == "add" else f"{op}.{kind}"
+        if opcode == "add.rn.ftz.f32" and shared:
+            opcode = "add.rn.f32"
         form = SimpleNamespace(opcode=opcode, family=op, operands=[])
         value = R.reference(form, [np.array([old], R.UINT[bits]), np.array([b], R.UINT[bits])])
         defined = True
@@ -574,6 +579,11 @@ class Interpreter:
         kind, bits = value_operand.type, value_operand.bits
         memory_index = next(i for i, o in enumerate(form.operands) if o.space != "reg")
         view = values[memory_index]
+        if value_operand.count > 1 and form.operands[memory_index].space == "generic" and view.buffer.shared \
+                and executing.any():
+            raise MemoryFault(f"{self.points[self.point]}: {form.opcode}: thread {int(np.flatnonzero(executing)[0])}'s "
+                              f"generic address is in {view.buffer.name or 'shared memory'}; the PTX ISA defines "
+                              "vector atomics on global memory only")
         registers = [(i, o) for i, o in enumerate(form.operands) if o.space == "reg" and o.role == "src"]
         for element in range(value_operand.count):
             self._atomic_element(form, values, coord + [element], executing, op, kind, bits, view, registers)
@@ -601,7 +611,7 @@ class Interpreter:
             known = bool(buffer.defined[at].all()) and all(d[thread] for _, d in sources)
             b = int(sources[0][0][thread])
             new, exact = _atomic_result(op, kind, bits, word, b,
-                                        int(sources[1][0][thread]) if len(sources) > 1 else 0)
+                                        int(sources[1][0][thread]) if len(sources) > 1 else 0, buffer.shared)
             old[thread], old_defined[thread], old_nan[thread] = word, known, made_nan
             buffer.data[at] = np.frombuffer(new.to_bytes(nbytes, "little"), np.uint8)
             # An exchange stores b as it is; anything else computed from a
