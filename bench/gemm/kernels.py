@@ -82,7 +82,7 @@ KINDS = {
 
 
 def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps=(WARPS_M, WARPS_N), group_m=1,
-                swizzle=False, tail=False, prefetch=False):
+                swizzle=False, tail=False, prefetch=False, l2_prefetch=None, l2_priority=None, mbarriers=False):
     """The kernel of the module docstring; with `stages` (3 or more), step 1
     is a cp.async pipeline instead: each thread's 16-byte pieces go straight
     from global to shared memory (cp.async.cg), `stages` buffers deep, one
@@ -117,6 +117,19 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
     fragments before its own mma (CUTLASS's order), so the barrier and the
     first ldmatrix of a step overlap the mma of the step before.
 
+    `l2_prefetch` ("128B" or "256B") and `l2_priority` (an L2 eviction
+    priority, "evict_last" say, for every line: a createpolicy.fractional
+    made once) qualify the pipeline's cp.async.
+
+    `mbarriers` (with `prefetch`) replaces the step's barrier by two
+    mbarriers a stage: each thread's copies arrive on the stage's `full`
+    (cp.async.mbarrier.arrive.noinc) and a step waits for its stage's
+    phase; each thread arrives on `empty` once its reads of a stage are
+    done, and refills the stage the step before read only after its own
+    step, waiting for that stage's `empty` phase. A warp then waits only
+    for a warp more than a step behind, where the barrier held every warp
+    to the slowest one each step.
+
     `m`, `n` and `k` all None compile one kernel for every size: its
     tensors have runtime extents and it takes M, N and K as int32
     parameters, with a tail; the launch gives a 2-D grid, (ceil(N / BN),
@@ -146,6 +159,8 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
         raise ValueError(f"a {wm_size} x {wn_size} warp tile over k steps of {bk}: need multiples of 16")
     if prefetch and (not stages or runtime or -(-k // bk) < stages):
         raise ValueError("prefetch takes a cp.async pipeline (stages) of at most as many steps as K has")
+    if mbarriers and (not prefetch or tail):
+        raise ValueError("mbarriers take prefetch and no tail")
     if stages is not None and not 3 <= stages <= (stages if runtime else -(-k // bk) + 1):
         raise ValueError(f"a pipeline of {stages} stages over {-(-k // bk)} steps")
     if not runtime and (-(-m // bm)) % group_m:
@@ -218,6 +233,30 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
                 T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], tile.view("uint32")[buffer, r:r + 1, w:w + 4],
                                   staged[i:i + 1])
 
+        copy_form = "cp.async.cg.shared.global" + (".L2::cache_hint" if l2_priority else "") \
+            + (f".L2::{l2_prefetch}" if l2_prefetch else "")
+        if l2_priority:
+            policy = T.alloc_local((1, 1), "uint64")
+            T.cuda.tile.apply(T.ptx[f"createpolicy.fractional.L2::{l2_priority}.b64"], policy)
+
+        if mbarriers:
+            full = T.alloc_shared((buffers, 1), "uint64")
+            empty = T.alloc_shared((buffers, 1), "uint64")
+            state = T.alloc_local((1, 1), "uint64")
+            done = T.alloc_local((1, 1), "bool")
+            for s in range(buffers):
+                for barrier in (full, empty):
+                    T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], barrier[s:s + 1], T.uint32(threads),
+                                      pred=t == 0)
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+
+        def wait(barrier, step):
+            """Until `barrier` of step's stage has completed step's phase."""
+            stage = step % buffers
+            with T.until(done):
+                T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                  barrier[stage:stage + 1], T.uint32((step // buffers) % 2))
+
         def copy(kt, buffer):
             """Step kt's pieces straight into shared buffer `buffer`; with
             `tail`, those outside the tensors copy 0 bytes."""
@@ -226,9 +265,13 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
                 if tail:
                     size_operand.append(T.uint32(T.where((row < rows) & (col < cols), 16, 0)))
                     row, col = T.minimum(row, rows - 1), T.minimum(col, cols - per_piece)
-                T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], tile[buffer, r:r + 1, 2 * w:2 * w + 8],
-                                  tensor[row:row + 1, col:col + per_piece], *size_operand)
-            T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
+                T.cuda.tile.apply(T.ptx[copy_form], tile[buffer, r:r + 1, 2 * w:2 * w + 8],
+                                  tensor[row:row + 1, col:col + per_piece], *size_operand,
+                                  *([policy] if l2_priority else []))
+            if mbarriers:
+                T.cuda.tile.apply(T.ptx["cp.async.mbarrier.arrive.noinc.shared::cta.b64"], full[buffer:buffer + 1])
+            else:
+                T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
 
         def fragments(buffer, kk, slot):
             """The fragments of 16 of K (kk) of a shared buffer into slot."""
@@ -270,7 +313,31 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
         else:
             load(0)
         kks = bkh // 16
-        if prefetch:
+        if mbarriers:
+            wait(full, 0)
+            fragments(0, 0, 0)
+            for kt in T.serial(0, steps):
+                buffer = kt % buffers
+                for kk in range(kks):
+                    if kk + 1 < kks:
+                        fragments(buffer, kk + 1, (kk + 1) % 2)
+                    else:
+                        # This thread's reads of the stage are done; the
+                        # next step's first fragments (after the last step:
+                        # a stage's old pieces, unused).
+                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state,
+                                          empty[buffer:buffer + 1])
+                        with T.if_(kt + 1 < steps):
+                            wait(full, kt + 1)
+                        fragments((kt + 1) % buffers, 0, (kk + 1) % 2)
+                    T.cuda.tile.apply(T.ptx[opcode], acc, a_frags[kk % 2], b_frags[kk % 2])
+                # The stage step kt - 1 read gets step kt + stages - 1.
+                ahead = kt + stages - 1
+                with T.if_(ahead < steps):
+                    with T.if_(kt > 0):
+                        wait(empty, kt - 1)
+                    copy(ahead, ahead % buffers)
+        elif prefetch:
             refill(0)
             fragments(0, 0, 0)
             for kt in T.serial(0, steps):

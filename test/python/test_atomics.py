@@ -171,3 +171,24 @@ def test_a_generic_vector_atomic_in_shared_memory_is_a_located_error(line_of):
     assert str(caught.value) == (
         f"k: {line_of('# vector')}: red.v2.f16.add.noftz: thread 0's generic address is in the shared buffer of "
         f"{line_of('cells = T.alloc_shared')}; the PTX ISA defines vector atomics on global memory only")
+
+
+def test_f32_atomic_adds_flush_where_the_h200_flushes():
+    # tools/gpu/atomic_add_f32.py on the H200: every scalar f32 add (atom
+    # and red) and a vector one, on global and shared cells, through their
+    # generic views, and shared::cluster on the other block's cell; the
+    # interpreter must leave the bits the GPU left for every operand pair.
+    import json
+    import os
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    sys.path.insert(0, os.path.join(root, "tools", "gpu"))
+    import atomic_add_f32
+
+    with open(os.path.join(root, "tools", "gpu", "results", "atomic_add_f32.json")) as f:
+        measured = json.load(f)["cases"]
+    kernels = atomic_add_f32.kernels()
+    assert sorted(kernels) == sorted(measured)
+    for case, fn in kernels.items():
+        params = tile_mlir.compile(fn, target="sm_90").params
+        assert atomic_add_f32.interpreted(fn, params) == measured[case]["gpu"], case

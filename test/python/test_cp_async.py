@@ -56,6 +56,45 @@ def test_a_wait_one_group_short_is_a_hazard():
         tile_mlir.interpret(pipeline(depth=2, wait=-1), A, np.zeros_like(A))
 
 
+def refill_after_neighbours_read(barrier_before_copy):
+    """Thread t reads row t + 1 of a shared tile, then copies A's row t over
+    its own row: thread t - 1's read of it must be ordered before the copy
+    is issued (the copy may land at once), not only before its wait."""
+
+    @T.function
+    def refill(A: T.Tensor((32, 4), "uint32"), Out: T.Tensor((32, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        S = T.alloc_shared((32, 4), "uint32")
+        t = T.thread_id()
+        r = T.alloc_local((1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], r, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], S[t:t + 1], r)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        n = (t + 1) % 32
+        T.cuda.tile.apply(T.ptx["ld.shared.v4.b32"], r, S[n:n + 1])  # the neighbour's row
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], r)
+        if barrier_before_copy:
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], S[t:t + 1], A[t:t + 1], T.uint32(16))  # refill
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["cp.async.wait_all"])
+
+    return refill
+
+
+def test_a_copy_over_bytes_another_thread_may_still_read_is_a_race(line_of):
+    a = np.arange(128, dtype=np.uint32).reshape(32, 4)
+    out = np.zeros_like(a)
+    tile_mlir.interpret(refill_after_neighbours_read(True), a, out)
+    assert np.array_equal(out, np.roll(a, -1, axis=0))
+    # Without the barrier the copy races with the read even though a
+    # barrier orders the read before the wait that delivers the copy.
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(refill_after_neighbours_read(False), a, out)
+    assert {(h.kind, h.first, h.second) for h in caught.value.hazards} == {
+        ("write-after-read", line_of("# the neighbour's row"), line_of("# refill"))}
+
+
 def test_emitted_as_written():
     ptx = tile_mlir.compile(pipeline(depth=2, wait=2), target="sm_90").ptx
     copies = re.findall(r"cp\.async\.cg\.shared\.global \[%rd\d+\], \[%rd\d+\], 16;", ptx)

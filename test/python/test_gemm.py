@@ -232,6 +232,47 @@ def test_prefetched_fragments_sass():
     assert counts["LDL"] == counts["STL"] == counts["LDG"] == counts["STS"] == 0
 
 
+def test_l2_qualified_copies_equal_numpy_and_are_spelled_as_asked():
+    # l2_priority and l2_prefetch qualify every cp.async of the pipeline;
+    # the policy is made once, before the first copy.
+    fn = kernels.gemm_kernel(64, 64, 192, "bfloat16", stages=3, block=(64, 64, 64), warps=(2, 2), swizzle=True,
+                             prefetch=True, l2_priority="evict_last", l2_prefetch="256B")
+    a_bits, b_bits, a, b = gemm_reference.inputs(64, 64, 192, "bfloat16", seed=12)
+    c = np.zeros((64, 64), np.float32)
+    tile_mlir.interpret(fn, a_bits, b_bits, c)
+    assert np.array_equal(c, gemm_reference.expected(a, b))
+    ptx = tile_mlir.compile(fn, target="sm_90").ptx
+    policies = re.findall(r"createpolicy\.fractional\.L2::evict_last\.b64 (%rd\d+);", ptx)
+    copies = re.findall(r"cp\.async\.cg\.shared\.global(\S*) \[%rd\d+\], \[%rd\d+\], 16(, %rd\d+)?;", ptx)
+    assert len(policies) == 1 and copies
+    assert set(copies) == {(".L2::cache_hint.L2::256B", f", {policies[0]}")}
+
+
+def test_mbarrier_pipeline_equals_numpy_in_the_interpreter():
+    # Full and empty mbarriers a stage instead of the step's barrier, 4
+    # stages over 5 steps: bit for bit, the copies delivered by the phases,
+    # and no race (a refill is a write at its issue: without the empty wait
+    # it races with the reads of the step before, test_cp_async.py).
+    fn = kernels.gemm_kernel(64, 64, 160, "float16", stages=4, block=(64, 64, 32), warps=(2, 2), swizzle=True,
+                             prefetch=True, mbarriers=True)
+    a_bits, b_bits, a, b = gemm_reference.inputs(64, 64, 160, "float16", seed=14)
+    c = np.zeros((64, 64), np.float32)
+    tile_mlir.interpret(fn, a_bits, b_bits, c)
+    assert np.array_equal(c, gemm_reference.expected(a, b))
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_mbarrier_pipeline_sass_has_no_block_barrier_in_the_loop():
+    kernel = tile_mlir.compile(kernels.gemm_kernel(4096, 4096, 4096, "bfloat16", block=(128, 256, 64), warps=(2, 4),
+                                                   stages=4, group_m=8, swizzle=True, prefetch=True, mbarriers=True),
+                               target="sm_90")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(kernel.ptx))
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(kernel.cubin))
+    # One BAR, after the mbarriers' initialization; a step's 128 mma.
+    assert counts["BAR"] == 1 and counts["HMMA"] == 128 and counts["LDL"] == counts["STL"] == 0
+    assert counts["SYNCS"] > 0
+
+
 def test_prefetch_needs_a_pipeline_no_longer_than_k():
     with pytest.raises(ValueError, match="prefetch takes a cp.async pipeline"):
         kernels.gemm_kernel(128, 128, 64, stages=3, block=(128, 128, 64), prefetch=True)

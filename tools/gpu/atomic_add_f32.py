@@ -145,18 +145,22 @@ def save(fn, out_dir, case):
     return {"file": f"{kernel.name}.json", "case": case, "interpreter": interpreted(fn, kernel.params)}
 
 
-def build(out_dir):
+def kernels():
+    """Every case's kernel, by the case's name."""
     import gen_atomics
-    import tile_mlir
     from tile_mlir import ptx
-    os.makedirs(out_dir, exist_ok=True)
-    manifest = []
+    found = {}
     for k, (opcode, shared) in enumerate(CASES):
         spec = gen_atomics.kernel(ptx.overloads(opcode, target="sm_90")[0], shared, f"atomic_add_f32_{k}")
-        manifest.append(save(spec.fn, out_dir, case_name(opcode, shared)))
+        found[case_name(opcode, shared)] = spec.fn
     for k, opcode in enumerate(REMOTE_CASES):
-        manifest.append(save(remote_kernel(opcode, f"atomic_add_f32_remote_{k}"), out_dir,
-                             f"{opcode} on the other block's cell"))
+        found[f"{opcode} on the other block's cell"] = remote_kernel(opcode, f"atomic_add_f32_remote_{k}")
+    return found
+
+
+def build(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    manifest = [save(fn, out_dir, case) for case, fn in kernels().items()]
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
 

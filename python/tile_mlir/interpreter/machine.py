@@ -845,6 +845,10 @@ class Interpreter:
                 for e in range(dst.shape[-1]):
                     address = dst.addresses(coord + [e])[executing]
                     for byte in range(nbytes):
+                        # The copy may land as soon as it is issued: every
+                        # access before it must be ordered before the issue,
+                        # not only before the wait that delivers it.
+                        self.track_write(buffer, address + byte, self.lanes[executing])
                         buffer.pending_at[address + byte] = point
 
     def deliver_copies(self, threads, up_to=None, below=None, tracked=True):
