@@ -357,7 +357,18 @@ constexpr RuleRecord kCpAsyncRules[] = {
      "from global to shared memory (cp.async.ca.shared.global)"},
     {RuleRecord::Before, "shared::cta", "global", 0,
      "'global' must follow the destination space in {ctx}: cp.async copies "
-     "from global to shared memory (cp.async.ca.shared::cta.global)"}};
+     "from global to shared memory (cp.async.ca.shared::cta.global)"},
+    // Measured on an H200 (tools/gpu/cp_async_policy.py): where the shared
+    // address is a uniform value plus a register, ptxas 13.0 at -O1 and
+    // above encodes the copy as LDGSTS [R+UR], desc[UR] naming uniform
+    // registers nothing writes, and the GPU stops the kernel; -O0 runs it.
+    {.kind = RuleRecord::Caveat,
+     .token = "L2::cache_hint",
+     .message = "ptxas (CUDA 13.0, -O1 and above) can assemble {ctx} with "
+                ".L2::cache_hint into an LDGSTS that names uniform registers "
+                "nothing writes, when the shared address is a uniform value "
+                "plus a register: an H200 stops the kernel with an illegal "
+                "instruction (measured; ptxas -O0 runs it)"}};
 constexpr FloorRecord kCpAsyncFloors[] = {
     {80, 70}, {80, 78, {}, "shared::cta"}, {80, 74, {}, "L2::64B"},
     {80, 74, {}, "L2::128B"}, {80, 74, {}, "L2::256B"},

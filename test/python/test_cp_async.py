@@ -3,13 +3,19 @@
 asynchrony: the bytes land at cp.async.wait_group, and a read of them
 before is a reported hazard, from the PTX ISA (9.7.9.25)."""
 
+import os
 import re
+import sys
 
 import numpy as np
 import pytest
 
 import tile_mlir
+from tile_mlir import ptx
 from tile_mlir import script as T
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
+import sass  # noqa: E402
 
 def pipeline(depth, wait, stages=4):
     """Each thread copies `stages` 16-byte rows of A into shared memory one
@@ -93,6 +99,40 @@ def test_a_copy_over_bytes_another_thread_may_still_read_is_a_race(line_of):
         tile_mlir.interpret(refill_after_neighbours_read(False), a, out)
     assert {(h.kind, h.first, h.second) for h in caught.value.hazards} == {
         ("write-after-read", line_of("# the neighbour's row"), line_of("# refill"))}
+
+
+# Reduced from bench/gemm's pipeline with l2_priority by ddmin over its PTX
+# lines: a shared address that is a uniform value (here the sum of two
+# parameters) plus a register, and a policy.
+POLICY_COPY = """.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 dst, .param .u64 off, .param .u64 src)
+{
+	.reg .b64 %rd<6>;
+	ld.param.u64 %rd1, [dst];
+	ld.param.u64 %rd2, [off];
+	ld.param.u64 %rd3, [src];
+	createpolicy.fractional.L2::evict_last.b64 %rd5;
+	add.s64 %rd4, %rd1, %rd2;
+	cp.async.cg.shared.global.L2::cache_hint [%rd4], [%rd3], 16, %rd5;
+	cp.async.wait_all;
+	ret;
+}
+"""
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_ptxas_encodes_a_policy_copy_with_uniform_registers_nothing_writes():
+    # The caveat of cp.async with .L2::cache_hint: at -O3 the LDGSTS takes
+    # [R+UR0] and desc[UR1], written nowhere (the H200 stops such a kernel:
+    # tools/gpu/results/cp_async_policy.json); at -O0 it names the policy's.
+    optimized = sass.unwritten_uniform_reads(sass.assemble(POLICY_COPY, 3), "LDGSTS")
+    assert [i.operands for i in optimized] == ["[R5+UR0], desc[UR1][R2.64]"]
+    assert sass.unwritten_uniform_reads(sass.assemble(POLICY_COPY, 0), "LDGSTS") == []
+    assert "cp.async with .L2::cache_hint into an LDGSTS" in ptx.parse(
+        "cp.async.cg.shared.global.L2::cache_hint").caveat
+    assert ptx.parse("cp.async.cg.shared.global.L2::256B").caveat == ""
 
 
 def test_emitted_as_written():

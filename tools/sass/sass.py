@@ -122,6 +122,35 @@ def between(cubin: bytes, start: str, stop: str = r"@!?P\d+ BRA") -> Dict[str, i
     return dict(collections.Counter(i.mnemonic for i in parse(text)))
 
 
+def unwritten_uniform_reads(cubin: bytes, mnemonic: str) -> List[Instruction]:
+    """The `mnemonic` instructions that name a uniform register (URn) that
+    no instruction before them writes (in program order; a ``.64`` write
+    writes URn and URn+1)."""
+    written, found = set(), []
+    for instruction in instructions(cubin):
+        if instruction.mnemonic == mnemonic and any(
+                int(n) not in written for n in re.findall(r"\bUR(\d+)", instruction.operands)):
+            found.append(instruction)
+        target = re.match(r"UR(\d+)$", instruction.operands.split(",")[0].strip())
+        if target:
+            written.add(int(target.group(1)))
+            if ".64" in instruction.opcode:
+                written.add(int(target.group(1)) + 1)
+    return found
+
+
+def assemble(ptx: str, level: int = 3, arch: str = "sm_90") -> bytes:
+    """The cubin ptxas makes of `ptx` at -O`level`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "kernel.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        subprocess.run(["ptxas", f"-O{level}", f"-arch={arch}", path, "-o", path + ".cubin"], check=True,
+                       capture_output=True)
+        with open(path + ".cubin", "rb") as f:
+            return f.read()
+
+
 def ptxas_resources(ptx: str, arch: str = "sm_90") -> str:
     """What ``ptxas -v`` says of `ptx` (registers, stack, spills)."""
     with tempfile.TemporaryDirectory() as tmp:

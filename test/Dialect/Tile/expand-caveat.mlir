@@ -44,3 +44,15 @@ func.func @min_after_unsigned_saturation(%u: memref<2x1xui32, 5>, %s: memref<2x1
   tile.apply "min.ftz.f32"(%d, %c, %u) : memref<2x1xf32, 5>, f32, memref<2x1xui32, 5>
   return
 }
+
+// -----
+
+// cp.async with an L2 policy: ptxas 13.0 can encode it as an LDGSTS the
+// H200 refuses (tools/gpu/cp_async_policy.py); without one it does not warn.
+func.func @cp_async_policy(%d: memref<1x4xi32, 3>, %s: memref<1x4xi32, 1>, %policy: memref<1x1xi64, 5>) {
+  %size = arith.constant 16 : i32
+  // expected-warning @+1 {{ptxas (CUDA 13.0, -O1 and above) can assemble cp.async with .L2::cache_hint into an LDGSTS that names uniform registers nothing writes, when the shared address is a uniform value plus a register: an H200 stops the kernel with an illegal instruction (measured; ptxas -O0 runs it)}}
+  tile.apply "cp.async.cg.shared.global.L2::cache_hint"(%d, %s, %size, %policy) : memref<1x4xi32, 3>, memref<1x4xi32, 1>, i32, memref<1x1xi64, 5>
+  tile.apply "cp.async.cg.shared.global.L2::256B"(%d, %s, %size) : memref<1x4xi32, 3>, memref<1x4xi32, 1>, i32
+  return
+}
