@@ -6,6 +6,7 @@
     python bench/gemm_hopper/build.py --tma build/gemm_hopper_tma
     python bench/gemm_hopper/build.py --tma-sweep build/gemm_hopper_tma_sweep
     python bench/gemm_hopper/build.py --cluster build/gemm_hopper_cluster
+    python bench/gemm_hopper/build.py --l2 build/gemm_hopper_l2
     python bench/gemm_hopper/build.py --pingpong build/gemm_hopper_pingpong
 """
 
@@ -22,6 +23,7 @@ if __name__ == "__main__":
     variants = (kernels.SWEEP if "--sweep" in sys.argv else kernels.TMA if "--tma" in sys.argv
                 else kernels.TMA_SWEEP if "--tma-sweep" in sys.argv
                 else kernels.CLUSTER if "--cluster" in sys.argv
+                else kernels.L2 if "--l2" in sys.argv
                 else kernels.PINGPONG if "--pingpong" in sys.argv else kernels.VARIANTS)
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/gemm_hopper")
     save_variants(variants, out, target="sm_90a")

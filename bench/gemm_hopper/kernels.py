@@ -316,7 +316,7 @@ def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
 
 def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, group_m=8, blocks=132,
                     producer_regs=40, consumer_regs=232, out="same", epilogue="registers", cluster=1,
-                    pingpong=False):
+                    pingpong=False, a_priority=None, b_priority=None):
     """gemm_specialized(tma=True), persistent: `blocks` blocks (the H200's
     132 SMs) take the tiles of C in turn (tile = block id + i x blocks).
     Stages and mbarrier phases run on across tiles (step g = i x steps +
@@ -348,7 +348,11 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     epilogue. Each consumer has its own ring of stages/consumers stages:
     in one shared ring a consumer would wait on a stage a tile's steps ahead
     of its phase, whose parity an older phase also has (this hung on the
-    H200)."""
+    H200).
+
+    `a_priority` and `b_priority` (L2 eviction priorities, "evict_last"
+    say) give the TMA loads of A's or Bt's boxes a policy of that priority
+    for every line (a createpolicy.fractional made once by the producer)."""
     kind = KINDS[dtype]
     fp8 = dtype == "e4m3"
     bk, k_step, bits = (128, 32, "uint8") if fp8 else (BK, 16, "uint16")
@@ -383,9 +387,12 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     c_type = "float32" if out == "float32" else "uint16"
     out_kind = None if out == "float32" else "bf16" if out == "bfloat16" else kind
     load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
+    hinted = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"]
     multicast = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                       ".multicast::cluster"]
     wait = T.ptx["mbarrier.try_wait.parity.shared::cta.b64"]
+    if cluster > 1 and b_priority:
+        raise ValueError("b_priority takes no cluster (the multicast load has no policy here)")
     b_box = bn // cluster
 
     staged = epilogue == "tma"
@@ -442,6 +449,17 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
         with T.if_(wg == 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(producer_regs))
             with T.if_(p == 0):
+                policies = {}
+                for name, priority in (("a", a_priority), ("b", b_priority)):
+                    if priority:
+                        policies[name] = T.alloc_local((1, 1), "uint64")
+                        T.cuda.tile.apply(T.ptx[f"createpolicy.fractional.L2::{priority}.b64"], policies[name])
+
+                def copy(name, *operands):
+                    if name in policies:
+                        T.cuda.tile.apply(hinted, *operands, policies[name].reshape((1,)))
+                    else:
+                        T.cuda.tile.apply(load, *operands)
                 for pair in T.serial(first_pair, pairs, clusters):
                     row0, col0 = origin(pair)
                     first, base = ring(pair, ((pair - first_pair) // clusters) % consumers)
@@ -451,9 +469,9 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                         _wait_stage_free(empty, done, buffer, g, ring_stages)
                         T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
                                           full[buffer:buffer + 1], T.uint32((bm + bn) * 128))
-                        T.cuda.tile.apply(load, a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
+                        copy("a", a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
                         if cluster == 1:
-                            T.cuda.tile.apply(load, b_s[buffer], B.tensor_map, (kt * bk, col0), full[buffer])
+                            copy("b", b_s[buffer], B.tensor_map, (kt * bk, col0), full[buffer])
                             continue
                         # This block's half of Bt's tile, into both blocks.
                         for r in range(cluster):
@@ -592,4 +610,12 @@ TMA_SWEEP = {f"hopper_{dtype}_{size}_persistent_{tag}": (gemm_persistent, dict(m
              for tag, kw in (("n128s6", dict(bn=128, stages=6)), ("n128s6g16", dict(bn=128, stages=6, group_m=16)),
                              ("g4", dict(group_m=4)), ("b128", dict(blocks=128, group_m=16)),
                              ("b128g8", dict(blocks=128)))}
-
+# L2 policies on the TMA loads of A and Bt (`build.py --l2`).
+L2 = {f"hopper_{dtype}_{size}_persistent{tag}": (
+    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="same", **kw))
+    for dtype in ("bfloat16", "float16") for size in (4096, 8192)
+    for tag, kw in (("", {}), ("_b128", dict(blocks=128, group_m=16)),
+                    ("_a_first_b_last", dict(a_priority="evict_first", b_priority="evict_last")),
+                    ("_ab_last", dict(a_priority="evict_last", b_priority="evict_last")),
+                    ("_b128_a_first_b_last", dict(blocks=128, group_m=16, a_priority="evict_first",
+                                                  b_priority="evict_last")))}

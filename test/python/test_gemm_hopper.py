@@ -122,6 +122,20 @@ def test_persistent_interpreter_equals_numpy():
     _persistent_equals_numpy(256, 128, 128, 9, blocks=2)
 
 
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_l2_policies_ride_in_the_tma_loads_descriptors():
+    # Each box's load takes its policy as a descriptor that the kernel
+    # writes (unlike cp.async's, test_cp_async.py); nothing else changes.
+    plain = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096), target="sm_90a")
+    hinted = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, a_priority="evict_first",
+                                                       b_priority="evict_last"), target="sm_90a")
+    loads = [i for i in sass.instructions(hinted.cubin) if i.mnemonic == "UTMALDG"]
+    assert len(loads) == 2 and all("desc[UR" in i.operands for i in loads)
+    assert sass.unwritten_uniform_reads(hinted.cubin, "UTMALDG") == []
+    assert not any("desc[" in i.operands for i in sass.instructions(plain.cubin) if i.mnemonic == "UTMALDG")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(hinted.ptx, arch="sm_90a"))
+
+
 def test_cluster_multicast_interpreter_equals_numpy_and_is_race_free():
     # Two blocks in a cluster, one tile each, one above the other: each
     # loads its A box and half of Bt's tile, which TMA multicasts into both
