@@ -313,8 +313,24 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
         else:
             load(0)
         kks = bkh // 16
-        if mbarriers:
-            wait(full, 0)
+
+        def next_step_ready(kt, buffer):
+            """At the last 16 of step kt's K, before the next step's first
+            fragments: with mbarriers, this thread's reads of `buffer` are
+            done and it waits for step kt + 1's pieces; else the barrier
+            step (refill)."""
+            if not mbarriers:
+                refill(kt + 1)
+                return
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[buffer:buffer + 1])
+            with T.if_(kt + 1 < steps):
+                wait(full, kt + 1)
+
+        if prefetch:
+            if mbarriers:
+                wait(full, 0)
+            else:
+                refill(0)
             fragments(0, 0, 0)
             for kt in T.serial(0, steps):
                 buffer = kt % buffers
@@ -322,33 +338,17 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
                     if kk + 1 < kks:
                         fragments(buffer, kk + 1, (kk + 1) % 2)
                     else:
-                        # This thread's reads of the stage are done; the
-                        # next step's first fragments (after the last step:
-                        # a stage's old pieces, unused).
-                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state,
-                                          empty[buffer:buffer + 1])
-                        with T.if_(kt + 1 < steps):
-                            wait(full, kt + 1)
+                        # (After the last step: a stage's old pieces, unused.)
+                        next_step_ready(kt, buffer)
                         fragments((kt + 1) % buffers, 0, (kk + 1) % 2)
                     T.cuda.tile.apply(T.ptx[opcode], acc, a_frags[kk % 2], b_frags[kk % 2])
-                # The stage step kt - 1 read gets step kt + stages - 1.
-                ahead = kt + stages - 1
-                with T.if_(ahead < steps):
-                    with T.if_(kt > 0):
-                        wait(empty, kt - 1)
-                    copy(ahead, ahead % buffers)
-        elif prefetch:
-            refill(0)
-            fragments(0, 0, 0)
-            for kt in T.serial(0, steps):
-                buffer = kt % buffers
-                for kk in range(kks):
-                    if kk + 1 < kks:
-                        fragments(buffer, kk + 1, (kk + 1) % 2)
-                    else:
-                        refill(kt + 1)
-                        fragments((kt + 1) % buffers, 0, (kk + 1) % 2)
-                    T.cuda.tile.apply(T.ptx[opcode], acc, a_frags[kk % 2], b_frags[kk % 2])
+                if mbarriers:
+                    # The stage step kt - 1 read gets step kt + stages - 1.
+                    ahead = kt + stages - 1
+                    with T.if_(ahead < steps):
+                        with T.if_(kt > 0):
+                            wait(empty, kt - 1)
+                        copy(ahead, ahead % buffers)
         else:
             for kt in T.serial(0, steps):
                 buffer = kt % buffers
