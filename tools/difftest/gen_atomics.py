@@ -42,18 +42,15 @@ def forms():
     return _forms
 
 
-def is_vector(form) -> bool:
-    """A .v2/.v4/.v8 form: the ISA defines vector atomics on global memory
-    only, so a generic one must not land in shared memory."""
-    return any(t in ("v2", "v4", "v8") for t in form.opcode.split("."))
-
-
 def generate(index: int, name: str) -> gen.KernelSpec:
     form = forms()[index % len(forms())]
-    space = next(o for o in form.operands if o.space != "reg").space
+    memory = next(o for o in form.operands if o.space != "reg")
     generic_rank = sum(1 for f in forms()[:index % len(forms())]
                        if next(o for o in f.operands if o.space != "reg").space == "generic")
-    shared = space.startswith("shared") or (space == "generic" and not is_vector(form) and generic_rank % 2 == 1)
+    # A vector form (several cells) must not land in shared memory: the ISA
+    # defines vector atomics on global memory only.
+    shared = memory.space.startswith("shared") or (memory.space == "generic" and memory.count == 1
+                                                   and generic_rank % 2 == 1)
     return kernel(form, shared, name)
 
 

@@ -27,6 +27,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "difftest"))
 
+import gen  # noqa: E402  (tools/difftest: one_form_kernel)
+
 # (old, b, what the pair tells)
 PAIRS = (
     (0x00000000, 0x00000004, "subnormal b onto +0: b flushed?"),
@@ -88,11 +90,8 @@ def remote_kernel(opcode, name):
         T.cuda.tile.apply(T.ptx["ld.shared.b32"], value, cells[t:t + 1])
         T.cuda.tile.apply(T.ptx["st.global.b32"], Out[row:row + 1], value)
 
-    namespace = {"T": T, "body": body}
-    tensor = f"T.Tensor(({rows}, 1), 'uint32')"
-    exec(compile(f"def {name}(M: {tensor}, S0: {tensor}, Out: {tensor}, D: {tensor}):\n"
-                 "    body(M, S0, Out, D)\n", "<atomic_add_f32>", "exec", dont_inherit=True), namespace)
-    return T.function(namespace[name])
+    cells = [(name, (rows, 1), 32) for name in ("M", "S0", "Out", "D")]
+    return gen.one_form_kernel(name, body, cells, GRID, BLOCK, ["atomics", "remote"], opcode, "atomic_add_f32").fn
 
 
 def case_name(opcode, shared):
@@ -115,7 +114,7 @@ def arrays(params):
     return [given.get(p.name, np.zeros(p.shape, np.uint32)).copy() for p in params]
 
 
-def by_pair(out, count):
+def by_pair(out):
     """Per pair, the distinct sums its threads left (one when defined)."""
     flat = out.reshape(-1)
     return {f"{old:#010x} + {b:#010x}": sorted({f"{int(v):#010x}" for v in flat[i::len(PAIRS)]})
@@ -129,13 +128,17 @@ def cells(params, args):
     return args[params.index(out)] if out.written else args[[p.name for p in params].index("M")]
 
 
-def interpreted(fn, params):
-    """What the interpreter leaves in the cells (Out) for the pairs."""
-    import tile_mlir
+def left_in_cells(params, launch):
+    """Per pair, what `launch` (the GPU's kernel, or the interpreter) leaves
+    in the cells."""
     args = arrays(params)
-    tile_mlir.interpret(fn, *args)
-    out = cells(params, args)
-    return by_pair(out, out.shape[1])
+    launch(*args)
+    return by_pair(cells(params, args))
+
+
+def interpreted(fn, params):
+    import tile_mlir
+    return left_in_cells(params, lambda *args: tile_mlir.interpret(fn, *args))
 
 
 def save(fn, out_dir, case):
@@ -172,10 +175,7 @@ def run(out_dir, report_path):
     report = {"pairs": [{"old": f"{o:#010x}", "b": f"{b:#010x}", "tells": w} for o, b, w in PAIRS], "cases": {}}
     for item in manifest:
         kernel = runtime.load(os.path.join(out_dir, item["file"]))
-        args = arrays(kernel.params)
-        kernel(*args)
-        out = cells(kernel.params, args)
-        measured = by_pair(out, out.shape[1])
+        measured = left_in_cells(kernel.params, kernel)
         report["cases"][item["case"]] = {"gpu": measured, "interpreter_agrees": measured == item["interpreter"]}
         print(item["case"], "interpreter agrees" if measured == item["interpreter"] else "DIFFERS",
               json.dumps(measured))

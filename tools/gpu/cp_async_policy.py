@@ -47,18 +47,8 @@ def kernel(variant):
                                       **VARIANTS[variant])
 
 
-def assemble(ptx, level):
-    import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(os.path.join(tmp, "k.ptx"), "w") as f:
-            f.write(ptx)
-        subprocess.run(["ptxas", "-arch=sm_90", f"-O{level}", os.path.join(tmp, "k.ptx"), "-o",
-                        os.path.join(tmp, "k.cubin")], check=True)
-        with open(os.path.join(tmp, "k.cubin"), "rb") as f:
-            return f.read()
-
-
 def build(out_dir):
+    import sass
     import tile_mlir
     os.makedirs(out_dir, exist_ok=True)
     manifest = []
@@ -68,7 +58,7 @@ def build(out_dir):
             name = f"{variant} -O{level}"
             path = os.path.join(out_dir, f"{len(manifest)}.json")
             artifact = compiled.artifact()
-            artifact["cubin"] = base64.b64encode(assemble(compiled.ptx, level)).decode()
+            artifact["cubin"] = base64.b64encode(sass.assemble(compiled.ptx, level)).decode()
             with open(path, "w") as f:
                 json.dump(artifact, f)
             manifest.append({"name": name, "file": os.path.basename(path)})
