@@ -125,7 +125,8 @@ def test_persistent_interpreter_equals_numpy():
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
 def test_l2_policies_ride_in_the_tma_loads_descriptors():
     # Each box's load takes its policy as a descriptor that the kernel
-    # writes (unlike cp.async's, test_cp_async.py); nothing else changes.
+    # writes (unlike cp.async's, test_cp_async.py); the plain kernel's
+    # loads take none.
     plain = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096), target="sm_90a")
     hinted = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, a_priority="evict_first",
                                                        b_priority="evict_last"), target="sm_90a")
