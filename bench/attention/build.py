@@ -3,6 +3,8 @@
 
     python bench/attention/build.py build/attention
     python bench/attention/build.py --specialized build/attention_ws
+    python bench/attention/build.py --pipelined build/attention_fa3
+    python bench/attention/build.py --pipelined --only=fa3p2,fa3pp_d64 build/attention_p2
 """
 
 import os
@@ -20,5 +22,16 @@ if __name__ == "__main__":
     specialized = dict(kernels.SPECIALIZED, **{name: kernels.VARIANTS[name] for name in (
         "attention_d64_b4h16_s4096_n128", "attention_d128_b4h16_s4096")})
     variants = specialized if "--specialized" in sys.argv else kernels.VARIANTS
+    if "--pipelined" in sys.argv:
+        # Against the first kernels and the warp-specialized ones of the
+        # same shapes, in the same run.
+        variants = dict(kernels.PIPELINED, **{name: kernels.VARIANTS[name] for name in (
+            "attention_d64_b4h16_s4096_n128", "attention_d128_b4h16_s4096", "attention_d64_b4h16_s1024_n128",
+            "attention_d128_b4h16_s1024")}, **{name: kernels.SPECIALIZED[name] for name in (
+                "attention_ws_d64_b4h16_s4096_n128", "attention_ws_d128_b4h16_s4096")})
+    # --only=A,B: the variants whose names contain A or B.
+    only = next((a[len("--only="):].split(",") for a in sys.argv[1:] if a.startswith("--only=")), None)
+    if only:
+        variants = {name: v for name, v in variants.items() if any(part in name for part in only)}
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/attention")
     save_variants(variants, out, target="sm_90a")

@@ -65,6 +65,39 @@ def test_warp_specialized_interpreter_equals_float64_on_exact_data():
     _exact_case(kernels.attention_specialized, 128, 128, True, 1)
 
 
+@pytest.mark.parametrize("seq, options", [
+    (256, dict(d=64, bn=64, stages=2)),
+    (256, dict(d=128, bn=128, stages=2, causal=True)),
+    (256, dict(d=64, bn=64, stages=2, pingpong=True))])
+def test_pipelined_interpreter_equals_float64_on_exact_data(seq, options):
+    # FlashAttention 3's order: S of key block j and P V of block j - 1
+    # in flight together, the softmax between their waits; four key blocks
+    # of 64 through a ring of 2 stages, each refilled once the consumers
+    # free it (the warpgroups run as streams), and causal with d 128 (one
+    # block of two key blocks of 128, one of a single block: the loop never
+    # runs); and the consumers issuing their wgmma in turns (bar.sync and
+    # bar.arrive with a thread count of 256).
+    options = dict(options, pipelined=True, registers=(24, 240))
+    _exact_case(kernels.attention_specialized, seq, options.pop("d"), options.pop("causal", False), 2, **options)
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_pipelined_sass():
+    # setmaxnreg is kept (the consumers need more than the 168 registers
+    # of 384 threads): no spills in 240, S's 8 wgmma n128 before the loop
+    # and in it, P V's 16 n64 in it and after it.
+    compiled = tile_mlir.compile(kernels.attention_specialized(64, 4096, d=128, bn=128, stages=3, pipelined=True,
+                                                               registers=(24, 240)), target="sm_90a")
+    resources = sass.ptxas_resources(compiled.ptx, arch="sm_90a")
+    assert sass.NO_SPILLS.search(resources), resources
+    text = sass.listing(compiled.cubin)
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    assert len(re.findall(r"\bUSETMAXREG\.TRY_ALLOC\b|\bUSETMAXREG\.DEALLOC\b", text)) == counts["USETMAXREG"] == 2
+    assert len(re.findall(r"\bHGMMA\.64x128x16\.F32\.BF16\b", text)) == 16
+    assert len(re.findall(r"\bHGMMA\.64x64x16\.F32\.BF16\b", text)) == 32 == counts["HGMMA"] - 16
+    assert counts["LDL"] == counts["STL"] == 0
+
+
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
 def test_warp_specialized_sass():
     compiled = tile_mlir.compile(kernels.attention_specialized(64, 4096), target="sm_90a")

@@ -146,9 +146,11 @@ def test_a_wait_in_a_loop_ends_when_the_phase_completes_and_is_no_race():
 
 
 def test_a_loop_waiting_for_arrivals_that_never_come_is_an_error():
+    # Its warps run as streams, once lockstep stalls; none can go on.
     with pytest.raises(tile_mlir.InterpretError, match=r"mbarrier_check.py:\d+: this loop never ends: thread 0 "
-                                                       r"\(and every thread still in it\) went round without "
-                                                       r"leaving while no mbarrier it may wait on changed"):
+                                                       r"\(and every thread of its warp still in it\) went round "
+                                                       r"without leaving while no mbarrier it may wait on "
+                                                       r"changed, and no other warp can go on"):
         tile_mlir.interpret(spin(False), np.zeros((THREADS, 1), np.uint32))
 
 

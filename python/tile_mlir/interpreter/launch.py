@@ -103,7 +103,7 @@ def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True) ->
         raise InterpretError(f"{fn.name}: {why}") from None
     except machine.O.FragmentLayoutFault as why:
         raise FragmentLayoutError(f"{fn.name}: {why}") from None
-    except (machine.M.MbarrierFault, machine.LoopFault, machine.T.TmaFault) as why:
+    except (machine.M.MbarrierFault, machine.LoopFault, machine.S.Stuck, machine.T.TmaFault) as why:
         raise InterpretError(f"{fn.name}: {why}") from None
     if hazards:
         raise HazardError(fn.name, hazards)

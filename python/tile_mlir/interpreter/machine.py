@@ -30,6 +30,7 @@ from . import clocks as C
 from . import fragment_origins as O
 from . import mbarrier as M
 from . import reference as R
+from . import streams as S
 from . import tma as T
 from . import wgmma as W
 from .. import fragments
@@ -108,6 +109,12 @@ class Buffer:
 class LoopFault(Exception):
     """A T.until loop the interpreter cannot end: it would go round forever,
     or its predicate is read before its body wrote it."""
+
+
+class Stalled(LoopFault):
+    """In lockstep, threads wait for what other threads would do only later
+    (a loop that cannot end, a barrier arrival): run() runs the kernel
+    again as streams (streams.py)."""
 
 
 MemoryFault = R.MemoryFault
@@ -320,6 +327,12 @@ class Interpreter:
         self.cluster = (1, 1, 1)
         self.set_cluster(self.cluster)
         self.current_opcode = ""
+        # The streams taking turns (streams.py), when the kernel runs as
+        # streams, and the barriers with a thread count between them.
+        self.streams, self.named_barriers = None, None
+        # The launch's dynamic shared memory, one buffer however many
+        # streams reach its op.
+        self.dynamic_shared = None
         # The origins of bytes, when mma fragments are checked against the
         # ISA's layout (fragment_origins); None otherwise.
         self.origins = None
@@ -1159,8 +1172,12 @@ class Interpreter:
         """A block barrier reached by the threads `executing`: every thread of
         each block must reach it (a thread count must be the block's); then
         the block's accesses before it are ordered before those after it."""
+        if self.streams is not None:
+            self._stream_barrier(form, immediates, executing)
+            return
         if "arrive" in form.opcode.split("."):
-            raise NotCovered(f"{form.opcode}: producer-consumer barriers (arrive)")
+            raise Stalled(f"{self.points[self.point]}: {form.opcode}: a producer-consumer barrier within "
+                          "one warpgroup")
         blocks = self.threads // self.per_block
         arrived = np.bincount(self.block_linear[executing], minlength=blocks)
         # With a count of fewer threads (a warpgroup's barrier), those that
@@ -1183,6 +1200,25 @@ class Interpreter:
         self.epoch[arrived > 0] += 1
         if self.clocks:
             self.clocks.barrier(np.flatnonzero(arrived > 0))
+
+    def _stream_barrier(self, form, immediates, executing):
+        """A barrier between streams: the executing threads arrive, and
+        those that sync wait, giving the turn away, until it completes. A
+        barrier of the whole block also starts the next epoch."""
+        barrier_id = immediates[0] if immediates else 0
+        count = immediates[1] if len(immediates) == 2 else self.per_block
+        if "red" in form.opcode.split("."):
+            raise NotCovered(f"{form.opcode} between warpgroups that take turns")
+        syncing = "arrive" not in form.opcode.split(".")
+        where = self.points[self.point]
+        waits = self.named_barriers.arrive(barrier_id, count, np.flatnonzero(executing), syncing)
+        if not syncing:
+            return
+        while not self.named_barriers.passed(waits):
+            thread = int(np.flatnonzero(executing)[0])
+            self.streams.wait(lambda: f"{where}: {form.opcode} never completes: thread {thread} waits at "
+                                      f"barrier {barrier_id} for {count} threads, and no other "
+                                      f"{self.streams.name} can go on to arrive")
 
     def barrier_operands(self, form, values):
         """The barrier's id and thread count (a, b): immediates, or
@@ -1611,9 +1647,11 @@ class Interpreter:
         one copy per block, uninitialized."""
         size = self.dynamic_shared_bytes
         blocks = self.threads // self.per_block
-        buffer = self.track(Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False,
-                                   "the dynamic shared memory", shared=True, block_bytes=size))
-        self.values[op.results[0]] = View(buffer, self.block_linear * size, [1], [size], 8)
+        if self.dynamic_shared is None:
+            self.dynamic_shared = self.track(Buffer(np.zeros(blocks * size, np.uint8),
+                                                    np.zeros(blocks * size, bool), False,
+                                                    "the dynamic shared memory", shared=True, block_bytes=size))
+        self.values[op.results[0]] = View(self.dynamic_shared, self.block_linear * size, [1], [size], 8)
 
     def op_memref_view(self, op):
         """A buffer carved from the dynamic shared memory at a byte offset."""
@@ -1729,11 +1767,17 @@ class Interpreter:
             if (again == looping).all() and self.mbarriers.signature() == state:
                 thread = int(np.flatnonzero(again)[0])
                 stuck = self.mbarriers.waiting_on_bytes()
-                raise LoopFault(f"{where}: this loop never ends: thread {thread} (and every thread still "
-                                      "in it) went round without leaving while no mbarrier it may wait on "
-                                      "changed; the interpreter runs the threads in lockstep, so what they "
-                                      "wait for must happen before the loop in the kernel"
-                                      + (f" ({stuck})" if stuck else ""))
+                if self.streams is None:
+                    raise Stalled(f"{where}: this loop never ends: thread {thread} (and every thread still "
+                                  "in it) went round without leaving while no mbarrier it may wait on "
+                                  "changed; the interpreter runs the threads in lockstep, so what they "
+                                  "wait for must happen before the loop in the kernel"
+                                  + (f" ({stuck})" if stuck else ""))
+                name = self.streams.name
+                self.streams.wait(lambda: f"{where}: this loop never ends: thread {thread} (and every thread "
+                                          f"of its {name} still in it) went round without leaving while no "
+                                          f"mbarrier it may wait on changed, and no other {name} can go on"
+                                          + (f" ({stuck})" if stuck else ""))
             looping = again
         else:
             raise LoopFault(f"{where}: this loop went round {self.MAX_SPINS} times without ending")
@@ -2115,13 +2159,30 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
     memory requests of each (program point, opcode): requests, wavefronts
     and the ideal wavefronts (Interpreter.bank_requests). With
     `fragment_layouts`, a kernel with mma has its fragments checked against
-    the PTX ISA's layout (fragment_origins): FragmentLayoutFault if not."""
+    the PTX ISA's layout (fragment_origins): FragmentLayoutFault if not.
+
+    The threads run in lockstep; a kernel whose threads wait for what
+    others do only later (a producer that refills a stage the consumers
+    free, a named barrier between warpgroups) runs again as streams that
+    take turns (streams.py)."""
+    try:
+        return _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
+                    as_streams=False)
+    except Stalled:
+        if len(S.groups_of(int(np.prod(block)), int(np.prod(block)))[0]) < 2:
+            raise
+    return _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
+                as_streams=True)
+
+
+def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts, as_streams):
+    """run(), in lockstep or (`as_streams`) as streams."""
     from mlir import ir
     threads = int(np.prod(grid)) * int(np.prod(block))
     interp = Interpreter(threads, grid, block)
     if fragment_layouts and _has_mma(func):
         interp.origins = O.Origins()
-    if _has_apply(func, ("mbarrier", "cp.async.mbarrier")) and \
+    if (as_streams or _has_apply(func, ("mbarrier", "cp.async.mbarrier"))) and \
             threads * interp.per_block <= MAX_CLOCK_ENTRIES:
         interp.clocks = C.Clocks(threads, interp.per_block)
     if banks is not None:
@@ -2172,7 +2233,12 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
         buffer = interp.track(Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False, name,
                                      shared=True, block_bytes=size))
         interp.values[argument] = View(buffer, interp.block_linear * size, strides, shape, bits)
-    interp.run_block(body)
+    if as_streams:
+        interp.streams = S.Streams(interp, *S.groups_of(interp.per_block, threads))
+        interp.named_barriers = S.NamedBarriers(interp)
+        interp.streams.run(body, func.context)
+    else:
+        interp.run_block(body)
     if interp.origins is not None:
         O.check_stores(interp.origins)
     if hazards is not None:

@@ -1,0 +1,154 @@
+"""Warpgroups that wait on each other (interpreter/streams.py): a producer
+that refills a ring of stages once the consumer frees them, and two
+warpgroups that hand each other a turn through bar.sync and bar.arrive with
+a thread count. Lockstep cannot run either (the producer would wait for a
+release the consumer makes only later); as streams that take turns, the
+interpreter runs them to the values the PTX semantics give, and its race
+check still sees a release made too early or a turn not waited for."""
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir import script as T
+
+STEPS, STAGES = 6, 2
+
+
+def ring(free_after_read=True, wait_empty=True):
+    """Warpgroup 0 writes step s's 128 words (A[s] + thread) into stage s % 2
+    and arrives on its `full` mbarrier; warpgroup 1 waits for it, reads the
+    word of the next thread, adds it to its sum and arrives on `empty`,
+    which the producer waits for before it refills the stage."""
+
+    @T.function
+    def k(A: T.Tensor((STEPS, 1), "uint32"), Out: T.Tensor((128, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=256))
+        t = T.thread_id()
+        p = t % 128
+        stage_words = T.alloc_shared((STAGES, 128), "uint32")
+        full = T.alloc_shared((STAGES, 1), "uint64")
+        empty = T.alloc_shared((STAGES, 1), "uint64")
+        r = T.alloc_local((1, 1), "uint32")
+        total = T.alloc_local((1, 1), "uint32")
+        state = T.alloc_local((1, 1), "uint64")
+        done = T.alloc_local((1, 1), "bool")
+        for s in range(STAGES):
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(128), pred=t == 0)
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(128),
+                              pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        with T.if_(t < 128):
+            for j in T.serial(0, STEPS):
+                stage = j % STAGES
+                if wait_empty:
+                    with T.if_(j >= STAGES):
+                        with T.until(done):
+                            T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                              empty[stage:stage + 1], T.uint32((j // STAGES + 1) % 2))
+                T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[j:j + 1])
+                T.cuda.tile.apply(T.ptx["add.u32"], r, r, T.uint32(p))
+                T.cuda.tile.apply(T.ptx["st.shared.b32"], stage_words[stage:stage + 1, p:p + 1], r)
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, full[stage:stage + 1])
+        with T.if_(t >= 128):
+            T.cuda.tile.apply(T.ptx["mov.b32"], total, T.uint32(0))
+            for j in T.serial(0, STEPS):
+                stage = j % STAGES
+                with T.until(done):
+                    T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                      full[stage:stage + 1], T.uint32((j // STAGES) % 2))
+                if not free_after_read:
+                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1])
+                q = (p + 1) % 128
+                T.cuda.tile.apply(T.ptx["ld.shared.b32"], r, stage_words[stage:stage + 1, q:q + 1])
+                T.cuda.tile.apply(T.ptx["add.u32"], total, total, r)
+                if free_after_read:
+                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1])
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[p:p + 1], total)
+
+    return k
+
+
+def _ring_inputs():
+    a = (np.arange(STEPS, dtype=np.uint32) * 1000 + 7).reshape(STEPS, 1)
+    want = (a.sum() + STEPS * ((np.arange(128) + 1) % 128)).astype(np.uint32).reshape(128, 1)
+    return a, want
+
+
+def test_a_producer_refills_the_ring_the_consumer_frees():
+    a, want = _ring_inputs()
+    out = np.zeros((128, 1), np.uint32)
+    tile_mlir.interpret(ring(), a, out)
+    assert np.array_equal(out, want)
+
+
+def test_a_stage_freed_before_it_is_read_races_with_its_refill():
+    a, _ = _ring_inputs()
+    with pytest.raises(tile_mlir.HazardError, match=r"test_streams.py:\d+: write-after-read race on the shared "
+                                                    r"buffer of \S+ byte \d+: thread \d+ here, thread 2\d\d at "
+                                                    r"\S*test_streams.py:\d+, with no barrier between"):
+        tile_mlir.interpret(ring(free_after_read=False), a, np.zeros((128, 1), np.uint32))
+
+
+def test_a_producer_that_never_waits_for_the_release_can_lap_the_consumer():
+    # The producer runs until it must wait, so it completes each full
+    # mbarrier's phases three times before the consumer waits: the
+    # consumer's second wait on a stage is for a parity already past, as on
+    # a GPU where the producer runs ahead, and it never ends.
+    a, _ = _ring_inputs()
+    with pytest.raises(tile_mlir.InterpretError, match=r"test_streams.py:\d+: this loop never ends: thread 128 "
+                                                       r"\(and every thread of its warpgroup still in it\) went "
+                                                       r"round without leaving while no mbarrier it may wait on "
+                                                       r"changed, and no other warpgroup can go on"):
+        tile_mlir.interpret(ring(wait_empty=False), a, np.zeros((128, 1), np.uint32))
+
+
+ROUNDS = 3
+
+
+def turns(give_turn=True):
+    """Warpgroups 0 and 1 take turns (CUTLASS's ordered ping-pong): each
+    waits for its turn at bar.sync (1 + its index, 256), thread 0 of it
+    reads a shared counter, records it and writes it plus one, and the
+    warpgroup gives the turn to the other by bar.arrive (1 + the other's
+    index, 256). Warpgroup 1 gives warpgroup 0 the first turn."""
+
+    @T.function
+    def k(Out: T.Tensor((2 * ROUNDS, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=256))
+        t = T.thread_id()
+        wg = t // 128
+        counter = T.alloc_shared((1, 1), "uint32")
+        r = T.alloc_local((1, 1), "uint32")
+        mine, others = T.alloc_local((1, 1), "uint32"), T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], mine, T.uint32(1 + wg))
+        T.cuda.tile.apply(T.ptx["mov.b32"], others, T.uint32(2 - wg))
+        T.cuda.tile.apply(T.ptx["mov.b32"], r, T.uint32(0))
+        T.cuda.tile.apply(T.ptx["st.shared.b32"], counter[0:1], r, pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        with T.if_(wg == 1):
+            T.cuda.tile.apply(T.ptx["bar.arrive"], T.uint32(1), T.uint32(256))
+        for i in T.serial(0, ROUNDS):
+            T.cuda.tile.apply(T.ptx["bar.sync"], mine, T.uint32(256))
+            T.cuda.tile.apply(T.ptx["ld.shared.b32"], r, counter[0:1], pred=t % 128 == 0)
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[2 * i + wg:2 * i + wg + 1], r, pred=t % 128 == 0)
+            T.cuda.tile.apply(T.ptx["add.u32"], r, r, T.uint32(1))
+            T.cuda.tile.apply(T.ptx["st.shared.b32"], counter[0:1], r, pred=t % 128 == 0)
+            if give_turn:
+                with T.if_((wg == 0) | (i < ROUNDS - 1)):
+                    T.cuda.tile.apply(T.ptx["bar.arrive"], others, T.uint32(256))
+
+    return k
+
+
+def test_warpgroups_take_turns_through_named_barriers():
+    out = np.zeros((2 * ROUNDS, 1), np.uint32)
+    tile_mlir.interpret(turns(), out)
+    assert np.array_equal(out.reshape(-1), np.arange(2 * ROUNDS))
+
+
+def test_a_turn_never_given_never_completes():
+    with pytest.raises(tile_mlir.InterpretError, match=r"test_streams.py:\d+: bar.sync never completes: thread "
+                                                       r"128 waits at barrier 2 for 256 threads, and no other "
+                                                       r"warpgroup can go on to arrive"):
+        tile_mlir.interpret(turns(give_turn=False), np.zeros((2 * ROUNDS, 1), np.uint32))
