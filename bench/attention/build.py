@@ -4,7 +4,7 @@
     python bench/attention/build.py build/attention
     python bench/attention/build.py --specialized build/attention_ws
     python bench/attention/build.py --pipelined build/attention_fa3
-    python bench/attention/build.py --pipelined --only=fa3p2,fa3pp_d64 build/attention_p2
+    python bench/attention/build.py --persistent build/attention_persistent
 """
 
 import os
@@ -22,7 +22,11 @@ if __name__ == "__main__":
     specialized = dict(kernels.SPECIALIZED, **{name: kernels.VARIANTS[name] for name in (
         "attention_d64_b4h16_s4096_n128", "attention_d128_b4h16_s4096")})
     variants = specialized if "--specialized" in sys.argv else kernels.VARIANTS
-    if "--pipelined" in sys.argv:
+    if "--persistent" in sys.argv:
+        variants = dict(kernels.PERSISTENT, **{name.replace("fa3pp", "fa3bf"): kernels.PIPELINED[name.replace(
+            "fa3pp", "fa3bf")] for name in kernels.PIPELINED if name.startswith("attention_fa3pp")
+            and name.endswith("_s3") and "causal" not in name})
+    elif "--pipelined" in sys.argv:
         # Against the first kernels and the warp-specialized ones of the
         # same shapes, in the same run.
         variants = dict(kernels.PIPELINED, **{name: kernels.VARIANTS[name] for name in (

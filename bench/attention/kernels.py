@@ -54,11 +54,15 @@ class _RowState:
         self.max = T.alloc_local((2, 1), "float32")
         self.alpha = T.alloc_local((2, 1), "float32")
         self.partner = T.alloc_local((2, 1), "float32")
-        T.cuda.tile.apply(T.ptx["mov.b32"], self.o.view("uint32").reshape((32 * halves, 1)), T.uint32(0))
-        T.cuda.tile.apply(T.ptx["mov.b32"], self.l.view("uint32"), T.uint32(0))
-        T.cuda.tile.apply(T.ptx["mov.b32"], self.m.view("uint32"), T.uint32(0xFF800000))  # -inf
+        self.reset()
         self.by_row = [self.s.reshape((self.regs // 4, 2, 2, 1))[:, h] for h in range(2)]  # (bn / 8, 2, 1)
         self.o_rows = [self.o.reshape((halves * 8, 2, 2, 1))[:, h] for h in range(2)]
+
+    def reset(self):
+        """O = 0, l = 0, m = -inf: before the first key block of rows."""
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.o.view("uint32").reshape((32 * self.halves, 1)), T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.l.view("uint32"), T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.m.view("uint32"), T.uint32(0xFF800000))  # -inf
 
     def _row_reduce(self, values, out, opcode):
         """out (1, 1) = opcode over a row's (bn / 8, 2, 1) values (the
@@ -136,30 +140,23 @@ class _RowState:
             T.cuda.tile.apply(T.ptx["mul.rn.f32"], self.o_rows[h], self.o_rows[h],
                               self.alpha[h:h + 1].reshape((1, 1, 1)).broadcast((self.halves * 8, 2, 1)))
 
-    def p_fragments(self, a=None):
-        """P's pairs rounded into wgmma's A fragments (`a`, or self.a): S's
-        registers 8c to 8c + 7 are A's of k chunk c."""
-        a = self.a if a is None else a
+    def p_fragments(self):
+        """P's pairs rounded into wgmma's A fragments: S's registers 8c to
+        8c + 7 are A's of k chunk c."""
         pairs = self.s.reshape((self.regs // 2, 2, 1))
-        T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], a.reshape((self.regs // 2, 1)), pairs[:, 1], pairs[:, 0])
+        T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], self.a.reshape((self.regs // 2, 1)), pairs[:, 1], pairs[:, 0])
 
-    def fragments(self):
-        """Another buffer of A fragments, for P of the next key block."""
-        return T.alloc_local((self.bn // 16, 1, 4), "uint32")
-
-    def issue_pv(self, v_tile, always, fence=True, a=None):
+    def issue_pv(self, v_tile, always, fence=True):
         """O += P V issued and committed, from the A fragments as they
         stand (`always` is a true predicate: every wgmma accumulates); V's
         tile is read MN-major. `fence=False` for a caller whose
-        wgmma.fence already follows the fragments' writes; `a` the
-        fragments' buffer (self.a by default)."""
-        a = self.a if a is None else a
+        wgmma.fence already follows the fragments' writes."""
         if fence:
             T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
         for hf in range(self.halves):
             for c in range(self.bn // 16):
                 T.cuda.tile.apply(T.ptx["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"], self.o[hf:hf + 1],
-                                  a[c:c + 1], v_tile[hf, 16 * c:16 * c + 16, 0:64].matrix_descriptor(),
+                                  self.a[c:c + 1], v_tile[hf, 16 * c:16 * c + 16, 0:64].matrix_descriptor(),
                                   always, T.int32(1), T.int32(1), T.uint32(1))
         T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
 
@@ -173,17 +170,131 @@ class _RowState:
         self.p_fragments()
         self.issue_pv(v_tile, t < threads)
 
-    def store(self, O, row0, t):
-        """O / l into rows row0.. of O, as f32 pairs."""
+    def store(self, O, row0, t, out="float32", divide="rn"):
+        """O / l into rows row0.. of O: as f32 pairs, or (`out`
+        "bfloat16") pairs rounded by cvt.rn.bf16x2.f32 into 4-byte words.
+        `divide` "rn": each element by div.rn.f32 (correctly rounded; ptxas
+        calls its slow path per element); "rcp": times rcp.rn.f32 of l, one
+        reciprocal a row (within an ulp of the quotient)."""
         warp, lane = (t // 32) % 4, t % 32
         for h in range(2):
-            T.cuda.tile.apply(T.ptx["div.rn.f32"], self.o_rows[h], self.o_rows[h],
-                              self.l[h:h + 1].reshape((1, 1, 1)).broadcast((self.halves * 8, 2, 1)))
+            lh = self.l[h:h + 1]
+            if divide == "rcp":
+                T.cuda.tile.apply(T.ptx["rcp.rn.f32"], lh, lh)
+            T.cuda.tile.apply(T.ptx["div.rn.f32" if divide == "rn" else "mul.rn.f32"], self.o_rows[h],
+                              self.o_rows[h], lh.reshape((1, 1, 1)).broadcast((self.halves * 8, 2, 1)))
+        packed = T.alloc_local((1, 1), "uint32") if out == "bfloat16" else None
         for hf in range(self.halves):
             for e in range(0, 32, 2):
                 r = row0 + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
                 col = 64 * hf + 8 * (e // 4) + 2 * (lane % 4)
-                T.cuda.tile.apply(T.ptx["st.global.v2.f32"], O[r:r + 1, col:col + 2], self.o[hf, 0:1, e:e + 2])
+                if packed is None:
+                    T.cuda.tile.apply(T.ptx["st.global.v2.f32"], O[r:r + 1, col:col + 2], self.o[hf, 0:1, e:e + 2])
+                    continue
+                # cvt.rn.bf16x2.f32 d, a, b puts a in the upper half: column col + 1.
+                T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], packed, self.o[hf, 0:1, e + 1:e + 2],
+                                  self.o[hf, 0:1, e:e + 1])
+                T.cuda.tile.apply(T.ptx["st.global.b32"], O.view("uint32")[r:r + 1, col // 2:col // 2 + 1], packed)
+
+
+class _Turns:
+    """Two consumers issuing their wgmma in turns (FlashAttention 3's
+    scheduler barriers): consumer c waits for its turn at bar.sync (1 + c,
+    256) and gives the other its turn by bar.arrive (2 - c, 256). Consumer
+    1 gives consumer 0 the first turn, and none after its last wgmma, so
+    that every arrival is waited for."""
+
+    def __init__(self, c):
+        self.c = c
+        self.mine, self.others = T.alloc_local((1, 1), "uint32"), T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.mine, T.uint32(1 + c))
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.others, T.uint32(2 - c))
+        with T.if_(c == 1):
+            T.cuda.tile.apply(T.ptx["bar.arrive"], T.uint32(1), T.uint32(256))
+
+    def mine_now(self):
+        T.cuda.tile.apply(T.ptx["bar.sync"], self.mine, T.uint32(256))
+
+    def theirs_now(self, more=True):
+        """The other's turn. `more`: whether this consumer issues wgmma
+        again (False after its last, a runtime condition in a loop)."""
+        if more is True:
+            T.cuda.tile.apply(T.ptx["bar.arrive"], self.others, T.uint32(256))
+            return
+        with T.if_(self.c == 0 if more is False else (self.c == 0) | more):
+            T.cuda.tile.apply(T.ptx["bar.arrive"], self.others, T.uint32(256))
+
+
+def _wait(done, barrier, parity):
+    """Spins until the phase of `barrier` of parity `parity` completed."""
+    with T.until(done):
+        T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, barrier, T.uint32(parity))
+
+
+def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, steps, stages, c, p, rows_from,
+                       scale_log2, mask):
+    """One consumer's key blocks 0 to steps - 1 of its rows in
+    FlashAttention 3's order (attention_specialized's `pipelined`); block j
+    is the ring's step g0 + j. `turns` (or None) orders the wgmma issues
+    between the consumers. Leaves P of the last block in the fragments,
+    its O += P V for _finish_pipelined, and every S retired."""
+    wgmma_wait = T.ptx["wgmma.wait_group.sync.aligned"]
+
+    def my_turn():
+        if turns:
+            turns.mine_now()
+
+    def their_turn():
+        if turns:
+            turns.theirs_now()
+
+    wait_full(g0, g0 % stages)
+    my_turn()
+    row_state.issue_s(q_s, k_s[g0 % stages], 64 * c, p, 128)
+    their_turn()
+    T.cuda.tile.apply(wgmma_wait, T.uint32(0))
+    row_state.softmax(p, 0, rows_from, scale_log2, mask(0))
+    row_state.p_fragments()
+    for j in T.serial(1, steps):
+        stage, before = (g0 + j) % stages, (g0 + j - 1) % stages
+        wait_full(g0 + j, stage)
+        my_turn()
+        row_state.issue_s(q_s, k_s[stage], 64 * c, p, 128)
+        row_state.issue_pv(v_s[before], p < 128, fence=False)
+        their_turn()
+        T.cuda.tile.apply(wgmma_wait, T.uint32(1))
+        row_state.softmax(p, j, rows_from, scale_log2, mask(j))
+        T.cuda.tile.apply(wgmma_wait, T.uint32(0))
+        free(before)
+        row_state.rescale_o()
+        row_state.p_fragments()
+
+
+def _finish_pipelined(row_state, turns, v_s, free, stage, p, more=False):
+    """O += P V of the last key block (in `stage`), retired, its stage
+    freed; `more`: whether the consumer has rows after these (for turns)."""
+    if turns:
+        turns.mine_now()
+    row_state.issue_pv(v_s[stage], p < 128)
+    if turns:
+        turns.theirs_now(more)
+    T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+    free(stage)
+
+
+def _produce(state, done, full, empty, k_s, v_s, K, V, g, stages, row, halves, stage_bytes):
+    """The producer's step g of the ring: once the consumers freed its
+    stage (after the first round), K's and V's boxes of the key block at
+    `row` into it, completing its full mbarrier."""
+    stage = g % stages
+    with T.if_(g >= stages):
+        _wait(done, empty[stage:stage + 1], (g // stages + 1) % 2)
+    T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, full[stage:stage + 1],
+                      T.uint32(stage_bytes))
+    load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
+    for tile, tensor in ((k_s, K), (v_s, V)):
+        for hf in range(halves):
+            T.cuda.tile.apply(load, tile[stage, hf], tensor.tensor_map, (64 * hf, row), full[stage])
 
 
 def _shape_and_scale(seq, bm, bn, d, scale, scale_log2):
@@ -272,7 +383,7 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
 
 
 def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=BN, causal=False, d=D, stages=2,
-                          pipelined=False, registers=None, pingpong=False, p_buffers=1):
+                          pipelined=False, registers=None, pingpong=False, out="float32", divide="rn"):
     """Warp-specialized: a producer warpgroup and `consumers` consumer
     warpgroups of 64 query rows each. One producer thread loads the
     block's Q by TMA, then each key block's K and V, `stages` deep, each
@@ -292,25 +403,16 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
     consumer holds S, P's fragments and O at once (bn / 2 + bn / 4 + d / 2
     registers), and a stage is freed a step later than without (take 3).
 
-    `p_buffers=2` (with `pipelined`; 3 stages or more): P's A fragments in
-    two buffers, key block j's in one while block j - 1's P V reads the
-    other, so the softmax of S_j runs under that P V and nothing waits for
-    it before the next step (with one buffer, the wait for P V comes right
-    after the softmax, and ptxas 13.0 schedules it before the softmax, see
-    docs: the softmax then runs after P V). A step: wait for block j's
-    stage, then for P V of block j - 2 (behind the stage's wait loop, which
-    ptxas does not schedule across), free its stage, rescale O by alpha of
-    block j - 1, issue S_j and P V of block j - 1, wait for S_j, then its
-    softmax and P's fragments run under that P V. The loop runs two steps
-    a turn, so that each buffer is named in the code (registers take no
-    runtime index); step 1 comes before it and an odd last step after it.
-
     `pingpong` (with `pipelined` and two consumers): the consumers take
     turns to issue their wgmma, FlashAttention 3's scheduler barriers:
     consumer c waits for its turn at bar.sync (1 + c, 256) before it issues
-    a step's wgmma and gives the other its turn by bar.arrive (2 - c, 256)
-    after, so one's softmax runs under the other's wgmma. Consumer 1 gives
-    consumer 0 the first turn and takes no turn after its last.
+    a step's wgmma and gives the other its turn by bar.arrive after, so one's
+    softmax runs under the other's wgmma. Consumer 1 gives consumer 0 the
+    first turn and gives no turn after its last wgmma.
+
+    `out` "bfloat16": O rounded to bf16 (O is uint16 bits), as the SDPA
+    backends return it; `divide`: O / l by div.rn.f32 ("rn") or times
+    rcp.rn.f32 of l ("rcp"), see _RowState.store.
 
     `registers` = (producer's, consumers') per thread by setmaxnreg.
     Without it the 384 threads fit in 168 registers, and the first kernels
@@ -319,21 +421,19 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
     bm, threads = BM * consumers, THREADS * (consumers + 1)
     halves, scale_log2 = _shape_and_scale(seq, bm, bn, d, scale, scale_log2)
     if pingpong and (consumers != 2 or not pipelined):
+        # More consumers would take turns round the ring of barriers the
+        # code writes, but no block of 192 rows divides the sequences here
+        # and no test runs one.
         raise ValueError("pingpong takes two consumers and pipelined")
-    if p_buffers == 2 and (not pipelined or stages < 3):
-        # The stage of block j - 2 is freed only in step j: with 2 stages,
-        # step j waits for a fill that waits for that release.
-        raise ValueError("p_buffers=2 takes pipelined and 3 stages or more")
     rows = bh * seq
     load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
-    wait = T.ptx["mbarrier.try_wait.parity.shared::cta.b64"]
     stage_bytes = 2 * halves * bn * 128  # K's and V's boxes of bn rows of 128 bytes, each half
 
     @T.function
     def attention(Q: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bm, 64), "128B")),
                   K: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bn, 64), "128B")),
                   V: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bn, 64), "128B")),
-                  O: T.Tensor((rows, d), "float32")):
+                  O: T.Tensor((rows, d), "uint16" if out == "bfloat16" else "float32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=bh * (seq // bm), block=threads))
         q_s = T.alloc_dynamic_shared((halves, bm, 64), "uint16", align=1024).swizzle("128B")
         k_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
@@ -361,16 +461,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
                 for hf in range(halves):
                     T.cuda.tile.apply(load, q_s[hf], Q.tensor_map, (64 * hf, q0), q_full[0])
                 for j in T.serial(0, steps):
-                    stage = j % stages
-                    with T.if_(j >= stages):
-                        with T.until(done):
-                            T.cuda.tile.apply(wait, done, empty[stage:stage + 1], T.uint32((j // stages + 1) % 2))
-                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
-                                      full[stage:stage + 1], T.uint32(stage_bytes))
-                    for tile, tensor in ((k_s, K), (v_s, V)):
-                        for hf in range(halves):
-                            T.cuda.tile.apply(load, tile[stage, hf], tensor.tensor_map, (64 * hf, k0 + j * bn),
-                                              full[stage])
+                    _produce(state, done, full, empty, k_s, v_s, K, V, j, stages, k0 + j * bn, halves, stage_bytes)
         with T.if_(wg > 0):
             if registers:
                 T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(registers[1]))
@@ -379,8 +470,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
             row_state = _RowState(bn, halves)
 
             def wait_full(j, stage):
-                with T.until(done):
-                    T.cuda.tile.apply(wait, done, full[stage:stage + 1], T.uint32((j // stages) % 2))
+                _wait(done, full[stage:stage + 1], (j // stages) % 2)
 
             def free(stage):
                 T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1],
@@ -389,127 +479,13 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
             def mask(j):
                 return (j * bn + bn - 1 > rows_from) if causal else None
 
-            if pingpong:
-                mine, others = T.alloc_local((1, 1), "uint32"), T.alloc_local((1, 1), "uint32")
-                T.cuda.tile.apply(T.ptx["mov.b32"], mine, T.uint32(1 + c))
-                T.cuda.tile.apply(T.ptx["mov.b32"], others, T.uint32(2 - c))
-                with T.if_(c == 1):
-                    T.cuda.tile.apply(T.ptx["bar.arrive"], T.uint32(1), T.uint32(256))
+            turns = _Turns(c) if pingpong else None
 
-            def my_turn():
-                if pingpong:
-                    T.cuda.tile.apply(T.ptx["bar.sync"], mine, T.uint32(256))
-
-            def their_turn():
-                if pingpong:
-                    T.cuda.tile.apply(T.ptx["bar.arrive"], others, T.uint32(256))
-
-            with T.until(done):
-                T.cuda.tile.apply(wait, done, q_full, T.uint32(0))
-            if pipelined and p_buffers == 2:
-                wgmma_wait = T.ptx["wgmma.wait_group.sync.aligned"]
-                buffers = (row_state.a, row_state.fragments())
-                wait_full(0, 0)
-                my_turn()
-                row_state.issue_s(q_s, k_s[0], 64 * c, p, 128)
-                their_turn()
-                T.cuda.tile.apply(wgmma_wait, T.uint32(0))
-                row_state.softmax(p, 0, rows_from, scale_log2, mask(0))
-                row_state.p_fragments(buffers[0])
-
-                def free_when(condition, stage):
-                    """free(stage) where `condition` holds (a Python bool at a step the code names)."""
-                    if isinstance(condition, bool):
-                        if condition:
-                            free(stage)
-                        return
-                    with T.if_(condition):
-                        free(stage)
-
-                def step(j, mine_now, before_now):
-                    """Key block j: P of block j - 1 is in before_now, j's goes to mine_now."""
-                    stage, before = j % stages, (j - 1) % stages
-                    wait_full(j, stage)
-                    T.cuda.tile.apply(wgmma_wait, T.uint32(0))  # P V of block j - 2
-                    free_when(j >= 2, (j - 2) % stages)
-                    row_state.rescale_o()  # by alpha of block j - 1
-                    my_turn()
-                    row_state.issue_s(q_s, k_s[stage], 64 * c, p, 128)
-                    row_state.issue_pv(v_s[before], p < 128, fence=False, a=before_now)
-                    their_turn()
-                    T.cuda.tile.apply(wgmma_wait, T.uint32(1))  # S_j
-                    row_state.softmax(p, j, rows_from, scale_log2, mask(j))
-                    row_state.p_fragments(mine_now)
-
-                def finish(last_p):
-                    """P V of the last block, from the buffer that holds its P."""
-                    T.cuda.tile.apply(wgmma_wait, T.uint32(0))
-                    free_when(steps >= 2, (steps - 2) % stages)
-                    row_state.rescale_o()
-                    my_turn()
-                    row_state.issue_pv(v_s[(steps - 1) % stages], p < 128, a=last_p)
-                    if pingpong:
-                        with T.if_(c == 0):
-                            their_turn()
-                    T.cuda.tile.apply(wgmma_wait, T.uint32(0))
-                    free((steps - 1) % stages)
-
-                # Step 1 before the loop, so that one P V is in flight
-                # wherever the loop begins a turn, after step 1 as after its
-                # own last step: ptxas then sees every wait retire the P V
-                # before it (with none at the first turn it serializes
-                # every wgmma, C7514).
-                if isinstance(steps, int):
-                    if steps >= 2:
-                        step(1, buffers[1], buffers[0])
-                    for i in T.serial(0, (steps - 2) // 2):
-                        step(2 + 2 * i, buffers[0], buffers[1])
-                        step(3 + 2 * i, buffers[1], buffers[0])
-                    if steps >= 3 and steps % 2:
-                        step(steps - 1, buffers[0], buffers[1])
-                    finish(buffers[(steps - 1) % 2])
-                else:
-                    with T.if_(steps == 1):
-                        finish(buffers[0])
-                    with T.if_(steps >= 2):
-                        step(1, buffers[1], buffers[0])
-                        for i in T.serial(0, (steps - 2) // 2):
-                            step(2 + 2 * i, buffers[0], buffers[1])
-                            step(3 + 2 * i, buffers[1], buffers[0])
-                        with T.if_(steps % 2 == 1):
-                            step(steps - 1, buffers[0], buffers[1])
-                            finish(buffers[0])
-                        with T.if_(steps % 2 == 0):
-                            finish(buffers[1])
-            elif pipelined:
-                wait_full(0, 0)
-                my_turn()
-                row_state.issue_s(q_s, k_s[0], 64 * c, p, 128)
-                their_turn()
-                T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-                row_state.softmax(p, 0, rows_from, scale_log2, mask(0))
-                row_state.p_fragments()
-                for j in T.serial(1, steps):
-                    stage, before = j % stages, (j - 1) % stages
-                    wait_full(j, stage)
-                    my_turn()
-                    row_state.issue_s(q_s, k_s[stage], 64 * c, p, 128)
-                    row_state.issue_pv(v_s[before], p < 128, fence=False)
-                    their_turn()
-                    T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
-                    row_state.softmax(p, j, rows_from, scale_log2, mask(j))
-                    T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-                    free(before)
-                    row_state.rescale_o()
-                    row_state.p_fragments()
-                last = (steps - 1) % stages
-                my_turn()
-                row_state.issue_pv(v_s[last], p < 128)
-                if pingpong:
-                    with T.if_(c == 0):
-                        their_turn()
-                T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-                free(last)
+            _wait(done, q_full, 0)
+            if pipelined:
+                _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, 0, steps, stages, c, p,
+                                   rows_from, scale_log2, mask)
+                _finish_pipelined(row_state, turns, v_s, free, (steps - 1) % stages, p)
             else:
                 for j in T.serial(0, steps):
                     stage = j % stages
@@ -517,7 +493,91 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
                     row_state.step(q_s, k_s[stage], v_s[stage], 64 * c, p, 128, j, rows_from, scale_log2, mask(j))
                     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
                     free(stage)
-            row_state.store(O, q0 + 64 * c, p)
+            row_state.store(O, q0 + 64 * c, p, out, divide)
+
+    return attention
+
+
+def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stages=3, blocks=132,
+                         registers=(24, 240), out="bfloat16", divide="rcp"):
+    """attention_specialized(pipelined=True, pingpong=True), persistent:
+    `blocks` blocks (at most one a tile) take the tiles of 128 query rows in
+    turn, block b tiles b, b + blocks, ... (not causal: every tile has the
+    same seq / bn key blocks). The ring of stages runs on across a block's
+    tiles (tile i's key block j is the ring's step i (seq / bn) + j), so the
+    producer loads a tile's first key blocks while the consumers finish the
+    tile before: its last P V, O's division and store. Q has one buffer:
+    each consumer arrives on `q_empty` once its last S of a tile retired,
+    and the producer waits for both before it loads the next tile's Q. The
+    consumers' turns run on across the tiles too."""
+    consumers, bm, threads = 2, 2 * BM, 3 * THREADS
+    halves, scale_log2 = _shape_and_scale(seq, bm, bn, d, scale, scale_log2)
+    rows, tiles, steps = bh * seq, bh * (seq // bm), seq // bn
+    grid = min(blocks, tiles)
+    stage_bytes = 2 * halves * bn * 128
+
+    @T.function
+    def attention(Q: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bm, 64), "128B")),
+                  K: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bn, 64), "128B")),
+                  V: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bn, 64), "128B")),
+                  O: T.Tensor((rows, d), "uint16" if out == "bfloat16" else "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=threads))
+        q_s = T.alloc_dynamic_shared((halves, bm, 64), "uint16", align=1024).swizzle("128B")
+        k_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
+        v_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
+        q_full, q_empty = T.alloc_shared((1, 1), "uint64"), T.alloc_shared((1, 1), "uint64")
+        full = T.alloc_shared((stages, 1), "uint64")
+        empty = T.alloc_shared((stages, 1), "uint64")
+        t, bid = T.thread_id(), T.block_id()
+        wg, p = t // 128, t % 128
+        count = (tiles - bid + grid - 1) // grid  # this block's tiles
+        state = T.alloc_local((1, 1), "uint64")
+        done = T.alloc_local((1, 1), "bool")
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], q_full, T.uint32(1), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], q_empty, T.uint32(consumers), pred=t == 0)
+        for s in range(stages):
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(1), pred=t == 0)
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(consumers),
+                              pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        with T.if_(wg == 0):
+            T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(registers[0]))
+            with T.if_(p == 0):
+                load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
+                for i in T.serial(0, count):
+                    tile = bid + i * grid
+                    with T.if_(i >= 1):
+                        _wait(done, q_empty, (i - 1) % 2)
+                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, q_full,
+                                      T.uint32(halves * bm * 128))
+                    for hf in range(halves):
+                        T.cuda.tile.apply(load, q_s[hf], Q.tensor_map, (64 * hf, tile * bm), q_full[0])
+                    k0 = tile // (seq // bm) * seq
+                    for j in T.serial(0, steps):
+                        _produce(state, done, full, empty, k_s, v_s, K, V, i * steps + j, stages, k0 + j * bn,
+                                 halves, stage_bytes)
+        with T.if_(wg > 0):
+            T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(registers[1]))
+            c = wg - 1
+            row_state = _RowState(bn, halves)
+            turns = _Turns(c)
+
+            def wait_full(g, stage):
+                _wait(done, full[stage:stage + 1], (g // stages) % 2)
+
+            def free(stage):
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1],
+                                  pred=p == 0)
+
+            for i in T.serial(0, count):
+                tile = bid + i * grid
+                _wait(done, q_full, i % 2)
+                _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, i * steps, steps, stages, c, p,
+                                   0, scale_log2, lambda j: None)
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty, pred=p == 0)
+                _finish_pipelined(row_state, turns, v_s, free, (i * steps + steps - 1) % stages, p, i < count - 1)
+                row_state.store(O, tile * bm + 64 * c, p, out, divide)
+                row_state.reset()
 
     return attention
 
@@ -554,9 +614,11 @@ PIPELINED = {f"attention_fa3_d{d}_b4h16_s{seq}{tag}": (attention_specialized, di
 # The same with the consumers' wgmma in turns (`pingpong`).
 PIPELINED.update({name.replace("fa3", "fa3pp"): (make, dict(kw, pingpong=True))
                   for name, (make, kw) in PIPELINED.items() if name.endswith("_s3") or "s4096" in name})
-# The same with two buffers of P (`p_buffers=2`).
-# At d 128 the consumers' registers do not hold two buffers of P beside S
-# and O (ptxas serializes the wgmma, C7512): d 64 only.
-PIPELINED.update({name.replace("fa3pp", "fa3p2"): (make, dict(kw, p_buffers=2))
-                  for name, (make, kw) in PIPELINED.items()
-                  if name.startswith("attention_fa3pp_d64") and name.endswith("_s3")})
+# Outputs in bf16 (as SDPA's), O / l by one reciprocal a row.
+PIPELINED.update({name.replace("fa3pp", "fa3bf"): (make, dict(kw, out="bfloat16", divide="rcp"))
+                  for name, (make, kw) in list(PIPELINED.items()) if name.startswith("attention_fa3pp")
+                  and name.endswith("_s3")})
+
+# Persistent (attention_persistent), not causal, O in bf16.
+PERSISTENT = {f"attention_persistent_d{d}_b4h16_s{seq}": (attention_persistent, dict(bh=64, seq=seq, d=d))
+              for d in (64, 128) for seq in (1024, 2048, 4096, 8192)}

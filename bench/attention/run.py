@@ -40,15 +40,18 @@ def main(artifacts, report_path):
         b, h = 4, rows // seq // 4
         gen = torch.Generator(device="cuda").manual_seed(0)
         q, k, v = (torch.randn(b, h, seq, d, device="cuda", generator=gen).to(torch.bfloat16) for _ in range(3))
-        out = torch.empty(rows, d, device="cuda", dtype=torch.float32)
+        # O in f32, or bf16 bits (a uint16 O, as SDPA returns bf16).
+        bf16_out = kernel.params[3].dtype == "uint16"
+        out = torch.empty(rows, d, device="cuda", dtype=torch.bfloat16 if bf16_out else torch.float32)
+        out_arg = out.view(torch.uint16) if bf16_out else out
 
         def ours(sync=False):
             return kernel(q.view(-1, d).view(torch.uint16), k.view(-1, d).view(torch.uint16),
-                          v.view(-1, d).view(torch.uint16), out, sync=sync)
+                          v.view(-1, d).view(torch.uint16), out_arg, sync=sync)
         ours(sync=True)
         exact = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
         scale = float(exact.abs().max())
-        entry = {"shape": [b, h, seq, d], "causal": causal,
+        entry = {"shape": [b, h, seq, d], "causal": causal, "out": "bfloat16" if bf16_out else "float32",
                  "max_error_relative_to_max": float((out.view(b, h, seq, d).double() - exact).abs().max()) / scale}
         runs = {"tile_mlir": ours}
         for key, backend in BACKENDS.items():
