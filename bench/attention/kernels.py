@@ -225,6 +225,19 @@ class _Turns:
             T.cuda.tile.apply(T.ptx["bar.arrive"], self.others, T.uint32(256))
 
 
+def _init_barriers(t, full, empty, consumers, *more):
+    """Thread 0 initializes each stage's full mbarrier (one arrival, the
+    producer's expect_tx), its empty one (one a consumer) and each (barrier,
+    arrivals) of `more`; the block then waits for them."""
+    init = T.ptx["mbarrier.init.shared::cta.b64"]
+    for barrier, count in more:
+        T.cuda.tile.apply(init, barrier, T.uint32(count), pred=t == 0)
+    for s in range(full.shape[0]):
+        T.cuda.tile.apply(init, full[s:s + 1], T.uint32(1), pred=t == 0)
+        T.cuda.tile.apply(init, empty[s:s + 1], T.uint32(consumers), pred=t == 0)
+    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+
+
 def _wait(done, barrier, parity):
     """Spins until the phase of `barrier` of parity `parity` completed."""
     with T.until(done):
@@ -446,12 +459,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
         wg, p = t // 128, t % 128
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")
-        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], q_full, T.uint32(1), pred=t == 0)
-        for s in range(stages):
-            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(1), pred=t == 0)
-            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(consumers),
-                              pred=t == 0)
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        _init_barriers(t, full, empty, consumers, (q_full, 1))
         with T.if_(wg == 0):
             if registers:
                 T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(registers[0]))
@@ -533,13 +541,7 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
         count = (tiles - bid + grid - 1) // grid  # this block's tiles
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")
-        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], q_full, T.uint32(1), pred=t == 0)
-        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], q_empty, T.uint32(consumers), pred=t == 0)
-        for s in range(stages):
-            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(1), pred=t == 0)
-            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(consumers),
-                              pred=t == 0)
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        _init_barriers(t, full, empty, consumers, (q_full, 1), (q_empty, consumers))
         with T.if_(wg == 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(registers[0]))
             with T.if_(p == 0):

@@ -118,6 +118,36 @@ def test_pipelined_sass():
     assert counts["LDL"] == counts["STL"] == 0
 
 
+# Integer instructions whose choice moves with the register allocation
+# (the same moves and address arithmetic spelled differently).
+_INTEGER_MOVES = re.compile(r"^(MOV|IMAD|IADD3|VIADD|SHF|LEA|ISETP|SEL|IMNMX|VIMNMX|LOP3|PRMT|S2R|CS2R|ULDC|UMOV|UIADD3|"
+                            r"ULEA|USHF|UIMAD|ULOP3|R2UR|NOP|BRA|BSYNC|BSSY)")
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_without_fold_barriers_ptxas_folds_nothing_into_the_conversions():
+    # The pipelined kernels' cvt.rn.bf16x2.f32 read ex2.approx results (P)
+    # and mul.rn results (O / l): sources the cvt-source class guards,
+    # since every computation counts there (docs/design.md). Built without
+    # the barriers (fold_barriers="off", as bench/attention/build.py builds
+    # them), ptxas makes every float and conversion instruction it made
+    # with them, F2FP included: it folded nothing. Only the VIMNMX barriers
+    # (one a source) go.
+    make = lambda mode: tile_mlir.compile(kernels.attention_specialized(
+        64, 4096, d=64, bn=128, stages=3, causal=True, pipelined=True, registers=(24, 240), pingpong=True,
+        out="bfloat16", divide="rcp"), target="sm_90a", fold_barriers=mode)
+    with pytest.warns(UserWarning, match="fold-barriers=off leaves cvt.rn.bf16x2.f32 exposed to the cvt-source"):
+        off = make("off")
+    auto = make("auto")
+    ops = [collections.Counter(i.opcode for i in sass.instructions(c.cubin)) for c in (auto, off)]
+    # P's 32 cvt before the loop and 32 in it, O's 16 in the store; an
+    # identity max for each of the two sources of each.
+    cvts = 2 * 32 + 16
+    assert ops[0]["VIMNMX"] - ops[1]["VIMNMX"] == 2 * cvts and ops[1]["VIMNMX"] == 0
+    floats = [collections.Counter({op: n for op, n in o.items() if not _INTEGER_MOVES.match(op)}) for o in ops]
+    assert floats[0] == floats[1] and floats[0]["F2FP.BF16.F32.PACK_AB"] == cvts
+
+
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
 def test_warp_specialized_sass():
     compiled = tile_mlir.compile(kernels.attention_specialized(64, 4096), target="sm_90a")
