@@ -8,10 +8,12 @@
     python bench/gemm_hopper/build.py --cluster build/gemm_hopper_cluster
     python bench/gemm_hopper/build.py --l2 build/gemm_hopper_l2
     python bench/gemm_hopper/build.py --pingpong build/gemm_hopper_pingpong
+    python bench/gemm_hopper/build.py --queued build/gemm_hopper_queued
 """
 
 import os
 import sys
+import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
@@ -26,4 +28,14 @@ if __name__ == "__main__":
                 else kernels.L2 if "--l2" in sys.argv
                 else kernels.PINGPONG if "--pingpong" in sys.argv else kernels.VARIANTS)
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/gemm_hopper")
+    if "--queued" in sys.argv:
+        # The "_as_written" ones without fold barriers: their guarded
+        # sources are wgmma accumulators, which no instruction ptxas could
+        # fold computes.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for written in (False, True):
+                save_variants({name: v for name, v in kernels.QUEUED.items() if name.endswith("_as_written") == written},
+                              out, target="sm_90a", **({"fold_barriers": "off"} if written else {}))
+        sys.exit(0)
     save_variants(variants, out, target="sm_90a")

@@ -619,3 +619,10 @@ L2 = {f"hopper_{dtype}_{size}_persistent{tag}": (
                     ("_ab_last", dict(a_priority="evict_last", b_priority="evict_last")),
                     ("_b128_a_first_b_last", dict(blocks=128, group_m=16, a_priority="evict_first",
                                                   b_priority="evict_last")))}
+# The persistent kernel timed again with launches queued ahead (bench/gpu/
+# run.py's median_ms since 2026-12-03), as written (no fold barriers before
+# the epilogue's conversions) and with them (gemm_hopper/results_queued.json).
+QUEUED = {f"hopper_{dtype}_{size}_persistent{tag}{fold}": (gemm_persistent, dict(
+    m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same", **kw))
+    for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
+    for tag, kw in (("", {}), ("_b128", dict(blocks=128, group_m=16))) for fold in ("", "_as_written")}

@@ -236,7 +236,7 @@ def test_committed_h200_runs_are_bit_exact():
     import json
     names = set()
     for file in ("results.json", "results_first.json", "sweep.json", "results_specialized.json",
-                 "results_tma.json", "sweep_tma.json"):
+                 "results_tma.json", "sweep_tma.json", "results_queued.json"):
         with open(os.path.join(ROOT, "bench", "gemm_hopper", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")
@@ -255,4 +255,4 @@ def test_committed_h200_runs_are_bit_exact():
                 assert entry["max_error_relative_to_max"] <= entry["cublas_max_error_relative_to_max"], (file, name)
             names.add(name)
     # Every variant built today was measured.
-    assert set(kernels.VARIANTS) | set(kernels.TMA) | set(kernels.TMA_SWEEP) <= names
+    assert set(kernels.VARIANTS) | set(kernels.TMA) | set(kernels.TMA_SWEEP) | set(kernels.QUEUED) <= names
