@@ -5,7 +5,6 @@
     python bench/attention/build.py --specialized build/attention_ws
     python bench/attention/build.py --pipelined build/attention_fa3
     python bench/attention/build.py --persistent build/attention_persistent
-    python bench/attention/build.py --held build/attention_held
 """
 
 import os
@@ -24,11 +23,7 @@ if __name__ == "__main__":
     specialized = dict(kernels.SPECIALIZED, **{name: kernels.VARIANTS[name] for name in (
         "attention_d64_b4h16_s4096_n128", "attention_d128_b4h16_s4096")})
     variants = specialized if "--specialized" in sys.argv else kernels.VARIANTS
-    if "--held" in sys.argv:
-        # Beside the same kernels without `hold`, in one run.
-        variants = dict(kernels.HELD, **{name: v for name, v in kernels.PIPELINED.items()
-                                         if name.startswith("attention_fa3bf")}, **kernels.PERSISTENT)
-    elif "--persistent" in sys.argv:
+    if "--persistent" in sys.argv:
         variants = dict(kernels.PERSISTENT, **{name.replace("fa3pp", "fa3bf"): kernels.PIPELINED[name.replace(
             "fa3pp", "fa3bf")] for name in kernels.PIPELINED if name.startswith("attention_fa3pp")
             and name.endswith("_s3") and "causal" not in name})
@@ -45,7 +40,7 @@ if __name__ == "__main__":
         variants = {name: v for name, v in variants.items() if any(part in name for part in only)}
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/attention")
     options = {}
-    if "--pipelined" in sys.argv or "--persistent" in sys.argv or "--held" in sys.argv:
+    if "--pipelined" in sys.argv or "--persistent" in sys.argv:
         # Their only guarded instructions are cvt.rn.bf16x2.f32 of ex2 and
         # mul results, into which ptxas folds nothing (the SASS without the
         # barriers is the SASS with them less the barriers:

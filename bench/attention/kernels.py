@@ -245,19 +245,12 @@ def _wait(done, barrier, parity):
 
 
 def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, steps, stages, c, p, rows_from,
-                       scale_log2, mask, hold=None):
+                       scale_log2, mask):
     """One consumer's key blocks 0 to steps - 1 of its rows in
     FlashAttention 3's order (attention_specialized's `pipelined`); block j
     is the ring's step g0 + j. `turns` (or None) orders the wgmma issues
     between the consumers. Leaves P of the last block in the fragments,
-    its O += P V for _finish_pipelined, and every S retired.
-
-    `hold` (a shared word of this thread's own, or None): the softmax's
-    last result (l of the second row) is stored there before the wait for
-    P V. ptxas 13.0 otherwise schedules that wait right after the wait for
-    S, above the softmax, which then runs after P V instead of under it;
-    it keeps the wait below a shared store (measured on the SASS:
-    test_attention.py). Nothing reads the word."""
+    its O += P V for _finish_pipelined, and every S retired."""
     wgmma_wait = T.ptx["wgmma.wait_group.sync.aligned"]
 
     def my_turn():
@@ -284,8 +277,6 @@ def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, ste
         their_turn()
         T.cuda.tile.apply(wgmma_wait, T.uint32(1))
         row_state.softmax(p, j, rows_from, scale_log2, mask(j))
-        if hold is not None:
-            T.cuda.tile.apply(T.ptx["st.shared.f32"], hold, row_state.l[1:2])
         T.cuda.tile.apply(wgmma_wait, T.uint32(0))
         free(before)
         row_state.rescale_o()
@@ -405,8 +396,7 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
 
 
 def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=BN, causal=False, d=D, stages=2,
-                          pipelined=False, registers=None, pingpong=False, out="float32", divide="rn",
-                          hold=False):
+                          pipelined=False, registers=None, pingpong=False, out="float32", divide="rn"):
     """Warp-specialized: a producer warpgroup and `consumers` consumer
     warpgroups of 64 query rows each. One producer thread loads the
     block's Q by TMA, then each key block's K and V, `stages` deep, each
@@ -432,9 +422,6 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
     a step's wgmma and gives the other its turn by bar.arrive after, so one's
     softmax runs under the other's wgmma. Consumer 1 gives consumer 0 the
     first turn and gives no turn after its last wgmma.
-
-    `hold` (with `pipelined`): see _consume_pipelined (a shared word a
-    consumer thread).
 
     `out` "bfloat16": O rounded to bf16 (O is uint16 bits), as the SDPA
     backends return it; `divide`: O / l by div.rn.f32 ("rn") or times
@@ -465,7 +452,6 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
         k_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
         v_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
         q_full = T.alloc_shared((1, 1), "uint64")
-        held = T.alloc_shared((consumers * 128, 1), "float32") if hold else None
         full = T.alloc_shared((stages, 1), "uint64")
         empty = T.alloc_shared((stages, 1), "uint64")
         t, bid = T.thread_id(), T.block_id()
@@ -506,7 +492,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
             _wait(done, q_full, 0)
             if pipelined:
                 _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, 0, steps, stages, c, p,
-                                   rows_from, scale_log2, mask, held[t - 128:t - 127] if hold else None)
+                                   rows_from, scale_log2, mask)
                 _finish_pipelined(row_state, turns, v_s, free, (steps - 1) % stages, p)
             else:
                 for j in T.serial(0, steps):
@@ -521,7 +507,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
 
 
 def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stages=3, blocks=132,
-                         registers=(24, 240), out="bfloat16", divide="rcp", hold=False):
+                         registers=(24, 240), out="bfloat16", divide="rcp"):
     """attention_specialized(pipelined=True, pingpong=True), persistent:
     `blocks` blocks (at most one a tile) take the tiles of 128 query rows in
     turn, block b tiles b, b + blocks, ... (not causal: every tile has the
@@ -531,8 +517,7 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
     tile before: its last P V, O's division and store. Q has one buffer:
     each consumer arrives on `q_empty` once its last S of a tile retired,
     and the producer waits for both before it loads the next tile's Q. The
-    consumers' turns run on across the tiles too. `hold`: see
-    _consume_pipelined."""
+    consumers' turns run on across the tiles too."""
     consumers, bm, threads = 2, 2 * BM, 3 * THREADS
     halves, scale_log2 = _shape_and_scale(seq, bm, bn, d, scale, scale_log2)
     rows, tiles, steps = bh * seq, bh * (seq // bm), seq // bn
@@ -549,7 +534,6 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
         k_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
         v_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
         q_full, q_empty = T.alloc_shared((1, 1), "uint64"), T.alloc_shared((1, 1), "uint64")
-        held = T.alloc_shared((consumers * 128, 1), "float32") if hold else None
         full = T.alloc_shared((stages, 1), "uint64")
         empty = T.alloc_shared((stages, 1), "uint64")
         t, bid = T.thread_id(), T.block_id()
@@ -591,7 +575,7 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
                 tile = bid + i * grid
                 _wait(done, q_full, i % 2)
                 _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, i * steps, steps, stages, c, p,
-                                   0, scale_log2, lambda j: None, held[t - 128:t - 127] if hold else None)
+                                   0, scale_log2, lambda j: None)
                 T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty, pred=p == 0)
                 _finish_pipelined(row_state, turns, v_s, free, (i * steps + steps - 1) % stages, p, i < count - 1)
                 row_state.store(O, tile * bm + 64 * c, p, out, divide)
@@ -640,8 +624,3 @@ PIPELINED.update({name.replace("fa3pp", "fa3bf"): (make, dict(kw, out="bfloat16"
 # Persistent (attention_persistent), not causal, O in bf16.
 PERSISTENT = {f"attention_persistent_d{d}_b4h16_s{seq}": (attention_persistent, dict(bh=64, seq=seq, d=d))
               for d in (64, 128) for seq in (1024, 2048, 4096, 8192)}
-# The same with the wait for P V held below the softmax (`hold`).
-HELD = {name.replace("fa3bf", "fa3hold"): (make, dict(kw, hold=True)) for name, (make, kw) in PIPELINED.items()
-        if name.startswith("attention_fa3bf")}
-HELD.update({name.replace("persistent", "persistent_hold"): (make, dict(kw, hold=True))
-             for name, (make, kw) in PERSISTENT.items()})
