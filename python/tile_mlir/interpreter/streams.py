@@ -92,11 +92,9 @@ class Streams:
         changed. Raises Stuck(why()) when no stream can go on."""
         me = self.current
         self.blocked[me] = self.token()
-        following = self._next(me)
+        following = self._next(me)  # never `me`: it is blocked at this token
         if following is None:
             raise Stuck(why())
-        if following == me:
-            return
         self.saved[me] = {name: getattr(self.interp, name, None) for name in STREAM_STATE}
         self._hand(following)
         self._wait_turn(me)
@@ -139,15 +137,14 @@ class Streams:
         self.live.discard(index)
         self.advance()
         following = self._next(index)
-        if following is not None:
+        if following is not None or not self.live:
             self._hand(following)
-        elif self.live:
-            blocked = min(self.live)
-            with self.turn:
-                self.error = Stuck(f"every other stream waits and none can go on (stream {blocked} first)")
-                self.turn.notify_all()
-        else:
-            self._hand(None)
+            return
+        # Not expected (an end moves the token on, so every blocked stream
+        # may go on), but never a hang: the streams left are stopped.
+        with self.turn:
+            self.error = Stuck(f"every other stream waits and none can go on (stream {min(self.live)} first)")
+            self.turn.notify_all()
 
 
 def groups_of(per_block, threads):
