@@ -1214,8 +1214,8 @@ class Interpreter:
         waits = self.named_barriers.arrive(barrier_id, count, np.flatnonzero(executing), syncing)
         if not syncing:
             return
+        thread = int(np.flatnonzero(executing)[0])
         while not self.named_barriers.passed(waits):
-            thread = int(np.flatnonzero(executing)[0])
             self.streams.wait(lambda: f"{where}: {form.opcode} never completes: thread {thread} waits at "
                                       f"barrier {barrier_id} for {count} threads, and no other "
                                       f"{self.streams.name} can go on to arrive")
