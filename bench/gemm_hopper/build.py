@@ -9,6 +9,7 @@
     python bench/gemm_hopper/build.py --l2 build/gemm_hopper_l2
     python bench/gemm_hopper/build.py --pingpong build/gemm_hopper_pingpong
     python bench/gemm_hopper/build.py --queued build/gemm_hopper_queued
+    python bench/gemm_hopper/build.py --deferred build/gemm_hopper_deferred
 """
 
 import os
@@ -26,7 +27,8 @@ if __name__ == "__main__":
                 else kernels.TMA_SWEEP if "--tma-sweep" in sys.argv
                 else kernels.CLUSTER if "--cluster" in sys.argv
                 else kernels.L2 if "--l2" in sys.argv
-                else kernels.PINGPONG if "--pingpong" in sys.argv else kernels.VARIANTS)
+                else kernels.PINGPONG if "--pingpong" in sys.argv
+                else kernels.DEFERRED if "--deferred" in sys.argv else kernels.VARIANTS)
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/gemm_hopper")
     if "--queued" in sys.argv:
         # The "_as_written" ones without fold barriers: their guarded

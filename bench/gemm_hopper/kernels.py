@@ -33,6 +33,9 @@ from tile_mlir import script as T
 
 BK = 64          # a step of K: one 128-byte swizzled row of b16
 KINDS = {"float16": "f16", "bfloat16": "bf16", "e4m3": "e4m3"}
+# The deferred epilogue stores the previous tile in this many chunks, one
+# after each of the first steps' wgmma.
+DEFERRED_STEPS = 4
 
 
 
@@ -58,11 +61,11 @@ def _copy_step(tiles, kt, buffer, thread, threads):
                               T.uint32(16))
 
 
-def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate, k_step=16):
+def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate, k_step=16, pending=1):
     """One step of K (one 128-byte row): four wgmma of `k_step` (16 for
     16-bit inputs, 32 for e4m3) over the 64 rows of A from `a_row` and all
     of Bt's tile in shared buffer `buffer`, committed; then wait until at
-    most this group is pending (the step before has retired). Only 16-bit
+    most `pending` groups are (the step `pending` before has retired). Only 16-bit
     inputs take the transpose immediates. `acc` may be a list of
     accumulators, one for each 64 rows from `a_row`."""
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
@@ -76,23 +79,44 @@ def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate, k_step=
             T.cuda.tile.apply(T.ptx[opcode], d, a_desc, b_desc, accumulate, T.int32(1), T.int32(1),
                               *transposes)
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
-    T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
+    T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(pending))
+
+
+def _fragment_place(row0, col0, e, warp, lane):
+    """The row and column of C of register pair e, e + 1 of the wgmma D
+    fragment of the 64 rows from `row0`: row 16w + l/4 (+ 8 for e % 4 >=
+    2), columns 2 (l % 4) and the next of the block of 8 columns e / 4."""
+    return row0 + 16 * warp + lane // 4 + 8 * ((e % 4) // 2), col0 + 8 * (e // 4) + 2 * (lane % 4)
+
+
+def _pack(packed, i, acc, e, kind):
+    """Register pair e, e + 1 of `acc` rounded to a `kind` pair, into
+    `packed`'s element i (cvt.rn.*x2.f32 d, a, b puts a in the upper half:
+    the pair's second column)."""
+    T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed[0, 0:1, i:i + 1], acc[0, 0:1, e + 1:e + 2],
+                      acc[0, 0:1, e:e + 1])
+
+
+def _store_packed(C, packed, row0, col0, placed, warp, lane):
+    """Each (i, e) of `placed`: the rounded pair in `packed`'s element i,
+    register pair e of the D fragment of the 64 rows from `row0`, to C."""
+    for i, e in placed:
+        r, col = _fragment_place(row0, col0, e, warp, lane)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], C.view("uint32")[r:r + 1, col // 2:col // 2 + 1],
+                          packed[0, 0:1, i:i + 1])
 
 
 def _store(C, acc, row0, col0, regs, warp, lane, kind=None):
-    """Register pair e, e + 1 of each block of 8 columns: row 16w + l/4
-    (+ 8 for e % 4 >= 2) of the 64 from `row0`, columns 2 (l % 4) and the
-    next; as f32 pairs, or with `kind` rounded to a bf16x2/f16x2 pair."""
-    packed = T.alloc_local((1, 1), "uint32") if kind else None
+    """The D fragment's register pairs as f32 pairs, or with `kind` each
+    rounded to a bf16x2/f16x2 pair."""
+    packed = T.alloc_local((1, 1, 1), "uint32") if kind else None
     for e in range(0, regs, 2):
-        r = row0 + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
-        col = col0 + 8 * (e // 4) + 2 * (lane % 4)
         if kind is None:
+            r, col = _fragment_place(row0, col0, e, warp, lane)
             T.cuda.tile.apply(T.ptx["st.global.v2.f32"], C[r:r + 1, col:col + 2], acc[0, 0:1, e:e + 2])
             continue
-        # cvt.rn.*x2.f32 d, a, b puts a in the upper half: column col + 1.
-        T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed, acc[0, 0:1, e + 1:e + 2], acc[0, 0:1, e:e + 1])
-        T.cuda.tile.apply(T.ptx["st.global.b32"], C.view("uint32")[r:r + 1, col // 2:col // 2 + 1], packed)
+        _pack(packed, 0, acc, e, kind)
+        _store_packed(C, packed, row0, col0, [(0, e)], warp, lane)
 
 
 def _wait_stage_free(empty, done, buffer, step, stages):
@@ -316,7 +340,7 @@ def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
 
 def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, group_m=8, blocks=132,
                     producer_regs=40, consumer_regs=232, out="same", epilogue="registers", cluster=1,
-                    pingpong=False, a_priority=None, b_priority=None):
+                    pingpong=False, a_priority=None, b_priority=None, pending=1):
     """gemm_specialized(tma=True), persistent: `blocks` blocks (the H200's
     132 SMs) take the tiles of C in turn (tile = block id + i x blocks).
     Stages and mbarrier phases run on across tiles (step g = i x steps +
@@ -324,7 +348,11 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     consumers wait for their last wgmma and store the tile. `epilogue`
     "registers" stores C's pairs from the registers; "tma" stages them in
     shared memory by stmatrix and stores 64 x 64 boxes by TMA, which the
-    consumers do not wait for (C in 16-bit types only).
+    consumers do not wait for (C in 16-bit types only); "deferred" rounds
+    the tile's pairs into 64 registers and stores them from there while the
+    next tile's first DEFERRED_STEPS steps of wgmma run, a chunk after each
+    step's issue, so that the tensor cores do not wait for the stores (C in
+    16-bit types, cooperative schedule only).
 
     With `cluster` 2, pairs of blocks (clusters of 2 along x) take pairs of
     tiles one above the other, which share their columns of Bt: each
@@ -340,15 +368,23 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     last barrier.cluster keeps every block alive until its peer has
     stopped arriving on its mbarriers.
 
-    With `pingpong`, each consumer warpgroup computes whole 128-row tiles
-    (two wgmma of 64 rows a step of 16) and the consumers take the block's
-    tiles in turn, as CUTLASS's ping-pong schedule does: the producer fills
-    the tiles' steps in order, so one consumer's main loop runs while the
-    other stores its tile, and the tensor cores do not wait for the
-    epilogue. Each consumer has its own ring of stages/consumers stages:
-    in one shared ring a consumer would wait on a stage a tile's steps ahead
-    of its phase, whose parity an older phase also has (this hung on the
-    H200).
+    With `pingpong` (two consumers), each consumer warpgroup computes whole
+    tiles, of 128 rows (two wgmma of 64 rows a step of 16) or with 256
+    columns of 64, and the consumers take
+    the block's tiles in turn, as CUTLASS's ping-pong schedule does: the
+    producer fills the tiles' steps in order through one ring, and the
+    consumers' main loops take turns through named barriers (consumer c
+    waits at bar.sync 1 + c and, once it has issued its tile's last wgmma,
+    gives the other its turn by bar.arrive), so one consumer's main loop
+    runs while the other waits for its last wgmma and stores its tile. The
+    turns also keep each waiter on a stage within one phase of it: a
+    consumer waits on its tile's first stage only after the other has
+    waited on every step before. (Without turns, in one shared ring a
+    consumer would wait on a stage a tile's steps ahead, whose parity an
+    older phase also has: that hung on the H200.)
+
+    `pending`: the steps of wgmma a consumer leaves in flight when it
+    waits, each step's stage freed once it has retired.
 
     `a_priority` and `b_priority` (L2 eviction priorities, "evict_last"
     say) give the TMA loads of A's or Bt's boxes a policy of that priority
@@ -356,20 +392,23 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     kind = KINDS[dtype]
     fp8 = dtype == "e4m3"
     bk, k_step, bits = (128, 32, "uint8") if fp8 else (BK, 16, "uint16")
-    # The rows of A each consumer multiplies a step: 64, or a whole tile of
-    # 128 in two wgmma with ping-pong.
-    wg_rows = 128 if pingpong else 64
+    # The rows of A each consumer multiplies a step: 64, or with ping-pong
+    # a whole tile of 128 in two wgmma (of 64 rows for 256 columns): 128
+    # accumulator registers a thread either way.
+    wg_rows = (128 if bn <= 128 else 64) if pingpong else 64
     bm = wg_rows if pingpong else 64 * consumers
     threads = 128 * (consumers + 1)
     if m % bm or n % bn or k % bk:
         raise ValueError(f"{m} x {n} x {k} is not a multiple of the {bm} x {bn} x {bk} block tile")
     steps = k // bk
+    if not 0 <= pending <= min(steps, stages - 1):
+        raise ValueError(f"{pending} steps of wgmma in flight take 0 to min(the {steps} steps, "
+                         f"{stages} stages less one)")
     # The consumers that read each stage, and the stages of each ring: all
     # of them, or with ping-pong each consumer's own.
     readers = 1 if pingpong else consumers
-    if pingpong and stages % consumers:
-        raise ValueError(f"{stages} stages do not split into {consumers} consumers' rings")
-    ring_stages = stages // consumers if pingpong else stages
+    if pingpong and consumers != 2:
+        raise ValueError(f"ping-pong takes turns between 2 consumers, got {consumers}")
     blocks_m, blocks_n = m // bm, n // bn
     tiles = blocks_m * blocks_n
     blocks = min(blocks, tiles)
@@ -395,7 +434,10 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
         raise ValueError("b_priority takes no cluster (the multicast load has no policy here)")
     b_box = bn // cluster
 
-    staged = epilogue == "tma"
+    staged, deferred = epilogue == "tma", epilogue == "deferred"
+    if deferred and (out_kind is None or pingpong or steps <= DEFERRED_STEPS):
+        raise ValueError("the deferred epilogue stores C in a 16-bit type, in the cooperative schedule, "
+                         f"over more than {DEFERRED_STEPS} steps")
     if staged and out == "float32":
         raise ValueError("the TMA epilogue stores C in a 16-bit type")
     if staged and pingpong:
@@ -430,16 +472,9 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
             T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
             rank, first_pair = 0, bid
 
-        def ring(pair, c):
-            """(the steps filled before `pair`'s first, the first stage) in
-            the ring of stages that `pair` goes through: all of them, or
-            with ping-pong consumer c's own, whose steps count only its
-            tiles, so that no waiter on a stage is more than a phase ahead
-            of it (a parity names only the phase before the current one)."""
-            j = (pair - first_pair) // clusters
-            if not pingpong:
-                return j * steps, 0
-            return j // consumers * steps, c * ring_stages
+        def first_step(pair):
+            """The ring's steps filled before `pair`'s first."""
+            return (pair - first_pair) // clusters * steps
 
         def origin(pair):
             """The first row and column of C of this block's tile of `pair`."""
@@ -462,11 +497,11 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                         T.cuda.tile.apply(load, *operands)
                 for pair in T.serial(first_pair, pairs, clusters):
                     row0, col0 = origin(pair)
-                    first, base = ring(pair, ((pair - first_pair) // clusters) % consumers)
+                    first = first_step(pair)
                     for kt in T.serial(0, steps):
                         g = first + kt
-                        buffer = base + g % ring_stages
-                        _wait_stage_free(empty, done, buffer, g, ring_stages)
+                        buffer = g % stages
+                        _wait_stage_free(empty, done, buffer, g, stages)
                         T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
                                           full[buffer:buffer + 1], T.uint32((bm + bn) * 128))
                         copy("a", a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
@@ -500,24 +535,71 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
             acc = accs[0]
             accumulate = t < threads
             c = wg - 1
-            # Ping-pong: the consumers take the block's tiles in turn.
+            # Ping-pong: the consumers take the block's tiles in turn, and
+            # their main loops take turns at named barriers 1 + c.
             start, stride = (first_pair + c * clusters, clusters * consumers) if pingpong else (first_pair, clusters)
             a_row = 0 if pingpong else 64 * c
+            if pingpong:
+                mine, others = T.alloc_local((1, 1), "uint32"), T.alloc_local((1, 1), "uint32")
+                for cc in range(consumers):
+                    with T.if_(c == cc):
+                        T.cuda.tile.apply(T.ptx["mov.b32"], mine, T.uint32(1 + cc))
+                        T.cuda.tile.apply(T.ptx["mov.b32"], others, T.uint32(2 - cc))
+                # Consumer 1 gives consumer 0 the first turn.
+                with T.if_(c == 1):
+                    T.cuda.tile.apply(T.ptx["bar.arrive"], T.uint32(1), T.uint32(256))
+            # The deferred epilogue's pairs of the previous tile, rounded.
+            packed = T.alloc_local((1, 1, regs // 2), "uint32") if deferred else None
+            chunk_pairs = regs // 2 // DEFERRED_STEPS
+
+            def store_previous(pair, chunk):
+                """Chunk `chunk` of the previous tile's rounded pairs."""
+                row0, col0 = origin(pair - stride)
+                with T.if_(pair != start):
+                    _store_packed(C, packed, row0 + a_row, col0,
+                                  [(i, 2 * i) for i in range(chunk * chunk_pairs, (chunk + 1) * chunk_pairs)],
+                                  warp, lane)
+
             for pair in T.serial(start, pairs, stride):
                 row0, col0 = origin(pair)
-                first, base = ring(pair, c)
+                first = first_step(pair)
                 for d in accs:
                     T.cuda.tile.apply(T.ptx["mov.b32"], d.view("uint32").reshape((regs, 1)), T.uint32(0))
-                for kt in T.serial(0, steps):
+                if pingpong:
+                    T.cuda.tile.apply(T.ptx["bar.sync"], mine, T.uint32(256))
+
+                def multiply(kt):
                     g = first + kt
-                    buffer = base + g % ring_stages
+                    buffer = g % stages
                     with T.until(done):
-                        T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32((g // ring_stages) % 2))
-                    _multiply_step(opcode, accs, a_s, b_s, buffer, a_row, bn, accumulate, k_step)
-                    # The step before retired: free its stage.
-                    free(base + (g + ring_stages - 1) % ring_stages, kt > 0)
+                        T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32((g // stages) % 2))
+                    _multiply_step(opcode, accs, a_s, b_s, buffer, a_row, bn, accumulate, k_step, pending)
+                    # The step `pending` before retired: free its stage.
+                    if not isinstance(kt, int):
+                        free((g + stages - pending) % stages, kt >= pending)
+                    elif kt >= pending:
+                        free((g + stages - pending) % stages)
+
+                # Deferred: the first steps' wgmma run while the previous
+                # tile's pairs are stored, a chunk after each step.
+                peeled = DEFERRED_STEPS if deferred else 0
+                for kt in range(peeled):
+                    multiply(kt)
+                    store_previous(pair, kt)
+                for kt in T.serial(peeled, steps):
+                    multiply(kt)
+                if pingpong:
+                    # The other consumer's turn, if it has a tile after
+                    # this one (every arrival is waited for).
+                    with T.if_(pair + clusters < pairs):
+                        T.cuda.tile.apply(T.ptx["bar.arrive"], others, T.uint32(256))
                 T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-                free(base + (first + steps - 1) % ring_stages)
+                for last in range(steps - pending, steps):
+                    free((first + last) % stages)
+                if deferred:
+                    for i in range(regs // 2):
+                        _pack(packed, i, acc, 2 * i, out_kind)
+                    continue
                 if not staged:
                     for i, d in enumerate(accs):
                         _store(C, d, row0 + a_row + 64 * i, col0, regs, warp, lane, out_kind)
@@ -526,6 +608,11 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                 for cc in range(consumers):
                     with T.if_(c == cc):
                         _stage_and_store(C, c_s, acc, cc, row0, col0, bn, warp, lane, p, out_kind)
+            if deferred:
+                # The last tile's pairs.
+                with T.if_(start < pairs):
+                    row0, col0 = origin(start + (pairs - 1 - start) // stride * stride)
+                    _store_packed(C, packed, row0 + a_row, col0, [(i, 2 * i) for i in range(regs // 2)], warp, lane)
             if staged:
                 with T.if_(p == 0):
                     T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
@@ -583,17 +670,28 @@ CLUSTER = {f"hopper_{dtype}_{size}_persistent{tag}": (
     for tag, kw in (("", {}), ("_b128", dict(blocks=128, group_m=16)), ("_cluster2", dict(cluster=2)),
                     ("_cluster2_g16", dict(cluster=2, group_m=16)),
                     ("_cluster2_b128", dict(cluster=2, blocks=128, group_m=16)))}
-# The ping-pong schedule (128 x 128 tiles, one consumer each, six stages),
-# beside the cooperative persistent kernel, in one run
-# (gemm_hopper/results_pingpong.json).
+# CUTLASS's ping-pong schedule (the consumers' main loops in turns, one
+# ring), beside the cooperative persistent kernel, in one run
+# (gemm_hopper/results_pingpong_turns.json; the schedule with a ring per
+# consumer and no turns, as of commit f3d8d87, is results_pingpong.json).
 PINGPONG = {f"hopper_{dtype}_{size}_persistent{tag}": (
-    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same", **kw))
-    for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
-    for tag, kw in (("", {}), ("_pingpong", dict(pingpong=True, bn=128, stages=6)),
-                    ("_pingpong_b128", dict(pingpong=True, bn=128, stages=6, blocks=128, group_m=16)),
-                    ("_pingpong_cluster2", dict(pingpong=True, bn=128, stages=6, cluster=2)),
-                    ("_pingpong_cluster2_b128", dict(pingpong=True, bn=128, stages=6, cluster=2, blocks=128,
-                                                     group_m=16)))}
+    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="same", **kw))
+    for dtype in ("bfloat16", "float16") for size in (4096, 8192)
+    for tag, kw in (("", {}), ("_b128", dict(blocks=128, group_m=16)),
+                    ("_pending2", dict(pending=2)), ("_b128_pending2", dict(blocks=128, group_m=16, pending=2)),
+                    ("_pingpong", dict(pingpong=True, bn=128, stages=6)),
+                    ("_pingpong_pending2", dict(pingpong=True, bn=128, stages=6, pending=2)),
+                    ("_pingpong_n256_pending2", dict(pingpong=True, bn=256, stages=5, pending=2)),
+                    ("_pingpong_pending3", dict(pingpong=True, bn=128, stages=7, pending=3)))}
+# The deferred epilogue beside the persistent kernel, in one run
+# (gemm_hopper/results_deferred.json).
+DEFERRED = {f"hopper_{dtype}_{size}_persistent{tag}": (
+    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="same", **kw))
+    for dtype in ("bfloat16", "float16") for size in (4096, 8192)
+    for tag, kw in (("", {}), ("_b128", dict(blocks=128, group_m=16)),
+                    ("_deferred", dict(epilogue="deferred")),
+                    ("_b128_deferred", dict(blocks=128, group_m=16, epilogue="deferred")),
+                    ("_deferred_pending2", dict(epilogue="deferred", pending=2)))}
 # C staged in shared memory by stmatrix and stored by TMA: 3 stages (144
 # KiB) and C's 64 KiB.
 TMA.update({f"hopper_{dtype}_{size}_persistent_tma_store{tag}": (

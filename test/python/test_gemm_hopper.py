@@ -106,11 +106,12 @@ def test_tma_producer_interpreter_equals_numpy_and_is_race_free():
 
 
 def _persistent_equals_numpy(m, n, k, seed, **options):
-    """gemm_persistent on m x n x k bf16 integer data (64-column tiles,
-    four stages, f32 C) in the interpreter, against numpy bit for bit."""
+    """gemm_persistent on m x n x k bf16 integer data (64-column tiles and
+    four stages unless `options` say otherwise, f32 C) in the interpreter,
+    against numpy bit for bit."""
     a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, "bfloat16", seed=seed)
     c = np.zeros((m, n), np.float32)
-    kernel = kernels.gemm_persistent(m, n, k, bn=64, stages=4, group_m=1, out="float32", **options)
+    kernel = kernels.gemm_persistent(m, n, k, group_m=1, out="float32", **{"bn": 64, "stages": 4, **options})
     tile_mlir.interpret(kernel, a_bits, np.ascontiguousarray(b_bits.T), c)
     assert np.array_equal(c, gemm_reference.expected(a, b))
 
@@ -146,10 +147,33 @@ def test_cluster_multicast_interpreter_equals_numpy_and_is_race_free():
 
 
 def test_pingpong_interpreter_equals_numpy_and_is_race_free():
-    # One block, two 128 x 64 tiles: consumer 0 takes the first, consumer 1
-    # the second, each with two wgmma of 64 rows a step, each through its
-    # own ring of two stages (two steps each).
-    _persistent_equals_numpy(256, 64, 128, 13, blocks=1, pingpong=True)
+    # One block, two 128 x 16 tiles of four steps through one ring of two
+    # stages: consumer 0 takes the first, consumer 1 the second. Consumer
+    # 1's first stage is two phases ahead of the ring until consumer 0's
+    # turn ends: without the turns it would wait on the wrong phase, which
+    # never ends (as on the H200).
+    _persistent_equals_numpy(256, 16, 256, 13, blocks=1, pingpong=True, bn=16, stages=2)
+
+
+def test_pingpong_with_two_steps_in_flight_equals_numpy():
+    # wgmma.wait_group 2: each step's stage is freed two steps later, and
+    # a tile's last two at its end.
+    _persistent_equals_numpy(256, 16, 256, 15, blocks=1, pingpong=True, bn=16, stages=3, pending=2)
+
+
+def test_deferred_epilogue_interpreter_equals_numpy():
+    # One block, two tiles of five steps: the first tile's pairs, rounded
+    # to bf16, are stored in four chunks after the second tile's first
+    # four steps of wgmma; the second's after the loop. Integer data whose
+    # f32 sums are exact, rounded once (C to 1,280: not all of it exact in
+    # bf16).
+    m, n, k = 256, 16, 320
+    a, b = [np.random.default_rng(5).integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
+    c = np.zeros((m, n), np.uint16)
+    kernel = kernels.gemm_persistent(m, n, k, bn=16, stages=3, group_m=1, blocks=1, epilogue="deferred")
+    tile_mlir.interpret(kernel, gemm_reference.bits(a, "bfloat16"),
+                        np.ascontiguousarray(gemm_reference.bits(b, "bfloat16").T), c)
+    assert np.array_equal(c, gemm_reference.bits(gemm_reference.expected(a, b), "bfloat16"))
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
@@ -162,6 +186,25 @@ def test_pingpong_sass():
     # Each consumer's two wgmma of 64 rows for each of the step's four k16.
     assert len(re.findall(r"\bHGMMA\.64x128x16\.F32\.BF16\b", text)) == counts["HGMMA"] == 8
     assert counts["UTMALDG"] == 2 and counts["LDL"] == counts["STL"] == 0
+    # The turns: a wait at the consumer's barrier (its id in a register),
+    # the first turn given by consumer 1 and each later one after a tile's
+    # last wgmma; and the block's barrier after the mbarriers' init.
+    barriers = [(kind, re.sub(r"^R\d+$", "R", which)) for kind, which in re.findall(r"\bBAR\.(\w+)[.\w]* (\w+)", text)]
+    assert barriers == [("SYNC", "0x0"), ("ARV", "0x1"), ("SYNC", "R"), ("ARV", "R")]
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_deferred_epilogue_sass():
+    # The next tile's first four steps, each four HGMMA then a chunk of 16
+    # of the previous tile's 64 stores; the loop's step; then the 64
+    # roundings, and the last tile's 64 stores after the loop. No spills
+    # with the 64 rounded pairs beside the 128 accumulators.
+    compiled = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, epilogue="deferred"), target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    order = " ".join(i.mnemonic for i in sass.instructions(compiled.cubin)
+                     if i.mnemonic in ("HGMMA", "STG", "F2FP"))
+    chunk = " ".join(["HGMMA"] * 4 + ["STG"] * 16)
+    assert order == " ".join([chunk] * 4 + ["HGMMA"] * 4 + ["F2FP"] * 64 + ["STG"] * 64)
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
