@@ -686,8 +686,8 @@ PINGPONG = {f"hopper_{dtype}_{size}_persistent{tag}": (
 # The deferred epilogue beside the persistent kernel, in one run
 # (gemm_hopper/results_deferred.json).
 DEFERRED = {f"hopper_{dtype}_{size}_persistent{tag}": (
-    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="same", **kw))
-    for dtype in ("bfloat16", "float16") for size in (4096, 8192)
+    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same", **kw))
+    for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
     for tag, kw in (("", {}), ("_b128", dict(blocks=128, group_m=16)),
                     ("_deferred", dict(epilogue="deferred")),
                     ("_b128_deferred", dict(blocks=128, group_m=16, epilogue="deferred")),
