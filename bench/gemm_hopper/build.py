@@ -10,6 +10,7 @@
     python bench/gemm_hopper/build.py --pingpong build/gemm_hopper_pingpong
     python bench/gemm_hopper/build.py --queued build/gemm_hopper_queued
     python bench/gemm_hopper/build.py --deferred build/gemm_hopper_deferred
+    python bench/gemm_hopper/build.py --deferred-fresh build/gemm_hopper_deferred_fresh
 """
 
 import os
@@ -28,16 +29,15 @@ if __name__ == "__main__":
                 else kernels.CLUSTER if "--cluster" in sys.argv
                 else kernels.L2 if "--l2" in sys.argv
                 else kernels.PINGPONG if "--pingpong" in sys.argv
-                else kernels.DEFERRED if "--deferred" in sys.argv else kernels.VARIANTS)
+                else kernels.DEFERRED if "--deferred" in sys.argv
+                else kernels.DEFERRED_FRESH if "--deferred-fresh" in sys.argv
+                else kernels.QUEUED if "--queued" in sys.argv else kernels.VARIANTS)
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/gemm_hopper")
-    if "--queued" in sys.argv:
-        # The "_as_written" ones without fold barriers: their guarded
-        # sources are wgmma accumulators, which no instruction ptxas could
-        # fold computes.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for written in (False, True):
-                save_variants({name: v for name, v in kernels.QUEUED.items() if name.endswith("_as_written") == written},
-                              out, target="sm_90a", **({"fold_barriers": "off"} if written else {}))
-        sys.exit(0)
-    save_variants(variants, out, target="sm_90a")
+    # The "_as_written" ones without fold barriers: their guarded sources
+    # are wgmma accumulators, which no instruction ptxas could fold
+    # computes.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for written in (False, True):
+            save_variants({name: v for name, v in variants.items() if name.endswith("_as_written") == written},
+                          out, target="sm_90a", **({"fold_barriers": "off"} if written else {}))

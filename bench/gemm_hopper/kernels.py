@@ -61,13 +61,15 @@ def _copy_step(tiles, kt, buffer, thread, threads):
                               T.uint32(16))
 
 
-def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate, k_step=16, pending=1):
+def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate, k_step=16, pending=1, fresh=None):
     """One step of K (one 128-byte row): four wgmma of `k_step` (16 for
     16-bit inputs, 32 for e4m3) over the 64 rows of A from `a_row` and all
     of Bt's tile in shared buffer `buffer`, committed; then wait until at
-    most `pending` groups are (the step `pending` before has retired). Only 16-bit
-    inputs take the transpose immediates. `acc` may be a list of
-    accumulators, one for each 64 rows from `a_row`."""
+    most `pending` groups are (the step `pending` before has retired). Only
+    16-bit inputs take the transpose immediates. `acc` may be a list of
+    accumulators, one for each 64 rows from `a_row`. `fresh`, a false
+    predicate, is the first wgmma's scale-d instead of `accumulate`: it
+    starts the accumulators at A B, whatever they held."""
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
     transposes = [T.uint32(0), T.uint32(0)] if k_step == 16 else []
     accs = acc if isinstance(acc, list) else [acc]
@@ -76,8 +78,8 @@ def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate, k_step=
         b_desc = b_s[buffer, 0:bn, ks].matrix_descriptor()
         for i, d in enumerate(accs):
             a_desc = a_s[buffer, a_row + 64 * i:a_row + 64 * (i + 1), ks].matrix_descriptor()
-            T.cuda.tile.apply(T.ptx[opcode], d, a_desc, b_desc, accumulate, T.int32(1), T.int32(1),
-                              *transposes)
+            scale_d = fresh if fresh is not None and kk == 0 else accumulate
+            T.cuda.tile.apply(T.ptx[opcode], d, a_desc, b_desc, scale_d, T.int32(1), T.int32(1), *transposes)
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(pending))
 
@@ -563,7 +565,9 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
             for pair in T.serial(start, pairs, stride):
                 row0, col0 = origin(pair)
                 first = first_step(pair)
-                for d in accs:
+                # Deferred: the first step's scale-d starts the
+                # accumulators; else they start at zero.
+                for d in [] if deferred else accs:
                     T.cuda.tile.apply(T.ptx["mov.b32"], d.view("uint32").reshape((regs, 1)), T.uint32(0))
                 if pingpong:
                     T.cuda.tile.apply(T.ptx["bar.sync"], mine, T.uint32(256))
@@ -573,7 +577,8 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                     buffer = g % stages
                     with T.until(done):
                         T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32((g // stages) % 2))
-                    _multiply_step(opcode, accs, a_s, b_s, buffer, a_row, bn, accumulate, k_step, pending)
+                    _multiply_step(opcode, accs, a_s, b_s, buffer, a_row, bn, accumulate, k_step, pending,
+                                   fresh=t >= threads if deferred and isinstance(kt, int) and kt == 0 else None)
                     # The step `pending` before retired: free its stage.
                     if not isinstance(kt, int):
                         free((g + stages - pending) % stages, kt >= pending)
@@ -684,14 +689,27 @@ PINGPONG = {f"hopper_{dtype}_{size}_persistent{tag}": (
                     ("_pingpong_n256_pending2", dict(pingpong=True, bn=256, stages=5, pending=2)),
                     ("_pingpong_pending3", dict(pingpong=True, bn=128, stages=7, pending=3)))}
 # The deferred epilogue beside the persistent kernel, in one run
-# (gemm_hopper/results_deferred.json).
+# (gemm_hopper/results_deferred.json; the cluster variants and the rest
+# again in results_deferred_cluster.json).
 DEFERRED = {f"hopper_{dtype}_{size}_persistent{tag}": (
     gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same", **kw))
     for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
     for tag, kw in (("", {}), ("_b128", dict(blocks=128, group_m=16)),
                     ("_deferred", dict(epilogue="deferred")),
                     ("_b128_deferred", dict(blocks=128, group_m=16, epilogue="deferred")),
-                    ("_deferred_pending2", dict(epilogue="deferred", pending=2)))}
+                    ("_deferred_pending2", dict(epilogue="deferred", pending=2)),
+                    ("_cluster2_deferred", dict(cluster=2, epilogue="deferred")),
+                    ("_cluster2_b128_deferred", dict(cluster=2, blocks=128, group_m=16, epilogue="deferred")))}
+# The deferred epilogue with its first step's scale-d starting the
+# accumulators, with and without the fold barriers before its roundings
+# (gemm_hopper/results_deferred_fresh.json).
+DEFERRED_FRESH = {f"hopper_{dtype}_{size}_persistent{tag}{fold}": (
+    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same", **kw))
+    for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
+    for tag, kw in (("_b128", dict(blocks=128, group_m=16)),
+                    ("_b128_deferred", dict(blocks=128, group_m=16, epilogue="deferred")),
+                    ("_cluster2_deferred", dict(cluster=2, epilogue="deferred")))
+    for fold in ("", "_as_written")}
 # C staged in shared memory by stmatrix and stored by TMA: 3 stages (144
 # KiB) and C's 64 KiB.
 TMA.update({f"hopper_{dtype}_{size}_persistent_tma_store{tag}": (

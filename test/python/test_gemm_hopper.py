@@ -139,11 +139,19 @@ def test_l2_policies_ride_in_the_tma_loads_descriptors():
 
 
 def test_cluster_multicast_interpreter_equals_numpy_and_is_race_free():
-    # Two blocks in a cluster, one tile each, one above the other: each
+    # Two blocks in a cluster, two tiles each, one above the other: each
     # loads its A box and half of Bt's tile, which TMA multicasts into both
-    # blocks; each consumer frees a stage in both blocks (two steps of four
-    # stages: the lockstep interpreter never makes a producer wait).
-    _persistent_equals_numpy(256, 64, 128, 11, blocks=2, cluster=2)
+    # blocks; each consumer frees a stage in both blocks. Five steps over
+    # three stages: each producer waits for both blocks' consumers, so the
+    # kernel runs as streams, the blocks' cluster barriers between them.
+    # The deferred epilogue stores the first tile under the second's wgmma.
+    m, n, k = 512, 16, 320
+    a, b = [np.random.default_rng(11).integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
+    c = np.zeros((m, n), np.uint16)
+    kernel = kernels.gemm_persistent(m, n, k, bn=16, stages=3, group_m=1, blocks=2, cluster=2, epilogue="deferred")
+    tile_mlir.interpret(kernel, gemm_reference.bits(a, "bfloat16"),
+                        np.ascontiguousarray(gemm_reference.bits(b, "bfloat16").T), c)
+    assert np.array_equal(c, gemm_reference.bits(gemm_reference.expected(a, b), "bfloat16"))
 
 
 def test_pingpong_interpreter_equals_numpy_and_is_race_free():
@@ -205,6 +213,10 @@ def test_deferred_epilogue_sass():
                      if i.mnemonic in ("HGMMA", "STG", "F2FP"))
     chunk = " ".join(["HGMMA"] * 4 + ["STG"] * 16)
     assert order == " ".join([chunk] * 4 + ["HGMMA"] * 4 + ["F2FP"] * 64 + ["STG"] * 64)
+    # The tile's first wgmma starts the accumulators (scale-d false: the
+    # zero register as C), so nothing zeroes them; every other one adds.
+    multiplies = [i.operands for i in sass.instructions(compiled.cubin) if i.mnemonic == "HGMMA"]
+    assert multiplies[0].endswith("RZ, !UPT") and not any("RZ" in m for m in multiplies[1:])
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")

@@ -103,6 +103,97 @@ def test_a_producer_that_never_waits_for_the_release_can_lap_the_consumer():
         tile_mlir.interpret(ring(wait_empty=False), a, np.zeros((128, 1), np.uint32))
 
 
+def cluster_ring(peer_waits=True, arrival="barrier.cluster.arrive.aligned"):
+    """The ring of `ring()` in each block of a cluster of 2, the producer
+    adding 1000 x the block's rank: each consumer thread stores its sum in
+    the other block's `inbox` (st.shared::cluster), every thread arrives at
+    and waits on barrier.cluster, and the consumer threads store the word
+    their peer left them to Out. With `peer_waits` False, block 1 never
+    reaches the cluster barrier; `arrival` is the barrier's arrival."""
+
+    @T.function
+    def k(A: T.Tensor((STEPS, 1), "uint32"), Out: T.Tensor((256, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=256, cluster=2))
+        t, rank = T.thread_id(), T.cluster_ctarank()
+        p = t % 128
+        stage_words = T.alloc_shared((STAGES, 128), "uint32")
+        inbox = T.alloc_shared((128, 1), "uint32")
+        full = T.alloc_shared((STAGES, 1), "uint64")
+        empty = T.alloc_shared((STAGES, 1), "uint64")
+        r = T.alloc_local((1, 1), "uint32")
+        total = T.alloc_local((1, 1), "uint32")
+        state = T.alloc_local((1, 1), "uint64")
+        done = T.alloc_local((1, 1), "bool")
+        for s in range(STAGES):
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(128), pred=t == 0)
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(128),
+                              pred=t == 0)
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+        with T.if_(t < 128):
+            for j in T.serial(0, STEPS):
+                stage = j % STAGES
+                with T.if_(j >= STAGES):
+                    with T.until(done):
+                        T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                          empty[stage:stage + 1], T.uint32((j // STAGES + 1) % 2))
+                T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[j:j + 1])
+                T.cuda.tile.apply(T.ptx["add.u32"], r, r, T.uint32(p))
+                with T.if_(rank == 1):
+                    T.cuda.tile.apply(T.ptx["add.u32"], r, r, T.uint32(1000))
+                T.cuda.tile.apply(T.ptx["st.shared.b32"], stage_words[stage:stage + 1, p:p + 1], r)
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, full[stage:stage + 1])
+        with T.if_(t >= 128):
+            T.cuda.tile.apply(T.ptx["mov.b32"], total, T.uint32(0))
+            for j in T.serial(0, STEPS):
+                stage = j % STAGES
+                with T.until(done):
+                    T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                      full[stage:stage + 1], T.uint32((j // STAGES) % 2))
+                q = (p + 1) % 128
+                T.cuda.tile.apply(T.ptx["ld.shared.b32"], r, stage_words[stage:stage + 1, q:q + 1])
+                T.cuda.tile.apply(T.ptx["add.u32"], total, total, r)
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1])
+            for peer in range(2):
+                with T.if_(rank == 1 - peer):
+                    T.cuda.tile.apply(T.ptx["st.shared::cluster.b32"], inbox.of_block(peer)[p:p + 1], total)
+        with T.if_(rank <= (1 if peer_waits else 0)):
+            T.cuda.tile.apply(T.ptx[arrival])
+            T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+            with T.if_(t >= 128):
+                T.cuda.tile.apply(T.ptx["ld.shared.b32"], r, inbox[p:p + 1])
+                T.cuda.tile.apply(T.ptx["st.global.b32"], Out[128 * rank + p:128 * rank + p + 1], r)
+
+    return k
+
+
+def test_the_blocks_of_a_cluster_wait_for_each_other_between_streams():
+    # Each block's producer waits for its consumer (lockstep stalls), so
+    # the kernel runs as streams, and each block's cluster barrier waits
+    # for the other block's streams to arrive.
+    a, want = _ring_inputs()
+    out = np.zeros((256, 1), np.uint32)
+    tile_mlir.interpret(cluster_ring(), a, out)
+    assert np.array_equal(out[:128], want + STEPS * 1000) and np.array_equal(out[128:], want)
+
+
+def test_a_cluster_barrier_a_block_never_reaches_never_completes():
+    a, _ = _ring_inputs()
+    with pytest.raises(tile_mlir.InterpretError, match=r"test_streams.py:\d+: barrier.cluster.wait.aligned never "
+                                                       r"completes: thread 0 waits for thread 256 of its cluster "
+                                                       r"to arrive, and no other warpgroup can go on"):
+        tile_mlir.interpret(cluster_ring(peer_waits=False), a, np.zeros((256, 1), np.uint32))
+
+
+def test_a_relaxed_arrival_orders_no_store_of_the_peer():
+    a, _ = _ring_inputs()
+    with pytest.raises(tile_mlir.HazardError, match=r"test_streams.py:\d+: read-after-write race on the shared "
+                                                    r"buffer of \S+ byte 0: thread 128 here, thread 384 at "
+                                                    r"\S*test_streams.py:\d+, with no barrier between"):
+        tile_mlir.interpret(cluster_ring(arrival="barrier.cluster.arrive.relaxed.aligned"), a,
+                            np.zeros((256, 1), np.uint32))
+
+
 ROUNDS = 3
 
 

@@ -418,6 +418,8 @@ class Interpreter:
         self.cluster_of = ids[0] + counts[0] * (ids[1] + counts[1] * ids[2])
         self.cluster_arrivals = np.zeros(self.threads, np.int64)
         self.cluster_waits = np.zeros(self.threads, np.int64)
+        # Between streams: each cluster's completed barrier phases.
+        self.cluster_completed = np.zeros(int(np.max(self.cluster_of, initial=0)) + 1, np.int64)
         # Per arrival (row k: each thread's k-th), whether it was .relaxed:
         # it releases nothing.
         self.cluster_relaxed = np.zeros((0, self.threads), bool)
@@ -450,8 +452,10 @@ class Interpreter:
         thread of the cluster has arrived as often, and orders the accesses
         made before those arrivals (unless .relaxed) before the waiting
         thread's later ones.
-        The interpreter runs the threads in lockstep, so a wait whose
-        cluster has threads yet to arrive would never complete here."""
+        In lockstep a wait whose cluster has threads yet to arrive would
+        never complete. Between streams, the phase completes at its last
+        arrival (its blocks' next barrier epoch), and a wait gives the turn
+        away until then."""
         tokens = form.opcode.split(".")
         where = self.points[self.point]
         if "arrive" in tokens:
@@ -467,6 +471,10 @@ class Interpreter:
             threads = np.flatnonzero(executing)
             self.cluster_relaxed[self.cluster_arrivals[threads], threads] = "relaxed" in tokens
             self.cluster_arrivals[executing] += 1
+            if self.streams is not None:
+                for cluster in np.unique(self.cluster_of[executing]):
+                    self._complete_cluster_phases(cluster)
+                self.streams.advance()
             return
         for thread in np.flatnonzero(executing):
             members = self.cluster_of == self.cluster_of[thread]
@@ -474,13 +482,30 @@ class Interpreter:
             if self.cluster_arrivals[thread] < phase:
                 raise LoopFault(f"{where}: {form.opcode}: thread {int(thread)} waits without arriving first")
             missing = members & (self.cluster_arrivals < phase)
-            if missing.any():
+            if missing.any() and self.streams is None:
                 raise LoopFault(f"{where}: {form.opcode} never completes: thread {int(np.flatnonzero(missing)[0])} "
                                 f"of the cluster has not arrived (each of its {int(members.sum())} threads must "
                                 "arrive before the wait)")
+            while missing.any():
+                late = int(np.flatnonzero(missing)[0])
+                self.streams.wait(lambda: f"{where}: {form.opcode} never completes: thread {int(thread)} waits "
+                                          f"for thread {late} of its cluster to arrive, and no other "
+                                          f"{self.streams.name} can go on")
+                missing = members & (self.cluster_arrivals < phase)
         self.cluster_waits[executing] += 1
-        # A cluster barrier is a barrier of each of its blocks too.
-        blocks = np.unique(self.block_linear[executing])
+        if self.streams is None:
+            # A cluster barrier is a barrier of each of its blocks too.
+            self._cluster_barrier_passed(np.unique(self.block_linear[executing]))
+
+    def _complete_cluster_phases(self, cluster):
+        """Between streams: the phases of `cluster`'s barrier every member
+        has now arrived at complete, each a barrier of its blocks."""
+        members = self.cluster_of == cluster
+        while self.cluster_arrivals[members].min() > self.cluster_completed[cluster]:
+            self.cluster_completed[cluster] += 1
+            self._cluster_barrier_passed(np.unique(self.block_linear[members]))
+
+    def _cluster_barrier_passed(self, blocks):
         self.epoch[blocks] += 1
         if self.clocks:
             self.clocks.barrier(blocks)
@@ -1430,7 +1455,9 @@ class Interpreter:
         self._special(op, np.full(self.threads, self.dynamic_shared_bytes))
 
     def op_gpu_return(self, op):
-        if self.cluster != (1, 1, 1):
+        # Streams return one at a time: their blocks end with the last
+        # (_run checks there).
+        if self.cluster != (1, 1, 1) and self.streams is None:
             self.check_shared_memory_outlives_access()
 
     def check_shared_memory_outlives_access(self):
@@ -2237,6 +2264,8 @@ def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, bank
         interp.streams = S.Streams(interp, *S.groups_of(interp.per_block, threads))
         interp.named_barriers = S.NamedBarriers(interp)
         interp.streams.run(body, func.context)
+        if interp.cluster != (1, 1, 1):
+            interp.check_shared_memory_outlives_access()
     else:
         interp.run_block(body)
     if interp.origins is not None:
