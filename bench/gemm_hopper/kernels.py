@@ -742,3 +742,12 @@ QUEUED = {f"hopper_{dtype}_{size}_persistent{tag}{fold}": (gemm_persistent, dict
     m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same", **kw))
     for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
     for tag, kw in (("", {}), ("_b128", dict(blocks=128, group_m=16))) for fold in ("", "_as_written")}
+# Where the time goes at 4096^3: the same tiles with K doubled (each tile's
+# main loop twice as long, as many tiles) and with M and N doubled (four
+# times the tiles, main loops as long), beside 4096^3 and 8192^3
+# (gemm_hopper/results_shapes.json).
+SHAPES = {f"hopper_bfloat16_{m}x{n}x{k}_persistent{tag}": (gemm_persistent, dict(m=m, n=n, k=k, out="same", **kw))
+          for m, n, k in ((4096, 4096, 4096), (4096, 4096, 8192), (8192, 8192, 4096), (8192, 8192, 8192))
+          for tag, kw in (("_b128_deferred", dict(blocks=128, group_m=16, epilogue="deferred")),
+                          ("_deferred", dict(epilogue="deferred")))}
+
