@@ -274,3 +274,58 @@ def test_a_long_chain_is_followed_without_recursion(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     # One split and join: the declaration, the split and the join name the piece.
     assert result.stdout.count("%tile_s0_0p0") == 3
+
+
+MMA = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+
+
+@T.function
+def mma_then_round(A: T.Tensor((32, 4), "uint32"), B: T.Tensor((32, 2), "uint32"), D: T.Tensor((32, 2), "uint32")):
+    """One warp's D = A B (each lane's fragments loaded as they stand),
+    accumulators from zero, each pair of D rounded to bf16x2."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    lane = T.lane_id()
+    a = T.alloc_local((1, 4), "uint32")
+    b = T.alloc_local((1, 2), "uint32")
+    acc = T.alloc_local((1, 1, 4), "float32")
+    packed = T.alloc_local((1, 1), "uint32")
+    T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((4, 1)).view("uint32"), T.uint32(0))
+    T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], a, A[lane:lane + 1, 0:4])
+    T.cuda.tile.apply(T.ptx["ld.global.v2.b32"], b, B[lane:lane + 1, 0:2])
+    T.cuda.tile.apply(T.ptx[MMA], acc, a.reshape((1, 1, 4)), b.reshape((1, 1, 2)))
+    for pair in range(2):
+        T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], packed, acc[0, 0:1, 2 * pair + 1:2 * pair + 2],
+                          acc[0, 0:1, 2 * pair:2 * pair + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], D[lane:lane + 1, pair:pair + 1], packed)
+
+
+@needs_sass
+def test_a_conversion_of_tensor_core_results_is_emitted_as_written():
+    # The accumulators are a tile of registers holding zeros and the mma's
+    # results; no conversion folds an HMMA, so auto adds nothing. With
+    # barriers on every source (always), ptxas makes the same instructions
+    # and the barriers: it folds nothing into the F2FP.
+    auto, always = compiled(mma_then_round), compiled(mma_then_round, "always")
+    assert barrier_ptx(auto.ptx) == []
+    assert mnemonics(auto.cubin) == mnemonics(compiled(mma_then_round, "off").cubin)
+    # (NOPs pad the code's end to an alignment.)
+    plain = [m for m in mnemonics(auto.cubin) if m not in BARRIER_SASS + ("NOP",)]
+    assert plain.count("HMMA") == 1 and plain.count("F2FP") == 2
+    assert [m for m in mnemonics(always.cubin) if m not in BARRIER_SASS + ("NOP",)] == plain
+    assert sum(m in BARRIER_SASS for m in mnemonics(always.cubin)) == 4
+
+
+@needs_sass
+def test_the_hopper_gemm_epilogue_is_emitted_as_written():
+    # The cvt.rn.bf16x2.f32 of its wgmma accumulators (kept in a tile, in
+    # a loop) take no barrier: the SASS is what fold_barriers="off" makes.
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("gemm_hopper_kernels",
+                                                  os.path.join(ROOT, "bench", "gemm_hopper", "kernels.py"))
+    kernels = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernels)
+    make = lambda mode: tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, epilogue="deferred"),
+                                          target="sm_90a", cache=False, fold_barriers=mode)
+    auto = make("auto")
+    assert barrier_ptx(auto.ptx) == [] and "VIMNMX" not in mnemonics(auto.cubin)
+    assert mnemonics(auto.cubin) == mnemonics(make("off").cubin)

@@ -2,11 +2,12 @@
 //
 // Every measured fold (docs/difftest.md, findings 2, 4, 5 and 6) has a
 // producer that ptxas can see: an instruction of the same kernel that
-// computes the value. A load, a kernel parameter, a special register or a
-// constant is not one, so a cvt of a loaded value needs no barrier. Values
-// are followed through what only moves bits (mov, bitcasts, casts), and
-// what cannot be followed (a tile kept in memory, a loop-carried value)
-// keeps the barrier. The fold of finding 9 is the other way round: it
+// computes the value. A load, a kernel parameter, a special register, a
+// constant or a tensor core's result is not one, so a cvt of a loaded value
+// needs no barrier. Values are followed through what only moves bits (mov,
+// bitcasts, casts) and through registers kept as a tile (to every value
+// stored to it), and what cannot be followed (a tile an instruction
+// accesses, a loop-carried value) keeps the barrier. The fold of finding 9 is the other way round: it
 // needs constants, and a value with a load, a kernel parameter or a special
 // register in it is none; finding 14 needs both, a computed value beside a
 // constant.
@@ -152,6 +153,42 @@ FoldBarriers::FoldBarriers(Operation *root, FoldBarrierMode mode)
   });
 }
 
+const SmallVector<Value> *FoldBarriers::storedValues(Value memref) {
+  Value root = memoryRoot(memref);
+  auto known = tileStores.find(root);
+  if (known != tileStores.end())
+    return known->second ? &*known->second : nullptr;
+  std::optional<SmallVector<Value>> &stored = tileStores[root];
+  if (!root.getDefiningOp<memref::AllocaOp>())
+    return nullptr;
+  // Every access through the allocation and its views must be a
+  // memref.load or a memref.store to it; anything else (ld.local, a call)
+  // may write what this analysis does not see.
+  SmallVector<Value> values;
+  SmallVector<Value> views = {root};
+  while (!views.empty()) {
+    Value view = views.pop_back_val();
+    for (OpOperand &use : view.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<memref::LoadOp>(user))
+        continue;
+      if (auto store = dyn_cast<memref::StoreOp>(user);
+          store && use.get() == store.getMemRef()) {
+        values.push_back(store.getValue());
+        continue;
+      }
+      auto viewOp = dyn_cast<ViewLikeOpInterface>(user);
+      if (viewOp && viewOp.getViewSource() == view) {
+        llvm::append_range(views, user->getResults());
+        continue;
+      }
+      return nullptr;
+    }
+  }
+  stored = std::move(values);
+  return &*stored;
+}
+
 bool FoldBarriers::mayReadAStore(Value memref, Operation *load) {
   Value memory = memoryRoot(memref);
   auto first = firstStore.find(memory);
@@ -221,11 +258,18 @@ uint8_t FoldBarriers::producerOf(Value value, SmallVectorImpl<Value> &sources) {
   // A load produces nothing ptxas can fold, unless it may read what a store
   // of the kernel wrote: ptxas could forward the stored value (the same
   // pointer and offset) and fold its producer.
-  if (auto load = dyn_cast<memref::LoadOp>(def))
-    return isOpaqueSpace(load.getMemRefType()) &&
-                   !mayReadAStore(load.getMemRef(), load)
-               ? 0
-               : Unseen;
+  if (auto load = dyn_cast<memref::LoadOp>(def)) {
+    if (isOpaqueSpace(load.getMemRefType()))
+      return mayReadAStore(load.getMemRef(), load) ? Unseen : 0;
+    // Registers kept as a tile (a private allocation only loaded and
+    // stored, which becomes registers): the load may read any value
+    // stored to it, and ptxas may forward none other.
+    const SmallVector<Value> *stored = storedValues(load.getMemRef());
+    if (!stored)
+      return Unseen;
+    llvm::append_range(sources, *stored);
+    return 0;
+  }
   auto instr = dyn_cast<InstrOp>(def);
   if (!instr)
     // Any other op is a computation ptxas sees: T.ewise's arith and math.
@@ -244,6 +288,11 @@ uint8_t FoldBarriers::producerOf(Value value, SmallVectorImpl<Value> &sources) {
     llvm::append_range(sources, instr.getInputs());
     return 0;
   }
+  // A tensor core's result: no conversion folds an HMMA or HGMMA (ptxas
+  // keeps every F2FP of the GEMM and attention epilogues when the
+  // barriers go, test_fold_barriers.py), so it is no producer.
+  if (form->family == "mma" || form->family == "wgmma")
+    return 0;
   InstrRegisters registers = getInstrRegisters(*form);
   unsigned result = cast<OpResult>(value).getResultNumber();
   return kindOfType(registers.written[result]->type);

@@ -67,6 +67,9 @@ private:
   /// kernel wrote: ptxas may then forward the stored value, and its
   /// producer, to the load.
   bool mayReadAStore(Value memref, Operation *load);
+  /// The values stored to the private allocation `memref` views, when
+  /// memref.load and memref.store are its only accesses; null otherwise.
+  const SmallVector<Value> *storedValues(Value memref);
 
   FoldBarrierMode mode;
   /// Program order of every op under the root.
@@ -76,6 +79,9 @@ private:
   llvm::DenseMap<Value, unsigned> firstStore;
   llvm::DenseMap<Value, llvm::SmallPtrSet<Operation *, 2>> storeLoops;
   llvm::DenseMap<Value, uint8_t> producers;
+  /// Per private allocation: the values stored to it, or none when it has
+  /// other accesses.
+  llvm::DenseMap<Value, std::optional<SmallVector<Value>>> tileStores;
   llvm::DenseMap<Value, bool> floatReads;
   llvm::DenseMap<Value, bool> constants;
   llvm::DenseSet<std::pair<const void *, unsigned>> warned;

@@ -132,6 +132,77 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Registers kept as a tile (a private allocation that only memref.load and
+// memref.store touch, as --tile-expand leaves a T.alloc_local tile): a
+// load may read any value stored to it, so it has their producers. A
+// tensor core's result is no producer: no conversion folds an HMMA.
+// CHECK-LABEL: gpu.func @cvt_of_registers_in_a_tile
+// CHECK: llvm.inline_asm "neg.f32 $0, $1;"
+// CHECK: llvm.inline_asm "cvt.rzi.s32.f32 $0, $1;", "=r,r"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0; }", "=r,r"
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK: llvm.inline_asm "cvt.rn.bf16x2.f32 $0, $1, $2;", "=r,r,r"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0; }", "=r,r"
+// ALWAYS-LABEL: gpu.func @cvt_of_registers_in_a_tile
+// ALWAYS-COUNT-2: max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0;
+// ALWAYS: max.s32 %tile_f1_0, $1, -2147483648; max.s32 %tile_f2_0, $2, -2147483648; cvt.rn.bf16x2.f32 $0, %tile_f1_0, %tile_f2_0;
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @cvt_of_registers_in_a_tile(%g: memref<1xf32, 1>, %o: memref<4xi32, 1>, %i: index, %r: i32) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %x = tile.instr "ld.global.f32"() [%g[%c0] : memref<1xf32, 1>] : () -> f32
+      %n = tile.instr "neg.f32"(%x) : (f32) -> f32
+      // Only loaded values stored: no barrier, whichever slot is read.
+      %loaded = memref.alloca() : memref<2xf32, 5>
+      memref.store %x, %loaded[%c0] : memref<2xf32, 5>
+      %view = memref.subview %loaded[1] [1] [1] : memref<2xf32, 5> to memref<1xf32, strided<[1], offset: 1>, 5>
+      memref.store %x, %view[%c0] : memref<1xf32, strided<[1], offset: 1>, 5>
+      %y = memref.load %loaded[%i] : memref<2xf32, 5>
+      %a = tile.instr "cvt.rzi.s32.f32"(%y) : (f32) -> i32
+      // A computed value stored: the barrier.
+      %computed = memref.alloca() : memref<1xf32, 5>
+      memref.store %n, %computed[%c0] : memref<1xf32, 5>
+      %z = memref.load %computed[%c0] : memref<1xf32, 5>
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %b = tile.instr "cvt.rzi.s32.f32"(%z) : (f32) -> i32
+      // Accumulators that start at zero and hold an mma's results.
+      %acc = memref.alloca() : memref<4xf32, 5>
+      %zero = arith.constant 0.0 : f32
+      memref.store %zero, %acc[%c0] : memref<4xf32, 5>
+      memref.store %zero, %acc[%c1] : memref<4xf32, 5>
+      memref.store %zero, %acc[%c2] : memref<4xf32, 5>
+      memref.store %zero, %acc[%c3] : memref<4xf32, 5>
+      %c_0 = memref.load %acc[%c0] : memref<4xf32, 5>
+      %c_1 = memref.load %acc[%c1] : memref<4xf32, 5>
+      %c_2 = memref.load %acc[%c2] : memref<4xf32, 5>
+      %c_3 = memref.load %acc[%c3] : memref<4xf32, 5>
+      %d:4 = tile.instr "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"(%r, %r, %r, %r, %r, %r, %c_0, %c_1, %c_2, %c_3) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+      memref.store %d#0, %acc[%c0] : memref<4xf32, 5>
+      memref.store %d#1, %acc[%c1] : memref<4xf32, 5>
+      %e0 = memref.load %acc[%c0] : memref<4xf32, 5>
+      %e1 = memref.load %acc[%c1] : memref<4xf32, 5>
+      %p = tile.instr "cvt.rn.bf16x2.f32"(%e1, %e0) : (f32, f32) -> i32
+      // A tile that an instruction also writes (st.local): unseen.
+      %written = memref.alloca() : memref<1xf32, 5>
+      tile.instr "st.local.f32"(%x) [%written[%c0] : memref<1xf32, 5>] : (f32) -> ()
+      memref.store %x, %written[%c0] : memref<1xf32, 5>
+      %w = memref.load %written[%c0] : memref<1xf32, 5>
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %q = tile.instr "cvt.rzi.s32.f32"(%w) : (f32) -> i32
+      tile.instr "st.global.b32"(%a) [%o[%c0] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%b) [%o[%c1] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%p) [%o[%c2] : memref<4xi32, 1>] : (i32) -> ()
+      tile.instr "st.global.b32"(%q) [%o[%c3] : memref<4xi32, 1>] : (i32) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // A 64-bit shift's amount is guarded after a scalar float result only
 // (finding 4): integer and packed-half producers were measured right.
 // CHECK-LABEL: gpu.func @wide_shift_amounts
