@@ -12,7 +12,6 @@
     python bench/gemm_hopper/build.py --deferred build/gemm_hopper_deferred
     python bench/gemm_hopper/build.py --deferred-fresh build/gemm_hopper_deferred_fresh
     python bench/gemm_hopper/build.py --shapes build/gemm_hopper_shapes
-    python bench/gemm_hopper/build.py --tall build/gemm_hopper_tall
 """
 
 import os
@@ -34,7 +33,6 @@ if __name__ == "__main__":
                 else kernels.DEFERRED if "--deferred" in sys.argv
                 else kernels.DEFERRED_FRESH if "--deferred-fresh" in sys.argv
                 else kernels.SHAPES if "--shapes" in sys.argv
-                else kernels.TALL if "--tall" in sys.argv
                 else kernels.QUEUED if "--queued" in sys.argv else kernels.VARIANTS)
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/gemm_hopper")
     # The "_as_written" ones without fold barriers: their guarded sources

@@ -342,7 +342,7 @@ def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
 
 def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, group_m=8, blocks=132,
                     producer_regs=40, consumer_regs=232, out="same", epilogue="registers", cluster=1,
-                    pingpong=False, a_priority=None, b_priority=None, pending=1, tall=False):
+                    pingpong=False, a_priority=None, b_priority=None, pending=1):
     """gemm_specialized(tma=True), persistent: `blocks` blocks (the H200's
     132 SMs) take the tiles of C in turn (tile = block id + i x blocks).
     Stages and mbarrier phases run on across tiles (step g = i x steps +
@@ -385,10 +385,6 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     consumer would wait on a stage a tile's steps ahead, whose parity an
     older phase also has: that hung on the H200.)
 
-    `tall`: each consumer multiplies 128 rows of the tile (two wgmma of 64
-    rows a step of 16; bn 128 keeps 128 accumulator registers), so a tile
-    has 128 x consumers rows: cuBLAS's 256 x 128 at 4096^3.
-
     `pending`: the steps of wgmma a consumer leaves in flight when it
     waits, each step's stage freed once it has retired.
 
@@ -401,7 +397,7 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     # The rows of A each consumer multiplies a step: 64, or with ping-pong
     # a whole tile of 128 in two wgmma (of 64 rows for 256 columns): 128
     # accumulator registers a thread either way.
-    wg_rows = (128 if bn <= 128 else 64) if pingpong else 128 if tall else 64
+    wg_rows = (128 if bn <= 128 else 64) if pingpong else 64
     bm = wg_rows if pingpong else wg_rows * consumers
     threads = 128 * (consumers + 1)
     if m % bm or n % bn or k % bk:
@@ -448,8 +444,6 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
         raise ValueError("the TMA epilogue stores C in a 16-bit type")
     if staged and pingpong:
         raise ValueError("the TMA epilogue is written for the cooperative schedule")
-    if tall and (pingpong or staged or bn > 128):
-        raise ValueError("tall tiles take the cooperative schedule, a register epilogue and at most 128 columns")
 
     @T.function
     def gemm(A: T.Tensor((m, k), bits, tma=T.TensorMap((bm, bk), "128B")),
@@ -556,19 +550,16 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                 # Consumer 1 gives consumer 0 the first turn.
                 with T.if_(c == 1):
                     T.cuda.tile.apply(T.ptx["bar.arrive"], T.uint32(1), T.uint32(256))
-            # The deferred epilogue's pairs of the previous tile, rounded:
-            # element a x regs / 2 + j holds pair 2j of accumulator a.
-            per_acc = regs // 2
-            packed = T.alloc_local((1, 1, per_acc * len(accs)), "uint32") if deferred else None
-            chunk_pairs = per_acc * len(accs) // DEFERRED_STEPS
+            # The deferred epilogue's pairs of the previous tile, rounded
+            # (element i holds register pair 2i; one accumulator: the
+            # cooperative schedule).
+            packed = T.alloc_local((1, 1, regs // 2), "uint32") if deferred else None
+            chunk_pairs = regs // 2 // DEFERRED_STEPS
 
             def store_packed(pair, indices):
                 """The rounded pairs `indices` of `pair`'s tile."""
                 row0, col0 = origin(pair)
-                for a in range(len(accs)):
-                    placed = [(i, 2 * (i - a * per_acc)) for i in indices if i // per_acc == a]
-                    if placed:
-                        _store_packed(C, packed, row0 + a_row + 64 * a, col0, placed, warp, lane)
+                _store_packed(C, packed, row0 + a_row, col0, [(i, 2 * i) for i in indices], warp, lane)
 
             def store_previous(pair, chunk):
                 """Chunk `chunk` of the previous tile's rounded pairs."""
@@ -615,9 +606,8 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                 for last in range(steps - pending, steps):
                     free((first + last) % stages)
                 if deferred:
-                    for a, d in enumerate(accs):
-                        for j in range(per_acc):
-                            _pack(packed, a * per_acc + j, d, 2 * j, out_kind)
+                    for i in range(regs // 2):
+                        _pack(packed, i, acc, 2 * i, out_kind)
                     continue
                 if not staged:
                     for i, d in enumerate(accs):
@@ -630,7 +620,7 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
             if deferred:
                 # The last tile's pairs.
                 with T.if_(start < pairs):
-                    store_packed(start + (pairs - 1 - start) // stride * stride, range(per_acc * len(accs)))
+                    store_packed(start + (pairs - 1 - start) // stride * stride, range(regs // 2))
             if staged:
                 with T.if_(p == 0):
                     T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
@@ -763,13 +753,3 @@ SHAPES = {f"hopper_bfloat16_{m}x{n}x{k}_persistent{tag}": (gemm_persistent, dict
           for m, n, k in ((4096, 4096, 4096), (4096, 4096, 8192), (8192, 8192, 4096), (8192, 8192, 8192))
           for tag, kw in (("_b128_deferred", dict(blocks=128, group_m=16, epilogue="deferred")),
                           ("_deferred", dict(epilogue="deferred")))}
-# 256 x 128 tiles, each consumer 128 rows (cuBLAS's tile at 4096^3), beside
-# the deferred kernel (gemm_hopper/results_tall.json).
-TALL = {f"hopper_{dtype}_{size}_persistent{tag}": (gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype,
-                                                                       out="same", **kw))
-        for dtype in ("bfloat16", "float16") for size in (4096, 8192)
-        for tag, kw in (("_b128_deferred", dict(blocks=128, group_m=16, epilogue="deferred")),
-                        ("_tall", dict(tall=True, bn=128)), ("_tall_b128", dict(tall=True, bn=128, blocks=128, group_m=16)),
-                        ("_tall_cluster2", dict(tall=True, bn=128, cluster=2)),
-                        ("_tall_deferred", dict(tall=True, bn=128, epilogue="deferred")))}
-
