@@ -2196,7 +2196,7 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
         return _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
                     as_streams=False)
     except Stalled:
-        if len(S.groups_of(int(np.prod(block)), int(np.prod(block)))[0]) < 2:
+        if S.streams_per_block(int(np.prod(block))) < 2:
             raise
     return _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
                 as_streams=True)

@@ -147,12 +147,22 @@ class Streams:
             self.turn.notify_all()
 
 
+def _group_size(per_block):
+    """Threads a stream runs: a warpgroup, or a warp where a block is not
+    whole warpgroups."""
+    return 128 if per_block % 128 == 0 else 32
+
+
+def streams_per_block(per_block):
+    return -(-per_block // _group_size(per_block))
+
+
 def groups_of(per_block, threads):
     """The streams' threads and what they are: each warpgroup of every
     block, or each warp where a block is not whole warpgroups."""
-    size = 128 if per_block % 128 == 0 else 32
+    size = _group_size(per_block)
     within = np.arange(threads) % per_block // size
-    return [within == g for g in range((per_block + size - 1) // size)], "warpgroup" if size == 128 else "warp"
+    return [within == g for g in range(streams_per_block(per_block))], "warpgroup" if size == 128 else "warp"
 
 
 class NamedBarriers:
