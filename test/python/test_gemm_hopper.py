@@ -116,6 +116,17 @@ def _persistent_equals_numpy(m, n, k, seed, **options):
     assert np.array_equal(c, gemm_reference.expected(a, b))
 
 
+def _rounded_equals_numpy(m, n, k, seed, **options):
+    """gemm_persistent on m x n x k bf16 integer data in [-2, 2], C in
+    bf16, in the interpreter, against the exact product rounded once."""
+    a, b = [np.random.default_rng(seed).integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
+    c = np.zeros((m, n), np.uint16)
+    kernel = kernels.gemm_persistent(m, n, k, group_m=1, **options)
+    tile_mlir.interpret(kernel, gemm_reference.bits(a, "bfloat16"),
+                        np.ascontiguousarray(gemm_reference.bits(b, "bfloat16").T), c)
+    assert np.array_equal(c, gemm_reference.bits(gemm_reference.expected(a, b), "bfloat16"))
+
+
 def test_persistent_interpreter_equals_numpy():
     # Four tiles over two blocks, two steps each: stages and phases run on
     # across a block's tiles (4 fills of 4 stages, so the lockstep
@@ -145,13 +156,7 @@ def test_cluster_multicast_interpreter_equals_numpy_and_is_race_free():
     # three stages: each producer waits for both blocks' consumers, so the
     # kernel runs as streams, the blocks' cluster barriers between them.
     # The deferred epilogue stores the first tile under the second's wgmma.
-    m, n, k = 512, 16, 320
-    a, b = [np.random.default_rng(11).integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
-    c = np.zeros((m, n), np.uint16)
-    kernel = kernels.gemm_persistent(m, n, k, bn=16, stages=3, group_m=1, blocks=2, cluster=2, epilogue="deferred")
-    tile_mlir.interpret(kernel, gemm_reference.bits(a, "bfloat16"),
-                        np.ascontiguousarray(gemm_reference.bits(b, "bfloat16").T), c)
-    assert np.array_equal(c, gemm_reference.bits(gemm_reference.expected(a, b), "bfloat16"))
+    _rounded_equals_numpy(512, 16, 320, 11, bn=16, stages=3, blocks=2, cluster=2, epilogue="deferred")
 
 
 def test_pingpong_interpreter_equals_numpy_and_is_race_free():
@@ -175,13 +180,7 @@ def test_deferred_epilogue_interpreter_equals_numpy():
     # four steps of wgmma; the second's after the loop. Integer data whose
     # f32 sums are exact, rounded once (C to 1,280: not all of it exact in
     # bf16).
-    m, n, k = 256, 16, 320
-    a, b = [np.random.default_rng(5).integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
-    c = np.zeros((m, n), np.uint16)
-    kernel = kernels.gemm_persistent(m, n, k, bn=16, stages=3, group_m=1, blocks=1, epilogue="deferred")
-    tile_mlir.interpret(kernel, gemm_reference.bits(a, "bfloat16"),
-                        np.ascontiguousarray(gemm_reference.bits(b, "bfloat16").T), c)
-    assert np.array_equal(c, gemm_reference.bits(gemm_reference.expected(a, b), "bfloat16"))
+    _rounded_equals_numpy(256, 16, 320, 5, bn=16, stages=3, blocks=1, epilogue="deferred")
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
@@ -241,13 +240,7 @@ def test_tma_epilogue_interpreter_equals_numpy():
     # C through stmatrix into swizzled shared memory and TMA stores, behind
     # barriers of each consumer warpgroup's 128 threads; C in bf16 (every
     # value below 256, exact).
-    m, n, k = 256, 128, 128
-    a, b = [np.random.default_rng(3).integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
-    c = np.zeros((m, n), np.uint16)
-    kernel = kernels.gemm_persistent(m, n, k, bn=64, stages=4, group_m=1, blocks=2, epilogue="tma")
-    tile_mlir.interpret(kernel, gemm_reference.bits(a, "bfloat16"),
-                        np.ascontiguousarray(gemm_reference.bits(b, "bfloat16").T), c)
-    assert np.array_equal(c, gemm_reference.bits(gemm_reference.expected(a, b), "bfloat16"))
+    _rounded_equals_numpy(256, 128, 128, 3, bn=64, stages=4, blocks=2, epilogue="tma")
 
 
 def test_e4m3_interpreter_equals_numpy():

@@ -15,56 +15,69 @@ from tile_mlir import script as T
 STEPS, STAGES = 6, 2
 
 
+def _ring_body(A, t, finish, free_after_read=True, wait_empty=True, cluster=False):
+    """Warpgroup 0 writes step s's 128 words (A[s] + thread, + 1000 in a
+    cluster's block of rank 1) into stage s % 2 and arrives on its `full`
+    mbarrier; warpgroup 1 waits for it, reads the word of the next thread,
+    adds it to its sum and arrives on `empty`, which the producer waits for
+    before it refills the stage. Then `finish(p, total)` in warpgroup 1."""
+    p = t % 128
+    stage_words = T.alloc_shared((STAGES, 128), "uint32")
+    full = T.alloc_shared((STAGES, 1), "uint64")
+    empty = T.alloc_shared((STAGES, 1), "uint64")
+    r = T.alloc_local((1, 1), "uint32")
+    total = T.alloc_local((1, 1), "uint32")
+    state = T.alloc_local((1, 1), "uint64")
+    done = T.alloc_local((1, 1), "bool")
+    for s in range(STAGES):
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(128), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(128), pred=t == 0)
+    if cluster:
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+    else:
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+    with T.if_(t < 128):
+        for j in T.serial(0, STEPS):
+            stage = j % STAGES
+            if wait_empty:
+                with T.if_(j >= STAGES):
+                    with T.until(done):
+                        T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                          empty[stage:stage + 1], T.uint32((j // STAGES + 1) % 2))
+            T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[j:j + 1])
+            T.cuda.tile.apply(T.ptx["add.u32"], r, r, T.uint32(p))
+            if cluster:
+                with T.if_(T.cluster_ctarank() == 1):
+                    T.cuda.tile.apply(T.ptx["add.u32"], r, r, T.uint32(1000))
+            T.cuda.tile.apply(T.ptx["st.shared.b32"], stage_words[stage:stage + 1, p:p + 1], r)
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, full[stage:stage + 1])
+    with T.if_(t >= 128):
+        T.cuda.tile.apply(T.ptx["mov.b32"], total, T.uint32(0))
+        for j in T.serial(0, STEPS):
+            stage = j % STAGES
+            with T.until(done):
+                T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
+                                  full[stage:stage + 1], T.uint32((j // STAGES) % 2))
+            if not free_after_read:
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1])
+            q = (p + 1) % 128
+            T.cuda.tile.apply(T.ptx["ld.shared.b32"], r, stage_words[stage:stage + 1, q:q + 1])
+            T.cuda.tile.apply(T.ptx["add.u32"], total, total, r)
+            if free_after_read:
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1])
+        finish(p, total)
+
+
 def ring(free_after_read=True, wait_empty=True):
-    """Warpgroup 0 writes step s's 128 words (A[s] + thread) into stage s % 2
-    and arrives on its `full` mbarrier; warpgroup 1 waits for it, reads the
-    word of the next thread, adds it to its sum and arrives on `empty`,
-    which the producer waits for before it refills the stage."""
+    """One block of _ring_body; each consumer thread stores its sum."""
 
     @T.function
     def k(A: T.Tensor((STEPS, 1), "uint32"), Out: T.Tensor((128, 1), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=256))
-        t = T.thread_id()
-        p = t % 128
-        stage_words = T.alloc_shared((STAGES, 128), "uint32")
-        full = T.alloc_shared((STAGES, 1), "uint64")
-        empty = T.alloc_shared((STAGES, 1), "uint64")
-        r = T.alloc_local((1, 1), "uint32")
-        total = T.alloc_local((1, 1), "uint32")
-        state = T.alloc_local((1, 1), "uint64")
-        done = T.alloc_local((1, 1), "bool")
-        for s in range(STAGES):
-            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(128), pred=t == 0)
-            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(128),
-                              pred=t == 0)
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        with T.if_(t < 128):
-            for j in T.serial(0, STEPS):
-                stage = j % STAGES
-                if wait_empty:
-                    with T.if_(j >= STAGES):
-                        with T.until(done):
-                            T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
-                                              empty[stage:stage + 1], T.uint32((j // STAGES + 1) % 2))
-                T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[j:j + 1])
-                T.cuda.tile.apply(T.ptx["add.u32"], r, r, T.uint32(p))
-                T.cuda.tile.apply(T.ptx["st.shared.b32"], stage_words[stage:stage + 1, p:p + 1], r)
-                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, full[stage:stage + 1])
-        with T.if_(t >= 128):
-            T.cuda.tile.apply(T.ptx["mov.b32"], total, T.uint32(0))
-            for j in T.serial(0, STEPS):
-                stage = j % STAGES
-                with T.until(done):
-                    T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
-                                      full[stage:stage + 1], T.uint32((j // STAGES) % 2))
-                if not free_after_read:
-                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1])
-                q = (p + 1) % 128
-                T.cuda.tile.apply(T.ptx["ld.shared.b32"], r, stage_words[stage:stage + 1, q:q + 1])
-                T.cuda.tile.apply(T.ptx["add.u32"], total, total, r)
-                if free_after_read:
-                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1])
-            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[p:p + 1], total)
+        _ring_body(A, T.thread_id(),
+                   lambda p, total: T.cuda.tile.apply(T.ptx["st.global.b32"], Out[p:p + 1], total),
+                   free_after_read, wait_empty)
 
     return k
 
@@ -104,59 +117,27 @@ def test_a_producer_that_never_waits_for_the_release_can_lap_the_consumer():
 
 
 def cluster_ring(peer_waits=True, arrival="barrier.cluster.arrive.aligned"):
-    """The ring of `ring()` in each block of a cluster of 2, the producer
-    adding 1000 x the block's rank: each consumer thread stores its sum in
-    the other block's `inbox` (st.shared::cluster), every thread arrives at
-    and waits on barrier.cluster, and the consumer threads store the word
-    their peer left them to Out. With `peer_waits` False, block 1 never
-    reaches the cluster barrier; `arrival` is the barrier's arrival."""
+    """_ring_body in each block of a cluster of 2: each consumer thread
+    stores its sum in the other block's `inbox` (st.shared::cluster), every
+    thread arrives at and waits on barrier.cluster, and the consumer
+    threads store the word their peer left them to Out. With `peer_waits`
+    False, block 1 never reaches the cluster barrier; `arrival` is the
+    barrier's arrival."""
 
     @T.function
     def k(A: T.Tensor((STEPS, 1), "uint32"), Out: T.Tensor((256, 1), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=256, cluster=2))
         t, rank = T.thread_id(), T.cluster_ctarank()
         p = t % 128
-        stage_words = T.alloc_shared((STAGES, 128), "uint32")
         inbox = T.alloc_shared((128, 1), "uint32")
-        full = T.alloc_shared((STAGES, 1), "uint64")
-        empty = T.alloc_shared((STAGES, 1), "uint64")
         r = T.alloc_local((1, 1), "uint32")
-        total = T.alloc_local((1, 1), "uint32")
-        state = T.alloc_local((1, 1), "uint64")
-        done = T.alloc_local((1, 1), "bool")
-        for s in range(STAGES):
-            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(128), pred=t == 0)
-            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(128),
-                              pred=t == 0)
-        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
-        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
-        with T.if_(t < 128):
-            for j in T.serial(0, STEPS):
-                stage = j % STAGES
-                with T.if_(j >= STAGES):
-                    with T.until(done):
-                        T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
-                                          empty[stage:stage + 1], T.uint32((j // STAGES + 1) % 2))
-                T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[j:j + 1])
-                T.cuda.tile.apply(T.ptx["add.u32"], r, r, T.uint32(p))
-                with T.if_(rank == 1):
-                    T.cuda.tile.apply(T.ptx["add.u32"], r, r, T.uint32(1000))
-                T.cuda.tile.apply(T.ptx["st.shared.b32"], stage_words[stage:stage + 1, p:p + 1], r)
-                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, full[stage:stage + 1])
-        with T.if_(t >= 128):
-            T.cuda.tile.apply(T.ptx["mov.b32"], total, T.uint32(0))
-            for j in T.serial(0, STEPS):
-                stage = j % STAGES
-                with T.until(done):
-                    T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
-                                      full[stage:stage + 1], T.uint32((j // STAGES) % 2))
-                q = (p + 1) % 128
-                T.cuda.tile.apply(T.ptx["ld.shared.b32"], r, stage_words[stage:stage + 1, q:q + 1])
-                T.cuda.tile.apply(T.ptx["add.u32"], total, total, r)
-                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1])
+
+        def send(p, total):
             for peer in range(2):
                 with T.if_(rank == 1 - peer):
                     T.cuda.tile.apply(T.ptx["st.shared::cluster.b32"], inbox.of_block(peer)[p:p + 1], total)
+
+        _ring_body(A, t, send, cluster=True)
         with T.if_(rank <= (1 if peer_waits else 0)):
             T.cuda.tile.apply(T.ptx[arrival])
             T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
