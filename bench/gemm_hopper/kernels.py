@@ -372,9 +372,9 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
 
     With `pingpong` (two consumers), each consumer warpgroup computes whole
     tiles, of 128 rows (two wgmma of 64 rows a step of 16) or with 256
-    columns of 64, and the consumers take
-    the block's tiles in turn, as CUTLASS's ping-pong schedule does: the
-    producer fills the tiles' steps in order through one ring, and the
+    columns of 64, and the consumers take the block's tiles in turn, as
+    CUTLASS's ping-pong schedule does: the producer fills the tiles' steps
+    in order through one ring, and the
     consumers' main loops take turns through named barriers (consumer c
     waits at bar.sync 1 + c and, once it has issued its tile's last wgmma,
     gives the other its turn by bar.arrive), so one consumer's main loop
@@ -406,8 +406,8 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     if not 0 <= pending <= min(steps, stages - 1):
         raise ValueError(f"{pending} steps of wgmma in flight take 0 to min(the {steps} steps, "
                          f"{stages} stages less one)")
-    # The consumers that read each stage, and the stages of each ring: all
-    # of them, or with ping-pong each consumer's own.
+    # The consumers that read each stage: all of them, or with ping-pong
+    # the one whose tile it holds.
     readers = 1 if pingpong else consumers
     if pingpong and consumers != 2:
         raise ValueError(f"ping-pong takes turns between 2 consumers, got {consumers}")

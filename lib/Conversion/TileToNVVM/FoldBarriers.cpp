@@ -7,10 +7,10 @@
 // needs no barrier. Values are followed through what only moves bits (mov,
 // bitcasts, casts) and through registers kept as a tile (to every value
 // stored to it), and what cannot be followed (a tile an instruction
-// accesses, a loop-carried value) keeps the barrier. The fold of finding 9 is the other way round: it
-// needs constants, and a value with a load, a kernel parameter or a special
-// register in it is none; finding 14 needs both, a computed value beside a
-// constant.
+// accesses, a loop-carried value) keeps the barrier. The fold of finding 9
+// is the other way round: it needs constants, and a value with a load, a
+// kernel parameter or a special register in it is none; finding 14 needs
+// both, a computed value beside a constant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -288,9 +288,10 @@ uint8_t FoldBarriers::producerOf(Value value, SmallVectorImpl<Value> &sources) {
     llvm::append_range(sources, instr.getInputs());
     return 0;
   }
-  // A tensor core's result: no conversion folds an HMMA or HGMMA (ptxas
-  // keeps every F2FP of the GEMM and attention epilogues when the
-  // barriers go, test_fold_barriers.py), so it is no producer.
+  // A tensor core's result: no conversion folds an HMMA or HGMMA (without
+  // the barriers, an mma.sync kernel's and the Hopper GEMM epilogue's SASS
+  // is the same less the barriers, test_fold_barriers.py), so it is no
+  // producer.
   if (form->family == "mma" || form->family == "wgmma")
     return 0;
   InstrRegisters registers = getInstrRegisters(*form);
