@@ -12,6 +12,8 @@
     python bench/gemm_hopper/build.py --deferred build/gemm_hopper_deferred
     python bench/gemm_hopper/build.py --deferred-fresh build/gemm_hopper_deferred_fresh
     python bench/gemm_hopper/build.py --shapes build/gemm_hopper_shapes
+    python bench/gemm_hopper/build.py --stream-k build/gemm_hopper_stream_k
+    python bench/gemm_hopper/build.py --power build/gemm_hopper_power
 """
 
 import os
@@ -33,6 +35,8 @@ if __name__ == "__main__":
                 else kernels.DEFERRED if "--deferred" in sys.argv
                 else kernels.DEFERRED_FRESH if "--deferred-fresh" in sys.argv
                 else kernels.SHAPES if "--shapes" in sys.argv
+                else kernels.STREAM_K if "--stream-k" in sys.argv
+                else kernels.POWER if "--power" in sys.argv
                 else kernels.QUEUED if "--queued" in sys.argv else kernels.VARIANTS)
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/gemm_hopper")
     # The "_as_written" ones with fold_barriers="off": measured before the

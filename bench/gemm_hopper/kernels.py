@@ -342,7 +342,7 @@ def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
 
 def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, group_m=8, blocks=132,
                     producer_regs=40, consumer_regs=232, out="same", epilogue="registers", cluster=1,
-                    pingpong=False, a_priority=None, b_priority=None, pending=1):
+                    pingpong=False, a_priority=None, b_priority=None, pending=1, stream_k=False):
     """gemm_specialized(tma=True), persistent: `blocks` blocks (the H200's
     132 SMs) take the tiles of C in turn (tile = block id + i x blocks).
     Stages and mbarrier phases run on across tiles (step g = i x steps +
@@ -390,7 +390,22 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
 
     `a_priority` and `b_priority` (L2 eviction priorities, "evict_last"
     say) give the TMA loads of A's or Bt's boxes a policy of that priority
-    for every line (a createpolicy.fractional made once by the producer)."""
+    for every line (a createpolicy.fractional made once by the producer).
+
+    With `stream_k`, the tiles that would leave the last wave short (the
+    tiles modulo the blocks) are shared out by steps of K instead: after
+    its whole tiles, block b takes the steps [b S / P, (b + 1) S / P) of
+    those tiles' S steps in order (P blocks), so every block runs about
+    the same number of steps. A block whose share starts inside a tile
+    stores its accumulators as a partial tile in the workspace (in the
+    fragment's order: each thread's registers, 16 bytes a store) and sets
+    its flag with a release; the block whose share holds the tile's first
+    step computes it last in its share, waits for each later block's flag
+    with an acquire, adds their partials in block order, resets the flags
+    and stores the tile. Two more parameters: the workspace (a partial
+    tile per block and consumer) and the flags (one per block and
+    consumer, zero at launch and left zero). Cooperative schedule, no
+    cluster, one step of wgmma in flight."""
     kind = KINDS[dtype]
     fp8 = dtype == "e4m3"
     bk, k_step, bits = (128, 32, "uint8") if fp8 else (BK, 16, "uint16")
@@ -444,11 +459,23 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
         raise ValueError("the TMA epilogue stores C in a 16-bit type")
     if staged and pingpong:
         raise ValueError("the TMA epilogue is written for the cooperative schedule")
+    if stream_k and (pingpong or cluster > 1 or staged or pending != 1):
+        raise ValueError("stream-K is written for the cooperative schedule, without clusters or the TMA "
+                         "epilogue, with one step of wgmma in flight")
+    # Stream-K: the tiles past the last full wave, and each block's whole
+    # tiles before them.
+    shared_tiles = pairs % blocks if stream_k else 0
+    if shared_tiles * steps < blocks:
+        shared_tiles = 0  # a block without a step would never set its flag
+    whole = pairs - shared_tiles
+    shared_steps = shared_tiles * steps
+    chunks = regs // 4  # a partial tile: 16-byte pieces a thread
 
-    @T.function
-    def gemm(A: T.Tensor((m, k), bits, tma=T.TensorMap((bm, bk), "128B")),
-             B: T.Tensor((n, k), bits, tma=T.TensorMap((b_box, bk), "128B")),
-             C: T.Tensor((m, n), c_type, tma=T.TensorMap((64, 64), "128B") if staged else ())):
+    a_param = T.Tensor((m, k), bits, tma=T.TensorMap((bm, bk), "128B"))
+    b_param = T.Tensor((n, k), bits, tma=T.TensorMap((b_box, bk), "128B"))
+    c_param = T.Tensor((m, n), c_type, tma=T.TensorMap((64, 64), "128B") if staged else ())
+
+    def body(A, B, C, Workspace=None, Flags=None):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks, block=threads,
                                                   cluster=cluster if cluster > 1 else None))
         a_s = T.alloc_dynamic_shared((stages, bm, bk), bits, align=1024).swizzle("128B")
@@ -478,6 +505,22 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
             """The ring's steps filled before `pair`'s first."""
             return (pair - first_pair) // clusters * steps
 
+        # Stream-K: this block's share of the shared tiles' steps.
+        share_begin = bid * shared_steps // blocks
+        share_end = (bid + 1) * shared_steps // blocks
+
+        def shared_tiles_of_share():
+            """The shared tiles (0 is the first after the whole ones) that
+            this block's share has steps of."""
+            return T.serial(share_begin // steps, (share_end + steps - 1) // steps)
+
+        def segment(i):
+            """Shared tile i's steps in this block's share, [begin, end),
+            and the ring's steps filled before the tile's step 0 would be."""
+            begin = T.maximum(share_begin - i * steps, 0)
+            end = T.minimum(share_end - i * steps, steps)
+            return whole // blocks * steps + i * steps - share_begin, begin, end
+
         def origin(pair):
             """The first row and column of C of this block's tile of `pair`."""
             row0, col0 = _block_origin(pair, blocks_n, group_m, cluster * bm, bn)
@@ -497,25 +540,35 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                         T.cuda.tile.apply(hinted, *operands, policies[name].reshape((1,)))
                     else:
                         T.cuda.tile.apply(load, *operands)
-                for pair in T.serial(first_pair, pairs, clusters):
+                def load_step(g, kt, row0, col0):
+                    """Step kt of the tile at (row0, col0) into the ring's
+                    step g."""
+                    buffer = g % stages
+                    _wait_stage_free(empty, done, buffer, g, stages)
+                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
+                                      full[buffer:buffer + 1], T.uint32((bm + bn) * 128))
+                    copy("a", a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
+                    if cluster == 1:
+                        copy("b", b_s[buffer], B.tensor_map, (kt * bk, col0), full[buffer])
+                        return
+                    # This block's half of Bt's tile, into both blocks.
+                    for r in range(cluster):
+                        with T.if_(rank == r):
+                            T.cuda.tile.apply(multicast, b_s[buffer, r * b_box:(r + 1) * b_box], B.tensor_map,
+                                              (kt * bk, col0 + r * b_box), full[buffer],
+                                              T.uint16((1 << cluster) - 1))
+
+                for pair in T.serial(first_pair, whole, clusters):
                     row0, col0 = origin(pair)
                     first = first_step(pair)
                     for kt in T.serial(0, steps):
-                        g = first + kt
-                        buffer = g % stages
-                        _wait_stage_free(empty, done, buffer, g, stages)
-                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
-                                          full[buffer:buffer + 1], T.uint32((bm + bn) * 128))
-                        copy("a", a_s[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
-                        if cluster == 1:
-                            copy("b", b_s[buffer], B.tensor_map, (kt * bk, col0), full[buffer])
-                            continue
-                        # This block's half of Bt's tile, into both blocks.
-                        for r in range(cluster):
-                            with T.if_(rank == r):
-                                T.cuda.tile.apply(multicast, b_s[buffer, r * b_box:(r + 1) * b_box], B.tensor_map,
-                                                  (kt * bk, col0 + r * b_box), full[buffer],
-                                                  T.uint16((1 << cluster) - 1))
+                        load_step(first + kt, kt, row0, col0)
+                if shared_tiles:
+                    for i in shared_tiles_of_share():
+                        row0, col0 = origin(whole + i)
+                        first, begin, end = segment(i)
+                        for kt in T.serial(begin, end):
+                            load_step(first + kt, kt, row0, col0)
         def free(stage, when=None):
             """One thread of the consumer frees `stage` (in each block of
             the cluster) once its wgmma have retired."""
@@ -566,7 +619,7 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                 with T.if_(pair != start):
                     store_packed(pair - stride, range(chunk * chunk_pairs, (chunk + 1) * chunk_pairs))
 
-            for pair in T.serial(start, pairs, stride):
+            for pair in T.serial(start, whole if not pingpong else pairs, stride):
                 row0, col0 = origin(pair)
                 first = first_step(pair)
                 # Deferred: the first step's scale-d starts the
@@ -619,8 +672,14 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                         _stage_and_store(C, c_s, acc, cc, row0, col0, bn, warp, lane, p, out_kind)
             if deferred:
                 # The last tile's pairs.
-                with T.if_(start < pairs):
-                    store_packed(start + (pairs - 1 - start) // stride * stride, range(regs // 2))
+                with T.if_(start < whole):
+                    store_packed(start + (whole - 1 - start) // stride * stride, range(regs // 2))
+            if shared_tiles:
+                _stream_k_segments(C, Workspace, Flags, accs, a_s, b_s, full, done, free, origin, segment,
+                                   shared_tiles_of_share(), whole, bid, c, p, warp, lane, opcode, accumulate,
+                                   dict(stages=stages, steps=steps, blocks=blocks, consumers=consumers, bn=bn,
+                                        k_step=k_step, regs=regs, a_row=a_row, out_kind=out_kind,
+                                        shared_steps=shared_steps))
             if staged:
                 with T.if_(p == 0):
                     T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
@@ -630,7 +689,88 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
             T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
             T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
 
+    if not shared_tiles:
+        @T.function
+        def gemm(A: a_param, B: b_param, C: c_param):
+            body(A, B, C)
+        return gemm
+
+    @T.function
+    def gemm(A: a_param, B: b_param, C: c_param,
+             Workspace: T.Tensor((blocks * consumers * chunks * 128, 4), "float32"),
+             Flags: T.Tensor((blocks * consumers, 1), "uint32")):
+        body(A, B, C, Workspace, Flags)
     return gemm
+
+
+def _stream_k_segments(C, Workspace, Flags, accs, a_s, b_s, full, done, free, origin, segment, tiles, whole, bid,
+                       c, p, warp, lane, opcode, accumulate, shape):
+    """A consumer's steps of the shared tiles (gemm_persistent's
+    stream_k): for each tile of the block's share, its steps from zeroed
+    accumulators; then a later part of a tile is stored as this block's
+    partial and its flag set with a release, and the part with the tile's
+    step 0 takes every later block's partial, in block order, once its
+    flag is set, and stores the tile."""
+    stages, steps, blocks, consumers = shape["stages"], shape["steps"], shape["blocks"], shape["consumers"]
+    regs, a_row = shape["regs"], shape["a_row"]
+    chunks = regs // 4
+    wait = T.ptx["mbarrier.try_wait.parity.shared::cta.b64"]
+    acc = accs[0]
+    seen = T.alloc_local((1, 1), "uint32")
+    partial = T.alloc_local((1, 1, 4), "float32")
+
+    def partial_rows(block, j):
+        """The workspace row of this thread's piece j of `block`'s partial."""
+        return ((block * consumers + c) * chunks + j) * 128 + p
+
+    def flag(block):
+        return Flags[block * consumers + c:block * consumers + c + 1]
+
+    def consumer_barrier():
+        """This consumer warpgroup's 128 threads (barrier 1 + c)."""
+        for cc in range(consumers):
+            with T.if_(c == cc):
+                T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1 + cc), T.uint32(128))
+
+    for i in tiles:
+        row0, col0 = origin(whole + i)
+        first, begin, end = segment(i)
+        T.cuda.tile.apply(T.ptx["mov.b32"], acc.view("uint32").reshape((regs, 1)), T.uint32(0))
+        for kt in T.serial(begin, end):
+            g = first + kt
+            buffer = g % stages
+            with T.until(done):
+                T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32((g // stages) % 2))
+            _multiply_step(opcode, accs, a_s, b_s, buffer, a_row, shape["bn"], accumulate, shape["k_step"], 1)
+            free((g + stages - 1) % stages, kt > begin)
+        T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+        free((first + end - 1) % stages)
+        with T.if_(begin > 0):
+            # A later part of the tile: this block's partial, then its flag.
+            for j in range(chunks):
+                row = partial_rows(bid, j)
+                T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Workspace[row:row + 1, 0:4],
+                                  acc[0, 0:1, 4 * j:4 * j + 4])
+            consumer_barrier()
+            T.cuda.tile.apply(T.ptx["red.release.gpu.global.add.u32"], flag(bid), T.uint32(1), pred=p == 0)
+        with T.if_(begin == 0):
+            # The blocks whose shares start inside the tile.
+            last = ((i + 1) * steps * blocks + shape["shared_steps"] - 1) // shape["shared_steps"]
+            for other in T.serial(bid + 1, last):
+                with T.if_(p == 0):
+                    with T.until(done):
+                        T.cuda.tile.apply(T.ptx["ld.acquire.gpu.global.b32"], seen, flag(other))
+                        T.cuda.tile.apply(T.ptx["setp.eq.u32"], done, seen, T.uint32(1))
+                    T.cuda.tile.apply(T.ptx["st.relaxed.gpu.global.b32"], flag(other), T.uint32(0))
+                consumer_barrier()
+                for j in range(chunks):
+                    row = partial_rows(other, j)
+                    T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], partial[0, 0:1, 0:4], Workspace[row:row + 1, 0:4])
+                    for q in range(4):
+                        e = 4 * j + q
+                        T.cuda.tile.apply(T.ptx["add.rn.f32"], acc[0, 0:1, e:e + 1], acc[0, 0:1, e:e + 1],
+                                          partial[0, 0:1, q:q + 1])
+            _store(C, acc, row0 + a_row, col0, regs, warp, lane, shape["out_kind"])
 
 
 VARIANTS = {f"hopper_{dtype}_{size}{tag}": (make, dict(m=size, n=size, k=size, dtype=dtype))
@@ -703,6 +843,24 @@ DEFERRED = {f"hopper_{dtype}_{size}_persistent{tag}": (
                     ("_deferred_pending2", dict(epilogue="deferred", pending=2)),
                     ("_cluster2_deferred", dict(cluster=2, epilogue="deferred")),
                     ("_cluster2_b128_deferred", dict(cluster=2, blocks=128, group_m=16, epilogue="deferred")))}
+# Stream-K for the tiles past the last full wave, beside the deferred
+# kernels it extends (gemm_hopper/results_stream_k.json).
+STREAM_K = {f"hopper_{dtype}_{size}_persistent{tag}": (
+    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same",
+                          epilogue="deferred", **kw))
+    for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
+    for tag, kw in (("_deferred", {}), ("_b128_deferred", dict(blocks=128, group_m=16)),
+                    ("_streamk_deferred", dict(stream_k=True)),
+                    ("_streamk_g16_deferred", dict(stream_k=True, group_m=16)))}
+# What moves the SM clock at the power limit (bench/gemm_hopper/clocks.py,
+# gemm_hopper/results_clocks_l2.json): the order of the tiles and TMA
+# multicast, which change the bytes read from L2 and DRAM.
+POWER = {f"hopper_bfloat16_{size}_persistent{tag}": (
+    gemm_persistent, dict(m=size, n=size, k=size, epilogue="deferred", **kw))
+    for size in (4096, 8192)
+    for tag, kw in (("_deferred", {}), ("_g4_deferred", dict(group_m=4)), ("_g16_deferred", dict(group_m=16)),
+                    ("_g32_deferred", dict(group_m=32)), ("_cluster2_deferred", dict(cluster=2)),
+                    ("_cluster2_b128_deferred", dict(cluster=2, blocks=128, group_m=16)))}
 # The deferred epilogue with its first step's scale-d starting the
 # accumulators, with and without the fold barriers before its roundings
 # (gemm_hopper/results_deferred_fresh.json).

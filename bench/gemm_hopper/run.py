@@ -31,6 +31,13 @@ from tile_mlir import runtime  # noqa: E402
 TORCH_DTYPE = gemm_run.TORCH_DTYPE
 
 
+def zeroed_scratch(kernel):
+    """The tensors a kernel takes after A, Bt and C, zeroed once: a
+    stream-K kernel's workspace and flags (it leaves the flags zero)."""
+    return [torch.zeros(param.shape, device="cuda", dtype=getattr(torch, param.dtype))
+            for param in kernel.params[3:]]
+
+
 def fp8_entry(kernel):
     """The e4m3 kernel (C = A Bt^T in bf16, their bits) against
     torch._scaled_mm with unit scales on the same data: bit for bit on
@@ -40,6 +47,7 @@ def fp8_entry(kernel):
     beside _scaled_mm's; timed."""
     (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
     entry = {"shape": [m, n, k], "dtype": "e4m3", "output": "bfloat16"}
+    scratch = zeroed_scratch(kernel)
     one = torch.tensor(1.0, device="cuda")
     c = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
     gen = torch.Generator(device="cuda").manual_seed(3)
@@ -50,7 +58,7 @@ def fp8_entry(kernel):
     for key, bound in (("bit_exact_integer_data", 1), ("bit_exact_integer_data_to_4", 4)):
         a = fp8(torch.randint(-bound, bound + 1, (m, k), device="cuda", generator=gen).float())
         b = fp8(torch.randint(-bound, bound + 1, (n, k), device="cuda", generator=gen).float())
-        kernel(a.view(torch.uint8), b.view(torch.uint8), c.view(torch.uint16))
+        kernel(a.view(torch.uint8), b.view(torch.uint8), c.view(torch.uint16), *scratch)
         torch.cuda.synchronize()
         want = (a.double() @ b.double().t()).to(torch.bfloat16)
         entry[key] = bool(torch.equal(c, want))
@@ -58,7 +66,7 @@ def fp8_entry(kernel):
     yt = fp8(torch.randn(n, k, device="cuda", generator=gen))
     exact = x.double() @ yt.double().t()
     scale = float(exact.abs().max())
-    kernel(x.view(torch.uint8), yt.view(torch.uint8), c.view(torch.uint16))
+    kernel(x.view(torch.uint8), yt.view(torch.uint8), c.view(torch.uint16), *scratch)
     torch.cuda.synchronize()
     entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
     scaled = torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
@@ -68,7 +76,7 @@ def fp8_entry(kernel):
     fast = torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)
     entry["scaled_mm_fast_accum_max_error_relative_to_max"] = float((fast.double() - exact).abs().max()) / scale
     runs = {"tile_mlir": lambda: kernel(x.view(torch.uint8), yt.view(torch.uint8), c.view(torch.uint16),
-                                        sync=False),
+                                        *scratch, sync=False),
             "scaled_mm": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
             "scaled_mm_fast_accum": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one,
                                                              out_dtype=torch.bfloat16, use_fast_accum=True)}
@@ -109,15 +117,17 @@ def main(artifacts, report_path):
         torch_type = TORCH_DTYPE[dtype] if same else torch.float32
         c = torch.empty((m, n), device="cuda", dtype=torch_type)
         c_arg = c.view(torch.uint16) if same else c
-        kernel(A, bt, c_arg)
+        scratch = zeroed_scratch(kernel)
+        kernel(A, bt, c_arg, *scratch)
         torch.cuda.synchronize()
         entry["bit_exact_integer_data"] = bool(torch.equal(c, want.to(torch_type)))
-        kernel(x.view(torch.uint16), yt.view(torch.uint16), c_arg)
+        kernel(x.view(torch.uint16), yt.view(torch.uint16), c_arg, *scratch)
         torch.cuda.synchronize()
         entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
         entry["cublas_max_error_relative_to_max"] = cublas_error
         flops = 2.0 * m * n * k
-        runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), yt.view(torch.uint16), c_arg, sync=False),
+        runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), yt.view(torch.uint16), c_arg, *scratch,
+                                            sync=False),
                 "cublas": lambda: torch.matmul(x, y), "cublas_bt": lambda: torch.matmul(x, yt.t())}
         if tri:
             runs["triton"] = lambda: tri(x, y)

@@ -183,6 +183,52 @@ def test_deferred_epilogue_interpreter_equals_numpy():
     _rounded_equals_numpy(256, 16, 320, 5, bn=16, stages=3, blocks=1, epilogue="deferred")
 
 
+def test_stream_k_interpreter_equals_numpy_and_is_race_free():
+    # Four tiles of five steps over three blocks: each takes a whole tile
+    # (stored by the deferred epilogue), then the fourth tile's five steps
+    # are shared out as [0, 1), [1, 3), [3, 5). Blocks 1 and 2 store their
+    # partials and set their flags with a release; block 0 waits for both
+    # flags with an acquire, adds the partials and stores the tile. The
+    # blocks run as streams of their own; the race check orders the
+    # partials by the flags' release and acquire alone. The flags end at
+    # zero, as the next launch needs them.
+    m, n, k, blocks = 512, 16, 320, 3
+    a, b = [np.random.default_rng(17).integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
+    c = np.zeros((m, n), np.uint16)
+    kernel = kernels.gemm_persistent(m, n, k, group_m=1, bn=16, stages=3, blocks=blocks, epilogue="deferred",
+                                     stream_k=True)
+    assert [name for name, _ in kernel.params] == ["A", "B", "C", "Workspace", "Flags"]
+    workspace = np.zeros(kernel.params[3][1].shape, np.float32)
+    flags = np.zeros(kernel.params[4][1].shape, np.uint32)
+    tile_mlir.interpret(kernel, gemm_reference.bits(a, "bfloat16"),
+                        np.ascontiguousarray(gemm_reference.bits(b, "bfloat16").T), c, workspace, flags)
+    assert np.array_equal(c, gemm_reference.bits(gemm_reference.expected(a, b), "bfloat16"))
+    assert not flags.any()
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_stream_k_sass():
+    # The fixup as written: the flag set by one release reduction (ptxas
+    # makes the release two MEMBARs and two error barriers before a strong
+    # REDG),
+    # spun on by one acquire load (a strong LDG, then CCTL.IVALL) and reset
+    # by one relaxed store; a partial stored and read as 32 16-byte pieces
+    # a thread, added by 128 FADD; no spills.
+    compiled = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, epilogue="deferred", stream_k=True),
+                                 target="sm_90a")
+    ops = sass.instructions(compiled.cubin)
+    counts = collections.Counter(i.opcode for i in ops)
+    assert {op: counts[op] for op in ("REDG.E.ADD.STRONG.GPU", "LDG.E.STRONG.GPU", "STG.E.STRONG.GPU",
+                                      "CCTL.IVALL", "STG.E.128", "LDG.E.128", "FADD")} == {
+        "REDG.E.ADD.STRONG.GPU": 1, "LDG.E.STRONG.GPU": 1, "STG.E.STRONG.GPU": 1, "CCTL.IVALL": 1,
+        "STG.E.128": 32, "LDG.E.128": 32, "FADD": 128}
+    red = next(j for j, i in enumerate(ops) if i.mnemonic == "REDG")
+    assert [i.opcode for i in ops[red - 4:red]] == ["MEMBAR.ALL.CTA", "MEMBAR.ALL.GPU", "ERRBAR", "CGAERRBAR"]
+    acquire = next(j for j, i in enumerate(ops) if i.opcode == "LDG.E.STRONG.GPU")
+    assert ops[acquire + 1].opcode == "CCTL.IVALL"
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+
+
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
 def test_pingpong_sass():
     compiled = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, bn=128, stages=6, pingpong=True),

@@ -20,6 +20,12 @@ complete acquires it, a block barrier joins every clock of the block.
 Reads by several threads since the last barrier are a set of (thread,
 count) per byte, numbered once each: a write is ordered after all of them
 or races with one.
+
+A kernel that synchronizes blocks through global memory (a flag stored
+with release semantics and loaded with acquire semantics, or fences around
+relaxed atomics: memory_model.py) keeps the clocks over every thread of
+the launch instead (`span`), so that what a thread learns from another
+block orders that block's accesses too.
 """
 
 import numpy as np
@@ -28,28 +34,37 @@ NOBODY = -1
 
 
 class Clocks:
-    def __init__(self, threads, per_block):
+    def __init__(self, threads, per_block, span=None):
+        """Clocks of `threads` threads in blocks of `per_block`, each over
+        the `span` threads it may synchronize with: its block's (the
+        default) or every thread's."""
         self.per_block = per_block
-        self.known = np.zeros((threads, per_block), np.int64)
-        self.known[np.arange(threads), np.arange(threads) % per_block] = 1
+        self.span = span or per_block
+        self.known = np.zeros((threads, self.span), np.int64)
+        self.known[np.arange(threads), self.column(np.arange(threads))] = 1
         # Reader sets: 0 is the empty one.
         self.sets = [frozenset()]
         self.ids = {frozenset(): 0}
 
+    def column(self, threads):
+        """The column of each of `threads` in the clocks of those that may
+        synchronize with it."""
+        return threads % self.span
+
     def own(self, lanes):
-        return self.known[lanes, lanes % self.per_block]
+        return self.known[lanes, self.column(lanes)]
 
     def knows(self, lanes, others, counts):
         """Per access: whether thread `lanes` has synchronized with thread
-        `others` (of its block) at or after its count `counts`."""
-        valid = (others >= 0) & (others // self.per_block == lanes // self.per_block)
-        column = np.where(valid, others % self.per_block, 0)
+        `others` (of its span) at or after its count `counts`."""
+        valid = (others >= 0) & (others // self.span == lanes // self.span)
+        column = np.where(valid, self.column(np.maximum(others, 0)), 0)
         return valid & (self.known[lanes, column] >= counts)
 
     def release(self, thread):
         """An arrival of `thread`: what it knows, then its count moves on."""
         snapshot = self.known[thread].copy()
-        self.known[thread, thread % self.per_block] += 1
+        self.known[thread, self.column(thread)] += 1
         return snapshot
 
     def acquire(self, thread, snapshot):
@@ -66,7 +81,7 @@ class Clocks:
         for block in np.unique(threads // self.per_block):
             rows = threads[threads // self.per_block == block]
             self.known[rows] = self.known[rows].max(axis=0)
-            self.known[rows, rows % self.per_block] += 1
+            self.known[rows, self.column(rows)] += 1
 
     # -- reader sets -----------------------------------------------------
     def set_id(self, readers):

@@ -29,6 +29,7 @@ import numpy as np
 from . import clocks as C
 from . import fragment_origins as O
 from . import mbarrier as M
+from . import memory_model as MM
 from . import reference as R
 from . import streams as S
 from . import tma as T
@@ -92,10 +93,14 @@ class Buffer:
             # Reads by other blocks of a block's shared bytes (tile.mapa),
             # made when the first one happens (_track_remote_read).
             self.remote_reader = self.remote_read_stamp = self.remote_read_at = None
-            # Whether the last write and every read since were atomic:
-            # atomics do not race with each other.
-            self.written_atomically = np.zeros(data.size, bool)
-            self.read_atomically = np.zeros(data.size, bool)
+            # The strength of the last write and the weakest of the reads
+            # since (memory_model.py): morally strong accesses do not race
+            # with each other.
+            self.written_strength = np.zeros(data.size, np.int8)
+            self.read_strength = np.zeros(data.size, np.int8)
+            # The release each byte's last write heads or continues
+            # (memory_model.py), made at the first release.
+            self.release_id = None
             # The program point of the cp.async whose bytes are in flight to
             # each byte (0: none).
             self.pending_at = np.zeros(data.size, np.int32)
@@ -336,6 +341,10 @@ class Interpreter:
         # The origins of bytes, when mma fragments are checked against the
         # ISA's layout (fragment_origins); None otherwise.
         self.origins = None
+        # Release and acquire through memory (memory_model.py), in a
+        # kernel whose instructions may synchronize that way; None
+        # otherwise.
+        self.sync = None
 
     def track(self, buffer, origin=None):
         """Gives `buffer` origins (unknown unless given) when the run
@@ -372,7 +381,7 @@ class Interpreter:
             self.point = len(self.points) - 1
 
     def _hazard(self, kind, buffer, at, before, others, other_blocks, other_epochs, lanes,
-                both_atomic=None, synchronized=None):
+                both_strong=None, synchronized=None):
         """Records, once per pair of program points, the first byte of `at`
         where another thread (`others`, of `other_blocks` in their barrier
         `other_epochs`) touched what `lanes` touch now, unordered: not the
@@ -380,8 +389,8 @@ class Interpreter:
         not ordered through an mbarrier phase (`synchronized`)."""
         blocks = lanes // self.per_block
         ordered = (other_blocks == blocks) & (other_epochs < self.epoch[blocks])
-        if both_atomic is not None:
-            ordered = ordered | both_atomic
+        if both_strong is not None:
+            ordered = ordered | both_strong
         if synchronized is not None:
             ordered = ordered | synchronized
         conflicts = np.flatnonzero((others != NOBODY) & (others != lanes) & ~ordered)
@@ -407,6 +416,20 @@ class Interpreter:
         thread = np.where(low == high, low, MANY)
         block = np.where(low // self.per_block == high // self.per_block, low // self.per_block, MANY)
         return unique, thread, block
+
+    def _morally_strong(self, strengths, others, other_blocks, strength, lanes):
+        """Per access: whether the earlier access (of strength `strengths`
+        by `others`, of `other_blocks`) and this one (`strength`, by
+        `lanes`) are morally strong: both strong, each one's scope
+        including the other thread (memory_model.py)."""
+        if strength == MM.WEAK:
+            return None
+        known = others >= 0
+        other = np.where(known, others, 0)
+        blocks = lanes // self.per_block
+        needed = np.where(other_blocks == blocks, MM.CTA,
+                          np.where(known & (self.cluster_of[other] == self.cluster_of[lanes]), MM.CLUSTER, MM.GPU))
+        return np.minimum(strengths, strength) >= needed
 
     def set_cluster(self, cluster):
         """The launch's clusters of `cluster` blocks (x, y, z)."""
@@ -510,14 +533,16 @@ class Interpreter:
         if self.clocks:
             self.clocks.barrier(blocks)
 
-    def track_read(self, buffer, at, lanes, atomic=False):
+    def track_read(self, buffer, at, lanes, strength=MM.WEAK):
         if buffer.private or at.size == 0:
             return
         self._pending_hazard(buffer, at, lanes)
         clocks = self.clocks
-        self._hazard("read-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
-                     buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,
-                     buffer.written_atomically[at] & atomic,
+        writers = buffer.writer[at]
+        self._hazard("read-after-write", buffer, at, buffer.written_at[at], writers,
+                     writers // self.per_block, buffer.written_epoch[at], lanes,
+                     self._morally_strong(buffer.written_strength[at], writers, writers // self.per_block,
+                                          strength, lanes),
                      self._either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
                                   else None,
                                   self._cluster_ordered(lanes, buffer.writer[at], buffer.written_stamp[at])))
@@ -534,7 +559,7 @@ class Interpreter:
             buffer.read_clock[at] = np.where(thread >= 0, clocks.own(np.maximum(thread, 0)), 0)
         buffer.reader[at] = np.where(fresh | same, thread, MANY)
         buffer.reader_block[at] = np.where(fresh | (old_block == block), block, MANY)
-        buffer.read_atomically[at] = np.where(fresh, atomic, buffer.read_atomically[at] & atomic)
+        buffer.read_strength[at] = np.where(fresh, strength, np.minimum(buffer.read_strength[at], strength))
         buffer.read_epoch[at] = epoch
         buffer.read_at[at] = self.point
         if self.cluster != (1, 1, 1):
@@ -564,16 +589,18 @@ class Interpreter:
         buffer.remote_reader[at] = lanes
         buffer.remote_read_at[at] = self.point
 
-    def track_write(self, buffer, at, lanes, atomic=False):
+    def track_write(self, buffer, at, lanes, strength=MM.WEAK):
         if buffer.private or at.size == 0:
             return
         self._pending_hazard(buffer, at, lanes)
         if buffer.store_reading is not None:
             T.check_source_write(self, buffer, at)
         clocks = self.clocks
-        self._hazard("write-after-write", buffer, at, buffer.written_at[at], buffer.writer[at],
-                     buffer.writer[at] // self.per_block, buffer.written_epoch[at], lanes,
-                     buffer.written_atomically[at] & atomic,
+        writers = buffer.writer[at]
+        self._hazard("write-after-write", buffer, at, buffer.written_at[at], writers,
+                     writers // self.per_block, buffer.written_epoch[at], lanes,
+                     self._morally_strong(buffer.written_strength[at], writers, writers // self.per_block,
+                                          strength, lanes),
                      self._either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
                                   else None,
                                   self._cluster_ordered(lanes, buffer.writer[at], buffer.written_stamp[at])))
@@ -584,13 +611,20 @@ class Interpreter:
                                      clocks.knows(lanes, readers, buffer.read_clock[at]))
         self._hazard("write-after-read", buffer, at, buffer.read_at[at], buffer.reader[at],
                      buffer.reader_block[at], buffer.read_epoch[at], lanes,
-                     buffer.read_atomically[at] & atomic,
+                     self._morally_strong(buffer.read_strength[at], buffer.reader[at], buffer.reader_block[at],
+                                          strength, lanes),
                      self._either(readers_known,
                                   self._cluster_ordered(lanes, buffer.reader[at], buffer.read_stamp[at])))
-        # Two threads storing one byte in one instruction (atomics may).
+        # Two threads storing one byte in one instruction: morally strong
+        # accesses may (atomics of a scope that includes both threads).
         order = np.argsort(at, kind="stable")
         same = np.flatnonzero(at[order][1:] == at[order][:-1])
-        if same.size and not atomic:
+        if same.size:
+            firsts, seconds = lanes[order[same]], lanes[order[same + 1]]
+            strong = self._morally_strong(np.full(same.size, strength), firsts, firsts // self.per_block,
+                                          strength, seconds)
+            same = same if strong is None else same[~strong]
+        if same.size:
             first, second = order[same[0]], order[same[0] + 1]
             self._hazard("write-after-write", buffer, at[[second]], np.array([self.point]),
                          lanes[[first]], lanes[[first]] // self.per_block, np.array([self.epoch.max() + 1]),
@@ -598,7 +632,7 @@ class Interpreter:
         buffer.writer[at] = lanes
         if clocks:
             buffer.written_clock[at] = clocks.own(lanes)
-        buffer.written_atomically[at] = atomic
+        buffer.written_strength[at] = strength
         buffer.written_epoch[at] = self.epoch[lanes // self.per_block]
         buffer.written_at[at] = self.point
         buffer.written_stamp[at] = self.cluster_arrivals[lanes]
@@ -660,8 +694,17 @@ class Interpreter:
             lanes = self.lanes[executing]
             at = (address[executing][:, None] + np.arange(nbytes)[None, :]).reshape(-1)
             each = np.repeat(lanes, nbytes)
-            self.track_read(buffer, at, each, atomic=True)
-            self.track_write(buffer, at, each, atomic=True)
+            order = MM.order_of(form)
+            self.track_read(buffer, at, each, order.strength)
+            self.track_write(buffer, at, each, order.strength)
+            if self.sync is not None:
+                # Each thread's read-modify-write in the order they ran,
+                # so that each acquires what those before it released.
+                for lane in lanes.tolist():
+                    mine = at[each == lane]
+                    self.sync.after_read(buffer, mine, np.full(mine.size, lane), order)
+                    self.sync.after_write(buffer, mine, np.full(mine.size, lane), order, rmw=True)
+            self._progress()
         if form.family == "atom":
             dst = next(v for o, v in zip(form.operands, values) if o.role == "dst")
             self.write(dst, coord, old, old_defined, executing, old_nan)
@@ -1230,6 +1273,8 @@ class Interpreter:
         """A barrier between streams: the executing threads arrive, and
         those that sync wait, giving the turn away, until it completes. A
         barrier of the whole block also starts the next epoch."""
+        if not executing.any():
+            return  # none of this stream's threads reach it
         barrier_id = immediates[0] if immediates else 0
         count = immediates[1] if len(immediates) == 2 else self.per_block
         if "red" in form.opcode.split("."):
@@ -1289,10 +1334,10 @@ class Interpreter:
         self.write(named["d"], [0], result, block_known[self.block_linear], executing, None)
 
     # -- memory ----------------------------------------------------------
-    def read(self, view, coord, where=None):
+    def read(self, view, coord, where=None, order=MM.WEAK_ORDER):
         """(bits, defined, nan) of one element for every thread; `where`
         marks the threads that really access memory (for the hazard
-        check)."""
+        check), with the semantics `order` (memory_model.py)."""
         nbytes = element_bytes(view.bits)
         address = view.addresses(coord)
         value = np.zeros(self.threads, np.uint64)
@@ -1315,17 +1360,20 @@ class Interpreter:
                 safe = np.where(inside, at, 0)
                 b, d, n = buffer.data[safe], buffer.defined[safe] & inside, buffer.nan[safe]
                 if where is not None:
-                    self.track_read(buffer, at[where], self.lanes[where])
+                    self.track_read(buffer, at[where], self.lanes[where], order.strength)
+                    if self.sync is not None:
+                        self.sync.after_read(buffer, at[where], self.lanes[where], order)
             value |= b.astype(np.uint64) << np.uint64(8 * byte)
             defined &= d
             nan |= n
         return value, defined, nan
 
-    def write(self, view, coord, value, defined, where, nan=None, origin=None, tracked=True):
-        """Writes one element for the threads `where`; `origin` (bytes,
-        threads) is where its bytes came from (unknown: computed). Without
-        `tracked`, the write is ordered before every later access (the
-        race check does not see it)."""
+    def write(self, view, coord, value, defined, where, nan=None, origin=None, tracked=True, order=MM.WEAK_ORDER):
+        """Writes one element for the threads `where`, with the semantics
+        `order` (memory_model.py); `origin` (bytes, threads) is where its
+        bytes came from (unknown: computed). Without `tracked`, the write
+        is ordered before every later access (the race check does not see
+        it)."""
         nbytes = element_bytes(view.bits)
         if view.buffer.private and view.buffer.in_flight is not None:
             W.check_registers(self, view.buffer, view.addresses(coord), writing=True)
@@ -1356,7 +1404,7 @@ class Interpreter:
                 # Two threads storing one byte in one instruction: which wins
                 # is not defined.
                 if tracked:
-                    self.track_write(buffer, at, lanes)
+                    self.track_write(buffer, at, lanes, order.strength)
                 if buffer.wgmma_reading is not None:
                     W.check_shared_write(self, buffer, at)
                 unique, counts = np.unique(at, return_counts=True)
@@ -1364,6 +1412,16 @@ class Interpreter:
                 buffer.defined[at] = defined
                 buffer.nan[at] = nan
                 buffer.defined[unique[counts > 1]] = False
+        if not buffer.private:
+            if tracked and self.sync is not None:
+                at = (address[:, None] + np.arange(nbytes)[None, :]).reshape(-1)
+                self.sync.after_write(buffer, at, np.repeat(lanes, nbytes), order, rmw=False)
+            self._progress()
+
+    def _progress(self):
+        """Memory changed: a stream spinning on it may go on."""
+        if self.streams is not None:
+            self.streams.advance()
 
     # -- values ----------------------------------------------------------
     def index(self, value):
@@ -1888,9 +1946,11 @@ class Interpreter:
             self.cache_policy(values, group, self.active & pred)
             return
         if form.orders_memory:
-            # A fence orders its thread's accesses, which lockstep keeps in
-            # program order anyway; it orders no other thread's (a barrier
-            # does), so it changes no race the interpreter reports.
+            # A fence orders its thread's accesses, which the interpreter
+            # keeps in program order anyway; with strong accesses it
+            # releases and acquires (memory_model.py).
+            if self.sync is not None:
+                self.sync.fence(np.flatnonzero(self.active & pred), MM.order_of(form))
             return
         if form.family == "mma":
             self.mma(form, values, group)
@@ -1977,7 +2037,7 @@ class Interpreter:
                     # Where the predicate is unknown, the load may happen.
                     touches = execute if pred_defined is None else execute | (self.active & ~pred_defined)
                     for reg in range(operand.count):
-                        bits, d, n = self.read(value, coord + [reg], touches)
+                        bits, d, n = self.read(value, coord + [reg], touches, MM.order_of(form))
                         srcs.append(bits)
                         defined &= d
                         nan |= n
@@ -2038,7 +2098,8 @@ class Interpreter:
             operand, view = memory
             origins = _split_origins(moved, [element_bytes(view.bits)] * len(results))
             for reg, bits in enumerate(results):
-                self.write(view, coord + [reg], bits, defined, execute, made_nan[reg], origins[reg])
+                self.write(view, coord + [reg], bits, defined, execute, made_nan[reg], origins[reg],
+                           order=MM.order_of(form))
             return
         dsts = [(operand, value) for operand, value in zip(form.operands, values)
                 if operand.role == "dst" and operand.space == "reg"]
@@ -2149,17 +2210,29 @@ def select_form(forms, values):
 def _has_apply(op, prefixes):
     """Whether `op` holds a tile.apply of a form whose opcode starts with
     one of `prefixes`."""
+    return _has_apply_where(op, lambda opcode: opcode.startswith(prefixes))
+
+
+def _has_apply_where(op, predicate):
+    """Whether `op` holds a tile.apply whose opcode satisfies `predicate`."""
     from mlir import ir
     for region in op.regions:
         for block in region.blocks:
             for inner in block.operations:
                 inner = inner.operation
-                if inner.name == "tile.apply" and \
-                        ir.StringAttr(inner.attributes["opcode"]).value.startswith(prefixes):
+                if inner.name == "tile.apply" and predicate(ir.StringAttr(inner.attributes["opcode"]).value):
                     return True
-                if _has_apply(inner, prefixes):
+                if _has_apply_where(inner, predicate):
                     return True
     return False
+
+
+def _synchronizes_through_memory(op):
+    """Whether `op` holds an instruction that may order other threads'
+    accesses through memory: a fence, an acquire, a release or a strong
+    load or store (memory_model.py)."""
+    from .. import ptx
+    return _has_apply_where(op, lambda opcode: any(MM.synchronizes(form) for form in ptx.overloads(opcode)))
 
 
 def _has_mma(op):
@@ -2190,28 +2263,41 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
 
     The threads run in lockstep; a kernel whose threads wait for what
     others do only later (a producer that refills a stage the consumers
-    free, a named barrier between warpgroups) runs again as streams that
-    take turns (streams.py)."""
+    free, a named barrier between warpgroups, a block spinning on another
+    block's flag) runs again as streams that take turns (streams.py)."""
+    through_memory = _synchronizes_through_memory(func)
     try:
         return _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
-                    as_streams=False)
+                    through_memory, as_streams=False)
     except Stalled:
-        if S.streams_per_block(int(np.prod(block))) < 2:
+        # Blocks run apart where they may wait for each other's stores, or
+        # where a block is one stream.
+        within = S.streams_per_block(int(np.prod(block))) > 1
+        apart = np.prod(grid) > 1 and (through_memory or not within)
+        if not (within or apart):
             raise
     return _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
-                as_streams=True)
+                through_memory, as_streams=True, blocks_apart=apart)
 
 
-def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts, as_streams):
-    """run(), in lockstep or (`as_streams`) as streams."""
+def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
+         through_memory, as_streams, blocks_apart=False):
+    """run(), in lockstep or (`as_streams`) as streams, each block's apart
+    with `blocks_apart`; `through_memory`: the kernel may synchronize
+    threads through memory (memory_model.py)."""
     from mlir import ir
     threads = int(np.prod(grid)) * int(np.prod(block))
     interp = Interpreter(threads, grid, block)
     if fragment_layouts and _has_mma(func):
         interp.origins = O.Origins()
-    if (as_streams or _has_apply(func, ("mbarrier", "cp.async.mbarrier"))) and \
+    if through_memory and threads * threads <= MAX_CLOCK_ENTRIES:
+        # Clocks over every thread: a release may reach another block.
+        interp.clocks = C.Clocks(threads, interp.per_block, span=threads)
+    elif (as_streams or through_memory or _has_apply(func, ("mbarrier", "cp.async.mbarrier"))) and \
             threads * interp.per_block <= MAX_CLOCK_ENTRIES:
         interp.clocks = C.Clocks(threads, interp.per_block)
+    if through_memory and interp.clocks is not None:
+        interp.sync = MM.Synchronization(interp)
     if banks is not None:
         interp.bank_stats = {}
     if "nvvm.cluster_dim" in func.attributes:
@@ -2261,7 +2347,7 @@ def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, bank
                                      shared=True, block_bytes=size))
         interp.values[argument] = View(buffer, interp.block_linear * size, strides, shape, bits)
     if as_streams:
-        interp.streams = S.Streams(interp, *S.groups_of(interp.per_block, threads))
+        interp.streams = S.Streams(interp, *S.groups_of(interp.per_block, threads, blocks_apart))
         interp.named_barriers = S.NamedBarriers(interp)
         interp.streams.run(body, func.context)
         if interp.cluster != (1, 1, 1):

@@ -41,6 +41,8 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
+from . import memory_model as MM
+
 MAX_COUNT = (1 << 20) - 1
 
 
@@ -180,8 +182,9 @@ def execute(interp, form, values, coord, executing):
             if not interp.spinning:
                 interp.track_read(buffer, at, lanes)
         else:
-            interp.track_read(buffer, at, lanes, atomic=True)
-            interp.track_write(buffer, at, lanes, atomic=True)
+            # An mbarrier operation is atomic on its object, at any scope.
+            interp.track_read(buffer, at, lanes, strength=MM.SYS)
+            interp.track_write(buffer, at, lanes, strength=MM.SYS)
         buffer.defined[at] = False
     if tokens[0] == "cp":
         noinc = "noinc" in tokens

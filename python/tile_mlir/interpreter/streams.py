@@ -8,7 +8,9 @@ the consumers free it, or two consumers that hand each other a named
 barrier (bar.sync / bar.arrive with a thread count). For those, run() runs
 the kernel again as streams: each warpgroup of every block (each warp, in
 blocks that are not whole warpgroups) runs the kernel on its own threads,
-with its own SSA values, one stream at a time. A stream gives the turn away
+with its own SSA values, one stream at a time; or each block's own, where
+a block may wait for another block's store (memory_model.py) or is one
+stream. A stream gives the turn away
 where it cannot go on: a T.until round in which nothing it may wait on
 changed, or a barrier not all of whose threads have arrived. The next
 stream that can go on runs (the streams in turn, from the one after); when
@@ -157,12 +159,18 @@ def streams_per_block(per_block):
     return -(-per_block // _group_size(per_block))
 
 
-def groups_of(per_block, threads):
+def groups_of(per_block, threads, blocks_apart=False):
     """The streams' threads and what they are: each warpgroup of every
-    block, or each warp where a block is not whole warpgroups."""
+    block, or each warp where a block is not whole warpgroups; with
+    `blocks_apart`, each block's own (for blocks that wait for each
+    other's stores)."""
     size = _group_size(per_block)
     within = np.arange(threads) % per_block // size
-    return [within == g for g in range(streams_per_block(per_block))], "warpgroup" if size == 128 else "warp"
+    groups = [within == g for g in range(streams_per_block(per_block))]
+    if blocks_apart:
+        block = np.arange(threads) // per_block
+        groups = [group & (block == b) for b in range(threads // per_block) for group in groups]
+    return groups, "warpgroup" if size == 128 else "warp"
 
 
 class NamedBarriers:
@@ -196,7 +204,7 @@ class NamedBarriers:
             if clocks is not None:
                 known = clocks.known[rows].max(axis=0)
                 entry[3] = known if entry[3] is None else np.maximum(entry[3], known)
-                clocks.known[rows, rows % interp.per_block] += 1
+                clocks.known[rows, clocks.column(rows)] += 1
             if syncing:
                 entry[2].append(rows)
             waits[key] = self.generation.get(key, 0) + 1
@@ -210,7 +218,7 @@ class NamedBarriers:
         clocks = self.interp.clocks
         if clocks is not None and entry[2]:
             rows = np.concatenate(entry[2])
-            np.maximum(clocks.known[rows], entry[3], out=clocks.known[rows])
+            clocks.known[rows] = np.maximum(clocks.known[rows], entry[3])
         if entry[1] == self.interp.per_block:
             self.interp.epoch[key[1]] += 1  # a barrier of the whole block
         del self.open[key]

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import mbarrier as M
+from . import memory_model as MM
 from .reference import MemoryFault, NotCovered
 
 
@@ -141,8 +142,8 @@ def execute(interp, form, values, executing):
             mask = np.repeat(inside, nbytes)
             if form.opcode.startswith("cp.reduce."):
                 # Each element is read and written in one atomic step.
-                interp.track_read(tensor, global_bytes, np.full(global_bytes.size, lane), atomic=True)
-                interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane), atomic=True)
+                interp.track_read(tensor, global_bytes, np.full(global_bytes.size, lane), strength=MM.GPU)
+                interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane), strength=MM.GPU)
                 _reduce(form, tmap, tensor, global_bytes, buffer, shared_at[mask], bool(known[thread]), where)
                 continue
             interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane))
