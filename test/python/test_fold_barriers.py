@@ -329,3 +329,20 @@ def test_the_hopper_gemm_epilogue_is_emitted_as_written():
     auto = make("auto")
     assert barrier_ptx(auto.ptx) == [] and "VIMNMX" not in mnemonics(auto.cubin)
     assert mnemonics(auto.cubin) == mnemonics(make("off").cubin)
+
+
+@needs_sass
+def test_where_the_lowering_leaves_a_cvt_source_unguarded_ptxas_folds_nothing(tmp_path):
+    # tools/forms/cvt_source_folds.py over a spread of every family's forms
+    # and the cvts of their result's type: built with the barrier written
+    # out and without it, and as the lowering builds it. The lowering leaves
+    # the scalar results of the families measured never to fold unguarded
+    # (ex2 among them, attention's P), and none of those pairs assembles
+    # differently without the barrier; the probe does see folds (neg's,
+    # finding 2's producers).
+    sys.path.insert(0, os.path.join(ROOT, "tools", "forms"))
+    import cvt_source_folds
+    report = cvt_source_folds.main(str(tmp_path / "folds.json"))
+    assert report["folded_where_the_lowering_puts_no_barrier"] == []
+    assert report["families"]["ex2"].get("unguarded_by_the_lowering", 0) > 0
+    assert report["families"]["neg"]["folded"] and report["families"]["neg"].get("unguarded_by_the_lowering", 0) == 0

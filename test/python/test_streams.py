@@ -224,3 +224,31 @@ def test_a_turn_never_given_never_completes():
                                                        r"128 waits at barrier 2 for 256 threads, and no other "
                                                        r"warpgroup can go on to arrive"):
         tile_mlir.interpret(turns(give_turn=False), np.zeros((2 * ROUNDS, 1), np.uint32))
+
+
+def test_a_named_barrier_between_streams_orders_what_its_arrivals_wrote():
+    # Warpgroup 1 stores its words to shared memory and arrives at barrier
+    # 1 of 256 threads; warpgroup 2 syncs there and reads its neighbour's
+    # word; warpgroup 0 takes no part, so the barrier orders the two
+    # warpgroups' accesses through the clocks alone (lockstep cannot run
+    # bar.arrive: the kernel runs as streams). A sync that learned nothing
+    # from the arrivals would leave the read racing with the store.
+    @T.function
+    def k(Out: T.Tensor((128, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=384))
+        t = T.thread_id()
+        p = t % 128
+        words = T.alloc_shared((128, 1), "uint32")
+        r = T.alloc_local((1, 1), "uint32")
+        with T.if_(t // 128 == 1):
+            T.cuda.tile.apply(T.ptx["st.shared.b32"], words[p:p + 1], T.uint32(7))
+            T.cuda.tile.apply(T.ptx["bar.arrive"], T.uint32(1), T.uint32(256))
+        with T.if_(t // 128 == 2):
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1), T.uint32(256))
+            q = (t + 1) % 128
+            T.cuda.tile.apply(T.ptx["ld.shared.b32"], r, words[q:q + 1])
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[p:p + 1], r)
+
+    out = np.zeros((128, 1), np.uint32)
+    tile_mlir.interpret(k, out)
+    assert (out == 7).all()

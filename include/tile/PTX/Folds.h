@@ -40,9 +40,10 @@ enum class Fold : uint8_t {
 
 /// The values that start a fold: what the producer must be.
 enum class FoldProducers : uint8_t {
-  /// Any instruction ptxas can see that computes the value: the producers
-  /// measured were cvt, neg and mul, and the families of later campaigns
-  /// were never judged without the barrier, so every computation counts.
+  /// Any instruction ptxas can see that computes the value, but those of
+  /// the class's `unfolded` families: the producers measured wrong were
+  /// cvt, neg and mul, and a family counts unless its SASS was measured the
+  /// same with and without the barrier.
   Computation,
   /// An instruction whose result is a float, scalar or packed.
   FloatResult,
@@ -92,6 +93,11 @@ struct FoldClass {
   llvm::StringRef effect;
   /// Where the measurement is: "docs/difftest.md, finding 2".
   llvm::StringRef finding;
+  /// For Computation: the families whose forms ptxas was measured to
+  /// assemble the same with and without the barrier before every consumer
+  /// (tools/forms/cvt_source_folds.py): no producer where their result is
+  /// a scalar of 16 or 32 bits, which is what was measured.
+  llvm::ArrayRef<llvm::StringRef> unfolded = {};
 };
 
 /// Every class, in the order of Fold (None excluded).

@@ -4,9 +4,11 @@
 // producer that ptxas can see: an instruction of the same kernel that
 // computes the value. A load, a kernel parameter, a special register, a
 // constant or a tensor core's result is not one, so a cvt of a loaded value
-// needs no barrier. Values are followed through what only moves bits (mov,
-// bitcasts, casts) and through registers kept as a tile (to every value
-// stored to it), and what cannot be followed (a tile an instruction
+// needs no barrier, nor does a cvt of the families measured never to fold
+// into one (FoldClass::unfolded). Values are followed through what only
+// moves bits (mov, bitcasts, casts) and through registers kept as a tile
+// (to the last store to the element where it is known, else to every value
+// stored to the tile), and what cannot be followed (a tile an instruction
 // accesses, a loop-carried value) keeps the barrier. The fold of finding 9
 // is the other way round: it needs constants, and a value with a load, a
 // kernel parameter or a special register in it is none; finding 14 needs
@@ -39,7 +41,23 @@ enum ProducerKind : uint8_t {
   IntegerResult = 2,
   ScalarFloatResult = 4,
   PackedFloatResult = 8,
+  /// A computation of a family not measured to stay apart from a cvt that
+  /// reads it (the cvt-source class's `unfolded`).
+  MayFoldIntoCvt = 16,
 };
+
+/// A computation by `family` of a `result` register: one of the cvt-source
+/// class's unfolded families, with a scalar result of 16 or 32 bits (what
+/// was measured: ptxas narrows a packed result read as a 16-bit integer,
+/// and 64-bit results were not judged), folds into no cvt.
+uint8_t computationKind(StringRef family, const ptx::Operand &result) {
+  bool unfolded =
+      llvm::is_contained(ptx::foldClassOf(ptx::Fold::CvtSource).unfolded,
+                         family) &&
+      !ptx::isPackedType(result.type) &&
+      (result.bits == 16 || result.bits == 32);
+  return unfolded ? 0 : MayFoldIntoCvt;
+}
 
 uint8_t kindOfType(StringRef ptxType) {
   if (!ptx::isFloatType(ptxType))
@@ -57,7 +75,7 @@ uint8_t kindOfType(Type type) {
 bool matches(uint8_t kinds, ptx::FoldProducers producers) {
   switch (producers) {
   case ptx::FoldProducers::Computation:
-    return kinds != 0;
+    return kinds & (Unseen | MayFoldIntoCvt);
   case ptx::FoldProducers::FloatResult:
     return kinds & (Unseen | ScalarFloatResult | PackedFloatResult);
   case ptx::FoldProducers::ScalarFloatResult:
@@ -189,6 +207,72 @@ const SmallVector<Value> *FoldBarriers::storedValues(Value memref) {
   return &*stored;
 }
 
+/// The element a load or store of a private allocation addresses, as an
+/// offset in the allocation's elements: known where every index is a
+/// constant and the view's layout is static (a view of an allocation's
+/// identity layout gives positions in the allocation itself).
+static std::optional<int64_t> elementOffset(Value memref, ValueRange indices) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto rootType = cast<MemRefType>(memoryRoot(memref).getType());
+  if (type.getElementType() != rootType.getElementType() ||
+      !rootType.getLayout().isIdentity())
+    return std::nullopt;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset))
+    return std::nullopt;
+  for (auto [index, stride] : llvm::zip_equal(indices, strides)) {
+    APInt constant;
+    if (ShapedType::isDynamic(stride) ||
+        !matchPattern(index, m_ConstantInt(&constant)))
+      return std::nullopt;
+    offset += constant.getSExtValue() * stride;
+  }
+  return offset;
+}
+
+Value FoldBarriers::lastStoreBefore(memref::LoadOp load) {
+  Value root = memoryRoot(load.getMemRef());
+  std::optional<int64_t> element =
+      elementOffset(load.getMemRef(), load.getIndices());
+  if (!element)
+    return {};
+  // The ops that hold a store to the allocation in their regions.
+  auto [holders, fresh] = storeHolders.try_emplace(root);
+  if (fresh) {
+    SmallVector<Value> views = {root};
+    while (!views.empty()) {
+      Value view = views.pop_back_val();
+      for (Operation *user : view.getUsers()) {
+        if (isa<memref::StoreOp>(user))
+          for (Operation *up = user->getParentOp(); up; up = up->getParentOp())
+            holders->second.insert(up);
+        else if (isa<ViewLikeOpInterface>(user))
+          llvm::append_range(views, user->getResults());
+      }
+    }
+  }
+  for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (memoryRoot(store.getMemRef()) != root)
+        continue;
+      std::optional<int64_t> other =
+          elementOffset(store.getMemRef(), store.getIndices());
+      if (!other)
+        return {};
+      if (*other == *element)
+        return store.getValue();
+      continue;
+    }
+    // An op with regions may store to the allocation inside them
+    // (storedValues' precondition: nothing else writes it).
+    if (holders->second.contains(op))
+      return {};
+  }
+  return {};
+}
+
 bool FoldBarriers::mayReadAStore(Value memref, Operation *load) {
   Value memory = memoryRoot(memref);
   auto first = firstStore.find(memory);
@@ -262,18 +346,24 @@ uint8_t FoldBarriers::producerOf(Value value, SmallVectorImpl<Value> &sources) {
     if (isOpaqueSpace(load.getMemRefType()))
       return mayReadAStore(load.getMemRef(), load) ? Unseen : 0;
     // Registers kept as a tile (a private allocation only loaded and
-    // stored, which becomes registers): the load may read any value
-    // stored to it, and ptxas may forward none other.
+    // stored, which becomes registers): the load reads the last value
+    // stored to its element before it in its block where that is known,
+    // else it may read any value stored to the tile; ptxas may forward none
+    // other.
     const SmallVector<Value> *stored = storedValues(load.getMemRef());
     if (!stored)
       return Unseen;
+    if (Value last = lastStoreBefore(load)) {
+      sources.push_back(last);
+      return 0;
+    }
     llvm::append_range(sources, *stored);
     return 0;
   }
   auto instr = dyn_cast<InstrOp>(def);
   if (!instr)
     // Any other op is a computation ptxas sees: T.ewise's arith and math.
-    return kindOfType(value.getType());
+    return kindOfType(value.getType()) | MayFoldIntoCvt;
   std::string error;
   const ptx::Form *form = instr.lookupForm(error);
   if (!form)
@@ -296,7 +386,8 @@ uint8_t FoldBarriers::producerOf(Value value, SmallVectorImpl<Value> &sources) {
     return 0;
   InstrRegisters registers = getInstrRegisters(*form);
   unsigned result = cast<OpResult>(value).getResultNumber();
-  return kindOfType(registers.written[result]->type);
+  return kindOfType(registers.written[result]->type) |
+         computationKind(form->family, *registers.written[result]);
 }
 
 bool FoldBarriers::reachesFloatRead(Value value) {

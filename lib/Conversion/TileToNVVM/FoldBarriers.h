@@ -70,6 +70,11 @@ private:
   /// The values stored to the private allocation `memref` views, when
   /// memref.load and memref.store are its only accesses; null otherwise.
   const SmallVector<Value> *storedValues(Value memref);
+  /// The value `load` reads from a private allocation (storedValues not
+  /// null): the last store before it in its block to the same element,
+  /// where that element and those of the stores between are known; null
+  /// otherwise.
+  Value lastStoreBefore(memref::LoadOp load);
 
   FoldBarrierMode mode;
   /// Program order of every op under the root.
@@ -82,6 +87,8 @@ private:
   /// Per private allocation: the values stored to it, or none when it has
   /// other accesses.
   llvm::DenseMap<Value, std::optional<SmallVector<Value>>> tileStores;
+  /// Per private allocation: the ops whose regions hold a store to it.
+  llvm::DenseMap<Value, llvm::SmallPtrSet<Operation *, 8>> storeHolders;
   llvm::DenseMap<Value, bool> floatReads;
   llvm::DenseMap<Value, bool> constants;
   llvm::DenseSet<std::pair<const void *, unsigned>> warned;

@@ -132,6 +132,103 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A cvt of a scalar result of a family that ptxas was measured never to
+// fold into a conversion (ex2, lg2, sin, cos, tanh, min, prmt, lop3:
+// tools/forms/cvt_source_folds.py) is emitted as written; a packed result
+// of the same family (ptxas narrows ex2 of bf16x2 read as a 16-bit
+// integer) and a measured producer (mul) keep the barrier.
+// CHECK-LABEL: gpu.func @cvt_of_unfolded_families
+// CHECK: llvm.inline_asm "cvt.rn.bf16x2.f32 $0, $1, $2;", "=r,r,r"
+// CHECK: llvm.inline_asm "cvt.rzi.s32.f32 $0, $1;", "=r,r"
+// CHECK: llvm.inline_asm "cvt.rn.f32.s32 $0, $1;", "=r,r"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.u16.u32 $0, %tile_f1_0; }"
+// CHECK: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.rn.f16.f32 $0, %tile_f1_0; }"
+// ALWAYS-LABEL: gpu.func @cvt_of_unfolded_families
+// ALWAYS: max.s32 %tile_f1_0, $1, -2147483648; max.s32 %tile_f2_0, $2, -2147483648; cvt.rn.bf16x2.f32 $0, %tile_f1_0, %tile_f2_0;
+// ALWAYS: max.s32 %tile_f1_0, $1, -2147483648; cvt.rzi.s32.f32 $0, %tile_f1_0;
+// OFF-LABEL: gpu.func @cvt_of_unfolded_families
+// OFF-NOT: max.s32
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @cvt_of_unfolded_families(%g: memref<2xf32, 1>, %o: memref<5xi32, 1>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %x = tile.instr "ld.global.f32"() [%g[%c0] : memref<2xf32, 1>] : () -> f32
+      %y = tile.instr "ld.global.f32"() [%g[%c1] : memref<2xf32, 1>] : () -> f32
+      %e0 = tile.instr "ex2.approx.ftz.f32"(%x) : (f32) -> f32
+      %e1 = tile.instr "ex2.approx.ftz.f32"(%y) : (f32) -> f32
+      %p = tile.instr "cvt.rn.bf16x2.f32"(%e1, %e0) : (f32, f32) -> i32
+      %m = tile.instr "min.f32"(%x, %y) : (f32, f32) -> f32
+      %a = tile.instr "cvt.rzi.s32.f32"(%m) : (f32) -> i32
+      %bits = arith.bitcast %x : f32 to i32
+      %q = tile.instr "prmt.b32"(%bits, %bits, %bits) : (i32, i32, i32) -> i32
+      %b = tile.instr "cvt.rn.f32.s32"(%q) : (i32) -> f32
+      %h = tile.instr "ex2.approx.ftz.bf16x2"(%bits) : (i32) -> i32
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %c = tile.instr "cvt.u16.u32"(%h) : (i32) -> i16
+      %n = tile.instr "mul.rn.f32"(%x, %y) : (f32, f32) -> f32
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %d = tile.instr "cvt.rn.f16.f32"(%n) : (f32) -> f16
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A load from registers kept as a tile reads the last store before it in
+// its block to the same element, where every element is known: there the
+// producer is that store's value alone. An ex2 that overwrites an fma's
+// element leaves only the ex2 (no barrier); the fma's own element, a store
+// to an element not known, or an overwrite inside an scf.if bring the
+// fma back (the barrier).
+// CHECK-LABEL: gpu.func @cvt_of_the_last_store
+// CHECK: llvm.inline_asm "cvt.rn.f16.f32 $0, $1;"
+// CHECK-COUNT-4: llvm.inline_asm "{ .reg .b32 %tile_f1_0; max.s32 %tile_f1_0, $1, -2147483648; cvt.rn.f16.f32 $0, %tile_f1_0; }"
+// CHECK-NOT: cvt.rn.f16.f32
+// CHECK: gpu.return
+// OFF-LABEL: gpu.func @cvt_of_the_last_store
+// OFF-NOT: max.s32
+// OFF: gpu.return
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @cvt_of_the_last_store(%g: memref<1xf32, 1>, %i: index, %c: i1) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %x = tile.instr "ld.global.f32"() [%g[%c0] : memref<1xf32, 1>] : () -> f32
+      %f = tile.instr "fma.rn.f32"(%x, %x, %x) : (f32, f32, f32) -> f32
+      %e = tile.instr "ex2.approx.ftz.f32"(%x) : (f32) -> f32
+      %tile = memref.alloca() : memref<2xf32, 5>
+      %row = memref.subview %tile[1] [1] [1] : memref<2xf32, 5> to memref<1xf32, strided<[1], offset: 1>, 5>
+      memref.store %f, %tile[%c0] : memref<2xf32, 5>
+      memref.store %f, %tile[%c1] : memref<2xf32, 5>
+      memref.store %e, %row[%c0] : memref<1xf32, strided<[1], offset: 1>, 5>
+      %y = memref.load %tile[%c1] : memref<2xf32, 5>
+      %a = tile.instr "cvt.rn.f16.f32"(%y) : (f32) -> f16
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %b = tile.instr "cvt.rn.f16.f32"(%f) : (f32) -> f16
+      %z = memref.load %tile[%c0] : memref<2xf32, 5>
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %d = tile.instr "cvt.rn.f16.f32"(%z) : (f32) -> f16
+      memref.store %e, %tile[%i] : memref<2xf32, 5>
+      %w = memref.load %tile[%c1] : memref<2xf32, 5>
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %h = tile.instr "cvt.rn.f16.f32"(%w) : (f32) -> f16
+      %maybe = memref.alloca() : memref<1xf32, 5>
+      memref.store %f, %maybe[%c0] : memref<1xf32, 5>
+      scf.if %c {
+        memref.store %e, %maybe[%c0] : memref<1xf32, 5>
+      }
+      %v = memref.load %maybe[%c0] : memref<1xf32, 5>
+      // expected-warning @+1 {{exposed to the cvt-source fold}}
+      %k = tile.instr "cvt.rn.f16.f32"(%v) : (f32) -> f16
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Registers kept as a tile (a private allocation that only memref.load and
 // memref.store touch, as --tile-expand leaves a T.alloc_local tile): a
 // load may read any value stored to it, so it has their producers. A
