@@ -98,6 +98,18 @@ def test_a_cta_scoped_counter_races_between_blocks(line_of):
     assert {(h.kind, h.buffer) for h in caught.value.hazards} >= {("write-after-write", "Count")}
 
 
+def test_past_the_threads_whose_releases_are_tracked_a_race_says_so(monkeypatch):
+    """80 blocks of 64 threads: the clocks span each block only, so the
+    last block's reads of the partials are reported, and the report says
+    why a release and acquire between blocks were not seen."""
+    monkeypatch.setattr(__import__(__name__), "BLOCKS", 80)
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        _run_sum(last_block_sum())
+    assert any(h.kind == "read-after-write" and h.buffer == "Partial" for h in caught.value.hazards)
+    assert ("releases between blocks are tracked in launches of up to 4,096 threads, and this one has 5,120: "
+            "a release and acquire between them would not be seen") in str(caught.value)
+
+
 def flag_handoff(publish=("st.release.gpu.global.b32",), spin="ld.acquire.gpu.global.b32"):
     """Block 1 waits for block 0's flag, then reads what block 0 stored
     before it (block 1's wait comes first in the kernel, so only blocks that

@@ -187,14 +187,16 @@ class Hazard:
     block's linear id times the block size plus the thread's), `buffer` the
     parameter or shared tile and `byte` its offset."""
 
-    def __init__(self, kind, buffer, byte, first, second, threads):
+    def __init__(self, kind, buffer, byte, first, second, threads, note=""):
         self.kind, self.buffer, self.byte = kind, buffer, byte
         self.first, self.second, self.threads = first, second, threads
+        # Why an order the kernel may have was not seen, where one is known.
+        self.note = note
 
     def __str__(self):
         return (f"{self.second}: {self.kind} race on {self.buffer or 'memory'} byte {self.byte}: "
                 f"thread {self.threads[1]} here, thread {self.threads[0]} at {self.first}, with no "
-                "barrier between them")
+                "barrier between them" + (f" ({self.note})" if self.note else ""))
 
 
 class View:
@@ -403,7 +405,17 @@ class Interpreter:
             self._hazard_keys.add(key)
             other = int(others[i]) if others[i] != MANY else "(several)"
             self.hazards.append(Hazard(kind, buffer.name, int(at[i]), self.points[before[i]],
-                                       self.points[self.point], (other, int(lanes[i]))))
+                                       self.points[self.point], (other, int(lanes[i])),
+                                       self._untracked_releases(int(others[i]), int(lanes[i]))))
+
+    def _untracked_releases(self, other, thread):
+        """Why a release and acquire between the blocks of `other` and
+        `thread` would not have been seen, or "" (memory_model.py)."""
+        if self.sync is None or self.clocks.span == self.threads or other < 0 or \
+                other // self.per_block == thread // self.per_block:
+            return ""
+        return (f"releases between blocks are tracked in launches of up to {MAX_CLOCK_THREADS:,} threads, "
+                f"and this one has {self.threads:,}: a release and acquire between them would not be seen")
 
     def _accessors(self, at, lanes):
         """The bytes `at` touches, once each, and per byte the one thread
@@ -2244,6 +2256,9 @@ def _has_mma(op):
 # mbarriers runs without their ordering: the race check then reports what
 # only they order.
 MAX_CLOCK_ENTRIES = 1 << 24
+# The most threads whose clocks span the whole launch (a kernel that may
+# synchronize blocks through memory): threads x threads entries.
+MAX_CLOCK_THREADS = 1 << 12
 
 
 def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None, shapes=None, banks=None,
@@ -2290,7 +2305,7 @@ def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, bank
     interp = Interpreter(threads, grid, block)
     if fragment_layouts and _has_mma(func):
         interp.origins = O.Origins()
-    if through_memory and threads * threads <= MAX_CLOCK_ENTRIES:
+    if through_memory and threads <= MAX_CLOCK_THREADS:
         # Clocks over every thread: a release may reach another block.
         interp.clocks = C.Clocks(threads, interp.per_block, span=threads)
     elif (as_streams or through_memory or _has_apply(func, ("mbarrier", "cp.async.mbarrier"))) and \
