@@ -133,7 +133,7 @@ module attributes {gpu.container_module} {
 // -----
 
 // A cvt of a scalar result of a family that ptxas was measured never to
-// fold into a conversion (ex2, lg2, sin, cos, tanh, min, prmt, lop3:
+// fold into a conversion (ex2, min, prmt and 14 more:
 // tools/forms/cvt_source_folds.py) is emitted as written; a packed result
 // of the same family (ptxas narrows ex2 of bf16x2 read as a 16-bit
 // integer) and a measured producer (mul) keep the barrier.
