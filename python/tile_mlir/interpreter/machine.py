@@ -436,12 +436,19 @@ class Interpreter:
         including the other thread (memory_model.py)."""
         if strength == MM.WEAK:
             return None
+        return np.minimum(strengths, strength) >= self.scope_needed(lanes, others, other_blocks)
+
+    def scope_needed(self, lanes, others, other_blocks=None):
+        """Per pair: the narrowest scope that includes thread `lanes` and
+        thread `others` (or, where that is MANY, some thread of
+        `other_blocks`): the block, the cluster or the GPU."""
         known = others >= 0
         other = np.where(known, others, 0)
-        blocks = lanes // self.per_block
-        needed = np.where(other_blocks == blocks, MM.CTA,
-                          np.where(known & (self.cluster_of[other] == self.cluster_of[lanes]), MM.CLUSTER, MM.GPU))
-        return np.minimum(strengths, strength) >= needed
+        if other_blocks is None:
+            other_blocks = other // self.per_block
+        same_cluster = known & (self.cluster_of[other] == self.cluster_of[lanes])
+        return np.where(other_blocks == lanes // self.per_block, MM.CTA,
+                        np.where(same_cluster, MM.CLUSTER, MM.GPU))
 
     def set_cluster(self, cluster):
         """The launch's clusters of `cluster` blocks (x, y, z)."""

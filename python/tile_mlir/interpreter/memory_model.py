@@ -117,15 +117,6 @@ class Synchronization:
         self.span = clocks.span
 
     # -- scopes ----------------------------------------------------------
-    def needed(self, lanes, others):
-        """The scope that includes both of each pair of threads."""
-        interp = self.interp
-        valid = others >= 0
-        other = np.where(valid, others, 0)
-        same_block = interp.block_linear[other] == interp.block_linear[lanes]
-        same_cluster = interp.cluster_of[other] == interp.cluster_of[lanes]
-        return np.where(same_block, CTA, np.where(same_cluster, CLUSTER, GPU))
-
     def in_span(self, lanes, others):
         return (others >= 0) & (others // self.span == lanes // self.span)
 
@@ -184,7 +175,7 @@ class Synchronization:
         lanes, ids = lanes[some], ids[some]
         releasers = np.array(self.releaser, np.int64)[ids]
         strengths = np.minimum(np.array(self.strength, np.int64)[ids], order.strength)
-        reach = self.in_span(lanes, releasers) & (strengths >= self.needed(lanes, releasers))
+        reach = self.in_span(lanes, releasers) & (strengths >= self.interp.scope_needed(lanes, releasers))
         clocks = self.interp.clocks
         pairs = set(zip(lanes[reach].tolist(), ids[reach].tolist(), strengths[reach].tolist()))
         for thread, release, strength in pairs:
@@ -205,7 +196,7 @@ class Synchronization:
                 # The observed releases that the fence's scope reaches too.
                 for release, strength in self.observed.pop(thread).items():
                     releaser = np.array([self.releaser[release]])
-                    if min(strength, order.strength) >= self.needed(np.array([thread]), releaser)[0]:
+                    if min(strength, order.strength) >= self.interp.scope_needed(np.array([thread]), releaser)[0]:
                         clocks.acquire(thread, self.released[release])
             if order.release:
                 self.fenced[thread] = self._new(clocks.release(thread), thread, order.strength)
