@@ -1,7 +1,8 @@
 """C = A B on the warp tensor cores (issue #27), written with the tile_mlir
 script front end: fp16 or bf16 A (M x K) and B (K x N), row major, f32
 accumulators and C; or s8 A and Bt (N x K) with s32 accumulators and C
-(gemm_kernel's dtype "int8").
+(gemm_kernel's dtype "int8"). The kernels that copy by TMA (`tma`) take
+Bt (N x K) for every type.
 
 The first kernel, described here, and the variants gemm_kernel's
 arguments make (cp.async pipelines, larger tiles, swizzled shared tiles,
@@ -82,7 +83,8 @@ KINDS = {
 
 
 def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps=(WARPS_M, WARPS_N), group_m=1,
-                swizzle=False, tail=False, prefetch=False, l2_prefetch=None, l2_priority=None, mbarriers=False):
+                swizzle=False, tail=False, prefetch=False, l2_prefetch=None, l2_priority=None, mbarriers=False,
+                tma=False):
     """The kernel of the module docstring; with `stages` (3 or more), step 1
     is a cp.async pipeline instead: each thread's 16-byte pieces go straight
     from global to shared memory (cp.async.cg), `stages` buffers deep, one
@@ -130,6 +132,16 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
     for a warp more than a step behind, where the barrier held every warp
     to the slowest one each step.
 
+    `tma` (with `stages` and steps of 128 bytes of K) copies each step as
+    two TMA boxes instead, A's BM x 64 and Bt's BN x 64 (B is then given
+    N x K, K contiguous, as the s8 kernel takes it; s8 boxes are 128
+    wide), 128-byte swizzled, issued by thread 0 after the step's barrier;
+    each step waits on its stage's `full` mbarrier, which the boxes' bytes
+    complete. No thread computes a copy's addresses, which leaves
+    registers to larger warp tiles, and the boxes' zero fill past the
+    tensors' edges takes any M, N and K: the epilogue stores only what
+    lies inside C.
+
     `m`, `n` and `k` all None compile one kernel for every size: its
     tensors have runtime extents and it takes M, N and K as int32
     parameters, with a tail; the launch gives a 2-D grid, (ceil(N / BN),
@@ -150,6 +162,11 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
     mt, nt = wm_size // 16, wn_size // 8
     if runtime:
         pass
+    elif tma:
+        if not stages or bkh != 64 or tail or mbarriers:
+            raise ValueError("tma takes a pipeline (stages), steps of 128 bytes of K, no tail and no mbarriers")
+        b_layout = "nk"
+        tail = m % bm or n % bn
     elif tail:
         if not stages or n % per_piece or k % per_piece or min(m, n, k) < 1:
             raise ValueError(f"a tail needs a cp.async pipeline and N, K multiples of {per_piece}: {m} x {n} x {k}")
@@ -168,7 +185,7 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
     buffers = stages or 2
     # B's shared tile: K x N, or Bt's N x K as b16 columns.
     b_rows, b_cols = (bk, bn) if b_layout == "kn" else (bn, bkh)
-    a_pieces, b_pieces = _pieces(bm, bkh, threads), _pieces(b_rows, b_cols, threads)
+    a_pieces, b_pieces = ([], []) if tma else (_pieces(bm, bkh, threads), _pieces(b_rows, b_cols, threads))
     b_shape = (k, n) if b_layout == "kn" else (n, k)
 
     def body(A, B, C, m, n, k):
@@ -179,9 +196,16 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
         # Three stages or more outgrow the 48 KiB of static shared memory.
         alloc = T.alloc_dynamic_shared if stages else T.alloc_shared
         pad = 0 if swizzle else PAD
-        a_s = alloc((buffers, bm, bkh + pad), "uint16")
-        b_s = alloc((buffers, b_rows, b_cols + pad), "uint16")
-        if swizzle:
+        if tma:
+            # The boxes' layout: 128-byte rows, 128-byte swizzle.
+            # (s8 boxes as bytes, read as b16 like the other tiles.)
+            a_box = alloc((buffers, bm, bk), in_type, align=1024).swizzle("128B")
+            b_box = alloc((buffers, bn, bk), in_type, align=1024).swizzle("128B")
+            a_s, b_s = (a_box, b_box) if size == 2 else (a_box.view("uint16"), b_box.view("uint16"))
+        else:
+            a_s = alloc((buffers, bm, bkh + pad), "uint16")
+            b_s = alloc((buffers, b_rows, b_cols + pad), "uint16")
+        if swizzle and not tma:
             a_s = a_s.swizzle(**dict(zip(("bits", "base", "shift"), row_swizzle(2 * bkh))))
             b_s = b_s.swizzle(**dict(zip(("bits", "base", "shift"), row_swizzle(2 * b_cols))))
         t, bid = T.thread_id(), T.block_id()
@@ -197,7 +221,7 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
         wm, wn = (warp // warps_n) * wm_size, (warp % warps_n) * wn_size
         acc = T.alloc_local((mt, nt, 4), out_type)
         T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((mt * nt * 4, 1)).view("uint32"), T.uint32(0))
-        staged = T.alloc_local((len(a_pieces) + len(b_pieces), 4), "uint32")
+        staged = None if stages else T.alloc_local((len(a_pieces) + len(b_pieces), 4), "uint32")
         slots = 2 if prefetch else 1
         a_frags = T.alloc_local((slots, mt, 1, 4), "uint32")
         b_frags = T.alloc_local((slots, nt, 1, 2), "uint32")
@@ -239,16 +263,18 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
             policy = T.alloc_local((1, 1), "uint64")
             T.cuda.tile.apply(T.ptx[f"createpolicy.fractional.L2::{l2_priority}.b64"], policy)
 
-        if mbarriers:
+        if mbarriers or tma:
             full = T.alloc_shared((buffers, 1), "uint64")
-            empty = T.alloc_shared((buffers, 1), "uint64")
+            empty = None if tma else T.alloc_shared((buffers, 1), "uint64")
             state = T.alloc_local((1, 1), "uint64")
             done = T.alloc_local((1, 1), "bool")
             for s in range(buffers):
                 for barrier in (full, empty):
-                    T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], barrier[s:s + 1], T.uint32(threads),
-                                      pred=t == 0)
+                    if barrier is not None:
+                        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], barrier[s:s + 1],
+                                          T.uint32(1 if tma else threads), pred=t == 0)
             T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        box = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
 
         def wait(barrier, step):
             """Until `barrier` of step's stage has completed step's phase."""
@@ -259,7 +285,18 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
 
         def copy(kt, buffer):
             """Step kt's pieces straight into shared buffer `buffer`; with
-            `tail`, those outside the tensors copy 0 bytes."""
+            `tail`, those outside the tensors copy 0 bytes. With `tma`,
+            thread 0 expects the boxes' bytes and copies them, for a
+            step inside K."""
+            if tma:
+                if isinstance(kt, int) and kt >= steps:
+                    return
+                with T.if_((t == 0) if isinstance(kt, int) else (t == 0) & (kt < steps)):
+                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
+                                      full[buffer:buffer + 1], T.uint32((bm + bn) * 128))
+                    T.cuda.tile.apply(box, a_box[buffer], A.tensor_map, (kt * bk, row0), full[buffer])
+                    T.cuda.tile.apply(box, b_box[buffer], B.tensor_map, (kt * bk, col0), full[buffer])
+                return
             for tile, (r, w), tensor, (row, col), (rows, cols) in pieces(kt):
                 size_operand = [T.uint32(16)]
                 if tail:
@@ -298,7 +335,18 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
             are pending; the barrier shows every thread's pieces and that
             every warp is done with the buffer refilled next, which then
             gets step kt + stages - 1 (past K: zeros with a tail, else the
-            last step again, in bounds, never read)."""
+            last step again, in bounds, never read). With `tma`, the
+            barrier, the copy (none past K), then the wait for step kt's
+            boxes (none past K)."""
+            if tma:
+                T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+                copy(kt + stages - 1, (kt + stages - 1) % buffers)
+                if isinstance(kt, int):
+                    wait(full, kt)
+                else:
+                    with T.if_(kt < steps):
+                        wait(full, kt)
+                return
             T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(stages - 2))
             T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
             ahead = kt + stages - 1
@@ -382,8 +430,12 @@ def gemm_kernel(m, n, k, dtype="float16", stages=None, block=(BM, BN, BK), warps
                  C: T.Tensor((None, None), out_type), m: T.int32, n: T.int32, k: T.int32):
             body(A, B, C, m, n, k)
     else:
+        a_map = T.TensorMap((bm, bk), "128B") if tma else ()
+        b_map = T.TensorMap((bn, bk), "128B") if tma else ()
+
         @T.function
-        def gemm(A: T.Tensor((m, k), in_type), B: T.Tensor(b_shape, in_type), C: T.Tensor((m, n), out_type)):
+        def gemm(A: T.Tensor((m, k), in_type, tma=a_map), B: T.Tensor(b_shape, in_type, tma=b_map),
+                 C: T.Tensor((m, n), out_type)):
             body(A, B, C, m, n, k)
     return gemm
 
@@ -407,6 +459,23 @@ TILINGS["t256x128x64s3_w4x2_swizzled_prefetch"] = dict(block=(256, 128, 64), war
                                                       swizzle=True, prefetch=True)
 VARIANTS.update({f"gemm_{dtype}_{size}_{name}": (gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype, **tiling))
                  for dtype in ("float16", "bfloat16") for size in (4096, 8192) for name, tiling in TILINGS.items()})
+# Copies by TMA (B given N x K): the 64 x 64 warp tiles with prefetch, and
+# 64 x 96 warp tiles (256 x 192 blocks of 4 x 2 warps), which read 20%
+# fewer shared bytes per product and fit once no thread holds copy
+# addresses; 4096 and 8192 are not multiples of 192: the boxes fill the edge.
+TMA_TILINGS = {"t128x256x64s4_tma_prefetch": dict(block=(128, 256, 64), warps=(2, 4), stages=4, prefetch=True),
+               "t128x256x64s3_tma_prefetch": dict(block=(128, 256, 64), warps=(2, 4), stages=3, prefetch=True),
+               "t256x192x64s3_tma": dict(block=(256, 192, 64), warps=(4, 2), stages=3),
+               "t256x192x64s4_tma": dict(block=(256, 192, 64), warps=(4, 2), stages=4)}
+VARIANTS.update({f"gemm_{dtype}_{size}_{name}": (
+    gemm_kernel, dict(m=size, n=size, k=size, dtype=dtype, group_m=8, tma=True, **tiling))
+    for dtype in ("float16", "bfloat16") for size in (4096, 8192) for name, tiling in TMA_TILINGS.items()})
+# The skinny product with 8 stages of boxes in flight, 128 or 256 blocks.
+VARIANTS.update({f"gemm_{dtype}_64x8192x8192_{name}": (
+    gemm_kernel, dict(m=64, n=8192, k=8192, dtype=dtype, block=block, warps=warps, stages=8, tma=True, prefetch=True))
+    for dtype in ("float16", "bfloat16")
+    for name, block, warps in (("t64x64x64s8_tma_prefetch", (64, 64, 64), (2, 2)),
+                               ("t64x32x64s8_tma_prefetch", (64, 32, 64), (2, 1)))})
 # Shapes that are not multiples of the block tile: the predicated tail.
 VARIANTS.update({f"tail_{dtype}_4000x4040x4008_t128x256x64s3_swizzled": (
     gemm_kernel, dict(m=4000, n=4040, k=4008, dtype=dtype, tail=True, **TILINGS["t128x256x64s3_swizzled"]))
@@ -429,3 +498,6 @@ VARIANTS.update({f"gemm_int8_{size}": (gemm_kernel, dict(m=size, n=size, k=size,
 VARIANTS.update({f"gemm_int8_{size}_t128x256x128s3_swizzled": (
     gemm_kernel, dict(m=size, n=size, k=size, dtype="int8", block=(128, 256, 128), warps=(2, 4), stages=3,
                       group_m=8, swizzle=True)) for size in (4096, 8192)})
+VARIANTS.update({f"gemm_int8_{size}_t128x256x128s4_tma_prefetch": (
+    gemm_kernel, dict(m=size, n=size, k=size, dtype="int8", block=(128, 256, 128), warps=(2, 4), stages=4,
+                      group_m=8, tma=True, prefetch=True)) for size in (4096, 8192)})

@@ -4,7 +4,9 @@ torch.matmul (cuBLAS) and Triton's matmul, and the s8 kernel against
 torch._int_mm, in one run, 3 rounds of 10
 launches, medians; checks each kernel bit for bit against numpy on
 integer-valued data (gemm_reference.py) and against torch on random
-normal data (the largest error relative to the result's scale).
+normal data (the largest error relative to the result's scale). The
+kernels named *_tma* take B as N x K (K contiguous); cuBLAS and Triton
+then multiply the same layout.
 
     PYTHONPATH=python python3 bench/gemm/run.py build/gemm bench/gemm/results.json
 """
@@ -166,17 +168,22 @@ def main(artifacts, report_path):
         dtype = "bfloat16" if "bfloat16" in name else "float16"
         entry = {"shape": [m, n, k], "dtype": dtype}
         A, B, want, x, y, exact, scale, cublas_error = references(m, n, k, dtype)
+        if "_tma" in name:
+            # B given N x K (K contiguous), as the TMA kernels take it; the
+            # peers multiply by the same layout (y.t() of a contiguous N x K).
+            B, y = B.t().contiguous(), y.t().contiguous().t()
         # Bit-exact on integer-valued data.
         c = torch.empty((m, n), device="cuda", dtype=torch.float32)
         call(A, B, c)
         torch.cuda.synchronize()
         entry["bit_exact_integer_data"] = bool(torch.equal(c, want))
         # Random normal data against cuBLAS in float64.
-        call(x.view(torch.uint16), y.view(torch.uint16), c)
+        call(x.view(torch.uint16), (y.t() if "_tma" in name else y).view(torch.uint16), c)
         entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
         entry["cublas_max_error_relative_to_max"] = cublas_error
         flops = 2.0 * m * n * k
-        runs = {"tile_mlir": lambda: call(x.view(torch.uint16), y.view(torch.uint16), c, sync=False),
+        b_arg = y.t().view(torch.uint16) if "_tma" in name else y.view(torch.uint16)
+        runs = {"tile_mlir": lambda: call(x.view(torch.uint16), b_arg, c, sync=False),
                 "cublas": lambda: torch.matmul(x, y)}
         # The tutorial kernel masks no K: a K that is not a multiple of its
         # steps (64) reads past the rows of A.

@@ -63,14 +63,16 @@ def test_main_loop_sass_is_the_instructions_written(compiled):
 
 def test_committed_h200_runs_are_bit_exact():
     entries = {}
-    for name in ("results.json", "results_prefetch.json", "results_retimed.json", "results_tilings.json"):
+    for name in ("results.json", "results_prefetch.json", "results_retimed.json", "results_tilings.json",
+                 "results_tma.json", "results_tma_first.json"):
         with open(os.path.join(ROOT, "bench", "gemm", name)) as f:
             entries.update({f"{name}:{k}": v for k, v in json.load(f)["kernels"].items()})
     # Every fp variant run (results.json, and the prefetched ones in
     # results_prefetch.json), each bit-exact on integer-valued data and
     # within 1e-4 of the float64 product on random data (cuBLAS: 3e-3 for
     # bf16); so is every kernel of the later runs.
-    run = {key.split(":")[1] for key in entries if key.startswith(("results.json", "results_prefetch.json"))}
+    run = {key.split(":")[1] for key in entries
+           if key.startswith(("results.json", "results_prefetch.json", "results_tma.json")) and "int8" not in key}
     assert run == {name for name in kernels.VARIANTS if name.startswith("gemm_") and "int8" not in name}
     for entry in entries.values():
         if "int8" in entry.get("dtype", ""):
@@ -290,6 +292,64 @@ def test_mbarrier_pipeline_sass_has_no_block_barrier_in_the_loop():
     # One BAR, after the mbarriers' initialization; a step's 128 mma.
     assert counts["BAR"] == 1 and counts["HMMA"] == 128 and counts["LDL"] == counts["STL"] == 0
     assert counts["SYNCS"] > 0
+
+
+@pytest.mark.parametrize("dtype, prefetch", [("bfloat16", True), ("float16", False)])
+def test_tma_boxes_equal_numpy_past_every_edge_in_the_interpreter(dtype, prefetch):
+    # M, N and K all end inside a block tile and a step: the boxes fill
+    # zeros past the tensors (their bytes still complete the mbarrier's
+    # transaction count) and the epilogue stores only what lies inside C,
+    # whose other elements keep their 7s.
+    m, n, k = 40, 40, 136
+    a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, dtype, seed=21)
+    c = np.full((m, n), 7, np.float32)
+    fn = kernels.gemm_kernel(m, n, k, dtype, stages=3, block=(32, 32, 64), warps=(1, 2), tma=True, prefetch=prefetch)
+    tile_mlir.interpret(fn, a_bits, np.ascontiguousarray(b_bits.T), c)
+    assert np.array_equal(c, gemm_reference.expected(a, b))
+
+
+def test_int8_tma_boxes_equal_numpy_modulo_2_32():
+    # s8 boxes of 128 bytes of K, read by ldmatrix as b16, past every edge.
+    m, n, k = 40, 48, 304
+    rng = np.random.default_rng(22)
+    a, bt = rng.integers(-128, 128, (m, k)).astype(np.int8), rng.integers(-128, 128, (n, k)).astype(np.int8)
+    c = np.zeros((m, n), np.int32)
+    fn = kernels.gemm_kernel(m, n, k, "int8", stages=3, block=(32, 32, 128), warps=(1, 1), tma=True, prefetch=True)
+    tile_mlir.interpret(fn, a, bt, c)
+    assert np.array_equal(c, (a.astype(np.int64) @ bt.T.astype(np.int64)).astype(np.int32))
+
+
+def test_without_the_barrier_before_its_refill_the_tma_pipeline_races():
+    # Thread 0 refills the stage the step before read once every warp has
+    # passed the step's barrier; without it the box may land while the
+    # other warp still reads that stage, and the interpreter says where.
+    source = open(os.path.join(ROOT, "bench", "gemm", "kernels.py")).read()
+    barrier = 'T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))\n                copy(kt + stages - 1'
+    assert source.count(barrier) == 1
+    mutant = type(kernels)("gemm_kernels_without_refill_barrier")
+    exec(compile(source.replace(barrier, "copy(kt + stages - 1"), "kernels_without_refill_barrier.py", "exec"),
+         mutant.__dict__)
+    fn = mutant.gemm_kernel(32, 64, 256, "bfloat16", stages=3, block=(32, 64, 64), warps=(1, 2), tma=True)
+    a_bits, b_bits, _, _ = gemm_reference.inputs(32, 64, 256, "bfloat16", seed=23)
+    with pytest.raises(tile_mlir.HazardError, match="race on the dynamic shared memory"):
+        tile_mlir.interpret(fn, a_bits, np.ascontiguousarray(b_bits.T), np.zeros((32, 64), np.float32))
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_tma_pipeline_sass():
+    kernel = tile_mlir.compile(kernels.gemm_kernel(4096, 4096, 4096, "bfloat16", block=(128, 256, 64), warps=(2, 4),
+                                                   stages=4, group_m=8, tma=True, prefetch=True), target="sm_90")
+    resources = sass.ptxas_resources(kernel.ptx)
+    assert sass.NO_SPILLS.search(resources) and "Used 210 registers" in resources, resources
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(kernel.cubin))
+    # Two boxes a step: 3 stages ahead, the first refill and one a step;
+    # barriers after the mbarriers' initialization, before the first
+    # refill and one a step; no copy computed by the threads, no local
+    # memory. A step: 128 mma, 32 ldmatrix (and the first 8 before).
+    text = sass.listing(kernel.cubin)
+    assert len(re.findall(r"\bUTMALDG\.2D\b", text)) == counts["UTMALDG"] == 2 * (3 + 1 + 1)
+    assert counts["BAR"] == 3 and counts["HMMA"] == 128 and counts["LDSM"] == 8 + 32
+    assert counts["LDGSTS"] == counts["LDG"] == counts["STS"] == counts["LDL"] == counts["STL"] == 0
 
 
 def test_prefetch_needs_a_pipeline_no_longer_than_k():
