@@ -54,10 +54,15 @@ class Clocks:
     def own(self, lanes):
         return self.known[lanes, self.column(lanes)]
 
+    def same_span(self, lanes, others):
+        """Per pair: whether thread `others` (NOBODY for none) is among
+        those thread `lanes` may synchronize with."""
+        return (others >= 0) & (others // self.span == lanes // self.span)
+
     def knows(self, lanes, others, counts):
         """Per access: whether thread `lanes` has synchronized with thread
         `others` (of its span) at or after its count `counts`."""
-        valid = (others >= 0) & (others // self.span == lanes // self.span)
+        valid = self.same_span(lanes, others)
         column = np.where(valid, self.column(np.maximum(others, 0)), 0)
         return valid & (self.known[lanes, column] >= counts)
 

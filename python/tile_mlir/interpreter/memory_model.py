@@ -104,7 +104,6 @@ class Synchronization:
 
     def __init__(self, interp):
         self.interp = interp
-        clocks = interp.clocks
         # Released knowledge by id (0: nothing), with the releasing thread
         # and the release's strength.
         self.released = [None]
@@ -114,11 +113,6 @@ class Synchronization:
         # knowledge its strong reads since its last acquire fence observed.
         self.fenced = np.zeros(interp.threads, np.int64)
         self.observed = {}
-        self.span = clocks.span
-
-    # -- scopes ----------------------------------------------------------
-    def in_span(self, lanes, others):
-        return (others >= 0) & (others // self.span == lanes // self.span)
 
     # -- releases --------------------------------------------------------
     def _new(self, snapshot, thread, strength):
@@ -129,7 +123,7 @@ class Synchronization:
 
     def _joined(self, old, new, thread, strength):
         """A release `new` continuing the sequence whose join is `old`."""
-        if old == 0 or self.releaser[old] // self.span != thread // self.span:
+        if old == 0 or not self.interp.clocks.same_span(thread, self.releaser[old]):
             return new
         return self._new(np.maximum(self.released[old], self.released[new]), thread,
                          min(strength, self.strength[old]))
@@ -175,7 +169,7 @@ class Synchronization:
         lanes, ids = lanes[some], ids[some]
         releasers = np.array(self.releaser, np.int64)[ids]
         strengths = np.minimum(np.array(self.strength, np.int64)[ids], order.strength)
-        reach = self.in_span(lanes, releasers) & (strengths >= self.interp.scope_needed(lanes, releasers))
+        reach = self.interp.clocks.same_span(lanes, releasers) & (strengths >= self.interp.scope_needed(lanes, releasers))
         clocks = self.interp.clocks
         pairs = set(zip(lanes[reach].tolist(), ids[reach].tolist(), strengths[reach].tolist()))
         for thread, release, strength in pairs:
