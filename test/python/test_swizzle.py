@@ -11,6 +11,7 @@ test/Dialect/Tile/invalid-swizzle.mlir."""
 import collections
 import importlib.util
 import os
+import re
 import sys
 
 import numpy as np
@@ -188,3 +189,30 @@ def test_swizzled_gemm_main_loop_sass():
     # 16-byte unit a warp addresses (the 16-row blocks share theirs): 114
     # logic ops when every access swizzled its whole offset.
     assert counts["LOP3"] <= 32, counts
+
+
+def test_a_negative_constant_offset_is_spelled_as_ptxas_reads_it():
+    # Warp 1 stores to buffer w - 1 of a swizzled tile: the offset's
+    # constant part, -8 KiB, becomes the address's immediate. ptxas reads
+    # [%rd+-8192] but rejects [%rd-8192] ("Parsing error near '-'").
+    @T.function
+    def shifted(A: T.Tensor((32, 4), "uint32"), Out: T.Tensor((32, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        t = T.thread_id()
+        w, lane = t // 32, t % 32
+        tile = T.alloc_shared((1, 64, 64), "uint16", align=1024).swizzle("128B")
+        r = T.alloc_local((1, 4), "uint32")
+        with T.if_(w == 1):
+            T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], r, A[lane:lane + 1])
+            T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], tile.view("uint32")[w - 1, lane:lane + 1, 0:4], r)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        with T.if_(w == 0):
+            T.cuda.tile.apply(T.ptx["ld.shared.v4.b32"], r, tile.view("uint32")[0, lane:lane + 1, 0:4])
+            T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[lane:lane + 1], r)
+
+    kernel = tile_mlir.compile(shifted, target="sm_90")
+    assert re.search(r"st\.shared\.v4\.b32 \[%rd\d+\+-8192\]", kernel.ptx), kernel.ptx
+    a = np.arange(128, dtype=np.uint32).reshape(32, 4)
+    out = np.zeros_like(a)
+    tile_mlir.interpret(shifted, a, out)
+    assert np.array_equal(out, a)

@@ -135,8 +135,9 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
     }
     if (operand.isMemory()) {
       text += "[$" + std::to_string(number.address);
+      // ptxas reads [%rd1+-16] and rejects [%rd1-16].
       if (addressOffset)
-        text += (addressOffset > 0 ? "+" : "") + std::to_string(addressOffset);
+        text += "+" + std::to_string(addressOffset);
       text += "]";
       continue;
     }
