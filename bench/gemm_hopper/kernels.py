@@ -340,6 +340,41 @@ def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
         T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
 
 
+# The swizzle of the deferred TMA epilogue's shared buffer, by its columns
+# (rows of 128, 64 or 32 bytes): its box's, under which stmatrix's 8 rows
+# of 16 bytes fall on distinct banks.
+CHUNK_SWIZZLE = {64: "128B", 32: "64B", 16: "32B"}
+
+
+def _stmatrix_box(C, c_s, packed, chunk, cols, row0, col0, c, warp, lane, p):
+    """Chunk `chunk` of consumer `c`'s rounded pairs (`packed`: element i
+    is D's register pair 2i) to C: the 64 rows from `row0` by the `cols`
+    columns from col0 + chunk x cols. Once the box before has been read
+    (cp.async.bulk.wait_group.read, then a barrier of the warpgroup),
+    stmatrix writes each 16 x 16 block of a warp's fragment (four 8 x 8
+    matrices: packed 4j to 4j + 3 for the block of columns 16j) into the
+    consumer's buffer; a fence for the async proxy and a barrier, then one
+    thread stores the box."""
+    with T.if_(p == 0):
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
+    # Each consumer's barrier has its own id, 1 + c.
+    barrier = T.uint32(c + 1)
+    T.cuda.tile.apply(T.ptx["bar.sync"], barrier, T.uint32(128))
+    matrix = lane // 8
+    row = 16 * warp + lane % 8 + 8 * (matrix % 2)
+    first = chunk * cols // 16
+    for j in range(first, first + cols // 16):
+        col = 16 * (j - first) + 8 * (matrix // 2)
+        T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"], c_s[c, row:row + 1, col:col + 8],
+                          packed[0, 0:1, 4 * j:4 * j + 4])
+    T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+    T.cuda.tile.apply(T.ptx["bar.sync"], barrier, T.uint32(128))
+    with T.if_(p == 0):
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"], C.tensor_map,
+                          (col0 + chunk * cols, row0), c_s[c])
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
+
+
 def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, group_m=8, blocks=132,
                     producer_regs=40, consumer_regs=232, out="same", epilogue="registers", cluster=1,
                     pingpong=False, a_priority=None, b_priority=None, pending=1, stream_k=False):
@@ -354,7 +389,10 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
     the tile's pairs into 64 registers and stores them from there while the
     next tile's first DEFERRED_STEPS steps of wgmma run, a chunk after each
     step's issue, so that the tensor cores do not wait for the stores (C in
-    16-bit types, cooperative schedule only).
+    16-bit types, cooperative schedule only); "deferred_tma" stores each
+    chunk (64 rows of a consumer by BN / DEFERRED_STEPS columns) by stmatrix
+    into a shared buffer of the consumer and one TMA box, so C is written in
+    whole lines and the consumers' warps issue no global stores.
 
     With `cluster` 2, pairs of blocks (clusters of 2 along x) take pairs of
     tiles one above the other, which share their columns of Bt: each
@@ -451,7 +489,12 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
         raise ValueError("b_priority takes no cluster (the multicast load has no policy here)")
     b_box = bn // cluster
 
-    staged, deferred = epilogue == "tma", epilogue == "deferred"
+    staged, deferred = epilogue == "tma", epilogue in ("deferred", "deferred_tma")
+    chunk_box = epilogue == "deferred_tma"
+    chunk_cols = bn // DEFERRED_STEPS
+    if chunk_box and (stream_k or chunk_cols not in CHUNK_SWIZZLE):
+        raise ValueError(f"the deferred TMA epilogue takes no stream-K and chunks of {sorted(CHUNK_SWIZZLE)} "
+                         f"columns, got {chunk_cols}")
     if deferred and (out_kind is None or pingpong or steps <= DEFERRED_STEPS):
         raise ValueError("the deferred epilogue stores C in a 16-bit type, in the cooperative schedule, "
                          f"over more than {DEFERRED_STEPS} steps")
@@ -473,7 +516,8 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
 
     a_param = T.Tensor((m, k), bits, tma=T.TensorMap((bm, bk), "128B"))
     b_param = T.Tensor((n, k), bits, tma=T.TensorMap((b_box, bk), "128B"))
-    c_param = T.Tensor((m, n), c_type, tma=T.TensorMap((64, 64), "128B") if staged else ())
+    c_param = T.Tensor((m, n), c_type, tma=T.TensorMap((64, 64), "128B") if staged
+                       else T.TensorMap((64, chunk_cols), CHUNK_SWIZZLE[chunk_cols]) if chunk_box else ())
 
     def body(A, B, C, Workspace=None, Flags=None):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=blocks, block=threads,
@@ -482,6 +526,9 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
         b_s = T.alloc_dynamic_shared((stages, bn, bk), bits, align=1024).swizzle("128B")
         c_s = T.alloc_dynamic_shared((consumers, bn // 64, 64, 64), "uint16", align=1024).swizzle("128B") \
             if staged else None
+        if chunk_box:
+            c_s = T.alloc_dynamic_shared((consumers, 64, chunk_cols), "uint16", align=1024).swizzle(
+                CHUNK_SWIZZLE[chunk_cols])
         full = T.alloc_shared((stages, 1), "uint64")
         empty = T.alloc_shared((stages, 1), "uint64")
         t, bid = T.thread_id(), T.block_id()
@@ -614,10 +661,19 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                 row0, col0 = origin(pair)
                 _store_packed(C, packed, row0 + a_row, col0, [(i, 2 * i) for i in indices], warp, lane)
 
+            def store_chunk(pair, chunk):
+                """Chunk `chunk` of `pair`'s rounded pairs, by registers or
+                by its TMA box."""
+                if not chunk_box:
+                    store_packed(pair, range(chunk * chunk_pairs, (chunk + 1) * chunk_pairs))
+                    return
+                row0, col0 = origin(pair)
+                _stmatrix_box(C, c_s, packed, chunk, chunk_cols, row0 + a_row, col0, c, warp, lane, p)
+
             def store_previous(pair, chunk):
                 """Chunk `chunk` of the previous tile's rounded pairs."""
                 with T.if_(pair != start):
-                    store_packed(pair - stride, range(chunk * chunk_pairs, (chunk + 1) * chunk_pairs))
+                    store_chunk(pair - stride, chunk)
 
             for pair in T.serial(start, whole if not pingpong else pairs, stride):
                 row0, col0 = origin(pair)
@@ -673,14 +729,15 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
             if deferred:
                 # The last tile's pairs.
                 with T.if_(start < whole):
-                    store_packed(start + (whole - 1 - start) // stride * stride, range(regs // 2))
+                    for chunk in range(DEFERRED_STEPS):
+                        store_chunk(start + (whole - 1 - start) // stride * stride, chunk)
             if shared_tiles:
                 _stream_k_segments(C, Workspace, Flags, accs, a_s, b_s, full, done, free, origin, segment,
                                    shared_tiles_of_share(), whole, bid, c, p, warp, lane, opcode, accumulate,
                                    dict(stages=stages, steps=steps, blocks=blocks, consumers=consumers, bn=bn,
                                         k_step=k_step, regs=regs, a_row=a_row, out_kind=out_kind,
                                         shared_steps=shared_steps))
-            if staged:
+            if staged or chunk_box:
                 with T.if_(p == 0):
                     T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
         if cluster > 1:
@@ -843,6 +900,16 @@ DEFERRED = {f"hopper_{dtype}_{size}_persistent{tag}": (
                     ("_deferred_pending2", dict(epilogue="deferred", pending=2)),
                     ("_cluster2_deferred", dict(cluster=2, epilogue="deferred")),
                     ("_cluster2_b128_deferred", dict(cluster=2, blocks=128, group_m=16, epilogue="deferred")))}
+# The deferred epilogue's chunks stored by TMA boxes from shared memory
+# (epilogue="deferred_tma"), beside the register stores, in one run
+# (gemm_hopper/results_deferred_tma_final.json; the first run and a sweep
+# with clusters in results_deferred_tma.json and _sweep.json).
+DEFERRED_TMA = {f"hopper_{dtype}_{size}_persistent{tag}": (
+    gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same", **kw))
+    for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)
+    for tag, kw in (("_deferred", dict(epilogue="deferred")), ("_deferred_tma", dict(epilogue="deferred_tma")),
+                    ("_g16_deferred_tma", dict(epilogue="deferred_tma", group_m=16)),
+                    ("_b128_deferred_tma", dict(epilogue="deferred_tma", blocks=128, group_m=16)))}
 # Stream-K for the tiles past the last full wave, beside the deferred
 # kernels it extends (gemm_hopper/results_stream_k.json).
 STREAM_K = {f"hopper_{dtype}_{size}_persistent{tag}": (

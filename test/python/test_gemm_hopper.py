@@ -264,6 +264,38 @@ def test_deferred_epilogue_sass():
     assert multiplies[0].endswith("RZ, !UPT") and not any("RZ" in m for m in multiplies[1:])
 
 
+def test_deferred_tma_epilogue_interpreter_equals_numpy():
+    # The deferred epilogue with each chunk (64 rows by 16 columns of a
+    # consumer) written by stmatrix into the consumer's 32-byte-swizzled
+    # buffer and stored as a TMA box, the box before waited for by
+    # cp.async.bulk.wait_group.read: one block, two tiles of five steps.
+    _rounded_equals_numpy(256, 64, 320, 5, bn=64, stages=3, blocks=1, epilogue="deferred_tma")
+
+
+def test_deferred_tma_epilogue_takes_chunks_a_box_can_hold():
+    with pytest.raises(ValueError, match=r"the deferred TMA epilogue takes no stream-K and chunks of \[16, 32, 64\]"):
+        kernels.gemm_persistent(4096, 4096, 4096, bn=32, epilogue="deferred_tma")
+    with pytest.raises(ValueError, match="the deferred TMA epilogue takes no stream-K"):
+        kernels.gemm_persistent(4096, 4096, 4096, epilogue="deferred_tma", stream_k=True)
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_deferred_tma_epilogue_sass():
+    # The next tile's first four steps, each four HGMMA then a chunk of the
+    # previous tile: 4 stmatrix .x4 (64 rows by 64 columns of a consumer)
+    # and one TMA box; the loop's step; the 64 roundings; the last tile's
+    # four chunks. No global store from the registers, one copy of the
+    # code for both consumers (the barrier's id is 1 + c, in a register).
+    compiled = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, epilogue="deferred_tma"),
+                                 target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    order = " ".join(i.mnemonic for i in sass.instructions(compiled.cubin)
+                     if i.mnemonic in ("HGMMA", "STG", "F2FP", "STSM", "UTMASTG"))
+    chunk = " ".join(["STSM"] * 4 + ["UTMASTG"])
+    assert order == " ".join([" ".join(["HGMMA"] * 4 + [chunk])] * 4 + ["HGMMA"] * 4 + ["F2FP"] * 64 + [chunk] * 4)
+    assert len(re.findall(r"\bBAR\.SYNC\.DEFER_BLOCKING R\d+, 0x80\b", sass.listing(compiled.cubin))) == 2 * 8
+
+
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
 def test_cluster_multicast_sass():
     compiled = tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, cluster=2), target="sm_90a")
@@ -330,7 +362,8 @@ def test_committed_h200_runs_are_bit_exact():
     import json
     names = set()
     for file in ("results.json", "results_first.json", "sweep.json", "results_specialized.json",
-                 "results_tma.json", "sweep_tma.json", "results_queued.json"):
+                 "results_tma.json", "sweep_tma.json", "results_queued.json", "results_deferred_tma.json",
+                 "results_deferred_tma_sweep.json"):
         with open(os.path.join(ROOT, "bench", "gemm_hopper", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")
