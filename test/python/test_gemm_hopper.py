@@ -363,7 +363,7 @@ def test_committed_h200_runs_are_bit_exact():
     names = set()
     for file in ("results.json", "results_first.json", "sweep.json", "results_specialized.json",
                  "results_tma.json", "sweep_tma.json", "results_queued.json", "results_deferred_tma.json",
-                 "results_deferred_tma_sweep.json"):
+                 "results_deferred_tma_sweep.json", "results_deferred_tma_final.json"):
         with open(os.path.join(ROOT, "bench", "gemm_hopper", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")
@@ -382,4 +382,5 @@ def test_committed_h200_runs_are_bit_exact():
                 assert entry["max_error_relative_to_max"] <= entry["cublas_max_error_relative_to_max"], (file, name)
             names.add(name)
     # Every variant built today was measured.
-    assert set(kernels.VARIANTS) | set(kernels.TMA) | set(kernels.TMA_SWEEP) | set(kernels.QUEUED) <= names
+    assert set(kernels.VARIANTS) | set(kernels.TMA) | set(kernels.TMA_SWEEP) | set(kernels.QUEUED) \
+        | set(kernels.DEFERRED_TMA) <= names
