@@ -902,8 +902,11 @@ DEFERRED = {f"hopper_{dtype}_{size}_persistent{tag}": (
                     ("_cluster2_b128_deferred", dict(cluster=2, blocks=128, group_m=16, epilogue="deferred")))}
 # The deferred epilogue's chunks stored by TMA boxes from shared memory
 # (epilogue="deferred_tma"), beside the register stores, in one run
-# (gemm_hopper/results_deferred_tma_final.json; the first run and a sweep
-# with clusters in results_deferred_tma.json and _sweep.json).
+# (gemm_hopper/results_deferred_tma_final.json, built with descriptors in
+# 32-bit arithmetic, since reverted; the first run and a sweep with
+# clusters in results_deferred_tma.json and _sweep.json; the 16-bit
+# group 16 and 128-block variants with both descriptor builds in
+# results_descriptor_ab.json).
 DEFERRED_TMA = {f"hopper_{dtype}_{size}_persistent{tag}": (
     gemm_persistent, dict(m=size, n=size, k=size, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same", **kw))
     for dtype in ("bfloat16", "float16", "e4m3") for size in (4096, 8192)

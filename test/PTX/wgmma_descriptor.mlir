@@ -2,8 +2,7 @@
 // 9.7.15.5.1): the tile's shared address >> 4 in bits 0-13, a leading byte
 // offset of 16 (encoded 1, bit 16), the stride byte offset of eight
 // 128-byte rows (1024, encoded 64: bit 38) and layout type 1 (128-byte
-// swizzle, bit 62): 0x4000004000010000 | (address & 0x3FFFF) >> 4, the
-// address in 32-bit arithmetic (a shared address is below 2^18), which
+// swizzle, bit 62): 0x4000004000010000 | (address & 0x3FFFF) >> 4, which
 // LLVM masks after the shift and, knowing the buffer aligned to 1024, with
 // 0x3FC0. The k = 1 tile starts 32 bytes further. Through ptxas at -O3 and
 // -O0.
@@ -14,17 +13,14 @@
 
 // CHECK-LABEL: .visible .entry descriptors(
 // CHECK: .shared .align 1024 .b8 [[BUF:[_a-z0-9]+]][8192];
-// CHECK: mov.b64 [[ADDR64:%rd[0-9]+]], [[BUF]];
-// CHECK: cvt.u32.u64 [[ADDR:%r[0-9]+]], [[ADDR64]];
-// CHECK: shr.u32 [[START:%r[0-9]+]], [[ADDR]], 4;
-// CHECK: and.b32 [[LOW:%r[0-9]+]], [[START]], 16320;
-// CHECK: cvt.u64.u32 [[LOW64:%rd[0-9]+]], [[LOW]];
-// CHECK: or.b64 [[D0:%rd[0-9]+]], [[LOW64]], 4611686293305360384;
-// CHECK: add.s32 [[ADDR1:%r[0-9]+]], [[ADDR]], 32;
-// CHECK: shr.u32 [[START1:%r[0-9]+]], [[ADDR1]], 4;
-// CHECK: and.b32 [[LOW1:%r[0-9]+]], [[START1]], 16322;
-// CHECK: cvt.u64.u32 [[LOW164:%rd[0-9]+]], [[LOW1]];
-// CHECK: or.b64 [[D1:%rd[0-9]+]], [[LOW164]], 4611686293305360384;
+// CHECK: mov.b64 [[ADDR:%rd[0-9]+]], [[BUF]];
+// CHECK: shr.u64 [[START:%rd[0-9]+]], [[ADDR]], 4;
+// CHECK: and.b64 [[LOW:%rd[0-9]+]], [[START]], 16320;
+// CHECK: or.b64 [[D0:%rd[0-9]+]], [[LOW]], 4611686293305360384;
+// CHECK: add.s64 [[ADDR1:%rd[0-9]+]], [[ADDR]], 32;
+// CHECK: shr.u64 [[START1:%rd[0-9]+]], [[ADDR1]], 4;
+// CHECK: and.b64 [[LOW1:%rd[0-9]+]], [[START1]], 16322;
+// CHECK: or.b64 [[D1:%rd[0-9]+]], [[LOW1]], 4611686293305360384;
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{{.*}}}, [[D0]], [[D0]], %p{{[0-9]+}}, 1, 1, 0, 0;
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{{.*}}}, [[D1]], [[D1]], %p{{[0-9]+}}, 1, 1, 0, 0;
 module attributes {gpu.container_module} {

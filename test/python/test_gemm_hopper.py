@@ -363,7 +363,8 @@ def test_committed_h200_runs_are_bit_exact():
     names = set()
     for file in ("results.json", "results_first.json", "sweep.json", "results_specialized.json",
                  "results_tma.json", "sweep_tma.json", "results_queued.json", "results_deferred_tma.json",
-                 "results_deferred_tma_sweep.json", "results_deferred_tma_final.json"):
+                 "results_deferred_tma_sweep.json", "results_deferred_tma_final.json",
+                 "results_descriptor_ab.json"):
         with open(os.path.join(ROOT, "bench", "gemm_hopper", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")

@@ -894,33 +894,24 @@ struct MatrixDescriptorLowering
   matchAndRewrite(MatrixDescriptorOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    Type i64 = rewriter.getI64Type();
     MemRefDescriptor tile(adaptor.getTile());
-    auto constant = [&](Type type, int64_t value) {
-      return LLVM::ConstantOp::create(rewriter, loc, type, value);
+    auto constant = [&](int64_t value) {
+      return LLVM::ConstantOp::create(rewriter, loc, i64, value);
     };
     int64_t elementBytes = op.getTile().getType().getElementTypeBitWidth() / 8;
-    // The start address in 32-bit arithmetic: a shared::cta address is
-    // below 2^18 and the field takes its bits 4-17, so the 64-bit adds and
-    // shifts of a 64-bit pointer would only cost instructions each step.
-    Value base = LLVM::PtrToIntOp::create(rewriter, loc, i32,
-                                          tile.alignedPtr(rewriter, loc));
-    Value offset = LLVM::MulOp::create(
-        rewriter, loc,
-        LLVM::TruncOp::create(rewriter, loc, i32, tile.offset(rewriter, loc)),
-        constant(i32, elementBytes));
+    Value base =
+        LLVM::PtrToIntOp::create(rewriter, loc, i64, tile.alignedPtr(rewriter, loc));
+    Value offset = LLVM::MulOp::create(rewriter, loc, tile.offset(rewriter, loc),
+                                       constant(elementBytes));
     Value address = LLVM::AddOp::create(rewriter, loc, base, offset);
     Value start = LLVM::LShrOp::create(
-        rewriter, loc,
-        LLVM::AndOp::create(rewriter, loc, address, constant(i32, 0x3FFFF)),
-        constant(i32, 4));
+        rewriter, loc, LLVM::AndOp::create(rewriter, loc, address, constant(0x3FFFF)),
+        constant(4));
     int64_t fields = (int64_t(1) << 16) |
                      ((8 * op.getRowBytes() / 16) << 32) |
                      (op.getLayoutType() << 62);
-    rewriter.replaceOp(
-        op, LLVM::OrOp::create(rewriter, loc,
-                               LLVM::ZExtOp::create(rewriter, loc, i64, start),
-                               constant(i64, fields)));
+    rewriter.replaceOp(op, LLVM::OrOp::create(rewriter, loc, start, constant(fields)));
     return success();
   }
 };
