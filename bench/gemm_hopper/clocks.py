@@ -71,16 +71,9 @@ def main(artifacts, report_path):
     for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json") and "e4m3" not in f):
         kernel = runtime.load(os.path.join(artifacts, file))
         (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
-        dtype = torch.bfloat16 if "bfloat16" in file else torch.float16
-        x = torch.randn(m, k, device="cuda", generator=gen).to(dtype)
-        yt = torch.randn(n, k, device="cuda", generator=gen).to(dtype)
-        c = torch.empty(m, n, device="cuda", dtype=dtype)
-        scratch = gemm_hopper_run.zeroed_scratch(kernel)
         # cuBLAS right after each kernel, on the same data: the clock
         # also drifts with the temperature.
-        runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), yt.view(torch.uint16), c.view(torch.uint16),
-                                            *scratch, sync=False),
-                "cublas": lambda: torch.matmul(x, yt.t())}
+        runs = gemm_hopper_run.ours_and_cublas(kernel, file, gen)
         entry = report["runs"][file[:-5]] = {}
         for name, fn in runs.items():
             ms, mhz, watts, reasons = measure(fn, handle)

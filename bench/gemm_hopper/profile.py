@@ -28,20 +28,8 @@ _spec.loader.exec_module(gemm_hopper_run)
 def main(artifacts):
     gen = torch.Generator(device="cuda").manual_seed(5)
     for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
-        kernel = runtime.load(os.path.join(artifacts, file))
-        (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
-        dtype = torch.bfloat16 if "bfloat16" in file else torch.float16
-        x = torch.randn(m, k, device="cuda", generator=gen).to(dtype)
-        yt = torch.randn(n, k, device="cuda", generator=gen).to(dtype)
-        c = torch.empty(m, n, device="cuda", dtype=dtype)
-        scratch = gemm_hopper_run.zeroed_scratch(kernel)
-
-        def ours():
-            kernel(x.view(torch.uint16), yt.view(torch.uint16), c.view(torch.uint16), *scratch, sync=False)
-
-        def cublas():
-            torch.matmul(x, yt.t())
-        for run in (ours, cublas, ours, cublas, ours, cublas, ours, cublas):
+        runs = gemm_hopper_run.ours_and_cublas(runtime.load(os.path.join(artifacts, file)), file, gen)
+        for run in [runs["tile_mlir"], runs["cublas"]] * 4:
             run()
         torch.cuda.synchronize()
         print(file, "launched", flush=True)

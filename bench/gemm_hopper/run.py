@@ -38,6 +38,21 @@ def zeroed_scratch(kernel):
             for param in kernel.params[3:]]
 
 
+def ours_and_cublas(kernel, name, gen):
+    """Random normal A and Bt for a 16-bit kernel (bf16 where `name` says
+    so, else fp16), and two calls on them, not waited for: the kernel (C in
+    the inputs' type) and torch.matmul on Bt's layout."""
+    (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
+    dtype = torch.bfloat16 if "bfloat16" in name else torch.float16
+    x = torch.randn(m, k, device="cuda", generator=gen).to(dtype)
+    yt = torch.randn(n, k, device="cuda", generator=gen).to(dtype)
+    c = torch.empty(m, n, device="cuda", dtype=dtype)
+    scratch = zeroed_scratch(kernel)
+    return {"tile_mlir": lambda: kernel(x.view(torch.uint16), yt.view(torch.uint16), c.view(torch.uint16), *scratch,
+                                        sync=False),
+            "cublas": lambda: torch.matmul(x, yt.t())}
+
+
 def fp8_entry(kernel):
     """The e4m3 kernel (C = A Bt^T in bf16, their bits) against
     torch._scaled_mm with unit scales on the same data: bit for bit on
