@@ -352,6 +352,14 @@ def test_tma_pipeline_sass():
     assert counts["LDGSTS"] == counts["LDG"] == counts["STS"] == counts["LDL"] == counts["STL"] == 0
 
 
+def test_tma_takes_a_pipeline_and_steps_of_128_bytes():
+    message = "tma takes a pipeline \\(stages\\), steps of 128 bytes of K, no tail and no mbarriers"
+    for options in (dict(), dict(stages=3, block=(128, 128, 32)), dict(stages=3, tail=True),
+                    dict(stages=3, prefetch=True, mbarriers=True)):
+        with pytest.raises(ValueError, match=message):
+            kernels.gemm_kernel(256, 256, 256, "bfloat16", tma=True, **{"block": (128, 128, 64), **options})
+
+
 def test_prefetch_needs_a_pipeline_no_longer_than_k():
     with pytest.raises(ValueError, match="prefetch takes a cp.async pipeline"):
         kernels.gemm_kernel(128, 128, 64, stages=3, block=(128, 128, 64), prefetch=True)
