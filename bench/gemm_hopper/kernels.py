@@ -308,6 +308,15 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
     return gemm
 
 
+def _stmatrix_place(warp, lane):
+    """The row of a consumer's 64 and the column within a 16 x 16 block of
+    the address `lane` gives stmatrix .x4 for its warp's block: row
+    l % 8 of matrix l / 8, the matrices (rows 0-7, columns 0-7), (8-15,
+    0-7), (0-7, 8-15), (8-15, 8-15) of the wgmma D fragment's block."""
+    matrix = lane // 8
+    return 16 * warp + lane % 8 + 8 * (matrix % 2), 8 * (matrix // 2)
+
+
 def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
     """The TMA epilogue of consumer `c`: its 64 rows of the tile, rounded to
     `kind` pairs, written to its shared buffer by stmatrix (each 16 x 16
@@ -320,15 +329,14 @@ def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
     with T.if_(p == 0):
         T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
     T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1 + c), T.uint32(128))
-    matrix = lane // 8
-    row = 16 * warp + lane % 8 + 8 * (matrix % 2)
+    row, lane_col = _stmatrix_place(warp, lane)
     for j in range(bn // 16):
         for mi in range(4):
             q = 2 * j + mi // 2
             e = 4 * q + 2 * (mi % 2)
             T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], regs[0:1, mi:mi + 1], acc[0, 0:1, e + 1:e + 2],
                               acc[0, 0:1, e:e + 1])
-        col = (16 * j) % 64 + 8 * (matrix // 2)
+        col = (16 * j) % 64 + lane_col
         T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"],
                           c_s[c, (16 * j) // 64, row:row + 1, col:col + 8], regs)
     T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
@@ -360,11 +368,10 @@ def _stmatrix_box(C, c_s, packed, chunk, cols, row0, col0, c, warp, lane, p):
     # Each consumer's barrier has its own id, 1 + c.
     barrier = T.uint32(c + 1)
     T.cuda.tile.apply(T.ptx["bar.sync"], barrier, T.uint32(128))
-    matrix = lane // 8
-    row = 16 * warp + lane % 8 + 8 * (matrix % 2)
+    row, lane_col = _stmatrix_place(warp, lane)
     first = chunk * cols // 16
     for j in range(first, first + cols // 16):
-        col = 16 * (j - first) + 8 * (matrix // 2)
+        col = 16 * (j - first) + lane_col
         T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"], c_s[c, row:row + 1, col:col + 8],
                           packed[0, 0:1, 4 * j:4 * j + 4])
     T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
