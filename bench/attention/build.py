@@ -5,6 +5,10 @@
     python bench/attention/build.py --specialized build/attention_ws
     python bench/attention/build.py --pipelined build/attention_fa3
     python bench/attention/build.py --persistent build/attention_persistent
+    python bench/attention/build.py --persistent --halves-pv build/attention_ab
+
+(`--halves-pv` adds the d 128 kernels with P V in halves of 64 columns,
+kernels.HALVES_PV, beside the kernels built.)
 """
 
 import os
@@ -34,6 +38,9 @@ if __name__ == "__main__":
             "attention_d64_b4h16_s4096_n128", "attention_d128_b4h16_s4096", "attention_d64_b4h16_s1024_n128",
             "attention_d128_b4h16_s1024")}, **{name: kernels.SPECIALIZED[name] for name in (
                 "attention_ws_d64_b4h16_s4096_n128", "attention_ws_d128_b4h16_s4096")})
+    if "--halves-pv" in sys.argv:
+        variants = dict(variants, **{name: v for name, v in kernels.HALVES_PV.items()
+                                     if name[:-len("_halves_pv")] in variants})
     # --only=A,B: the variants whose names contain A or B.
     only = next((a[len("--only="):].split(",") for a in sys.argv[1:] if a.startswith("--only=")), None)
     if only:

@@ -44,8 +44,8 @@ class _RowState:
     l. Element e of a 64 x N D fragment is row l/4 + 8 ((e % 4) / 2),
     column 8 (e / 4) + 2 (l % 4) + e % 2."""
 
-    def __init__(self, bn, halves):
-        self.bn, self.halves, self.regs = bn, halves, bn // 2
+    def __init__(self, bn, halves, wide_pv=True):
+        self.bn, self.halves, self.regs, self.wide_pv = bn, halves, bn // 2, wide_pv
         self.s = T.alloc_local((1, 1, self.regs), "float32")
         self.o = T.alloc_local((halves, 1, 32), "float32")
         self.a = T.alloc_local((bn // 16, 1, 4), "uint32")  # P as A fragments, one per k chunk
@@ -153,6 +153,17 @@ class _RowState:
         wgmma.fence already follows the fragments' writes."""
         if fence:
             T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+        if self.wide_pv and self.halves > 1:
+            # One wgmma a k chunk over every column of O: V's tile read as
+            # one MN-major operand of `halves` swizzled rows (a 3-D
+            # descriptor), O's registers the halves' one after the other.
+            for c in range(self.bn // 16):
+                T.cuda.tile.apply(T.ptx[f"wgmma.mma_async.sync.aligned.m64n{64 * self.halves}k16.f32.bf16.bf16"],
+                                  self.o.reshape((1, 1, 32 * self.halves)), self.a[c:c + 1],
+                                  v_tile[:, 16 * c:16 * c + 16, 0:64].matrix_descriptor(),
+                                  always, T.int32(1), T.int32(1), T.uint32(1))
+            T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+            return
         for hf in range(self.halves):
             for c in range(self.bn // 16):
                 T.cuda.tile.apply(T.ptx["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"], self.o[hf:hf + 1],
@@ -396,7 +407,7 @@ def attention_kernel(bh, seq, scale=None, scale_log2=None, warpgroups=1, bn=BN, 
 
 
 def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=BN, causal=False, d=D, stages=2,
-                          pipelined=False, registers=None, pingpong=False, out="float32", divide="rn"):
+                          pipelined=False, registers=None, pingpong=False, out="float32", divide="rn", wide_pv=True):
     """Warp-specialized: a producer warpgroup and `consumers` consumer
     warpgroups of 64 query rows each. One producer thread loads the
     block's Q by TMA, then each key block's K and V, `stages` deep, each
@@ -426,6 +437,9 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
     `out` "bfloat16": O rounded to bf16 (O is uint16 bits), as the SDPA
     backends return it; `divide`: O / l by div.rn.f32 ("rn") or times
     rcp.rn.f32 of l ("rcp"), see _RowState.store.
+
+    `wide_pv` (d 128): O += P V as one wgmma m64n128k16 a k chunk, V's two
+    halves one MN-major operand; else two m64n64k16, a half each.
 
     `registers` = (producer's, consumers') per thread by setmaxnreg.
     Without it the 384 threads fit in 168 registers, and the first kernels
@@ -475,7 +489,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
                 T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(registers[1]))
             c = wg - 1
             rows_from = first_row + 64 * c
-            row_state = _RowState(bn, halves)
+            row_state = _RowState(bn, halves, wide_pv)
 
             def wait_full(j, stage):
                 _wait(done, full[stage:stage + 1], (j // stages) % 2)
@@ -507,7 +521,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
 
 
 def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stages=3, blocks=132,
-                         registers=(24, 240), out="bfloat16", divide="rcp"):
+                         registers=(24, 240), out="bfloat16", divide="rcp", wide_pv=True):
     """attention_specialized(pipelined=True, pingpong=True), persistent:
     `blocks` blocks (at most one a tile) take the tiles of 128 query rows in
     turn, block b tiles b, b + blocks, ... (not causal: every tile has the
@@ -517,7 +531,8 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
     tile before: its last P V, O's division and store. Q has one buffer:
     each consumer arrives on `q_empty` once its last S of a tile retired,
     and the producer waits for both before it loads the next tile's Q. The
-    consumers' turns run on across the tiles too."""
+    consumers' turns run on across the tiles too. `wide_pv`: as
+    attention_specialized's."""
     consumers, bm, threads = 2, 2 * BM, 3 * THREADS
     halves, scale_log2 = _shape_and_scale(seq, bm, bn, d, scale, scale_log2)
     rows, tiles, steps = bh * seq, bh * (seq // bm), seq // bn
@@ -561,7 +576,7 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
         with T.if_(wg > 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(registers[1]))
             c = wg - 1
-            row_state = _RowState(bn, halves)
+            row_state = _RowState(bn, halves, wide_pv)
             turns = _Turns(c)
 
             def wait_full(g, stage):
@@ -624,3 +639,8 @@ PIPELINED.update({name.replace("fa3pp", "fa3bf"): (make, dict(kw, out="bfloat16"
 # Persistent (attention_persistent), not causal, O in bf16.
 PERSISTENT = {f"attention_persistent_d{d}_b4h16_s{seq}": (attention_persistent, dict(bh=64, seq=seq, d=d))
               for d in (64, 128) for seq in (1024, 2048, 4096, 8192)}
+# The d 128 kernels with P V as two m64n64k16 a k chunk, a half of V's
+# columns each (as before the 3-D descriptor), for an A/B in one run.
+HALVES_PV = {name + "_halves_pv": (make, dict(kw, wide_pv=False))
+             for name, (make, kw) in dict(PERSISTENT, **PIPELINED).items()
+             if kw["d"] == 128 and (make is attention_persistent or name.startswith("attention_fa3bf"))}

@@ -28,44 +28,54 @@ BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTEN
             "efficient": SDPBackend.EFFICIENT_ATTENTION}
 
 
+def ours_and_backends(kernel, name):
+    """The kernel of artifact `name` and every SDPA backend this build has
+    on the same random normal inputs: (entry, runs), the entry with the
+    shape and each one's largest error against float64 relative to the
+    output's scale, runs a callable a kernel."""
+    seq = int(re.search(r"_s(\d+)", name).group(1))
+    causal = "causal" in name
+    rows, d = kernel.params[0].shape
+    b, h = 4, rows // seq // 4
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    q, k, v = (torch.randn(b, h, seq, d, device="cuda", generator=gen).to(torch.bfloat16) for _ in range(3))
+    # O in f32, or bf16 bits (a uint16 O, as SDPA returns bf16).
+    bf16_out = kernel.params[3].dtype == "uint16"
+    out = torch.empty(rows, d, device="cuda", dtype=torch.bfloat16 if bf16_out else torch.float32)
+    out_arg = out.view(torch.uint16) if bf16_out else out
+
+    def ours(sync=False):
+        return kernel(q.view(-1, d).view(torch.uint16), k.view(-1, d).view(torch.uint16),
+                      v.view(-1, d).view(torch.uint16), out_arg, sync=sync)
+    ours(sync=True)
+    exact = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
+    scale = float(exact.abs().max())
+    entry = {"shape": [b, h, seq, d], "causal": causal, "out": "bfloat16" if bf16_out else "float32",
+             "max_error_relative_to_max": float((out.view(b, h, seq, d).double() - exact).abs().max()) / scale}
+    runs = {"tile_mlir": ours}
+    for key, backend in BACKENDS.items():
+        try:
+            with sdpa_kernel(backend):
+                got = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            entry[f"{key}_max_error_relative_to_max"] = float((got.double() - exact).abs().max()) / scale
+
+            def fn(backend=backend):
+                with sdpa_kernel(backend):
+                    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            runs[key] = fn
+        except RuntimeError as why:  # a backend this build or GPU lacks
+            entry[f"{key}_unavailable"] = str(why).splitlines()[0][:200]
+    return entry, runs
+
+
 def main(artifacts, report_path):
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
               "repeats": REPEATS, "kernels": {}}
     for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
         name = file[:-5]
-        kernel = runtime.load(os.path.join(artifacts, file))
-        seq = int(re.search(r"_s(\d+)", name).group(1))
-        causal = "causal" in name
-        rows, d = kernel.params[0].shape
-        b, h = 4, rows // seq // 4
-        gen = torch.Generator(device="cuda").manual_seed(0)
-        q, k, v = (torch.randn(b, h, seq, d, device="cuda", generator=gen).to(torch.bfloat16) for _ in range(3))
-        # O in f32, or bf16 bits (a uint16 O, as SDPA returns bf16).
-        bf16_out = kernel.params[3].dtype == "uint16"
-        out = torch.empty(rows, d, device="cuda", dtype=torch.bfloat16 if bf16_out else torch.float32)
-        out_arg = out.view(torch.uint16) if bf16_out else out
-
-        def ours(sync=False):
-            return kernel(q.view(-1, d).view(torch.uint16), k.view(-1, d).view(torch.uint16),
-                          v.view(-1, d).view(torch.uint16), out_arg, sync=sync)
-        ours(sync=True)
-        exact = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
-        scale = float(exact.abs().max())
-        entry = {"shape": [b, h, seq, d], "causal": causal, "out": "bfloat16" if bf16_out else "float32",
-                 "max_error_relative_to_max": float((out.view(b, h, seq, d).double() - exact).abs().max()) / scale}
-        runs = {"tile_mlir": ours}
-        for key, backend in BACKENDS.items():
-            try:
-                with sdpa_kernel(backend):
-                    got = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                entry[f"{key}_max_error_relative_to_max"] = float((got.double() - exact).abs().max()) / scale
-
-                def fn(backend=backend):
-                    with sdpa_kernel(backend):
-                        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                runs[key] = fn
-            except RuntimeError as why:  # a backend this build or GPU lacks
-                entry[f"{key}_unavailable"] = str(why).splitlines()[0][:200]
+        entry, runs = ours_and_backends(runtime.load(os.path.join(artifacts, file)), name)
+        b, h, seq, d = entry["shape"]
+        causal = entry["causal"]
         timed_rounds(entry, runs, ROUNDS, REPEATS)
         # Causal: half the products (the convention of FlashAttention's numbers).
         flops = 4.0 * b * h * seq * seq * d / (2 if causal else 1)

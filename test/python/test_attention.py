@@ -107,17 +107,21 @@ def test_persistent_interpreter_equals_float64_on_exact_data():
 def test_pipelined_sass():
     # setmaxnreg is kept (the consumers need more than the 168 registers
     # of 384 threads): no spills in 240, S's 8 wgmma n128 before the loop
-    # and in it, P V's 16 n64 in it and after it.
-    compiled = tile_mlir.compile(kernels.attention_specialized(64, 4096, d=128, bn=128, stages=3, pipelined=True,
-                                                               registers=(24, 240)), target="sm_90a")
-    resources = sass.ptxas_resources(compiled.ptx, arch="sm_90a")
-    assert sass.NO_SPILLS.search(resources), resources
-    text = sass.listing(compiled.cubin)
-    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
-    assert len(re.findall(r"\bUSETMAXREG\.TRY_ALLOC\b|\bUSETMAXREG\.DEALLOC\b", text)) == counts["USETMAXREG"] == 2
-    assert len(re.findall(r"\bHGMMA\.64x128x16\.F32\.BF16\b", text)) == 16
-    assert len(re.findall(r"\bHGMMA\.64x64x16\.F32\.BF16\b", text)) == 32 == counts["HGMMA"] - 16
-    assert counts["LDL"] == counts["STL"] == 0
+    # and in it, P V's 8 n128 in it and after it (V's two halves of 64
+    # columns one MN-major operand, a 3-D descriptor); as two n64 a k chunk
+    # (`wide_pv=False`), P V's 16 n64 there instead.
+    for wide_pv, n128, n64 in ((True, 32, 0), (False, 16, 32)):
+        compiled = tile_mlir.compile(kernels.attention_specialized(
+            64, 4096, d=128, bn=128, stages=3, pipelined=True, registers=(24, 240), wide_pv=wide_pv),
+            target="sm_90a")
+        resources = sass.ptxas_resources(compiled.ptx, arch="sm_90a")
+        assert sass.NO_SPILLS.search(resources), resources
+        text = sass.listing(compiled.cubin)
+        counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+        assert len(re.findall(r"\bUSETMAXREG\.TRY_ALLOC\b|\bUSETMAXREG\.DEALLOC\b", text)) == counts["USETMAXREG"] == 2
+        assert len(re.findall(r"\bHGMMA\.64x128x16\.F32\.BF16\b", text)) == n128
+        assert len(re.findall(r"\bHGMMA\.64x64x16\.F32\.BF16\b", text)) == n64 == counts["HGMMA"] - n128
+        assert counts["LDL"] == counts["STL"] == 0
 
 
 # Integer instructions whose choice moves with the register allocation

@@ -42,7 +42,8 @@ def product(name, **changes):
 
 @pytest.mark.parametrize("name", ["bf16_n8_64B_accumulate", "f16_n32_32B_negated", "f16_f16_n64_128B",
                                   "e5m2_e4m3_f16_n32_64B", "u8_s8_n16_32B_accumulate", "f16_n32_both_mn_major",
-                                  "f16_n32_64B_b_mn_major",
+                                  "f16_n32_64B_b_mn_major", "bf16_n128_b_mn_major_2_rows",
+                                  "bf16_registers_n256_b_mn_major_4_rows", "f16_n32_32B_both_mn_major_rows",
                                   "tf32_n16_128B", "s8_n32_128B"])
 def test_the_product_is_numpys(name):
     got, want = product(name)

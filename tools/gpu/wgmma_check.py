@@ -50,7 +50,9 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
     stored (None: none); `overwrite`: thread 0 stores to A's shared tile
     before it. `trans_a` (`trans_b`): A (B) is given MN-major, K x 64
     (K x n) row major, staged so in shared memory (rows of K) and read
-    with imm-trans-a (-b) 1."""
+    with imm-trans-a (-b) 1; one wider than a swizzled row is staged as
+    swizzled rows of its M (N) elements one after the other and described
+    by a 3-D tile (the descriptor's leading byte offset between them)."""
     from tile_mlir import script as T
     bkind = bkind or akind
     dtype, size = ELEMENT[akind]
@@ -58,7 +60,6 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
     row_bytes = SWIZZLE_BYTES[swizzle]
     width = row_bytes // size  # elements per swizzled row
     k_total = k * k_steps
-    assert k_total <= width
     regs = n // 2 if dkind != "f16" else n // 4
     d_dtype = {"f32": "float32", "s32": "int32", "f16": "uint32"}[dkind]
     opcode = f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{dkind}.{akind}.{bkind}"
@@ -68,26 +69,31 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
 
     a_shape = (k_total, 64) if trans_a else (64, k_total)
     b_shape = (k_total, n) if trans_b else (n, k_total)
-    assert max(a_shape[1], b_shape[1]) <= width
+    assert k_total <= width or (trans_a and trans_b)
+    # Swizzled rows each operand's rows take (more than one: MN-major).
+    a_atoms, b_atoms = (-(-shape[1] // width) for shape in (a_shape, b_shape))
 
     @T.function
     def kernel(A: T.Tensor(a_shape, dtype), B: T.Tensor(b_shape, dtype),
                C: T.Tensor((THREADS, regs), d_dtype), Out: T.Tensor((THREADS, regs), d_dtype)):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
         t = T.thread_id()
-        sa = T.alloc_shared((a_shape[0], width), dtype, align=align).swizzle(swizzle)
-        sb = T.alloc_shared((b_shape[0], width), dtype, align=align).swizzle(swizzle)
+        sa3 = T.alloc_shared((a_atoms, a_shape[0], width), dtype, align=align).swizzle(swizzle)
+        sb3 = T.alloc_shared((b_atoms, b_shape[0], width), dtype, align=align).swizzle(swizzle)
+        sa, sb = sa3[0], sb3[0]
         staged = T.alloc_local((1, 4), "uint32")
-        for tile, tensor, (rows, cols) in ((sa, A, a_shape), (sb, B, b_shape)):
+        row_units = row_bytes // 16  # 16-byte units of a swizzled row
+        for tile, tensor, (rows, cols) in ((sa3, A, a_shape), (sb3, B, b_shape)):
             units = cols * size // 16  # 16-byte units per row
             for p in range(-(-rows * units // THREADS)):
                 piece = p * THREADS + t
                 row, unit = piece // units, piece % units
+                atom, place = unit // row_units, unit % row_units
                 with T.if_(piece < rows * units):
                     T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged,
                                       tensor.view("uint32")[row:row + 1, 4 * unit:4 * unit + 4])
                     T.cuda.tile.apply(T.ptx["st.shared.v4.b32"],
-                                      tile.view("uint32")[row:row + 1, 4 * unit:4 * unit + 4], staged)
+                                      tile.view("uint32")[atom, row:row + 1, 4 * place:4 * place + 4], staged)
         T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
         d = T.alloc_local((1, 1, regs), d_dtype)
@@ -99,7 +105,7 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
         units = a_shape[1] * size // 16
         for step in range(k_steps):
             ks = slice(step * k, (step + 1) * k)
-            b_desc = (sb[ks, 0:n] if trans_b else sb[0:n, ks]).matrix_descriptor()
+            b_desc = (sb3[:, ks, :] if b_atoms > 1 else sb[ks, 0:n] if trans_b else sb[0:n, ks]).matrix_descriptor()
             extra = [T.int32(-1 if negate_a else 1), T.int32(1)] if scaled else []
             if a_registers:
                 # Rows 16w + (lane % 8) + 8 (matrix % 2), k 8 (matrix / 2):
@@ -112,7 +118,8 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
                 T.cuda.tile.apply(T.ptx[opcode], d, a_frag, b_desc, scale_d, *extra,
                                   *([T.uint32(int(trans_b))] if transposes else []))
             else:
-                a_desc = (sa[ks, 0:64] if trans_a else sa[0:64, ks]).matrix_descriptor()
+                a_desc = (sa3[:, ks, :] if a_atoms > 1 else sa[ks, 0:64] if trans_a else sa[0:64, ks]
+                          ).matrix_descriptor()
                 T.cuda.tile.apply(T.ptx[opcode], d, a_desc, b_desc, scale_d, *extra,
                                   *([T.uint32(int(trans_a)), T.uint32(int(trans_b))] if transposes else []))
             scale_d = t < THREADS
@@ -175,6 +182,14 @@ CASES = {
     "bf16_registers_n64_b_mn_major": dict(n=64, akind="bf16", swizzle="128B", k_steps=2, a_registers=True,
                                           trans_b=True),
     "f16_n32_64B_b_mn_major": dict(n=32, akind="f16", swizzle="64B", k_steps=2, trans_b=True),
+    # MN-major operands wider than a swizzled row: two rows of N (P V of
+    # attention at head dimension 128), four of N with A from registers,
+    # four of M and two of N in 32-byte rows.
+    "bf16_n128_b_mn_major_2_rows": dict(n=128, akind="bf16", swizzle="128B", k_steps=2, trans_b=True),
+    "bf16_registers_n256_b_mn_major_4_rows": dict(n=256, akind="bf16", swizzle="128B", k_steps=2,
+                                                  a_registers=True, trans_b=True),
+    "f16_n32_32B_both_mn_major_rows": dict(n=32, akind="f16", swizzle="32B", k_steps=2, trans_a=True,
+                                           trans_b=True),
 }
 
 

@@ -908,7 +908,7 @@ struct MatrixDescriptorLowering
     Value start = LLVM::LShrOp::create(
         rewriter, loc, LLVM::AndOp::create(rewriter, loc, address, constant(0x3FFFF)),
         constant(4));
-    int64_t fields = (int64_t(1) << 16) |
+    int64_t fields = ((op.getLeadingByteOffset() / 16) << 16) |
                      ((8 * op.getRowBytes() / 16) << 32) |
                      (op.getLayoutType() << 62);
     rewriter.replaceOp(op, LLVM::OrOp::create(rewriter, loc, start, constant(fields)));

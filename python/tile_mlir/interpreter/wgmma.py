@@ -13,9 +13,9 @@ in registers or, like B, in shared memory that a matrix descriptor
   128 bytes, the layout type), its K bytes contiguous, every address then
   swizzled by its own bits 7-9 (Swizzle<1..3, 4, 3>). With imm-trans 1
   the operand is MN-major: row k of K there, its M or N elements
-  contiguous within one swizzled row. A descriptor that
-  tile.matrix_descriptor did not make, the interleaved (unswizzled) mode,
-  and MN-major operands wider than one swizzled row are not modelled.
+  contiguous along a swizzled row, and each further such row the leading
+  byte offset on. A descriptor that tile.matrix_descriptor did not make
+  and the interleaved (unswizzled) mode are not modelled.
 - Fragments: thread l of warp w of the warpgroup holds A's and D's rows
   16w + (l / 4) and 16w + (l / 4) + 8 as an mma.m16n8 fragment holds rows
   l / 4 and l / 4 + 8 (tile_mlir.fragments): D's registers go through N in
@@ -104,7 +104,10 @@ def descriptor(interp, view):
             raise WgmmaFault("the swizzled shared buffers exceed the 256 KiB a descriptor addresses")
     address = st.bases[key] + in_block + (view.offset - start)
     row_bytes = 16 << bits
-    fields = (1 << 16) | ((8 * row_bytes // 16) << 32) | ((4 - bits) << 62)
+    # A 3-D view's atoms (an MN-major operand's swizzled rows) are the
+    # leading byte offset apart; a 2-D view's is 16 (unused).
+    leading = view.strides[0] if len(view.shape) == 3 else 16
+    fields = ((leading // 16) << 16) | ((8 * row_bytes // 16) << 32) | ((4 - bits) << 62)
     value = ((address.astype(np.uint64) & np.uint64(0x3FFFF)) >> np.uint64(4)) | np.uint64(fields)
     return value, 64
 
@@ -125,8 +128,8 @@ def _operand_matrix(interp, desc, rows, kind, k, first, block, mn_major=False):
     byte addresses) for the warpgroup of thread `first`. K-major (the
     default): row r (of M or N) at (r / 8) SBO + (r % 8) W, its K elements
     contiguous. MN-major (imm-trans 1): row k of K at (k / 8) SBO +
-    (k % 8) W, its M or N elements contiguous, all in one swizzled row (the
-    leading byte offset between such atoms is not modelled)."""
+    (k % 8) W, its M or N elements contiguous along a swizzled row, each
+    further row of them the leading byte offset (LBO) on."""
     st = state(interp)
     d = int(desc)
     layout = d >> 62
@@ -139,19 +142,24 @@ def _operand_matrix(interp, desc, rows, kind, k, first, block, mn_major=False):
     base = max((b for b in st.windows if b <= start), default=None)
     if base is None or start >= base + st.windows[base][2]:
         raise WgmmaFault(f"a descriptor whose start {start:#x} is in no buffer tile.matrix_descriptor described")
-    buffer, in_block, _ = st.windows[base]
+    buffer, in_block, size = st.windows[base]
     element_bytes = fragments.ELEMENT_BITS[kind] // 8
     r = np.arange(rows)[:, None, None]
     c = np.arange(k)[None, :, None]
     byte = np.arange(element_bytes)[None, None, :]
     if mn_major:
-        if rows * element_bytes > row_bytes:
-            raise R.NotCovered(f"an MN-major operand of {rows} elements, wider than one {row_bytes}-byte "
-                               "swizzled row (the leading byte offset between such rows)")
-        absolute = start + (c // 8) * group_bytes + (c % 8) * row_bytes + r * element_bytes + byte
+        # M or N along a swizzled row, then the next row the leading byte
+        # offset on.
+        per_row = row_bytes // element_bytes
+        leading = ((d >> 16) & 0x3FFF) << 4
+        absolute = (start + (r // per_row) * leading + (c // 8) * group_bytes + (c % 8) * row_bytes
+                    + (r % per_row) * element_bytes + byte)
     else:
         absolute = start + (r // 8) * group_bytes + (r % 8) * row_bytes + c * element_bytes + byte
     swizzled = absolute ^ (((absolute >> 7) & ((row_bytes // 16) - 1)) << 4)
+    if swizzled.min() < base or swizzled.max() >= base + size:
+        raise WgmmaFault(f"a descriptor that reads bytes {swizzled.min() - base} to {swizzled.max() - base} of a "
+                         f"{size}-byte buffer")
     at = block * buffer.block_bytes + in_block + (swizzled - base)
     data = buffer.data[at].astype(np.uint64)
     bits = np.zeros((rows, k), np.uint64)

@@ -693,6 +693,82 @@ static std::optional<int64_t> sizeOf(StringRef name, const ptx::Form &form,
   return std::nullopt;
 }
 
+/// A wgmma's descriptor made by tile.matrix_descriptor in place describes
+/// the operand the instruction reads: for a-desc (b-desc) of
+/// m64nNkK, K-major (imm-trans 0, or a form without it) a tile of M (N)
+/// rows and K columns; MN-major a tile of K rows and M (N) columns, or a
+/// 3-D one of swizzled rows whose columns add up to M (N); elements as
+/// wide as the instruction's input type.
+static LogicalResult verifyDescriptorShapes(ApplyOp op,
+                                            const ptx::Form &form) {
+  llvm::SmallVector<StringRef, 8> parts;
+  StringRef(form.opcode).split(parts, '.');
+  int64_t m = 0, n = 0, k = 0;
+  for (StringRef part : parts)
+    if (part.consume_front("m")) {
+      auto [mText, rest] = part.split('n');
+      auto [nText, kText] = rest.split('k');
+      if (!mText.getAsInteger(10, m) && !nText.getAsInteger(10, n) &&
+          !kText.getAsInteger(10, k))
+        break;
+      m = n = k = 0;
+    }
+  if (!m)
+    return success();
+  // The types end the opcode, but for b1's `.and.popc`.
+  while (parts.back() == "popc" || parts.back() == "and")
+    parts.pop_back();
+  for (auto [value, operand] : llvm::zip(op.getArgs(), form.operands)) {
+    bool isA = operand.name == "a-desc";
+    if (!isA && operand.name != "b-desc")
+      continue;
+    auto descriptor = value.getDefiningOp<MatrixDescriptorOp>();
+    if (!descriptor)
+      continue;
+    StringRef trans = isA ? "imm-trans-a" : "imm-trans-b";
+    std::optional<int64_t> transposed = sizeOf(trans, form, op.getArgs());
+    bool mnMajor = transposed && *transposed == 1;
+    int64_t mn = isA ? m : n;
+    MemRefType type = descriptor.getTile().getType();
+    ArrayRef<int64_t> shape = type.getShape();
+    // The input type is the opcode's last part (B) or the one before (A).
+    StringRef spelled = parts[parts.size() - (isA ? 2 : 1)];
+    if (spelled == "b1")
+      continue;
+    int64_t kBits = spelled == "tf32"                       ? 32
+                    : spelled == "f16" || spelled == "bf16" ? 16
+                                                            : 8;
+    if (type.getElementTypeBitWidth() != kBits)
+      return op.emitOpError()
+             << operand.name << " describes a tile of "
+             << type.getElementTypeBitWidth() << "-bit elements, but "
+             << form.opcode << " reads " << spelled << " (" << kBits
+             << " bits)";
+    int64_t columns =
+        shape.size() == 3 ? shape[0] * shape[2] : shape.back();
+    int64_t rows = shape[shape.size() - 2];
+    bool fits = mnMajor ? rows == k && columns == mn
+                        : shape.size() == 2 && rows == mn && columns == k;
+    if (!fits) {
+      InFlightDiagnostic diag = op.emitOpError();
+      diag << operand.name << " describes a ";
+      llvm::interleave(shape, diag, "x");
+      diag << " tile, but " << form.opcode << " reads "
+           << (isA ? "A" : "B") << " "
+           << (mnMajor ? "MN-major" : "K-major") << " as ";
+      if (mnMajor)
+        diag << k << " rows of K by " << mn << " columns of "
+             << (isA ? "M" : "N");
+      else
+        diag << mn << " rows of " << (isA ? "M" : "N") << " by " << k
+             << " columns of K (a 2-D tile)";
+      return diag;
+    }
+  }
+  return success();
+}
+
+
 /// Checks that `tile`, the box operand of a TMA of `dims` dimensions, is
 /// the box of `map`: its shape, element width, layout, swizzle and
 /// alignment.
@@ -763,6 +839,8 @@ LogicalResult ApplyOp::verify() {
                             "membermask executes it (a guard false in one "
                             "lane leaves the others waiting)";
   if (form->warpCollective && failed(verifyMemberMask(*this, *form)))
+    return failure();
+  if (form->warpgroupCollective && failed(verifyDescriptorShapes(*this, *form)))
     return failure();
 
   if (getPreserveDst()) {
@@ -1624,14 +1702,27 @@ static int64_t sharedBufferAlignment(Value buffer) {
   return 0;
 }
 
+int64_t MatrixDescriptorOp::getLeadingByteOffset() {
+  MemRefType type = getTile().getType();
+  if (type.getRank() != 3)
+    return 16;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return 0;
+  return strides[0] * type.getElementTypeBitWidth() / 8;
+}
+
 LogicalResult MatrixDescriptorOp::verify() {
   MemRefType type = getTile().getType();
   if (getAddressSpace(type) != kSharedAddressSpace)
     return emitOpError() << "a matrix descriptor describes a shared tile, got "
                          << type;
-  if (type.getRank() != 2 || !type.hasStaticShape())
+  if ((type.getRank() != 2 && type.getRank() != 3) || !type.hasStaticShape())
     return emitOpError() << "expected a statically shaped 2-D tile (rows of "
-                            "M or N, columns of K), got "
+                            "M or N, columns of K), or a 3-D one (swizzled "
+                            "rows of an MN-major operand, rows of K, columns "
+                            "of M or N), got "
                          << type;
   int64_t bits = type.getElementTypeBitWidth();
   if (bits != 8 && bits != 16 && bits != 32)
@@ -1639,7 +1730,10 @@ LogicalResult MatrixDescriptorOp::verify() {
                             "got "
                          << type.getElementType();
   int64_t elementBytes = bits / 8;
-  ArrayRef<int64_t> shape = type.getShape();
+  // A 3-D tile is (atoms, rows, columns): each atom one swizzled row wide,
+  // the atoms the leading byte offset apart.
+  ArrayRef<int64_t> shape = type.getShape().take_back(2);
+  int64_t atoms = type.getRank() == 3 ? type.getDimSize(0) : 1;
   if (shape[0] % 8 != 0)
     return emitOpError() << "rows come in groups of 8 (a core matrix): "
                             "expected a multiple of 8 rows, got "
@@ -1662,9 +1756,10 @@ LogicalResult MatrixDescriptorOp::verify() {
   // Every element where the tile puts it and where the descriptor reads
   // it, from the same start: row r at (r / 8) groups and r % 8 rows, then
   // its column's bytes.
+  ArrayRef<int64_t> rowStrides = ArrayRef<int64_t>(strides).take_back(2);
   for (int64_t r = 0; r < shape[0]; ++r)
     for (int64_t c = 0; c < shape[1]; ++c) {
-      int64_t tile = (r * strides[0] + c * strides[1]) * elementBytes;
+      int64_t tile = (r * rowStrides[0] + c * rowStrides[1]) * elementBytes;
       int64_t read = (r / 8) * groupBytes + (r % 8) * rowBytes +
                      c * elementBytes;
       if (tile != read)
@@ -1675,9 +1770,26 @@ LogicalResult MatrixDescriptorOp::verify() {
                << "-byte swizzled rows, a row's K elements are contiguous "
                   "and rows are "
                << rowBytes << " bytes apart (strides [" << rowBytes / elementBytes
-               << ", 1] in elements), got strides [" << strides[0] << ", "
-               << strides[1] << "]";
+               << ", 1] in elements), got strides [" << rowStrides[0] << ", "
+               << rowStrides[1] << "]";
     }
+  if (atoms > 1) {
+    // The chip reads an MN-major operand's M or N elements along a whole
+    // swizzled row, then steps the leading byte offset to the next: each
+    // atom must fill its rows, and the offset fits the field (bits 16-29,
+    // in 16-byte units).
+    if (shape[1] * elementBytes != rowBytes)
+      return emitOpError() << "an operand of " << atoms
+                           << " swizzled rows reads each row whole: expected "
+                           << rowBytes / elementBytes
+                           << " columns (the row's " << rowBytes
+                           << " bytes), got " << shape[1];
+    int64_t leading = getLeadingByteOffset();
+    if (leading <= 0 || leading % 16 != 0 || leading >= (int64_t(1) << 18))
+      return emitOpError() << "the swizzled rows are " << leading
+                           << " bytes apart, but the leading byte offset is "
+                              "a positive multiple of 16 below 262144";
+  }
   std::optional<int64_t> residue =
       knownOffsetResidue(getTile(), rowBytes / elementBytes);
   if (!residue)

@@ -188,6 +188,13 @@ def Tile_MatrixDescriptorOp : Tile_Op<"matrix_descriptor", [Pure]> {
     does, that each row's K bytes stay inside one swizzled row, and that
     the buffer is aligned to the swizzle's repeat (8 rows).
 
+    A 3-D tile (atoms, rows, columns) describes an MN-major operand
+    (`imm-trans-a` or `-b` 1) wider than one swizzled row: its rows are K,
+    its columns M or N, each atom a whole swizzled row wide, and the
+    leading byte offset is the atoms' stride (PTX ISA: "the stride from the
+    first column to the second column of the 8x2 tile of core matrices" in
+    the MN dimension). A 2-D tile's MN-major operand is one row wide.
+
     ```mlir
     %s = tile.swizzle %buf {bits = 3, base = 4, shift = 3} : memref<64x64xbf16, 3>
     %k0 = memref.subview %s[0, 0] [64, 16] [1, 1]
@@ -205,6 +212,9 @@ def Tile_MatrixDescriptorOp : Tile_Op<"matrix_descriptor", [Pure]> {
     /// The descriptor's layout type field (bits 62-63): 1 for 128-byte
     /// rows, 2 for 64, 3 for 32.
     int64_t getLayoutType();
+    /// The descriptor's leading byte offset (bits 16-29, / 16): the stride
+    /// of a 3-D tile's atoms in bytes, else 16 (unused).
+    int64_t getLeadingByteOffset();
   }];
   let hasVerifier = 1;
 }
