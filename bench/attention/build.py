@@ -8,7 +8,8 @@
     python bench/attention/build.py --persistent --halves-pv build/attention_ab
 
 (`--halves-pv` adds the d 128 kernels with P V in halves of 64 columns,
-kernels.HALVES_PV, beside the kernels built.)
+kernels.HALVES_PV, beside the kernels built; `--tma` the persistent
+kernels with the TMA epilogue, kernels.PERSISTENT_TMA.)
 """
 
 import os
@@ -38,6 +39,8 @@ if __name__ == "__main__":
             "attention_d64_b4h16_s4096_n128", "attention_d128_b4h16_s4096", "attention_d64_b4h16_s1024_n128",
             "attention_d128_b4h16_s1024")}, **{name: kernels.SPECIALIZED[name] for name in (
                 "attention_ws_d64_b4h16_s4096_n128", "attention_ws_d128_b4h16_s4096")})
+    if "--tma" in sys.argv:
+        variants = dict(variants, **kernels.PERSISTENT_TMA)
     if "--halves-pv" in sys.argv:
         variants = dict(variants, **{name: v for name, v in kernels.HALVES_PV.items()
                                      if name[:-len("_halves_pv")] in variants})

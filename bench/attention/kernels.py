@@ -26,8 +26,13 @@ of 64 keys:
 """
 
 import math
+import os
+import sys
 
 from tile_mlir import script as T
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tma_store import stage_and_store  # noqa: E402
 
 D = 64            # head dimension
 BM = 64           # query rows a block
@@ -188,12 +193,7 @@ class _RowState:
         calls its slow path per element); "rcp": times rcp.rn.f32 of l, one
         reciprocal a row (within an ulp of the quotient)."""
         warp, lane = (t // 32) % 4, t % 32
-        for h in range(2):
-            lh = self.l[h:h + 1]
-            if divide == "rcp":
-                T.cuda.tile.apply(T.ptx["rcp.rn.f32"], lh, lh)
-            T.cuda.tile.apply(T.ptx["div.rn.f32" if divide == "rn" else "mul.rn.f32"], self.o_rows[h],
-                              self.o_rows[h], lh.reshape((1, 1, 1)).broadcast((self.halves * 8, 2, 1)))
+        self._divide(divide)
         packed = T.alloc_local((1, 1), "uint32") if out == "bfloat16" else None
         for hf in range(self.halves):
             for e in range(0, 32, 2):
@@ -206,6 +206,26 @@ class _RowState:
                 T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], packed, self.o[hf, 0:1, e + 1:e + 2],
                                   self.o[hf, 0:1, e:e + 1])
                 T.cuda.tile.apply(T.ptx["st.global.b32"], O.view("uint32")[r:r + 1, col // 2:col // 2 + 1], packed)
+
+    def store_tma(self, O, o_s, row0, c, t, barrier, divide="rcp"):
+        """O / l (as `store`'s) rounded to bf16 pairs into consumer c's
+        shared buffer o_s[c] by stmatrix and stored to O's rows row0 + 64 c..
+        as 64 x 64 boxes by one thread (tma_store.stage_and_store; the
+        warpgroup's barrier `barrier`). The store is not waited for: the
+        next one waits until it has read the buffer."""
+        self._divide(divide)
+        stage_and_store(O, o_s, self.o.reshape((1, 1, 32 * self.halves)), c, row0, 0, 64 * self.halves,
+                        (t // 32) % 4, t % 32, t % 128, "bf16", barrier)
+
+    def _divide(self, divide):
+        """O / l in place, row by row: div.rn.f32 ("rn") or times rcp.rn.f32
+        of l ("rcp")."""
+        for h in range(2):
+            lh = self.l[h:h + 1]
+            if divide == "rcp":
+                T.cuda.tile.apply(T.ptx["rcp.rn.f32"], lh, lh)
+            T.cuda.tile.apply(T.ptx["div.rn.f32" if divide == "rn" else "mul.rn.f32"], self.o_rows[h],
+                              self.o_rows[h], lh.reshape((1, 1, 1)).broadcast((self.halves * 8, 2, 1)))
 
 
 class _Turns:
@@ -255,11 +275,11 @@ def _wait(done, barrier, parity):
         T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, barrier, T.uint32(parity))
 
 
-def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, steps, stages, c, p, rows_from,
+def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, steps, stages, q_row, p, rows_from,
                        scale_log2, mask):
-    """One consumer's key blocks 0 to steps - 1 of its rows in
-    FlashAttention 3's order (attention_specialized's `pipelined`); block j
-    is the ring's step g0 + j. `turns` (or None) orders the wgmma issues
+    """One consumer's key blocks 0 to steps - 1 of its rows (Q's from
+    `q_row` of q_s) in FlashAttention 3's order (attention_specialized's
+    `pipelined`); block j is the ring's step g0 + j. `turns` (or None) orders the wgmma issues
     between the consumers. Leaves P of the last block in the fragments,
     its O += P V for _finish_pipelined, and every S retired."""
     wgmma_wait = T.ptx["wgmma.wait_group.sync.aligned"]
@@ -274,7 +294,7 @@ def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, ste
 
     wait_full(g0, g0 % stages)
     my_turn()
-    row_state.issue_s(q_s, k_s[g0 % stages], 64 * c, p, 128)
+    row_state.issue_s(q_s, k_s[g0 % stages], q_row, p, 128)
     their_turn()
     T.cuda.tile.apply(wgmma_wait, T.uint32(0))
     row_state.softmax(p, 0, rows_from, scale_log2, mask(0))
@@ -283,7 +303,7 @@ def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, ste
         stage, before = (g0 + j) % stages, (g0 + j - 1) % stages
         wait_full(g0 + j, stage)
         my_turn()
-        row_state.issue_s(q_s, k_s[stage], 64 * c, p, 128)
+        row_state.issue_s(q_s, k_s[stage], q_row, p, 128)
         row_state.issue_pv(v_s[before], p < 128, fence=False)
         their_turn()
         T.cuda.tile.apply(wgmma_wait, T.uint32(1))
@@ -505,7 +525,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
 
             _wait(done, q_full, 0)
             if pipelined:
-                _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, 0, steps, stages, c, p,
+                _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, 0, steps, stages, 64 * c, p,
                                    rows_from, scale_log2, mask)
                 _finish_pipelined(row_state, turns, v_s, free, (steps - 1) % stages, p)
             else:
@@ -521,7 +541,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
 
 
 def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stages=3, blocks=132,
-                         registers=(24, 240), out="bfloat16", divide="rcp", wide_pv=True):
+                         registers=(24, 240), out="bfloat16", divide="rcp", wide_pv=True, epilogue="registers"):
     """attention_specialized(pipelined=True, pingpong=True), persistent:
     `blocks` blocks (at most one a tile) take the tiles of 128 query rows in
     turn, block b tiles b, b + blocks, ... (not causal: every tile has the
@@ -532,23 +552,44 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
     each consumer arrives on `q_empty` once its last S of a tile retired,
     and the producer waits for both before it loads the next tile's Q. The
     consumers' turns run on across the tiles too. `wide_pv`: as
-    attention_specialized's."""
+    attention_specialized's.
+
+    `epilogue` "tma": each consumer stores its rows of O (in bf16) through
+    a shared buffer of its own by TMA boxes (_RowState.store_tma), and
+    goes on to its next tile without waiting for them; "registers": by
+    st.global from its registers (_RowState.store). The buffers take 16
+    KiB at d 64 and 32 KiB at d 128, where 3 stages no longer fit.
+    "tma_in_q": the buffer is the consumer's own rows of Q, dead once its
+    last S retired. Each consumer's Q then has its own box and mbarriers:
+    the consumer frees it (q_empty[c]) once its boxes of O have been read,
+    and the producer loads its next Q after the next tile's first `stages`
+    key blocks, which need only the tile before."""
     consumers, bm, threads = 2, 2 * BM, 3 * THREADS
     halves, scale_log2 = _shape_and_scale(seq, bm, bn, d, scale, scale_log2)
+    tma_out, in_q = epilogue in ("tma", "tma_in_q"), epilogue == "tma_in_q"
+    # Q's parts, each with its own box and mbarriers: a consumer's rows
+    # when O goes through them.
+    q_parts = consumers if in_q else 1
+    q_rows = bm // q_parts
+    if tma_out and out != "bfloat16":
+        raise ValueError("the TMA epilogue stores O in bf16")
     rows, tiles, steps = bh * seq, bh * (seq // bm), seq // bn
     grid = min(blocks, tiles)
     stage_bytes = 2 * halves * bn * 128
 
     @T.function
-    def attention(Q: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bm, 64), "128B")),
+    def attention(Q: T.Tensor((rows, d), "uint16", tma=T.TensorMap((q_rows, 64), "128B")),
                   K: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bn, 64), "128B")),
                   V: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bn, 64), "128B")),
-                  O: T.Tensor((rows, d), "uint16" if out == "bfloat16" else "float32")):
+                  O: T.Tensor((rows, d), "uint16" if out == "bfloat16" else "float32",
+                              **(dict(tma=T.TensorMap((64, 64), "128B")) if tma_out else {}))):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=threads))
-        q_s = T.alloc_dynamic_shared((halves, bm, 64), "uint16", align=1024).swizzle("128B")
+        q_s = T.alloc_dynamic_shared((q_parts, halves, q_rows, 64), "uint16", align=1024).swizzle("128B")
         k_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
         v_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
-        q_full, q_empty = T.alloc_shared((1, 1), "uint64"), T.alloc_shared((1, 1), "uint64")
+        o_s = T.alloc_dynamic_shared((consumers, halves, 64, 64), "uint16", align=1024).swizzle("128B") \
+            if epilogue == "tma" else q_s
+        q_full, q_empty = T.alloc_shared((q_parts, 1), "uint64"), T.alloc_shared((q_parts, 1), "uint64")
         full = T.alloc_shared((stages, 1), "uint64")
         empty = T.alloc_shared((stages, 1), "uint64")
         t, bid = T.thread_id(), T.block_id()
@@ -556,21 +597,38 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
         count = (tiles - bid + grid - 1) // grid  # this block's tiles
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")
-        _init_barriers(t, full, empty, consumers, (q_full, 1), (q_empty, consumers))
+        _init_barriers(t, full, empty, consumers, *[(q_full[x:x + 1], 1) for x in range(q_parts)],
+                       *[(q_empty[x:x + 1], consumers // q_parts) for x in range(q_parts)])
         with T.if_(wg == 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(registers[0]))
             with T.if_(p == 0):
                 load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
+
+                def load_q(i, tile):
+                    for x in range(q_parts):
+                        with T.if_(i >= 1):
+                            _wait(done, q_empty[x:x + 1], (i - 1) % 2)
+                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
+                                          q_full[x:x + 1], T.uint32(halves * q_rows * 128))
+                        for hf in range(halves):
+                            T.cuda.tile.apply(load, q_s[x, hf], Q.tensor_map, (64 * hf, tile * bm + x * q_rows),
+                                              q_full[x])
+
                 for i in T.serial(0, count):
                     tile = bid + i * grid
-                    with T.if_(i >= 1):
-                        _wait(done, q_empty, (i - 1) % 2)
-                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, q_full,
-                                      T.uint32(halves * bm * 128))
-                    for hf in range(halves):
-                        T.cuda.tile.apply(load, q_s[hf], Q.tensor_map, (64 * hf, tile * bm), q_full[0])
                     k0 = tile // (seq // bm) * seq
-                    for j in T.serial(0, steps):
+                    # Q's rows hold the tile before's O until its boxes
+                    # are read: the key blocks that need only that tile
+                    # go first.
+                    first = min(stages, steps) if in_q else 0
+                    if not in_q:
+                        load_q(i, tile)
+                    for j in T.serial(0, first) if first else ():
+                        _produce(state, done, full, empty, k_s, v_s, K, V, i * steps + j, stages, k0 + j * bn,
+                                 halves, stage_bytes)
+                    if in_q:
+                        load_q(i, tile)
+                    for j in T.serial(first, steps):
                         _produce(state, done, full, empty, k_s, v_s, K, V, i * steps + j, stages, k0 + j * bn,
                                  halves, stage_bytes)
         with T.if_(wg > 0):
@@ -586,15 +644,30 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
                 T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1],
                                   pred=p == 0)
 
+            part = c if in_q else 0
             for i in T.serial(0, count):
                 tile = bid + i * grid
-                _wait(done, q_full, i % 2)
-                _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, i * steps, steps, stages, c, p,
-                                   0, scale_log2, lambda j: None)
-                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty, pred=p == 0)
+                _wait(done, q_full[part:part + 1], i % 2)
+                _consume_pipelined(row_state, turns, q_s[part], k_s, v_s, wait_full, free, i * steps, steps, stages,
+                                   0 if in_q else 64 * c, p, 0, scale_log2, lambda j: None)
+                if not in_q:
+                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty, pred=p == 0)
                 _finish_pipelined(row_state, turns, v_s, free, (i * steps + steps - 1) % stages, p, i < count - 1)
-                row_state.store(O, tile * bm + 64 * c, p, out, divide)
+                if tma_out:
+                    # Barrier ids 1 and 2 are the turns'.
+                    row_state.store_tma(O, o_s, tile * bm, c, t, T.uint32(3 + c), divide)
+                else:
+                    row_state.store(O, tile * bm + 64 * c, p, out, divide)
+                if in_q:
+                    # Its Q's rows are free once the boxes have read them.
+                    with T.if_(p == 0):
+                        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
+                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty[part:part + 1])
                 row_state.reset()
+            if tma_out:
+                # The last boxes complete before the block leaves.
+                with T.if_(p == 0):
+                    T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
 
     return attention
 
@@ -639,6 +712,14 @@ PIPELINED.update({name.replace("fa3pp", "fa3bf"): (make, dict(kw, out="bfloat16"
 # Persistent (attention_persistent), not causal, O in bf16.
 PERSISTENT = {f"attention_persistent_d{d}_b4h16_s{seq}": (attention_persistent, dict(bh=64, seq=seq, d=d))
               for d in (64, 128) for seq in (1024, 2048, 4096, 8192)}
+# The TMA epilogue (epilogue="tma"): at d 64 with 3 stages, at d 128 with
+# 2 (the 32 KiB of O's buffers), beside the register stores with 2.
+PERSISTENT_TMA = {f"attention_persistent_d{d}_b4h16_s{seq}{tag}": (attention_persistent, dict(
+    bh=64, seq=seq, d=d, **kw)) for d in (64, 128) for seq in (1024, 2048, 4096, 8192)
+    for tag, kw in ((("_tma", dict(epilogue="tma")),) if d == 64 else (
+        ("_tma_s2", dict(epilogue="tma", stages=2)), ("_s2", dict(stages=2)))) + (
+        ("_tma_in_q", dict(epilogue="tma_in_q")),)}
+
 # The d 128 kernels with P V as two m64n64k16 a k chunk, a half of V's
 # columns each (as before the 3-D descriptor), for an A/B in one run.
 HALVES_PV = {name + "_halves_pv": (make, dict(kw, wide_pv=False))

@@ -29,7 +29,13 @@ result equals numpy bit for bit (bench/gemm/gemm_reference.py), in the
 interpreter and on the H200.
 """
 
+import os
+import sys
+
 from tile_mlir import script as T
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tma_store import stage_and_store, stmatrix_place  # noqa: E402
 
 BK = 64          # a step of K: one 128-byte swizzled row of b16
 KINDS = {"float16": "f16", "bfloat16": "bf16", "e4m3": "e4m3"}
@@ -308,46 +314,6 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
     return gemm
 
 
-def _stmatrix_place(warp, lane):
-    """The row of a consumer's 64 and the column within a 16 x 16 block of
-    the address `lane` gives stmatrix .x4 for its warp's block: row
-    l % 8 of matrix l / 8, the matrices (rows 0-7, columns 0-7), (8-15,
-    0-7), (0-7, 8-15), (8-15, 8-15) of the wgmma D fragment's block."""
-    matrix = lane // 8
-    return 16 * warp + lane % 8 + 8 * (matrix % 2), 8 * (matrix // 2)
-
-
-def _stage_and_store(C, c_s, acc, c, row0, col0, bn, warp, lane, p, kind):
-    """The TMA epilogue of consumer `c`: its 64 rows of the tile, rounded to
-    `kind` pairs, written to its shared buffer by stmatrix (each 16 x 16
-    block of a warp's D fragment is four 8 x 8 matrices), then stored as
-    64 x 64 boxes by one thread. The buffer is free once the previous
-    tile's stores have read it (cp.async.bulk.wait_group.read); a barrier
-    of the warpgroup's 128 threads orders that wait before the writes and
-    the writes (through fence.proxy.async) before the stores."""
-    regs = T.alloc_local((1, 4), "uint32")
-    with T.if_(p == 0):
-        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
-    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1 + c), T.uint32(128))
-    row, lane_col = _stmatrix_place(warp, lane)
-    for j in range(bn // 16):
-        for mi in range(4):
-            q = 2 * j + mi // 2
-            e = 4 * q + 2 * (mi % 2)
-            T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], regs[0:1, mi:mi + 1], acc[0, 0:1, e + 1:e + 2],
-                              acc[0, 0:1, e:e + 1])
-        col = (16 * j) % 64 + lane_col
-        T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                          c_s[c, (16 * j) // 64, row:row + 1, col:col + 8], regs)
-    T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
-    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1 + c), T.uint32(128))
-    with T.if_(p == 0):
-        for block in range(bn // 64):
-            T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"], C.tensor_map,
-                              (col0 + 64 * block, row0 + 64 * c), c_s[c, block])
-        T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
-
-
 # The swizzle of the deferred TMA epilogue's shared buffer, by its columns
 # (rows of 128, 64 or 32 bytes): its box's, under which stmatrix's 8 rows
 # of 16 bytes fall on distinct banks.
@@ -368,7 +334,7 @@ def _stmatrix_box(C, c_s, packed, chunk, cols, row0, col0, c, warp, lane, p):
     # Each consumer's barrier has its own id, 1 + c.
     barrier = T.uint32(c + 1)
     T.cuda.tile.apply(T.ptx["bar.sync"], barrier, T.uint32(128))
-    row, lane_col = _stmatrix_place(warp, lane)
+    row, lane_col = stmatrix_place(warp, lane)
     first = chunk * cols // 16
     for j in range(first, first + cols // 16):
         col = 16 * (j - first) + lane_col
@@ -732,7 +698,7 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                 # Each consumer's barrier has its own id (1 + c).
                 for cc in range(consumers):
                     with T.if_(c == cc):
-                        _stage_and_store(C, c_s, acc, cc, row0, col0, bn, warp, lane, p, out_kind)
+                        stage_and_store(C, c_s, acc, cc, row0, col0, bn, warp, lane, p, out_kind)
             if deferred:
                 # The last tile's pairs.
                 with T.if_(start < whole):

@@ -92,15 +92,21 @@ def test_pipelined_interpreter_equals_float64_on_exact_data(seq, options):
     _exact_case(kernels.attention_specialized, seq, options.pop("d"), options.pop("causal", False), 2, **options)
 
 
-def test_persistent_interpreter_equals_float64_on_exact_data():
+@pytest.mark.parametrize("d, options", [(64, {}), (64, dict(epilogue="tma")), (64, dict(epilogue="tma_in_q")),
+                                        (128, dict(epilogue="tma_in_q"))])
+def test_persistent_interpreter_equals_float64_on_exact_data(d, options):
     # One block takes both tiles of 128 rows, four key blocks of 64 each
     # through 3 stages: the ring, the consumers' turns (bar.sync and
     # bar.arrive with a thread count of 256) and Q's one buffer (q_empty)
     # run on from the first tile to the second; O in bf16, by a reciprocal.
+    # With the TMA epilogue, the second tile's boxes wait until the first
+    # tile's have read the consumer's buffer; through the consumer's rows
+    # of Q, the second tile's Q waits until they have (d 64 and 128).
     def make(bh, seq, causal, **options):
         assert not causal
         return kernels.attention_persistent(bh, seq, **options)
-    _exact_case(make, 256, 64, False, 3, bn=64, stages=3, blocks=1, out="bfloat16", divide="rcp")
+    options = dict(dict(bn=64, stages=3, blocks=1, out="bfloat16", divide="rcp"), **options)
+    _exact_case(make, 256, d, False, 3, **options)
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
@@ -122,6 +128,23 @@ def test_pipelined_sass():
         assert len(re.findall(r"\bHGMMA\.64x128x16\.F32\.BF16\b", text)) == n128
         assert len(re.findall(r"\bHGMMA\.64x64x16\.F32\.BF16\b", text)) == n64 == counts["HGMMA"] - n128
         assert counts["LDL"] == counts["STL"] == 0
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+@pytest.mark.parametrize("d, epilogue, stsm, boxes", [(64, "tma", 4, 1), (128, "tma_in_q", 8, 2)])
+def test_tma_epilogue_sass(d, epilogue, stsm, boxes):
+    # The persistent kernel's O: 4 stmatrix.x4 a 64 columns, one TMA box
+    # store each, no st.global; at d 128 through the consumer's rows of Q,
+    # with 3 stages and no spills in 240 registers. The wgmma as written,
+    # each issue laid out twice (before the loop and in it): S 4 n128 at d
+    # 64, 8 at d 128; P V 8 n64 at d 64, 8 n128 at d 128 (one a k chunk).
+    compiled = tile_mlir.compile(kernels.attention_persistent(64, 4096, d=d, epilogue=epilogue), target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    assert counts["STSM"] == stsm and counts["UTMASTG"] == boxes and counts["STG"] == 0
+    assert counts["LDL"] == counts["STL"] == 0
+    hgmma = collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", sass.listing(compiled.cubin)))
+    assert hgmma == ({"64x128x16": 8, "64x64x16": 16} if d == 64 else {"64x128x16": 32})
 
 
 # Integer instructions whose choice moves with the register allocation
@@ -198,7 +221,8 @@ def test_committed_h200_runs_are_within_the_backends_error():
     import json
     for file in ("results.json", "results_first.json", "results_rerun.json", "results_ws.json",
                  "results_fa3_first.json", "results_fa3.json", "results_fa3pp.json", "results_p2.json",
-                 "results_bf.json", "results_persistent.json", "results_fold_ab.json", "results_held.json"):
+                 "results_bf.json", "results_persistent.json", "results_fold_ab.json", "results_held.json",
+                 "results_wide_pv.json", "results_tma_epilogue.json", "results_tma_in_q.json"):
         with open(os.path.join(ROOT, "bench", "attention", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")
