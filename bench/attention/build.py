@@ -9,7 +9,8 @@
 
 (`--halves-pv` adds the d 128 kernels with P V in halves of 64 columns,
 kernels.HALVES_PV, beside the kernels built; `--tma` the persistent
-kernels with the TMA epilogue, kernels.PERSISTENT_TMA.)
+kernels with the TMA epilogue, kernels.PERSISTENT_TMA, and the causal fa3bf
+ones.)
 """
 
 import os
@@ -40,7 +41,10 @@ if __name__ == "__main__":
             "attention_d128_b4h16_s1024")}, **{name: kernels.SPECIALIZED[name] for name in (
                 "attention_ws_d64_b4h16_s4096_n128", "attention_ws_d128_b4h16_s4096")})
     if "--tma" in sys.argv:
-        variants = dict(variants, **kernels.PERSISTENT_TMA)
+        # Beside the causal fa3bf kernels, the best before.
+        variants = dict(variants, **kernels.PERSISTENT_TMA, **{
+            name: kernels.PIPELINED[name] for name in kernels.PIPELINED
+            if name.startswith("attention_fa3bf") and "causal" in name})
     if "--halves-pv" in sys.argv:
         variants = dict(variants, **{name: v for name, v in kernels.HALVES_PV.items()
                                      if name[:-len("_halves_pv")] in variants})

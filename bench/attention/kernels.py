@@ -541,18 +541,24 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
 
 
 def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stages=3, blocks=132,
-                         registers=(24, 240), out="bfloat16", divide="rcp", wide_pv=True, epilogue="registers"):
+                         registers=(24, 240), out="bfloat16", divide="rcp", wide_pv=True, epilogue="registers",
+                         causal=False):
     """attention_specialized(pipelined=True, pingpong=True), persistent:
-    `blocks` blocks (at most one a tile) take the tiles of 128 query rows in
-    turn, block b tiles b, b + blocks, ... (not causal: every tile has the
-    same seq / bn key blocks). The ring of stages runs on across a block's
-    tiles (tile i's key block j is the ring's step i (seq / bn) + j), so the
-    producer loads a tile's first key blocks while the consumers finish the
-    tile before: its last P V, O's division and store. Q has one buffer:
-    each consumer arrives on `q_empty` once its last S of a tile retired,
-    and the producer waits for both before it loads the next tile's Q. The
-    consumers' turns run on across the tiles too. `wide_pv`: as
-    attention_specialized's.
+    `blocks` blocks (at most one a unit of work) take the units in turn,
+    block b units b, b + blocks, ... Not causal, a unit is a tile of 128
+    query rows, each of seq / bn key blocks. Causal, a unit is a pair of
+    tiles of one head, row blocks P - 1 - p and p of its P, which see
+    (P - p) + (p + 1) = P + 1 tiles' worth of key blocks together: every
+    unit the same work, and every step of the ring known in closed form.
+    The ring of stages runs on across a block's tiles (a tile's key block j
+    is the ring's step g0 + j, g0 the block's key blocks before it), so
+    the producer loads a tile's first key blocks while the consumers
+    finish the tile before: its last P V, O's division and store. Q has
+    one buffer: each consumer arrives on `q_empty` once its last S of a
+    tile retired, and the producer waits for both before it loads the next
+    tile's Q. The consumers' turns run on across the tiles too. Causal:
+    each consumer masks the key blocks that reach past its first row.
+    `wide_pv`: as attention_specialized's.
 
     `epilogue` "tma": each consumer stores its rows of O (in bf16) through
     a shared buffer of its own by TMA boxes (_RowState.store_tma), and
@@ -562,8 +568,8 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
     "tma_in_q": the buffer is the consumer's own rows of Q, dead once its
     last S retired. Each consumer's Q then has its own box and mbarriers:
     the consumer frees it (q_empty[c]) once its boxes of O have been read,
-    and the producer loads its next Q after the next tile's first `stages`
-    key blocks, which need only the tile before."""
+    and the producer loads its next Q before the tile's key block `stages`
+    (the blocks before need only the tile before)."""
     consumers, bm, threads = 2, 2 * BM, 3 * THREADS
     halves, scale_log2 = _shape_and_scale(seq, bm, bn, d, scale, scale_log2)
     tma_out, in_q = epilogue in ("tma", "tma_in_q"), epilogue == "tma_in_q"
@@ -573,9 +579,32 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
     q_rows = bm // q_parts
     if tma_out and out != "bfloat16":
         raise ValueError("the TMA epilogue stores O in bf16")
-    rows, tiles, steps = bh * seq, bh * (seq // bm), seq // bn
-    grid = min(blocks, tiles)
+    places, per_tile = seq // bm, bm // bn  # row blocks of a head; key blocks a row block
+    if causal and places % 2:
+        raise ValueError(f"causal pairs row blocks: a sequence of {seq} is not a multiple of {2 * bm}")
+    rows = bh * seq
+    units = bh * places // 2 if causal else bh * places
+    tiles_a_unit = 2 if causal else 1
+    grid = min(blocks, units)
     stage_bytes = 2 * halves * bn * 128
+
+    def tile_of(bid, i, h):
+        """Tile h of the block's unit i: its first row within its head, the
+        head's first row in the flattened tensors, its key blocks and the
+        ring's step of its first."""
+        unit = bid + i * grid
+        if not causal:
+            head, place = unit // places, unit % places
+            return place * bm, head * seq, seq // bn, i * (seq // bn)
+        head, p = unit // (places // 2), unit % (places // 2)
+        place = (places - 1 - p) + h * (2 * p + 1 - places)
+        return place * bm, head * seq, (place + 1) * per_tile, (i * (places + 1) + h * (places - p)) * per_tile
+
+    def each_tile(count):
+        """(i, h) over the block's units and their tiles."""
+        for i in T.serial(0, count):
+            for h in (T.serial(0, 2) if causal else (0,)):
+                yield i, h
 
     @T.function
     def attention(Q: T.Tensor((rows, d), "uint16", tma=T.TensorMap((q_rows, 64), "128B")),
@@ -594,7 +623,7 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
         empty = T.alloc_shared((stages, 1), "uint64")
         t, bid = T.thread_id(), T.block_id()
         wg, p = t // 128, t % 128
-        count = (tiles - bid + grid - 1) // grid  # this block's tiles
+        count = (units - bid + grid - 1) // grid  # this block's units
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")
         _init_barriers(t, full, empty, consumers, *[(q_full[x:x + 1], 1) for x in range(q_parts)],
@@ -604,33 +633,37 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
             with T.if_(p == 0):
                 load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
 
-                def load_q(i, tile):
+                def load_q(n, q0):
+                    """The block's n-th tile's Q, rows q0.., once the
+                    tile before has freed each part."""
                     for x in range(q_parts):
-                        with T.if_(i >= 1):
-                            _wait(done, q_empty[x:x + 1], (i - 1) % 2)
+                        with T.if_(n >= 1):
+                            _wait(done, q_empty[x:x + 1], (n - 1) % 2)
                         T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
                                           q_full[x:x + 1], T.uint32(halves * q_rows * 128))
                         for hf in range(halves):
-                            T.cuda.tile.apply(load, q_s[x, hf], Q.tensor_map, (64 * hf, tile * bm + x * q_rows),
-                                              q_full[x])
+                            T.cuda.tile.apply(load, q_s[x, hf], Q.tensor_map, (64 * hf, q0 + x * q_rows), q_full[x])
 
-                for i in T.serial(0, count):
-                    tile = bid + i * grid
-                    k0 = tile // (seq // bm) * seq
-                    # Q's rows hold the tile before's O until its boxes
-                    # are read: the key blocks that need only that tile
-                    # go first.
-                    first = min(stages, steps) if in_q else 0
+                for i, h in each_tile(count):
+                    first_row, k0, steps, g0 = tile_of(bid, i, h)
+                    n = tiles_a_unit * i + h
                     if not in_q:
-                        load_q(i, tile)
-                    for j in T.serial(0, first) if first else ():
-                        _produce(state, done, full, empty, k_s, v_s, K, V, i * steps + j, stages, k0 + j * bn,
-                                 halves, stage_bytes)
-                    if in_q:
-                        load_q(i, tile)
-                    for j in T.serial(first, steps):
-                        _produce(state, done, full, empty, k_s, v_s, K, V, i * steps + j, stages, k0 + j * bn,
-                                 halves, stage_bytes)
+                        load_q(n, k0 + first_row)
+                    for j in T.serial(0, steps):
+                        if in_q:
+                            # Q's rows hold the tile before's O until its
+                            # boxes are read: the key blocks that need
+                            # only that tile go first.
+                            with T.if_(j == stages):
+                                load_q(n, k0 + first_row)
+                        _produce(state, done, full, empty, k_s, v_s, K, V, g0 + j, stages, k0 + j * bn, halves,
+                                 stage_bytes)
+                    if in_q and isinstance(steps, int):
+                        if steps <= stages:
+                            load_q(n, k0 + first_row)
+                    elif in_q:
+                        with T.if_(steps <= stages):
+                            load_q(n, k0 + first_row)
         with T.if_(wg > 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(registers[1]))
             c = wg - 1
@@ -645,19 +678,22 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
                                   pred=p == 0)
 
             part = c if in_q else 0
-            for i in T.serial(0, count):
-                tile = bid + i * grid
-                _wait(done, q_full[part:part + 1], i % 2)
-                _consume_pipelined(row_state, turns, q_s[part], k_s, v_s, wait_full, free, i * steps, steps, stages,
-                                   0 if in_q else 64 * c, p, 0, scale_log2, lambda j: None)
+            for i, h in each_tile(count):
+                first_row, k0, steps, g0 = tile_of(bid, i, h)
+                rows_from = first_row + 64 * c
+                _wait(done, q_full[part:part + 1], (tiles_a_unit * i + h) % 2)
+                _consume_pipelined(row_state, turns, q_s[part], k_s, v_s, wait_full, free, g0, steps, stages,
+                                   0 if in_q else 64 * c, p, rows_from, scale_log2,
+                                   lambda j: (j * bn + bn - 1 > rows_from) if causal else None)
                 if not in_q:
                     T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty, pred=p == 0)
-                _finish_pipelined(row_state, turns, v_s, free, (i * steps + steps - 1) % stages, p, i < count - 1)
+                more = (i < count - 1) | (h == 0) if causal else i < count - 1
+                _finish_pipelined(row_state, turns, v_s, free, (g0 + steps - 1) % stages, p, more)
                 if tma_out:
                     # Barrier ids 1 and 2 are the turns'.
-                    row_state.store_tma(O, o_s, tile * bm, c, t, T.uint32(3 + c), divide)
+                    row_state.store_tma(O, o_s, k0 + first_row, c, t, T.uint32(3 + c), divide)
                 else:
-                    row_state.store(O, tile * bm + 64 * c, p, out, divide)
+                    row_state.store(O, k0 + first_row + 64 * c, p, out, divide)
                 if in_q:
                     # Its Q's rows are free once the boxes have read them.
                     with T.if_(p == 0):
@@ -712,13 +748,23 @@ PIPELINED.update({name.replace("fa3pp", "fa3bf"): (make, dict(kw, out="bfloat16"
 # Persistent (attention_persistent), not causal, O in bf16.
 PERSISTENT = {f"attention_persistent_d{d}_b4h16_s{seq}": (attention_persistent, dict(bh=64, seq=seq, d=d))
               for d in (64, 128) for seq in (1024, 2048, 4096, 8192)}
-# The TMA epilogue (epilogue="tma"): at d 64 with 3 stages, at d 128 with
-# 2 (the 32 KiB of O's buffers), beside the register stores with 2.
-PERSISTENT_TMA = {f"attention_persistent_d{d}_b4h16_s{seq}{tag}": (attention_persistent, dict(
-    bh=64, seq=seq, d=d, **kw)) for d in (64, 128) for seq in (1024, 2048, 4096, 8192)
-    for tag, kw in ((("_tma", dict(epilogue="tma")),) if d == 64 else (
-        ("_tma_s2", dict(epilogue="tma", stages=2)), ("_s2", dict(stages=2)))) + (
-        ("_tma_in_q", dict(epilogue="tma_in_q")),)}
+# The TMA epilogue, the best of each in bench/attention/results_d64_stages.json
+# and results_causal_persistent.json: through the consumer's rows of Q
+# ("tma_in_q"; at d 128, 3 stages leave no room for a buffer of O's own),
+# with 4 stages at d 64; causal at d 64 through a buffer of its own ("tma")
+# with 3.
+PERSISTENT_TMA = {f"attention_persistent_d{d}_b4h16_s{seq}{'_causal' if causal else ''}{tag}": (
+    attention_persistent, dict(bh=64, seq=seq, d=d, causal=causal, epilogue=epilogue, stages=stages))
+    for seq in (1024, 2048, 4096, 8192)
+    for d, causal, tag, epilogue, stages in ((64, False, "_tma_in_q_s4", "tma_in_q", 4),
+                                             (64, True, "_tma", "tma", 3),
+                                             (128, False, "_tma_in_q", "tma_in_q", 3),
+                                             (128, True, "_tma_in_q", "tma_in_q", 3))}
+# d 128 with 2 stages, where O's own buffers fit, with and without them
+# (bench/attention/results_tma_epilogue.json).
+PERSISTENT_2_STAGES = {f"attention_persistent_d128_b4h16_s{seq}{tag}": (attention_persistent, dict(
+    bh=64, seq=seq, d=128, stages=2, **kw)) for seq in (1024, 2048, 4096, 8192)
+    for tag, kw in (("_tma_s2", dict(epilogue="tma")), ("_s2", {}))}
 
 # The d 128 kernels with P V as two m64n64k16 a k chunk, a half of V's
 # columns each (as before the 3-D descriptor), for an A/B in one run.

@@ -92,21 +92,25 @@ def test_pipelined_interpreter_equals_float64_on_exact_data(seq, options):
     _exact_case(kernels.attention_specialized, seq, options.pop("d"), options.pop("causal", False), 2, **options)
 
 
-@pytest.mark.parametrize("d, options", [(64, {}), (64, dict(epilogue="tma")), (64, dict(epilogue="tma_in_q")),
-                                        (128, dict(epilogue="tma_in_q"))])
+@pytest.mark.parametrize("d, options", [(128, dict(epilogue="tma_in_q")), (64, dict(epilogue="tma", causal=True)),
+                                        (128, dict(epilogue="tma_in_q", causal=True))])
 def test_persistent_interpreter_equals_float64_on_exact_data(d, options):
     # One block takes both tiles of 128 rows, four key blocks of 64 each
     # through 3 stages: the ring, the consumers' turns (bar.sync and
-    # bar.arrive with a thread count of 256) and Q's one buffer (q_empty)
-    # run on from the first tile to the second; O in bf16, by a reciprocal.
-    # With the TMA epilogue, the second tile's boxes wait until the first
-    # tile's have read the consumer's buffer; through the consumer's rows
-    # of Q, the second tile's Q waits until they have (d 64 and 128).
+    # bar.arrive with a thread count of 256) and Q run on from the first
+    # tile to the second; O in bf16, by a reciprocal, stored by TMA boxes.
+    # Through the consumer's rows of Q (d 128), the second tile's Q waits
+    # until the first tile's boxes have read them (loaded before its key
+    # block 3); through a buffer of its own (d 64), the second tile's boxes
+    # wait. Causal, the two tiles are one unit: rows 128-255 over four key
+    # blocks, then rows 0-127 over two (fewer than the stages: its Q loads
+    # after them), the diagonal blocks masked. The register stores run in
+    # the pipelined kernels' tests.
     def make(bh, seq, causal, **options):
-        assert not causal
-        return kernels.attention_persistent(bh, seq, **options)
+        return kernels.attention_persistent(bh, seq, causal=causal, **options)
     options = dict(dict(bn=64, stages=3, blocks=1, out="bfloat16", divide="rcp"), **options)
-    _exact_case(make, 256, d, False, 3, **options)
+    causal = options.pop("causal", False)
+    _exact_case(make, 256, d, causal, 3, **options)
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
@@ -222,7 +226,8 @@ def test_committed_h200_runs_are_within_the_backends_error():
     for file in ("results.json", "results_first.json", "results_rerun.json", "results_ws.json",
                  "results_fa3_first.json", "results_fa3.json", "results_fa3pp.json", "results_p2.json",
                  "results_bf.json", "results_persistent.json", "results_fold_ab.json", "results_held.json",
-                 "results_wide_pv.json", "results_tma_epilogue.json", "results_tma_in_q.json"):
+                 "results_wide_pv.json", "results_tma_epilogue.json", "results_tma_in_q.json",
+                 "results_causal_persistent.json", "results_d64_stages.json", "results_final.json"):
         with open(os.path.join(ROOT, "bench", "attention", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")
