@@ -68,6 +68,39 @@ def test_a_wrong_swizzle_reads_other_rows():
             s[0:64, 0:16].matrix_descriptor()
 
 
+def test_a_descriptor_moved_past_its_buffer_is_refused():
+    # A descriptor moved by arithmetic (no tile proves it) 4096 bytes on:
+    # its 64 rows of 128 bytes would run past the 8 KiB buffer.
+    import tile_mlir.script as T
+    from tile_mlir.interpreter.wgmma import WgmmaFault
+
+    @T.function
+    def k(Out: T.Tensor((128, 32), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+        t = T.thread_id()
+        s = T.alloc_shared((64, 64), "uint16", align=1024).swizzle("128B")
+        zero = T.alloc_local((1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], zero.reshape((4, 1)), T.uint32(0))
+        for p in range(4):
+            row, col = t // 8 + 16 * p, 4 * (t % 8)
+            T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], s.view("uint32")[row:row + 1, col:col + 4], zero)
+        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        d = T.alloc_local((1, 1, 32), "float32")
+        desc = s[0:64, 0:16].matrix_descriptor()
+        moved = T.alloc_local((1, 1, 1), "uint64")
+        T.cuda.tile.apply(T.ptx["add.s64"], moved, desc, T.uint64(256))
+        T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+        T.cuda.tile.apply(T.ptx["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"], d, desc, moved, t >= 128,
+                          T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
+        T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+        T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out.view("uint32")[t:t + 1, :].reshape((32, 1)),
+                          d.view("uint32").reshape((32, 1)))
+    with pytest.raises(WgmmaFault, match="a descriptor that reads bytes 4096 to 12287 of a 8192-byte buffer"):
+        tile_mlir.interpret(k, np.zeros((128, 32), np.float32))
+
+
 def test_reading_d_before_the_wait_is_a_hazard():
     spec = {**W.CASES["bf16_n8_64B_accumulate"], "wait": None}
     _, arrays = W.case_arrays(spec)
