@@ -10,7 +10,8 @@
 (`--halves-pv` adds the d 128 kernels with P V in halves of 64 columns,
 kernels.HALVES_PV, beside the kernels built; `--tma` the persistent
 kernels with the TMA epilogue, kernels.PERSISTENT_TMA, and the causal fa3bf
-ones.)
+ones; `--two-stages` the d 128 kernels with 2 stages,
+kernels.PERSISTENT_2_STAGES.)
 """
 
 import os
@@ -45,6 +46,8 @@ if __name__ == "__main__":
         variants = dict(variants, **kernels.PERSISTENT_TMA, **{
             name: kernels.PIPELINED[name] for name in kernels.PIPELINED
             if name.startswith("attention_fa3bf") and "causal" in name})
+    if "--two-stages" in sys.argv:
+        variants = dict(variants, **kernels.PERSISTENT_2_STAGES)
     if "--halves-pv" in sys.argv:
         variants = dict(variants, **{name: v for name, v in kernels.HALVES_PV.items()
                                      if name[:-len("_halves_pv")] in variants})

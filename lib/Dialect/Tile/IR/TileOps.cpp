@@ -768,7 +768,6 @@ static LogicalResult verifyDescriptorShapes(ApplyOp op,
   return success();
 }
 
-
 /// Checks that `tile`, the box operand of a TMA of `dims` dimensions, is
 /// the box of `map`: its shape, element width, layout, swizzle and
 /// alignment.
