@@ -219,8 +219,12 @@ class NamedBarriers:
         if clocks is not None and entry[2]:
             rows = np.concatenate(entry[2])
             clocks.known[rows] = np.maximum(clocks.known[rows], entry[3])
-        if entry[1] == self.interp.per_block:
-            self.interp.epoch[key[1]] += 1  # a barrier of the whole block
+        # A barrier of the whole block that every thread synced on orders
+        # the block's accesses before it before those after it. Threads
+        # that only arrived (bar.arrive) go on unordered with the syncing
+        # threads: the clocks alone order what they released.
+        if entry[1] == self.interp.per_block and sum(len(rows) for rows in entry[2]) == entry[1]:
+            self.interp.epoch[key[1]] += 1
         del self.open[key]
         self.generation[key] = self.generation.get(key, 0) + 1
         self.interp.streams.advance()

@@ -30,7 +30,6 @@ in registers or, like B, in shared memory that a matrix descriptor
   wgmma.fence's ordering of earlier register accesses is not checked.
 """
 
-import re
 
 import numpy as np
 
@@ -118,11 +117,6 @@ def _signed(value):
     return v - (1 << width) if v >> (width - 1) else v
 
 
-def _types(opcode):
-    tokens = [t for t in opcode.split(".") if t in fragments.ELEMENT_BITS or t in ("b1",)]
-    return tokens[-3:]
-
-
 def _operand_matrix(interp, desc, rows, kind, k, first, block, mn_major=False):
     """The operand a descriptor describes: (bits rows x k, known, buffer,
     byte addresses) for the warpgroup of thread `first`. K-major (the
@@ -199,8 +193,8 @@ def _d_place(e, lane, warp):
 def execute(interp, form, values, group):
     """One wgmma.mma_async of each warpgroup the active threads make up."""
     opcode = form.opcode
-    m, n, k = (int(x) for x in re.search(r"\.m(\d+)n(\d+)k(\d+)", opcode).groups())
-    dkind, akind, bkind = _types(opcode)
+    m, n, k = form.matrix_shape
+    dkind, akind, bkind = (operand.matrix_type for operand in form.operands[:3])
     if akind == "b1":
         raise R.NotCovered(f"{opcode}: the single-bit wgmma")
     named = {o.name: v for o, v in zip(form.operands, values)}
@@ -352,7 +346,12 @@ def commit(interp):
 
 def wait(interp, pending):
     """wgmma.wait_group `pending`: every committed group but the newest
-    `pending` of each executing warpgroup completes."""
+    `pending` of each executing warpgroup completes. A wgmma may read its
+    shared operands at any time from its issue to its retirement: the race
+    check sees the reads at both ends (at the issue in `execute`, again
+    here), so another thread's write that is not ordered before the issue
+    or after this wait is a race, whichever order the streams ran them in
+    (one ordered between them meets `check_shared_write`)."""
     st = state(interp)
     in_block = interp.lanes % interp.per_block
     for first in np.unique((interp.lanes - in_block % 128)[interp.active]):
@@ -363,6 +362,7 @@ def wait(interp, pending):
                     buffer.in_flight[members[:, None], at] = 0
                 for buffer, at in op["shared"]:
                     buffer.wgmma_reading[at] = 0
+                    interp.track_read(buffer, at, np.full(at.size, first, np.int64))
 
 
 def check_registers(interp, buffer, at, writing):
