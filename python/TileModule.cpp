@@ -58,12 +58,19 @@ static nb::dict formToDict(const ptx::Form &form) {
     entry["within_address"] = operand.withinAddress;
     entry["box"] = operand.box;
     entry["bulk"] = operand.bulk;
+    entry["matrix_type"] = operand.matrixType;
+    entry["matrix_bits"] = operand.matrixBits;
     operands.append(entry);
   }
   nb::dict result;
   result["opcode"] = form.opcode;
   result["family"] = form.family;
   result["operands"] = operands;
+  if (form.matrixShape)
+    result["matrix_shape"] = nb::make_tuple(
+        form.matrixShape->m, form.matrixShape->n, form.matrixShape->k);
+  else
+    result["matrix_shape"] = nb::none();
   result["min_sm"] = form.minSm;
   result["min_ptx"] = form.minPtx;
   result["arch_specific"] = form.archSpecific;

@@ -227,13 +227,8 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   unsigned count = spec.count;
   if (StringRef token = chosenOf(spec.countFrom, slots, chosen);
       !token.empty() && spec.shapeNPerRegister) {
-    // m64n<N>k16: N is the digits between 'n' and 'k'.
-    unsigned n = 0;
-    token.drop_until([](char c) { return c == 'n'; })
-        .drop_front()
-        .take_until([](char c) { return c == 'k'; })
-        .getAsInteger(10, n);
-    count = n / spec.shapeNPerRegister;
+    std::optional<Form::MatrixShape> shape = parseMatrixShape(token);
+    count = shape ? shape->n / spec.shapeNPerRegister : 0;
   } else if (!token.empty()) {
     // The token's digits: v4, x2, 3d.
     token.drop_until(llvm::isDigit).take_while(llvm::isDigit).getAsInteger(
@@ -271,6 +266,12 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   operand.bulk = spec.bulk;
   operand.sizedBy = spec.sizedBy.str();
   operand.fold = spec.fold;
+  if (spec.matrixTypeIndex >= 0) {
+    operand.matrixType = types[spec.matrixTypeIndex].str();
+    // b1, the single-bit multiply's, is no register's type.
+    const TypeInfo *element = lookupType(operand.matrixType);
+    operand.matrixBits = element ? element->bits : 1;
+  }
   if (!spec.saturationBy.empty() &&
       llvm::is_contained(chosen, spec.saturationBy) &&
       (type->kind == 'u' || type->kind == 's'))
@@ -333,6 +334,9 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.guardIgnored = record.guardIgnored;
   form.lowered = record.lowered && variant.lowered;
   form.sinkResult = variant.sinkResult;
+  for (auto [slot, token] : llvm::zip(slotRecords, chosen))
+    if (slot->what == "shape")
+      form.matrixShape = parseMatrixShape(token);
   for (const FloorRecord &floor : variant.floors) {
     if (!floor.types.empty() &&
         !llvm::is_contained(floor.types, types[floor.typeIndex]))

@@ -3043,16 +3043,22 @@ constexpr unsigned kTransposes[] = {0, 1};
 constexpr OperandRecord wgmmaD(StringRef type, unsigned perRegister) {
   return {.name = "d", .role = Role::ReadWrite, .fixedType = type,
           .countFrom = "shape", .axes = "mn", .braced = true,
-          .shapeNPerRegister = perRegister};
+          .shapeNPerRegister = perRegister, .matrixTypeIndex = 0};
 }
-constexpr OperandRecord kWgmmaADesc = {
-    .name = "a-desc", .role = Role::Src, .fixedType = "b64", .axes = "mk"};
+constexpr OperandRecord kWgmmaADesc = {.name = "a-desc",
+                                       .role = Role::Src,
+                                       .fixedType = "b64",
+                                       .axes = "mk",
+                                       .matrixTypeIndex = 1};
 constexpr OperandRecord wgmmaA(StringRef type) {
   return {.name = "a", .role = Role::Src, .fixedType = type, .count = 4,
-          .axes = "mk", .braced = true};
+          .axes = "mk", .braced = true, .matrixTypeIndex = 1};
 }
-constexpr OperandRecord kWgmmaBDesc = {
-    .name = "b-desc", .role = Role::Src, .fixedType = "b64", .axes = "nk"};
+constexpr OperandRecord kWgmmaBDesc = {.name = "b-desc",
+                                       .role = Role::Src,
+                                       .fixedType = "b64",
+                                       .axes = "nk",
+                                       .matrixTypeIndex = 2};
 constexpr OperandRecord kWgmmaScaleD = {
     .name = "scale-d", .role = Role::Src, .fixedType = "pred", .axes = "mnk"};
 constexpr OperandRecord wgmmaScale(StringRef name) {

@@ -164,6 +164,9 @@ struct OperandRecord {
   bool box = false;
   /// See Operand::bulk.
   bool bulk = false;
+  /// See Operand::matrixType: the variant's type at this index (wgmma's d
+  /// 0, a and a-desc 1, b-desc 2); -1 for an operand of no matrix.
+  int matrixTypeIndex = -1;
 };
 
 /// Several operand signatures of one spelling; which one an instruction

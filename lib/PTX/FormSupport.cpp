@@ -13,6 +13,22 @@ const TypeInfo *lookupType(StringRef name) {
   return nullptr;
 }
 
+std::optional<Form::MatrixShape> parseMatrixShape(StringRef token) {
+  Form::MatrixShape shape;
+  StringRef rest = token;
+  auto number = [&](char letter, unsigned &value) {
+    if (!rest.consume_front(StringRef(&letter, 1)))
+      return false;
+    StringRef digits = rest.take_while(llvm::isDigit);
+    rest = rest.drop_front(digits.size());
+    return !digits.empty() && !digits.getAsInteger(10, value);
+  };
+  if (number('m', shape.m) && number('n', shape.n) && number('k', shape.k) &&
+      rest.empty())
+    return shape;
+  return std::nullopt;
+}
+
 std::string describeSlot(const Slot &slot) {
   if (slot.tokens.size() == 1)
     return slot.tokens.front().str();

@@ -56,6 +56,9 @@ inline constexpr TypeInfo kTypes[] = {
 
 const TypeInfo *lookupType(StringRef name);
 
+/// The shape a multiply's shape token spells (m64n128k16: 64, 128, 16), or
+/// none for a token of another pattern (ldmatrix's m8n8).
+std::optional<Form::MatrixShape> parseMatrixShape(StringRef token);
 
 /// One position in a qualifier sequence: a named set of alternatives.
 struct Slot {

@@ -18,8 +18,9 @@ H200.
 
 from __future__ import annotations
 
-import re
 from typing import Tuple
+
+from . import ptx
 
 # Bits of one element of each input kind; accumulators are f16, f32, s32
 # or f64.
@@ -28,11 +29,11 @@ ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "s8": 8, "u8": 8, "e4m3": 8, 
 
 
 def shape_of(opcode: str) -> Tuple[int, int, int]:
-    """(M, N, K) of an mma spelling."""
-    match = re.search(r"\.m(\d+)n(\d+)k(\d+)\.", opcode + ".")
-    if not match:
+    """(M, N, K) of an mma spelling, as the form table reads it."""
+    shape = ptx.parse(opcode).matrix_shape
+    if shape is None:
         raise ValueError(f"{opcode} names no mma shape")
-    return tuple(int(x) for x in match.groups())
+    return shape
 
 
 def kinds_of(opcode: str) -> Tuple[str, str, str, str]:

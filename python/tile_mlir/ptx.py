@@ -74,6 +74,12 @@ class Operand:
     bulk: bool = False
     """A memory operand of a bulk copy (cp.async.bulk): its sized_by bytes
     contiguous from an address aligned to 16 bytes."""
+    matrix_type: str = ""
+    """An operand that holds or describes a matrix of the multiply (wgmma's
+    d, a or a-desc, b-desc): the PTX type of its elements ("bf16", "e4m3",
+    "b1"), whatever its registers' type; "" for any other operand."""
+    matrix_bits: int = 0
+    """The width of those elements in bits; 0 for any other operand."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,9 @@ class Form:
     caveat: str = ""
     """A measured way in which ptxas or the hardware departs from the PTX
     ISA for this form (tile-expand warns with it); "" for none."""
+    matrix_shape: Optional[Tuple[int, int, int]] = None
+    """An mma or wgmma form's (m, n, k) from its shape qualifier
+    (m64n128k16: (64, 128, 16)); None for other forms."""
 
 
 def parse(opcode: str, target: Optional[str] = None) -> Form:

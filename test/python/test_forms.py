@@ -46,6 +46,40 @@ def test_mma_fragments_are_register_groups_of_different_counts():
     assert [op.count for op in f16.operands] == [2, 4, 2, 2]
 
 
+@pytest.mark.parametrize("spelling, shape, matrices", [
+    # (name, PTX type of the matrix's elements, their bits) of d, a/a-desc, b-desc.
+    ("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", (64, 128, 16),
+     [("d", "f32", 32), ("a-desc", "bf16", 16), ("b-desc", "bf16", 16)]),
+    ("wgmma.mma_async.sync.aligned.m64n24k32.f16.e5m2.e4m3", (64, 24, 32),
+     [("d", "f16", 16), ("a-desc", "e5m2", 8), ("b-desc", "e4m3", 8)]),
+    ("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32", (64, 8, 8),
+     [("d", "f32", 32), ("a-desc", "tf32", 32), ("b-desc", "tf32", 32)]),
+    ("wgmma.mma_async.sync.aligned.m64n256k32.s32.u8.s8", (64, 256, 32),
+     [("d", "s32", 32), ("a-desc", "u8", 8), ("b-desc", "s8", 8)]),
+    ("wgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.and.popc", (64, 16, 256),
+     [("d", "s32", 32), ("a-desc", "b1", 1), ("b-desc", "b1", 1)])])
+def test_wgmma_forms_give_their_shape_and_each_matrix_elements(spelling, shape, matrices):
+    # The PTX ISA's wgmma.mma_async.sync.aligned.shape.dtype.atype.btype
+    # (9.7.15.5.2): the descriptors are b64 and A's registers b32 whatever
+    # the elements, which only the form's types name.
+    for form in ptx.overloads(spelling):
+        assert form.matrix_shape == shape
+        named = [(op.name, op.matrix_type, op.matrix_bits) for op in form.operands if op.matrix_type]
+        if form.operands[1].name == "a":  # A in registers: the same elements
+            assert form.operands[1].type in ("f16x2", "bf16x2", "b32")
+            matrices = [matrices[0], ("a",) + matrices[1][1:], matrices[2]]
+        assert named == matrices
+        assert [op.matrix_bits for op in form.operands if not op.matrix_type] == [0] * (len(form.operands) - 3)
+
+
+@pytest.mark.parametrize("spelling, shape", [
+    ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", (16, 8, 16)),
+    ("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", (8, 8, 4)),
+    ("ldmatrix.sync.aligned.m8n8.x4.shared.b16", None), ("add.rn.f32", None)])
+def test_a_form_has_a_matrix_shape_where_its_shape_names_m_n_and_k(spelling, shape):
+    assert ptx.parse(spelling).matrix_shape == shape
+
+
 @pytest.mark.parametrize("spelling, message", [
     ("mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32",
      "'col' must follow 'row' in mma.f32.f16.f16.f32: the first layout is A's (row), the second B's (col)"),

@@ -133,12 +133,26 @@ struct Operand {
   /// A memory operand of a bulk copy (cp.async.bulk): its `sizedBy` bytes
   /// contiguous from an address aligned to 16 bytes, not to the size.
   bool bulk = false;
+  /// An operand that holds or describes a matrix of the multiply (wgmma's
+  /// d, a or a-desc, b-desc): the PTX type of the matrix's elements ("f32",
+  /// "bf16", "e4m3", "b1") and their width in bits. A descriptor is a b64
+  /// and A's register a b32 whatever the elements; these are the elements.
+  /// "" and 0 for any other operand.
+  std::string matrixType;
+  unsigned matrixBits = 0;
 };
 
 struct Form {
+  /// A multiply's shape: m64n128k16 is {64, 128, 16}.
+  struct MatrixShape {
+    unsigned m = 0, n = 0, k = 0;
+  };
+
   std::string opcode;
   std::string family;
   llvm::SmallVector<Operand, 4> operands;
+  /// The shape qualifier of an mma or wgmma form; none for other forms.
+  std::optional<MatrixShape> matrixShape;
   /// Lowest SM version (e.g. 90) and PTX ISA version times ten (e.g. 86).
   unsigned minSm = 0;
   unsigned minPtx = 0;

@@ -698,32 +698,20 @@ static std::optional<int64_t> sizeOf(StringRef name, const ptx::Form &form,
 /// m64nNkK, K-major (imm-trans 0, or a form without it) a tile of M (N)
 /// rows and K columns; MN-major a tile of K rows and M (N) columns, or a
 /// 3-D one of swizzled rows whose columns add up to M (N); elements as
-/// wide as the instruction's input type.
+/// wide as the instruction's input type. The form table gives the shape
+/// and each descriptor's element type.
 static LogicalResult verifyDescriptorShapes(ApplyOp op,
                                             const ptx::Form &form) {
-  llvm::SmallVector<StringRef, 8> parts;
-  StringRef(form.opcode).split(parts, '.');
-  int64_t m = 0, n = 0, k = 0;
-  for (StringRef part : parts)
-    if (part.consume_front("m")) {
-      auto [mText, rest] = part.split('n');
-      auto [nText, kText] = rest.split('k');
-      if (!mText.getAsInteger(10, m) && !nText.getAsInteger(10, n) &&
-          !kText.getAsInteger(10, k))
-        break;
-      m = n = k = 0;
-    }
-  if (!m)
+  if (!form.matrixShape)
     return success();
-  // The types end the opcode, but for b1's `.and.popc`.
-  while (parts.back() == "popc" || parts.back() == "and")
-    parts.pop_back();
+  auto [m, n, k] = *form.matrixShape;
   for (auto [value, operand] : llvm::zip(op.getArgs(), form.operands)) {
     bool isA = operand.name == "a-desc";
     if (!isA && operand.name != "b-desc")
       continue;
     auto descriptor = value.getDefiningOp<MatrixDescriptorOp>();
-    if (!descriptor)
+    // b1 elements have no tile type to describe them.
+    if (!descriptor || operand.matrixBits == 1)
       continue;
     StringRef trans = isA ? "imm-trans-a" : "imm-trans-b";
     std::optional<int64_t> transposed = sizeOf(trans, form, op.getArgs());
@@ -731,19 +719,12 @@ static LogicalResult verifyDescriptorShapes(ApplyOp op,
     int64_t mn = isA ? m : n;
     MemRefType type = descriptor.getTile().getType();
     ArrayRef<int64_t> shape = type.getShape();
-    // The input type is the opcode's last part (B) or the one before (A).
-    StringRef spelled = parts[parts.size() - (isA ? 2 : 1)];
-    if (spelled == "b1")
-      continue;
-    int64_t kBits = spelled == "tf32"                       ? 32
-                    : spelled == "f16" || spelled == "bf16" ? 16
-                                                            : 8;
-    if (type.getElementTypeBitWidth() != kBits)
+    if (type.getElementTypeBitWidth() != operand.matrixBits)
       return op.emitOpError()
              << operand.name << " describes a tile of "
              << type.getElementTypeBitWidth() << "-bit elements, but "
-             << form.opcode << " reads " << spelled << " (" << kBits
-             << " bits)";
+             << form.opcode << " reads " << operand.matrixType << " ("
+             << operand.matrixBits << " bits)";
     int64_t columns =
         shape.size() == 3 ? shape[0] * shape[2] : shape.back();
     int64_t rows = shape[shape.size() - 2];
