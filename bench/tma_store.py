@@ -15,18 +15,17 @@ def stmatrix_place(warp, lane):
     return 16 * warp + lane % 8 + 8 * (matrix % 2), 8 * (matrix // 2)
 
 
-def stage_and_store(C, c_s, acc, c, row0, col0, cols, warp, lane, p, kind, barrier=None):
-    """Warpgroup `c`'s 64 rows of accumulators `acc` (the D fragment of
-    `cols` columns), rounded to `kind` pairs, written to its shared buffer
-    c_s[c] (cols / 64 boxes of 64 x 64, 128-byte swizzled) by stmatrix
-    (each 16 x 16 block of a warp's D fragment is four 8 x 8 matrices),
-    then stored to C's rows row0 + 64 c.. and columns col0.. as 64 x 64
-    boxes by one thread, which nobody waits for here. The buffer is free
-    once the previous stores from it have read it
-    (cp.async.bulk.wait_group.read); a barrier of the warpgroup's 128
-    threads (id `barrier`, 1 + c by default) orders that wait before the
-    writes and the writes (through fence.proxy.async) before the stores."""
-    barrier = T.uint32(1 + c) if barrier is None else barrier
+def stage_and_store(C, buf, acc, row0, col0, cols, warp, lane, p, kind, barrier):
+    """A warpgroup's 64 rows of accumulators `acc` (the D fragment of `cols`
+    columns), rounded to `kind` pairs, written to its shared buffer `buf`
+    (cols / 64 boxes of 64 x 64, 128-byte swizzled) by stmatrix (each
+    16 x 16 block of a warp's D fragment is four 8 x 8 matrices), then
+    stored to C's rows row0.. and columns col0.. as 64 x 64 boxes by one
+    thread, which nobody waits for here. The buffer is free once the
+    previous stores from it have read it (cp.async.bulk.wait_group.read); a
+    barrier of the warpgroup's 128 threads (id `barrier`) orders that wait
+    before the writes and the writes (through fence.proxy.async) before the
+    stores."""
     regs = T.alloc_local((1, 4), "uint32")
     with T.if_(p == 0):
         T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
@@ -40,11 +39,11 @@ def stage_and_store(C, c_s, acc, c, row0, col0, cols, warp, lane, p, kind, barri
                               acc[0, 0:1, e:e + 1])
         col = (16 * j) % 64 + lane_col
         T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                          c_s[c, (16 * j) // 64, row:row + 1, col:col + 8], regs)
+                          buf[(16 * j) // 64, row:row + 1, col:col + 8], regs)
     T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
     T.cuda.tile.apply(T.ptx["bar.sync"], barrier, T.uint32(128))
     with T.if_(p == 0):
         for block in range(cols // 64):
             T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"], C.tensor_map,
-                              (col0 + 64 * block, row0 + 64 * c), c_s[c, block])
+                              (col0 + 64 * block, row0), buf[block])
         T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])

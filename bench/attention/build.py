@@ -10,8 +10,10 @@
 (`--halves-pv` adds the d 128 kernels with P V in halves of 64 columns,
 kernels.HALVES_PV, beside the kernels built; `--tma` the persistent
 kernels with the TMA epilogue, kernels.PERSISTENT_TMA, and the causal fa3bf
-ones; `--two-stages` the d 128 kernels with 2 stages,
-kernels.PERSISTENT_2_STAGES.)
+ones; `--in-k` the persistent kernels with the TMA epilogue through K,
+kernels.PERSISTENT_TMA_IN_K; `--best` the best of each shape,
+kernels.BEST; `--two-stages` the d 128 kernels with 2
+stages, kernels.PERSISTENT_2_STAGES.)
 """
 
 import os
@@ -46,6 +48,10 @@ if __name__ == "__main__":
         variants = dict(variants, **kernels.PERSISTENT_TMA, **{
             name: kernels.PIPELINED[name] for name in kernels.PIPELINED
             if name.startswith("attention_fa3bf") and "causal" in name})
+    if "--best" in sys.argv:
+        variants = dict(variants, **kernels.BEST)
+    if "--in-k" in sys.argv:
+        variants = dict(variants, **kernels.PERSISTENT_TMA_IN_K)
     if "--two-stages" in sys.argv:
         variants = dict(variants, **kernels.PERSISTENT_2_STAGES)
     if "--halves-pv" in sys.argv:

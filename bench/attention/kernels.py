@@ -207,14 +207,15 @@ class _RowState:
                                   self.o[hf, 0:1, e:e + 1])
                 T.cuda.tile.apply(T.ptx["st.global.b32"], O.view("uint32")[r:r + 1, col // 2:col // 2 + 1], packed)
 
-    def store_tma(self, O, o_s, row0, c, t, barrier, divide="rcp"):
-        """O / l (as `store`'s) rounded to bf16 pairs into consumer c's
-        shared buffer o_s[c] by stmatrix and stored to O's rows row0 + 64 c..
-        as 64 x 64 boxes by one thread (tma_store.stage_and_store; the
-        warpgroup's barrier `barrier`). The store is not waited for: the
-        next one waits until it has read the buffer."""
+    def store_tma(self, O, buf, row0, t, barrier, divide="rcp"):
+        """O / l (as `store`'s) rounded to bf16 pairs into the warpgroup's
+        shared buffer `buf` (a 64 x 64 box a half) by stmatrix and stored to
+        O's rows row0.. as 64 x 64 boxes by one thread
+        (tma_store.stage_and_store; the warpgroup's barrier `barrier`). The
+        store is not waited for: the next one waits until it has read the
+        buffer."""
         self._divide(divide)
-        stage_and_store(O, o_s, self.o.reshape((1, 1, 32 * self.halves)), c, row0, 0, 64 * self.halves,
+        stage_and_store(O, buf, self.o.reshape((1, 1, 32 * self.halves)), row0, 0, 64 * self.halves,
                         (t // 32) % 4, t % 32, t % 128, "bf16", barrier)
 
     def _divide(self, divide):
@@ -276,12 +277,13 @@ def _wait(done, barrier, parity):
 
 
 def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, steps, stages, q_row, p, rows_from,
-                       scale_log2, mask):
+                       scale_log2, mask, after_first_issue=None):
     """One consumer's key blocks 0 to steps - 1 of its rows (Q's from
     `q_row` of q_s) in FlashAttention 3's order (attention_specialized's
     `pipelined`); block j is the ring's step g0 + j. `turns` (or None) orders the wgmma issues
     between the consumers. Leaves P of the last block in the fragments,
-    its O += P V for _finish_pipelined, and every S retired."""
+    its O += P V for _finish_pipelined, and every S retired.
+    `after_first_issue` (or None) runs once the first S is in flight."""
     wgmma_wait = T.ptx["wgmma.wait_group.sync.aligned"]
 
     def my_turn():
@@ -296,6 +298,8 @@ def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, ste
     my_turn()
     row_state.issue_s(q_s, k_s[g0 % stages], q_row, p, 128)
     their_turn()
+    if after_first_issue:
+        after_first_issue()
     T.cuda.tile.apply(wgmma_wait, T.uint32(0))
     row_state.softmax(p, 0, rows_from, scale_log2, mask(0))
     row_state.p_fragments()
@@ -314,16 +318,18 @@ def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, ste
         row_state.p_fragments()
 
 
-def _finish_pipelined(row_state, turns, v_s, free, stage, p, more=False):
+def _finish_pipelined(row_state, turns, v_s, free, stage, p, more=False, keep=False):
     """O += P V of the last key block (in `stage`), retired, its stage
-    freed; `more`: whether the consumer has rows after these (for turns)."""
+    freed unless `keep`; `more`: whether the consumer has rows after these
+    (for turns)."""
     if turns:
         turns.mine_now()
     row_state.issue_pv(v_s[stage], p < 128)
     if turns:
         turns.theirs_now(more)
     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-    free(stage)
+    if not keep:
+        free(stage)
 
 
 def _produce(state, done, full, empty, k_s, v_s, K, V, g, stages, row, halves, stage_bytes):
@@ -542,7 +548,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
 
 def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stages=3, blocks=132,
                          registers=(24, 240), out="bfloat16", divide="rcp", wide_pv=True, epilogue="registers",
-                         causal=False):
+                         causal=False, defer_free=True):
     """attention_specialized(pipelined=True, pingpong=True), persistent:
     `blocks` blocks (at most one a unit of work) take the units in turn,
     block b units b, b + blocks, ... Not causal, a unit is a tile of 128
@@ -569,10 +575,22 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
     last S retired. Each consumer's Q then has its own box and mbarriers:
     the consumer frees it (q_empty[c]) once its boxes of O have been read,
     and the producer loads its next Q before the tile's key block `stages`
-    (the blocks before need only the tile before)."""
+    (the blocks before need only the tile before). "tma_in_k": the buffer
+    is the consumer's own rows of K in the stage of the tile's last key
+    block, dead once both consumers' last S retired (each consumer tells
+    the other by bar.arrive on barrier 5 + c, 256 threads, and waits for
+    the other's by bar.sync); the consumer frees that stage once its boxes
+    have been read, and Q is freed as with "registers", with no store in
+    the way of the next tile's. `defer_free`: it waits for that read and
+    frees the stage once its next tile's first S is in flight (its key
+    block `stages` - 1 is the first to need the stage), not at once."""
     consumers, bm, threads = 2, 2 * BM, 3 * THREADS
     halves, scale_log2 = _shape_and_scale(seq, bm, bn, d, scale, scale_log2)
-    tma_out, in_q = epilogue in ("tma", "tma_in_q"), epilogue == "tma_in_q"
+    if epilogue not in ("registers", "tma", "tma_in_q", "tma_in_k"):
+        raise ValueError(f"epilogue {epilogue!r} is not registers, tma, tma_in_q or tma_in_k")
+    tma_out, in_q, in_k = epilogue != "registers", epilogue == "tma_in_q", epilogue == "tma_in_k"
+    if in_k and bn != 2 * BM:
+        raise ValueError(f"the TMA epilogue through K needs a row of K a query row: {bn} keys a block, not {2 * BM}")
     # Q's parts, each with its own box and mbarriers: a consumer's rows
     # when O goes through them.
     q_parts = consumers if in_q else 1
@@ -682,16 +700,35 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
                 first_row, k0, steps, g0 = tile_of(bid, i, h)
                 rows_from = first_row + 64 * c
                 _wait(done, q_full[part:part + 1], (tiles_a_unit * i + h) % 2)
+
+                def free_stage_of_o(last, when=True):
+                    """The stage whose rows of K held O, once its boxes have read them."""
+                    with T.if_((p == 0) if when is True else (p == 0) & when):
+                        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
+                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[last:last + 1])
+
+                # The ring runs on: the tile before's last key block was step g0 - 1.
+                free_before = (lambda: free_stage_of_o((g0 + stages - 1) % stages, g0 > 0)) \
+                    if in_k and defer_free else None
                 _consume_pipelined(row_state, turns, q_s[part], k_s, v_s, wait_full, free, g0, steps, stages,
                                    0 if in_q else 64 * c, p, rows_from, scale_log2,
-                                   lambda j: (j * bn + bn - 1 > rows_from) if causal else None)
+                                   lambda j: (j * bn + bn - 1 > rows_from) if causal else None, free_before)
                 if not in_q:
                     T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty, pred=p == 0)
+                if in_k:
+                    # Barrier ids 1 and 2 are the turns', 3 and 4 the stores'.
+                    T.cuda.tile.apply(T.ptx["bar.arrive"], T.uint32(5 + c), T.uint32(256))
                 more = (i < count - 1) | (h == 0) if causal else i < count - 1
-                _finish_pipelined(row_state, turns, v_s, free, (g0 + steps - 1) % stages, p, more)
-                if tma_out:
-                    # Barrier ids 1 and 2 are the turns'.
-                    row_state.store_tma(O, o_s, k0 + first_row, c, t, T.uint32(3 + c), divide)
+                last = (g0 + steps - 1) % stages
+                _finish_pipelined(row_state, turns, v_s, free, last, p, more, keep=in_k)
+                if in_k:
+                    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(6 - c), T.uint32(256))
+                    row_state.store_tma(O, k_s[last].reshape((halves, 2, 64, 64))[:, c], k0 + rows_from, t, T.uint32(3 + c),
+                                        divide)
+                    if not defer_free:
+                        free_stage_of_o(last)
+                elif tma_out:
+                    row_state.store_tma(O, o_s[c], k0 + rows_from, t, T.uint32(3 + c), divide)
                 else:
                     row_state.store(O, k0 + first_row + 64 * c, p, out, divide)
                 if in_q:
@@ -760,6 +797,27 @@ PERSISTENT_TMA = {f"attention_persistent_d{d}_b4h16_s{seq}{'_causal' if causal e
                                              (64, True, "_tma", "tma", 3),
                                              (128, False, "_tma_in_q", "tma_in_q", 3),
                                              (128, True, "_tma_in_q", "tma_in_q", 3))}
+# The TMA epilogue through the rows of K of the tile's last key block
+# ("tma_in_k"): 3 stages at d 128, 4 and 5 at d 64, beside PERSISTENT_TMA
+# in one run (bench/attention/results_tma_in_k.json, with the stage freed
+# at once).
+PERSISTENT_TMA_IN_K = {f"attention_persistent_d{d}_b4h16_s{seq}{'_causal' if causal else ''}_tma_in_k_s{stages}": (
+    attention_persistent, dict(bh=64, seq=seq, d=d, causal=causal, epilogue="tma_in_k", stages=stages))
+    for seq in (1024, 2048, 4096, 8192) for causal in (False, True)
+    for d, stages in ((64, 4), (64, 5), (128, 3))}
+# The same with the stage of O freed at once (`defer_free=False`).
+PERSISTENT_TMA_IN_K.update({name + "_free_at_once": (make, dict(kw, defer_free=False))
+                            for name, (make, kw) in PERSISTENT_TMA_IN_K.items()})
+# The best of each entry: through Q's rows with 4 stages at d 64 (not
+# causal); through K's rows, the stage freed at once, with 5 stages at d 64
+# causal; through K's rows with 3 stages at d 128, the stage freed after the
+# next tile's first S except at S 1024 not causal
+# (bench/attention/results_defer_free.json).
+BEST = {name: PERSISTENT_TMA_IN_K.get(name) or PERSISTENT_TMA[name] for name in (
+    f"attention_persistent_d{d}_b4h16_s{seq}{'_causal' if causal else ''}{tag}"
+    for seq in (1024, 2048, 4096, 8192) for d, causal, tag in (
+        (64, False, "_tma_in_q_s4"), (64, True, "_tma_in_k_s5_free_at_once"),
+        (128, False, "_tma_in_k_s3_free_at_once" if seq == 1024 else "_tma_in_k_s3"), (128, True, "_tma_in_k_s3")))}
 # d 128 with 2 stages, where O's own buffers fit, with and without them
 # (bench/attention/results_tma_epilogue.json).
 PERSISTENT_2_STAGES = {f"attention_persistent_d128_b4h16_s{seq}{tag}": (attention_persistent, dict(

@@ -92,8 +92,10 @@ def test_pipelined_interpreter_equals_float64_on_exact_data(seq, options):
     _exact_case(kernels.attention_specialized, seq, options.pop("d"), options.pop("causal", False), 2, **options)
 
 
-@pytest.mark.parametrize("d, options", [(128, dict(epilogue="tma_in_q")), (64, dict(epilogue="tma", causal=True)),
-                                        (128, dict(epilogue="tma_in_q", causal=True))])
+@pytest.mark.parametrize("d, options", [
+    (128, dict(epilogue="tma_in_q")), (64, dict(epilogue="tma", causal=True)),
+    (128, dict(epilogue="tma_in_k", causal=True, bn=128, stages=2)),
+    (64, dict(epilogue="tma_in_k", causal=True, bn=128, stages=2, defer_free=False, seq=512))])
 def test_persistent_interpreter_equals_float64_on_exact_data(d, options):
     # One block takes both tiles of 128 rows, four key blocks of 64 each
     # through 3 stages: the ring, the consumers' turns (bar.sync and
@@ -104,13 +106,18 @@ def test_persistent_interpreter_equals_float64_on_exact_data(d, options):
     # block 3); through a buffer of its own (d 64), the second tile's boxes
     # wait. Causal, the two tiles are one unit: rows 128-255 over four key
     # blocks, then rows 0-127 over two (fewer than the stages: its Q loads
-    # after them), the diagonal blocks masked. The register stores run in
-    # the pipelined kernels' tests.
+    # after them), the diagonal blocks masked. Through the consumer's rows
+    # of K (keys of 128, 2 stages): each tile's O waits in the stage of its
+    # last key block until the other consumer's last S retired, and that
+    # stage waits for the boxes; at d 128 (rows 128-255 over two key
+    # blocks, then rows 0-127 over one) freed once the next tile's S is in
+    # flight, at d 64 (S 512: two pairs, tiles of 4, 1, 3 and 2 key blocks)
+    # at once. The register stores run in the pipelined kernels' tests.
     def make(bh, seq, causal, **options):
         return kernels.attention_persistent(bh, seq, causal=causal, **options)
     options = dict(dict(bn=64, stages=3, blocks=1, out="bfloat16", divide="rcp"), **options)
-    causal = options.pop("causal", False)
-    _exact_case(make, 256, d, causal, 3, **options)
+    causal, seq = options.pop("causal", False), options.pop("seq", 256)
+    _exact_case(make, seq, d, causal, 3, **options)
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
@@ -135,11 +142,12 @@ def test_pipelined_sass():
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
-@pytest.mark.parametrize("d, epilogue, stsm, boxes", [(64, "tma", 4, 1), (128, "tma_in_q", 8, 2)])
+@pytest.mark.parametrize("d, epilogue, stsm, boxes", [(64, "tma", 4, 1), (128, "tma_in_q", 8, 2),
+                                                      (64, "tma_in_k", 4, 1), (128, "tma_in_k", 8, 2)])
 def test_tma_epilogue_sass(d, epilogue, stsm, boxes):
     # The persistent kernel's O: 4 stmatrix.x4 a 64 columns, one TMA box
-    # store each, no st.global; at d 128 through the consumer's rows of Q,
-    # with 3 stages and no spills in 240 registers. The wgmma as written,
+    # store each, no st.global; at d 128 through the consumer's rows of Q
+    # or of K, with 3 stages and no spills in 240 registers. The wgmma as written,
     # each issue laid out twice (before the loop and in it): S 4 n128 at d
     # 64, 8 at d 128; P V 8 n64 at d 64, 8 n128 at d 128 (one a k chunk).
     compiled = tile_mlir.compile(kernels.attention_persistent(64, 4096, d=d, epilogue=epilogue), target="sm_90a")
@@ -228,7 +236,8 @@ def test_committed_h200_runs_are_within_the_backends_error():
                  "results_bf.json", "results_persistent.json", "results_fold_ab.json", "results_held.json",
                  "results_wide_pv.json", "results_tma_epilogue.json", "results_tma_in_q.json",
                  "results_causal_persistent.json", "results_d64_stages.json", "results_final.json",
-                 "results_final_rerun.json"):
+                 "results_final_rerun.json", "results_tma_in_k.json", "results_defer_free.json",
+                 "results_final2.json", "results_final2_rerun.json"):
         with open(os.path.join(ROOT, "bench", "attention", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")
