@@ -15,6 +15,7 @@
     python bench/gemm_hopper/build.py --stream-k build/gemm_hopper_stream_k
     python bench/gemm_hopper/build.py --power build/gemm_hopper_power
     python bench/gemm_hopper/build.py --deferred-tma build/gemm_hopper_deferred_tma
+    python bench/gemm_hopper/build.py --final build/gemm_hopper_final
 """
 
 import os
@@ -39,6 +40,7 @@ if __name__ == "__main__":
                 else kernels.STREAM_K if "--stream-k" in sys.argv
                 else kernels.POWER if "--power" in sys.argv
                 else kernels.DEFERRED_TMA if "--deferred-tma" in sys.argv
+                else kernels.FINAL if "--final" in sys.argv
                 else kernels.QUEUED if "--queued" in sys.argv else kernels.VARIANTS)
     out = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/gemm_hopper")
     # The "_as_written" ones with fold_barriers="off": measured before the

@@ -698,7 +698,7 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                 # Each consumer's barrier has its own id (1 + c).
                 for cc in range(consumers):
                     with T.if_(c == cc):
-                        stage_and_store(C, c_s, acc, cc, row0, col0, bn, warp, lane, p, out_kind)
+                        stage_and_store(C, c_s[cc], acc, row0 + 64 * cc, col0, bn, warp, lane, p, out_kind, T.uint32(1 + cc))
             if deferred:
                 # The last tile's pairs.
                 with T.if_(start < whole):
@@ -886,6 +886,17 @@ DEFERRED_TMA = {f"hopper_{dtype}_{size}_persistent{tag}": (
     for tag, kw in (("_deferred", dict(epilogue="deferred")), ("_deferred_tma", dict(epilogue="deferred_tma")),
                     ("_g16_deferred_tma", dict(epilogue="deferred_tma", group_m=16)),
                     ("_b128_deferred_tma", dict(epilogue="deferred_tma", blocks=128, group_m=16)))}
+# The result of issue #31 in one run: the best 16-bit and e4m3 kernels of
+# results_descriptor_ab.json and results_deferred_tma.json at 4096^3 and
+# 8192^3, and the same 16-bit kernels on a skinny shape, 512 x 8192 x 8192
+# (128 tiles: less than one wave, no split of K).
+FINAL = {f"hopper_{dtype}_{m}x{n}x{k}_persistent{tag}": (
+    gemm_persistent, dict(m=m, n=n, k=k, dtype=dtype, out="bfloat16" if dtype == "e4m3" else "same",
+                          epilogue="deferred_tma", **kw))
+    for dtype in ("bfloat16", "float16", "e4m3") for m, n, k in ((4096,) * 3, (8192,) * 3, (512, 8192, 8192))
+    for tag, kw in ((("_deferred_tma", {}),) if dtype == "e4m3" else
+                    (("_b128_deferred_tma", dict(blocks=128, group_m=16)), ("_deferred_tma", {})))
+    if dtype != "e4m3" or m == n}
 # Stream-K for the tiles past the last full wave, beside the deferred
 # kernels it extends (gemm_hopper/results_stream_k.json).
 STREAM_K = {f"hopper_{dtype}_{size}_persistent{tag}": (

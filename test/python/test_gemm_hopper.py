@@ -364,7 +364,7 @@ def test_committed_h200_runs_are_bit_exact():
     for file in ("results.json", "results_first.json", "sweep.json", "results_specialized.json",
                  "results_tma.json", "sweep_tma.json", "results_queued.json", "results_deferred_tma.json",
                  "results_deferred_tma_sweep.json", "results_deferred_tma_final.json",
-                 "results_descriptor_ab.json"):
+                 "results_descriptor_ab.json", "results_final.json"):
         with open(os.path.join(ROOT, "bench", "gemm_hopper", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")
@@ -384,4 +384,4 @@ def test_committed_h200_runs_are_bit_exact():
             names.add(name)
     # Every variant built today was measured.
     assert set(kernels.VARIANTS) | set(kernels.TMA) | set(kernels.TMA_SWEEP) | set(kernels.QUEUED) \
-        | set(kernels.DEFERRED_TMA) <= names
+        | set(kernels.DEFERRED_TMA) | set(kernels.FINAL) <= names
