@@ -506,6 +506,26 @@ constexpr VariantRecord kTmaVariants[] = {
     {.slots = kTmaAnySlots, .floors = kTmaFloors,
      .signatures = kTmaLoadSignature}};
 
+// cp.async.bulk.prefetch.tensor.{1d..5d}.L2.global{.tile}{.L2::cache_hint}
+//     [tensorMap, {coords}]{, cache-policy}
+// (PTX ISA 9.0, 9.7.9.27.2), tile mode: brings a box of the tensor into
+// L2, nothing into shared memory, and completes nothing. Measured with
+// ptxas 13.0: the qualifiers in any order; .L2 ("level modifier required")
+// and .global ("state space modifier required") both needed; sm_90 and
+// PTX 8.0.
+constexpr StringRef kL2Level[] = {"L2"};
+constexpr SlotRecord kTmaPrefetchSlots[] = {
+    {"dimension", kTensorDims, true},
+    {"level", kL2Level, true},
+    {"source state space", kGlobal, true},
+    {"load mode", kTmaTile},
+    {"cache hint", kCacheHint}};
+constexpr OperandRecord kTmaPrefetch[] = {kTmaMap, kTmaCoords, kCachePolicy};
+constexpr Signature kTmaPrefetchSignature[] = {kTmaPrefetch};
+constexpr VariantRecord kTmaPrefetchVariants[] = {
+    {.slots = kTmaPrefetchSlots, .floors = kTmaFloors,
+     .signatures = kTmaPrefetchSignature}};
+
 // cp.async.bulk (PTX ISA 9.0), the copy that is not a tensor's: `size`
 // bytes of contiguous memory, a multiple of 16, at 16-byte aligned
 // addresses.
@@ -2399,7 +2419,6 @@ constexpr StringRef kPrimaryPriorities[] = {
     "L2::evict_unchanged"};
 constexpr StringRef kSecondaryPriorities[] = {"L2::evict_first",
                                               "L2::evict_unchanged"};
-constexpr StringRef kL2Level[] = {"L2"};
 constexpr SlotRecord kFractionalPolicySlots[] = {
     {"primary priority", kPrimaryPriorities, true},
     {"secondary priority", kSecondaryPriorities}};
@@ -3237,6 +3256,12 @@ const FamilyRecord kRecords[] = {
      .family = "cp.async.bulk",
      .variants = kBulkWaitVariants,
      .ordersMemory = true},
+    // It reads the box of the tensor its map describes, into L2 only: no
+    // operand is memory.
+    {.name = "cp.async.bulk.prefetch.tensor",
+     .family = "cp.async.bulk",
+     .variants = kTmaPrefetchVariants,
+     .accessesDescribedMemory = true},
     {.name = "cp.reduce.async.bulk.tensor",
      .family = "cp.async.bulk",
      .variants = kTmaReduceVariants,

@@ -332,3 +332,42 @@ def test_committed_h200_bulk_runs():
         report = json.load(f)
     assert report["kernels"] == 7 and not report["mismatched"]
     assert {"reduce_add_float32_subnormal", "bulk_multicast", "peer_copy"} <= set(report["passed"])
+
+
+def _prefetch_then_copy(dims):
+    """Thread 0 prefetches A's box at (8, 0) into L2 (a box partly past
+    A's 24 rows), then every thread copies its row of A to Out by ld/st."""
+    @T.function
+    def k(A: T.Tensor((24, 16), "uint16", tma=T.TensorMap((16, 16), "none")), Out: T.Tensor((24, 16), "uint16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=24))
+        t = T.thread_id()
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx[f"cp.async.bulk.prefetch.tensor.{dims}.L2.global.tile"], A.tensor_map, (0, 8))
+        row = T.alloc_local((1, 8), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], row[:, 0:4], A.view("uint32")[t:t + 1, 0:4])
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], row[:, 4:8], A.view("uint32")[t:t + 1, 4:8])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out.view("uint32")[t:t + 1, 0:4], row[:, 0:4])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out.view("uint32")[t:t + 1, 4:8], row[:, 4:8])
+    return k
+
+
+def test_an_l2_prefetch_of_a_box_is_emitted_as_written_and_changes_no_memory():
+    # cp.async.bulk.prefetch.tensor (PTX ISA 9.0, 9.7.9.27): a box into L2
+    # only, no shared memory, nothing to wait for; a box past the tensor is
+    # no fault. ptxas makes it one UTMAPF.
+    kernel = _prefetch_then_copy("2d")
+    a = np.arange(24 * 16, dtype=np.uint16).reshape(24, 16)
+    out = np.zeros_like(a)
+    tile_mlir.interpret(kernel, a, out)
+    assert np.array_equal(out, a)
+    compiled = tile_mlir.compile(kernel, target="sm_90a")
+    assert re.findall(r"cp\.async\.bulk\.prefetch\.tensor\.\S+", compiled.ptx) == \
+        ["cp.async.bulk.prefetch.tensor.2d.L2.global.tile"]
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    assert counts["UTMAPF"] == 1, counts
+
+
+def test_an_l2_prefetch_takes_as_many_coordinates_as_its_dimensions():
+    with pytest.raises(T.TileError, match=r"test_tma.py:\d+: cp\.async\.bulk\.prefetch\.tensor\.3d\.L2\.global\.tile: "
+                                          r"operand tensorCoords: .* takes 3 registers of s32, got 2 values"):
+        _prefetch_then_copy("3d")

@@ -98,9 +98,9 @@ def kernel(index, form):
     args, attributions, body, operands, after = [], [], [], [], []
     if any(op.type == "pred" for op in form.operands):
         body += predicates.SCALARS
-    # A TMA copies one box, a bulk copy one run of bytes beside its
-    # mbarrier: their operands are not repeated.
-    repeated = not any(op.box or op.bulk for op in form.operands)
+    # A TMA copies (or prefetches) one box, a bulk copy one run of bytes
+    # beside its mbarrier: their operands are not repeated.
+    repeated = not any(op.box or op.bulk or op.within_address for op in form.operands)
     dims = next((op.count for op in form.operands if op.within_address), 1)
     box_type = None
     for i, op in enumerate(sized(form)):
@@ -182,7 +182,7 @@ def kernel(index, form):
             ty = memref(op, "5")
             body.append(f"%m{i} = memref.alloca() : {ty}")
             operands.append((f"%m{i}", ty))
-    if box_type and not repeated:
+    if any(op.box for op in form.operands):
         # The box, in a buffer aligned as an unswizzled box must start.
         box = next(i for i, op in enumerate(form.operands) if op.box)
         attributions.append(f"%m{box}: {box_type} {{llvm.align = 128 : i64}}")
@@ -263,7 +263,7 @@ def run(target, forms=None, workdir=None):
         pattern = re.compile(r"(^|\s)" + re.escape(form.opcode) + r"[\s;]")
         # A form without tiles (a fence, cp.async.wait_group's immediate) has
         # nothing to repeat over; an mma's fragments here are one (m, n, k)
-        # step, a TMA's box and a bulk copy's bytes one copy.
+        # step, a TMA's box (or a prefetch's) and a bulk copy's bytes one copy.
         tiles = [o for o in form.operands if o.role != "imm" and not o.address]
         # A register form is pure (docs/design.md): with no source, its
         # repeats are one computation, which LLVM keeps once
@@ -271,7 +271,7 @@ def run(target, forms=None, workdir=None):
         pure = not (form.reads_memory or form.writes_memory or form.warp_collective or form.observes_warp
                     or form.orders_memory or form.accesses_described_memory)
         sourceless = not any(o.role in ("src", "rw") for o in form.operands)
-        expected = 1 if not tiles or any(o.axes or o.box or o.bulk for o in form.operands) or (
+        expected = 1 if not tiles or any(o.axes or o.box or o.bulk or o.within_address for o in form.operands) or (
             pure and sourceless) else REPEATS
         if sum(bool(pattern.search(block)) for block in asm) != expected:
             problems.append(f"{form.opcode}: expected {expected} instructions in k{i}")
