@@ -239,7 +239,7 @@ def test_committed_h200_runs_are_within_the_backends_error():
                  "results_final_rerun.json", "results_tma_in_k.json", "results_defer_free.json",
                  "results_final2.json", "results_final2_rerun.json", "results_final2_third.json",
                  "results_split_q_a.json", "results_split_q_b.json", "results_blocks.json", "results_overlap.json",
-                 "results_overlap_peeled.json"):
+                 "results_overlap_peeled.json", "results_prefetch_q.json"):
         with open(os.path.join(ROOT, "bench", "attention", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")
