@@ -677,6 +677,20 @@ def tma_spellings():
         yield ".".join(("prefetch",) + quals)
 
 
+def tma_prefetch_spellings():
+    """PTX ISA 9.0, 9.7.9.27.2: cp.async.bulk.prefetch.tensor, 0d to 6d, with
+    .L2 and .global in either order or one of them alone, with and without
+    .tile, .im2col and .L2::cache_hint; at 2d the dimension moved last."""
+    for dim in ("0d", "1d", "2d", "3d", "4d", "5d", "6d"):
+        for level_space, mode, hint in itertools.product(
+                (("L2", "global"), ("global", "L2"), ("L2",), ("global",)), ("", "tile", "im2col"),
+                ("", "L2::cache_hint")):
+            quals = [dim, *level_space] + [q for q in (mode, hint) if q]
+            yield ".".join(["cp.async.bulk.prefetch.tensor"] + quals)
+            if dim == "2d":
+                yield ".".join(["cp.async.bulk.prefetch.tensor"] + quals[1:] + [dim])
+
+
 def bulk_spellings():
     """PTX ISA 9.0, cp.async.bulk (not a tensor's): loads into
     shared::cluster or shared::cta from global, the copy from shared::cta
@@ -758,6 +772,11 @@ def tma_operands(tokens):
     dims = next((int(t[0]) for t in tokens if re.fullmatch(r"\dd", t)), 2)
     coords = (32, max(dims, 1), False, False, False, True, False, True)
     memory, policy = (8, 1, True), (64, 1, False)
+    if tokens[3] == "prefetch":
+        # [tensorMap, {coords}]{, {im2colOffsets}}{, cache-policy}: the
+        # offsets 16-bit, one fewer than two per dimension past the second.
+        offsets = [(16, max(dims - 2, 1), False, False, False, True, False, False)] if "im2col" in tokens else []
+        return [TENSOR_MAP, coords] + offsets + ([policy] if "L2::cache_hint" in tokens else [])
     if "bulk_group" in tokens:
         return [TENSOR_MAP, coords, memory] + ([policy] if "L2::cache_hint" in tokens else [])
     return ([memory, TENSOR_MAP, coords, (64, 1, True)]
@@ -776,7 +795,7 @@ def spellings():
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
-                tma_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
+                tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
                 cache_hint_spellings, createpolicy_spellings, async_copy_spellings):
         for spelling in gen():
             if spelling not in seen:
@@ -839,6 +858,7 @@ def natural_operands(spelling):
     if family in ("membar", "fence"):
         return []
     if family == "prefetch" or tokens[:4] == ["cp", "async", "bulk", "tensor"] or \
+            tokens[:5] == ["cp", "async", "bulk", "prefetch", "tensor"] or \
             tokens[:5] == ["cp", "reduce", "async", "bulk", "tensor"]:
         return tma_operands(tokens)
     if tokens[:3] == ["cp", "async", "bulk"] and tokens[3] not in ("commit_group", "wait_group"):
@@ -1028,6 +1048,10 @@ EXPLAINED.append(
 EXPLAINED.append(
     (re.compile(r"^cp\.reduce\.async\.bulk\.tensor\.(.*\.)?im2col_no_offs(\.|$)"),
      "cp.reduce.async.bulk.tensor's .im2col_no_offs (3d-5d) is not in the table yet (docs/families/tma.md)"))
+EXPLAINED.append(
+    (re.compile(r"^cp\.async\.bulk\.prefetch\.tensor\.(.*\.)?im2col(\.|$)"),
+     "cp.async.bulk.prefetch.tensor's .im2col (3d-5d, with im2col offsets) is not in the table yet "
+     "(docs/families/tma.md)"))
 EXPLAINED.append(
     (re.compile(r"^cp\.async\.bulk\.(?!tensor)(.*\.)?cp_mask(\.|$)"),
      "cp.async.bulk's .cp_mask (sm_100, a byte mask) is not in the table yet (docs/families/tma.md)"))
