@@ -347,6 +347,16 @@ def _produce(state, done, full, empty, k_s, v_s, K, V, g, stages, row, halves, s
             T.cuda.tile.apply(load, tile[stage, hf], tensor.tensor_map, (64 * hf, row), full[stage])
 
 
+def _free_once_read(state, barrier, p, when=True):
+    """Thread 0 of the warpgroup (`p` its thread) waits until the
+    warpgroup's TMA stores have read their shared source
+    (cp.async.bulk.wait_group.read), then arrives on `barrier`: that
+    buffer is free. `when`: a further condition."""
+    with T.if_((p == 0) if when is True else (p == 0) & when):
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, barrier)
+
+
 def _shape_and_scale(seq, bm, bn, d, scale, scale_log2):
     """The halves of 64 columns of head dimension d, and the softmax scale
     in base 2 (from `scale`, 1 / sqrt(d) by default), once the shapes are
@@ -700,19 +710,16 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
                 first_row, k0, steps, g0 = tile_of(bid, i, h)
                 rows_from = first_row + 64 * c
                 _wait(done, q_full[part:part + 1], (tiles_a_unit * i + h) % 2)
+                def free_before():
+                    """The ring runs on: the tile before's last key block,
+                    whose stage held its O, was step g0 - 1."""
+                    before = (g0 + stages - 1) % stages
+                    _free_once_read(state, empty[before:before + 1], p, g0 > 0)
 
-                def free_stage_of_o(last, when=True):
-                    """The stage whose rows of K held O, once its boxes have read them."""
-                    with T.if_((p == 0) if when is True else (p == 0) & when):
-                        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
-                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[last:last + 1])
-
-                # The ring runs on: the tile before's last key block was step g0 - 1.
-                free_before = (lambda: free_stage_of_o((g0 + stages - 1) % stages, g0 > 0)) \
-                    if in_k and defer_free else None
                 _consume_pipelined(row_state, turns, q_s[part], k_s, v_s, wait_full, free, g0, steps, stages,
                                    0 if in_q else 64 * c, p, rows_from, scale_log2,
-                                   lambda j: (j * bn + bn - 1 > rows_from) if causal else None, free_before)
+                                   lambda j: (j * bn + bn - 1 > rows_from) if causal else None,
+                                   free_before if in_k and defer_free else None)
                 if not in_q:
                     T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty, pred=p == 0)
                 if in_k:
@@ -723,19 +730,17 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
                 _finish_pipelined(row_state, turns, v_s, free, last, p, more, keep=in_k)
                 if in_k:
                     T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(6 - c), T.uint32(256))
-                    row_state.store_tma(O, k_s[last].reshape((halves, 2, 64, 64))[:, c], k0 + rows_from, t, T.uint32(3 + c),
-                                        divide)
+                    rows_of_k = k_s[last].reshape((halves, 2, 64, 64))[:, c]
+                    row_state.store_tma(O, rows_of_k, k0 + rows_from, t, T.uint32(3 + c), divide)
                     if not defer_free:
-                        free_stage_of_o(last)
+                        _free_once_read(state, empty[last:last + 1], p)
                 elif tma_out:
                     row_state.store_tma(O, o_s[c], k0 + rows_from, t, T.uint32(3 + c), divide)
                 else:
                     row_state.store(O, k0 + first_row + 64 * c, p, out, divide)
                 if in_q:
                     # Its Q's rows are free once the boxes have read them.
-                    with T.if_(p == 0):
-                        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
-                        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty[part:part + 1])
+                    _free_once_read(state, q_empty[part:part + 1], p)
                 row_state.reset()
             if tma_out:
                 # The last boxes complete before the block leaves.
