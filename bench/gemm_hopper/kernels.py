@@ -698,7 +698,8 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                 # Each consumer's barrier has its own id (1 + c).
                 for cc in range(consumers):
                     with T.if_(c == cc):
-                        stage_and_store(C, c_s[cc], acc, row0 + 64 * cc, col0, bn, warp, lane, p, out_kind, T.uint32(1 + cc))
+                        stage_and_store(C, c_s[cc], acc, row0 + 64 * cc, col0, bn, warp, lane, p, out_kind,
+                                        T.uint32(1 + cc))
             if deferred:
                 # The last tile's pairs.
                 with T.if_(start < whole):

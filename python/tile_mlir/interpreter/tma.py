@@ -99,11 +99,11 @@ def execute(interp, form, values, executing):
         return
     tmap = named["tensorMap"]
     coords, known = _coordinates(interp, named["tensorCoords"], named["tensorCoords"].shape[-1])
-    where = interp.points[interp.point]
     if "prefetch" in tokens:
         # Into L2 only: no memory the kernel can see changes, and a box
         # outside the tensor prefetches nothing.
         return
+    where = interp.points[interp.point]
     rank = len(tmap.box)
     index = np.indices(tmap.box).reshape(rank, -1).T.astype(np.int64)
     nbytes = tmap.tensor.bits // 8

@@ -30,7 +30,6 @@ in registers or, like B, in shared memory that a matrix descriptor
   wgmma.fence's ordering of earlier register accesses is not checked.
 """
 
-
 import numpy as np
 
 from . import reference as R
