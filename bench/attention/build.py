@@ -12,7 +12,9 @@ kernels.HALVES_PV, beside the kernels built; `--tma` the persistent
 kernels with the TMA epilogue, kernels.PERSISTENT_TMA, and the causal fa3bf
 ones; `--in-k` the persistent kernels with the TMA epilogue through K,
 kernels.PERSISTENT_TMA_IN_K; `--best` the best of each shape,
-kernels.BEST; `--two-stages` the d 128 kernels with 2
+kernels.BEST (`--best-one-q` the best with one buffer of Q,
+kernels.BEST_ONE_Q); `--double-q` the kernels through K with two buffers
+of Q, kernels.DOUBLE_Q; `--two-stages` the d 128 kernels with 2
 stages, kernels.PERSISTENT_2_STAGES.)
 """
 
@@ -50,8 +52,12 @@ if __name__ == "__main__":
             if name.startswith("attention_fa3bf") and "causal" in name})
     if "--best" in sys.argv:
         variants = dict(variants, **kernels.BEST)
+    if "--best-one-q" in sys.argv:
+        variants = dict(variants, **kernels.BEST_ONE_Q)
     if "--in-k" in sys.argv:
         variants = dict(variants, **kernels.PERSISTENT_TMA_IN_K)
+    if "--double-q" in sys.argv:
+        variants = dict(variants, **kernels.DOUBLE_Q)
     if "--two-stages" in sys.argv:
         variants = dict(variants, **kernels.PERSISTENT_2_STAGES)
     if "--halves-pv" in sys.argv:

@@ -257,16 +257,11 @@ class _Turns:
             T.cuda.tile.apply(T.ptx["bar.arrive"], self.others, T.uint32(256))
 
 
-def _init_barriers(t, full, empty, consumers, *more):
-    """Thread 0 initializes each stage's full mbarrier (one arrival, the
-    producer's expect_tx), its empty one (one a consumer) and each (barrier,
-    arrivals) of `more`; the block then waits for them."""
-    init = T.ptx["mbarrier.init.shared::cta.b64"]
-    for barrier, count in more:
-        T.cuda.tile.apply(init, barrier, T.uint32(count), pred=t == 0)
-    for s in range(full.shape[0]):
-        T.cuda.tile.apply(init, full[s:s + 1], T.uint32(1), pred=t == 0)
-        T.cuda.tile.apply(init, empty[s:s + 1], T.uint32(consumers), pred=t == 0)
+def _init_barriers(t, *barriers):
+    """Thread 0 initializes each (mbarrier, arrivals) of `barriers`; the
+    block then waits for them."""
+    for barrier, count in barriers:
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], barrier, T.uint32(count), pred=t == 0)
     T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
 
 
@@ -276,13 +271,104 @@ def _wait(done, barrier, parity):
         T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, barrier, T.uint32(parity))
 
 
-def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, steps, stages, q_row, p, rows_from,
-                       scale_log2, mask, after_first_issue=None):
+class _Ring:
+    """The producer's ring of K's and V's stages (k_s and v_s, stages x
+    halves x bn x 64): key block g (the ring's step) is in K's stage g %
+    k_stages and V's stage g % v_stages. With as many stages of each, one
+    pair of mbarriers a stage serves both: the producer's expect_tx of K's
+    and V's bytes completes `full`, and the stage is free once each
+    consumer's P V of it retired (`empty`, an arrival a consumer). With
+    fewer stages of V, each has its own pair (`full` and `empty` K's,
+    `full_v` and `empty_v` V's): K's stage is freed once the S after it is
+    issued, V's once its P V retired, as FlashAttention 3's separate
+    pipelines. V's ring of 2 then leads as far as a shared ring of 3 (each
+    refill waits for the P V two blocks back), and its third stage's bytes
+    go to something else. `state` and `done` are the thread's
+    mbarrier.arrive state and wait flag."""
+
+    def __init__(self, k_s, v_s, full, empty, state, done, full_v=None, empty_v=None):
+        self.k_s, self.v_s, self.full, self.empty, self.state, self.done = k_s, v_s, full, empty, state, done
+        self.full_v, self.empty_v = full_v, empty_v
+        self.k_stages, self.v_stages = k_s.shape[0], v_s.shape[0]
+        self.split = full_v is not None
+        self.box_bytes = k_s.shape[1] * k_s.shape[2] * 128  # K's (or V's) boxes of a key block
+
+    def barriers(self, consumers):
+        """(mbarrier, arrivals) of each, for _init_barriers."""
+        pairs = [pair for s in range(self.k_stages)
+                 for pair in ((self.full[s:s + 1], 1), (self.empty[s:s + 1], consumers))]
+        if self.split:
+            pairs += [pair for s in range(self.v_stages)
+                      for pair in ((self.full_v[s:s + 1], 1), (self.empty_v[s:s + 1], consumers))]
+        return pairs
+
+    def k(self, g):
+        return self.k_s[g % self.k_stages]
+
+    def v(self, g):
+        return self.v_s[g % self.v_stages]
+
+    def produce(self, K, V, g, row):
+        """The producer's step g: once the consumers freed its stages (after
+        the first round), K's and V's boxes of the key block at `row` into
+        them, completing their full mbarriers."""
+        load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
+        rings = ((self.full, self.empty, ((self.k_s, K), (self.v_s, V))),) if not self.split else (
+            (self.full, self.empty, ((self.k_s, K),)), (self.full_v, self.empty_v, ((self.v_s, V),)))
+        for full, empty, tiles in rings:
+            stages = full.shape[0]
+            stage = g % stages
+            with T.if_(g >= stages):
+                _wait(self.done, empty[stage:stage + 1], (g // stages + 1) % 2)
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], self.state,
+                              full[stage:stage + 1], T.uint32(len(tiles) * self.box_bytes))
+            for tile, tensor in tiles:
+                for hf in range(tile.shape[1]):
+                    T.cuda.tile.apply(load, tile[stage, hf], tensor.tensor_map, (64 * hf, row), full[stage])
+
+    def wait_k(self, g):
+        """Until K of step g (and V, with one ring) has landed."""
+        stage = g % self.k_stages
+        _wait(self.done, self.full[stage:stage + 1], (g // self.k_stages) % 2)
+
+    def wait_v(self, g):
+        """Until V of step g has landed (waited for with K's in one ring)."""
+        if self.split:
+            stage = g % self.v_stages
+            _wait(self.done, self.full_v[stage:stage + 1], (g // self.v_stages) % 2)
+
+    def k_empty(self, g):
+        """The mbarrier that frees K's stage of step g."""
+        stage = g % self.k_stages
+        return self.empty[stage:stage + 1]
+
+    def free_k(self, g, p):
+        """Consumer thread p frees K's stage of step g (its S retired), with
+        two rings; with one, the stage is freed with V's."""
+        if self.split:
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], self.state, self.k_empty(g), pred=p == 0)
+
+    def free_v(self, g, p, keep_k=False):
+        """Consumer thread p frees V's stage of step g (its P V retired):
+        with one ring the stage, unless `keep_k` (K's rows still in use)."""
+        if self.split:
+            stage = g % self.v_stages
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], self.state, self.empty_v[stage:stage + 1],
+                              pred=p == 0)
+        elif not keep_k:
+            stage = g % self.k_stages
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], self.state, self.empty[stage:stage + 1],
+                              pred=p == 0)
+
+
+def _consume_pipelined(row_state, turns, q_s, ring, g0, steps, q_row, p, rows_from, scale_log2, mask,
+                       after_first_issue=None):
     """One consumer's key blocks 0 to steps - 1 of its rows (Q's from
     `q_row` of q_s) in FlashAttention 3's order (attention_specialized's
     `pipelined`); block j is the ring's step g0 + j. `turns` (or None) orders the wgmma issues
     between the consumers. Leaves P of the last block in the fragments,
-    its O += P V for _finish_pipelined, and every S retired.
+    its O += P V for _finish_pipelined, and every S retired; with two
+    rings, K's stages before the last freed.
     `after_first_issue` (or None) runs once the first S is in flight."""
     wgmma_wait = T.ptx["wgmma.wait_group.sync.aligned"]
 
@@ -294,9 +380,9 @@ def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, ste
         if turns:
             turns.theirs_now()
 
-    wait_full(g0, g0 % stages)
+    ring.wait_k(g0)
     my_turn()
-    row_state.issue_s(q_s, k_s[g0 % stages], q_row, p, 128)
+    row_state.issue_s(q_s, ring.k(g0), q_row, p, 128)
     their_turn()
     if after_first_issue:
         after_first_issue()
@@ -304,47 +390,35 @@ def _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, g0, ste
     row_state.softmax(p, 0, rows_from, scale_log2, mask(0))
     row_state.p_fragments()
     for j in T.serial(1, steps):
-        stage, before = (g0 + j) % stages, (g0 + j - 1) % stages
-        wait_full(g0 + j, stage)
+        ring.wait_k(g0 + j)
+        ring.wait_v(g0 + j - 1)
         my_turn()
-        row_state.issue_s(q_s, k_s[stage], q_row, p, 128)
-        row_state.issue_pv(v_s[before], p < 128, fence=False)
+        row_state.issue_s(q_s, ring.k(g0 + j), q_row, p, 128)
+        row_state.issue_pv(ring.v(g0 + j - 1), p < 128, fence=False)
         their_turn()
+        ring.free_k(g0 + j - 1, p)  # its S retired at the wait_group before
         T.cuda.tile.apply(wgmma_wait, T.uint32(1))
         row_state.softmax(p, j, rows_from, scale_log2, mask(j))
         T.cuda.tile.apply(wgmma_wait, T.uint32(0))
-        free(before)
+        ring.free_v(g0 + j - 1, p)
         row_state.rescale_o()
         row_state.p_fragments()
 
 
-def _finish_pipelined(row_state, turns, v_s, free, stage, p, more=False, keep=False):
-    """O += P V of the last key block (in `stage`), retired, its stage
-    freed unless `keep`; `more`: whether the consumer has rows after these
-    (for turns)."""
+def _finish_pipelined(row_state, turns, ring, g, p, more=False, keep=False):
+    """O += P V of the last key block (the ring's step g), retired, its
+    stages freed unless `keep` (K's rows still in use); `more`: whether
+    the consumer has rows after these (for turns)."""
+    ring.wait_v(g)
     if turns:
         turns.mine_now()
-    row_state.issue_pv(v_s[stage], p < 128)
+    row_state.issue_pv(ring.v(g), p < 128)
     if turns:
         turns.theirs_now(more)
     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+    ring.free_v(g, p, keep_k=keep)
     if not keep:
-        free(stage)
-
-
-def _produce(state, done, full, empty, k_s, v_s, K, V, g, stages, row, halves, stage_bytes):
-    """The producer's step g of the ring: once the consumers freed its
-    stage (after the first round), K's and V's boxes of the key block at
-    `row` into it, completing its full mbarrier."""
-    stage = g % stages
-    with T.if_(g >= stages):
-        _wait(done, empty[stage:stage + 1], (g // stages + 1) % 2)
-    T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, full[stage:stage + 1],
-                      T.uint32(stage_bytes))
-    load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
-    for tile, tensor in ((k_s, K), (v_s, V)):
-        for hf in range(halves):
-            T.cuda.tile.apply(load, tile[stage, hf], tensor.tensor_map, (64 * hf, row), full[stage])
+        ring.free_k(g, p)
 
 
 def _free_once_read(state, barrier, p, when=True):
@@ -490,7 +564,6 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
         raise ValueError("pingpong takes two consumers and pipelined")
     rows = bh * seq
     load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
-    stage_bytes = 2 * halves * bn * 128  # K's and V's boxes of bn rows of 128 bytes, each half
 
     @T.function
     def attention(Q: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bm, 64), "128B")),
@@ -509,7 +582,8 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
         wg, p = t // 128, t % 128
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")
-        _init_barriers(t, full, empty, consumers, (q_full, 1))
+        ring = _Ring(k_s, v_s, full, empty, state, done)
+        _init_barriers(t, (q_full, 1), *ring.barriers(consumers))
         with T.if_(wg == 0):
             if registers:
                 T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(registers[0]))
@@ -519,20 +593,13 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
                 for hf in range(halves):
                     T.cuda.tile.apply(load, q_s[hf], Q.tensor_map, (64 * hf, q0), q_full[0])
                 for j in T.serial(0, steps):
-                    _produce(state, done, full, empty, k_s, v_s, K, V, j, stages, k0 + j * bn, halves, stage_bytes)
+                    ring.produce(K, V, j, k0 + j * bn)
         with T.if_(wg > 0):
             if registers:
                 T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(registers[1]))
             c = wg - 1
             rows_from = first_row + 64 * c
             row_state = _RowState(bn, halves, wide_pv)
-
-            def wait_full(j, stage):
-                _wait(done, full[stage:stage + 1], (j // stages) % 2)
-
-            def free(stage):
-                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1],
-                                  pred=p == 0)
 
             def mask(j):
                 return (j * bn + bn - 1 > rows_from) if causal else None
@@ -541,16 +608,14 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
 
             _wait(done, q_full, 0)
             if pipelined:
-                _consume_pipelined(row_state, turns, q_s, k_s, v_s, wait_full, free, 0, steps, stages, 64 * c, p,
-                                   rows_from, scale_log2, mask)
-                _finish_pipelined(row_state, turns, v_s, free, (steps - 1) % stages, p)
+                _consume_pipelined(row_state, turns, q_s, ring, 0, steps, 64 * c, p, rows_from, scale_log2, mask)
+                _finish_pipelined(row_state, turns, ring, steps - 1, p)
             else:
                 for j in T.serial(0, steps):
-                    stage = j % stages
-                    wait_full(j, stage)
-                    row_state.step(q_s, k_s[stage], v_s[stage], 64 * c, p, 128, j, rows_from, scale_log2, mask(j))
+                    ring.wait_k(j)
+                    row_state.step(q_s, ring.k(j), ring.v(j), 64 * c, p, 128, j, rows_from, scale_log2, mask(j))
                     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-                    free(stage)
+                    ring.free_v(j, p)
             row_state.store(O, q0 + 64 * c, p, out, divide)
 
     return attention
@@ -558,7 +623,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
 
 def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stages=3, blocks=132,
                          registers=(24, 240), out="bfloat16", divide="rcp", wide_pv=True, epilogue="registers",
-                         causal=False, defer_free=True):
+                         causal=False, defer_free=True, v_stages=None, q_buffers=1):
     """attention_specialized(pipelined=True, pingpong=True), persistent:
     `blocks` blocks (at most one a unit of work) take the units in turn,
     block b units b, b + blocks, ... Not causal, a unit is a tile of 128
@@ -593,12 +658,21 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
     have been read, and Q is freed as with "registers", with no store in
     the way of the next tile's. `defer_free`: it waits for that read and
     frees the stage once its next tile's first S is in flight (its key
-    block `stages` - 1 is the first to need the stage), not at once."""
+    block `stages` - 1 is the first to need the stage), not at once.
+
+    `v_stages` (fewer than `stages`): V in a ring of its own (_Ring), which
+    leaves room for `q_buffers` 2 at d 128: tile n's Q in buffer n % 2,
+    loaded once the producer has loaded the tile before's key block 1 (the
+    tile before that has then freed the buffer), a tile ahead of its first
+    S instead of the tile before's last. Not with "tma_in_q", whose O
+    holds Q's buffer."""
     consumers, bm, threads = 2, 2 * BM, 3 * THREADS
     halves, scale_log2 = _shape_and_scale(seq, bm, bn, d, scale, scale_log2)
     if epilogue not in ("registers", "tma", "tma_in_q", "tma_in_k"):
         raise ValueError(f"epilogue {epilogue!r} is not registers, tma, tma_in_q or tma_in_k")
     tma_out, in_q, in_k = epilogue != "registers", epilogue == "tma_in_q", epilogue == "tma_in_k"
+    if q_buffers not in (1, 2) or (q_buffers == 2 and in_q):
+        raise ValueError(f"{q_buffers} buffers of Q: 1, or 2 with an epilogue other than tma_in_q")
     if in_k and bn != 2 * BM:
         raise ValueError(f"the TMA epilogue through K needs a row of K a query row: {bn} keys a block, not {2 * BM}")
     # Q's parts, each with its own box and mbarriers: a consumer's rows
@@ -614,7 +688,6 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
     units = bh * places // 2 if causal else bh * places
     tiles_a_unit = 2 if causal else 1
     grid = min(blocks, units)
-    stage_bytes = 2 * halves * bn * 128
 
     def tile_of(bid, i, h):
         """Tile h of the block's unit i: its first row within its head, the
@@ -634,6 +707,11 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
             for h in (T.serial(0, 2) if causal else (0,)):
                 yield i, h
 
+    def q_buffer(n, part):
+        """Q's buffer (and mbarriers) of the block's n-th tile, and its use
+        there: the phase of its mbarriers."""
+        return (part, n) if q_buffers == 1 else (n % 2, n // 2)
+
     @T.function
     def attention(Q: T.Tensor((rows, d), "uint16", tma=T.TensorMap((q_rows, 64), "128B")),
                   K: T.Tensor((rows, d), "uint16", tma=T.TensorMap((bn, 64), "128B")),
@@ -641,21 +719,26 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
                   O: T.Tensor((rows, d), "uint16" if out == "bfloat16" else "float32",
                               **(dict(tma=T.TensorMap((64, 64), "128B")) if tma_out else {}))):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=threads))
-        q_s = T.alloc_dynamic_shared((q_parts, halves, q_rows, 64), "uint16", align=1024).swizzle("128B")
+        qs = q_parts * q_buffers
+        q_s = T.alloc_dynamic_shared((qs, halves, q_rows, 64), "uint16", align=1024).swizzle("128B")
         k_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
-        v_s = T.alloc_dynamic_shared((stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
+        v_s = T.alloc_dynamic_shared((v_stages or stages, halves, bn, 64), "uint16", align=1024).swizzle("128B")
         o_s = T.alloc_dynamic_shared((consumers, halves, 64, 64), "uint16", align=1024).swizzle("128B") \
             if epilogue == "tma" else q_s
-        q_full, q_empty = T.alloc_shared((q_parts, 1), "uint64"), T.alloc_shared((q_parts, 1), "uint64")
+        q_full, q_empty = T.alloc_shared((qs, 1), "uint64"), T.alloc_shared((qs, 1), "uint64")
         full = T.alloc_shared((stages, 1), "uint64")
         empty = T.alloc_shared((stages, 1), "uint64")
+        split = v_stages not in (None, stages)
+        full_v = T.alloc_shared((v_stages, 1), "uint64") if split else None
+        empty_v = T.alloc_shared((v_stages, 1), "uint64") if split else None
         t, bid = T.thread_id(), T.block_id()
         wg, p = t // 128, t % 128
         count = (units - bid + grid - 1) // grid  # this block's units
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")
-        _init_barriers(t, full, empty, consumers, *[(q_full[x:x + 1], 1) for x in range(q_parts)],
-                       *[(q_empty[x:x + 1], consumers // q_parts) for x in range(q_parts)])
+        ring = _Ring(k_s, v_s, full, empty, state, done, full_v, empty_v)
+        _init_barriers(t, *[(q_full[x:x + 1], 1) for x in range(qs)],
+                       *[(q_empty[x:x + 1], consumers // q_parts) for x in range(qs)], *ring.barriers(consumers))
         with T.if_(wg == 0):
             T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(registers[0]))
             with T.if_(p == 0):
@@ -663,19 +746,31 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
 
                 def load_q(n, q0):
                     """The block's n-th tile's Q, rows q0.., once the
-                    tile before has freed each part."""
+                    tile that last used each part's buffer has freed it."""
                     for x in range(q_parts):
-                        with T.if_(n >= 1):
-                            _wait(done, q_empty[x:x + 1], (n - 1) % 2)
+                        b, phase = q_buffer(n, x)
+                        if not isinstance(n, int):  # the first's buffer is free
+                            with T.if_(n >= q_buffers):
+                                _wait(done, q_empty[b:b + 1], (phase - 1) % 2)
                         T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state,
-                                          q_full[x:x + 1], T.uint32(halves * q_rows * 128))
+                                          q_full[b:b + 1], T.uint32(halves * q_rows * 128))
                         for hf in range(halves):
-                            T.cuda.tile.apply(load, q_s[x, hf], Q.tensor_map, (64 * hf, q0 + x * q_rows), q_full[x])
+                            T.cuda.tile.apply(load, q_s[b, hf], Q.tensor_map, (64 * hf, q0 + x * q_rows), q_full[b])
 
+                def load_next_q(n, i, h):
+                    """The block's tile n + 1's Q, if it has one."""
+                    i1, h1 = (i + h, 1 - h) if causal else (i + 1, 0)
+                    first_row1, k1, _, _ = tile_of(bid, i1, h1)
+                    with T.if_(n + 1 < tiles_a_unit * count):
+                        load_q(n + 1, k1 + first_row1)
+
+                if q_buffers == 2:
+                    first_row, k0, _, _ = tile_of(bid, 0, 0)
+                    load_q(0, k0 + first_row)
                 for i, h in each_tile(count):
                     first_row, k0, steps, g0 = tile_of(bid, i, h)
                     n = tiles_a_unit * i + h
-                    if not in_q:
+                    if not in_q and q_buffers == 1:
                         load_q(n, k0 + first_row)
                     for j in T.serial(0, steps):
                         if in_q:
@@ -684,8 +779,15 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
                             # only that tile go first.
                             with T.if_(j == stages):
                                 load_q(n, k0 + first_row)
-                        _produce(state, done, full, empty, k_s, v_s, K, V, g0 + j, stages, k0 + j * bn, halves,
-                                 stage_bytes)
+                        ring.produce(K, V, g0 + j, k0 + j * bn)
+                        if q_buffers == 2:
+                            # Past key block 1 the consumers have retired
+                            # the tile before's last S, which freed the
+                            # buffer (a tile of one key block loads it
+                            # after its only one).
+                            with T.if_(j == min(1, steps - 1) if isinstance(steps, int)
+                                       else (j == 1) | (steps == 1)):
+                                load_next_q(n, i, h)
                     if in_q and isinstance(steps, int):
                         if steps <= stages:
                             load_q(n, k0 + first_row)
@@ -698,49 +800,42 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
             row_state = _RowState(bn, halves, wide_pv)
             turns = _Turns(c)
 
-            def wait_full(g, stage):
-                _wait(done, full[stage:stage + 1], (g // stages) % 2)
-
-            def free(stage):
-                T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, empty[stage:stage + 1],
-                                  pred=p == 0)
-
-            part = c if in_q else 0
             for i, h in each_tile(count):
                 first_row, k0, steps, g0 = tile_of(bid, i, h)
                 rows_from = first_row + 64 * c
-                _wait(done, q_full[part:part + 1], (tiles_a_unit * i + h) % 2)
+                qb, phase = q_buffer(tiles_a_unit * i + h, c if in_q else 0)
+                _wait(done, q_full[qb:qb + 1], phase % 2)
+
                 def free_before():
                     """The ring runs on: the tile before's last key block,
-                    whose stage held its O, was step g0 - 1."""
-                    before = (g0 + stages - 1) % stages
-                    _free_once_read(state, empty[before:before + 1], p, g0 > 0)
+                    whose K's stage held its O, was step g0 - 1."""
+                    _free_once_read(state, ring.k_empty(g0 + stages - 1), p, g0 > 0)
 
-                _consume_pipelined(row_state, turns, q_s[part], k_s, v_s, wait_full, free, g0, steps, stages,
-                                   0 if in_q else 64 * c, p, rows_from, scale_log2,
-                                   lambda j: (j * bn + bn - 1 > rows_from) if causal else None,
+                _consume_pipelined(row_state, turns, q_s[qb], ring, g0, steps, 0 if in_q else 64 * c, p, rows_from,
+                                   scale_log2, lambda j: (j * bn + bn - 1 > rows_from) if causal else None,
                                    free_before if in_k and defer_free else None)
                 if not in_q:
-                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty, pred=p == 0)
+                    T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty[qb:qb + 1],
+                                      pred=p == 0)
                 if in_k:
                     # Barrier ids 1 and 2 are the turns', 3 and 4 the stores'.
                     T.cuda.tile.apply(T.ptx["bar.arrive"], T.uint32(5 + c), T.uint32(256))
                 more = (i < count - 1) | (h == 0) if causal else i < count - 1
-                last = (g0 + steps - 1) % stages
-                _finish_pipelined(row_state, turns, v_s, free, last, p, more, keep=in_k)
+                last = g0 + steps - 1
+                _finish_pipelined(row_state, turns, ring, last, p, more, keep=in_k)
                 if in_k:
                     T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(6 - c), T.uint32(256))
-                    rows_of_k = k_s[last].reshape((halves, 2, 64, 64))[:, c]
+                    rows_of_k = ring.k(last).reshape((halves, 2, 64, 64))[:, c]
                     row_state.store_tma(O, rows_of_k, k0 + rows_from, t, T.uint32(3 + c), divide)
                     if not defer_free:
-                        _free_once_read(state, empty[last:last + 1], p)
+                        _free_once_read(state, ring.k_empty(last), p)
                 elif tma_out:
                     row_state.store_tma(O, o_s[c], k0 + rows_from, t, T.uint32(3 + c), divide)
                 else:
                     row_state.store(O, k0 + first_row + 64 * c, p, out, divide)
                 if in_q:
                     # Its Q's rows are free once the boxes have read them.
-                    _free_once_read(state, q_empty[part:part + 1], p)
+                    _free_once_read(state, q_empty[qb:qb + 1], p)
                 row_state.reset()
             if tma_out:
                 # The last boxes complete before the block leaves.
@@ -813,16 +908,34 @@ PERSISTENT_TMA_IN_K = {f"attention_persistent_d{d}_b4h16_s{seq}{'_causal' if cau
 # The same with the stage of O freed at once (`defer_free=False`).
 PERSISTENT_TMA_IN_K.update({name + "_free_at_once": (make, dict(kw, defer_free=False))
                             for name, (make, kw) in PERSISTENT_TMA_IN_K.items()})
-# The best of each entry: through Q's rows with 4 stages at d 64 (not
-# causal); through K's rows, the stage freed at once, with 5 stages at d 64
-# causal; through K's rows with 3 stages at d 128, the stage freed after the
-# next tile's first S except at S 1024 not causal
-# (bench/attention/results_defer_free.json).
-BEST = {name: PERSISTENT_TMA_IN_K.get(name) or PERSISTENT_TMA[name] for name in (
+# The best of each entry with one buffer of Q: through Q's rows with 4
+# stages at d 64 (not causal); through K's rows, the stage freed at once,
+# with 5 stages at d 64 causal; through K's rows with 3 stages at d 128,
+# the stage freed after the next tile's first S except at S 1024 not causal
+# (bench/attention/results_defer_free.json; results_final2*.json ran it).
+BEST_ONE_Q = {name: PERSISTENT_TMA_IN_K.get(name) or PERSISTENT_TMA[name] for name in (
     f"attention_persistent_d{d}_b4h16_s{seq}{'_causal' if causal else ''}{tag}"
     for seq in (1024, 2048, 4096, 8192) for d, causal, tag in (
         (64, False, "_tma_in_q_s4"), (64, True, "_tma_in_k_s5_free_at_once"),
         (128, False, "_tma_in_k_s3_free_at_once" if seq == 1024 else "_tma_in_k_s3"), (128, True, "_tma_in_k_s3")))}
+# Through K's rows with two buffers of Q (the next tile's Q loaded a tile
+# ahead): at d 64 in the shared ring, at d 128 with V in a ring of 2 beside
+# K's of 3 (where a second Q fits).
+DOUBLE_Q = {f"{name}_v2_q2" if kw["d"] == 128 else f"{name}_q2":
+            (make, dict(kw, q_buffers=2, **(dict(v_stages=2) if kw["d"] == 128 else {})))
+            for name, (make, kw) in PERSISTENT_TMA_IN_K.items()}
+# The best of each entry (bench/attention/results_double_q.json, one run
+# beside BEST_ONE_Q): two buffers of Q and the stage of O freed after the
+# next tile's first S, 4 stages at d 64, except causal at S 4096 and 8192,
+# where two buffers lost 4-6% at d 64 and 0.2-0.6% at d 128, and d 128 not
+# causal at S 4096 and 8192 (-0.6% and a split result), as BEST_ONE_Q.
+BEST = {name: DOUBLE_Q.get(name) or BEST_ONE_Q[name] for name in (
+    f"attention_persistent_d{d}_b4h16_s{seq}{'_causal' if causal else ''}{tag}"
+    for seq in (1024, 2048, 4096, 8192) for d, causal, tag in (
+        (64, False, "_tma_in_k_s4_q2"),
+        (64, True, "_tma_in_k_s5_q2" if seq <= 2048 else "_tma_in_k_s5_free_at_once"),
+        (128, False, "_tma_in_k_s3_v2_q2" if seq <= 2048 else "_tma_in_k_s3"),
+        (128, True, "_tma_in_k_s3_v2_q2" if seq <= 2048 else "_tma_in_k_s3")))}
 # d 128 with 2 stages, where O's own buffers fit, with and without them
 # (bench/attention/results_tma_epilogue.json).
 PERSISTENT_2_STAGES = {f"attention_persistent_d128_b4h16_s{seq}{tag}": (attention_persistent, dict(

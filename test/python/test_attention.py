@@ -95,7 +95,9 @@ def test_pipelined_interpreter_equals_float64_on_exact_data(seq, options):
 @pytest.mark.parametrize("d, options", [
     (128, dict(epilogue="tma_in_q")), (64, dict(epilogue="tma", causal=True)),
     (128, dict(epilogue="tma_in_k", causal=True, bn=128, stages=2)),
-    (64, dict(epilogue="tma_in_k", causal=True, bn=128, stages=2, defer_free=False, seq=512))])
+    (128, dict(epilogue="tma_in_k", bn=128, stages=3, v_stages=2, q_buffers=2)),
+    (64, dict(epilogue="tma_in_k", causal=True, bn=128, stages=3, v_stages=2, q_buffers=2, defer_free=False,
+              seq=512))])
 def test_persistent_interpreter_equals_float64_on_exact_data(d, options):
     # One block takes both tiles of 128 rows, four key blocks of 64 each
     # through 3 stages: the ring, the consumers' turns (bar.sync and
@@ -111,8 +113,13 @@ def test_persistent_interpreter_equals_float64_on_exact_data(d, options):
     # last key block until the other consumer's last S retired, and that
     # stage waits for the boxes; at d 128 (rows 128-255 over two key
     # blocks, then rows 0-127 over one) freed once the next tile's S is in
-    # flight, at d 64 (S 512: two pairs, tiles of 4, 1, 3 and 2 key blocks)
-    # at once. The register stores run in the pipelined kernels' tests.
+    # flight. With V in a ring of 2 beside K's of 3 and two buffers of Q
+    # (keys of 128): at d 128, the second tile's Q loaded once the
+    # producer has loaded the first's key block 1; causal at d 64 (S 512:
+    # two pairs, tiles of 4, 1, 3 and 2 key blocks), the third tile's Q in
+    # the first's buffer, the second's loaded after its only key block, and
+    # O's stage freed at once. The register stores run in the pipelined
+    # kernels' tests.
     def make(bh, seq, causal, **options):
         return kernels.attention_persistent(bh, seq, causal=causal, **options)
     options = dict(dict(bn=64, stages=3, blocks=1, out="bfloat16", divide="rcp"), **options)
@@ -142,15 +149,18 @@ def test_pipelined_sass():
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
-@pytest.mark.parametrize("d, epilogue, stsm, boxes", [(64, "tma", 4, 1), (128, "tma_in_q", 8, 2),
-                                                      (64, "tma_in_k", 4, 1), (128, "tma_in_k", 8, 2)])
-def test_tma_epilogue_sass(d, epilogue, stsm, boxes):
+@pytest.mark.parametrize("d, options, stsm, boxes", [
+    (64, dict(epilogue="tma"), 4, 1), (128, dict(epilogue="tma_in_q"), 8, 2), (64, dict(epilogue="tma_in_k"), 4, 1),
+    (128, dict(epilogue="tma_in_k"), 8, 2), (64, dict(epilogue="tma_in_k", stages=4, q_buffers=2), 4, 1),
+    (128, dict(epilogue="tma_in_k", v_stages=2, q_buffers=2), 8, 2)])
+def test_tma_epilogue_sass(d, options, stsm, boxes):
     # The persistent kernel's O: 4 stmatrix.x4 a 64 columns, one TMA box
     # store each, no st.global; at d 128 through the consumer's rows of Q
-    # or of K, with 3 stages and no spills in 240 registers. The wgmma as written,
-    # each issue laid out twice (before the loop and in it): S 4 n128 at d
-    # 64, 8 at d 128; P V 8 n64 at d 64, 8 n128 at d 128 (one a k chunk).
-    compiled = tile_mlir.compile(kernels.attention_persistent(64, 4096, d=d, epilogue=epilogue), target="sm_90a")
+    # or of K, with 3 stages (or K's 3, V's 2 and two buffers of Q) and no
+    # spills in 240 registers. The wgmma as written, each issue laid out
+    # twice (before the loop and in it): S 4 n128 at d 64, 8 at d 128; P V
+    # 8 n64 at d 64, 8 n128 at d 128 (one a k chunk).
+    compiled = tile_mlir.compile(kernels.attention_persistent(64, 4096, d=d, **options), target="sm_90a")
     assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
     assert counts["STSM"] == stsm and counts["UTMASTG"] == boxes and counts["STG"] == 0
@@ -239,7 +249,8 @@ def test_committed_h200_runs_are_within_the_backends_error():
                  "results_final_rerun.json", "results_tma_in_k.json", "results_defer_free.json",
                  "results_final2.json", "results_final2_rerun.json", "results_final2_third.json",
                  "results_split_q_a.json", "results_split_q_b.json", "results_blocks.json", "results_overlap.json",
-                 "results_overlap_peeled.json", "results_prefetch_q.json"):
+                 "results_overlap_peeled.json", "results_prefetch_q.json", "results_double_q.json",
+                 "results_final3.json", "results_final3_rerun.json", "results_final3_third.json"):
         with open(os.path.join(ROOT, "bench", "attention", file)) as f:
             report = json.load(f)
         assert report["device"].startswith("NVIDIA H200")
