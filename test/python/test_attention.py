@@ -95,6 +95,7 @@ def test_pipelined_interpreter_equals_float64_on_exact_data(seq, options):
 @pytest.mark.parametrize("d, options", [
     (128, dict(epilogue="tma_in_q")), (64, dict(epilogue="tma", causal=True)),
     (128, dict(epilogue="tma_in_k", causal=True, bn=128, stages=2)),
+    (64, dict(epilogue="tma_in_k", causal=True, bn=128, stages=2, defer_free=False, seq=512)),
     (128, dict(epilogue="tma_in_k", bn=128, stages=3, v_stages=2, q_buffers=2)),
     (64, dict(epilogue="tma_in_k", causal=True, bn=128, stages=3, v_stages=2, q_buffers=2, defer_free=False,
               seq=512))])
@@ -113,13 +114,13 @@ def test_persistent_interpreter_equals_float64_on_exact_data(d, options):
     # last key block until the other consumer's last S retired, and that
     # stage waits for the boxes; at d 128 (rows 128-255 over two key
     # blocks, then rows 0-127 over one) freed once the next tile's S is in
-    # flight. With V in a ring of 2 beside K's of 3 and two buffers of Q
+    # flight, at d 64 (S 512: two pairs, tiles of 4, 1, 3 and 2 key blocks)
+    # at once. With V in a ring of 2 beside K's of 3 and two buffers of Q
     # (keys of 128): at d 128, the second tile's Q loaded once the
-    # producer has loaded the first's key block 1; causal at d 64 (S 512:
-    # two pairs, tiles of 4, 1, 3 and 2 key blocks), the third tile's Q in
-    # the first's buffer, the second's loaded after its only key block, and
-    # O's stage freed at once. The register stores run in the pipelined
-    # kernels' tests.
+    # producer has loaded the first's key block 1; causal at d 64 (S 512),
+    # the third tile's Q in the first's buffer, the second's loaded after
+    # its only key block, and O's stage freed at once. The register stores
+    # run in the pipelined kernels' tests.
     def make(bh, seq, causal, **options):
         return kernels.attention_persistent(bh, seq, causal=causal, **options)
     options = dict(dict(bn=64, stages=3, blocks=1, out="bfloat16", divide="rcp"), **options)

@@ -115,6 +115,73 @@ def test_inexact_sums_are_undefined():
     assert defined.all() and (R.decode(bits, "f16") == 16).all()
 
 
+def _mixed_inputs(rng, shape, kind, scale_exponents, rare):
+    """Element bit patterns of `kind`: mostly small dyadic values (sums the
+    model defines) and signed zeros; with probability `rare` each, values
+    near the accumulators' bounds, the smallest subnormals and random bit
+    patterns (inf, NaN, far exponents); tf32 registers with low bits set."""
+    pick = rng.choice(5, shape, p=[0.2, rare, 0.8 - 3 * rare, rare, rare])
+    zero = np.where(rng.integers(0, 2, shape) == 1, -0.0, 0.0)
+    large = rng.integers(-(1 << 25), 1 << 25, shape).astype(np.float64)
+    small = rng.integers(-8, 9, shape) * np.ldexp(1.0, rng.integers(*scale_exponents, shape))
+    values = np.where(pick == 0, zero, np.where(pick == 1, large, small))
+    target = "f32" if kind == "tf32" else kind
+    # The value of `kind` nearest each (ties to even; inf past its range,
+    # whose significand encode casts before replacing it).
+    with np.errstate(invalid="ignore"):
+        bits = R.encode(R.round_to(values, np.zeros_like(values), target, "rn"), target).astype(np.uint64)
+    width = 32 if kind == "tf32" else R.bits_of(kind)
+    subnormal = rng.integers(1, 4, shape).astype(np.uint64)
+    random = rng.integers(0, 1 << width, shape, dtype=np.uint64)
+    bits = np.where(pick == 3, subnormal, np.where(pick == 4, random, bits))
+    if kind == "tf32":
+        bits = np.where(pick == 2, bits & np.uint64(0xFFFFE000), bits)  # tf32 values; others keep low bits
+    return bits
+
+
+@pytest.mark.parametrize("dtype, atype, ctype, m, n, k, scales", [
+    ("f32", "bf16", "f32", 16, 8, 16, (-2, 1)), ("f32", "f16", "f32", 16, 8, 16, (-2, 1)),
+    ("f16", "f16", "f16", 16, 8, 16, (-2, 1)), ("f32", "tf32", "f32", 16, 8, 8, (-64, -61)),
+    ("f32", "e4m3", "f32", 16, 8, 32, (-2, 1)), ("f32", "e5m2", "f32", 16, 8, 32, (-2, 1)),
+    ("f32", "bf16", "f32", 64, 64, 16, (-64, -61))])
+def test_narrow_model_equals_the_exact_one(dtype, atype, ctype, m, n, k, scales):
+    # mma's float64 path for narrow inputs (the interpreter's wgmma and
+    # mma.sync take it) against the model in exact Fractions, element for
+    # element: the bits and where they are defined, with rn and rm, over
+    # inputs that land on both sides of the accumulator's bounds and of
+    # its normal range, at signed zeros, subnormals, inf and NaN.
+    rng = np.random.default_rng(sum(map(ord, dtype + atype)) + m + k)
+    defined = []
+    for rare in (0.0, 0.002, 0.01, 0.05):
+        a, b = _mixed_inputs(rng, (m, k), atype, scales, rare), _mixed_inputs(rng, (k, n), atype, scales, rare)
+        c = _mixed_inputs(rng, (m, n), ctype, scales, rare)
+        for rounding in ("rn", "rm"):
+            fast = R._mma_narrow(dtype, atype, atype, ctype, a, b, c, rounding)
+            exact = R._mma_exact(dtype, atype, atype, ctype, a, b, c, rounding=rounding)
+            assert np.array_equal(fast[1], exact[1])
+            assert np.array_equal(fast[0], exact[0])
+            assert fast[0].dtype == exact[0].dtype
+            defined.append(exact[1].mean())
+    # Elements on both sides of the bounds (the products of 2^-64 to 2^-61
+    # straddle f32's normal range).
+    assert 0 < np.mean(defined) < 1
+
+
+def test_narrow_model_bounds_a_sum_by_a_grid_no_coarser_than_one():
+    # One product of 2^12 x 2^12 = 2^24 and nothing else: the grid is 1,
+    # not 2^24, so its magnitude reaches 2^24 x 1 and the f32 element is
+    # undefined; 2^12 x 2^11 is defined. Both paths say so.
+    a = np.zeros((16, 16))
+    a[0, 0], a[1, 0] = 2.0 ** 12, 2.0 ** 11
+    b = np.zeros((16, 8))
+    b[0, 0] = 2.0 ** 12
+    a, b = R.encode(a, "bf16").astype(np.uint64), R.encode(b, "bf16").astype(np.uint64)
+    c = np.zeros((16, 8), np.uint64)
+    for model in (R._mma_narrow, R._mma_exact):
+        bits, defined = model("f32", "bf16", "bf16", "f32", a, b, c, rounding="rn")
+        assert not defined[0, 0] and defined[1, 0] and R.decode(bits[1, 0], "f32") == 2.0 ** 23
+
+
 def test_committed_h200_run_has_no_mismatch():
     with open(os.path.join(ROOT, "tools", "gpu", "results", "mma.json")) as f:
         report = json.load(f)

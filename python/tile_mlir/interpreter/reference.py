@@ -1011,7 +1011,73 @@ def _element_values(bits, kind):
     return out
 
 
+# Input kinds whose products are exact in float64 (at most 11 + 11
+# significant bits, exponents within float64's normal range).
+_NARROW_INPUTS = ("f16", "bf16", "tf32", "e4m3", "e5m2")
+
+
 def mma(dtype, atype, btype, ctype, a, b, c, satfinite=False, rounding="rn"):
+    """D = A B + C for one instruction of one warp (_mma_exact's model):
+    in float64 arrays where every product and sum of the model is exact
+    there (narrow inputs into an f16 or f32 accumulator), else as exact
+    Fractions."""
+    if dtype in ("f16", "f32") and atype in _NARROW_INPUTS and btype in _NARROW_INPUTS and \
+            ctype in ("f16", "f32"):
+        return _mma_narrow(dtype, atype, btype, ctype, a, b, c, rounding)
+    return _mma_exact(dtype, atype, btype, ctype, a, b, c, satfinite, rounding)
+
+
+def _defined_values(bits, kind):
+    """Element bit patterns of a float input kind as float64, NaN where
+    _element_values has None (inf, NaN, tf32 with low bits set)."""
+    bits = np.asarray(bits).astype(np.uint64)
+    values = decode(bits, "f32" if kind == "tf32" else kind)
+    undefined = ~np.isfinite(values)
+    if kind == "tf32":
+        undefined |= (bits & np.uint64(0x1FFF)) != 0
+    return np.where(undefined, np.nan, values)
+
+
+def _mma_narrow(dtype, atype, btype, ctype, a, b, c, rounding):
+    """_mma_exact's model for narrow inputs and an f16 or f32 accumulator,
+    vectorized. Each product is exact in float64. A term's power of two
+    (its 2-adic valuation) is read from its float64 significand. Where the
+    model defines an element, every partial sum is a multiple of the grid
+    below 2^p times it (p <= 24), so float64 sums it exactly; where the
+    magnitudes reach that bound, the float64 sum of magnitudes reaches it
+    too, as the bound is a power of two and rounding is monotone."""
+    av, bv, cv = _defined_values(a, atype), _defined_values(b, btype), _defined_values(c, ctype)
+    rows, cols = np.shape(c)
+    # terms[i, j] = (C[i, j], A[i, 0] B[0, j], ..., A[i, K-1] B[K-1, j])
+    terms = np.concatenate([cv[:, :, None], (av[:, :, None] * bv[None, :, :]).transpose(0, 2, 1)], axis=2)
+    signs = np.concatenate([np.array(_negative(c, ctype)).reshape(rows, cols, 1),
+                            np.array(_negative(a, atype)).reshape(np.shape(a))[:, None, :]
+                            ^ np.array(_negative(b, btype)).reshape(np.shape(b)).T[None, :, :]], axis=2)
+    inputs_defined = ~np.isnan(terms).any(axis=2)
+    terms = np.where(np.isnan(terms), 0.0, terms)
+    nonzero = terms != 0
+    mantissa, exponent = np.frexp(np.abs(terms))
+    significand = (mantissa * 2.0 ** 53).astype(np.int64)
+    lowest = significand & -significand
+    valuation = exponent - 53 + np.frexp(lowest.astype(np.float64))[1] - 1
+    # The coarsest grid every term is a multiple of, no coarser than 1.
+    grid = np.minimum(np.where(nonzero, valuation, 0).min(axis=2), 0)
+    magnitude = np.abs(terms).sum(axis=2)
+    e, _, _ = FORMATS[dtype]
+    within = (magnitude < np.ldexp(1.0, grid + _ACCUMULATOR_BITS[dtype])) & (grid >= 2 - (1 << (e - 1)))
+    any_nonzero = nonzero.any(axis=2)
+    defined = inputs_defined & (~any_nonzero | within)
+    total = np.where(defined, terms.sum(axis=2), 0.0)
+    every_negative_zero = ~any_nonzero & signs.all(axis=2)
+    every_positive_zero = ~any_nonzero & ~signs.any(axis=2)
+    negative = every_negative_zero | ((rounding == "rm") & ~every_positive_zero)
+    total = np.where(total == 0, np.where(negative, -0.0, 0.0), total)
+    width = {"f16": 16, "f32": 32}[dtype]
+    bits = np.where(defined, encode(total, dtype).astype(np.uint64), np.uint64(0))
+    return bits.astype(UINT[width]), defined
+
+
+def _mma_exact(dtype, atype, btype, ctype, a, b, c, satfinite=False, rounding="rn"):
     """D = A B + C for one instruction of one warp, from the PTX ISA:
     `a` (M x K), `b` (K x N) and `c` (M x N) are element bit patterns.
     Integer forms are exact (wrapping modulo 2^32, or clamped with
