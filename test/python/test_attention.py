@@ -17,6 +17,7 @@ import importlib.util
 import os
 import re
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -126,6 +127,22 @@ def test_persistent_interpreter_equals_float64_on_exact_data(d, options):
     options = dict(dict(bn=64, stages=3, blocks=1, out="bfloat16", divide="rcp"), **options)
     causal, seq = options.pop("causal", False), options.pop("seq", 256)
     _exact_case(make, seq, d, causal, 3, **options)
+
+
+def test_persistent_consumer_that_skips_the_wait_for_v_is_reported(monkeypatch):
+    # With V in a ring of its own, P V must wait for V's full mbarrier,
+    # not only for K's. Without that wait, the interpreter reports the
+    # wgmma's read of V's stage before the TMA box has been delivered.
+    monkeypatch.setattr(kernels._Ring, "wait_v", lambda self, g: None)
+    kernel = kernels.attention_persistent(1, 256, scale_log2=1.0, d=128, bn=128, stages=3, blocks=1,
+                                          out="bfloat16", divide="rcp", epilogue="tma_in_k", v_stages=2, q_buffers=2)
+    zeros = np.zeros((256, 128), np.uint16)
+    with pytest.raises(tile_mlir.HazardError, match=r"kernels.py:\d+: wgmma.mma_async.sync.aligned.m64n128k16.f32."
+                       r"bf16.bf16 touches the dynamic shared memory byte \d+, which the cp.async.bulk at "
+                       r".*kernels.py:\d+ has not delivered: no mbarrier wait has seen the phase it completes"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", tile_mlir.InterpretWarning)
+            tile_mlir.interpret(kernel, zeros, zeros, zeros, zeros.copy())
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
