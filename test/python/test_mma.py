@@ -167,6 +167,26 @@ def test_narrow_model_equals_the_exact_one(dtype, atype, ctype, m, n, k, scales)
     assert 0 < np.mean(defined) < 1
 
 
+@pytest.mark.parametrize("atype, btype, k", [("s8", "s8", 32), ("u8", "s8", 32), ("s4", "u4", 64), ("u4", "u4", 64)])
+def test_integer_model_equals_the_exact_one(atype, btype, k):
+    # The int64 path against the model in exact Fractions: random bits
+    # (high bits above the element's width ignored), C over the whole s32
+    # range so that sums wrap, and .satfinite clamping them.
+    rng = np.random.default_rng(k + len(atype + btype))
+    a = rng.integers(0, 1 << 16, (16, k), dtype=np.uint64)
+    b = rng.integers(0, 1 << 16, (k, 8), dtype=np.uint64)
+    c = rng.integers(0, 1 << 32, (16, 8), dtype=np.uint64)
+    c[0, :4] = [0x7FFFFFFF, 0x80000000, 0x7FFFFF00, 0x80000100]
+    for satfinite in (False, True):
+        fast = R._mma_integer(atype, btype, a, b, c, satfinite)
+        exact = R._mma_exact("s32", atype, btype, "s32", a, b, c, satfinite)
+        assert np.array_equal(fast[0], exact[0]) and fast[0].dtype == exact[0].dtype
+        assert fast[1].all() and exact[1].all()
+    clamped = R._mma_integer(atype, btype, a, b, c, True)[0].view(np.int32)
+    wrapped = R._mma_integer(atype, btype, a, b, c, False)[0].view(np.int32)
+    assert (clamped != wrapped).any()  # some sums left the s32 range
+
+
 def test_narrow_model_bounds_a_sum_by_a_grid_no_coarser_than_one():
     # One product of 2^12 x 2^12 = 2^24 and nothing else: the grid is 1,
     # not 2^24, so its magnitude reaches 2^24 x 1 and the f32 element is

@@ -1019,12 +1019,37 @@ _NARROW_INPUTS = ("f16", "bf16", "tf32", "e4m3", "e5m2")
 def mma(dtype, atype, btype, ctype, a, b, c, satfinite=False, rounding="rn"):
     """D = A B + C for one instruction of one warp (_mma_exact's model):
     in float64 arrays where every product and sum of the model is exact
-    there (narrow inputs into an f16 or f32 accumulator), else as exact
-    Fractions."""
+    there (narrow inputs into an f16 or f32 accumulator), in int64 arrays
+    for integers, else as exact Fractions."""
     if dtype in ("f16", "f32") and atype in _NARROW_INPUTS and btype in _NARROW_INPUTS and \
             ctype in ("f16", "f32"):
         return _mma_narrow(dtype, atype, btype, ctype, a, b, c, rounding)
+    if dtype == "s32" and ctype == "s32" and atype in _INTEGER_INPUTS and btype in _INTEGER_INPUTS:
+        return _mma_integer(atype, btype, a, b, c, satfinite)
     return _mma_exact(dtype, atype, btype, ctype, a, b, c, satfinite, rounding)
+
+
+_INTEGER_INPUTS = ("s8", "u8", "s4", "u4")
+
+
+def _integer_values(bits, kind):
+    """Element bit patterns of an integer kind as int64 values (its low
+    bits, sign-extended where signed)."""
+    width = int(kind[1:])
+    values = np.asarray(bits).astype(np.int64) & ((1 << width) - 1)
+    if kind[0] == "s":
+        values = np.where(values >> (width - 1), values - (1 << width), values)
+    return values
+
+
+def _mma_integer(atype, btype, a, b, c, satfinite):
+    """_mma_exact's model for integer inputs into s32, in int64 arrays
+    (exact: K products below 2^16 each and C below 2^31), wrapping modulo
+    2^32 or clamped with .satfinite."""
+    total = _integer_values(a, atype) @ _integer_values(b, btype) + _integer_values(c, "s32")
+    if satfinite:
+        total = np.clip(total, -(1 << 31), (1 << 31) - 1)
+    return (total & 0xFFFFFFFF).astype(np.uint32), np.ones(np.shape(total), dtype=bool)
 
 
 def _defined_values(bits, kind):
