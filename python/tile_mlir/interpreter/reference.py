@@ -980,35 +980,22 @@ _ACCUMULATOR_BITS = {"f32": 24, "f16": 11, "f64": 53}
 
 
 def _negative(bits, kind):
-    """Whether each element's sign bit is set (an integer kind: never)."""
-    if kind in ("s8", "u8", "s4", "u4", "s32"):
-        return [False] * np.size(bits)
+    """Whether each element's sign bit is set (an integer kind: never), as
+    a shape of `bits`."""
+    bits = np.asarray(bits).astype(np.uint64)
+    if kind in _INTEGER_INPUTS + ("s32",):
+        return np.zeros(bits.shape, dtype=bool)
     width = 32 if kind == "tf32" else bits_of(kind)
-    return [bool((int(b) >> (width - 1)) & 1) for b in np.asarray(bits).reshape(-1).tolist()]
+    return ((bits >> np.uint64(width - 1)) & np.uint64(1)).astype(bool)
 
 
 def _element_values(bits, kind):
     """Element bit patterns of an mma input kind as exact Fractions, or
     None for one the model does not take (inf, NaN, a tf32 register whose
-    low 13 bits are not zero)."""
-    out = []
-    for b in np.asarray(bits).reshape(-1).tolist():
-        b = int(b)
-        if kind in ("s8", "u8", "s4", "u4", "s32"):
-            width = int(kind[1:])
-            b &= (1 << width) - 1
-            out.append(Fraction(b - (1 << width) if kind[0] == "s" and b >> (width - 1) else b))
-            continue
-        if kind == "tf32":
-            if b & 0x1FFF:
-                out.append(None)
-                continue
-            kind_ = "f32"
-        else:
-            kind_ = kind
-        value = float(decode(np.array([b], dtype=np.uint64), kind_)[0])
-        out.append(Fraction(value) if np.isfinite(value) else None)
-    return out
+    low bits are not zero), flat."""
+    if kind in _INTEGER_INPUTS + ("s32",):
+        return [Fraction(v) for v in _integer_values(bits, kind).reshape(-1).tolist()]
+    return [Fraction(v) if v == v else None for v in _defined_values(bits, kind).reshape(-1).tolist()]
 
 
 # Input kinds whose products are exact in float64 (at most 11 + 11
@@ -1072,12 +1059,10 @@ def _mma_narrow(dtype, atype, btype, ctype, a, b, c, rounding):
     magnitudes reach that bound, the float64 sum of magnitudes reaches it
     too, as the bound is a power of two and rounding is monotone."""
     av, bv, cv = _defined_values(a, atype), _defined_values(b, btype), _defined_values(c, ctype)
-    rows, cols = np.shape(c)
     # terms[i, j] = (C[i, j], A[i, 0] B[0, j], ..., A[i, K-1] B[K-1, j])
     terms = np.concatenate([cv[:, :, None], (av[:, :, None] * bv[None, :, :]).transpose(0, 2, 1)], axis=2)
-    signs = np.concatenate([np.array(_negative(c, ctype)).reshape(rows, cols, 1),
-                            np.array(_negative(a, atype)).reshape(np.shape(a))[:, None, :]
-                            ^ np.array(_negative(b, btype)).reshape(np.shape(b)).T[None, :, :]], axis=2)
+    signs = np.concatenate([_negative(c, ctype)[:, :, None],
+                            _negative(a, atype)[:, None, :] ^ _negative(b, btype).T[None, :, :]], axis=2)
     inputs_defined = ~np.isnan(terms).any(axis=2)
     terms = np.where(np.isnan(terms), 0.0, terms)
     nonzero = terms != 0
@@ -1121,9 +1106,7 @@ def _mma_exact(dtype, atype, btype, ctype, a, b, c, satfinite=False, rounding="r
     a_vals = np.array(_element_values(a, atype), dtype=object).reshape(np.shape(a))
     b_vals = np.array(_element_values(b, btype), dtype=object).reshape(np.shape(b))
     c_vals = np.array(_element_values(c, ctype), dtype=object).reshape(np.shape(c))
-    a_neg = np.array(_negative(a, atype)).reshape(np.shape(a))
-    b_neg = np.array(_negative(b, btype)).reshape(np.shape(b))
-    c_neg = np.array(_negative(c, ctype)).reshape(np.shape(c))
+    a_neg, b_neg, c_neg = _negative(a, atype), _negative(b, btype), _negative(c, ctype)
     rows, cols = np.shape(c)
     width = {"f16": 16, "f32": 32, "f64": 64, "s32": 32}[dtype]
     bits = np.zeros((rows, cols), dtype=np.uint64)
