@@ -342,23 +342,24 @@ class _Ring:
         stage = g % self.k_stages
         return self.empty[stage:stage + 1]
 
+    def _arrive(self, barrier, p):
+        """Consumer thread p's arrival on `barrier` (its warpgroup's one)."""
+        T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], self.state, barrier, pred=p == 0)
+
     def free_k(self, g, p):
         """Consumer thread p frees K's stage of step g (its S retired), with
         two rings; with one, the stage is freed with V's."""
         if self.split:
-            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], self.state, self.k_empty(g), pred=p == 0)
+            self._arrive(self.k_empty(g), p)
 
     def free_v(self, g, p, keep_k=False):
         """Consumer thread p frees V's stage of step g (its P V retired):
         with one ring the stage, unless `keep_k` (K's rows still in use)."""
         if self.split:
             stage = g % self.v_stages
-            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], self.state, self.empty_v[stage:stage + 1],
-                              pred=p == 0)
+            self._arrive(self.empty_v[stage:stage + 1], p)
         elif not keep_k:
-            stage = g % self.k_stages
-            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], self.state, self.empty[stage:stage + 1],
-                              pred=p == 0)
+            self._arrive(self.k_empty(g), p)
 
 
 def _consume_pipelined(row_state, turns, q_s, ring, g0, steps, q_row, p, rows_from, scale_log2, mask,

@@ -979,11 +979,19 @@ def _values(form, tokens, types, quals, srcs):
 _ACCUMULATOR_BITS = {"f32": 24, "f16": 11, "f64": 53}
 
 
+# Input kinds whose products are exact in float64 (at most 11 + 11
+# significant bits, exponents within float64's normal range).
+_NARROW_INPUTS = ("f16", "bf16", "tf32", "e4m3", "e5m2")
+# Integer input kinds, and with s32 (C's) every integer kind of mma.
+_INTEGER_INPUTS = ("s8", "u8", "s4", "u4")
+_INTEGER_KINDS = _INTEGER_INPUTS + ("s32",)
+
+
 def _negative(bits, kind):
     """Whether each element's sign bit is set (an integer kind: never), as
     a shape of `bits`."""
     bits = np.asarray(bits).astype(np.uint64)
-    if kind in _INTEGER_INPUTS + ("s32",):
+    if kind in _INTEGER_KINDS:
         return np.zeros(bits.shape, dtype=bool)
     width = 32 if kind == "tf32" else bits_of(kind)
     return ((bits >> np.uint64(width - 1)) & np.uint64(1)).astype(bool)
@@ -993,14 +1001,9 @@ def _element_values(bits, kind):
     """Element bit patterns of an mma input kind as exact Fractions, or
     None for one the model does not take (inf, NaN, a tf32 register whose
     low bits are not zero), flat."""
-    if kind in _INTEGER_INPUTS + ("s32",):
+    if kind in _INTEGER_KINDS:
         return [Fraction(v) for v in _integer_values(bits, kind).reshape(-1).tolist()]
     return [Fraction(v) if v == v else None for v in _defined_values(bits, kind).reshape(-1).tolist()]
-
-
-# Input kinds whose products are exact in float64 (at most 11 + 11
-# significant bits, exponents within float64's normal range).
-_NARROW_INPUTS = ("f16", "bf16", "tf32", "e4m3", "e5m2")
 
 
 def mma(dtype, atype, btype, ctype, a, b, c, satfinite=False, rounding="rn"):
@@ -1014,9 +1017,6 @@ def mma(dtype, atype, btype, ctype, a, b, c, satfinite=False, rounding="rn"):
     if dtype == "s32" and ctype == "s32" and atype in _INTEGER_INPUTS and btype in _INTEGER_INPUTS:
         return _mma_integer(atype, btype, a, b, c, satfinite)
     return _mma_exact(dtype, atype, btype, ctype, a, b, c, satfinite, rounding)
-
-
-_INTEGER_INPUTS = ("s8", "u8", "s4", "u4")
 
 
 def _integer_values(bits, kind):
@@ -1063,8 +1063,9 @@ def _mma_narrow(dtype, atype, btype, ctype, a, b, c, rounding):
     terms = np.concatenate([cv[:, :, None], (av[:, :, None] * bv[None, :, :]).transpose(0, 2, 1)], axis=2)
     signs = np.concatenate([_negative(c, ctype)[:, :, None],
                             _negative(a, atype)[:, None, :] ^ _negative(b, btype).T[None, :, :]], axis=2)
-    inputs_defined = ~np.isnan(terms).any(axis=2)
-    terms = np.where(np.isnan(terms), 0.0, terms)
+    undefined = np.isnan(terms)
+    inputs_defined = ~undefined.any(axis=2)
+    terms = np.where(undefined, 0.0, terms)
     nonzero = terms != 0
     mantissa, exponent = np.frexp(np.abs(terms))
     significand = (mantissa * 2.0 ** 53).astype(np.int64)
