@@ -29,11 +29,15 @@ ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "s8": 8, "u8": 8, "e4m3": 8, 
 
 
 def shape_of(opcode: str) -> Tuple[int, int, int]:
-    """(M, N, K) of an mma spelling, as the form table reads it."""
-    shape = ptx.parse(opcode).matrix_shape
-    if shape is None:
-        raise ValueError(f"{opcode} names no mma shape")
-    return shape
+    """(M, N, K) of an mma.sync spelling, as the form table reads it. A
+    wgmma's fragments are a warpgroup's, laid out otherwise (its D rows
+    follow the warp): these tables are not theirs, so its spelling is
+    refused."""
+    form = ptx.parse(opcode)
+    if form.family != "mma" or form.matrix_shape is None:
+        raise ValueError(f"{opcode} is a {form.family} form, not an mma.sync: these are mma.sync's fragment "
+                         "tables (PTX ISA 9.7.14.5)")
+    return form.matrix_shape
 
 
 def kinds_of(opcode: str) -> Tuple[str, str, str, str]:

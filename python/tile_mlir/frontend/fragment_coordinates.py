@@ -21,12 +21,15 @@ def mma_coordinates(opcode: str, operand: str, element: int) -> Tuple[Index, Ind
     (docs/families/mma.md)."""
     try:
         shape = fragments.shape_of(opcode)
+    except ValueError as why:
+        raise TileError(f"mma_coordinates: {why}") from None
+    try:
         d, a, b, c = fragments.kinds_of(opcode)
         kind = {"a": a, "b": b, "c": c, "d": d}[operand]
         size = fragments.fragment_size(shape, operand)
-    except (ValueError, KeyError):
-        raise TileError(f"mma_coordinates: {opcode!r} has no operand {operand!r} (an mma spelling, and "
-                        "one of 'a', 'b', 'c', 'd')") from None
+    except KeyError:
+        raise TileError(f"mma_coordinates: {opcode!r} has no operand {operand!r} (one of 'a', 'b', 'c', "
+                        "'d')") from None
     if not 0 <= element < size:
         raise TileError(f"mma_coordinates: {operand} of {opcode} holds {size} elements per lane, "
                         f"not element {element}")

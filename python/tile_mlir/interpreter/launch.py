@@ -110,10 +110,15 @@ def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True) ->
     for opcode, point in approximated.items():
         warnings.warn(f"{point}: {opcode} ran as its correctly rounded result; a GPU's differs from it "
                       "within the PTX ISA's bound", InterpretWarning, stacklevel=2)
+    # Parameters passed one array share one buffer (the first's name): the
+    # array receives it once if any of them is written.
+    copied = set()
     for param, value in zip(signature.params, args):
-        if param.kind != "tensor" or not param.written or param.name in aliases:
+        owner = aliases.get(param.name, param.name)
+        if param.kind != "tensor" or not param.written or owner in copied:
             continue
-        data, defined = out[param.name]
+        copied.add(owner)
+        data, defined = out[owner]
         target = value.reshape(-1).view(np.uint8)
         target[defined] = data[defined]
         undefined = int((~defined).reshape(-1, value.itemsize).any(axis=1).sum())

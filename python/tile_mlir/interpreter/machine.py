@@ -54,8 +54,12 @@ class Buffer:
     PTX leaves its payload to the chip, so it compares as "a NaN" where it
     is stored, and what is computed from its bits is not compared."""
 
-    def __init__(self, data, defined, private, name="", shared=False, block_bytes=0):
+    def __init__(self, data, defined, private, name="", shared=False, block_bytes=0, align=None):
         self.data, self.defined, self.private, self.name = data, defined, private, name
+        # What the start is known to be a multiple of: a static shared
+        # buffer's declared alignment (None: 16 bytes or more, as a tensor's
+        # allocation and the dynamic region are).
+        self.align = align
         self.shared = shared  # a block's shared memory: its accesses go through the banks
         # Where each byte came from (fragment_origins), when the run tracks it.
         self.origin = None
@@ -1021,11 +1025,27 @@ class Interpreter:
         start = view.addresses(coord)[executing]
         if view.buffer.block_bytes:
             start = start % view.buffer.block_bytes  # from the start of the block's copy
+        align = view.buffer.align
+        if align is not None and align < nbytes:
+            # ptxas may place the buffer at any multiple of its alignment
+            # (seen: a static align=4 buffer at 0x404 under an STS.128).
+            raise self.fault(executing, f"accesses {nbytes} bytes of {view.buffer.name}, which is declared "
+                                        f"align={align}: the chip may place it at an address that is not a "
+                                        f"multiple of {nbytes} (misaligned address); declare align={nbytes} or more")
         bad = start % nbytes != 0
         if bad.any():
-            raise MemoryFault(f"{self.current_opcode} accesses {nbytes} bytes at byte {int(start[bad][0])} of "
-                              f"{view.buffer.name or 'a tensor'}, which is not a multiple of {nbytes} (the GPU "
-                              "faults: misaligned address)")
+            where = np.zeros(self.threads, bool)
+            where[np.flatnonzero(executing)[bad]] = True
+            raise self.fault(where, f"accesses {nbytes} bytes at byte {int(start[bad][0])} of "
+                                    f"{view.buffer.name or 'a tensor'}, which is not a multiple of {nbytes} (the "
+                                    "GPU faults: misaligned address)")
+
+    def fault(self, threads, problem):
+        """A MemoryFault at the current program point, naming the opcode
+        and the first of `threads` (a mask) that faults, as races do."""
+        thread = int(np.flatnonzero(threads)[0]) if np.any(threads) else None
+        who = f"thread {thread}: " if thread is not None else ""
+        return MemoryFault(f"{self.points[self.point]}: {self.current_opcode}: {who}{problem}")
 
     def bank_requests(self, view, coord, nbytes, executing, phase_lanes=None):
         """Counts the shared-memory wavefronts of one instruction's access
@@ -1374,8 +1394,9 @@ class Interpreter:
                 # tensor's runtime extent in a loop it left) reads nothing.
                 inside = (at >= 0) & (at < buffer.data.size)
                 if where is not None and (where & ~inside).any():
-                    raise MemoryFault(f"{self.current_opcode} reads byte {int(at[where & ~inside][0])} of "
-                                      f"{buffer.name or 'a tensor'}, which has {buffer.data.size}")
+                    outside = where & ~inside
+                    raise self.fault(outside, f"reads byte {int(at[outside][0])} of {buffer.name or 'a tensor'}, "
+                                              f"which has {buffer.data.size}")
                 safe = np.where(inside, at, 0)
                 b, d, n = buffer.data[safe], buffer.defined[safe] & inside, buffer.nan[safe]
                 if where is not None:
@@ -2041,6 +2062,9 @@ class Interpreter:
                 execute = execute | (self.active & ~pred_defined)
             return self.atomic(form, values, coord, execute)
         srcs, defined = [], np.ones(self.threads, bool)
+        # Each source register's own definedness: a move's registers travel
+        # apart, so one undefined register leaves the others defined.
+        src_defined = []
         immediates = {}
         nan = np.zeros(self.threads, bool)
         memory = None
@@ -2058,6 +2082,7 @@ class Interpreter:
                     for reg in range(operand.count):
                         bits, d, n = self.read(value, coord + [reg], touches, MM.order_of(form))
                         srcs.append(bits)
+                        src_defined.append(d)
                         defined &= d
                         nan |= n
                         if moved is not None:
@@ -2075,12 +2100,14 @@ class Interpreter:
                 for reg in range(operand.count):
                     bits, d, n = self.read(value, coord + [reg])
                     srcs.append((bits & _mask_bits(operand.bits)).astype(dtype))
+                    src_defined.append(d)
                     defined &= d
                     nan |= n
                     if moved is not None:
                         moved.append(self.byte_origins(value, coord + [reg]))
             elif isinstance(value, tuple):
                 srcs.append((value[0] & _mask_bits(operand.bits)).astype(dtype))
+                src_defined.append(np.ones(self.threads, bool))
                 if moved is not None:
                     moved.append(np.full((element_bytes(operand.bits), self.threads), O.UNKNOWN, np.int64))
             else:
@@ -2088,10 +2115,13 @@ class Interpreter:
         if any(o.bits > 64 for o in form.operands):
             raise NotCovered("128-bit registers")
         moves = form.family in ("ld", "st", "mov")
+        per_register = None
         if moves:
             # A move keeps a NaN's bits, whatever they are.
             results = repack([s.astype(np.uint64) for s in srcs], form)
             made_nan = [nan] * len(results)
+            if len(results) == len(srcs):
+                per_register = src_defined
         else:
             if R.APPROXIMATE & set(form.opcode.split(".")):
                 self.approximated.setdefault(form.opcode, self.points[self.point])
@@ -2108,16 +2138,18 @@ class Interpreter:
             if self._may_be_a_move(form, values, coord):
                 # ptxas may move the source instead: a NaN's bits are either.
                 defined = defined & ~made_nan[0]
+        if per_register is None:
+            per_register = [defined] * len(results)
         if pred_defined is not None:
             # Where the predicate register is undefined, the instruction may
             # or may not have run: what it would write is undefined.
-            defined = defined & pred_defined
+            per_register = [d & pred_defined for d in per_register]
             execute = execute | (self.active & ~pred_defined)
         if form.family == "st":
             operand, view = memory
             origins = _split_origins(moved, [element_bytes(view.bits)] * len(results))
             for reg, bits in enumerate(results):
-                self.write(view, coord + [reg], bits, defined, execute, made_nan[reg], origins[reg],
+                self.write(view, coord + [reg], bits, per_register[reg], execute, made_nan[reg], origins[reg],
                            order=MM.order_of(form))
             return
         dsts = [(operand, value) for operand, value in zip(form.operands, values)
@@ -2126,7 +2158,7 @@ class Interpreter:
         if len(flat) != len(results):
             raise NotCovered(f"{form.opcode}: {len(results)} results for {len(flat)} registers")
         origins = _split_origins(moved, [element_bytes(view.bits) for _, view, _ in flat])
-        for (operand, view, reg), bits, made, origin in zip(flat, results, made_nan, origins):
+        for (operand, view, reg), bits, made, origin, defined in zip(flat, results, made_nan, origins, per_register):
             where = self.active.copy()
             if preserve:
                 where &= execute  # a false predicate keeps the old value
@@ -2302,6 +2334,20 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
                 through_memory, as_streams=True, blocks_apart=apart)
 
 
+def _workgroup_alignments(func):
+    """{index: bytes} of the static shared buffers declared with an
+    llvm.align (T.alloc_shared's align), which NVVM gives their arrays."""
+    from mlir import ir
+    if "workgroup_attrib_attrs" not in func.attributes:
+        return {}
+    found = {}
+    for index, attrs in enumerate(ir.ArrayAttr(func.attributes["workgroup_attrib_attrs"])):
+        attrs = ir.DictAttr(attrs)
+        if "llvm.align" in attrs:
+            found[index] = ir.IntegerAttr(attrs["llvm.align"]).value
+    return found
+
+
 def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
          through_memory, as_streams, blocks_apart=False):
     """run(), in lockstep or (`as_streams`) as streams, each block's apart
@@ -2359,14 +2405,15 @@ def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, bank
         interp.values[argument] = View(buffer, np.zeros(threads, np.int64), strides, shape, bits)
     # Workgroup attributions follow the parameters: shared memory, one copy
     # per block, uninitialized.
-    for argument in list(body.arguments)[len(parameters):]:
+    alignments = _workgroup_alignments(func)
+    for index, argument in enumerate(list(body.arguments)[len(parameters):]):
         shape, strides, bits = Interpreter._layout(argument.type)
         size = int(np.prod(shape, dtype=np.int64)) * element_bytes(bits)
         blocks = int(np.prod(grid))
         match = re.search(r'"([^"]*)":(\d+)', str(argument.location))
         name = f"the shared buffer of {match.group(1)}:{match.group(2)}" if match else "a shared buffer"
         buffer = interp.track(Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False, name,
-                                     shared=True, block_bytes=size))
+                                     shared=True, block_bytes=size, align=alignments.get(index)))
         interp.values[argument] = View(buffer, interp.block_linear * size, strides, shape, bits)
     if as_streams:
         interp.streams = S.Streams(interp, *S.groups_of(interp.per_block, threads, blocks_apart))

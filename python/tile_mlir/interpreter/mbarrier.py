@@ -153,6 +153,8 @@ def execute(interp, form, values, coord, executing):
     obj = named["addr"]
     state = interp.mbarriers
     address = obj.addresses(coord + [0])
+    # The object is 8 bytes aligned to 8 (PTX ISA 9.7.13.15.1).
+    interp.check_alignment(obj, coord + [0], 8, executing)
 
     def scalar(name):
         value = named.get(name)

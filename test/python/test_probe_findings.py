@@ -1,0 +1,131 @@
+"""The outside probe's findings (issue 53), each a test that failed before
+its fix: silent wrong results, missed hazards, false positives, what the
+interpreter ran though compile or launch refuses it, and diagnostics
+without a location. Expected values come from the PTX ISA and what the
+GPU does (named at each test), never from the interpreter's own output."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir import fragments
+from tile_mlir import script as T
+
+
+# -- Silent wrong results ----------------------------------------------------
+
+@T.function
+def negate_in_place(A: T.Tensor((4, 1), "float32"), Out: T.Tensor((4, 1), "float32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+    r = T.alloc_local((4, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
+    T.cuda.tile.apply(T.ptx["neg.f32"], r, r)
+    T.cuda.tile.apply(T.ptx["st.global.f32"], Out, r)
+
+
+def test_one_array_for_a_read_and_a_written_parameter_receives_the_stores():
+    # A launch with one pointer for A and Out negates the array in place.
+    x = np.array([[1], [2], [3], [4]], np.float32)
+    tile_mlir.interpret(negate_in_place, x, x)
+    assert x.ravel().tolist() == [-1, -2, -3, -4]
+
+
+@T.function
+def three_of_four(A: T.Tensor((32, 4), "float32"), Out: T.Tensor((32, 4), "float32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    r = T.alloc_local((4, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r[0:3], A[t:t + 1, 0:3].reshape((3, 1)))
+    T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[t:t + 1], r.reshape((1, 4)))
+
+
+def test_a_vector_store_with_one_undefined_register_moves_the_other_three():
+    # st.global.v4 writes each of its four registers to its own word: the
+    # three defined ones arrive, the undefined fourth is left (and counted:
+    # 32 elements, one a thread).
+    a = np.arange(128, dtype=np.float32).reshape(32, 4)
+    out = np.full((32, 4), -1, np.float32)
+    with pytest.warns(tile_mlir.InterpretWarning, match=r"three_of_four: 32 of 128 elements of Out were stored "
+                                                        r"undefined"):
+        tile_mlir.interpret(three_of_four, a, out)
+    assert np.array_equal(out[:, :3], a[:, :3])
+    assert (out[:, 3] == -1).all()
+
+
+@T.function
+def shared_three_of_four(A: T.Tensor((32, 4), "float32"), Out: T.Tensor((32, 4), "float32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    s = T.alloc_shared((32, 4), "float32")
+    r = T.alloc_local((4, 1), "float32")
+    q = T.alloc_local((1, 4), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r[0:3], A[t:t + 1, 0:3].reshape((3, 1)))
+    T.cuda.tile.apply(T.ptx["st.shared.v4.f32"], s[t:t + 1], r.reshape((1, 4)))
+    T.cuda.tile.apply(T.ptx["ld.shared.v4.f32"], q, s[t:t + 1])
+    T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[t:t + 1], q)
+
+
+def test_a_shared_vector_load_moves_its_defined_words():
+    a = np.arange(128, dtype=np.float32).reshape(32, 4)
+    out = np.full((32, 4), -1, np.float32)
+    with pytest.warns(tile_mlir.InterpretWarning, match=r"32 of 128 elements of Out"):
+        tile_mlir.interpret(shared_three_of_four, a, out)
+    assert np.array_equal(out[:, :3], a[:, :3])
+
+
+@pytest.mark.parametrize("operand", ["a", "b", "d"])
+def test_fragment_tables_refuse_a_wgmma_spelling(operand):
+    # wgmma's D rows follow the warp of the warpgroup (PTX ISA 9.7.15.5.1):
+    # mma.sync's tables would place 896 of 1,024 elements wrong.
+    wgmma = "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"
+    with pytest.raises(ValueError, match=r"is a wgmma form, not an mma\.sync"):
+        fragments.table(wgmma, operand)
+
+
+def test_mma_coordinates_refuses_a_wgmma_spelling():
+    with pytest.raises(T.TileError, match=r"mma_coordinates: wgmma\.mma_async\S* is a wgmma form, not an "
+                                          r"mma\.sync"):
+        @T.function
+        def coordinates(Out: T.Tensor((32, 2), "int32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+            T.mma_coordinates("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", "d", 0)
+
+
+def _under_aligned(opcode, shape, dtype, words):
+    @T.function
+    def under_aligned(A: T.Tensor((32, words), dtype), Out: T.Tensor((32, words), dtype)):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        s = T.alloc_shared((32, words), dtype, align=4)
+        r = T.alloc_local((1, words), dtype)
+        T.cuda.tile.apply(T.ptx["ld.global.v%d.%s" % (words, opcode)] if words > 1 else T.ptx["ld.global." + opcode],
+                          r, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx[("st.shared.v%d.%s" % (words, opcode)) if words > 1 else "st.shared." + opcode],
+                          s[t:t + 1], r)
+    return under_aligned
+
+
+@pytest.mark.parametrize("opcode,dtype,words,nbytes", [("f32", "float32", 4, 16), ("b64", "uint64", 1, 8)])
+def test_a_static_shared_buffer_aligned_below_the_access_is_a_fault(opcode, dtype, words, nbytes):
+    # ptxas placed such a buffer at 0x404 and issued STS.128 on it: the
+    # access is not provably aligned, whatever its offset in the buffer.
+    kernel = _under_aligned(opcode, None, dtype, words)
+    a = np.zeros((32, words), dtype)
+    with pytest.raises(tile_mlir.InterpretError, match=rf"under_aligned: \S*test_probe_findings\.py:\d+: "
+                                                       rf"st\.shared\S*: thread 0: accesses {nbytes} bytes of the "
+                                                       rf"shared buffer of \S+, which is declared align=4"):
+        tile_mlir.interpret(kernel, a, a.copy())
+
+
+def test_an_mbarrier_in_a_buffer_aligned_to_four_is_a_fault():
+    @T.function
+    def barrier_at_four(Out: T.Tensor((1, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        bar = T.alloc_shared((1,), "uint64", align=4)
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared.b64"], bar[0:1], T.uint32(32), pred=T.thread_id() == 0)
+
+    with pytest.raises(tile_mlir.InterpretError, match=r"mbarrier\.init\S*: thread 0: accesses 8 bytes of the "
+                                                       r"shared buffer of \S+, which is declared align=4"):
+        tile_mlir.interpret(barrier_at_four, np.zeros((1, 1), np.uint32))
