@@ -270,7 +270,10 @@ def test_a_long_chain_is_followed_without_recursion(tmp_path):
     path.write_text("module attributes {gpu.container_module} {\n  gpu.module @k {\n"
                     "    gpu.func @chain(%a: i32, %o: memref<1xf32, 1>) kernel {\n      "
                     + body + "\n      gpu.return\n    }\n  }\n}\n")
-    result = subprocess.run(["tile-opt", "--convert-tile-to-nvvm", str(path)], capture_output=True, text=True)
+    # The project's tile-opt, next to the Python that runs the tests: the
+    # README's command runs pytest without the environment on PATH.
+    tile_opt = os.path.join(os.path.dirname(sys.executable), "tile-opt")
+    result = subprocess.run([tile_opt, "--convert-tile-to-nvvm", str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     # One split and join: the declaration, the split and the join name the piece.
     assert result.stdout.count("%tile_s0_0p0") == 3
