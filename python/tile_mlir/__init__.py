@@ -22,7 +22,8 @@ else:
 
 if _tile is not None:
     from . import ptx  # noqa: E402
-    from .compiler import CompileError, TileWarning, compile, compile_module, pipeline  # noqa: E402
+    from .compiler import (CompileError, TargetError, TileWarning, compile, compile_module,  # noqa: E402
+                           pipeline)
     from .interpreter.launch import (FragmentLayoutError, HazardError, InterpretError, InterpretWarning,  # noqa: E402
                                      interpret)
 
@@ -34,5 +35,5 @@ if _tile is not None:
         """
         _tile.register_dialect(context)
 
-__all__ = ["CompileError", "TileWarning", "compile", "compile_module", "pipeline", "ptx", "register_dialects",
+__all__ = ["CompileError", "TargetError", "TileWarning", "compile", "compile_module", "pipeline", "ptx", "register_dialects",
            "interpret", "FragmentLayoutError", "HazardError", "InterpretError", "InterpretWarning"]

@@ -23,6 +23,11 @@ class CompileError(RuntimeError):
     message carries each diagnostic as ``file:line: message``."""
 
 
+class TargetError(CompileError, ValueError):
+    """A target that names no chip tile-mlir compiles for. A CompileError
+    as every other refusal of compile(); a ValueError as it was before."""
+
+
 def pipeline(chip: str = "sm_90", ptx: int = 0, opt_level: int = 3, format: str = "isa",
              bare_pointers: bool = True, fold_barriers: str = "auto") -> str:
     """The textual pass pipeline, anchored on builtin.module. Every option is
@@ -198,19 +203,19 @@ def resolve_target(target) -> str:
     {"kind": "cuda", "arch": "sm_100a"} selects that arch."""
     if isinstance(target, dict):
         if target.get("kind", "cuda") != "cuda":
-            raise ValueError(f"unsupported target kind {target.get('kind')!r}: only cuda")
+            raise TargetError(f"unsupported target kind {target.get('kind')!r}: only cuda")
         target = target.get("arch", "cuda")
     if not isinstance(target, str):
-        raise ValueError(f"a target is a string such as 'sm_90' or 'cuda', got {target!r}")
+        raise TargetError(f"a target is a string such as 'sm_90' or 'cuda', got {target!r}")
     if target == "cuda":
         return runtime.local_arch() or "sm_90"
     if not target.startswith("sm_"):
-        raise ValueError(f"unknown target {target!r}: expected 'cuda' or an arch such as 'sm_90'")
+        raise TargetError(f"unknown target {target!r}: expected 'cuda' or an arch such as 'sm_90'")
     # The chip is checked against the known ones before it reaches the pass
     # pipeline text.
     error = _tile.check_options(target, 0, 3, "isa")
     if error:
-        raise ValueError(error)
+        raise TargetError(error)
     return target
 
 
@@ -240,7 +245,10 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
 
     if not isinstance(fn, PrimFunc):
         raise TypeError(f"tile_mlir.compile takes a @T.function kernel, got {type(fn).__name__}")
-    chip = resolve_target(target)
+    try:
+        chip = resolve_target(target)
+    except TargetError as why:
+        raise TargetError(f"{fn.name}: compile(target={target!r}): {why}") from None
     if fn.cluster is not None and int(re.match(r"sm_(\d+)", chip).group(1)) < 90:
         raise CompileError(f"{fn.name} runs in clusters of {fn.cluster} blocks, which need sm_90 or newer; "
                            f"the target is {chip}")

@@ -15,6 +15,7 @@ import ctypes
 import functools
 import json
 import math
+import sys
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
@@ -599,6 +600,12 @@ def load(path: str) -> Kernel:
             artifact = json.load(f)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ArtifactError(f"{path}: not readable as JSON ({error})") from None
+    except RecursionError:
+        # json nests one Python frame per array or object: a file nested
+        # past the interpreter's depth is not an artifact (save() writes
+        # a flat object).
+        raise ArtifactError(f"{path}: not an artifact: JSON nested deeper than Python's recursion limit "
+                            f"({sys.getrecursionlimit()})") from None
     if not isinstance(artifact, dict):
         fail("the file", f"expected a JSON object, got {type(artifact).__name__}")
     if artifact.get("format") != ARTIFACT_FORMAT:

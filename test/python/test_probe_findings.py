@@ -129,3 +129,80 @@ def test_an_mbarrier_in_a_buffer_aligned_to_four_is_a_fault():
     with pytest.raises(tile_mlir.InterpretError, match=r"mbarrier\.init\S*: thread 0: accesses 8 bytes of the "
                                                        r"shared buffer of \S+, which is declared align=4"):
         tile_mlir.interpret(barrier_at_four, np.zeros((1, 1), np.uint32))
+
+
+# -- Diagnostics ---------------------------------------------------------------
+
+@pytest.mark.parametrize("start", [lambda t: t % 8, lambda t: t // 2, lambda t: (t & 7) ^ 1, lambda t: t & 7,
+                                   lambda t: T.minimum(t, 7), lambda t: T.maximum(t - 8, 0)],
+                         ids=["mod", "floordiv", "xor", "and", "minimum", "maximum"])
+def test_a_slice_whose_start_is_derived_keeps_its_static_extent(start, request):
+    kind = request.node.callspec.id
+    # A[f(t) : f(t) + 1] is "stop as start + a constant", as the error said
+    # to write it: one expression written twice is one value.
+    @T.function
+    def gather(A: T.Tensor((8, 1), "float32"), Out: T.Tensor((16, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=16))
+        t = T.thread_id()
+        r = T.alloc_local((1, 1), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A[start(t):start(t) + 1])
+        T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t:t + 1], r)
+
+    a = np.arange(8, dtype=np.float32).reshape(8, 1) + 100
+    out = np.zeros((16, 1), np.float32)
+    tile_mlir.interpret(gather, a, out)
+    rows = {"mod": [t % 8 for t in range(16)], "floordiv": [t // 2 for t in range(16)],
+            "xor": [(t & 7) ^ 1 for t in range(16)], "and": [t & 7 for t in range(16)],
+            "minimum": [min(t, 7) for t in range(16)], "maximum": [max(t - 8, 0) for t in range(16)]}
+    assert out.ravel().tolist() == [100 + r for r in rows[kind]]
+
+
+def test_a_nested_artifact_is_an_artifact_error(tmp_path):
+    from tile_mlir import runtime
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(runtime.ArtifactError, match=r"deep\.json: not an artifact: JSON nested deeper than "
+                                                    r"Python's recursion limit"):
+        runtime.load(str(path))
+
+
+@pytest.mark.parametrize("target,why", [("sm_9O", r"unknown chip 'sm_9O'"), ("gfx90a", r"unknown target 'gfx90a'"),
+                                        (90, r"a target is a string")])
+def test_a_bad_target_is_a_target_error_naming_the_kernel(target, why):
+    with pytest.raises(tile_mlir.TargetError, match=rf"^negate_in_place: compile\(target={target!r}\): {why}"):
+        tile_mlir.compile(negate_in_place, target=target)
+    # Still what it was for code that caught it.
+    assert issubclass(tile_mlir.TargetError, ValueError) and issubclass(tile_mlir.TargetError,
+                                                                       tile_mlir.CompileError)
+
+
+def test_a_fixed_cluster_bounds_its_registers():
+    # A launch of clusters of 4 blocks: %cluster_ctarank is 0 to 3 and
+    # %cluster_nctarank 4, so a division by the latter is by at least 1.
+    from tile_mlir.frontend.tracing import _builder
+    seen = {}
+
+    @T.function
+    def ranks(Out: T.Tensor((16, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=(2, 2), block=4, cluster=(2, 2)))
+        builder = _builder.current
+        seen["rank"] = builder.range_of(T.cluster_ctarank())
+        seen["blocks"] = builder.range_of(T.cluster_nctarank())
+        seen["x"] = builder.range_of(T.cluster_block_id("x"))
+        seen["z"] = builder.range_of(T.cluster_block_id("z"))
+        i = T.block_id() * 4 + T.thread_id()  # 0 to 7
+        seen["quotient"] = builder.range_of(i // T.cluster_nctarank())
+
+    assert seen == {"rank": (0, 3), "blocks": (4, 4), "x": (0, 1), "z": (0, 0), "quotient": (0, 1)}
+
+
+def test_what_the_interpreter_does_not_model_is_located(line_of):
+    @T.function
+    def reciprocal(A: T.Tensor((4, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        r = T.alloc_local((4, 1), "float32")
+        for i in T.serial(0, 1):
+            T.cuda.tile.apply(T.ptx["rcp.approx.f32"], r, r)  # not modelled
+    with pytest.raises(tile_mlir.InterpretError, match="^reciprocal: " + line_of("# not modelled") +
+                       r": the interpreter does not model rcp\.approx\.f32"):
+        tile_mlir.interpret(reciprocal, np.ones((4, 1), "float32"))

@@ -174,7 +174,7 @@ def test_a_barrier_with_another_threads_count_is_not_modelled_without_mbarriers(
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1), T.uint32(32))
 
-    with pytest.raises(tile_mlir.InterpretError, match=r"^k: the interpreter does not model bar.sync "
+    with pytest.raises(tile_mlir.InterpretError, match=r"^k: \S*test_shared_memory\.py:\d+: the interpreter does not model bar.sync "
                        r"with a count of 32 threads in a block of 64, in a kernel without mbarriers yet$"):
         tile_mlir.interpret(k, np.zeros((64, 1), "float32"))
 

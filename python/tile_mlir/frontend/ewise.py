@@ -26,7 +26,7 @@ from .. import _tile
 from .tiles import Buffer
 from .tracing import (_FLOAT_OVERFLOW, TileError, _active, _element_type, _location,
                       _short)
-from .values import Bool, Index, Scalar, _check_owned
+from .values import Bool, Index, Scalar, _check_owned, derived_once
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 INTEGERS = ("int8", "int16", "int32", "int64")
@@ -417,8 +417,11 @@ def _check_index_mix(what: str, *values) -> None:
 
 def _index_binary(a, b, op) -> Index:
     a, b = Index.of(a), Index.of(b)
-    with _location():
-        return Index([(op(a.materialize(), b.materialize()), 1)])
+
+    def build():
+        with _location():
+            return Index([(op(a.materialize(), b.materialize()), 1)])
+    return derived_once((op.__name__, a.key(), b.key()), build)
 
 
 def maximum(a, b):

@@ -7,6 +7,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, gpu, nvvm
 
@@ -279,12 +280,30 @@ def block_id(dim: str = "x") -> Index:
 def cluster_ctarank() -> Index:
     """This block's rank in its cluster (``%cluster_ctarank``), an index
     expression: 0 to the cluster's blocks - 1."""
-    return _special_register(nvvm.read_ptx_sreg_cluster_ctarank, 32)
+    blocks = _cluster_blocks()
+    return _special_register(nvvm.read_ptx_sreg_cluster_ctarank, 32,
+                             None if blocks is None else (0, blocks - 1))
 
 
 def cluster_nctarank() -> Index:
     """The blocks of this block's cluster (``%cluster_nctarank``)."""
-    return _special_register(nvvm.read_ptx_sreg_cluster_nctarank, 32)
+    blocks = _cluster_blocks()
+    return _special_register(nvvm.read_ptx_sreg_cluster_nctarank, 32,
+                             None if blocks is None else (blocks, blocks))
+
+
+def _cluster_blocks():
+    """The blocks of a cluster, where the launch fixes them (a kernel
+    launched without clusters runs each block as a cluster of one), or
+    None before T.device_entry."""
+    launch = _active().launch
+    if launch is None:
+        return None
+    cluster = launch.cluster if launch.cluster is not None else 1
+    try:
+        return int(np.prod(_dim3(cluster, "the cluster's", (8, 8, 8))))
+    except TileError:
+        return None  # reported at the launch's check
 
 
 def cluster_count(dim: str = "x") -> Index:
@@ -305,7 +324,15 @@ def cluster_id(dim: str = "x") -> Index:
 def _cluster_register(name: str, dim: str) -> Index:
     if dim not in ("x", "y", "z"):
         raise TileError(f"a dimension is 'x', 'y' or 'z', got {dim!r}")
-    return _special_register(getattr(nvvm, f"read_ptx_sreg_{name}_{dim}"), 32)
+    bounds = None
+    launch = _active().launch
+    if name == "cluster_ctaid" and launch is not None:
+        try:
+            extent = _dim3(launch.cluster if launch.cluster is not None else 1, "the cluster's", (8, 8, 8))
+            bounds = (0, extent["xyz".index(dim)] - 1)
+        except TileError:
+            pass  # reported at the launch's check
+    return _special_register(getattr(nvvm, f"read_ptx_sreg_{name}_{dim}"), 32, bounds)
 
 
 def block_dim(dim: str = "x") -> Index:
@@ -322,14 +349,18 @@ def lane_id() -> Index:
         return Index([(gpu.lane_id(), 1)])
 
 
-def _special_register(read, bits: int) -> Index:
+def _special_register(read, bits: int, bounds=None) -> Index:
     """A special register read once, here, as an index expression: an
-    unsigned 32-bit one in [0, 2^32), a 64-bit one as its bits."""
-    _active()
+    unsigned 32-bit one in [0, 2^32), a 64-bit one as its bits; `bounds`
+    (low, high) where the launch fixes its values."""
+    builder = _active()
     with _location():
         value = read(ir.IntegerType.get_signless(bits))
         cast = arith.index_castui if bits == 32 else arith.index_cast
-        return Index([(cast(ir.IndexType.get(), value), 1)])
+        index = cast(ir.IndexType.get(), value)
+    if bounds is not None:
+        builder.ranges[index] = bounds
+    return Index([(index, 1)])
 
 
 def warp_id() -> Index:

@@ -188,6 +188,10 @@ class _KernelBuilder:
         self.launch: Optional[LaunchConfig] = None
         self.written: set = set()  # names of the parameters the kernel stores to
         self.ranges: dict = {}  # the ranges of loop counters (tile_mlir.ranges)
+        # Index values derived at runtime (t % 8, min(a, b), a ^ b), by
+        # operation, operands and block: one expression written twice in a
+        # block is one value, so A[t % 8 : t % 8 + 1] has a static extent.
+        self.derived: dict = {}
         self.ewise_operations = 0  # what T.ewise built, against its budget
         self.open_loops: list = []  # T.serial loops whose body is being traced
         self.unentered_ifs: list = []  # T.if_ conditions not used in a with

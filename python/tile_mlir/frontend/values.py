@@ -17,6 +17,17 @@ from .tracing import (_FLOAT_OVERFLOW, _SCALAR_PARAMS, TileError, _active, _elem
 
 # -- values -------------------------------------------------------------------
 
+def derived_once(key, build):
+    """The value `build` makes for `key` (an operation and its operands'
+    keys), made once per block of the kernel being traced: a value made in
+    the block of the insertion point dominates whatever follows there."""
+    derived = _active().derived
+    key = (ir.InsertionPoint.current.block, key)
+    if key not in derived:
+        derived[key] = build()
+    return derived[key]
+
+
 class Index:
     """An index expression: a linear combination of index SSA values (thread
     and block ids, ...) plus a constant. Keeping it symbolic lets a slice
@@ -124,7 +135,18 @@ class Index:
         with _location():
             return Index([(op(*(x.materialize() for x in operands)), 1)])
 
+    def key(self):
+        """The expression as a hashable value: its terms in any order and
+        its constant."""
+        return frozenset(self.terms), self.const
+
     def _divide(self, other, name: str):
+        other = Index.of(other)
+        if self.is_static and other.is_static:
+            return self._divide_once(other, name)
+        return derived_once(("divide", self.key(), other.key()), lambda: self._divide_once(other, name))
+
+    def _divide_once(self, other, name: str):
         """(self // other, self % other) as Python defines them: floor
         division, a remainder with the divisor's sign. The divisor is a
         nonzero constant or a runtime value proven at least 1 (a launch
@@ -201,7 +223,7 @@ class Index:
         other = Index.of(other)
         if self.is_static and other.is_static:
             return Index((), python_op(self.const, other.const))
-        return self._runtime(op, self, other)
+        return derived_once((op.__name__, self.key(), other.key()), lambda: self._runtime(op, self, other))
 
     def __and__(self, other):
         return self._bitwise(other, arith.andi, operator.and_)

@@ -98,7 +98,8 @@ def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True) ->
             out = machine.run(func, inputs, launch_grid, fn.block, aliases, hazards, approximated, shapes,
                               shared_banks, fragment_layouts)
     except machine.NotCovered as why:
-        raise InterpretError(f"{fn.name}: the interpreter does not model {why} yet") from None
+        where = f"{why.point}: " if why.point else ""
+        raise InterpretError(f"{fn.name}: {where}the interpreter does not model {why} yet") from None
     except machine.MemoryFault as why:
         raise InterpretError(f"{fn.name}: {why}") from None
     except machine.O.FragmentLayoutFault as why:

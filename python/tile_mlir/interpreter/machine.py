@@ -1475,9 +1475,16 @@ class Interpreter:
         self.enter(op)
         name = op.name
         handler = getattr(self, "op_" + name.replace(".", "_"), None)
-        if handler is None:
-            raise NotCovered(name)
-        handler(op)
+        try:
+            if handler is None:
+                raise NotCovered(name)
+            handler(op)
+        except NotCovered as why:
+            # Located at the innermost op that raised it (an op of a loop's
+            # body, not the loop).
+            if why.point is None:
+                why.point = self.points[self.point]
+            raise
 
     def op_gpu_thread_id(self, op):
         self.values[op.results[0]] = self.tid["xyz".index(str(op.attributes["dimension"])[-2])]

@@ -21,7 +21,10 @@ from .reference_bits import BIT_FAMILIES, bit_reference, int_minmax
 
 
 class NotCovered(Exception):
-    pass
+    """What the interpreter does not model; `point` is the file:line of the
+    op that met it, set where the machine runs ops."""
+
+    point = None
 
 
 class MemoryFault(Exception):

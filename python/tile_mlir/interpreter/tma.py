@@ -231,7 +231,7 @@ def _reduce(form, tmap, tensor, global_bytes, buffer, shared_at, known, where):
     if not (element == "f32" and op == "add" or integer and (
             op in _INTEGER_REDUCTIONS and (op not in ("min", "max") or element[0] in "us")
             or op in ("inc", "dec") and element == "ui32")):
-        raise NotCovered(f"{where}: {form.opcode} on {element} elements")
+        raise NotCovered(f"{form.opcode} on {element} elements")
     nbytes = 8 if element.endswith("64") else 4
     words = np.uint64 if nbytes == 8 else np.uint32
     old = tensor.data[global_bytes].view(words)
