@@ -78,6 +78,14 @@ def diagnostics_text(error: ir.MLIRError) -> str:
     return "\n".join(lines) or str(error)
 
 
+def check(module: ir.Operation, chip: str) -> None:
+    """Runs the pipeline's checking pass alone (tile-attach-target: the
+    target's forms, shared memory, launch-dependent verifier rules) on
+    `module`, which it annotates: CompileError on what compile refuses."""
+    passes = _split_top_level(pipeline(chip)[len("builtin.module("):-1])
+    _run(module, passes[0])
+
+
 def _split_top_level(passes: str) -> List[str]:
     parts, depth, current = [], 0, ""
     for char in passes:

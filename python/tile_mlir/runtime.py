@@ -430,6 +430,15 @@ class Kernel:
                 raise ArgumentError(f"{param.name}: expected dtype {param.dtype}, got {np.dtype(dtype)}")
             if not contiguous:
                 raise ArgumentError(f"{param.name}: expected a C-contiguous array")
+            # What cuTensorMapEncodeTiled refuses, before anything runs (the
+            # interpreter too): a numpy array is copied to a device
+            # allocation, aligned to 256 bytes.
+            for box, swizzle in param.tensor_maps:
+                try:
+                    tensor_maps.check(param.name, pointer if device is not None else 0, [int(d) for d in shape],
+                                      param.dtype, box, swizzle)
+                except tensor_maps.TensorMapError as error:
+                    raise ArgumentError(str(error)) from None
         self._check_aliasing(args)
 
     def _check_aliasing(self, args) -> None:

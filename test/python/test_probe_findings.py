@@ -206,3 +206,177 @@ def test_what_the_interpreter_does_not_model_is_located(line_of):
     with pytest.raises(tile_mlir.InterpretError, match="^reciprocal: " + line_of("# not modelled") +
                        r": the interpreter does not model rcp\.approx\.f32"):
         tile_mlir.interpret(reciprocal, np.ones((4, 1), "float32"))
+
+
+# -- The interpreter refuses what compile and launch refuse -------------------
+
+@T.function
+def static_64k(A: T.Tensor((32, 1), "float32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    s = T.alloc_shared((16384, 1), "float32")
+    t = T.thread_id()
+    r = T.alloc_local((1, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A[t:t + 1])
+    T.cuda.tile.apply(T.ptx["st.shared.f32"], s[t:t + 1], r)
+
+
+@T.function
+def dynamic_240000(A: T.Tensor((32, 1), "float32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    s = T.alloc_dynamic_shared((60000, 1), "float32")
+    t = T.thread_id()
+    r = T.alloc_local((1, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A[t:t + 1])
+    T.cuda.tile.apply(T.ptx["st.shared.f32"], s[t:t + 1], r)
+
+
+@T.function
+def full_mask_of_48(A: T.Tensor((48, 1), "uint32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=48))
+    t = T.thread_id()
+    r = T.alloc_local((1, 1), "uint32")
+    T.cuda.tile.apply(T.ptx["ld.global.u32"], r, A[t:t + 1])
+    T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], r, r, T.uint32(1), T.uint32(31), T.uint32(0xFFFFFFFF))
+    T.cuda.tile.apply(T.ptx["st.global.u32"], A[t:t + 1], r)
+
+
+@T.function
+def swizzled_of_block(Out: T.Tensor((2, 32), "uint32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=32, cluster=2))
+    s = T.alloc_shared((8, 32), "uint32", align=1024)
+    remote = s.swizzle("128B").of_block(1 - T.cluster_ctarank())
+    r = T.alloc_local((1, 1), "uint32")
+    t = T.thread_id()
+    T.cuda.tile.apply(T.ptx["ld.shared::cluster.u32"], r, remote[0:1, t:t + 1])
+
+
+@pytest.mark.parametrize("kernel,arrays,why", [
+    (static_64k, [(32, 1, "float32")], r"a kernel declares at most 49152 \(48 KiB\) of static shared memory"),
+    (dynamic_240000, [(32, 1, "float32")], r"dynamic_240000 needs 240000 bytes of shared memory per block \(0 "
+                                           r"static, 240000 dynamic\); sm_90a gives a block at most 232448"),
+    (full_mask_of_48, [(48, 1, "uint32")], r"membermask 0xffffffff names lanes 16-31 of the last warp, which a "
+                                           r"block of 48 threads does not have"),
+    (swizzled_of_block, [(2, 32, "uint32")], r"'tile\.mapa' would not"),
+], ids=["static-64k", "dynamic-240000", "full-mask-48", "swizzled-of-block"])
+def test_the_interpreter_refuses_what_compile_refuses(kernel, arrays, why):
+    args = [np.zeros(shape[:2], shape[2]) for shape in arrays]
+    with pytest.raises(tile_mlir.CompileError, match=why) as compiled:
+        tile_mlir.compile(kernel, target="sm_90a", cubin=False)
+    with pytest.raises(tile_mlir.CompileError, match=why) as interpreted:
+        tile_mlir.interpret(kernel, *args)
+    assert str(interpreted.value) == str(compiled.value)
+
+
+@pytest.mark.parametrize("columns", [10, 2])
+def test_the_interpreter_refuses_a_tensor_map_a_launch_refuses(columns):
+    # Rows of 40 or 8 bytes: cuTensorMapEncodeTiled needs strides that are
+    # multiples of 16 bytes, so a launch refuses the array; so does
+    # interpret, before anything runs.
+    @T.function
+    def boxes(A: T.Tensor((None, None), "float32", tma=T.TensorMap((8, 4))), Out: T.Tensor((8, 4), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=None, block=32))
+        box = T.alloc_shared((8, 4), "float32", align=128)
+        bar = T.alloc_shared((1,), "uint64")
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared.b64"], bar[0:1], T.uint32(1), pred=T.thread_id() == 0)
+
+    from tile_mlir import runtime
+    with pytest.raises(runtime.ArgumentError, match=rf"A: a tensor map \(box \(8, 4\), swizzle none\): the "
+                                                    rf"stride along axis 0 is {4 * columns} bytes, not a multiple "
+                                                    "of 16"):
+        tile_mlir.interpret(boxes, np.zeros((8, columns), np.float32), np.zeros((8, 4), np.float32), grid=1)
+
+
+# -- Hazards that were missed ----------------------------------------------------
+
+def _store_then_read(wait):
+    """Thread 0 stores a shared box to Out by TMA, then (no barrier needed:
+    the same thread) reads Out's first element back, after `wait`: None,
+    "cp.async.bulk.wait_group.read" or "cp.async.bulk.wait_group"."""
+    @T.function
+    def k(Out: T.Tensor((16, 16), "uint16", tma=T.TensorMap((16, 16), "32B")),
+          Seen: T.Tensor((1, 1), "uint16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        box = T.alloc_shared((16, 16), "uint16", align=256).swizzle("32B")
+        t = T.thread_id()
+        v = T.alloc_local((1, 1), "uint16")
+        T.cuda.tile.apply(T.ptx["mov.b16"], v, T.uint16(7))
+        with T.if_(t < 16):
+            for r in range(16):
+                T.cuda.tile.apply(T.ptx["st.shared.b16"], box[r:r + 1, t:t + 1], v)
+        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"], Out.tensor_map,
+                              (0, 0), box)
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
+            if wait:
+                T.cuda.tile.apply(T.ptx[wait], T.uint32(0))
+            T.cuda.tile.apply(T.ptx["ld.global.u16"], v, Out[0:1, 0:1])  # the read of the target
+            T.cuda.tile.apply(T.ptx["st.global.u16"], Seen, v)
+    return k
+
+
+@pytest.mark.parametrize("wait", [None, "cp.async.bulk.wait_group.read"])
+def test_reading_a_tma_store_target_before_its_wait_is_a_hazard(wait, line_of):
+    # .read waits for the source to be read, not for the target to be
+    # written (PTX ISA 9.7.9.25.4): only a full wait_group makes it visible.
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(_store_then_read(wait), np.zeros((16, 16), np.uint16), np.zeros((1, 1), np.uint16))
+    (hazard,) = caught.value.hazards
+    assert hazard.kind == "TMA store target before its wait"
+    assert str(hazard).startswith(f"{line_of('# the read of the target')}: ld.global.u16 reads Out byte 0, which "
+                                  "the bulk store at ")
+    assert str(hazard).endswith("may still be writing: no cp.async.bulk.wait_group (without .read) covers its "
+                                "bulk group")
+
+
+def test_reading_a_tma_store_target_after_its_wait_group_is_clean():
+    out, seen = np.zeros((16, 16), np.uint16), np.zeros((1, 1), np.uint16)
+    tile_mlir.interpret(_store_then_read("cp.async.bulk.wait_group"), out, seen)
+    assert (out == 7).all() and seen[0, 0] == 7
+
+
+def _collective(opcode, masks, operands):
+    """One warp runs `opcode`; lanes below 16 pass membermask masks[0],
+    the others masks[1]."""
+    @T.function
+    def k(A: T.Tensor((32, 1), "uint32"), Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((1, 1), "uint32")
+        m = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.u32"], r, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["mov.b32"], m, T.uint32(masks[1]))
+        with T.if_(t < 16):
+            T.cuda.tile.apply(T.ptx["mov.b32"], m, T.uint32(masks[0]))
+        T.cuda.tile.apply(T.ptx[opcode], *operands(r, m))  # the collective
+        T.cuda.tile.apply(T.ptx["st.global.u32"], Out[t:t + 1], r)
+    return k
+
+
+COLLECTIVES = {
+    "shfl": ("shfl.sync.bfly.b32", lambda r, m: (r, r, T.uint32(1), T.uint32(31), m)),
+    "match": ("match.any.sync.b32", lambda r, m: (r, r, m)),
+    "redux": ("redux.sync.add.u32", lambda r, m: (r, r, m)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COLLECTIVES))
+def test_lanes_passing_different_membermasks_to_one_collective_is_a_hazard(name, line_of):
+    opcode, operands = COLLECTIVES[name]
+    a = np.arange(32, dtype=np.uint32).reshape(32, 1)
+    # The lower half names the whole warp; the upper half, in it, names
+    # itself alone.
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(_collective(opcode, (0xFFFFFFFF, 0xFFFF0000), operands), a,
+                            np.zeros((32, 1), np.uint32))
+    hazards = [str(h) for h in caught.value.hazards if "passes membermask" in str(h)]
+    assert hazards == [f"{line_of('# the collective')}: {opcode} in thread 0 (lane 0) passes membermask 0xffffffff, "
+                       "but lane 16 of it passes 0xffff0000: lanes of one membermask pass the same one"]
+
+
+@pytest.mark.parametrize("name", sorted(COLLECTIVES))
+def test_lanes_passing_one_membermask_are_clean(name):
+    opcode, operands = COLLECTIVES[name]
+    a = np.arange(32, dtype=np.uint32).reshape(32, 1)
+    tile_mlir.interpret(_collective(opcode, (0xFFFFFFFF, 0xFFFFFFFF), operands), a, np.zeros((32, 1), np.uint32))

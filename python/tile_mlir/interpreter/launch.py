@@ -58,7 +58,19 @@ def _signature(fn) -> runtime.Kernel:
                           "descriptor" if fn.dynamic else "bare")
 
 
-def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True) -> None:
+def _check_as_compile_does(fn, target):
+    """What compile() refuses before lowering (tile-attach-target: the
+    shared memory a block may declare, the target's forms, the verifier's
+    launch-dependent rules), refused here with compile's CompileError: the
+    interpreter runs no kernel the GPU could not be given."""
+    from .. import compiler
+    chip = compiler.resolve_target(target)
+    with fn.context:
+        module = fn.module.operation.clone(ip=False)
+        compiler.check(module, chip)
+
+
+def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True, target="sm_90a") -> None:
     """Runs the @T.function `fn` on the CPU over numpy arrays (and Python
     numbers for scalar parameters), writing what it stores into the written
     arrays; `grid` as for a kernel compiled with ``LaunchConfig(grid=None)``.
@@ -71,10 +83,14 @@ def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True) ->
     memory not in the PTX ISA's layout, or whose D is stored out of it,
     raises FragmentLayoutError at that mma or store; `fragment_layouts`
     False runs such a kernel anyway (registers filled from memory on
-    purpose in another order multiply other matrices)."""
+    purpose in another order multiply other matrices). What compile()
+    refuses for `target` (tile_mlir.CompileError) is refused here too; the
+    default is the chip the interpreter models, sm_90a (Hopper with its
+    arch-specific forms: wgmma, setmaxnreg)."""
     from ..frontend.kernel import PrimFunc
     if not isinstance(fn, PrimFunc):
         raise TypeError(f"tile_mlir.interpret takes a @T.function kernel, got {type(fn).__name__}")
+    _check_as_compile_does(fn, target)
     signature = _signature(fn)
     signature.check_arguments(args)
     launch_grid = signature.launch_grid(grid)

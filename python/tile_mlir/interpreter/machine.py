@@ -73,6 +73,10 @@ class Buffer:
         # The program point of the TMA store that still reads each byte
         # (0: none), once a store reads the buffer (tma.py).
         self.store_reading = None
+        # The program point of the TMA store or bulk copy that may still be
+        # writing each byte (0: none), until a cp.async.bulk.wait_group
+        # (not .read) in its thread covers its bulk group (tma.py).
+        self.store_writing = None
         self.nan = np.zeros_like(defined)
         if not private:
             # Who touched each byte since the last barrier, for the hazard
@@ -560,6 +564,8 @@ class Interpreter:
         if buffer.private or at.size == 0:
             return
         self._pending_hazard(buffer, at, lanes)
+        if buffer.store_writing is not None:
+            T.check_target_access(self, buffer, at, "reads")
         clocks = self.clocks
         writers = buffer.writer[at]
         self._hazard("read-after-write", buffer, at, buffer.written_at[at], writers,
@@ -618,6 +624,8 @@ class Interpreter:
         self._pending_hazard(buffer, at, lanes)
         if buffer.store_reading is not None:
             T.check_source_write(self, buffer, at)
+        if buffer.store_writing is not None:
+            T.check_target_access(self, buffer, at, "writes")
         clocks = self.clocks
         writers = buffer.writer[at]
         self._hazard("write-after-write", buffer, at, buffer.written_at[at], writers,
@@ -768,6 +776,7 @@ class Interpreter:
                              ("reads a lane outside its membermask or not executing it",
                               executing & own & ~source_ok)):
             self._collective_hazard(form, problem, bad, lane, j)
+        self._membermasks_agree(form, mask, executing, first, warp_size, lane)
         # A lane of an executing thread's mask that does not execute it.
         for thread in np.flatnonzero(executing)[:1]:
             members = first[thread] + np.flatnonzero((int(mask[thread]) >> np.arange(32)) & 1)
@@ -821,6 +830,7 @@ class Interpreter:
         own = in_mask[self.lanes, lane]
         missing = in_mask & ~peer_executes
         self._collective_hazard(form, "is not in its own membermask", executing & ~own, lane, lane)
+        self._membermasks_agree(form, mask, executing, first, warp_size, lane)
         for thread in np.flatnonzero(executing & missing.any(axis=1))[:1]:
             absent = int(np.flatnonzero(missing[thread])[0])
             self._collective_hazard(form, f"waits for lane {absent} of its membermask, which does "
@@ -1265,6 +1275,23 @@ class Interpreter:
 
     def op_tile_matrix_descriptor(self, op):
         self.values[op.results[0]] = W.descriptor(self, self.values[op.operands[0]])
+
+    def _membermasks_agree(self, form, mask, executing, first, warp_size, lane):
+        """The threads of a membermask that execute a .sync collective pass
+        it the same membermask, or what each gets is undefined (CUDA's
+        warp intrinsics: "all non-exited threads named in mask must execute
+        the same intrinsic with the same mask"): a hazard naming both."""
+        mask = np.asarray(mask).astype(np.int64) & 0xFFFFFFFF
+        lanes32 = np.arange(32)
+        exists = lanes32[None, :] < warp_size[:, None]
+        peer = np.where(exists, first[:, None] + lanes32[None, :], self.lanes[:, None])
+        named = ((mask[:, None] >> lanes32[None, :]) & 1 == 1) & exists & executing[peer]
+        differs = named & (mask[peer] != mask[:, None]) & executing[:, None]
+        for thread in np.flatnonzero(differs.any(axis=1))[:1]:
+            other = int(np.flatnonzero(differs[thread])[0])
+            self._collective_hazard(form, f"passes membermask {int(mask[thread]):#010x}, but lane {other} of "
+                                    f"it passes {int(mask[peer[thread, other]]):#010x}: lanes of one membermask "
+                                    "pass the same one", self.lanes == thread, lane, lane)
 
     def _collective_hazard(self, form, problem, bad, lane, source):
         for thread in np.flatnonzero(bad)[:1]:

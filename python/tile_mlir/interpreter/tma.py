@@ -90,7 +90,7 @@ def execute(interp, form, values, executing):
         interp.bulk_open_group[executing] += 1
         return
     if "wait_group" in tokens:
-        _release_sources(interp, executing, int(values[0][0][0]))
+        _release(interp, executing, int(values[0][0][0]), writes="read" not in tokens)
         return
     named = {o.name: v for o, v in zip(form.operands, values)}
     masks = _scalar(interp, named["ctaMask"]) if "multicast::cluster" in tokens else None
@@ -142,15 +142,16 @@ def execute(interp, form, values, executing):
             if buffer.store_reading is None:
                 buffer.store_reading = np.zeros(buffer.data.size, np.int32)
             buffer.store_reading[shared_at] = interp.point
-            interp.bulk_stores.append((thread, int(interp.bulk_open_group[thread]), buffer, shared_at))
             mask = np.repeat(inside, nbytes)
             if form.opcode.startswith("cp.reduce."):
                 # Each element is read and written in one atomic step.
                 interp.track_read(tensor, global_bytes, np.full(global_bytes.size, lane), strength=MM.GPU)
                 interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane), strength=MM.GPU)
                 _reduce(form, tmap, tensor, global_bytes, buffer, shared_at[mask], bool(known[thread]), where)
+                _in_flight(interp, thread, buffer, shared_at, tensor, global_bytes)
                 continue
             interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane))
+            _in_flight(interp, thread, buffer, shared_at, tensor, global_bytes)
             tensor.data[global_bytes] = buffer.data[shared_at[mask]]
             tensor.defined[global_bytes] = buffer.defined[shared_at[mask]] & bool(known[thread])
             tensor.nan[global_bytes] = buffer.nan[shared_at[mask]]
@@ -203,8 +204,8 @@ def _bulk(interp, form, named, masks, executing):
         if source.store_reading is None:
             source.store_reading = np.zeros(source.data.size, np.int32)
         source.store_reading[at["srcMem"]] = interp.point
-        interp.bulk_stores.append((thread, int(interp.bulk_open_group[thread]), source, at["srcMem"]))
         interp.track_write(target, at["dstMem"], np.full(size, lane))
+        _in_flight(interp, thread, source, at["srcMem"], target, at["dstMem"])
         target.data[at["dstMem"]] = source.data[at["srcMem"]]
         target.defined[at["dstMem"]] = source.defined[at["srcMem"]]
         target.nan[at["dstMem"]] = source.nan[at["srcMem"]]
@@ -311,16 +312,73 @@ def check_source_write(interp, buffer, at):
                                             int(at[first]), interp.points[int(reading[first])]))
 
 
-def _release_sources(interp, executing, keep):
+class StoreTargetHazard:
+    """An access to bytes a TMA store (or bulk store) may still be writing:
+    no cp.async.bulk.wait_group without .read since, in the storing thread,
+    covers its bulk group (.read waits for the source to be read only)."""
+
+    kind = "TMA store target before its wait"
+
+    def __init__(self, opcode, point, buffer, byte, stored_at, access):
+        self.opcode, self.second, self.buffer, self.byte, self.first = opcode, point, buffer, byte, stored_at
+        self.access = access
+
+    def __str__(self):
+        return (f"{self.second}: {self.opcode} {self.access} {self.buffer or 'memory'} byte {self.byte}, which "
+                f"the bulk store at {self.first} may still be writing: no cp.async.bulk.wait_group (without "
+                ".read) covers its bulk group")
+
+
+def check_target_access(interp, buffer, at, access):
+    """Reports an access to bytes a store may still write (once per point);
+    a reduction's own accesses are atomic with another's."""
+    writing = buffer.store_writing[at]
+    if not writing.any() or interp.current_opcode.startswith("cp.reduce."):
+        return
+    first = int(np.flatnonzero(writing)[0])
+    key = ("store target", interp.point, buffer.name)
+    if key in interp._hazard_keys:
+        return
+    interp._hazard_keys.add(key)
+    interp.hazards.append(StoreTargetHazard(interp.current_opcode, interp.points[interp.point], buffer.name,
+                                            int(at[first]), interp.points[int(writing[first])], access))
+
+
+def _in_flight(interp, thread, source, source_at, target, target_at):
+    """A store's source is read, and its target written, until the waits
+    of its thread cover its bulk group (the model copies at issue)."""
+    if target.store_writing is None:
+        target.store_writing = np.zeros(target.data.size, np.int32)
+    target.store_writing[target_at] = interp.point
+    interp.bulk_stores.append(_BulkStore(thread, int(interp.bulk_open_group[thread]), source, source_at, target,
+                                         target_at))
+
+
+class _BulkStore:
+    """A store in flight: its thread and bulk group, the source bytes it
+    reads until a wait covers the group (`reading` until then) and the
+    target bytes it writes."""
+
+    def __init__(self, thread, group, source, source_at, target, target_at):
+        self.thread, self.group = thread, group
+        self.source, self.source_at, self.target, self.target_at = source, source_at, target, target_at
+        self.reading = True
+
+
+def _release(interp, executing, keep, writes):
     """cp.async.bulk.wait_group{.read} N in the threads `executing`: their
     stores of every committed bulk group but the newest N have read their
-    sources (and, the model's stores being immediate, written)."""
+    sources and, without .read, written their targets."""
     kept = []
-    for thread, group, buffer, at in interp.bulk_stores:
-        if executing[thread] and group < interp.bulk_open_group[thread] - keep:
-            buffer.store_reading[at] = 0
-        else:
-            kept.append((thread, group, buffer, at))
+    for store in interp.bulk_stores:
+        if executing[store.thread] and store.group < interp.bulk_open_group[store.thread] - keep:
+            if store.reading:
+                store.source.store_reading[store.source_at] = 0
+                store.reading = False
+            if writes:
+                store.target.store_writing[store.target_at] = 0
+                continue
+        kept.append(store)
     interp.bulk_stores = kept
 
 
