@@ -202,3 +202,15 @@ def test_a_shared_operand_handed_over_before_the_wait_is_a_race():
     with pytest.raises(tile_mlir.HazardError, match=r"test_wgmma.py:\d+: write-after-read race on the shared buffer "
                                                     r"of \S+ byte 0: thread 0 here, thread 128 at \S+test_wgmma.py:\d+"):
         _handed_over(wait_first=False)
+
+
+def test_overwriting_its_a_registers_before_the_wait_is_a_hazard():
+    # The PTX ISA (9.7.15.5.2): the registers of A must not be modified
+    # until a wgmma.wait_group covers the wgmma; a second k step that
+    # reloads them with ldmatrix does.
+    spec = {**W.CASES["bf16_registers_n64"], "n": 16, "k_steps": 2, "reload_a": True}
+    _, arrays = W.case_arrays(spec)
+    with pytest.raises(tile_mlir.HazardError, match=r"wgmma_check.py:\d+: ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+                                                    r"writes registers of its A, which the wgmma.mma_async at "
+                                                    r"\S*wgmma_check.py:\d+ has in flight"):
+        tile_mlir.interpret(W.wgmma_tile(**spec), *arrays)

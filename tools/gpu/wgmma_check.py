@@ -43,7 +43,7 @@ def d_place(i, thread):
 
 def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_registers=False,
                accumulate=False, negate_a=False, wait=0, overwrite=False, bkind=None, trans_a=False,
-               trans_b=False):
+               trans_b=False, reload_a=False):
     """D (64 x n, each thread's n/2 registers as stored) of A (64 x K) B^T
     (B: n x K), K = k_steps instruction steps, plus the input D where
     `accumulate` (scale-d true). `wait`: the wgmma.wait_group before D is
@@ -52,7 +52,9 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
     (K x n) row major, staged so in shared memory (rows of K) and read
     with imm-trans-a (-b) 1; one wider than a swizzled row is staged as
     swizzled rows of its M (N) elements one after the other and described
-    by a 3-D tile (the descriptor's leading byte offset between them)."""
+    by a 3-D tile (the descriptor's leading byte offset between them).
+    `reload_a`: with A in registers, every k step loads one set of them
+    (a hazard: the last step's wgmma still reads them)."""
     from tile_mlir import script as T
     bkind = bkind or akind
     dtype, size = ELEMENT[akind]
@@ -99,7 +101,10 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
         d = T.alloc_local((1, 1, regs), d_dtype)
         T.cuda.tile.apply(T.ptx["ld.global.b32"], d.view("uint32").reshape((regs, 1)),
                           C.view("uint32")[t:t + 1, :].reshape((regs, 1)))
-        a_frag = T.alloc_local((1, 1, 4), "uint32")
+        # A fragment of each k step its own registers: a wgmma reads its A
+        # registers until its wait_group, so a step must not reload the
+        # last one's (PTX ISA 9.7.15.5.2; the interpreter reports it).
+        a_frags = [T.alloc_local((1, 1, 4), "uint32") for _ in range(1 if reload_a else k_steps)]
         scale_d = t < THREADS if accumulate else t >= THREADS
         T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
         units = a_shape[1] * size // 16
@@ -113,6 +118,7 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
                 lane, warp = t % 32, t // 32
                 arow = 16 * warp + lane % 8 + 8 * ((lane // 8) % 2)
                 acol = step * k + 8 * (lane // 16)
+                a_frag = a_frags[0 if reload_a else step]
                 T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"], a_frag.reshape((1, 4)),
                                   sa[arow:arow + 1, acol:acol + 8])
                 T.cuda.tile.apply(T.ptx[opcode], d, a_frag, b_desc, scale_d, *extra,

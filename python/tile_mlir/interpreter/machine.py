@@ -69,6 +69,9 @@ class Buffer:
         # (private) or that reads each shared byte, until its wait (0: none;
         # made by the first wgmma).
         self.in_flight = None
+        # The program point of the wgmma that still reads each register
+        # byte as its A (0: none), until its wait_group.
+        self.a_in_flight = None
         self.wgmma_reading = None
         # The program point of the TMA store that still reads each byte
         # (0: none), once a store reads the buffer (tma.py).
@@ -1444,6 +1447,8 @@ class Interpreter:
         nbytes = element_bytes(view.bits)
         if view.buffer.private and view.buffer.in_flight is not None:
             W.check_registers(self, view.buffer, view.addresses(coord), writing=True)
+        if view.buffer.private and view.buffer.a_in_flight is not None:
+            W.check_a_registers(self, view.buffer, view.addresses(coord))
         address = view.addresses(coord)[where]
         value, defined = value[where], defined[where]
         nan = np.zeros(value.size, bool) if nan is None else nan[where]

@@ -241,6 +241,7 @@ def execute(interp, form, values, group):
                         reads.append((buf, at))
                     else:
                         a, a_known = _register_matrix(interp, named["a"], coord(a_op), akind, k, first)
+                        a_registers = _reading(interp, named["a"], coord(a_op), members)
                     b_op = next(o for o in form.operands if o.name == "b-desc")
                     b_desc = _descriptor_value(interp, named["b-desc"], coord(b_op), members, opcode)
                     b_rows, b_known, buf, at = _operand_matrix(interp, b_desc, n, bkind, k, first, block,
@@ -313,7 +314,8 @@ def execute(interp, form, values, group):
                         buffer.in_flight[members[:, None], at] = interp.point
                         regs_in_flight.append((buffer, members, at))
                     st.uncommitted.setdefault(first, []).append(
-                        {"point": interp.point, "registers": regs_in_flight, "shared": reads})
+                        {"point": interp.point, "registers": regs_in_flight, "shared": reads,
+                         "a_registers": [] if a_op.name == "a-desc" else [a_registers]})
 
 
 def _is_view(value):
@@ -359,6 +361,8 @@ def wait(interp, pending):
             for op in groups.pop(0):
                 for buffer, members, at in op["registers"]:
                     buffer.in_flight[members[:, None], at] = 0
+                for buffer, members, at in op["a_registers"]:
+                    buffer.a_in_flight[members[:, None], at] = 0
                 for buffer, at in op["shared"]:
                     buffer.wgmma_reading[at] = 0
                     interp.track_read(buffer, at, np.full(at.size, first, np.int64))
@@ -374,6 +378,29 @@ def check_registers(interp, buffer, at, writing):
     if bad.any():
         issued = int(flight[bad][0])
         _report(interp, issued, "writes registers of its D" if writing else "reads registers of its D")
+
+
+def _reading(interp, view, coord, members):
+    """Marks A's four registers (each thread's bytes) as read by the wgmma
+    until its wait (the ISA: "the contents of the registers ... must not be
+    modified until wgmma.wait_group"); returns them as D's are recorded."""
+    buffer = view.buffer
+    if buffer.a_in_flight is None:
+        buffer.a_in_flight = np.zeros(buffer.data.shape, np.int32)
+    nbytes = max(view.bits, 8) // 8
+    at = np.concatenate([view.addresses(coord + [r])[members][:, None] + np.arange(nbytes) for r in range(4)],
+                        axis=1)
+    buffer.a_in_flight[members[:, None], at] = interp.point
+    return buffer, members, at
+
+
+def check_a_registers(interp, buffer, at):
+    """A write of registers (`at`: per thread, the first byte) that a
+    wgmma still reads as its A, by the active threads."""
+    flight = buffer.a_in_flight[interp.lanes, at]
+    bad = (flight != 0) & interp.active
+    if bad.any():
+        _report(interp, int(flight[bad][0]), "writes registers of its A")
 
 
 def check_shared_write(interp, buffer, at):
