@@ -380,3 +380,41 @@ def test_lanes_passing_one_membermask_are_clean(name):
     opcode, operands = COLLECTIVES[name]
     a = np.arange(32, dtype=np.uint32).reshape(32, 1)
     tile_mlir.interpret(_collective(opcode, (0xFFFFFFFF, 0xFFFFFFFF), operands), a, np.zeros((32, 1), np.uint32))
+
+
+def _atomics_on_one_word(half):
+    """Thread 0 adds 1 to word 0 of W with atom.add.u32; thread 1, with no
+    barrier between, swaps its low half (a b16 atom.cas) or, without
+    `half`, adds to the whole word too."""
+    @T.function
+    def k(W: T.Tensor((1, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=2))
+        t = T.thread_id()
+        old = T.alloc_local((1, 1), "uint32")
+        old16 = T.alloc_local((1, 1), "uint16")
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx["atom.global.add.u32"], old, W, T.uint32(1))
+        with T.if_(t == 1):
+            if half:
+                T.cuda.tile.apply(T.ptx["atom.global.cas.b16"], old16, W.view("uint16")[0:1, 0:1],
+                                  T.uint16(0), T.uint16(5))  # the half-word cas
+            else:
+                T.cuda.tile.apply(T.ptx["atom.global.add.u32"], old, W, T.uint32(2))
+    return k
+
+
+def test_atomics_of_different_widths_on_one_word_race(line_of):
+    # Morally strong accesses overlap completely (PTX ISA 8.6.3): a u32
+    # atomic and a b16 one on half of its word do not, so they race.
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(_atomics_on_one_word(True), np.zeros((1, 1), np.uint32))
+    hazards = caught.value.hazards
+    assert sorted(h.kind for h in hazards) == ["read-after-write", "write-after-write"]
+    assert all(h.second == line_of("# the half-word cas") and h.threads == (0, 1) and h.byte == 0
+               for h in hazards)
+
+
+def test_atomics_of_one_width_on_one_word_do_not_race():
+    w = np.zeros((1, 1), np.uint32)
+    tile_mlir.interpret(_atomics_on_one_word(False), w)
+    assert w[0, 0] == 3

@@ -109,6 +109,11 @@ class Buffer:
             # with each other.
             self.written_strength = np.zeros(data.size, np.int8)
             self.read_strength = np.zeros(data.size, np.int8)
+            # The span (start * 16 + bytes) of the atomic that last wrote
+            # and read each byte, once an atomic touches the buffer (-1:
+            # not an atomic's): atomics are morally strong only where they
+            # cover the same bytes (PTX ISA memory model, 8.6.3).
+            self.written_span = self.read_span = None
             # The release each byte's last write heads or continues
             # (memory_model.py), made at the first release.
             self.release_id = None
@@ -230,6 +235,28 @@ class View:
         start, bits, base, shift = self.swizzle
         offset = address - start
         return start + (offset ^ ((offset >> shift) & (((1 << bits) - 1) << base)))
+
+
+def _same_span(strong, spans, at, span):
+    """`strong` (morally strong pairs, or None) where both accesses are
+    atomics over the same bytes, or either span is unknown: a u32 atomic
+    and a b16 atom.cas on one word overlap without covering the same
+    bytes, which the memory model makes a data race."""
+    if strong is None or spans is None or span is None:
+        return strong
+    earlier = spans[at]
+    return strong & ((earlier < 0) | (earlier == span))
+
+
+def _record_span(spans, size, at, span):
+    """The per-byte spans with `at` set to `span` (-1 where None), made
+    at the first atomic."""
+    if spans is None and span is None:
+        return None
+    if spans is None:
+        spans = np.full(size, -1, np.int64)
+    spans[at] = -1 if span is None else span
+    return spans
 
 
 def _mask_bits(bits):
@@ -563,7 +590,7 @@ class Interpreter:
         if self.clocks:
             self.clocks.barrier(blocks)
 
-    def track_read(self, buffer, at, lanes, strength=MM.WEAK):
+    def track_read(self, buffer, at, lanes, strength=MM.WEAK, span=None):
         if buffer.private or at.size == 0:
             return
         self._pending_hazard(buffer, at, lanes)
@@ -573,8 +600,8 @@ class Interpreter:
         writers = buffer.writer[at]
         self._hazard("read-after-write", buffer, at, buffer.written_at[at], writers,
                      writers // self.per_block, buffer.written_epoch[at], lanes,
-                     self._morally_strong(buffer.written_strength[at], writers, writers // self.per_block,
-                                          strength, lanes),
+                     _same_span(self._morally_strong(buffer.written_strength[at], writers, writers // self.per_block,
+                                                     strength, lanes), buffer.written_span, at, span),
                      self._either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
                                   else None,
                                   self._cluster_ordered(lanes, buffer.writer[at], buffer.written_stamp[at])))
@@ -594,6 +621,7 @@ class Interpreter:
         buffer.read_strength[at] = np.where(fresh, strength, np.minimum(buffer.read_strength[at], strength))
         buffer.read_epoch[at] = epoch
         buffer.read_at[at] = self.point
+        buffer.read_span = _record_span(buffer.read_span, buffer.data.size, all_at, span)
         if self.cluster != (1, 1, 1):
             # The most arrivals any of this access's readers of a byte had
             # made (`at` is the sorted unique bytes _accessors gave).
@@ -621,7 +649,7 @@ class Interpreter:
         buffer.remote_reader[at] = lanes
         buffer.remote_read_at[at] = self.point
 
-    def track_write(self, buffer, at, lanes, strength=MM.WEAK):
+    def track_write(self, buffer, at, lanes, strength=MM.WEAK, span=None):
         if buffer.private or at.size == 0:
             return
         self._pending_hazard(buffer, at, lanes)
@@ -633,8 +661,8 @@ class Interpreter:
         writers = buffer.writer[at]
         self._hazard("write-after-write", buffer, at, buffer.written_at[at], writers,
                      writers // self.per_block, buffer.written_epoch[at], lanes,
-                     self._morally_strong(buffer.written_strength[at], writers, writers // self.per_block,
-                                          strength, lanes),
+                     _same_span(self._morally_strong(buffer.written_strength[at], writers, writers // self.per_block,
+                                                     strength, lanes), buffer.written_span, at, span),
                      self._either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
                                   else None,
                                   self._cluster_ordered(lanes, buffer.writer[at], buffer.written_stamp[at])))
@@ -645,8 +673,9 @@ class Interpreter:
                                      clocks.knows(lanes, readers, buffer.read_clock[at]))
         self._hazard("write-after-read", buffer, at, buffer.read_at[at], buffer.reader[at],
                      buffer.reader_block[at], buffer.read_epoch[at], lanes,
-                     self._morally_strong(buffer.read_strength[at], buffer.reader[at], buffer.reader_block[at],
-                                          strength, lanes),
+                     _same_span(self._morally_strong(buffer.read_strength[at], buffer.reader[at],
+                                                     buffer.reader_block[at], strength, lanes),
+                                buffer.read_span, at, span),
                      self._either(readers_known,
                                   self._cluster_ordered(lanes, buffer.reader[at], buffer.read_stamp[at])))
         # Two threads storing one byte in one instruction: morally strong
@@ -670,6 +699,7 @@ class Interpreter:
         buffer.written_epoch[at] = self.epoch[lanes // self.per_block]
         buffer.written_at[at] = self.point
         buffer.written_stamp[at] = self.cluster_arrivals[lanes]
+        buffer.written_span = _record_span(buffer.written_span, buffer.data.size, at, span)
 
     def atomic(self, form, values, coord, executing):
         """atom/red: each executing thread, in ascending thread order (one of
@@ -729,8 +759,9 @@ class Interpreter:
             at = (address[executing][:, None] + np.arange(nbytes)[None, :]).reshape(-1)
             each = np.repeat(lanes, nbytes)
             order = MM.order_of(form)
-            self.track_read(buffer, at, each, order.strength)
-            self.track_write(buffer, at, each, order.strength)
+            span = np.repeat(address[executing] * 16 + nbytes, nbytes)
+            self.track_read(buffer, at, each, order.strength, span)
+            self.track_write(buffer, at, each, order.strength, span)
             if self.sync is not None:
                 # Each thread's read-modify-write in the order they ran,
                 # so that each acquires what those before it released.
