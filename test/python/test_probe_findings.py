@@ -396,8 +396,8 @@ def _atomics_on_one_word(half):
             T.cuda.tile.apply(T.ptx["atom.global.add.u32"], old, W, T.uint32(1))
         with T.if_(t == 1):
             if half:
-                T.cuda.tile.apply(T.ptx["atom.global.cas.b16"], old16, W.view("uint16")[0:1, 0:1],
-                                  T.uint16(0), T.uint16(5))  # the half-word cas
+                half_word = W.view("uint16")[0:1, 0:1]
+                T.cuda.tile.apply(T.ptx["atom.global.cas.b16"], old16, half_word, T.uint16(0), T.uint16(5))  # cas
             else:
                 T.cuda.tile.apply(T.ptx["atom.global.add.u32"], old, W, T.uint32(2))
     return k
@@ -410,7 +410,7 @@ def test_atomics_of_different_widths_on_one_word_race(line_of):
         tile_mlir.interpret(_atomics_on_one_word(True), np.zeros((1, 1), np.uint32))
     hazards = caught.value.hazards
     assert sorted(h.kind for h in hazards) == ["read-after-write", "write-after-write"]
-    assert all(h.second == line_of("# the half-word cas") and h.threads == (0, 1) and h.byte == 0
+    assert all(h.second == line_of("# cas") and h.threads == (0, 1) and h.byte == 0
                for h in hazards)
 
 
