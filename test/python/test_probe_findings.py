@@ -288,10 +288,12 @@ def test_the_interpreter_refuses_a_tensor_map_a_launch_refuses(columns):
 
 # -- Hazards that were missed ----------------------------------------------------
 
-def _store_then_read(wait):
+def _store_then_read(wait, fence=True):
     """Thread 0 stores a shared box to Out by TMA, then (no barrier needed:
     the same thread) reads Out's first element back, after `wait`: None,
-    "cp.async.bulk.wait_group.read" or "cp.async.bulk.wait_group"."""
+    "cp.async.bulk.wait_group.read" or "cp.async.bulk.wait_group". The
+    box is written by st.shared, then fenced for the async proxy if
+    `fence`."""
     @T.function
     def k(Out: T.Tensor((16, 16), "uint16", tma=T.TensorMap((16, 16), "32B")),
           Seen: T.Tensor((1, 1), "uint16")):
@@ -302,11 +304,12 @@ def _store_then_read(wait):
         T.cuda.tile.apply(T.ptx["mov.b16"], v, T.uint16(7))
         with T.if_(t < 16):
             for r in range(16):
-                T.cuda.tile.apply(T.ptx["st.shared.b16"], box[r:r + 1, t:t + 1], v)
-        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+                T.cuda.tile.apply(T.ptx["st.shared.b16"], box[r:r + 1, t:t + 1], v)  # the staging
+        if fence:
+            T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
         with T.if_(t == 0):
-            T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"], Out.tensor_map,
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"], Out.tensor_map,  # store
                               (0, 0), box)
             T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
             if wait:
@@ -418,3 +421,33 @@ def test_atomics_of_one_width_on_one_word_do_not_race():
     w = np.zeros((1, 1), np.uint32)
     tile_mlir.interpret(_atomics_on_one_word(False), w)
     assert w[0, 0] == 3
+
+
+def test_a_tma_store_of_unfenced_generic_writes_is_a_hazard(line_of):
+    # st.shared writes through the generic proxy, the TMA store reads
+    # through the async proxy: fence.proxy.async must order them (PTX ISA
+    # 8.6, Proxies).
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(_store_then_read("cp.async.bulk.wait_group", fence=False),
+                            np.zeros((16, 16), np.uint16), np.zeros((1, 1), np.uint16))
+    (hazard,) = caught.value.hazards
+    assert hazard.kind == "async-proxy read without fence.proxy.async"
+    assert str(hazard).startswith(f"{line_of('# store')}: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
+                                  "reads the shared buffer of ")
+    assert str(hazard).endswith(f"through the async proxy, which the write at {line_of('# the staging')} made "
+                                "through the generic proxy: no fence.proxy.async between them")
+
+
+def test_a_wgmma_read_of_unfenced_generic_writes_is_a_hazard():
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "gpu"))
+    import wgmma_check as W
+    spec = {**W.CASES["bf16_n8_64B_accumulate"]}
+    _, arrays = W.case_arrays(spec)
+    tile_mlir.interpret(W.wgmma_tile(**spec), *arrays)
+    with pytest.raises(tile_mlir.HazardError, match=r"wgmma_check.py:\d+: wgmma.mma_async\S* reads the shared "
+                                                    r"buffer of \S+ byte \d+ through the async proxy, which the "
+                                                    r"write at \S*wgmma_check.py:\d+ made through the generic "
+                                                    r"proxy: no fence.proxy.async between them"):
+        tile_mlir.interpret(W.wgmma_tile(**spec, fence=False), *W.case_arrays(spec)[1])

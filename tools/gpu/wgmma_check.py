@@ -43,7 +43,7 @@ def d_place(i, thread):
 
 def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_registers=False,
                accumulate=False, negate_a=False, wait=0, overwrite=False, bkind=None, trans_a=False,
-               trans_b=False, reload_a=False):
+               trans_b=False, reload_a=False, fence=True):
     """D (64 x n, each thread's n/2 registers as stored) of A (64 x K) B^T
     (B: n x K), K = k_steps instruction steps, plus the input D where
     `accumulate` (scale-d true). `wait`: the wgmma.wait_group before D is
@@ -54,7 +54,9 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
     swizzled rows of its M (N) elements one after the other and described
     by a 3-D tile (the descriptor's leading byte offset between them).
     `reload_a`: with A in registers, every k step loads one set of them
-    (a hazard: the last step's wgmma still reads them)."""
+    (a hazard: the last step's wgmma still reads them). Without `fence`,
+    no fence.proxy.async orders the staging stores before the wgmma's
+    async-proxy reads (a hazard)."""
     from tile_mlir import script as T
     bkind = bkind or akind
     dtype, size = ELEMENT[akind]
@@ -96,7 +98,8 @@ def wgmma_tile(n=64, dkind="f32", akind="bf16", swizzle="128B", k_steps=1, a_reg
                                       tensor.view("uint32")[row:row + 1, 4 * unit:4 * unit + 4])
                     T.cuda.tile.apply(T.ptx["st.shared.v4.b32"],
                                       tile.view("uint32")[atom, row:row + 1, 4 * place:4 * place + 4], staged)
-        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        if fence:
+            T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
         d = T.alloc_local((1, 1, regs), d_dtype)
         T.cuda.tile.apply(T.ptx["ld.global.b32"], d.view("uint32").reshape((regs, 1)),

@@ -30,6 +30,7 @@ from . import clocks as C
 from . import fragment_origins as O
 from . import mbarrier as M
 from . import memory_model as MM
+from . import proxy as P
 from . import reference as R
 from . import streams as S
 from . import tma as T
@@ -358,6 +359,9 @@ class Interpreter:
         # TMA stores whose source is still read: (thread, bulk group,
         # buffer, byte addresses), and each thread's open bulk group.
         self.bulk_stores, self.bulk_open_group = [], np.zeros(threads, np.int64)
+        # Shared bytes written through the generic proxy and not fenced
+        # for the async proxy yet (proxy.py).
+        self.unfenced = P.UnfencedWrites()
         self.mbarriers = M.Mbarriers()
         # How many T.until loops the threads are in: a wait in one goes
         # round until its phase completes, so its outcome does not depend
@@ -1510,6 +1514,8 @@ class Interpreter:
                     self.track_write(buffer, at, lanes, order.strength)
                 if buffer.wgmma_reading is not None:
                     W.check_shared_write(self, buffer, at)
+                if buffer.shared:
+                    self.unfenced.generic_write(buffer, at, self.point)
                 unique, counts = np.unique(at, return_counts=True)
                 buffer.data[at] = part
                 buffer.defined[at] = defined
@@ -2061,6 +2067,8 @@ class Interpreter:
             # releases and acquires (memory_model.py).
             if self.sync is not None:
                 self.sync.fence(np.flatnonzero(self.active & pred), MM.order_of(form))
+            if opcode.startswith("fence.proxy.async"):
+                self.unfenced.fence(self.lanes[self.active & pred], self.epoch, self.per_block)
             return
         if form.family == "mma":
             self.mma(form, values, group)

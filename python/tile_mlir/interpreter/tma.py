@@ -36,6 +36,7 @@ import numpy as np
 
 from . import mbarrier as M
 from . import memory_model as MM
+from . import proxy as P
 from .reference import MemoryFault, NotCovered
 
 
@@ -137,6 +138,7 @@ def execute(interp, form, values, executing):
             shared_at = (_addresses(box, thread, index)[:, None] + lanes_of[None, :]).reshape(-1)
             buffer = box.buffer
             interp.track_read(buffer, shared_at, np.full(shared_at.size, lane))
+            P.check_async_read(interp, buffer, shared_at)
             # The copy reads its source until a wait_group{.read} covers
             # its bulk group.
             if buffer.store_reading is None:
@@ -201,6 +203,8 @@ def _bulk(interp, form, named, masks, executing):
                             defined.copy(), where, mbar_shift, remote=block != own or into != own)
             continue
         interp.track_read(source, at["srcMem"], np.full(size, lane))
+        if source.shared:
+            P.check_async_read(interp, source, at["srcMem"])
         if source.store_reading is None:
             source.store_reading = np.zeros(source.data.size, np.int32)
         source.store_reading[at["srcMem"]] = interp.point
@@ -442,6 +446,7 @@ def deliver(interp, sequence):
     """The load numbered `sequence` lands: ordered before the wait that saw
     its phase complete, so the race check does not see the write."""
     buffer, at, data, defined = interp.bulk_copies.pop(sequence)
+    interp.unfenced.async_write(buffer, at)
     buffer.data[at] = data
     buffer.defined[at] = defined
     buffer.nan[at] = False

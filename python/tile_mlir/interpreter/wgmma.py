@@ -32,6 +32,7 @@ in registers or, like B, in shared memory that a matrix descriptor
 
 import numpy as np
 
+from . import proxy as P
 from . import reference as R
 from .. import fragments
 
@@ -284,6 +285,7 @@ def execute(interp, form, values, group):
                     d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]
                     for buf, at in reads:
                         interp.track_read(buf, at, np.full(at.size, first, np.int64))
+                        P.check_async_read(interp, buf, at)
                         if getattr(buf, "wgmma_reading", None) is None:
                             buf.wgmma_reading = np.zeros(buf.data.size, np.int32)
                         buf.wgmma_reading[at] = interp.point
