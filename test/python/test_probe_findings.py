@@ -314,7 +314,7 @@ def _store_then_read(wait, fence=True):
             T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
             if wait:
                 T.cuda.tile.apply(T.ptx[wait], T.uint32(0))
-            T.cuda.tile.apply(T.ptx["ld.global.u16"], v, Out[0:1, 0:1])  # the read of the target
+            T.cuda.tile.apply(T.ptx["ld.global.u16"], v, Out[0:1, 0:1])  # read back
             T.cuda.tile.apply(T.ptx["st.global.u16"], Seen, v)
     return k
 
@@ -327,7 +327,7 @@ def test_reading_a_tma_store_target_before_its_wait_is_a_hazard(wait, line_of):
         tile_mlir.interpret(_store_then_read(wait), np.zeros((16, 16), np.uint16), np.zeros((1, 1), np.uint16))
     (hazard,) = caught.value.hazards
     assert hazard.kind == "TMA store target before its wait"
-    assert str(hazard).startswith(f"{line_of('# the read of the target')}: ld.global.u16 reads Out byte 0, which "
+    assert str(hazard).startswith(f"{line_of('# read back')}: ld.global.u16 reads Out byte 0, which "
                                   "the bulk store at ")
     assert str(hazard).endswith("may still be writing: no cp.async.bulk.wait_group (without .read) covers its "
                                 "bulk group")
@@ -451,3 +451,52 @@ def test_a_wgmma_read_of_unfenced_generic_writes_is_a_hazard():
                                                     r"write at \S*wgmma_check.py:\d+ made through the generic "
                                                     r"proxy: no fence.proxy.async between them"):
         tile_mlir.interpret(W.wgmma_tile(**spec, fence=False), *W.case_arrays(spec)[1])
+
+
+# -- False positives ---------------------------------------------------------------
+
+def _cluster_handoff(wait):
+    """Block 0 of a cluster of two writes block 1's tile through
+    st.shared::cluster, each thread then arrives (.release.cluster) on
+    block 1's mbarrier; block 1 waits for the phase (.acquire.cluster,
+    if `wait`) and reads the tile."""
+    @T.function
+    def handoff(Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=32, cluster=2))
+        t = T.thread_id()
+        rank = T.cluster_ctarank()
+        bar = T.alloc_shared((1,), "uint64")
+        tile = T.alloc_shared((32, 1), "uint32")
+        v = T.alloc_local((1, 1), "uint32")
+        done = T.alloc_local((1,), "bool")
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared.b64"], bar[0:1], T.uint32(32), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["fence.mbarrier_init.release.cluster"], pred=t == 0)
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+        with T.if_(rank == 0):
+            T.cuda.tile.apply(T.ptx["mov.b32"], v, T.uint32(t + 100))
+            T.cuda.tile.apply(T.ptx["st.shared::cluster.b32"], tile.of_block(1)[t:t + 1], v)  # remote write
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.release.cluster.shared::cluster.b64"], bar.of_block(1)[0:1])
+        with T.if_(rank == 1):
+            if wait:
+                with T.until(done):
+                    T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"], done,
+                                      bar[0:1], T.uint32(0))
+            T.cuda.tile.apply(T.ptx["ld.shared.b32"], v, tile[t:t + 1])  # the read
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], v)
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+    return handoff
+
+
+def test_a_handoff_through_another_blocks_mbarrier_is_no_race():
+    out = np.zeros((32, 1), np.uint32)
+    tile_mlir.interpret(_cluster_handoff(True), out)
+    assert out.ravel().tolist() == list(range(100, 132))
+
+
+def test_the_same_handoff_without_the_wait_is_a_race(line_of):
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(_cluster_handoff(False), np.zeros((32, 1), np.uint32))
+    assert any(h.kind == "read-after-write" and h.first == line_of("# remote write") and
+               h.second == line_of("# the read") for h in caught.value.hazards)

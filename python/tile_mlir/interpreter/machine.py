@@ -2436,10 +2436,15 @@ def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, bank
     interp = Interpreter(threads, grid, block)
     if fragment_layouts and _has_mma(func):
         interp.origins = O.Origins()
-    if through_memory and threads <= MAX_CLOCK_THREADS:
-        # Clocks over every thread: a release may reach another block.
+    has_mbarriers = _has_apply(func, ("mbarrier", "cp.async.mbarrier"))
+    clustered = "nvvm.cluster_dim" in func.attributes and \
+        int(np.prod(list(ir.DenseI32ArrayAttr(func.attributes["nvvm.cluster_dim"])))) > 1
+    if (through_memory or clustered and has_mbarriers) and threads <= MAX_CLOCK_THREADS:
+        # Clocks over every thread: a release may reach another block
+        # (through memory, or an arrival on another block's mbarrier of
+        # the cluster: .release.cluster, then its .acquire.cluster wait).
         interp.clocks = C.Clocks(threads, interp.per_block, span=threads)
-    elif (as_streams or through_memory or _has_apply(func, ("mbarrier", "cp.async.mbarrier"))) and \
+    elif (as_streams or through_memory or has_mbarriers) and \
             threads * interp.per_block <= MAX_CLOCK_ENTRIES:
         interp.clocks = C.Clocks(threads, interp.per_block)
     if through_memory and interp.clocks is not None:
