@@ -169,3 +169,93 @@ def test_origins_follow_shared_memory_and_ldmatrix():
             r"a's fragment is not one matrix in the PTX ISA's layout: lane 0 register 2 \(element 0 of 2\) holds "
             r"A\[8, 0\] where the layout puts a\(0, 8\)")):
         tile_mlir.interpret(ldmatrix_product(True), a16, b16, d)
+
+
+def _k_halves_swapped(coordinates):
+    """Fragment coordinates with K's halves traded (k -> k ^ 8): a K split
+    that takes k 8-15 first."""
+    def at(i):
+        r, c = coordinates(i)
+        return r, c ^ 8
+    return at
+
+
+def test_a_k_split_taken_alike_by_a_and_b_is_a_layout():
+    # A's columns and B's rows both gathered along K as k ^ 8: the sum over
+    # K is the same, and each line is still one tensor row (column).
+    a, b, a16, b16 = data()
+    kernel = product(a_at=_k_halves_swapped(lambda i: T.mma_coordinates(OP, "a", i)),
+                     b_at=lambda i: (lambda r, c: (r ^ 8, c))(*T.mma_coordinates(OP, "b", i)))
+    d = np.zeros((16, 8), np.float32)
+    tile_mlir.interpret(kernel, a16, b16, d)
+    assert np.array_equal(d, (a @ b).astype(np.float32))
+
+
+def test_a_k_split_of_a_alone_is_located():
+    _, _, a16, b16 = data()
+    kernel = product(a_at=_k_halves_swapped(lambda i: T.mma_coordinates(OP, "a", i)))
+    with pytest.raises(tile_mlir.FragmentLayoutError, match=(
+            rf"{HERE}:\d+: {re.escape(OP)}: a's columns and b's rows take K in different orders: a\(0\) is element "
+            r"8 of its row in memory order, b\(0\) element 0 of its column; a K split must split A and B alike")):
+        tile_mlir.interpret(kernel, a16, b16, np.zeros((16, 8), np.float32))
+
+
+def test_a_column_broadcast_along_k_is_a_layout():
+    # Every k of A's row r is A[r, 0]: D = A[:, 0] times B's column sums.
+    a, b, a16, b16 = data()
+    kernel = product(a_at=lambda i: (T.mma_coordinates(OP, "a", i)[0], 0))
+    d = np.zeros((16, 8), np.float32)
+    tile_mlir.interpret(kernel, a16, b16, d)
+    assert np.array_equal(d, np.outer(a[:, 0], b.sum(axis=0)).astype(np.float32))
+
+
+def ldmatrix_b(trans):
+    """B (16 x 8, K x N row major) staged in shared memory and loaded by
+    ldmatrix .x2, lane l giving row l % 16: with .trans that is B's
+    fragment; without, each register holds a row of B where the layout
+    wants a column (affine in lane, register and element all the same)."""
+    opcode = f"ldmatrix.sync.aligned.m8n8.x2{'.trans' if trans else ''}.shared.b16"
+
+    @T.function
+    def kernel(A: T.Tensor((16, 16), "uint16"), B: T.Tensor((16, 8), "uint16"), D: T.Tensor((16, 8), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        lane = T.thread_id()
+        tile = T.alloc_shared((16, 8), "uint16")
+        staged = T.alloc_local((1, 4), "uint32")
+        with T.if_(lane < 16):
+            T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], staged, B.view("uint32")[lane:lane + 1, 0:4])
+            T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], tile.view("uint32")[lane:lane + 1, 0:4], staged)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        b = T.alloc_local((1, 1, 2), "uint32")
+        row = lane % 16
+        T.cuda.tile.apply(T.ptx[opcode], b.reshape((1, 2)), tile[row:row + 1, 0:8])  # the B load
+        a = T.alloc_local((1, 1, 8), "uint16")
+        for i in range(8):
+            r, c = T.mma_coordinates(OP, "a", i)
+            T.cuda.tile.apply(T.ptx["ld.global.b16"], a.reshape((8, 1))[i:i + 1], A[r:r + 1, c:c + 1])
+        acc = T.alloc_local((1, 1, 4), "float32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((4, 1)).view("uint32"), T.uint32(0))
+        T.cuda.tile.apply(T.ptx[OP], acc, a.view("uint32"), b)  # the mma
+        for i in range(4):
+            dr, dc = T.mma_coordinates(OP, "d", i)
+            T.cuda.tile.apply(T.ptx["st.global.f32"], D[dr:dr + 1, dc:dc + 1], acc.reshape((4, 1))[i:i + 1])
+    return kernel
+
+
+def test_b_by_ldmatrix_trans_multiplies():
+    a, b, a16, b16 = data()
+    d = np.zeros((16, 8), np.float32)
+    tile_mlir.interpret(ldmatrix_b(True), a16, b16, d)
+    assert np.array_equal(d, (a @ b).astype(np.float32))
+
+
+def test_b_by_ldmatrix_without_trans_is_located(line_of):
+    # A new user's mistake: with 8 columns the wrong fragment is affine in
+    # (lane, register, element), so it passed as a registers' image; B is
+    # declared as the 16 x 8 matrix itself, which no image is.
+    _, _, a16, b16 = data()
+    with pytest.raises(tile_mlir.FragmentLayoutError, match=(
+            "^kernel: " + re.escape(line_of("# the mma")) + rf": {re.escape(OP)}: b's fragment is not one matrix in "
+            r"the PTX ISA's layout: lane 0 register 1 \(element 0 of 2\) holds B\[8, 0\] where the layout puts "
+            r"b\(8, 0\); column 0 of b starts with B\[0, 0\], so b\(8, 0\) would be B\[1, 0\]")):
+        tile_mlir.interpret(ldmatrix_b(False), a16, b16, np.zeros((16, 8), np.float32))

@@ -64,4 +64,4 @@ def test_the_sm_100a_b8_shapes_are_not_interpreted():
 
     with pytest.raises(tile_mlir.InterpretError, match=r"does not model ldmatrix\.sync\.aligned\.m16n16\.x1\.trans"
                                                        r"\.shared\.b8: the sm_100a \.b8 shapes"):
-        tile_mlir.interpret(b8, np.zeros((32, 16), np.int8), np.zeros((32, 2), np.uint32))
+        tile_mlir.interpret(b8, np.zeros((32, 16), np.int8), np.zeros((32, 2), np.uint32), target="sm_100a")

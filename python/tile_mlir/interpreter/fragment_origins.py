@@ -127,18 +127,74 @@ def register_image(where: Dict[Tuple[int, int], Tuple[int, int, int]], placed: D
     return affine(coords, np.array([placed[key] for key in keys], np.int64))
 
 
+def _tensor_indices(origins: Origins, matrix: np.ndarray) -> Optional[np.ndarray]:
+    """The tensor index (one per axis) of each element's origin, as
+    matrix.shape + (rank,); None for D's elements."""
+    if (matrix >= VIRTUAL).any():
+        return None
+    _, _, strides, _ = origins.tensors[int(matrix.flat[0]) >> TENSOR_SHIFT]
+    offset = matrix & ((1 << TENSOR_SHIFT) - 1)
+    index = []
+    for stride in strides:
+        index.append(offset // stride if stride else np.zeros_like(offset))
+        offset = offset - index[-1] * stride
+    return np.stack(index, axis=-1)
+
+
+def offsets_along_k(origins: Origins, matrix: np.ndarray, operand: str) -> Optional[np.ndarray]:
+    """For A (B): where each column (row) k sits from the start of its row
+    (column), when every line of the fragment has the same offsets, each k
+    its own element or all one (a broadcast), and along each line one axis
+    of the tensor varies, the same for every line: A's columns (B's rows)
+    gathered along the tensor's K axis in one way, as a K split takes
+    them. None where the fragment is not such a gather or cannot be
+    judged."""
+    if operand not in ("a", "b") or (matrix == UNKNOWN).any() or (matrix == matrix.flat[0]).all():
+        return None
+    if not (_source(matrix) == _source(matrix.flat[0])).all():
+        return None
+    lines = matrix if operand == "a" else matrix.T
+    offsets = lines - lines[:, :1]
+    if not (offsets == offsets[0]).all():
+        return None
+    distinct = np.unique(offsets[0]).size
+    if distinct not in (1, offsets.shape[1]):
+        return None
+    index = _tensor_indices(origins, lines)
+    if index is None:
+        return None
+    varying = (index != index[:, :1]).any(axis=(0, 1))
+    return offsets[0] if varying.sum() <= 1 else None
+
+
+def _declared_as_the_matrix(origins: Origins, matrix: np.ndarray, rows: int, cols: int, kind: str) -> bool:
+    """Whether the tensor the fragment came from is declared with the
+    matrix's own shape (or its transpose): then it holds the matrix, not
+    its registers' image (a 16 x 8 B read by ldmatrix without .trans is
+    affine in lane, register and element, and wrong)."""
+    if (matrix == UNKNOWN).any() or (matrix >= VIRTUAL).any():
+        return False
+    _, shape, _, bits = origins.tensors[int(matrix.flat[0]) >> TENSOR_SHIFT]
+    return bits == fragments.ELEMENT_BITS[kind] and tuple(shape[-2:]) in ((rows, cols), (cols, rows))
+
+
 def check_fragment(origins: Origins, point: str, opcode: str, operand: str, kind: str,
                    element_origin: Dict[Tuple[int, int], int], where: Dict[Tuple[int, int], Tuple[int, int, int]],
-                   rows: int, cols: int) -> None:
+                   rows: int, cols: int) -> Optional[np.ndarray]:
     """Raises FragmentLayoutFault when `operand`'s fragment of one warp
     (element_origin: (row, col) -> origin; where: (row, col) -> (lane,
-    register, element in it)) is not one matrix in the ISA's layout."""
+    register, element in it)) is not one matrix in the ISA's layout.
+    Returns, for A and B, the offsets along K (offsets_along_k), which
+    check_k_order compares."""
     matrix = np.full((rows, cols), UNKNOWN, np.int64)
     for (row, col), origin in element_origin.items():
         matrix[row, col] = origin
     found = first_misplaced(matrix, by_rows=operand != "b")
-    if found is None or register_image(where, element_origin):
-        return
+    along_k = offsets_along_k(origins, matrix, operand)
+    if found is None or along_k is not None:
+        return along_k
+    if register_image(where, element_origin) and not _declared_as_the_matrix(origins, matrix, rows, cols, kind):
+        return None
     row, col, expected = found
     lane, register, element = where[(row, col)]
     line = f"row {row}" if operand != "b" else f"column {col}"
@@ -149,6 +205,24 @@ def check_fragment(origins: Origins, point: str, opcode: str, operand: str, kind
         f"where the layout puts {operand}({row}, {col}); {line} of {operand} starts with "
         f"{origins.describe(int(matrix[start]))}, so {operand}({row}, {col}) would be "
         f"{origins.describe(expected)} (tile_mlir.fragments, T.mma_coordinates)")
+
+
+def check_k_order(point: str, opcode: str, a_along_k: Optional[np.ndarray], b_along_k: Optional[np.ndarray]):
+    """A's columns and B's rows are the same k's: where both are gathers
+    along K with a distinct element per k, they take K in one order (a K
+    split splits both alike); a broadcast has no order to compare."""
+    if a_along_k is None or b_along_k is None:
+        return
+    if np.unique(a_along_k).size < a_along_k.size or np.unique(b_along_k).size < b_along_k.size:
+        return
+    a_rank, b_rank = np.argsort(np.argsort(a_along_k)), np.argsort(np.argsort(b_along_k))
+    if np.array_equal(a_rank, b_rank):
+        return
+    k = int(np.flatnonzero(a_rank != b_rank)[0])
+    raise FragmentLayoutFault(
+        f"{point}: {opcode}: a's columns and b's rows take K in different orders: a({k}) is element "
+        f"{int(a_rank[k])} of its row in memory order, b({k}) element {int(b_rank[k])} of its column; a K split "
+        "must split A and B alike (tile_mlir.fragments, T.mma_coordinates)")
 
 
 def _part(element: int, kind: str) -> str:

@@ -1232,7 +1232,7 @@ class Interpreter:
                 origins = np.stack([O.element_origins(self.byte_origins(view, group + coord + [r])
                                                       .T.reshape(self.threads * per, size))
                                     .reshape(self.threads, per).T for r in range(count)])
-            out = {}
+            out, along_k = {}, {}
             for first in first_threads:
                 members = first + np.arange(32)
                 matrix = np.zeros((rows, cols), np.uint64)
@@ -1251,10 +1251,10 @@ class Interpreter:
                                 placed[(row, col)] = int(origins[r, e, thread])
                                 where[(row, col)] = (ln, r, e)
                 if checked:
-                    O.check_fragment(self.origins, self.points[self.point], form.opcode, operand_name, kind,
-                                     placed, where, rows, cols)
+                    along_k[first] = O.check_fragment(self.origins, self.points[self.point], form.opcode,
+                                                      operand_name, kind, placed, where, rows, cols)
                 out[first] = (matrix, known)
-            return out
+            return out, along_k
 
         m, n, k = shape
         ranges = [range(extents.get(letter, 1)) for letter in letters]
@@ -1263,9 +1263,11 @@ class Interpreter:
             a_op, a_view = named["a"]
             b_op, b_view = named["b"]
             c_op, c_view = src_c if kk == 0 else dst
-            a_f = fragment("a", a_view, [point[x] for x in a_op.axes], akind, a_op.count, m, k)
-            b_f = fragment("b", b_view, [point[x] for x in b_op.axes], bkind, b_op.count, k, n)
-            c_f = fragment("c", c_view, [point[x] for x in c_op.axes], ckind, c_op.count, m, n)
+            a_f, a_along_k = fragment("a", a_view, [point[x] for x in a_op.axes], akind, a_op.count, m, k)
+            b_f, b_along_k = fragment("b", b_view, [point[x] for x in b_op.axes], bkind, b_op.count, k, n)
+            c_f, _ = fragment("c", c_view, [point[x] for x in c_op.axes], ckind, c_op.count, m, n)
+            for first in a_along_k:
+                O.check_k_order(self.points[self.point], form.opcode, a_along_k[first], b_along_k.get(first))
             d_op, d_view = dst
             d_coord = group + [point[x] for x in d_op.axes]
             per = fragments.per_register(dkind)
