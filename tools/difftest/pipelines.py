@@ -111,12 +111,12 @@ def random_pipeline(rng) -> Pipeline:
     return Pipeline(stages, blocks, consumer, epilogue, mutation, at)
 
 
-def build(p: Pipeline):
-    """The @T.function of `p`: A (blocks * 64 x 16 bf16 bits), B (8 x 16),
-    Out (128 x 4 words)."""
+def build(p: Pipeline, name: str = "pipeline"):
+    """The @T.function of `p`, named `name` (the GPU's sanitizer reports
+    kernels by name): A (blocks * 64 x 16 bf16 bits), B (8 x 16), Out
+    (128 x 4 words)."""
     from tile_mlir import script as T
 
-    @T.function
     def pipeline(A: T.Tensor((p.blocks * ROWS, COLS), "uint16", tma=T.TensorMap((ROWS, COLS), "32B")),
                  B: T.Tensor((N, COLS), "uint16"),
                  Out: T.Tensor((THREADS, 4), "uint32", tma=T.TensorMap((THREADS, 4)))):
@@ -167,7 +167,8 @@ def build(p: Pipeline):
         _shuffle(T, p, acc, t)
         _store(T, p, acc, Out, t)
 
-    return pipeline
+    pipeline.__name__ = pipeline.__qualname__ = name
+    return T.function(pipeline)
 
 
 def _stage_b(T, p, B, t):
