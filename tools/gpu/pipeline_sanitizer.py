@@ -4,7 +4,7 @@ compute-sanitizer's racecheck and synccheck on the GPU, against the
 interpreter's verdicts (issue 60, item 5).
 
     python tools/gpu/pipeline_sanitizer.py build build/pipelines 2000    # here
-    python3 tools/gpu/pipeline_sanitizer.py sanitize build/pipelines OUT  # there
+    python3 tools/gpu/pipeline_sanitizer.py sanitize build/pipelines OUT [racecheck,synccheck [SECONDS]]  # there
     python tools/gpu/pipeline_sanitizer.py judge build/pipelines OUT results/pipeline_sanitizer.json
 
 `build` takes kernels from the campaign's stream (seed 0) until it has
@@ -79,20 +79,22 @@ def launch(out_dir, mutation):
         print(f"@@ done {name} {instance['seed']}", flush=True)
 
 
-def sanitize(out_dir, logs):
+def sanitize(out_dir, logs, tools=TOOLS, seconds=240):
+    """Each tool over each mutation's instances, a process each of at
+    most `seconds` (what it did not reach is "not run")."""
     os.makedirs(logs, exist_ok=True)
     with open(os.path.join(out_dir, "manifest.json")) as f:
         mutations = sorted({i["mutation"] for i in json.load(f)})
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "python"),
                                                          os.path.join(ROOT, "tools", "difftest")])}
-    for tool in TOOLS:
+    for tool in tools:
         for mutation in mutations:
             command = ["compute-sanitizer", "--tool", tool, "--print-limit", "100000"]
             if tool == "racecheck":
                 command += ["--racecheck-report", "all"]
             command += [sys.executable, os.path.abspath(__file__), "launch", out_dir, mutation]
             try:
-                run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=240)
+                run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=seconds)
                 text, code = run.stdout + run.stderr, run.returncode
             except subprocess.TimeoutExpired as error:
                 text, code = (error.stdout or b"").decode() + (error.stderr or b"").decode(), "timeout"
@@ -151,6 +153,7 @@ if __name__ == "__main__":
     elif command == "launch":
         launch(sys.argv[2], sys.argv[3])
     elif command == "sanitize":
-        sanitize(sys.argv[2], sys.argv[3])
+        sanitize(sys.argv[2], sys.argv[3], sys.argv[4].split(",") if len(sys.argv) > 4 else TOOLS,
+                 int(sys.argv[5]) if len(sys.argv) > 5 else 240)
     else:
         judge(sys.argv[2], sys.argv[3], sys.argv[4])
