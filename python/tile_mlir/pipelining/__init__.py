@@ -1,0 +1,12 @@
+"""Parts for asynchronous pipelines, written once: mbarriers as objects
+(barriers.py), the (stage, phase) of a ring at a step (state.py), and the
+TMA producer-to-consumer ring (ring.py). Each part emits exactly the
+instructions a kernel would spell by hand with ``T.cuda.tile.apply``
+(test_pipeline_parts.py compares the PTX), and each is proven in the
+interpreter, the hazard it prevents included (docs/pipelining.md)."""
+
+from .barriers import Mbarrier, Mbarriers
+from .ring import TmaRing
+from .state import PipelineState
+
+__all__ = ["Mbarrier", "Mbarriers", "PipelineState", "TmaRing"]

@@ -1,0 +1,169 @@
+"""The pipeline parts (tile_mlir.pipelining, issue 54): they emit exactly
+what the hand-written kernel does (the PTX is the same text), they run
+right in the interpreter, and each misuse that the parts exist to prevent
+is reported there: a skipped release (the producer's wait never ends), a
+consumer that waits on the wrong phase or not at all (it reads a slot
+before its bytes land), a producer that does not acquire (its copy races
+the consumers' reads)."""
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir import pipelining as P
+from tile_mlir import script as T
+
+THREADS, ROWS, COLS = 128, 64, 16
+LOAD = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+BOX_BYTES = ROWS * COLS * 2
+
+
+def _consume(slot, acc, t):
+    words = T.alloc_local((1, 4), "uint32")
+    row, half = t // 2, t % 2
+    T.cuda.tile.apply(T.ptx["ld.shared.v4.b32"], words, slot.view("uint32")[row:row + 1, 4 * half:4 * half + 4])
+    T.cuda.tile.apply(T.ptx["add.u32"], acc.reshape((4, 1)), acc.reshape((4, 1)), words.reshape((4, 1)))
+
+
+def with_parts(steps, stages, misuse=None):
+    """Thread 0 loads k block k of A into slot k % stages through the ring;
+    every thread adds its 4 words of each block; Out gets the sums."""
+    @T.function
+    def ring_sum(A: T.Tensor((steps * ROWS, COLS), "uint16", tma=T.TensorMap((ROWS, COLS))),
+                 Out: T.Tensor((THREADS, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
+        t = T.thread_id()
+        slots = T.alloc_shared((stages, ROWS, COLS), "uint16", align=128)
+        ring = P.TmaRing(stages, consumers=THREADS)
+        acc = T.alloc_local((1, 1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((4, 1)), T.uint32(0))
+        ring.init(where=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        for k in T.serial(0, steps):
+            with T.if_(t == 0):
+                put = P.PipelineState.producer(stages, k)
+                if misuse != "no_acquire":
+                    ring.acquire(put)  # the producer's wait
+                ring.expect(put, BOX_BYTES)
+                T.cuda.tile.apply(T.ptx[LOAD], slots[put.stage], A.tensor_map, (0, k * ROWS), ring.full(put))
+            get = P.PipelineState.producer(stages, k) if misuse == "wrong_phase" else P.PipelineState(stages, k)
+            if misuse != "no_wait":
+                ring.wait(get)  # the consumer's wait
+            _consume(slots[get.stage], acc, t)
+            if misuse != "no_release":
+                ring.release(get)
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], acc.reshape((1, 4)))
+    return ring_sum
+
+
+def by_hand(steps, stages):
+    """The same kernel, every mbarrier operation and parity written out."""
+    @T.function
+    def ring_sum(A: T.Tensor((steps * ROWS, COLS), "uint16", tma=T.TensorMap((ROWS, COLS))),
+                 Out: T.Tensor((THREADS, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
+        t = T.thread_id()
+        slots = T.alloc_shared((stages, ROWS, COLS), "uint16", align=128)
+        full = T.alloc_shared((stages,), "uint64", align=8, name="ring.full")
+        full_state, full_done = T.alloc_local((1,), "uint64"), T.alloc_local((1,), "bool")
+        empty = T.alloc_shared((stages,), "uint64", align=8, name="ring.empty")
+        empty_state, empty_done = T.alloc_local((1,), "uint64"), T.alloc_local((1,), "bool")
+        acc = T.alloc_local((1, 1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((4, 1)), T.uint32(0))
+        for s in range(stages):
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], full[s:s + 1], T.uint32(1), pred=t == 0)
+            T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], empty[s:s + 1], T.uint32(THREADS),
+                              pred=t == 0)
+        T.cuda.tile.apply(T.ptx["fence.mbarrier_init.release.cluster"], pred=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        for k in T.serial(0, steps):
+            with T.if_(t == 0):
+                s = k % stages
+                with T.until(empty_done):
+                    T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], empty_done,
+                                      empty[s:s + 1], T.uint32((k // stages + 1) % 2))
+                T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], full_state, full[s:s + 1],
+                                  T.uint32(BOX_BYTES))
+                T.cuda.tile.apply(T.ptx[LOAD], slots[s], A.tensor_map, (0, k * ROWS), full[s:s + 1])
+            s = k % stages
+            with T.until(full_done):
+                T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], full_done, full[s:s + 1],
+                                  T.uint32((k // stages) % 2))
+            _consume(slots[s], acc, t)
+            T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], empty_state, empty[s:s + 1])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], acc.reshape((1, 4)))
+    return ring_sum
+
+
+def data(steps):
+    rng = np.random.default_rng(steps)
+    a = rng.integers(0, 1 << 16, (steps * ROWS, COLS)).astype(np.uint16)
+    words = a.view(np.uint32).reshape(steps, ROWS, COLS // 2).astype(np.uint64)
+    want = np.zeros((THREADS, 4), np.uint32)
+    for t in range(THREADS):
+        want[t] = (words[:, t // 2, 4 * (t % 2):4 * (t % 2) + 4].sum(axis=0) & 0xFFFFFFFF).astype(np.uint32)
+    return a, want
+
+
+def test_the_parts_emit_what_the_hand_written_kernel_does():
+    parts = tile_mlir.compile(with_parts(5, 3), target="sm_90a", cubin=False).ptx
+    hand = tile_mlir.compile(by_hand(5, 3), target="sm_90a", cubin=False).ptx
+    assert parts == hand
+
+
+@pytest.mark.parametrize("steps,stages", [(1, 1), (5, 1), (5, 2), (7, 3), (2, 4)])
+def test_a_ring_sums_every_block(steps, stages):
+    a, want = data(steps)
+    out = np.zeros((THREADS, 4), np.uint32)
+    tile_mlir.interpret(with_parts(steps, stages), a, out)
+    assert np.array_equal(out, want)
+
+
+def test_a_skipped_release_leaves_the_producer_waiting(line_of):
+    # Located at the kernel's line, not in the parts.
+    a, _ = data(4)
+    with pytest.raises(tile_mlir.InterpretError, match="^ring_sum: " + line_of("# the producer's wait") +
+                       ": this loop never ends"):
+        tile_mlir.interpret(with_parts(4, 2, "no_release"), a, np.zeros((THREADS, 4), np.uint32))
+
+
+def test_a_consumer_that_does_not_wait_reads_before_the_bytes_land():
+    a, _ = data(4)
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(with_parts(4, 2, "no_wait"), a, np.zeros((THREADS, 4), np.uint32))
+    assert "cp.async before its wait" in {h.kind for h in caught.value.hazards}
+
+
+def test_a_consumer_waiting_on_the_wrong_phase_is_reported(line_of):
+    # A consumer state that starts at phase 1 passes its first waits at
+    # once and then waits for a phase the producer never completes, which
+    # it cannot complete until the consumers release.
+    a, _ = data(4)
+    with pytest.raises(tile_mlir.InterpretError, match="^ring_sum: " + line_of("# the consumer's wait") +
+                       ": this loop never ends"):
+        tile_mlir.interpret(with_parts(4, 2, "wrong_phase"), a, np.zeros((THREADS, 4), np.uint32))
+
+
+def test_a_producer_that_does_not_acquire_races_the_consumers():
+    a, _ = data(4)
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(with_parts(4, 2, "no_acquire"), a, np.zeros((THREADS, 4), np.uint32))
+    assert "write-after-read" in {h.kind for h in caught.value.hazards}
+
+
+def test_pipeline_state_is_the_ring_arithmetic():
+    state = P.PipelineState(3)
+    seen = []
+    for _ in range(7):
+        seen.append((state.stage, state.phase))
+        state = state.advance()
+    assert seen == [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (0, 0)]
+    assert [(s.stage, s.phase) for s in (P.PipelineState.producer(2, k) for k in range(4))] == \
+        [(0, 1), (1, 1), (0, 0), (1, 0)]
+    with pytest.raises(ValueError, match="a state of a 2-stage ring used on a ring of 3"):
+        @T.function
+        def mismatched(Out: T.Tensor((1, 1), "uint32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+            P.TmaRing(3, consumers=32).wait(P.PipelineState(2))
+    with pytest.raises(ValueError, match="at least 1 stage"):
+        P.PipelineState(0)
