@@ -167,3 +167,12 @@ def test_pipeline_state_is_the_ring_arithmetic():
             P.TmaRing(3, consumers=32).wait(P.PipelineState(2))
     with pytest.raises(ValueError, match="at least 1 stage"):
         P.PipelineState(0)
+
+
+def test_the_docs_example_runs_as_written(tmp_path, monkeypatch):
+    import os
+    import re
+    monkeypatch.chdir(tmp_path)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "pipelining.md")
+    (block,) = re.findall(r"```python\n(.*?)```", open(path).read(), re.S)
+    exec(compile(block, "docs/pipelining.md", "exec"), {})
