@@ -19,6 +19,7 @@ in numpy (with 256 threads, V = 4 vectors each, W = 8 warps):
 
 from rmsnorm_reference import COLUMNS, EPS, THREADS, WARPS, Layout
 from tile_mlir import script as T
+from tile_mlir.pipelining.reductions import block_reduce
 
 
 def rmsnorm_kernel(rows, grid=None, buffers=2, rows_per_block=1, threads=THREADS, x_priority=None,
@@ -119,21 +120,7 @@ def normalize_held(flat, w, partials, t, layout=Layout(THREADS)):
     for i in range(1, layout.per_thread):
         T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, squares[i:i + 1])
 
-    partner = T.alloc_local((1, 1), "float32")
-    for offset in (16, 8, 4, 2, 1):
-        T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], partner.view("uint32"), total.view("uint32"),
-                          T.uint32(offset), T.uint32(31), T.uint32(0xFFFFFFFF))
-        T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, partner)
-
-    warp, lane = t // 32, t % 32
-    T.cuda.tile.apply(T.ptx["st.shared.f32"], partials[warp:warp + 1], total, pred=lane == 0)
-    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-    sums = T.alloc_local((layout.warps // 4, 4), "float32")
-    T.cuda.tile.apply(T.ptx["ld.shared.v4.f32"], sums, partials.reshape((layout.warps // 4, 4)))
-    every = sums.reshape((layout.warps, 1))
-    T.cuda.tile.apply(T.ptx["mov.b32"], total.view("uint32"), every[0:1].view("uint32"))
-    for i in range(1, layout.warps):
-        T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, every[i:i + 1])
+    block_reduce(total, partials, t, "add.rn.f32")
 
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], total, total, T.float32(1.0 / COLUMNS))
     T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, T.float32(EPS))

@@ -23,8 +23,8 @@ The order of operations, which softmax_reference.py states in numpy:
 
 from softmax_reference import COLUMNS, LOG2E, PER_THREAD, THREADS, WARPS
 from tile_mlir import script as T
+from tile_mlir.pipelining.reductions import block_reduce
 
-FULL = 0xFFFFFFFF
 
 
 def softmax_f32_kernel(rows):
@@ -62,26 +62,6 @@ def softmax_bf16_kernel(rows):
         T.cuda.tile.apply(T.ptx["st.global.v4.b32"],
                           Out[row].view("uint32").reshape((2, THREADS, 4))[:, t], pairs)
     return softmax_bf16
-
-
-def block_reduce(value, partials, t, opcode):
-    """`value` (1, 1) becomes the block's reduction with `opcode`: five
-    butterfly steps, lane 0's value to partials[warp], bar.sync, then the
-    eight in order."""
-    partner = T.alloc_local((1, 1), "float32")
-    for offset in (16, 8, 4, 2, 1):
-        T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], partner.view("uint32"), value.view("uint32"),
-                          T.uint32(offset), T.uint32(31), T.uint32(FULL))
-        T.cuda.tile.apply(T.ptx[opcode], value, value, partner)
-    warp, lane = t // 32, t % 32
-    T.cuda.tile.apply(T.ptx["st.shared.f32"], partials[warp:warp + 1], value, pred=lane == 0)
-    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-    every = T.alloc_local((2, 4), "float32")
-    T.cuda.tile.apply(T.ptx["ld.shared.v4.f32"], every, partials.reshape((2, 4)))
-    flat = every.reshape((WARPS, 1))
-    T.cuda.tile.apply(T.ptx["mov.b32"], value.view("uint32"), flat[0:1].view("uint32"))
-    for w in range(1, WARPS):
-        T.cuda.tile.apply(T.ptx[opcode], value, value, flat[w:w + 1])
 
 
 def softmax_held(v, maxima, sums, t):

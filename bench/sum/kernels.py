@@ -17,8 +17,8 @@ The order of operations, which sum_reference.py states in numpy:
 
 from sum_reference import THREADS, UNROLL, WARPS
 from tile_mlir import script as T
+from tile_mlir.pipelining.reductions import butterfly
 
-FULL = 0xFFFFFFFF
 
 
 def sum_kernel(n, blocks):
@@ -46,11 +46,7 @@ def sum_kernel(n, blocks):
         T.cuda.tile.apply(T.ptx["mov.b32"], total.view("uint32"), flat[0:1].view("uint32"))
         for k in range(1, UNROLL * 4):
             T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, flat[k:k + 1])
-        partner = T.alloc_local((1, 1), "float32")
-        for offset in (16, 8, 4, 2, 1):
-            T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], partner.view("uint32"), total.view("uint32"),
-                              T.uint32(offset), T.uint32(31), T.uint32(FULL))
-            T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, partner)
+        butterfly(total, "add.rn.f32", T.alloc_local((1, 1), "float32"))
         warp, lane = t // 32, t % 32
         T.cuda.tile.apply(T.ptx["st.shared.f32"], warp_sums[warp:warp + 1], total, pred=lane == 0)
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))

@@ -176,3 +176,63 @@ def test_the_docs_example_runs_as_written(tmp_path, monkeypatch):
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "pipelining.md")
     (block,) = re.findall(r"```python\n(.*?)```", open(path).read(), re.S)
     exec(compile(block, "docs/pipelining.md", "exec"), {})
+
+
+# -- Reductions ---------------------------------------------------------------
+
+from tile_mlir.pipelining.reductions import block_reduce, butterfly  # noqa: E402
+
+
+def reduce_kernel(warps, opcode, quad=False):
+    @T.function
+    def reduce(X: T.Tensor((32 * warps, 1), "float32"), Out: T.Tensor((32 * warps, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32 * warps))
+        t = T.thread_id()
+        partials = T.alloc_shared((warps, 1), "float32")
+        value = T.alloc_local((1, 1), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], value, X[t:t + 1])
+        if quad:
+            butterfly(value, opcode, T.alloc_local((1, 1), "float32"), lanes=4, offsets=(1, 2))
+        else:
+            block_reduce(value, partials, t, opcode)
+        T.cuda.tile.apply(T.ptx["st.global.f32"], Out[t:t + 1], value)
+    return reduce
+
+
+def butterfly_model(x, offsets):
+    """Each lane's value after the butterfly, in f32, as the ISA runs it."""
+    x = x.copy()
+    lanes = np.arange(x.size)
+    for offset in offsets:
+        x = (x + x[lanes ^ offset]).astype(np.float32)
+    return x
+
+
+def test_a_block_sum_is_the_stated_order_bit_for_bit():
+    warps = 8
+    x = np.random.default_rng(3).standard_normal(32 * warps).astype(np.float32)
+    out = np.zeros((32 * warps, 1), np.float32)
+    tile_mlir.interpret(reduce_kernel(warps, "add.rn.f32"), x.reshape(-1, 1), out)
+    partials = [butterfly_model(x[32 * w:32 * w + 32], (16, 8, 4, 2, 1))[0] for w in range(warps)]
+    total = np.float32(partials[0])
+    for p in partials[1:]:
+        total = np.float32(total + p)
+    assert out.tobytes() == np.full((32 * warps, 1), total, np.float32).tobytes()
+
+
+def test_a_quad_butterfly_in_the_written_order():
+    x = np.random.default_rng(4).standard_normal(32).astype(np.float32)
+    out = np.zeros((32, 1), np.float32)
+    tile_mlir.interpret(reduce_kernel(1, "add.rn.f32", quad=True), x.reshape(-1, 1), out)
+    assert out.ravel().tobytes() == butterfly_model(x, (1, 2)).tobytes()
+
+
+def test_block_reduce_emits_the_hand_written_sequence():
+    import re
+    text = str(reduce_kernel(8, "max.f32").module)
+    opcodes = re.findall(r'tile\.apply "([^"]+)"', text)
+    assert opcodes == (["ld.global.f32"] + ["shfl.sync.bfly.b32", "max.f32"] * 5
+                       + ["st.shared.f32", "bar.sync", "ld.shared.v4.f32", "mov.b32"] + ["max.f32"] * 7
+                       + ["st.global.f32"])
+    with pytest.raises(ValueError, match="not a multiple of 4"):
+        reduce_kernel(2, "max.f32")
