@@ -30,6 +30,7 @@ import os
 import sys
 
 from tile_mlir import script as T
+from tile_mlir.pipelining.reductions import butterfly
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tma_store import stage_and_store  # noqa: E402
@@ -38,7 +39,6 @@ D = 64            # head dimension
 BM = 64           # query rows a block
 BN = 64           # keys a step
 THREADS = 128
-FULL = 0xFFFFFFFF
 WGMMA = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 
 
@@ -83,13 +83,6 @@ class _RowState:
             T.cuda.tile.apply(T.ptx[opcode], tree[0:n], tree[0:n], tree[n:2 * n])
         T.cuda.tile.apply(T.ptx["mov.b32"], out.view("uint32"), tree[0, 0:1].view("uint32"))
 
-    def _quad(self, value, other, opcode):
-        """value = opcode over the quad's four lanes (shfl.sync.bfly 1, 2)."""
-        for offset in (1, 2):
-            T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], other.view("uint32"), value.view("uint32"),
-                              T.uint32(offset), T.uint32(31), T.uint32(FULL))
-            T.cuda.tile.apply(T.ptx[opcode], value, value, other)
-
     def issue_s(self, q_s, k_tile, q_row, t, threads):
         """S = Q K^T (rows q_row.. of q_s) issued and committed: four wgmma
         a half of 64 columns (the first one zeroes S)."""
@@ -123,7 +116,7 @@ class _RowState:
             row, mh, lh = self.by_row[h], self.m[h:h + 1], self.l[h:h + 1]
             st, ah, ph = self.max[h:h + 1], self.alpha[h:h + 1], self.partner[h:h + 1]
             self._row_reduce(row, st, "max.f32")
-            self._quad(st, ph, "max.f32")
+            butterfly(st, "max.f32", ph, lanes=4, offsets=(1, 2))  # the quad holds a row
             # m' = max(m, max * scale_log2); alpha = ex2(m - m')
             T.cuda.tile.apply(T.ptx["mul.rn.f32"], st, st, T.float32(scale_log2))
             T.cuda.tile.apply(T.ptx["max.f32"], st, st, mh)
@@ -136,7 +129,7 @@ class _RowState:
                               ph.reshape((1, 1, 1)).broadcast((regs // 4, 2, 1)))
             T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], row, row)
             self._row_reduce(row, ph, "add.rn.f32")
-            self._quad(ph, st, "add.rn.f32")
+            butterfly(ph, "add.rn.f32", st, lanes=4, offsets=(1, 2))
             T.cuda.tile.apply(T.ptx["fma.rn.f32"], lh, lh, ah, ph)
 
     def rescale_o(self):
