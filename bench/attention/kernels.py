@@ -30,6 +30,7 @@ import os
 import sys
 
 from tile_mlir import script as T
+from tile_mlir.pipelining.layouts import WgmmaAccumulator
 from tile_mlir.pipelining.reductions import butterfly
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -108,8 +109,7 @@ class _RowState:
             with T.if_(mask):
                 flat = s.reshape((regs, 1))
                 for e in range(regs):
-                    row = first_row + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
-                    key = j * self.bn + 8 * (e // 4) + 2 * (lane % 4) + e % 2
+                    row, key = WgmmaAccumulator(self.bn).place(e, warp, lane, first_row, j * self.bn)
                     T.cuda.tile.apply(T.ptx["mov.b32"], flat[e:e + 1].view("uint32"), T.uint32(0xFF800000),
                                       pred=key > row, preserve_dst=True)
         for h in range(2):
@@ -190,8 +190,7 @@ class _RowState:
         packed = T.alloc_local((1, 1), "uint32") if out == "bfloat16" else None
         for hf in range(self.halves):
             for e in range(0, 32, 2):
-                r = row0 + 16 * warp + lane // 4 + 8 * ((e % 4) // 2)
-                col = 64 * hf + 8 * (e // 4) + 2 * (lane % 4)
+                r, col = WgmmaAccumulator(64).place(e, warp, lane, row0, 64 * hf)
                 if packed is None:
                     T.cuda.tile.apply(T.ptx["st.global.v2.f32"], O[r:r + 1, col:col + 2], self.o[hf, 0:1, e:e + 2])
                     continue

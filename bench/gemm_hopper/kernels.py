@@ -33,6 +33,7 @@ import os
 import sys
 
 from tile_mlir import script as T
+from tile_mlir.pipelining.layouts import WgmmaAccumulator
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tma_store import stage_and_store, stmatrix_place  # noqa: E402
@@ -90,11 +91,14 @@ def _multiply_step(opcode, acc, a_s, b_s, buffer, a_row, bn, accumulate, k_step=
     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(pending))
 
 
+# Register e of a D fragment sits where it does in the widest one.
+_D_FRAGMENT = WgmmaAccumulator(256)
+
+
 def _fragment_place(row0, col0, e, warp, lane):
     """The row and column of C of register pair e, e + 1 of the wgmma D
-    fragment of the 64 rows from `row0`: row 16w + l/4 (+ 8 for e % 4 >=
-    2), columns 2 (l % 4) and the next of the block of 8 columns e / 4."""
-    return row0 + 16 * warp + lane // 4 + 8 * ((e % 4) // 2), col0 + 8 * (e // 4) + 2 * (lane % 4)
+    fragment of the 64 rows from `row0` (pipelining.layouts)."""
+    return _D_FRAGMENT.place(e, warp, lane, row0, col0)
 
 
 def _pack(packed, i, acc, e, kind):

@@ -87,6 +87,16 @@ def element(shape: Tuple[int, int, int], operand: str, kind: str, i: int, lane: 
     raise ValueError(f"an mma has no operand {operand!r}")
 
 
+def wgmma_d_place(e: int, warp, lane) -> Tuple[int, int]:
+    """(row, column) of element e (in f32 order: register e) of a wgmma D
+    fragment in thread `lane` of warp `warp` of the warpgroup: warp w holds
+    rows 16w to 16w + 15 as an m16n8 D fragment does, one such fragment a
+    block of 8 columns (PTX ISA 9.7.15.5.1). `warp` and `lane` may be index
+    expressions."""
+    row, col = element((16, 8, 16), "d", "f32", e % 4, lane)
+    return 16 * warp + row, 8 * (e // 4) + col
+
+
 def fragment_size(shape: Tuple[int, int, int], operand: str) -> int:
     """Elements per lane: A holds M*K/32, B K*N/32, C and D M*N/32."""
     m, n, k = shape

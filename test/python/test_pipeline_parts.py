@@ -236,3 +236,23 @@ def test_block_reduce_emits_the_hand_written_sequence():
                        + ["st.global.f32"])
     with pytest.raises(ValueError, match="not a multiple of 4"):
         reduce_kernel(2, "max.f32")
+
+
+# -- Fragment layouts ----------------------------------------------------------
+
+def test_the_wgmma_accumulator_is_the_isa_figure():
+    # PTX ISA 9.7.15.5.1, the D figure: thread T0-T3 of warp w hold row
+    # 16w + T/4, registers d0-d1 columns 2 (T % 4) and the next, d2-d3 the
+    # same 8 rows down, and every 4 registers the next 8 columns.
+    from tile_mlir.pipelining.layouts import WgmmaAccumulator
+    layout = WgmmaAccumulator(256)
+    for e in range(layout.registers):
+        for warp in range(4):
+            for lane in range(32):
+                want = (16 * warp + lane // 4 + 8 * ((e % 4) // 2), 8 * (e // 4) + 2 * (lane % 4) + e % 2)
+                assert layout.place(e, warp, lane) == want
+    assert layout.place(5, 1, 6, row0=64, col0=8) == (64 + 16 + 1, 8 + 8 + 4 + 1)
+    with pytest.raises(ValueError, match="registers 0 to 3 of an N=8 D, not 4"):
+        WgmmaAccumulator(8).place(4, 0, 0)
+    with pytest.raises(ValueError, match="multiple of 8 from 8 to 256"):
+        WgmmaAccumulator(12)

@@ -186,8 +186,7 @@ def _negate(bits, kind):
 
 def _d_place(e, lane, warp):
     """(row, column) of D's element e (f32 order) in thread `lane` of `warp`."""
-    row, col = fragments.element((16, 8, 16), "d", "f32", e % 4, lane)
-    return 16 * warp + row, 8 * (e // 4) + col
+    return fragments.wgmma_d_place(e, warp, lane)
 
 
 def execute(interp, form, values, group):

@@ -1,14 +1,15 @@
 """Parts for asynchronous pipelines, written once: mbarriers as objects
 (barriers.py), the (stage, phase) of a ring at a step (state.py), the
-TMA producer-to-consumer ring (ring.py), and reductions across threads
-(reductions.py). Each part emits exactly the
+TMA producer-to-consumer ring (ring.py), where accumulator registers sit
+(layouts.py), and reductions across threads (reductions.py). Each part emits exactly the
 instructions a kernel would spell by hand with ``T.cuda.tile.apply``
 (test_pipeline_parts.py compares the PTX), and each is proven in the
 interpreter, the hazard it prevents included (docs/pipelining.md)."""
 
 from .barriers import Mbarrier, Mbarriers
+from .layouts import WgmmaAccumulator
 from .reductions import block_reduce, butterfly
 from .ring import TmaRing
 from .state import PipelineState
 
-__all__ = ["Mbarrier", "Mbarriers", "PipelineState", "TmaRing", "block_reduce", "butterfly"]
+__all__ = ["Mbarrier", "Mbarriers", "PipelineState", "TmaRing", "WgmmaAccumulator", "block_reduce", "butterfly"]
