@@ -30,6 +30,7 @@ import os
 import sys
 
 from tile_mlir import script as T
+from tile_mlir.pipelining.barriers import NamedBarriers
 from tile_mlir.pipelining.layouts import WgmmaAccumulator
 from tile_mlir.pipelining.reductions import butterfly
 
@@ -223,30 +224,30 @@ class _RowState:
 
 class _Turns:
     """Two consumers issuing their wgmma in turns (FlashAttention 3's
-    scheduler barriers): consumer c waits for its turn at bar.sync (1 + c,
-    256) and gives the other its turn by bar.arrive (2 - c, 256). Consumer
-    1 gives consumer 0 the first turn, and none after its last wgmma, so
-    that every arrival is waited for."""
+    scheduler barriers): consumer c waits for its turn at its barrier of
+    `ids` (two of 256 threads) and gives the other its turn by arriving at
+    the other's. Consumer 1 gives consumer 0 the first turn, and none after
+    its last wgmma, so that every arrival is waited for."""
 
-    def __init__(self, c):
-        self.c = c
+    def __init__(self, c, ids):
+        self.c, self.ids = c, ids
         self.mine, self.others = T.alloc_local((1, 1), "uint32"), T.alloc_local((1, 1), "uint32")
-        T.cuda.tile.apply(T.ptx["mov.b32"], self.mine, T.uint32(1 + c))
-        T.cuda.tile.apply(T.ptx["mov.b32"], self.others, T.uint32(2 - c))
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.mine, T.uint32(ids.id(c)))
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.others, T.uint32(ids.id(1 - c)))
         with T.if_(c == 1):
-            T.cuda.tile.apply(T.ptx["bar.arrive"], T.uint32(1), T.uint32(256))
+            ids.arrive(0)
 
     def mine_now(self):
-        T.cuda.tile.apply(T.ptx["bar.sync"], self.mine, T.uint32(256))
+        self.ids.sync(self.mine)
 
     def theirs_now(self, more=True):
         """The other's turn. `more`: whether this consumer issues wgmma
         again (False after its last, a runtime condition in a loop)."""
         if more is True:
-            T.cuda.tile.apply(T.ptx["bar.arrive"], self.others, T.uint32(256))
+            self.ids.arrive(self.others)
             return
         with T.if_(self.c == 0 if more is False else (self.c == 0) | more):
-            T.cuda.tile.apply(T.ptx["bar.arrive"], self.others, T.uint32(256))
+            self.ids.arrive(self.others)
 
 
 def _init_barriers(t, *barriers):
@@ -597,7 +598,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
             def mask(j):
                 return (j * bn + bn - 1 > rows_from) if causal else None
 
-            turns = _Turns(c) if pingpong else None
+            turns = _Turns(c, NamedBarriers().allocate("turns", threads=256, count=2)) if pingpong else None
 
             _wait(done, q_full, 0)
             if pipelined:
@@ -791,7 +792,12 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
             T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(registers[1]))
             c = wg - 1
             row_state = _RowState(bn, halves, wide_pv)
-            turns = _Turns(c)
+            named = NamedBarriers()
+            turns = _Turns(c, named.allocate("turns", threads=256, count=2))
+            # Each consumer's stores of its O (128 threads), and the hand-off
+            # of K's rows that hold O (both consumers' last S retired).
+            stores = named.allocate("stores", threads=128, count=2)
+            handoff = named.allocate("O in K", threads=256, count=2)
 
             for i, h in each_tile(count):
                 first_row, k0, steps, g0 = tile_of(bid, i, h)
@@ -811,19 +817,18 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
                     T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cta.b64"], state, q_empty[qb:qb + 1],
                                       pred=p == 0)
                 if in_k:
-                    # Barrier ids 1 and 2 are the turns', 3 and 4 the stores'.
-                    T.cuda.tile.apply(T.ptx["bar.arrive"], T.uint32(5 + c), T.uint32(256))
+                    handoff.arrive(c)
                 more = (i < count - 1) | (h == 0) if causal else i < count - 1
                 last = g0 + steps - 1
                 _finish_pipelined(row_state, turns, ring, last, p, more, keep=in_k)
                 if in_k:
-                    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(6 - c), T.uint32(256))
+                    handoff.sync(1 - c)
                     rows_of_k = ring.k(last).reshape((halves, 2, 64, 64))[:, c]
-                    row_state.store_tma(O, rows_of_k, k0 + rows_from, t, T.uint32(3 + c), divide)
+                    row_state.store_tma(O, rows_of_k, k0 + rows_from, t, T.uint32(stores.id(c)), divide)
                     if not defer_free:
                         _free_once_read(state, ring.k_empty(last), p)
                 elif tma_out:
-                    row_state.store_tma(O, o_s[c], k0 + rows_from, t, T.uint32(3 + c), divide)
+                    row_state.store_tma(O, o_s[c], k0 + rows_from, t, T.uint32(stores.id(c)), divide)
                 else:
                     row_state.store(O, k0 + first_row + 64 * c, p, out, divide)
                 if in_q:

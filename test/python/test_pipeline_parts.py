@@ -256,3 +256,60 @@ def test_the_wgmma_accumulator_is_the_isa_figure():
         WgmmaAccumulator(8).place(4, 0, 0)
     with pytest.raises(ValueError, match="multiple of 8 from 8 to 256"):
         WgmmaAccumulator(12)
+
+
+# -- Named barriers ------------------------------------------------------------
+
+def each_warpgroup_syncs(named):
+    """Two warpgroups each write their half of a shared row, sync on a
+    barrier of their 128 threads, and read a neighbour's word of their
+    half: with `named` each on its own barrier, else both on id 1."""
+    @T.function
+    def halves(Out: T.Tensor((256, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=256))
+        t = T.thread_id()
+        row = T.alloc_shared((256, 1), "uint32")
+        bars = P.Mbarriers(1)  # the warpgroups' clocks
+        bars[0].init(1, where=t == 0)
+        stores = P.NamedBarriers().allocate("stores", threads=128, count=2)
+        v = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], v, T.uint32(t))
+        T.cuda.tile.apply(T.ptx["st.shared.b32"], row[t:t + 1], v)
+        wg = t // 128
+        if named:
+            stores.sync(wg)
+        else:
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(1), T.uint32(128))  # one id for both
+        n = wg * 128 + (t + 1) % 128
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], v, row[n:n + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], v)
+    return halves
+
+
+def test_named_barriers_keep_each_warpgroup_to_its_own():
+    out = np.zeros((256, 1), np.uint32)
+    tile_mlir.interpret(each_warpgroup_syncs(True), out)
+    assert out.ravel().tolist() == [wg * 128 + (t + 1) % 128 for wg in range(2) for t in range(128)]
+    text = tile_mlir.compile(each_warpgroup_syncs(True), target="sm_90a", cubin=False).ptx
+    assert "bar.sync \t%r" in text and ", 128;" in text
+
+
+def test_two_warpgroups_on_one_raw_id_are_reported():
+    # Both warpgroups' 256 threads at barrier 1 of 128.
+    with pytest.raises(tile_mlir.HazardError, match=r"bar.sync reached by 256 of the 128 threads of block 0"):
+        tile_mlir.interpret(each_warpgroup_syncs(False), np.zeros((256, 1), np.uint32))
+
+
+def test_named_barriers_are_allocated_by_name_in_order():
+    named = P.NamedBarriers()
+    turns = named.allocate("turns", threads=256, count=2)
+    stores = named.allocate("stores", threads=128, count=2)
+    assert (turns.id(0), turns.id(1), stores.id(0), stores.id(1)) == (1, 2, 3, 4)
+    with pytest.raises(ValueError, match="'turns' are allocated already"):
+        named.allocate("turns", threads=256)
+    with pytest.raises(ValueError, match="needs 12 more named barriers; ids 1 to 15 are 4 taken"):
+        named.allocate("many", threads=32, count=12)
+    with pytest.raises(ValueError, match="whole warps, not 48 threads"):
+        named.allocate("odd", threads=48)
+    with pytest.raises(ValueError, match="'stores' has barriers 0 to 1, not 2"):
+        stores.id(2)

@@ -1413,6 +1413,10 @@ class Interpreter:
                 raise NotCovered(f"{form.opcode} with an undefined barrier operand {operand.name}")
             per_thread = bits[executing].astype(np.int64) & 0xFFFFFFFF
             if per_thread.size and (per_thread != per_thread[0]).any():
+                if self.streams is None:
+                    # Each warpgroup at its own barrier: run them as streams.
+                    raise Stalled(f"{self.points[self.point]}: {form.opcode} with operand {operand.name} "
+                                  "differing between threads")
                 raise NotCovered(f"{form.opcode} with operand {operand.name} differing between threads")
             found.append(int(per_thread[0]) if per_thread.size else 0)
         return found

@@ -6,10 +6,10 @@ instructions a kernel would spell by hand with ``T.cuda.tile.apply``
 (test_pipeline_parts.py compares the PTX), and each is proven in the
 interpreter, the hazard it prevents included (docs/pipelining.md)."""
 
-from .barriers import Mbarrier, Mbarriers
+from .barriers import Mbarrier, Mbarriers, NamedBarrierGroup, NamedBarriers
 from .layouts import WgmmaAccumulator
 from .reductions import block_reduce, butterfly
 from .ring import TmaRing
 from .state import PipelineState
 
-__all__ = ["Mbarrier", "Mbarriers", "PipelineState", "TmaRing", "WgmmaAccumulator", "block_reduce", "butterfly"]
+__all__ = ["Mbarrier", "Mbarriers", "NamedBarrierGroup", "NamedBarriers", "PipelineState", "TmaRing", "WgmmaAccumulator", "block_reduce", "butterfly"]

@@ -14,6 +14,17 @@ instruction each (``wait`` is the ``try_wait`` loop of ``T.until``):
 Every operation is a ``shared::cta`` one of the block's own object, but
 ``arrive_remote``, which arrives (``.release.cluster``) on the same object
 of another block of the cluster.
+
+``NamedBarriers`` gives the block's named barriers (bar.sync / bar.arrive
+ids 1 to 15) by name, so two parts of a kernel never meet at one id with
+different thread counts (undefined in the PTX ISA; the interpreter reports
+it):
+
+    named = NamedBarriers()
+    turns = named.allocate("turns", threads=256, count=2)    # ids 1, 2
+    stores = named.allocate("stores", threads=128, count=2)  # ids 3, 4
+    turns.arrive(1 - c)
+    turns.sync(c)
 """
 
 from __future__ import annotations
@@ -94,3 +105,56 @@ class Mbarrier:
         done = self.group.done
         with T.until(done):
             T.cuda.tile.apply(T.ptx[TRY_WAIT], done, self.tile, T.uint32(phase))
+
+
+class NamedBarriers:
+    """The block's named barriers, allocated by name in the order asked
+    (id 0 is the whole block's barrier, bar.sync 0, and is never given)."""
+
+    LAST = 15
+
+    def __init__(self):
+        self.groups = {}
+        self.next_id = 1
+
+    def allocate(self, name: str, threads: int, count: int = 1) -> "NamedBarrierGroup":
+        """`count` barriers of `threads` threads each (a multiple of 32),
+        the next free ids, under `name`."""
+        if name in self.groups:
+            raise ValueError(f"named barriers {name!r} are allocated already")
+        if threads % 32 or threads < 32:
+            raise ValueError(f"a named barrier counts whole warps, not {threads} threads")
+        if self.next_id + count - 1 > self.LAST:
+            raise ValueError(f"{name!r} needs {count} more named barriers; ids 1 to {self.LAST} are "
+                             f"{self.next_id - 1} taken")
+        group = NamedBarrierGroup(name, self.next_id, count, threads)
+        self.groups[name] = group
+        self.next_id += count
+        return group
+
+
+class NamedBarrierGroup:
+    """Barriers `base` to `base + count - 1`, each of `threads` threads."""
+
+    def __init__(self, name: str, base: int, count: int, threads: int):
+        self.name, self.base, self.count, self.threads = name, base, count, threads
+
+    def id(self, i=0):
+        """The id of barrier `i` of the group (an int, or an index
+        expression: a consumer's own barrier)."""
+        if isinstance(i, int) and not 0 <= i < self.count:
+            raise ValueError(f"{self.name!r} has barriers 0 to {self.count - 1}, not {i}")
+        return self.base + i
+
+    def _operand(self, i):
+        """The id operand: the group's id `i`, or a register that holds one
+        (a kernel may keep its barrier's id in a register)."""
+        return i if isinstance(i, T.Buffer) else T.uint32(self.id(i))
+
+    def sync(self, i=0) -> None:
+        """bar.sync on barrier `i`: arrive, and wait for all `threads`."""
+        T.cuda.tile.apply(T.ptx["bar.sync"], self._operand(i), T.uint32(self.threads))
+
+    def arrive(self, i=0) -> None:
+        """bar.arrive on barrier `i`: arrive without waiting."""
+        T.cuda.tile.apply(T.ptx["bar.arrive"], self._operand(i), T.uint32(self.threads))
