@@ -26,16 +26,12 @@ of 64 keys:
 """
 
 import math
-import os
-import sys
 
 from tile_mlir import script as T
 from tile_mlir.pipelining.barriers import NamedBarriers
+from tile_mlir.pipelining.epilogues import stage_and_store
 from tile_mlir.pipelining.layouts import WgmmaAccumulator
 from tile_mlir.pipelining.reductions import butterfly
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tma_store import stage_and_store  # noqa: E402
 
 D = 64            # head dimension
 BM = 64           # query rows a block
@@ -204,7 +200,7 @@ class _RowState:
         """O / l (as `store`'s) rounded to bf16 pairs into the warpgroup's
         shared buffer `buf` (a 64 x 64 box a half) by stmatrix and stored to
         O's rows row0.. as 64 x 64 boxes by one thread
-        (tma_store.stage_and_store; the warpgroup's barrier `barrier`). The
+        (pipelining.epilogues.stage_and_store; the warpgroup's barrier `barrier`). The
         store is not waited for: the next one waits until it has read the
         buffer."""
         self._divide(divide)

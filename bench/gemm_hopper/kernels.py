@@ -29,14 +29,10 @@ result equals numpy bit for bit (bench/gemm/gemm_reference.py), in the
 interpreter and on the H200.
 """
 
-import os
-import sys
 
 from tile_mlir import script as T
+from tile_mlir.pipelining.epilogues import stage_and_store, stmatrix_place
 from tile_mlir.pipelining.layouts import WgmmaAccumulator
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tma_store import stage_and_store, stmatrix_place  # noqa: E402
 
 BK = 64          # a step of K: one 128-byte swizzled row of b16
 KINDS = {"float16": "f16", "bfloat16": "bf16", "e4m3": "e4m3"}

@@ -313,3 +313,57 @@ def test_named_barriers_are_allocated_by_name_in_order():
         named.allocate("odd", threads=48)
     with pytest.raises(ValueError, match="'stores' has barriers 0 to 1, not 2"):
         stores.id(2)
+
+
+# -- Epilogues -------------------------------------------------------------------
+
+from tile_mlir.pipelining.epilogues import stage_and_store  # noqa: E402
+from tile_mlir.pipelining.layouts import WgmmaAccumulator  # noqa: E402
+
+
+def staged_store(times, same_place=False):
+    """One warpgroup's D (64 x 128 f32, register e of thread t holding
+    t * 64 + e) stored `times` times as bf16 through one shared buffer,
+    each time each value plus one, to the next 128 columns of C (or, with
+    `same_place`, to the same ones)."""
+    @T.function
+    def epilogue(C: T.Tensor((64, 128 * times), "uint16", tma=T.TensorMap((64, 64), "128B"))):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+        t = T.thread_id()
+        buf = T.alloc_dynamic_shared((2, 64, 64), "uint16", align=1024).swizzle("128B")
+        acc = T.alloc_local((1, 1, 64), "float32")
+        stores = P.NamedBarriers().allocate("stores", threads=128)
+        for step in range(times):
+            for e in range(64):
+                T.cuda.tile.apply(T.ptx["cvt.rn.f32.u32"], acc[0, 0:1, e:e + 1],
+                                  T.uint32(t * 64 + e + step))  # a value per register
+            col0 = 0 if same_place else 128 * step
+            stage_and_store(C, buf, acc, 0, col0, 128, t // 32, t % 32, t, "bf16", T.uint32(stores.id()))
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
+    return epilogue
+
+
+@pytest.mark.parametrize("times", [1, 2])
+def test_stage_and_store_puts_each_register_where_the_layout_says(times):
+    # Twice through one buffer: the second call waits for the first
+    # store's read of it before its stmatrix writes.
+    out = np.zeros((64, 128 * times), np.uint16)
+    tile_mlir.interpret(staged_store(times), out)
+    layout, want = WgmmaAccumulator(128), np.zeros((64, 128 * times), np.float32)
+    for step in range(times):
+        for t in range(128):
+            for e in range(64):
+                row, col = layout.place(e, t // 32, t % 32, 0, 128 * step)
+                want[row, col] = t * 64 + e + step
+    bits = want.view(np.uint32)
+    bf16 = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16  # rounded to nearest even
+    assert np.array_equal(out, bf16.astype(np.uint16))
+
+
+def test_two_stores_to_one_place_without_a_wait_race():
+    # The second store's writes and the first's are not ordered until a
+    # cp.async.bulk.wait_group (without .read) covers the first.
+    with pytest.raises(tile_mlir.HazardError, match=r"writes C byte 0, which the bulk store at \S+ may still be "
+                                                    r"writing"):
+        tile_mlir.interpret(staged_store(2, same_place=True), np.zeros((64, 256), np.uint16))

@@ -1,9 +1,19 @@
 """Storing a warpgroup's wgmma accumulators by TMA, shared by the Hopper
 GEMM (bench/gemm_hopper) and attention (bench/attention): rounded to pairs
 of a 16-bit type, written to a swizzled shared buffer by stmatrix, stored
-as 64 x 64 boxes by one thread."""
+as 64 x 64 boxes by one thread.
 
-from tile_mlir import script as T
+    stage_and_store(C, buf, acc, row0, col0, cols=128, warp=warp, lane=lane, p=p,
+                    kind="bf16", barrier=T.uint32(stores.id(c)))
+
+The buffer is reused safely: each call first waits until the stores from
+it before have read it (cp.async.bulk.wait_group.read), and fences its
+stmatrix writes for the async proxy before the store reads them
+(test_pipeline_parts.py runs it in the interpreter, which reports either
+step left out).
+"""
+
+from .. import script as T
 
 
 def stmatrix_place(warp, lane):
