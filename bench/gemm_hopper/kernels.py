@@ -33,6 +33,7 @@ interpreter and on the H200.
 from tile_mlir import script as T
 from tile_mlir.pipelining.epilogues import stage_and_store, stmatrix_place
 from tile_mlir.pipelining.layouts import WgmmaAccumulator
+from tile_mlir.pipelining.schedulers import GroupedTiles
 
 BK = 64          # a step of K: one 128-byte swizzled row of b16
 KINDS = {"float16": "f16", "bfloat16": "bf16", "e4m3": "e4m3"}
@@ -44,10 +45,9 @@ DEFERRED_STEPS = 4
 
 def _block_origin(bid, blocks_n, group_m, bm, bn):
     """The first row and column of C that block `bid` computes: blocks in
-    groups of `group_m` block rows, column by column within a group."""
-    in_group = bid % (group_m * blocks_n)
-    row0 = ((bid // (group_m * blocks_n)) * group_m + in_group % group_m) * bm
-    return row0, (in_group // group_m) * bn
+    groups of `group_m` block rows, column by column within a group
+    (pipelining.schedulers)."""
+    return GroupedTiles(blocks_n, group_m, bm, bn).origin(bid)
 
 
 def _copy_step(tiles, kt, buffer, thread, threads):

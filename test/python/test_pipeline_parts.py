@@ -367,3 +367,17 @@ def test_two_stores_to_one_place_without_a_wait_race():
     with pytest.raises(tile_mlir.HazardError, match=r"writes C byte 0, which the bulk store at \S+ may still be "
                                                     r"writing"):
         tile_mlir.interpret(staged_store(2, same_place=True), np.zeros((64, 256), np.uint16))
+
+
+# -- Tile schedulers ---------------------------------------------------------------
+
+@pytest.mark.parametrize("tiles_m,tiles_n,group_m", [(16, 16, 8), (32, 16, 16), (6, 5, 3), (4, 7, 1)])
+def test_grouped_tiles_cover_the_grid_once_in_groups(tiles_m, tiles_n, group_m):
+    from tile_mlir.pipelining.schedulers import GroupedTiles
+    tiles = GroupedTiles(tiles_n, group_m, tile_m=128, tile_n=256)
+    origins = [tiles.origin(i) for i in range(tiles_m * tiles_n)]
+    assert sorted(origins) == [(128 * r, 256 * c) for r in range(tiles_m) for c in range(tiles_n)]
+    # The first group: its tile rows down column 0, then down column 1.
+    assert origins[:2 * group_m] == [(128 * r, 256 * c) for c in range(2) for r in range(group_m)][:2 * group_m]
+    with pytest.raises(ValueError, match="group_m is a positive integer"):
+        GroupedTiles(4, 0, 128, 128)
