@@ -32,6 +32,7 @@ from tile_mlir.pipelining.barriers import NamedBarriers
 from tile_mlir.pipelining.epilogues import stage_and_store
 from tile_mlir.pipelining.layouts import WgmmaAccumulator
 from tile_mlir.pipelining.reductions import butterfly
+from tile_mlir.pipelining.state import PipelineState
 
 D = 64            # head dimension
 BM = 64           # query rows a block
@@ -306,9 +307,10 @@ class _Ring:
             (self.full, self.empty, ((self.k_s, K),)), (self.full_v, self.empty_v, ((self.v_s, V),)))
         for full, empty, tiles in rings:
             stages = full.shape[0]
-            stage = g % stages
+            put = PipelineState.producer(stages, g)
+            stage = put.stage
             with T.if_(g >= stages):
-                _wait(self.done, empty[stage:stage + 1], (g // stages + 1) % 2)
+                _wait(self.done, empty[stage:stage + 1], put.phase)
             T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], self.state,
                               full[stage:stage + 1], T.uint32(len(tiles) * self.box_bytes))
             for tile, tensor in tiles:
@@ -317,14 +319,14 @@ class _Ring:
 
     def wait_k(self, g):
         """Until K of step g (and V, with one ring) has landed."""
-        stage = g % self.k_stages
-        _wait(self.done, self.full[stage:stage + 1], (g // self.k_stages) % 2)
+        get = PipelineState(self.k_stages, g)
+        _wait(self.done, self.full[get.stage:get.stage + 1], get.phase)
 
     def wait_v(self, g):
         """Until V of step g has landed (waited for with K's in one ring)."""
         if self.split:
-            stage = g % self.v_stages
-            _wait(self.done, self.full_v[stage:stage + 1], (g // self.v_stages) % 2)
+            get = PipelineState(self.v_stages, g)
+            _wait(self.done, self.full_v[get.stage:get.stage + 1], get.phase)
 
     def k_empty(self, g):
         """The mbarrier that frees K's stage of step g."""

@@ -34,6 +34,7 @@ from tile_mlir import script as T
 from tile_mlir.pipelining.epilogues import stage_and_store, stmatrix_place
 from tile_mlir.pipelining.layouts import WgmmaAccumulator
 from tile_mlir.pipelining.schedulers import GroupedTiles
+from tile_mlir.pipelining.state import PipelineState
 
 BK = 64          # a step of K: one 128-byte swizzled row of b16
 KINDS = {"float16": "f16", "bfloat16": "bf16", "e4m3": "e4m3"}
@@ -134,7 +135,7 @@ def _wait_stage_free(empty, done, buffer, step, stages):
     with T.if_(step >= stages):
         with T.until(done):
             T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, empty[buffer:buffer + 1],
-                              T.uint32((step // stages + 1) % 2))
+                              T.uint32(PipelineState.producer(stages, step).phase))
 
 
 def _cp_async_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, depth, bm, bn, p):
@@ -299,10 +300,11 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
             accumulate = t < threads
             c = wg - 1
             for kt in T.serial(0, steps):
-                buffer = kt % stages
+                get = PipelineState(stages, kt)
+                buffer = get.stage
                 with T.until(done):
                     T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done,
-                                      full[buffer:buffer + 1], T.uint32((kt // stages) % 2))
+                                      full[buffer:buffer + 1], T.uint32(get.phase))
                 _multiply_step(opcode, acc, a_s, b_s, buffer, 64 * c, bn, accumulate, k_step)
                 # The step before retired: one thread frees its stage.
                 before = (kt + stages - 1) % stages
@@ -660,9 +662,10 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
 
                 def multiply(kt):
                     g = first + kt
-                    buffer = g % stages
+                    get = PipelineState(stages, g)
+                    buffer = get.stage
                     with T.until(done):
-                        T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32((g // stages) % 2))
+                        T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32(get.phase))
                     _multiply_step(opcode, accs, a_s, b_s, buffer, a_row, bn, accumulate, k_step, pending,
                                    fresh=t >= threads if deferred and isinstance(kt, int) and kt == 0 else None)
                     # The step `pending` before retired: free its stage.
@@ -769,9 +772,10 @@ def _stream_k_segments(C, Workspace, Flags, accs, a_s, b_s, full, done, free, or
         T.cuda.tile.apply(T.ptx["mov.b32"], acc.view("uint32").reshape((regs, 1)), T.uint32(0))
         for kt in T.serial(begin, end):
             g = first + kt
-            buffer = g % stages
+            get = PipelineState(stages, g)
+            buffer = get.stage
             with T.until(done):
-                T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32((g // stages) % 2))
+                T.cuda.tile.apply(wait, done, full[buffer:buffer + 1], T.uint32(get.phase))
             _multiply_step(opcode, accs, a_s, b_s, buffer, a_row, shape["bn"], accumulate, shape["k_step"], 1)
             free((g + stages - 1) % stages, kt > begin)
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
