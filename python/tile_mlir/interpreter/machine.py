@@ -332,6 +332,8 @@ class Interpreter:
         # Program points by number (a buffer's written_at/read_at index them)
         # and the hazards found, one per pair of points and kind.
         self.points, self.point = ["<unknown>"], 0
+        # The hazards found, each reported once by its key (kind and
+        # program points): first_report.
         self.hazards, self._hazard_keys = [], set()
         # Each block's barrier epoch: how many barriers it has passed.
         self.per_block = per_block
@@ -390,6 +392,14 @@ class Interpreter:
         # otherwise.
         self.sync = None
 
+    def first_report(self, key) -> bool:
+        """Whether a hazard of `key` is reported for the first time (and
+        from now on, that it has been): each is reported once."""
+        if key in self._hazard_keys:
+            return False
+        self._hazard_keys.add(key)
+        return True
+
     def track(self, buffer, origin=None):
         """Gives `buffer` origins (unknown unless given) when the run
         tracks them; returns it."""
@@ -442,9 +452,8 @@ class Interpreter:
         points, firsts = np.unique(before[conflicts], return_index=True)
         for point, i in zip(points, conflicts[firsts]):
             key = (kind, int(point), self.point)
-            if key in self._hazard_keys:
+            if not self.first_report(key):
                 continue
-            self._hazard_keys.add(key)
             other = int(others[i]) if others[i] != MANY else "(several)"
             self.hazards.append(Hazard(kind, buffer.name, int(at[i]), self.points[before[i]],
                                        self.points[self.point], (other, int(lanes[i])),
@@ -1038,9 +1047,8 @@ class Interpreter:
             return
         where = np.flatnonzero(buffer.pending_at[at])[0]
         key = ("async", self.point, buffer.name)
-        if key in self._hazard_keys:
+        if not self.first_report(key):
             return
-        self._hazard_keys.add(key)
         copied_at = int(buffer.pending_at[at][where])
         self.hazards.append(AsyncHazard(self.current_opcode, self.points[self.point], buffer.name,
                                         int(at[where]), self.points[copied_at], copied_at in self.bulk_points))
@@ -1336,9 +1344,8 @@ class Interpreter:
     def _collective_hazard(self, form, problem, bad, lane, source):
         for thread in np.flatnonzero(bad)[:1]:
             key = ("collective", problem.split()[0], self.point)
-            if key in self._hazard_keys:
+            if not self.first_report(key):
                 return
-            self._hazard_keys.add(key)
             self.hazards.append(CollectiveHazard(form.opcode, self.points[self.point], int(thread),
                                                  int(lane[thread]), int(source[thread]), problem))
 
@@ -1364,8 +1371,7 @@ class Interpreter:
                              f"{self.per_block}, in a kernel without mbarriers")
         for block in np.flatnonzero((arrived > 0) & (arrived != count))[:1]:
             key = ("barrier", self.point)
-            if key not in self._hazard_keys:
-                self._hazard_keys.add(key)
+            if self.first_report(key):
                 self.hazards.append(DivergentBarrier(form.opcode, self.points[self.point], int(block),
                                                      int(arrived[block]), count))
         if partial:
@@ -1668,9 +1674,8 @@ class Interpreter:
         points, firsts = np.unique(point[bad], return_index=True)
         for at_point, i in zip(points, bad[firsts]):
             key = ("access-before-exit", int(at_point), self.point)
-            if key in self._hazard_keys:
+            if not self.first_report(key):
                 continue
-            self._hazard_keys.add(key)
             owner = int(i // buffer.block_bytes * self.per_block)
             self.hazards.append(Hazard("access-before-exit", buffer.name, int(i % buffer.block_bytes),
                                        self.points[int(at_point)], "the kernel's end", (int(others[i]), owner)))

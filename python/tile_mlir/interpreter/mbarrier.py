@@ -269,8 +269,7 @@ def execute(interp, form, values, coord, executing):
                 arrived_at = barrier.async_phases.get(waited)
                 if arrived_at and not interp.spinning:
                     key = ("async arrival", interp.point)
-                    if key not in interp._hazard_keys:
-                        interp._hazard_keys.add(key)
+                    if interp.first_report(key):
                         interp.hazards.append(AsyncArrivalHazard(form.opcode, where, arrived_at))
                 deliver_attached(interp, barrier, waited)
         interp.write(named["waitComplete"], coord + [0], done, known, executing, None)

@@ -83,8 +83,7 @@ def check_async_read(interp, buffer, at):
         return
     first = int(np.flatnonzero(points)[0])
     key = ("proxy", interp.point, buffer.name)
-    if key in interp._hazard_keys:
+    if not interp.first_report(key):
         return
-    interp._hazard_keys.add(key)
     interp.hazards.append(ProxyHazard(interp.current_opcode, interp.points[interp.point], buffer.name,
                                       int(np.asarray(at)[first]), interp.points[int(points[first])]))

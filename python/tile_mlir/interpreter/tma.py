@@ -309,9 +309,8 @@ def check_source_write(interp, buffer, at):
         return
     first = int(np.flatnonzero(reading)[0])
     key = ("store source", interp.point, buffer.name)
-    if key in interp._hazard_keys:
+    if not interp.first_report(key):
         return
-    interp._hazard_keys.add(key)
     interp.hazards.append(StoreSourceHazard(interp.current_opcode, interp.points[interp.point], buffer.name,
                                             int(at[first]), interp.points[int(reading[first])]))
 
@@ -341,9 +340,8 @@ def check_target_access(interp, buffer, at, access):
         return
     first = int(np.flatnonzero(writing)[0])
     key = ("store target", interp.point, buffer.name)
-    if key in interp._hazard_keys:
+    if not interp.first_report(key):
         return
-    interp._hazard_keys.add(key)
     interp.hazards.append(StoreTargetHazard(interp.current_opcode, interp.points[interp.point], buffer.name,
                                             int(at[first]), interp.points[int(writing[first])], access))
 

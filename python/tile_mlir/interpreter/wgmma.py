@@ -414,8 +414,7 @@ def check_shared_write(interp, buffer, at):
 
 def _report(interp, issued, what):
     key = ("wgmma", issued, interp.point, what)
-    if key in interp._hazard_keys:
+    if not interp.first_report(key):
         return
-    interp._hazard_keys.add(key)
     interp.hazards.append(WgmmaHazard(interp.current_opcode, interp.points[interp.point], what,
                                       interp.points[issued]))
