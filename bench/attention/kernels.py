@@ -32,6 +32,7 @@ from tile_mlir.pipelining.barriers import NamedBarriers
 from tile_mlir.pipelining.epilogues import stage_and_store
 from tile_mlir.pipelining.layouts import WgmmaAccumulator
 from tile_mlir.pipelining.reductions import butterfly
+from tile_mlir.pipelining.roles import WarpgroupRoles
 from tile_mlir.pipelining.state import PipelineState
 
 D = 64            # head dimension
@@ -576,9 +577,8 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
         done = T.alloc_local((1, 1), "bool")
         ring = _Ring(k_s, v_s, full, empty, state, done)
         _init_barriers(t, (q_full, 1), *ring.barriers(consumers))
-        with T.if_(wg == 0):
-            if registers:
-                T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(registers[0]))
+        roles = WarpgroupRoles(t, registers)
+        with roles.producer():
             with T.if_(p == 0):
                 T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, q_full,
                                   T.uint32(halves * bm * 128))
@@ -586,10 +586,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
                     T.cuda.tile.apply(load, q_s[hf], Q.tensor_map, (64 * hf, q0), q_full[0])
                 for j in T.serial(0, steps):
                     ring.produce(K, V, j, k0 + j * bn)
-        with T.if_(wg > 0):
-            if registers:
-                T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(registers[1]))
-            c = wg - 1
+        with roles.consumers() as c:
             rows_from = first_row + 64 * c
             row_state = _RowState(bn, halves, wide_pv)
 
@@ -731,8 +728,8 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
         ring = _Ring(k_s, v_s, full, empty, state, done, full_v, empty_v)
         _init_barriers(t, *[(q_full[x:x + 1], 1) for x in range(qs)],
                        *[(q_empty[x:x + 1], consumers // q_parts) for x in range(qs)], *ring.barriers(consumers))
-        with T.if_(wg == 0):
-            T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(registers[0]))
+        roles = WarpgroupRoles(t, registers)
+        with roles.producer():
             with T.if_(p == 0):
                 load = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
 
@@ -786,9 +783,7 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
                     elif in_q:
                         with T.if_(steps <= stages):
                             load_q(n, k0 + first_row)
-        with T.if_(wg > 0):
-            T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(registers[1]))
-            c = wg - 1
+        with roles.consumers() as c:
             row_state = _RowState(bn, halves, wide_pv)
             named = NamedBarriers()
             turns = _Turns(c, named.allocate("turns", threads=256, count=2))

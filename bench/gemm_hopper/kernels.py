@@ -33,6 +33,7 @@ interpreter and on the H200.
 from tile_mlir import script as T
 from tile_mlir.pipelining.epilogues import stage_and_store, stmatrix_place
 from tile_mlir.pipelining.layouts import WgmmaAccumulator
+from tile_mlir.pipelining.roles import WarpgroupRoles
 from tile_mlir.pipelining.schedulers import GroupedTiles
 from tile_mlir.pipelining.state import PipelineState
 
@@ -286,19 +287,17 @@ def gemm_specialized(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, d
                               pred=t == 0)
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
 
-        with T.if_(wg == 0):
-            T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(producer_regs))
+        roles = WarpgroupRoles(t, (producer_regs, consumer_regs))
+        with roles.producer():
             if tma:
                 _tma_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, bm, bn, p, bk)
             else:
                 _cp_async_producer(A, B, a_s, b_s, full, empty, state, done, row0, col0, steps, stages, depth,
                                    bm, bn, p)
-        with T.if_(wg > 0):
-            T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(consumer_regs))
+        with roles.consumers() as c:
             acc = T.alloc_local((1, 1, regs), "float32")
             T.cuda.tile.apply(T.ptx["mov.b32"], acc.view("uint32").reshape((regs, 1)), T.uint32(0))
             accumulate = t < threads
-            c = wg - 1
             for kt in T.serial(0, steps):
                 get = PipelineState(stages, kt)
                 buffer = get.stage
@@ -548,8 +547,8 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
             row0, col0 = _block_origin(pair, blocks_n, group_m, cluster * bm, bn)
             return row0 + rank * bm, col0
 
-        with T.if_(wg == 0):
-            T.cuda.tile.apply(T.ptx["setmaxnreg.dec.sync.aligned.u32"], T.uint32(producer_regs))
+        roles = WarpgroupRoles(t, (producer_regs, consumer_regs))
+        with roles.producer():
             with T.if_(p == 0):
                 policies = {}
                 for name, priority in (("a", a_priority), ("b", b_priority)):
@@ -606,12 +605,10 @@ def gemm_persistent(m, n, k, dtype="bfloat16", bn=256, consumers=2, stages=4, gr
                 T.cuda.tile.apply(T.ptx["mbarrier.arrive.shared::cluster.b64"],
                                   empty.of_block(r)[stage:stage + 1], pred=pred)
 
-        with T.if_(wg > 0):
-            T.cuda.tile.apply(T.ptx["setmaxnreg.inc.sync.aligned.u32"], T.uint32(consumer_regs))
+        with roles.consumers() as c:
             accs = [T.alloc_local((1, 1, regs), "float32") for _ in range(wg_rows // 64)]
             acc = accs[0]
             accumulate = t < threads
-            c = wg - 1
             # Ping-pong: the consumers take the block's tiles in turn, and
             # their main loops take turns at named barriers 1 + c.
             start, stride = (first_pair + c * clusters, clusters * consumers) if pingpong else (first_pair, clusters)

@@ -381,3 +381,58 @@ def test_grouped_tiles_cover_the_grid_once_in_groups(tiles_m, tiles_n, group_m):
     assert origins[:2 * group_m] == [(128 * r, 256 * c) for c in range(2) for r in range(group_m)][:2 * group_m]
     with pytest.raises(ValueError, match="group_m is a positive integer"):
         GroupedTiles(4, 0, 128, 128)
+
+
+# -- Warpgroup roles -------------------------------------------------------------
+
+def specialized_ring_sum(steps, stages):
+    """Warpgroup 0 produces (thread 0 loads each k block through the ring),
+    warpgroups 1 and 2 consume: consumer thread p adds its 4 words of every
+    block, as ring_sum's thread p does."""
+    from tile_mlir.pipelining.roles import WarpgroupRoles
+
+    @T.function
+    def specialized(A: T.Tensor((steps * ROWS, COLS), "uint16", tma=T.TensorMap((ROWS, COLS))),
+                    Out: T.Tensor((2, THREADS, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=3 * THREADS))
+        t = T.thread_id()
+        slots = T.alloc_shared((stages, ROWS, COLS), "uint16", align=128)
+        ring = P.TmaRing(stages, consumers=2 * THREADS)
+        acc = T.alloc_local((1, 1, 4), "uint32")
+        ring.init(where=t == 0)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        roles = WarpgroupRoles(t, registers=(40, 232))
+        with roles.producer():
+            with T.if_(roles.p == 0):
+                for k in T.serial(0, steps):
+                    put = P.PipelineState.producer(stages, k)
+                    ring.acquire(put)
+                    ring.expect(put, BOX_BYTES)
+                    T.cuda.tile.apply(T.ptx[LOAD], slots[put.stage], A.tensor_map, (0, k * ROWS), ring.full(put))
+        with roles.consumers() as c:
+            T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((4, 1)), T.uint32(0))
+            for k in T.serial(0, steps):
+                get = P.PipelineState(stages, k)
+                ring.wait(get)
+                _consume(slots[get.stage], acc, roles.p)
+                ring.release(get)
+            T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[c, roles.p:roles.p + 1], acc.reshape((1, 4)))
+    return specialized
+
+
+@pytest.mark.parametrize("steps,stages", [(5, 2), (3, 3)])
+def test_a_warp_specialized_ring_sums_every_block(steps, stages):
+    a, want = data(steps)
+    out = np.zeros((2, THREADS, 4), np.uint32)
+    tile_mlir.interpret(specialized_ring_sum(steps, stages), a, out)
+    assert np.array_equal(out[0], want) and np.array_equal(out[1], want)
+
+
+def test_roles_emit_setmaxnreg_first_in_each_branch():
+    import re
+    text = str(specialized_ring_sum(2, 2).module)
+    opcodes = re.findall(r'tile\.apply "(setmaxnreg[^"]+)"', text)
+    assert opcodes == ["setmaxnreg.dec.sync.aligned.u32", "setmaxnreg.inc.sync.aligned.u32"]
+    from tile_mlir.pipelining.roles import WarpgroupRoles
+    with pytest.raises(ValueError, match="24 to 256 registers in steps of 8, got 20"):
+        WarpgroupRoles(None, registers=(20, 232))
