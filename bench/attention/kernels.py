@@ -32,7 +32,7 @@ from tile_mlir.pipelining.barriers import NamedBarriers
 from tile_mlir.pipelining.epilogues import stage_and_store
 from tile_mlir.pipelining.layouts import WgmmaAccumulator
 from tile_mlir.pipelining.reductions import butterfly
-from tile_mlir.pipelining.roles import WarpgroupRoles
+from tile_mlir.pipelining.roles import ConsumerTurns, WarpgroupRoles
 from tile_mlir.pipelining.state import PipelineState
 
 D = 64            # head dimension
@@ -220,34 +220,6 @@ class _RowState:
                               self.o_rows[h], lh.reshape((1, 1, 1)).broadcast((self.halves * 8, 2, 1)))
 
 
-class _Turns:
-    """Two consumers issuing their wgmma in turns (FlashAttention 3's
-    scheduler barriers): consumer c waits for its turn at its barrier of
-    `ids` (two of 256 threads) and gives the other its turn by arriving at
-    the other's. Consumer 1 gives consumer 0 the first turn, and none after
-    its last wgmma, so that every arrival is waited for."""
-
-    def __init__(self, c, ids):
-        self.c, self.ids = c, ids
-        self.mine, self.others = T.alloc_local((1, 1), "uint32"), T.alloc_local((1, 1), "uint32")
-        T.cuda.tile.apply(T.ptx["mov.b32"], self.mine, T.uint32(ids.id(c)))
-        T.cuda.tile.apply(T.ptx["mov.b32"], self.others, T.uint32(ids.id(1 - c)))
-        with T.if_(c == 1):
-            ids.arrive(0)
-
-    def mine_now(self):
-        self.ids.sync(self.mine)
-
-    def theirs_now(self, more=True):
-        """The other's turn. `more`: whether this consumer issues wgmma
-        again (False after its last, a runtime condition in a loop)."""
-        if more is True:
-            self.ids.arrive(self.others)
-            return
-        with T.if_(self.c == 0 if more is False else (self.c == 0) | more):
-            self.ids.arrive(self.others)
-
-
 def _init_barriers(t, *barriers):
     """Thread 0 initializes each (mbarrier, arrivals) of `barriers`; the
     block then waits for them."""
@@ -367,11 +339,11 @@ def _consume_pipelined(row_state, turns, q_s, ring, g0, steps, q_row, p, rows_fr
 
     def my_turn():
         if turns:
-            turns.mine_now()
+            turns.wait_turn()
 
     def their_turn():
         if turns:
-            turns.theirs_now()
+            turns.pass_turn()
 
     ring.wait_k(g0)
     my_turn()
@@ -404,10 +376,10 @@ def _finish_pipelined(row_state, turns, ring, g, p, more=False, keep=False):
     the consumer has rows after these (for turns)."""
     ring.wait_v(g)
     if turns:
-        turns.mine_now()
+        turns.wait_turn()
     row_state.issue_pv(ring.v(g), p < 128)
     if turns:
-        turns.theirs_now(more)
+        turns.pass_turn(more)
     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
     ring.free_v(g, p, keep_k=keep)
     if not keep:
@@ -593,7 +565,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
             def mask(j):
                 return (j * bn + bn - 1 > rows_from) if causal else None
 
-            turns = _Turns(c, NamedBarriers().allocate("turns", threads=256, count=2)) if pingpong else None
+            turns = ConsumerTurns(c, NamedBarriers().allocate("turns", threads=256, count=2)) if pingpong else None
 
             _wait(done, q_full, 0)
             if pipelined:
@@ -786,7 +758,7 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
         with roles.consumers() as c:
             row_state = _RowState(bn, halves, wide_pv)
             named = NamedBarriers()
-            turns = _Turns(c, named.allocate("turns", threads=256, count=2))
+            turns = ConsumerTurns(c, named.allocate("turns", threads=256, count=2))
             # Each consumer's stores of its O (128 threads), and the hand-off
             # of K's rows that hold O (both consumers' last S retired).
             stores = named.allocate("stores", threads=128, count=2)

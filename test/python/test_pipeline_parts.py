@@ -436,3 +436,48 @@ def test_roles_emit_setmaxnreg_first_in_each_branch():
     from tile_mlir.pipelining.roles import WarpgroupRoles
     with pytest.raises(ValueError, match="24 to 256 registers in steps of 8, got 20"):
         WarpgroupRoles(None, registers=(20, 232))
+
+
+def turns_kernel(rounds, wait_twice=False):
+    """Consumer warpgroups 0 and 1 take `rounds` turns each; in its turn,
+    each one's thread 0 writes its index to the next slot of a log (turns
+    in order: 0, 1, 0, 1, ...), and a barrier of both orders the log."""
+    from tile_mlir.pipelining.roles import ConsumerTurns
+
+    @T.function
+    def turns(Log: T.Tensor((2 * rounds, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=2 * THREADS))
+        t = T.thread_id()
+        c, p = t // THREADS, t % THREADS
+        log = T.alloc_shared((2 * rounds, 1), "uint32")
+        bars = P.Mbarriers(1)  # the warpgroups' clocks
+        bars[0].init(1, where=t == 0)
+        named = P.NamedBarriers()
+        turn = ConsumerTurns(c, named.allocate("turns", threads=256, count=2))
+        v = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], v, T.uint32(c))
+        for r in range(rounds):
+            turn.wait_turn()
+            if wait_twice and r == 1:
+                turn.wait_turn()  # a second wait in one turn
+            slot = 2 * r + c
+            T.cuda.tile.apply(T.ptx["st.shared.b32"], log[slot:slot + 1], v, pred=p == 0)  # the turn's write
+            turn.pass_turn(r < rounds - 1)
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        with T.if_(t < 2 * rounds):
+            T.cuda.tile.apply(T.ptx["ld.shared.b32"], v, log[t:t + 1])
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Log[t:t + 1], v)
+    return turns
+
+
+def test_consumer_turns_alternate():
+    log = np.zeros((6, 1), np.uint32)
+    tile_mlir.interpret(turns_kernel(3), log)
+    assert log.ravel().tolist() == [0, 1, 0, 1, 0, 1]
+
+
+def test_waiting_twice_in_one_turn_is_reported(line_of):
+    # The turn is not passed back before the second wait: it never comes.
+    with pytest.raises(tile_mlir.InterpretError, match=line_of("# a second wait in one turn") +
+                       r": bar.sync never completes"):
+        tile_mlir.interpret(turns_kernel(3, wait_twice=True), np.zeros((6, 1), np.uint32))

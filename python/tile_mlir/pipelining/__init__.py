@@ -11,8 +11,8 @@ from .barriers import Mbarrier, Mbarriers, NamedBarrierGroup, NamedBarriers
 from .layouts import WgmmaAccumulator
 from .reductions import block_reduce, butterfly
 from .ring import TmaRing
-from .roles import WarpgroupRoles
+from .roles import ConsumerTurns, WarpgroupRoles
 from .schedulers import GroupedTiles
 from .state import PipelineState
 
-__all__ = ["GroupedTiles", "Mbarrier", "Mbarriers", "NamedBarrierGroup", "NamedBarriers", "PipelineState", "TmaRing", "WarpgroupRoles", "WgmmaAccumulator", "block_reduce", "butterfly"]
+__all__ = ["ConsumerTurns", "GroupedTiles", "Mbarrier", "Mbarriers", "NamedBarrierGroup", "NamedBarriers", "PipelineState", "TmaRing", "WarpgroupRoles", "WgmmaAccumulator", "block_reduce", "butterfly"]
