@@ -25,9 +25,11 @@ def _consume(slot, acc, t):
     T.cuda.tile.apply(T.ptx["add.u32"], acc.reshape((4, 1)), acc.reshape((4, 1)), words.reshape((4, 1)))
 
 
-def with_parts(steps, stages, misuse=None):
+def with_parts(steps, stages, misuse=""):
     """Thread 0 loads k block k of A into slot k % stages through the ring;
-    every thread adds its 4 words of each block; Out gets the sums."""
+    every thread adds its 4 words of each block; Out gets the sums.
+    `misuse`: the parts' misuses to make, joined by "+"."""
+    misuse = misuse.split("+")
     @T.function
     def ring_sum(A: T.Tensor((steps * ROWS, COLS), "uint16", tma=T.TensorMap((ROWS, COLS))),
                  Out: T.Tensor((THREADS, 4), "uint32")):
@@ -42,15 +44,15 @@ def with_parts(steps, stages, misuse=None):
         for k in T.serial(0, steps):
             with T.if_(t == 0):
                 put = P.PipelineState.producer(stages, k)
-                if misuse != "no_acquire":
+                if "no_acquire" not in misuse:
                     ring.acquire(put)  # the producer's wait
                 ring.expect(put, BOX_BYTES)
                 T.cuda.tile.apply(T.ptx[LOAD], slots[put.stage], A.tensor_map, (0, k * ROWS), ring.full(put))
-            get = P.PipelineState.producer(stages, k) if misuse == "wrong_phase" else P.PipelineState(stages, k)
-            if misuse != "no_wait":
+            get = P.PipelineState.producer(stages, k) if "wrong_phase" in misuse else P.PipelineState(stages, k)
+            if "no_wait" not in misuse:
                 ring.wait(get)  # the consumer's wait
             _consume(slots[get.stage], acc, t)
-            if misuse != "no_release":
+            if "no_release" not in misuse:
                 ring.release(get)
         T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], acc.reshape((1, 4)))
     return ring_sum
@@ -481,3 +483,14 @@ def test_waiting_twice_in_one_turn_is_reported(line_of):
     with pytest.raises(tile_mlir.InterpretError, match=line_of("# a second wait in one turn") +
                        r": bar.sync never completes"):
         tile_mlir.interpret(turns_kernel(3, wait_twice=True), np.zeros((6, 1), np.uint32))
+
+
+def test_a_hang_names_the_hazards_found_before_it(line_of):
+    # A consumer that neither waits nor releases: its reads race the
+    # copies (found first), then the producer's wait never ends.
+    a, _ = data(4)
+    with pytest.raises(tile_mlir.InterpretError) as caught:
+        tile_mlir.interpret(with_parts(4, 2, "no_wait+no_release"), a, np.zeros((THREADS, 4), np.uint32))
+    text = str(caught.value)
+    assert text.startswith("ring_sum: " + line_of("# the producer's wait") + ": this loop never ends")
+    assert "\nbefore it, the interpreter found " in text and "has not delivered" in text

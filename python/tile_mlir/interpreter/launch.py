@@ -121,7 +121,11 @@ def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True, ta
     except machine.O.FragmentLayoutFault as why:
         raise FragmentLayoutError(f"{fn.name}: {why}") from None
     except (machine.M.MbarrierFault, machine.LoopFault, machine.S.Stuck, machine.T.TmaFault) as why:
-        raise InterpretError(f"{fn.name}: {why}") from None
+        before = getattr(why, "hazards_before", [])
+        found = "".join(f"\n  {hazard}" for hazard in before)
+        raise InterpretError(f"{fn.name}: {why}" + (f"\nbefore it, the interpreter found {len(before)} "
+                                                    f"hazard{'s' if len(before) != 1 else ''}:{found}"
+                                                    if before else "")) from None
     if hazards:
         raise HazardError(fn.name, hazards)
     for opcode, point in approximated.items():

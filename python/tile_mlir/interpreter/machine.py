@@ -2509,14 +2509,20 @@ def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, bank
         buffer = interp.track(Buffer(np.zeros(blocks * size, np.uint8), np.zeros(blocks * size, bool), False, name,
                                      shared=True, block_bytes=size, align=alignments.get(index)))
         interp.values[argument] = View(buffer, interp.block_linear * size, strides, shape, bits)
-    if as_streams:
-        interp.streams = S.Streams(interp, *S.groups_of(interp.per_block, threads, blocks_apart))
-        interp.named_barriers = S.NamedBarriers(interp)
-        interp.streams.run(body, func.context)
-        if interp.cluster != (1, 1, 1):
-            interp.check_shared_memory_outlives_access()
-    else:
-        interp.run_block(body)
+    try:
+        if as_streams:
+            interp.streams = S.Streams(interp, *S.groups_of(interp.per_block, threads, blocks_apart))
+            interp.named_barriers = S.NamedBarriers(interp)
+            interp.streams.run(body, func.context)
+            if interp.cluster != (1, 1, 1):
+                interp.check_shared_memory_outlives_access()
+        else:
+            interp.run_block(body)
+    except (LoopFault, S.Stuck) as fault:
+        # A hang often follows the race that caused it (a read before its
+        # wait, a wait on the wrong phase): the faults carry what was found.
+        fault.hazards_before = list(interp.hazards)
+        raise
     if interp.origins is not None:
         O.check_stores(interp.origins)
     if hazards is not None:

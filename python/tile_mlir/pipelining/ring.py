@@ -26,8 +26,8 @@ per consumer thread). The verbs, at a PipelineState:
 What it prevents, proven in the interpreter (test_pipeline_parts.py): a
 read of a slot before its wait is a hazard (its bytes have not landed), a
 refill before the consumers release is a race, a release skipped leaves
-the producer's wait spinning (reported), a wait on the wrong phase reads
-the slot early.
+the producer's wait spinning (reported), a consumer waiting on the wrong
+phase spins (reported).
 """
 
 from __future__ import annotations
