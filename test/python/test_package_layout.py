@@ -88,3 +88,27 @@ def test_the_front_end_modules_build_in_one_order():
         name = f"tile_mlir.frontend.{module}"
         later = {f"tile_mlir.frontend.{m}" for m in order[i + 1:]}
         assert not imports(name, known[name], known) & later, name
+
+
+def test_no_module_reaches_into_another_objects_private_fields():
+    # An attribute with a leading underscore is read or written only on
+    # self or cls, on a class of the same module (or what its methods
+    # return: Index.of(x)._divide), or on a module, whose private names are
+    # its own API; the interpreter's executors once reached into
+    # Interpreter._hazard_keys, the front end into a loop's _point.
+    def root(node):
+        while isinstance(node, (ast.Attribute, ast.Call)):
+            node = node.value if isinstance(node, ast.Attribute) else node.func
+        return node.id if isinstance(node, ast.Name) else None
+
+    offenders = []
+    for name, path in modules().items():
+        tree = ast.parse(open(path).read())
+        own = {"self", "cls"} | {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+        own |= {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and root(node.value) not in own):
+                offenders.append(f"{os.path.relpath(path, PACKAGE)}:{node.lineno}: .{node.attr}")
+    assert offenders == []

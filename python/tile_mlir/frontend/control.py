@@ -57,7 +57,15 @@ def _positive_step(step: "Index") -> bool:
         for value, coefficient in step.terms)
 
 
-class serial:
+class _OpenLoop:
+    """A loop whose body is being traced: its insertion point is left by
+    leave() when the body raised or broke out of it."""
+
+    def leave(self) -> None:
+        self._point.__exit__(None, None, None)
+
+
+class serial(_OpenLoop):
     """``for i in T.serial(start, stop, step):`` a loop the kernel runs
     (``scf.for``), unlike a Python ``range``, which unrolls while tracing. The
     body is traced once, with ``i`` an index expression; bounds may be index
@@ -156,7 +164,7 @@ class serial:
         builder.open_loops.pop()
 
 
-class until:
+class until(_OpenLoop):
     """``with T.until(done):`` runs its body, then runs it again for as
     long as the thread's predicate register ``done`` (a bool tile of one
     register, which the body sets) is false (``scf.while``): the loop a

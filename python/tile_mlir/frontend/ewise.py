@@ -78,7 +78,7 @@ class Expr:
 
     __hash__ = object.__hash__
 
-    def _binary(self, other, name, float_op, int_op, reverse=False):
+    def binary(self, other, name, float_op, int_op, reverse=False):
         other = _lift(other, self.dtype, name)
         a, b = (other, self) if reverse else (self, other)
         _same_dtype(a, b, name)
@@ -92,32 +92,32 @@ class Expr:
             return Expr(op(a.use(), b.use()), a.dtype)
 
     def __add__(self, other):
-        return self._binary(other, "+", arith.addf, arith.addi)
+        return self.binary(other, "+", arith.addf, arith.addi)
 
     def __radd__(self, other):
-        return self._binary(other, "+", arith.addf, arith.addi, reverse=True)
+        return self.binary(other, "+", arith.addf, arith.addi, reverse=True)
 
     def __sub__(self, other):
-        return self._binary(other, "-", arith.subf, arith.subi)
+        return self.binary(other, "-", arith.subf, arith.subi)
 
     def __rsub__(self, other):
-        return self._binary(other, "-", arith.subf, arith.subi, reverse=True)
+        return self.binary(other, "-", arith.subf, arith.subi, reverse=True)
 
     def __mul__(self, other):
-        return self._binary(other, "*", arith.mulf, arith.muli)
+        return self.binary(other, "*", arith.mulf, arith.muli)
 
     def __rmul__(self, other):
-        return self._binary(other, "*", arith.mulf, arith.muli, reverse=True)
+        return self.binary(other, "*", arith.mulf, arith.muli, reverse=True)
 
     def __truediv__(self, other):
         if self.dtype not in FLOATS:
             raise TileError(f"ewise: / divides floats; {self.dtype} divides with //")
-        return self._binary(other, "/", arith.divf, None)
+        return self.binary(other, "/", arith.divf, None)
 
     def __rtruediv__(self, other):
         if self.dtype not in FLOATS:
             raise TileError(f"ewise: / divides floats; {self.dtype} divides with //")
-        return self._binary(other, "/", arith.divf, None, reverse=True)
+        return self.binary(other, "/", arith.divf, None, reverse=True)
 
     def _division(self, other, name, reverse, remainder):
         if self.dtype in FLOATS:
@@ -431,7 +431,7 @@ def maximum(a, b):
         return _index_binary(a, b, arith.maxsi)
     _check_index_mix("T.maximum", a, b)
     a = _lift(a, _dtype_of(a, b), "T.maximum")
-    return a._binary(b, "T.maximum", arith.maximumf, arith.maxsi)
+    return a.binary(b, "T.maximum", arith.maximumf, arith.maxsi)
 
 
 def minimum(a, b):
@@ -441,7 +441,7 @@ def minimum(a, b):
         return _index_binary(a, b, arith.minsi)
     _check_index_mix("T.minimum", a, b)
     a = _lift(a, _dtype_of(a, b), "T.minimum")
-    return a._binary(b, "T.minimum", arith.minimumf, arith.minsi)
+    return a.binary(b, "T.minimum", arith.minimumf, arith.minsi)
 
 
 def where(cond, a, b):

@@ -161,7 +161,7 @@ class PrimFunc:
                             # A body that raised or broke out of a loop left
                             # the loop's insertion point behind.
                             for loop in reversed(builder.open_loops):
-                                loop._point.__exit__(None, None, None)
+                                loop.leave()
                             _builder.current = previous
                         gpu.ReturnOp([])
             if builder.unentered_ifs:
