@@ -79,6 +79,10 @@ class Expr:
     __hash__ = object.__hash__
 
     def binary(self, other, name, float_op, int_op, reverse=False):
+        """self `name` other (`reverse`: other `name` self) as one ewise
+        operation: `float_op` on floats, `int_op` on integers (None: the
+        operation has no integer form). The operators and T.minimum,
+        T.maximum build on it."""
         other = _lift(other, self.dtype, name)
         a, b = (other, self) if reverse else (self, other)
         _same_dtype(a, b, name)
