@@ -302,17 +302,22 @@ class StoreSourceHazard:
                 "covers its bulk group")
 
 
+def _report_marked(interp, kind, marks, buffer, at, make):
+    """Reports the access to `at` once per program point, where `marks`
+    (the program point of a store per byte of `at`, 0: none) names one:
+    make(byte, that store's point) is the hazard."""
+    if not marks.any():
+        return
+    first = int(np.flatnonzero(marks)[0])
+    if interp.first_report((kind, interp.point, buffer.name)):
+        interp.hazards.append(make(int(at[first]), interp.points[int(marks[first])]))
+
+
 def check_source_write(interp, buffer, at):
     """Reports a write to bytes a TMA store still reads (once per point)."""
-    reading = buffer.store_reading[at]
-    if not reading.any():
-        return
-    first = int(np.flatnonzero(reading)[0])
-    key = ("store source", interp.point, buffer.name)
-    if not interp.first_report(key):
-        return
-    interp.hazards.append(StoreSourceHazard(interp.current_opcode, interp.points[interp.point], buffer.name,
-                                            int(at[first]), interp.points[int(reading[first])]))
+    _report_marked(interp, "store source", buffer.store_reading[at], buffer, at,
+                   lambda byte, stored_at: StoreSourceHazard(interp.current_opcode, interp.points[interp.point],
+                                                             buffer.name, byte, stored_at))
 
 
 class StoreTargetHazard:
@@ -335,15 +340,11 @@ class StoreTargetHazard:
 def check_target_access(interp, buffer, at, access):
     """Reports an access to bytes a store may still write (once per point);
     a reduction's own accesses are atomic with another's."""
-    writing = buffer.store_writing[at]
-    if not writing.any() or interp.current_opcode.startswith("cp.reduce."):
+    if interp.current_opcode.startswith("cp.reduce."):
         return
-    first = int(np.flatnonzero(writing)[0])
-    key = ("store target", interp.point, buffer.name)
-    if not interp.first_report(key):
-        return
-    interp.hazards.append(StoreTargetHazard(interp.current_opcode, interp.points[interp.point], buffer.name,
-                                            int(at[first]), interp.points[int(writing[first])], access))
+    _report_marked(interp, "store target", buffer.store_writing[at], buffer, at,
+                   lambda byte, stored_at: StoreTargetHazard(interp.current_opcode, interp.points[interp.point],
+                                                             buffer.name, byte, stored_at, access))
 
 
 def _in_flight(interp, thread, source, source_at, target, target_at):
