@@ -544,7 +544,7 @@ def attention_specialized(bh, seq, scale=None, scale_log2=None, consumers=2, bn=
         empty = T.alloc_shared((stages, 1), "uint64")
         t, bid = T.thread_id(), T.block_id()
         first_row, q0, k0, steps = _block_rows(bid, seq, bm, bn, causal)
-        wg, p = t // 128, t % 128
+        p = t % 128
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")
         ring = _Ring(k_s, v_s, full, empty, state, done)
@@ -693,7 +693,7 @@ def attention_persistent(bh, seq, scale=None, scale_log2=None, bn=128, d=D, stag
         full_v = T.alloc_shared((v_stages, 1), "uint64") if split else None
         empty_v = T.alloc_shared((v_stages, 1), "uint64") if split else None
         t, bid = T.thread_id(), T.block_id()
-        wg, p = t // 128, t % 128
+        p = t % 128
         count = (units - bid + grid - 1) // grid  # this block's units
         state = T.alloc_local((1, 1), "uint64")
         done = T.alloc_local((1, 1), "bool")

@@ -32,7 +32,6 @@ TOOLS = ("racecheck", "synccheck")
 
 
 def build(out_dir, count):
-    import numpy as np
     import pipelines as P
     import tile_mlir
     os.makedirs(out_dir, exist_ok=True)
@@ -62,7 +61,6 @@ def build(out_dir, count):
 def launch(out_dir, mutation):
     """Every instance of `mutation`, in order, each launch synchronized and
     announced on stdout."""
-    import numpy as np
     import pipelines as P
     from tile_mlir import runtime
     with open(os.path.join(out_dir, "manifest.json")) as f:
