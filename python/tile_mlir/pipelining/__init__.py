@@ -7,7 +7,7 @@ instructions a kernel would spell by hand with ``T.cuda.tile.apply``
 (test_pipeline_parts.py compares the PTX), and each is proven in the
 interpreter, the hazard it prevents included (docs/pipelining.md)."""
 
-from .barriers import Mbarrier, Mbarriers, NamedBarrierGroup, NamedBarriers
+from .barriers import Mbarrier, Mbarriers, NamedBarrierGroup, NamedBarriers, sync_block
 from .layouts import WgmmaAccumulator
 from .reductions import block_reduce, butterfly
 from .ring import TmaRing
@@ -15,4 +15,4 @@ from .roles import ConsumerTurns, WarpgroupRoles
 from .schedulers import GroupedTiles
 from .state import PipelineState
 
-__all__ = ["ConsumerTurns", "GroupedTiles", "Mbarrier", "Mbarriers", "NamedBarrierGroup", "NamedBarriers", "PipelineState", "TmaRing", "WarpgroupRoles", "WgmmaAccumulator", "block_reduce", "butterfly"]
+__all__ = ["ConsumerTurns", "GroupedTiles", "Mbarrier", "Mbarriers", "NamedBarrierGroup", "NamedBarriers", "PipelineState", "TmaRing", "WarpgroupRoles", "WgmmaAccumulator", "block_reduce", "butterfly", "sync_block"]

@@ -107,6 +107,12 @@ class Mbarrier:
             T.cuda.tile.apply(T.ptx[TRY_WAIT], done, self.tile, T.uint32(phase))
 
 
+def sync_block() -> None:
+    """bar.sync 0: every thread of the block (barrier 0, which
+    NamedBarriers never gives)."""
+    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+
+
 class NamedBarriers:
     """The block's named barriers, allocated by name in the order asked
     (id 0 is the whole block's barrier, bar.sync 0, and is never given)."""

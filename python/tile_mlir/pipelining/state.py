@@ -60,3 +60,14 @@ class PipelineState:
     def advance(self, steps: int = 1) -> "PipelineState":
         """The state `steps` later (the same ring, the same start)."""
         return PipelineState(self.stages, self.step + steps, self.start_phase)
+
+    def behind(self, steps: int = 1) -> "PipelineState":
+        """The state `steps` (at most 2 x stages) earlier: the step a
+        consumer releases once a later one's wait shows it retired. Its
+        step is written step + 2 x stages - steps, which has the same slot
+        and parity and is never negative, so a release of step 0's
+        predecessor, predicated off, still addresses a slot of the ring."""
+        if not 0 <= steps <= 2 * self.stages:
+            raise ValueError(f"behind takes 0 to {2 * self.stages} steps of a {self.stages}-stage ring, "
+                             f"got {steps}")
+        return PipelineState(self.stages, self.step + (2 * self.stages - steps), self.start_phase)

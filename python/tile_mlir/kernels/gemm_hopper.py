@@ -1,0 +1,265 @@
+"""C = A Bt^T on Hopper's warpgroup tensor cores: the persistent,
+warp-specialized GEMM with a deferred TMA epilogue (issue #31's result).
+
+A (M x K) and Bt (N x K) are row major (K-major operands) and passed as
+their bits: bf16 or fp16 as uint16, e4m3 as uint8. C is M x N in the
+inputs' 16-bit type (bf16 for e4m3), each pair rounded to nearest, as
+torch.matmul and torch._scaled_mm return it.
+
+`config.blocks` blocks take the tiles of C in turn (a grouped order,
+GroupedTiles). In each block:
+
+- warpgroup 0 produces: one thread loads each step of K (128 bytes a row)
+  as two TMA boxes, A's BM x BK and Bt's BN x BK, into a ring of
+  `config.stages` slots (TmaRing). The ring runs on across tiles, so the
+  next tile's first steps load while the consumers finish a tile;
+- warpgroups 1 to `config.consumers` consume: each multiplies its 64 rows
+  of the tile by Bt's, four wgmma a step, one step left in flight, and
+  frees a step's slot once it has retired;
+- the epilogue is deferred: a tile's accumulators are rounded into 64
+  registers of pairs, and stored while the next tile's first
+  DEFERRED_STEPS steps of wgmma run, a chunk of BN / DEFERRED_STEPS
+  columns after each step's issue: stmatrix into the consumer's swizzled
+  shared buffer, then one TMA box. The tensor cores never wait for C.
+
+On integer-valued data small enough that every partial sum is exact, C
+equals numpy bit for bit, in the interpreter and on the GPU
+(test_kernels_gemm_hopper.py).
+"""
+
+from dataclasses import dataclass
+
+from .. import script as T
+from ..pipelining import GroupedTiles, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles, sync_block
+from ..pipelining.epilogues import stmatrix_place
+
+# No `from __future__ import annotations`: T.function reads the kernel's
+# parameter annotations as objects.
+
+# The wgmma kinds of the input types.
+KINDS = {"bfloat16": "bf16", "float16": "f16", "e4m3": "e4m3"}
+# The deferred epilogue stores the previous tile in this many chunks, one
+# after each of the first steps' wgmma.
+DEFERRED_STEPS = 4
+# The swizzle of a chunk's shared buffer by its columns (rows of 128, 64 or
+# 32 bytes): its box's, under which stmatrix's 8 rows of 16 bytes fall on
+# distinct banks.
+CHUNK_SWIZZLE = {64: "128B", 32: "64B", 16: "32B"}
+TMA_LOAD = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+TMA_STORE = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+
+
+@dataclass(frozen=True)
+class HopperGemmConfig:
+    """The block tile and schedule: `consumers` warpgroups of 64 rows by
+    `bn` columns, a ring of `stages` slots, `blocks` persistent blocks
+    taking tiles in groups of `group_m` tile rows, setmaxnreg's registers
+    for the producer and the consumers."""
+
+    bn: int = 256
+    consumers: int = 2
+    stages: int = 4
+    group_m: int = 16
+    blocks: int = 128
+    producer_regs: int = 40
+    consumer_regs: int = 232
+
+    @classmethod
+    def best(cls, dtype: str):
+        """The configuration that won on the H200 (bench/gemm_hopper):
+        128 blocks in groups of 16 for the 16-bit types, one block an SM
+        (132) in groups of 8 for e4m3."""
+        return cls(blocks=132, group_m=8) if dtype == "e4m3" else cls()
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """What a problem and a configuration make of each other."""
+
+    m: int
+    n: int
+    k: int
+    dtype: str
+    config: HopperGemmConfig
+
+    def __post_init__(self):
+        if self.dtype not in KINDS:
+            raise ValueError(f"dtype is one of {sorted(KINDS)}, got {self.dtype!r}")
+        if self.m % self.bm or self.n % self.config.bn or self.k % self.bk:
+            raise ValueError(f"{self.m} x {self.n} x {self.k} is not a multiple of the {self.bm} x "
+                             f"{self.config.bn} x {self.bk} block tile")
+        if self.steps <= DEFERRED_STEPS:
+            raise ValueError(f"the deferred epilogue stores over the first {DEFERRED_STEPS} steps: K "
+                             f"{self.k} has {self.steps} steps of {self.bk}")
+        if self.chunk_cols not in CHUNK_SWIZZLE:
+            raise ValueError(f"the epilogue's chunks are {sorted(CHUNK_SWIZZLE)} columns, got {self.chunk_cols}")
+
+    fp8 = property(lambda self: self.dtype == "e4m3")
+    # A step is one 128-byte swizzled row: 64 b16 or 128 e4m3 elements, four
+    # wgmma of K 16 or 32.
+    bk = property(lambda self: 128 if self.fp8 else 64)
+    k_step = property(lambda self: 32 if self.fp8 else 16)
+    bits = property(lambda self: "uint8" if self.fp8 else "uint16")
+    bm = property(lambda self: 64 * self.config.consumers)
+    threads = property(lambda self: 128 * (self.config.consumers + 1))
+    steps = property(lambda self: self.k // self.bk)
+    tiles_n = property(lambda self: self.n // self.config.bn)
+    tiles = property(lambda self: self.m // self.bm * self.tiles_n)
+    blocks = property(lambda self: min(self.config.blocks, self.tiles))
+    regs = property(lambda self: self.config.bn // 2)
+    chunk_cols = property(lambda self: self.config.bn // DEFERRED_STEPS)
+    out_kind = property(lambda self: "bf16" if self.fp8 else KINDS[self.dtype])
+
+    @property
+    def order(self) -> GroupedTiles:
+        group_m = self.config.group_m if (self.m // self.bm) % self.config.group_m == 0 else 1
+        return GroupedTiles(self.tiles_n, group_m, self.bm, self.config.bn)
+
+    @property
+    def wgmma(self) -> str:
+        kind = KINDS[self.dtype]
+        return f"wgmma.mma_async.sync.aligned.m64n{self.config.bn}k{self.k_step}.f32.{kind}.{kind}"
+
+
+def _wgmma_step(g: _Geometry, acc, a_s, b_s, slot, a_row, accumulate, fresh=None):
+    """One step of K: four wgmma over the 64 rows of A from `a_row` and all
+    of Bt's tile in `slot`, committed; then wait until the step before has
+    retired. Only 16-bit inputs take the transpose immediates. `fresh`, a
+    false predicate, is the first wgmma's scale-d: it starts the
+    accumulators at A B, whatever they held."""
+    T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+    transposes = [] if g.fp8 else [T.uint32(0), T.uint32(0)]
+    for kk in range(4):
+        ks = slice(g.k_step * kk, g.k_step * (kk + 1))
+        b_desc = b_s[slot, 0:g.config.bn, ks].matrix_descriptor()
+        a_desc = a_s[slot, a_row:a_row + 64, ks].matrix_descriptor()
+        scale_d = fresh if fresh is not None and kk == 0 else accumulate
+        T.cuda.tile.apply(T.ptx[g.wgmma], acc, a_desc, b_desc, scale_d, T.int32(1), T.int32(1), *transposes)
+    T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+    T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
+
+
+def _produce(g: _Geometry, A, B, a_s, b_s, ring, bid):
+    """Thread 0 of the producer: each step of each of the block's tiles,
+    once its slot is free, expects the two boxes' bytes and loads them."""
+    for tile in T.serial(bid, g.tiles, g.blocks):
+        row0, col0 = g.order.origin(tile)
+        first = (tile - bid) // g.blocks * g.steps
+        for kt in T.serial(0, g.steps):
+            put = PipelineState.producer(g.config.stages, first + kt)
+            ring.acquire(put)
+            ring.expect(put, (g.bm + g.config.bn) * 128)
+            T.cuda.tile.apply(T.ptx[TMA_LOAD], a_s[put.stage], A.tensor_map, (kt * g.bk, row0), ring.full(put))
+            T.cuda.tile.apply(T.ptx[TMA_LOAD], b_s[put.stage], B.tensor_map, (kt * g.bk, col0), ring.full(put))
+
+
+class _DeferredStore:
+    """A consumer's rounded pairs of its previous tile (element i holds
+    accumulator pair 2i) and their store, chunk by chunk: stmatrix into the
+    consumer's shared buffer, then one TMA box of 64 rows by
+    `chunk_cols` columns."""
+
+    def __init__(self, g: _Geometry, C, c_s, c, barriers):
+        self.g, self.C, self.c_s, self.c, self.barriers = g, C, c_s, c, barriers
+        self.packed = T.alloc_local((1, 1, g.regs // 2), "uint32")
+
+    def round(self, acc):
+        """The tile's accumulators, rounded to pairs (cvt.rn.*x2.f32 d, a, b
+        puts a in the upper half: the pair's second column)."""
+        for i in range(self.g.regs // 2):
+            T.cuda.tile.apply(T.ptx[f"cvt.rn.{self.g.out_kind}x2.f32"], self.packed[0, 0:1, i:i + 1],
+                              acc[0, 0:1, 2 * i + 1:2 * i + 2], acc[0, 0:1, 2 * i:2 * i + 1])
+
+    def store_chunk(self, tile, chunk, warp, lane, p):
+        """Chunk `chunk` of `tile`'s pairs. Once the box before has been read
+        (cp.async.bulk.wait_group.read, then the warpgroup's barrier),
+        stmatrix writes each 16 x 16 block of a warp's fragment (packed 4j
+        to 4j + 3 for the block of columns 16j); a fence for the async proxy
+        and the barrier again, then one thread stores the box."""
+        g, cols = self.g, self.g.chunk_cols
+        row0, col0 = g.order.origin(tile)
+        with T.if_(p == 0):
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
+        self.barriers.sync(self.c)
+        row, lane_col = stmatrix_place(warp, lane)
+        first = chunk * cols // 16
+        for j in range(first, first + cols // 16):
+            col = 16 * (j - first) + lane_col
+            T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                              self.c_s[self.c, row:row + 1, col:col + 8], self.packed[0, 0:1, 4 * j:4 * j + 4])
+        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        self.barriers.sync(self.c)
+        with T.if_(p == 0):
+            T.cuda.tile.apply(T.ptx[TMA_STORE], self.C.tensor_map, (col0 + chunk * cols, row0 + 64 * self.c),
+                              self.c_s[self.c])
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
+
+
+def _consume(g: _Geometry, a_s, b_s, ring, epilogue: _DeferredStore, t, bid, c):
+    """Consumer `c`'s tiles: each step waits for its slot, issues its wgmma
+    and frees the step before's slot; the previous tile's chunks are
+    stored after the first steps; after the last step, the tile's pairs
+    are rounded for the next tile (or the end) to store."""
+    warp, lane, p = (t // 32) % 4, t % 32, t % 128
+    acc = T.alloc_local((1, 1, g.regs), "float32")
+    accumulate, fresh = t < g.threads, t >= g.threads  # a true and a false predicate
+    stages = g.config.stages
+
+    def multiply(first, kt):
+        get = PipelineState(stages, first + kt)
+        ring.wait(get)
+        _wgmma_step(g, acc, a_s, b_s, get.stage, 64 * c, accumulate, fresh if isinstance(kt, int) and kt == 0
+                    else None)
+        if isinstance(kt, int):
+            if kt >= 1:
+                ring.release(get.behind(1), where=p == 0)
+        else:
+            ring.release(get.behind(1), where=(kt >= 1) & (p == 0))
+
+    for tile in T.serial(bid, g.tiles, g.blocks):
+        first = (tile - bid) // g.blocks * g.steps
+        for kt in range(DEFERRED_STEPS):
+            multiply(first, kt)
+            with T.if_(tile != bid):
+                epilogue.store_chunk(tile - g.blocks, kt, warp, lane, p)
+        for kt in T.serial(DEFERRED_STEPS, g.steps):
+            multiply(first, kt)
+        T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+        ring.release(PipelineState(stages, first + g.steps - 1), where=p == 0)
+        epilogue.round(acc)
+    with T.if_(bid < g.tiles):
+        last = bid + (g.tiles - 1 - bid) // g.blocks * g.blocks
+        for chunk in range(DEFERRED_STEPS):
+            epilogue.store_chunk(last, chunk, warp, lane, p)
+    with T.if_(p == 0):
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
+
+
+def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "HopperGemmConfig | None" = None):
+    """The kernel for one problem: a T.function of (A, Bt, C)."""
+    g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype))
+    cfg = g.config
+    a_param = T.Tensor((m, k), g.bits, tma=T.TensorMap((g.bm, g.bk), "128B"))
+    b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((cfg.bn, g.bk), "128B"))
+    c_param = T.Tensor((m, n), "uint16", tma=T.TensorMap((64, g.chunk_cols), CHUNK_SWIZZLE[g.chunk_cols]))
+
+    @T.function
+    def gemm(A: a_param, B: b_param, C: c_param):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=g.blocks, block=g.threads))
+        a_s = T.alloc_dynamic_shared((cfg.stages, g.bm, g.bk), g.bits, align=1024).swizzle("128B")
+        b_s = T.alloc_dynamic_shared((cfg.stages, cfg.bn, g.bk), g.bits, align=1024).swizzle("128B")
+        c_s = T.alloc_dynamic_shared((cfg.consumers, 64, g.chunk_cols), "uint16", align=1024).swizzle(
+            CHUNK_SWIZZLE[g.chunk_cols])
+        t, bid = T.thread_id(), T.block_id()
+        ring = TmaRing(cfg.stages, consumers=cfg.consumers)
+        ring.init(where=t == 0)
+        sync_block()
+        stores = NamedBarriers().allocate("stores", threads=128, count=cfg.consumers)
+        roles = WarpgroupRoles(t, (cfg.producer_regs, cfg.consumer_regs))
+        with roles.producer():
+            with T.if_(roles.p == 0):
+                _produce(g, A, B, a_s, b_s, ring, bid)
+        with roles.consumers() as c:
+            _consume(g, a_s, b_s, ring, _DeferredStore(g, C, c_s, c, stores), t, bid, c)
+
+    return gemm
