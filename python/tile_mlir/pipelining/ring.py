@@ -32,6 +32,7 @@ phase spins (reported).
 
 from __future__ import annotations
 
+from .. import script as T
 from .barriers import Mbarriers
 from .state import PipelineState
 
@@ -45,13 +46,16 @@ class TmaRing:
         self.full_barriers = Mbarriers(stages, name=f"{name}.full")
         self.empty_barriers = Mbarriers(stages, name=f"{name}.empty")
 
-    def init(self, where=None) -> None:
+    def init(self, where=None, fence: bool = True) -> None:
         """Initializes every slot's barriers (in one thread: `where`) and
-        fences them; a block barrier must follow before the first use."""
+        fences them (`fence=False`: a kernel with several rings fences
+        once, after the last); a block barrier must follow before the
+        first use."""
         for stage in range(self.stages):
             self.full_barriers[stage].init(1, where)
             self.empty_barriers[stage].init(self.consumers, where)
-        self.full_barriers.fence_init(where)
+        if fence:
+            self.full_barriers.fence_init(where)
 
     def _check(self, state: PipelineState) -> None:
         if state.stages != self.stages:
@@ -62,11 +66,21 @@ class TmaRing:
         self._check(state)
         return self.full_barriers[state.stage].tile
 
-    def acquire(self, state: PipelineState) -> None:
+    def acquire(self, state: PipelineState, branch_first_pass: bool = False) -> None:
         """Producer: waits until the consumers freed the slot (a producer
-        state's first pass does not wait)."""
+        state's first pass does not wait). `branch_first_pass`: the first
+        pass skips the wait instead, by a branch on the step (no wait at
+        all for a step known below `stages` while tracing), which is how
+        the attention kernel measured fastest was written: without it,
+        ptxas lays its producer loop out otherwise."""
         self._check(state)
-        self.empty_barriers[state.stage].wait(state.phase)
+        if not branch_first_pass:
+            self.empty_barriers[state.stage].wait(state.phase)
+        elif not isinstance(state.step, int):
+            with T.if_(state.step >= self.stages):
+                self.empty_barriers[state.stage].wait(state.phase)
+        elif state.step >= self.stages:
+            self.empty_barriers[state.stage].wait(state.phase)
 
     def expect(self, state: PipelineState, nbytes, where=None) -> None:
         """Producer: arrives on the slot's full barrier expecting `nbytes`."""

@@ -1,0 +1,360 @@
+"""Attention forward on Hopper's warpgroup tensor cores: O = softmax(Q K^T
+scale) V for bf16 Q, K, V and O of head dimension d (64, or 128 in two
+halves of 64 columns), rows [batch x heads, seq, d] flattened to
+[batch x heads x seq, d]; causal or not. FlashAttention 3's algorithm,
+persistent and warp-specialized (issue #31's result):
+
+- `config.blocks` blocks take tiles of 128 query rows in turn (HeadTiles:
+  causal, a unit is a pair of one head's tiles, so every unit is the same
+  work);
+- warpgroup 0 produces: one thread loads each tile's Q (a ring of
+  `config.q_buffers` buffers) and each key block's K and V (128 keys, a
+  ring of `config.stages` slots, or V in a ring of `config.v_stages` of
+  its own) by TMA; the rings run on across a block's tiles;
+- warpgroups 1 and 2 consume, 64 query rows each, in FlashAttention 3's
+  order: key block j's S = Q K^T and block j - 1's O += P V are issued
+  together, and S_j's online softmax runs while P V does. The two
+  consumers issue their wgmma in turns (ConsumerTurns);
+- O / l, rounded to bf16, is stored through the consumer's rows of K in
+  the stage of the tile's last key block (dead once both consumers' last
+  S retired): stmatrix, then TMA boxes. That stage is freed once the
+  boxes have read it, after the next tile's first S is in flight
+  (`config.defer_free`) or at once.
+
+On data where every step is exact, O equals float64 rounded once by the
+final division, in the interpreter (test_kernels_attention.py).
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+from .. import script as T
+from ..pipelining import ConsumerTurns, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles, sync_block
+from ..pipelining.epilogues import stage_and_store
+from ..pipelining.online_softmax import OnlineSoftmax
+from ..pipelining.schedulers import HeadTiles
+
+# No `from __future__ import annotations`: T.function reads the kernel's
+# parameter annotations as objects.
+
+BM, BN, CONSUMERS = 128, 128, 2  # query rows a tile, keys a step, consumer warpgroups
+TMA_LOAD = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+WAIT = "wgmma.wait_group.sync.aligned"
+
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    """The rings and the schedule: `stages` slots of K and V (or V in
+    `v_stages` of its own), `q_buffers` of Q (2: the next tile's Q loaded
+    a tile ahead), whether O's stage is freed after the next tile's first
+    S (`defer_free`) or at once, `blocks` persistent blocks, setmaxnreg's
+    registers for the producer and the consumers."""
+
+    stages: int = 3
+    v_stages: Optional[int] = None
+    q_buffers: int = 1
+    defer_free: bool = True
+    blocks: int = 132
+    producer_regs: int = 24
+    consumer_regs: int = 240
+
+    @classmethod
+    def best(cls, d: int, causal: bool, seq: int):
+        """The configuration that won on the H200 for each entry of
+        bench/attention (B 4, H 16): two buffers of Q where they fit and
+        gained (d 64 but causal beyond S 2048; d 128 to S 2048, with V in a
+        ring of 2), 4 or 5 stages at d 64, 3 at d 128."""
+        if d == 64 and not causal:
+            return cls(stages=4, q_buffers=2)
+        if d == 64:
+            return cls(stages=5, q_buffers=2) if seq <= 2048 else cls(stages=5, defer_free=False)
+        return cls(stages=3, v_stages=2, q_buffers=2) if seq <= 2048 else cls(stages=3)
+
+
+@dataclass(frozen=True)
+class _Problem:
+    bh: int
+    seq: int
+    d: int
+    causal: bool
+    scale_log2: float
+    config: AttentionConfig
+
+    def __post_init__(self):
+        if self.seq % BM or self.d not in (64, 128):
+            raise ValueError(f"a sequence of {self.seq} is not a multiple of {BM}, or d {self.d} not 64 or 128")
+        if self.config.q_buffers not in (1, 2):
+            raise ValueError(f"Q takes 1 or 2 buffers, not {self.config.q_buffers}")
+
+    halves = property(lambda self: self.d // 64)
+    rows = property(lambda self: self.bh * self.seq)
+    split = property(lambda self: self.config.v_stages not in (None, self.config.stages))
+    box_bytes = property(lambda self: self.halves * BN * 128)  # K's (or V's) boxes of a key block
+
+    @property
+    def tiles(self) -> HeadTiles:
+        return HeadTiles(self.bh, self.seq // BM, BM, BN, self.causal, self.config.blocks)
+
+
+class _KeyValueRing:
+    """K's and V's slots (k_s and v_s: slots x halves x BN x 64): one ring
+    whose full barrier expects both boxes and whose slot is freed once
+    each consumer's P V retired; or, split, K's ring freed once the S
+    after it is issued and V's of its own (FlashAttention 3's pipelines)."""
+
+    def __init__(self, pb: _Problem, k_s, v_s, where):
+        self.pb, self.k_s, self.v_s = pb, k_s, v_s
+        self.k_ring = TmaRing(pb.config.stages, consumers=CONSUMERS, name="kv")
+        self.k_ring.init(where, fence=False)
+        self.v_ring = self.k_ring
+        if pb.split:
+            self.v_ring = TmaRing(pb.config.v_stages, consumers=CONSUMERS, name="v")
+            self.v_ring.init(where, fence=False)
+
+    def k_state(self, g):
+        return PipelineState(self.k_ring.stages, g)
+
+    def v_state(self, g):
+        return PipelineState(self.v_ring.stages, g)
+
+    def k(self, g):
+        return self.k_s[self.k_state(g).stage]
+
+    def v(self, g):
+        return self.v_s[self.v_state(g).stage]
+
+    def produce(self, K, V, g, row):
+        """Step g: once its slots are free, K's and V's boxes of the key
+        block at `row` into them, completing their full barriers."""
+        rings = [(self.k_ring, ((self.k_s, K), (self.v_s, V)))] if not self.pb.split else [
+            (self.k_ring, ((self.k_s, K),)), (self.v_ring, ((self.v_s, V),))]
+        for ring, tiles in rings:
+            put = PipelineState.producer(ring.stages, g)
+            ring.acquire(put, branch_first_pass=True)
+            ring.expect(put, len(tiles) * self.pb.box_bytes)
+            for tile, tensor in tiles:
+                for hf in range(self.pb.halves):
+                    T.cuda.tile.apply(T.ptx[TMA_LOAD], tile[put.stage, hf], tensor.tensor_map, (64 * hf, row),
+                                      ring.full(put))
+
+    def wait_k(self, g):
+        self.k_ring.wait(self.k_state(g))
+
+    def wait_v(self, g):
+        if self.pb.split:
+            self.v_ring.wait(self.v_state(g))
+
+    def free_k(self, g, p):
+        """K's slot of step g (its S retired), split; else freed with V's."""
+        if self.pb.split:
+            self.k_ring.release(self.k_state(g), where=p == 0)
+
+    def free_v(self, g, p, keep_k=False):
+        """V's slot of step g (its P V retired); one ring: the slot, unless
+        `keep_k` (K's rows still hold O)."""
+        if self.pb.split or not keep_k:
+            self.v_ring.release(self.v_state(g), where=p == 0)
+
+    def free_once_read(self, g, p, when=True):
+        """K's slot of step g, once the warpgroup's TMA stores have read
+        O from it."""
+        with T.if_((p == 0) if when is True else (p == 0) & when):
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
+            self.k_ring.release(self.k_state(g))
+
+
+def _issue_s(rows: OnlineSoftmax, q_tile, q_row, k_tile, p):
+    """S = Q K^T (rows q_row.. of q_tile) issued and committed:
+    four wgmma a half (the first one's false predicate zeroes S)."""
+    T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+    for hf in range(rows.halves):
+        for c in range(4):
+            T.cuda.tile.apply(T.ptx[f"wgmma.mma_async.sync.aligned.m64n{BN}k16.f32.bf16.bf16"], rows.s,
+                              q_tile[hf, q_row:q_row + 64, 16 * c:16 * c + 16].matrix_descriptor(),
+                              k_tile[hf, 0:BN, 16 * c:16 * c + 16].matrix_descriptor(),
+                              p < 128 if c or hf else p >= 128, T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
+    T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+
+
+def _issue_pv(rows: OnlineSoftmax, v_tile, p, fence=True):
+    """O += P V issued and committed from the A fragments; V's tile read
+    MN-major. At d 128 one wgmma a k chunk covers both halves of O (V's
+    tile one operand of two swizzled rows: a 3-D descriptor)."""
+    if fence:
+        T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+    n = 64 * rows.halves
+    o = rows.o.reshape((1, 1, 32 * rows.halves))
+    for c in range(BN // 16):
+        v = v_tile[:, 16 * c:16 * c + 16, 0:64] if rows.halves > 1 else v_tile[0, 16 * c:16 * c + 16, 0:64]
+        T.cuda.tile.apply(T.ptx[f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16"], o, rows.a[c:c + 1],
+                          v.matrix_descriptor(), p < 128, T.int32(1), T.int32(1), T.uint32(1))
+    T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+
+
+@dataclass
+class _Consumer:
+    """What a consumer's steps share: its row state, turns, the ring, its
+    thread p of the warpgroup, and the softmax scale."""
+
+    rows: OnlineSoftmax
+    turns: ConsumerTurns
+    kv: _KeyValueRing
+    p: object
+    scale_log2: float
+
+    def key_blocks(self, q_tile, q_row, g0, steps, rows_from, mask, after_first_issue=None):
+        """Key blocks 0 to steps - 1 (block j: the ring's step g0 + j) in
+        FlashAttention 3's order; leaves the last block's P in the
+        fragments for finish(), every S retired."""
+        rows, kv, p = self.rows, self.kv, self.p
+        kv.wait_k(g0)
+        self.turns.wait_turn()
+        _issue_s(rows, q_tile, q_row, kv.k(g0), p)
+        self.turns.pass_turn()
+        if after_first_issue:
+            after_first_issue()
+        T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
+        rows.softmax(p, 0, rows_from, self.scale_log2, mask(0))
+        rows.p_fragments()
+        for j in T.serial(1, steps):
+            kv.wait_k(g0 + j)
+            kv.wait_v(g0 + j - 1)
+            self.turns.wait_turn()
+            _issue_s(rows, q_tile, q_row, kv.k(g0 + j), p)
+            _issue_pv(rows, kv.v(g0 + j - 1), p, fence=False)
+            self.turns.pass_turn()
+            kv.free_k(g0 + j - 1, p)  # its S retired at the wait before
+            T.cuda.tile.apply(T.ptx[WAIT], T.uint32(1))
+            rows.softmax(p, j, rows_from, self.scale_log2, mask(j))
+            T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
+            kv.free_v(g0 + j - 1, p)
+            rows.rescale_o()
+            rows.p_fragments()
+
+    def finish(self, g, more):
+        """O += P V of the last key block (step g), retired; V's slot
+        freed, K's kept (it holds O next). `more`: whether this consumer
+        has a tile after this one (for the turns)."""
+        self.kv.wait_v(g)
+        self.turns.wait_turn()
+        _issue_pv(self.rows, self.kv.v(g), self.p)
+        self.turns.pass_turn(more)
+        T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
+        self.kv.free_v(g, self.p, keep_k=True)
+
+
+def _each_tile(pb: _Problem, count):
+    """(i, h) over the block's units and their tiles."""
+    for i in T.serial(0, count):
+        for h in (T.serial(0, 2) if pb.causal else (0,)):
+            yield i, h
+
+
+def _produce(pb: _Problem, Q, K, V, q_s, q_ring, kv, bid):
+    """Thread 0 of the producer: each tile's Q, then its key blocks."""
+    tiles, q_buffers = pb.tiles, pb.config.q_buffers
+
+    def load_q(n, q0):
+        """The block's n-th tile's Q, rows q0.., once its buffer is free."""
+        put = PipelineState.producer(q_buffers, n)
+        q_ring.acquire(put, branch_first_pass=True)
+        q_ring.expect(put, pb.halves * BM * 128)
+        for hf in range(pb.halves):
+            T.cuda.tile.apply(T.ptx[TMA_LOAD], q_s[put.stage, hf], Q.tensor_map, (64 * hf, q0), q_ring.full(put))
+
+    def load_next_q(n, i, h):
+        """The block's tile n + 1's Q, if it has one."""
+        i1, h1 = (i + h, 1 - h) if pb.causal else (i + 1, 0)
+        first_row1, k1, _, _ = tiles.tile(bid, i1, h1)
+        with T.if_(n + 1 < tiles.per_unit * tiles.count(bid)):
+            load_q(n + 1, k1 + first_row1)
+
+    if q_buffers == 2:
+        first_row, k0, _, _ = tiles.tile(bid, 0, 0)
+        load_q(0, k0 + first_row)
+    for i, h in _each_tile(pb, tiles.count(bid)):
+        first_row, k0, steps, g0 = tiles.tile(bid, i, h)
+        n = tiles.per_unit * i + h
+        if q_buffers == 1:
+            load_q(n, k0 + first_row)
+        for j in T.serial(0, steps):
+            kv.produce(K, V, g0 + j, k0 + j * BN)
+            if q_buffers == 2:
+                # Past key block 1 the consumers have retired the tile
+                # before's last S, which freed the buffer (a tile of one
+                # key block loads it after its only one).
+                with T.if_(j == min(1, steps - 1) if isinstance(steps, int) else (j == 1) | (steps == 1)):
+                    load_next_q(n, i, h)
+
+
+def _consume(pb: _Problem, O, q_s, q_ring, kv, t, bid, c):
+    """Consumer c's tiles: Q's wait, the key blocks, then O through K's
+    rows of the last key block's slot, once both consumers' last S
+    retired (each tells the other at its barrier of `handoff`)."""
+    p, tiles, cfg = t % 128, pb.tiles, pb.config
+    named = NamedBarriers()
+    turns = ConsumerTurns(c, named.allocate("turns", threads=256, count=2))
+    stores = named.allocate("stores", threads=128, count=2)
+    handoff = named.allocate("O in K", threads=256, count=2)
+    consumer = _Consumer(OnlineSoftmax(BN, pb.halves), turns, kv, p, pb.scale_log2)
+    for i, h in _each_tile(pb, tiles.count(bid)):
+        first_row, k0, steps, g0 = tiles.tile(bid, i, h)
+        rows_from = first_row + 64 * c
+        q_get = PipelineState(cfg.q_buffers, tiles.per_unit * i + h)
+        q_ring.wait(q_get)
+        # The ring runs on: the tile before's last key block, whose K's
+        # slot held its O, was step g0 - 1.
+        free_before = (lambda: kv.free_once_read(g0 - 1 + cfg.stages, p, g0 > 0)) if cfg.defer_free else None
+        mask = (lambda j: j * BN + BN - 1 > rows_from) if pb.causal else (lambda j: None)
+        consumer.key_blocks(q_s[q_get.stage], 64 * c, g0, steps, rows_from, mask, free_before)
+        q_ring.release(q_get, where=p == 0)
+        handoff.arrive(c)
+        last = g0 + steps - 1
+        consumer.finish(last, (i < tiles.count(bid) - 1) | (h == 0) if pb.causal else i < tiles.count(bid) - 1)
+        handoff.sync(1 - c)
+        consumer.rows.divide()
+        rows_of_k = kv.k(last).reshape((pb.halves, 2, 64, 64))[:, c]
+        stage_and_store(O, rows_of_k, consumer.rows.o.reshape((1, 1, 32 * pb.halves)), k0 + rows_from, 0,
+                        64 * pb.halves, (t // 32) % 4, t % 32, p, "bf16", T.uint32(stores.id(c)))
+        if not cfg.defer_free:
+            kv.free_once_read(last, p)
+        consumer.rows.reset()
+    with T.if_(p == 0):
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
+
+
+def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optional[float] = None,
+              scale_log2: Optional[float] = None, config: Optional[AttentionConfig] = None):
+    """The kernel for `bh` heads of `seq` rows: a T.function of (Q, K, V, O),
+    each (bh x seq, d) bf16 bits (uint16). The softmax scale is `scale`
+    (1 / sqrt(d) by default), or `scale_log2` = scale x log2 e directly."""
+    if scale_log2 is None:
+        scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
+    pb = _Problem(bh, seq, d, causal, scale_log2, config or AttentionConfig.best(d, causal, seq))
+    cfg, halves = pb.config, pb.halves
+    box = T.TensorMap((BN, 64), "128B")
+
+    @T.function
+    def attention(Q: T.Tensor((pb.rows, d), "uint16", tma=T.TensorMap((BM, 64), "128B")),
+                  K: T.Tensor((pb.rows, d), "uint16", tma=box), V: T.Tensor((pb.rows, d), "uint16", tma=box),
+                  O: T.Tensor((pb.rows, d), "uint16", tma=T.TensorMap((64, 64), "128B"))):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=pb.tiles.grid, block=128 * (CONSUMERS + 1)))
+        q_s = T.alloc_dynamic_shared((cfg.q_buffers, halves, BM, 64), "uint16", align=1024).swizzle("128B")
+        k_s = T.alloc_dynamic_shared((cfg.stages, halves, BN, 64), "uint16", align=1024).swizzle("128B")
+        v_s = T.alloc_dynamic_shared((cfg.v_stages or cfg.stages, halves, BN, 64), "uint16",
+                                     align=1024).swizzle("128B")
+        t, bid = T.thread_id(), T.block_id()
+        q_ring = TmaRing(cfg.q_buffers, consumers=CONSUMERS, name="q")
+        q_ring.init(where=t == 0, fence=False)
+        kv = _KeyValueRing(pb, k_s, v_s, where=t == 0)
+        q_ring.full_barriers.fence_init(where=t == 0)
+        sync_block()
+        roles = WarpgroupRoles(t, (cfg.producer_regs, cfg.consumer_regs))
+        with roles.producer():
+            with T.if_(roles.p == 0):
+                _produce(pb, Q, K, V, q_s, q_ring, kv, bid)
+        with roles.consumers() as c:
+            _consume(pb, O, q_s, q_ring, kv, t, bid, c)
+
+    return attention

@@ -1,0 +1,125 @@
+"""The online softmax of one warpgroup's 64 query rows (FlashAttention's
+row state), over the registers a wgmma leaves them in: S (the scores of a
+key block, a 64 x bn D fragment), O (64 x 64 per half of the head
+dimension), P as wgmma A fragments, and each thread's two rows' (l/4 and
+l/4 + 8 of its warp's 16) running maximum m and sum l, in base 2:
+
+    rows = OnlineSoftmax(bn=128, halves=2)          # m = -inf, l = 0, O = 0
+    ...                                              # S = Q K^T into rows.s
+    rows.softmax(t, j, first_row, scale_log2, mask)  # P = ex2(S scale - m'), m, l, alpha
+    rows.rescale_o()                                 # O *= alpha (the P V before retired)
+    rows.p_fragments()                               # P rounded into rows.a
+    ...                                              # O += P V from rows.a
+    rows.divide()                                    # O / l, one reciprocal a row
+
+The order of every float operation is the one written here (a row's
+maximum and sum as a tree over its registers, then the quad's butterfly),
+which the interpreter reproduces bit for bit (test_kernels_attention.py).
+"""
+
+from __future__ import annotations
+
+from .. import script as T
+from .layouts import WgmmaAccumulator
+from .reductions import butterfly
+
+NEG_INF = 0xFF800000
+
+
+class OnlineSoftmax:
+    """S's registers (bn / 2 a thread), O's (32 a half of 64 columns), P
+    as A fragments (one of 4 registers a k chunk of 16), m, l, and the
+    step's maximum, alpha and butterfly partner, two rows a thread."""
+
+    def __init__(self, bn: int, halves: int):
+        self.bn, self.halves, self.regs = bn, halves, bn // 2
+        self.s = T.alloc_local((1, 1, self.regs), "float32")
+        self.o = T.alloc_local((halves, 1, 32), "float32")
+        self.a = T.alloc_local((bn // 16, 1, 4), "uint32")
+        self.m = T.alloc_local((2, 1), "float32")
+        self.l = T.alloc_local((2, 1), "float32")
+        self.max = T.alloc_local((2, 1), "float32")
+        self.alpha = T.alloc_local((2, 1), "float32")
+        self.partner = T.alloc_local((2, 1), "float32")
+        self.reset()
+        # A thread's registers by its row h (0: l/4, 1: l/4 + 8): (bn / 8, 2, 1).
+        self.by_row = [self.s.reshape((self.regs // 4, 2, 2, 1))[:, h] for h in range(2)]
+        self.o_rows = [self.o.reshape((halves * 8, 2, 2, 1))[:, h] for h in range(2)]
+
+    def reset(self):
+        """O = 0, l = 0, m = -inf: before a tile's first key block."""
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.o.view("uint32").reshape((32 * self.halves, 1)), T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.l.view("uint32"), T.uint32(0))
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.m.view("uint32"), T.uint32(NEG_INF))
+
+    def _row_reduce(self, values, out, opcode):
+        """out (1, 1) = opcode over a row's (bn / 8, 2, 1) values as a tree
+        (pairs of each block of eight columns, then halves), which gives
+        ptxas independent instructions to schedule."""
+        n = self.regs // 4
+        tree = T.alloc_local((n, 1, 1), "float32")
+        T.cuda.tile.apply(T.ptx[opcode], tree, values[:, 0:1], values[:, 1:2])
+        while n > 1:
+            n //= 2
+            T.cuda.tile.apply(T.ptx[opcode], tree[0:n], tree[0:n], tree[n:2 * n])
+        T.cuda.tile.apply(T.ptx["mov.b32"], out.view("uint32"), tree[0, 0:1].view("uint32"))
+
+    def mask(self, t, j, first_row, where):
+        """Where `where` holds, S's keys past the thread's row are -inf
+        (key block j; the warpgroup's rows start at first_row)."""
+        warp, lane = (t // 32) % 4, t % 32
+        with T.if_(where):
+            flat = self.s.reshape((self.regs, 1))
+            for e in range(self.regs):
+                row, key = WgmmaAccumulator(self.bn).place(e, warp, lane, first_row, j * self.bn)
+                T.cuda.tile.apply(T.ptx["mov.b32"], flat[e:e + 1].view("uint32"), T.uint32(NEG_INF),
+                                  pred=key > row, preserve_dst=True)
+
+    def softmax(self, t, j, first_row, scale_log2, mask=None):
+        """Key block j's S (landed) becomes P = ex2(S * scale_log2 - m')
+        in S's registers, masked causally where `mask` holds; m and l move
+        on, and alpha = ex2(m - m') is left for rescale_o. O is not
+        touched, so a P V of the block before may still be running."""
+        if mask is not None:
+            self.mask(t, j, first_row, mask)
+        for h in range(2):
+            row, mh, lh = self.by_row[h], self.m[h:h + 1], self.l[h:h + 1]
+            st, ah, ph = self.max[h:h + 1], self.alpha[h:h + 1], self.partner[h:h + 1]
+            self._row_reduce(row, st, "max.f32")
+            butterfly(st, "max.f32", ph, lanes=4, offsets=(1, 2))  # the quad holds a row
+            # m' = max(m, max * scale_log2); alpha = ex2(m - m')
+            T.cuda.tile.apply(T.ptx["mul.rn.f32"], st, st, T.float32(scale_log2))
+            T.cuda.tile.apply(T.ptx["max.f32"], st, st, mh)
+            T.cuda.tile.apply(T.ptx["sub.rn.f32"], ah, mh, st)
+            T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], ah, ah)
+            T.cuda.tile.apply(T.ptx["mov.b32"], mh.view("uint32"), st.view("uint32"))
+            # P = ex2(S * scale_log2 - m'), one rounding before ex2 (fma)
+            T.cuda.tile.apply(T.ptx["neg.f32"], ph, st)
+            T.cuda.tile.apply(T.ptx["fma.rn.f32"], row, row, T.float32(scale_log2),
+                              ph.reshape((1, 1, 1)).broadcast((self.regs // 4, 2, 1)))
+            T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], row, row)
+            self._row_reduce(row, ph, "add.rn.f32")
+            butterfly(ph, "add.rn.f32", st, lanes=4, offsets=(1, 2))
+            T.cuda.tile.apply(T.ptx["fma.rn.f32"], lh, lh, ah, ph)
+
+    def rescale_o(self):
+        """O *= alpha, row by row (once the P V before has retired)."""
+        for h in range(2):
+            T.cuda.tile.apply(T.ptx["mul.rn.f32"], self.o_rows[h], self.o_rows[h],
+                              self.alpha[h:h + 1].reshape((1, 1, 1)).broadcast((self.halves * 8, 2, 1)))
+
+    def p_fragments(self):
+        """P's pairs rounded into wgmma's A fragments: S's registers 8c to
+        8c + 7 are A's of k chunk c."""
+        pairs = self.s.reshape((self.regs // 2, 2, 1))
+        T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], self.a.reshape((self.regs // 2, 1)), pairs[:, 1], pairs[:, 0])
+
+    def divide(self):
+        """O / l in place, row by row: times rcp.rn.f32 of l, one reciprocal
+        a row (within an ulp of the quotient; div.rn.f32 would take
+        ptxas's slow path per element)."""
+        for h in range(2):
+            lh = self.l[h:h + 1]
+            T.cuda.tile.apply(T.ptx["rcp.rn.f32"], lh, lh)
+            T.cuda.tile.apply(T.ptx["mul.rn.f32"], self.o_rows[h], self.o_rows[h],
+                              lh.reshape((1, 1, 1)).broadcast((self.halves * 8, 2, 1)))
