@@ -322,13 +322,9 @@ def test_a_conversion_of_tensor_core_results_is_emitted_as_written():
 def test_the_hopper_gemm_epilogue_is_emitted_as_written():
     # The cvt.rn.bf16x2.f32 of its wgmma accumulators (kept in a tile, in
     # a loop) take no barrier: the SASS is what fold_barriers="off" makes.
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("gemm_hopper_kernels",
-                                                  os.path.join(ROOT, "bench", "gemm_hopper", "kernels.py"))
-    kernels = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(kernels)
-    make = lambda mode: tile_mlir.compile(kernels.gemm_persistent(4096, 4096, 4096, epilogue="deferred"),
-                                          target="sm_90a", cache=False, fold_barriers=mode)
+    from tile_mlir.kernels.gemm_hopper import hopper_gemm
+    make = lambda mode: tile_mlir.compile(hopper_gemm(4096, 4096, 4096), target="sm_90a", cache=False,  # noqa: E731
+                                          fold_barriers=mode)
     auto = make("auto")
     assert barrier_ptx(auto.ptx) == [] and "VIMNMX" not in mnemonics(auto.cubin)
     assert mnemonics(auto.cubin) == mnemonics(make("off").cubin)

@@ -27,9 +27,10 @@ from tile_mlir.kernels import attention as attention_module
 from tile_mlir.kernels.attention import AttentionConfig, attention
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-sys.path[:0] = [os.path.join(ROOT, "bench", "gemm"), os.path.join(ROOT, "tools", "sass")]
-import gemm_reference  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
 import sass  # noqa: E402
+
+from tile_mlir.kernels.reference import gemm as gemm_reference  # noqa: E402
 
 
 def exact_case(seq, d, causal, seed, config):
@@ -130,3 +131,33 @@ def test_sass_is_the_instructions_written(d, causal, seq, stsm, boxes, hgmma):
     assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", text)) == hgmma
     assert len(re.findall(r"\bUSETMAXREG\.DEALLOC\.CTAPOOL 0x18\b", text)) == 1
     assert len(re.findall(r"\bUSETMAXREG\.TRY_ALLOC\.CTAPOOL UP0, 0xf0\b", text)) == 1
+
+
+# Integer instructions whose choice moves with the register allocation
+# (the same moves and address arithmetic spelled differently).
+_INTEGER_MOVES = re.compile(r"^(MOV|IMAD|IADD3|VIADD|SHF|LEA|ISETP|SEL|IMNMX|VIMNMX|LOP3|PRMT|S2R|CS2R|ULDC|UMOV|UIADD3|"
+                            r"ULEA|USHF|UIMAD|ULOP3|R2UR|NOP|BRA|BSYNC|BSSY)")
+
+
+@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+def test_without_fold_barriers_ptxas_folds_nothing_into_the_conversions():
+    # The cvt.rn.bf16x2.f32 read ex2.approx results (P) and mul.rn results
+    # (O / l). ex2 is measured never to fold into a cvt
+    # (tools/forms/cvt_source_folds.py), so P's are emitted as written; mul
+    # is a measured producer, so O's keep the cvt-source barrier
+    # (docs/design.md). Built without it (fold_barriers="off"), ptxas makes
+    # every float and conversion instruction it made with it, F2FP
+    # included: it folded nothing here. Only the VIMNMX barriers (one a
+    # source) go.
+    make = lambda mode: tile_mlir.compile(attention(64, 4096, 64, causal=True), target="sm_90a",  # noqa: E731
+                                          fold_barriers=mode)
+    with pytest.warns(UserWarning, match="fold-barriers=off leaves cvt.rn.bf16x2.f32 exposed to the cvt-source"):
+        off = make("off")
+    auto = make("auto")
+    ops = [collections.Counter(i.opcode for i in sass.instructions(c.cubin)) for c in (auto, off)]
+    # P's 32 cvt before the loop and 32 in it, O's 16 in the store; an
+    # identity max for each of the two sources of O's.
+    cvts = 2 * 32 + 16
+    assert ops[0]["VIMNMX"] - ops[1]["VIMNMX"] == 2 * 16 and ops[1]["VIMNMX"] == 0
+    floats = [collections.Counter({op: n for op, n in o.items() if not _INTEGER_MOVES.match(op)}) for o in ops]
+    assert floats[0] == floats[1] and floats[0]["F2FP.BF16.F32.PACK_AB"] == cvts

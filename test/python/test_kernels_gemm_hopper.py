@@ -21,9 +21,10 @@ import tile_mlir
 from tile_mlir.kernels.gemm_hopper import HopperGemmConfig, hopper_gemm
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-sys.path[:0] = [os.path.join(ROOT, "bench", "gemm"), os.path.join(ROOT, "tools", "sass")]
-import gemm_reference  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
 import sass  # noqa: E402
+
+from tile_mlir.kernels.reference import gemm as gemm_reference  # noqa: E402
 
 SMALL = HopperGemmConfig(bn=64, stages=3, blocks=1, group_m=1)
 

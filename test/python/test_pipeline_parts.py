@@ -494,3 +494,81 @@ def test_a_hang_names_the_hazards_found_before_it(line_of):
     text = str(caught.value)
     assert text.startswith("ring_sum: " + line_of("# the producer's wait") + ": this loop never ends")
     assert "\nbefore it, the interpreter found " in text and "has not delivered" in text
+
+
+# -- What the kernels package added ---------------------------------------------
+
+def test_behind_is_the_earlier_step_and_never_negative():
+    state = P.PipelineState(4, step=9)
+    earlier = state.behind(1)
+    assert (earlier.stage, earlier.phase) == (P.PipelineState(4, 8).stage, P.PipelineState(4, 8).phase)
+    # Step 0's predecessor is addressed through a slot of the ring, not -1.
+    first = P.PipelineState(4, 0).behind(1)
+    assert first.step == 7 and first.stage == 3 and first.phase == 1
+    with pytest.raises(ValueError, match="behind takes 0 to 8 steps of a 4-stage ring, got 9"):
+        state.behind(9)
+
+
+def test_a_branched_first_pass_skips_the_first_waits_and_still_sums():
+    # acquire(branch_first_pass=True): for a step known while tracing and
+    # below the stages no wait at all (5 steps over 3 slots unrolled: the
+    # producer waits at steps 3 and 4 only, the consumers at all 5); for a
+    # runtime step the wait inside `if step >= stages`, which the
+    # interpreter runs to the right sums.
+    def ring(branch, unrolled):
+        @T.function
+        def ring_sum(A: T.Tensor((5 * ROWS, COLS), "uint16", tma=T.TensorMap((ROWS, COLS))),
+                     Out: T.Tensor((THREADS, 4), "uint32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
+            t = T.thread_id()
+            slots = T.alloc_shared((3, ROWS, COLS), "uint16", align=128)
+            ring = P.TmaRing(3, consumers=THREADS)
+            acc = T.alloc_local((1, 1, 4), "uint32")
+            T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((4, 1)), T.uint32(0))
+            ring.init(where=t == 0)
+            P.sync_block()
+            for k in (range(5) if unrolled else T.serial(0, 5)):
+                with T.if_(t == 0):
+                    put = P.PipelineState.producer(3, k)
+                    ring.acquire(put, branch_first_pass=branch)
+                    ring.expect(put, BOX_BYTES)
+                    T.cuda.tile.apply(T.ptx[LOAD], slots[put.stage], A.tensor_map, (0, k * ROWS), ring.full(put))
+                get = P.PipelineState(3, k)
+                ring.wait(get)
+                _consume(slots[get.stage], acc, t)
+                ring.release(get)
+            T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], acc.reshape((1, 4)))
+        return ring_sum
+
+    waits = [tile_mlir.compile(ring(b, True), target="sm_90a", cubin=False).ptx.count("mbarrier.try_wait.parity")
+             for b in (False, True)]
+    assert waits == [5 + 5, 2 + 5]
+    a, want = data(5)
+    for unrolled in (True, False):
+        out = np.zeros((THREADS, 4), np.uint32)
+        tile_mlir.interpret(ring(True, unrolled), a, out)
+        assert np.array_equal(out, want)
+
+
+@pytest.mark.parametrize("heads, places, causal, blocks", [(3, 4, False, 5), (2, 6, True, 4), (4, 8, True, 132)])
+def test_head_tiles_take_every_tile_once_and_causal_units_equal_work(heads, places, causal, blocks):
+    tiles = P.HeadTiles(heads, places, tile_m=128, tile_n=64, causal=causal, blocks=blocks)
+    seq, per_tile = places * 128, 2
+    seen = []
+    for bid in range(tiles.grid):
+        step = 0  # the ring runs on across a block's tiles
+        for i in range(tiles.count(bid)):
+            work = 0
+            for h in range(tiles.per_unit):
+                first_row, head_row, steps, first_step = tiles.tile(bid, i, h)
+                assert first_step == step
+                step += steps
+                work += steps
+                seen.append((head_row // seq, first_row))
+                # Causal: the key blocks up to the tile's last row.
+                assert steps == ((first_row // 128 + 1) * per_tile if causal else places * per_tile)
+            if causal:
+                assert work == (places + 1) * per_tile  # every unit the same work
+    assert sorted(seen) == [(h, 128 * p) for h in range(heads) for p in range(places)]
+    with pytest.raises(ValueError, match="causal pairs a head's tiles: 3 tiles is an odd number"):
+        P.HeadTiles(1, 3, 128, 128, True, 4)

@@ -1,15 +1,15 @@
 """XOR-swizzled shared tiles (tile.swizzle, issue #27): the interpreter
 places each byte where CuTe's Swizzle<bits, base, shift> over byte offsets
 puts it, the front end takes the TMA mode names and rejects what the op
-does not take, and the swizzled GEMM of bench/gemm equals numpy in the
-interpreter, keeps the swizzle out of its main loop's ALU work in SASS, and
-reads its tiles without bank conflicts (the interpreter counts the banks'
-wavefronts). The lowering's addresses are
+does not take, pipelining.row_swizzle spreads ldmatrix's rows and
+cp.async's pieces over the banks, and the mma.sync GEMM
+(tile_mlir.kernels.gemm_mma, 128-byte-swizzled TMA boxes) equals numpy in
+the interpreter and reads its tiles without bank conflicts (the
+interpreter counts the banks' wavefronts). The lowering's addresses are
 checked by test/PTX/swizzle.mlir, the verifier's rules by
 test/Dialect/Tile/invalid-swizzle.mlir."""
 
 import collections
-import importlib.util
 import os
 import re
 import sys
@@ -21,13 +21,12 @@ import tile_mlir
 from tile_mlir import script as T
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-sys.path[:0] = [os.path.join(ROOT, "bench", "gemm"), os.path.join(ROOT, "tools", "sass")]
-import gemm_reference  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
 import sass  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("gemm_kernels", os.path.join(ROOT, "bench", "gemm", "kernels.py"))
-kernels = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(kernels)
+from tile_mlir.kernels.gemm_mma import MmaGemmConfig, gemm_mma  # noqa: E402
+from tile_mlir.kernels.reference import gemm as gemm_reference  # noqa: E402
+from tile_mlir.pipelining import row_swizzle  # noqa: E402
 
 
 def cute_swizzle(offset, bits, base, shift):
@@ -94,7 +93,7 @@ def test_row_swizzle_reads_and_writes_without_bank_conflicts():
     # consecutive rows; cp.async writes 8 consecutive units of a row (two
     # rows of 64-byte ones).
     for row_bytes in (32, 64, 128, 256, 512):
-        fields = kernels.row_swizzle(row_bytes)
+        fields = row_swizzle(row_bytes)
         units = row_bytes // 16
 
         def group(row, unit):
@@ -141,54 +140,19 @@ def test_interpreter_counts_bank_wavefronts(mode, wavefronts):
         "st.shared.v4.b32": (1, wavefronts, 4), "ldmatrix.sync.aligned.m8n8.x4.shared.b16": (1, wavefronts, 4)}
 
 
-def gemm_banks(swizzle):
-    """The GEMM's shared wavefronts and ideal by instruction, after
-    checking its result."""
-    m, n, k = 64, 128, 64
+def test_the_mma_gemm_reads_its_swizzled_boxes_without_bank_conflicts():
+    # 128-byte rows under the 128-byte swizzle: every ldmatrix at its
+    # ideal wavefronts, and the product still numpy's.
+    m, n, k = 64, 64, 192
     a_bits, b_bits, a, b = gemm_reference.inputs(m, n, k, "bfloat16", seed=11)
     c = np.zeros((m, n), np.float32)
     banks = {}
-    tile_mlir.interpret(kernels.gemm_kernel(m, n, k, "bfloat16", block=(64, 128, 32), warps=(2, 2), stages=3,
-                                            swizzle=swizzle), a_bits, b_bits, c, shared_banks=banks)
+    config = MmaGemmConfig(block=(64, 64, 64), warps=(2, 2), stages=3, group_m=1)
+    tile_mlir.interpret(gemm_mma(m, n, k, "bfloat16", config), a_bits, np.ascontiguousarray(b_bits.T), c,
+                        shared_banks=banks)
     assert np.array_equal(c, gemm_reference.expected(a, b))
-    totals = collections.defaultdict(lambda: [0, 0])
-    for (_, opcode), entry in banks.items():
-        totals[opcode.split(".")[0]][0] += entry["wavefronts"]
-        totals[opcode.split(".")[0]][1] += entry["ideal"]
-    return dict(totals)
-
-
-def test_swizzled_gemm_equals_numpy_without_bank_conflicts():
-    # A's rows are 64 bytes (swizzle 2, 4, 3), B's 256 (3, 4, 4): every
-    # cp.async write and ldmatrix read at its ideal.
-    totals = gemm_banks(swizzle=True)
-    assert set(totals) == {"cp", "ldmatrix"} and all(w == ideal for w, ideal in totals.values()), totals
-
-
-def test_padded_gemm_conflicts_on_its_copies():
-    # Padded rows of 80 bytes read conflict-free, but a phase of 8 copies
-    # spans two rows, and units 0 and 8 of it share banks (offsets 0 and 128).
-    totals = gemm_banks(swizzle=False)
-    assert totals["ldmatrix"][0] == totals["ldmatrix"][1]
-    assert totals["cp"][0] > totals["cp"][1], totals
-
-
-@pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
-def test_swizzled_gemm_main_loop_sass():
-    kernel = tile_mlir.compile(kernels.gemm_kernel(4096, 4096, 4096, **kernels.TILINGS["t128x256x64s3_swizzled"]),
-                               target="sm_90")
-    resources = sass.ptxas_resources(kernel.ptx)
-    assert sass.NO_SPILLS.search(resources), resources
-    # The main loop: from the wait for a step's group to the branch back.
-    counts = collections.Counter(sass.between(kernel.cubin, "DEPBAR.LE"))
-    # A step of 64 of K per 64 x 64 warp tile: 4 x 4 x 8 mma, 4 x (4 + 4)
-    # ldmatrix .x4, 4 + 8 pieces of 16 bytes per thread, one barrier.
-    assert counts["HMMA"] == 128 and counts["LDSM"] == 32 and counts["LDGSTS"] == 12 and counts["BAR"] == 1
-    assert counts["LDL"] == counts["STL"] == 0
-    # The swizzle's XORs stay out of the loop but for one per distinct
-    # 16-byte unit a warp addresses (the 16-row blocks share theirs): 114
-    # logic ops when every access swizzled its whole offset.
-    assert counts["LOP3"] <= 32, counts
+    reads = [entry for (_, opcode), entry in banks.items() if opcode.startswith("ldmatrix")]
+    assert reads and all(entry["wavefronts"] == entry["ideal"] for entry in reads), banks
 
 
 def test_a_negative_constant_offset_is_spelled_as_ptxas_reads_it():

@@ -30,10 +30,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import script as T
-from ..pipelining import ConsumerTurns, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles, sync_block
+from ..pipelining import (ConsumerTurns, HeadTiles, NamedBarriers, OnlineSoftmax, PipelineState, TmaRing,
+                          WarpgroupRoles, sync_block)
 from ..pipelining.epilogues import stage_and_store
-from ..pipelining.online_softmax import OnlineSoftmax
-from ..pipelining.schedulers import HeadTiles
 
 # No `from __future__ import annotations`: T.function reads the kernel's
 # parameter annotations as objects.
@@ -62,7 +61,7 @@ class AttentionConfig:
     @classmethod
     def best(cls, d: int, causal: bool, seq: int):
         """The configuration that won on the H200 for each entry of
-        bench/attention (B 4, H 16): two buffers of Q where they fit and
+        the attention benchmark (B 4, H 16): two buffers of Q where they fit and
         gained (d 64 but causal beyond S 2048; d 128 to S 2048, with V in a
         ring of 2), 4 or 5 stages at d 64, 3 at d 128."""
         if d == 64 and not causal:

@@ -66,7 +66,7 @@ class HopperGemmConfig:
 
     @classmethod
     def best(cls, dtype: str):
-        """The configuration that won on the H200 (bench/gemm_hopper):
+        """The configuration that won on the H200 (bench/README.md):
         128 blocks in groups of 16 for the 16-bit types, one block an SM
         (132) in groups of 8 for e4m3."""
         return cls(blocks=132, group_m=8) if dtype == "e4m3" else cls()

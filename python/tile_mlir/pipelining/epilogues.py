@@ -1,5 +1,5 @@
 """Storing a warpgroup's wgmma accumulators by TMA, shared by the Hopper
-GEMM (bench/gemm_hopper) and attention (bench/attention): rounded to pairs
+GEMM and attention (tile_mlir.kernels): rounded to pairs
 of a 16-bit type, written to a swizzled shared buffer by stmatrix, stored
 as 64 x 64 boxes by one thread.
 

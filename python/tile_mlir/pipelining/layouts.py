@@ -43,3 +43,21 @@ class WgmmaAccumulator:
             raise ValueError(f"a thread holds registers 0 to {self.registers - 1} of an N={self.n} D, not {e}")
         row, col = fragments.wgmma_d_place(e, warp, lane)
         return row0 + row, col0 + col
+
+
+def row_swizzle(row_bytes: int):
+    """The swizzle (bits, base, shift: ``tile.swizzle(bits=, base=,
+    shift=)``) of a shared tile with rows of `row_bytes` (a power of two,
+    32 or more) under which the 8 rows one ldmatrix phase reads, at one
+    16-byte unit each, fall on 8 distinct 16-byte bank groups, and so do 8
+    consecutive 16-byte pieces a phase of cp.async writes: the unit index
+    is XORed with the row's position among the rows that share banks. Rows
+    of 128 bytes or more (row r at bit log2(row_bytes)) put r % 8 on the 8
+    units of a 128-byte line; shorter rows share a line with their
+    neighbours, and the row bits above the line's (bit 7) go on the units
+    of a row."""
+    log = row_bytes.bit_length() - 1
+    if row_bytes != 1 << log or log < 5:
+        raise ValueError(f"rows of {row_bytes} bytes: a power of two, at least 32")
+    return min(3, log - 4), 4, max(3, log - 4)
+

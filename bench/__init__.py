@@ -1,0 +1,2 @@
+"""tile-mlir's benchmarks: one module a benchmark, run by `python -m bench`
+(bench/README.md)."""

@@ -1,0 +1,122 @@
+"""The Hopper GEMM (tile_mlir.kernels.gemm_hopper) against cuBLAS
+(torch.matmul, the faster of B row major and Bt's layout) and Triton's
+matmul, and e4m3 against torch._scaled_mm with and without its fast
+accumulation: bf16 and fp16 at 4096^3, 8192^3 and 512 x 8192 x 8192, e4m3
+at 4096^3 and 8192^3. Each kernel is checked bit for bit on
+integer-valued data and against float64 on random normal data."""
+
+import json
+import os
+
+import torch
+
+from tile_mlir import runtime
+from tile_mlir.kernels.gemm_hopper import hopper_gemm
+
+from .matmul_peers import REPEATS, ROUNDS, TORCH_DTYPE, references, triton_matmul
+from .timing import timed_rounds
+
+SHAPES = {"bfloat16": ((4096,) * 3, (8192,) * 3, (512, 8192, 8192)), "float16": ((4096,) * 3, (8192,) * 3,
+          (512, 8192, 8192)), "e4m3": ((4096,) * 3, (8192,) * 3)}
+ENTRIES = {f"hopper_{dtype}_{m}x{n}x{k}": (lambda m=m, n=n, k=k, dtype=dtype: hopper_gemm(m, n, k, dtype))
+           for dtype, shapes in SHAPES.items() for m, n, k in shapes}
+# The kernels these replaced: bench/gemm_hopper/kernels.py's FINAL (commit
+# 14ca50e and before), the winning variant of each.
+BASELINE = {name: ("bench/gemm_hopper/kernels.py", "FINAL", f"{name}_persistent"
+                   + ("_deferred_tma" if "e4m3" in name else "_b128_deferred_tma")) for name in ENTRIES}
+
+
+def fp8_entry(kernel):
+    """The e4m3 kernel (C = A Bt^T in bf16, their bits) against
+    torch._scaled_mm with unit scales on the same data: bit for bit on
+    integer data in {-1, 0, 1} (every partial sum exact), and recorded for
+    {-4, ..., 4} (sums to 2^16: whether the tensor cores' fp8 accumulation
+    keeps them); the error on random normal e4m3 data against float64,
+    beside _scaled_mm's; timed."""
+    (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
+    entry = {"shape": [m, n, k], "dtype": "e4m3", "output": "bfloat16"}
+    one = torch.tensor(1.0, device="cuda")
+    c = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+    gen = torch.Generator(device="cuda").manual_seed(3)
+
+    def fp8(values):
+        return values.to(torch.float8_e4m3fn)
+
+    for key, bound in (("bit_exact_integer_data", 1), ("bit_exact_integer_data_to_4", 4)):
+        a = fp8(torch.randint(-bound, bound + 1, (m, k), device="cuda", generator=gen).float())
+        b = fp8(torch.randint(-bound, bound + 1, (n, k), device="cuda", generator=gen).float())
+        kernel(a.view(torch.uint8), b.view(torch.uint8), c.view(torch.uint16))
+        torch.cuda.synchronize()
+        want = (a.double() @ b.double().t()).to(torch.bfloat16)
+        entry[key] = bool(torch.equal(c, want))
+    x = fp8(torch.randn(m, k, device="cuda", generator=gen))
+    yt = fp8(torch.randn(n, k, device="cuda", generator=gen))
+    exact = x.double() @ yt.double().t()
+    scale = float(exact.abs().max())
+    kernel(x.view(torch.uint8), yt.view(torch.uint8), c.view(torch.uint16))
+    torch.cuda.synchronize()
+    entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
+    scaled = torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    entry["scaled_mm_max_error_relative_to_max"] = float((scaled.double() - exact).abs().max()) / scale
+    # With fast accumulation cuBLASLt keeps the sums in the tensor cores'
+    # accumulator, as this kernel does.
+    fast = torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)
+    entry["scaled_mm_fast_accum_max_error_relative_to_max"] = float((fast.double() - exact).abs().max()) / scale
+    runs = {"tile_mlir": lambda: kernel(x.view(torch.uint8), yt.view(torch.uint8), c.view(torch.uint16),
+                                        *scratch, sync=False),
+            "scaled_mm": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
+            "scaled_mm_fast_accum": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one,
+                                                             out_dtype=torch.bfloat16, use_fast_accum=True)}
+    timed_rounds(entry, runs, ROUNDS, REPEATS)
+    entry["TFLOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
+    entry["ratio_vs_scaled_mm"] = entry["ms"]["scaled_mm"] / entry["ms"]["tile_mlir"]
+    entry["ratio_vs_scaled_mm_fast_accum"] = entry["ms"]["scaled_mm_fast_accum"] / entry["ms"]["tile_mlir"]
+    return entry
+
+
+def half_entry(kernel, name, tri):
+    """A bf16 or fp16 kernel (C in the inputs' type, its bits) against cuBLAS
+    on both layouts of B and Triton: bit for bit on integer data, the error
+    on random normal data beside cuBLAS's, timed."""
+    (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
+    dtype = "bfloat16" if "bfloat16" in name else "float16"
+    entry = {"shape": [m, n, k], "dtype": dtype, "output": dtype}
+    A, B, want, x, y, exact, scale, cublas_error = references(m, n, k, dtype)
+    bt, yt = B.t().contiguous(), y.t().contiguous()
+    c = torch.empty((m, n), device="cuda", dtype=TORCH_DTYPE[dtype])
+    kernel(A, bt, c.view(torch.uint16))
+    torch.cuda.synchronize()
+    entry["bit_exact_integer_data"] = bool(torch.equal(c, want.to(TORCH_DTYPE[dtype])))
+    kernel(x.view(torch.uint16), yt.view(torch.uint16), c.view(torch.uint16))
+    torch.cuda.synchronize()
+    entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
+    entry["cublas_max_error_relative_to_max"] = cublas_error
+    runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), yt.view(torch.uint16), c.view(torch.uint16),
+                                        sync=False),
+            "cublas": lambda: torch.matmul(x, y), "cublas_bt": lambda: torch.matmul(x, yt.t())}
+    if tri:
+        runs["triton"] = lambda: tri(x, y)
+    timed_rounds(entry, runs, ROUNDS, REPEATS)
+    entry["TFLOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
+    entry["ratio_vs_cublas"] = min(entry["ms"]["cublas"], entry["ms"]["cublas_bt"]) / entry["ms"]["tile_mlir"]
+    if "triton" in runs:
+        entry["ratio_vs_triton"] = entry["ms"]["triton"] / entry["ms"]["tile_mlir"]
+    return entry
+
+
+def run(artifacts, report_path):
+    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
+              "repeats": REPEATS, "kernels": {}}
+    tri, report["triton"] = triton_matmul()
+    for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
+        name = file[:-5]
+        kernel = runtime.load(os.path.join(artifacts, file))
+        entry = fp8_entry(kernel) if "e4m3" in name else half_entry(kernel, name, tri)
+        report["kernels"][name] = entry
+        print(name, {key: round(v, 1) for key, v in entry["TFLOPs"].items()},
+              {key: round(v, 3) for key, v in entry.items() if key.startswith("ratio")},
+              "bit-exact", entry["bit_exact_integer_data"], "rel err %.2e" % entry["max_error_relative_to_max"],
+              flush=True)
+        # After every kernel: a run cut short keeps what it measured.
+        with open(report_path, "w") as f:
+            json.dump(report, f, indent=1)

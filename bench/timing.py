@@ -1,0 +1,62 @@
+"""How the GPU benchmarks time a launch: CUDA events around each launch,
+the queue never drained in between (as triton's do_bench), and rounds that
+interleave every kernel with its peers so that clock changes reach them
+alike. Needs torch and a GPU."""
+
+import numpy as np
+import torch
+
+REPEATS = 30
+QUEUE_AHEAD_CYCLES = 20_000_000
+
+
+def median_ms(fn, repeats=REPEATS, synced=False):
+    """The median time of one launch in ms. The launches queue behind a busy
+    kernel of about 10 ms, so the GPU reaches the first one only once the
+    host has submitted most of them: a launch shorter than its submission
+    is timed by the GPU, not by the host. With `synced`, the queue drains
+    after every launch, so each time includes the host's launch cost."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(repeats)]
+    if not synced:
+        torch.cuda._sleep(QUEUE_AHEAD_CYCLES)
+    for start, end in events:
+        start.record()
+        fn()
+        end.record()
+        if synced:
+            end.synchronize()
+    torch.cuda.synchronize()
+    return float(np.median([start.elapsed_time(end) for start, end in events]))
+
+
+def timed_rounds(entry, runs, rounds, repeats):
+    """Times each of `runs` ({name: launch}) in `rounds` rounds, each round
+    timing every run once, into entry["rounds"], and their medians into
+    entry["ms"]."""
+    entry["rounds"] = {key: [] for key in runs}
+    for _ in range(rounds):
+        for key, fn in runs.items():
+            entry["rounds"][key].append(median_ms(fn, repeats=repeats))
+    entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+
+
+def summarize(entry):
+    """A bandwidth entry's medians over its rounds, in place: each peer's and
+    variant's ms and GB/s (of entry["bytes_moved"]), and each variant's
+    ratios (ratio_vs_best_torch, ratio_vs_copy_bandwidth) with their
+    ranges."""
+    nbytes = entry["bytes_moved"]
+    for peer in entry["peers"].values():
+        peer["ms"] = float(np.median(peer["rounds"]))
+        peer["GBps"] = nbytes / peer["ms"] / 1e6
+    for v in entry["variants"].values():
+        v["ms"] = float(np.median([r["ms"] for r in v["rounds"]]))
+        v["GBps"] = nbytes / v["ms"] / 1e6
+        for key in ("ratio_vs_best_torch", "ratio_vs_copy_bandwidth"):
+            ratios = [r[key] for r in v["rounds"]]
+            v[key] = float(np.median(ratios))
+            v[key + "_range"] = [float(min(ratios)), float(max(ratios))]

@@ -1,0 +1,136 @@
+"""tile_mlir.kernels.softmax (fp32 and bf16 rows of 4096) and
+tile_mlir.kernels.reduce_sum (2^28 values) (issue 26). In the interpreter each equals numpy in its stated order
+of operations, bit for bit (softmax's ex2.approx as its correctly rounded
+result, as reference/softmax.py states it); ptxas -v shows no stack and no
+spills; the SASS has the instructions the kernel names and no local
+memory. Their speed is in bench/results (softmax.json, sum.json)."""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+import pytest
+
+import tile_mlir
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
+import sass  # noqa: E402
+
+
+from tile_mlir.kernels.reduce_sum import SumConfig, reduce_sum  # noqa: E402
+from tile_mlir.kernels.reference import reduce_sum as sum_reference  # noqa: E402
+from tile_mlir.kernels.reference import softmax as softmax_reference  # noqa: E402
+from tile_mlir.kernels.softmax import softmax  # noqa: E402
+
+
+def interpret(fn, *arrays):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tile_mlir.InterpretWarning)  # ex2.approx, stated
+        tile_mlir.interpret(fn, *arrays)
+
+
+@pytest.mark.parametrize("scale", [1.0, 30.0, 1e-30])
+def test_softmax_f32_in_the_interpreter_is_numpys_in_the_stated_order(scale):
+    x = (np.random.default_rng(1).standard_normal((3, 4096)) * scale).astype(np.float32)
+    out = np.zeros_like(x)
+    interpret(softmax(3), x, out)
+    assert out.tobytes() == softmax_reference.softmax_f32(x).tobytes()
+    plain = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    plain /= plain.sum(axis=1, keepdims=True)
+    assert np.abs(out - plain).max() < 1e-6
+
+
+def test_softmax_bf16_in_the_interpreter_is_numpys_in_the_stated_order():
+    x = (np.random.default_rng(2).standard_normal((3, 4096)) * 8).astype(np.float32)
+    bits = softmax_reference.to_bf16_bits(x)
+    out = np.zeros_like(bits.view(np.int16))
+    interpret(softmax(3, "bfloat16"), bits.view(np.int16), out)
+    assert out.view(np.uint16).tobytes() == softmax_reference.softmax_bf16(bits).tobytes()
+
+
+def test_the_sum_partials_are_numpys_in_the_stated_order_and_the_total_their_sum():
+    blocks = 3
+    n = sum_reference.UNROLL * 4 * 256 * blocks * 2
+    x = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    parts, total = np.zeros((blocks, 1), np.float32), np.zeros((1, 1), np.float32)
+    interpret(reduce_sum(n, SumConfig(blocks)), x, parts, total)
+    want = sum_reference.partials(x, blocks)
+    assert parts.ravel().tobytes() == want.tobytes()
+    # The interpreter applies atomics in ascending thread order: block 0 first.
+    assert total[0, 0] == np.float32(np.float32(np.float32(0) + want[0] + want[1]) + want[2])
+
+
+def ptxas_report(ptx):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "k.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        run = subprocess.run(["ptxas", "-v", "-arch=sm_90", path, "-o", os.devnull], capture_output=True,
+                             text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stderr
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    return {"softmax_f32": tile_mlir.compile(softmax(65536)),
+            "softmax_bf16": tile_mlir.compile(softmax(65536, "bfloat16")),
+            "sum": tile_mlir.compile(reduce_sum(1 << 28))}
+
+
+@pytest.mark.parametrize("name", ["softmax_f32", "softmax_bf16", "sum"])
+def test_no_stack_and_no_spills(compiled, name):
+    report = ptxas_report(compiled[name].ptx)
+    assert re.search(r"\b0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", report), report
+
+
+needs_sass = pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+
+
+@needs_sass
+@pytest.mark.parametrize("name,loads,stores", [("softmax_f32", 4, 4), ("softmax_bf16", 2, 2)])
+def test_softmax_sass_is_the_instructions_written(compiled, name, loads, stores):
+    cubin = compiled[name].cubin
+    text = sass.listing(cubin)
+    mnemonics = [i.mnemonic for i in sass.instructions(cubin)]
+    assert len(re.findall(r"\bLDG\.E\.128\b", text)) == loads
+    assert len(re.findall(r"\bSTG\.E\.128\b", text)) == stores
+    # two butterflies, two exchanges through shared memory, two barriers
+    assert len(re.findall(r"\bSHFL\.BFLY\b", text)) == 10
+    assert mnemonics.count("STS") == 2 and len(re.findall(r"\bBAR\.SYNC", text)) == 2
+    assert len(re.findall(r"\bLDS\.128\b", text)) == 4
+    # 16 exponentials, one reciprocal (rcp.rn: MUFU.RCP and its refinement)
+    assert len(re.findall(r"\bMUFU\.EX2\b", text)) == 16
+    # The maximum as written: 15 + 5 + 7 FMNMX; (x - m) * log2 e as an FADD
+    # and an FMUL each, never contracted into an FFMA, before the first EX2.
+    before_exp = mnemonics[:mnemonics.index("MUFU")]
+    assert before_exp.count("FMNMX") == 27 and "FFMA" not in before_exp
+    assert mnemonics.count("FMUL") == 32  # 16 by log2 e, 16 by the reciprocal
+    assert "LDL" not in mnemonics and "STL" not in mnemonics
+
+
+@needs_sass
+def test_sum_sass_inner_loop_is_eight_vector_loads_and_32_adds(compiled):
+    mnemonics = [i.mnemonic for i in sass.instructions(compiled["sum"].cubin)]
+    text = sass.listing(compiled["sum"].cubin)
+    # The loop: from its first load to its back branch, the eight 16-byte
+    # loads and the 32 accumulators' adds, nothing contracted.
+    first = mnemonics.index("LDG")
+    body = mnemonics[first:mnemonics.index("BRA", first) + 1]
+    assert len(re.findall(r"\bLDG\.E\.128\b", text)) == 8 and body.count("LDG") == 8
+    assert body.count("FADD") == 32 and "FFMA" not in mnemonics
+    # then 31 + 5 + 7 adds, one shared exchange, one barrier, one atomic
+    assert mnemonics.count("FADD") == 32 + 31 + 5 + 7
+    assert len(re.findall(r"\bSHFL\.BFLY\b", text)) == 5 and len(re.findall(r"\bBAR\.SYNC", text)) == 1
+    assert len(re.findall(r"\bREDG\.E\.ADD\.F32", text)) == 1
+    assert "LDL" not in mnemonics and "STL" not in mnemonics
+
+
+def test_softmax_takes_float32_or_bfloat16_rows():
+    with pytest.raises(ValueError, match=r"softmax takes float32 or bfloat16 rows, not 'float16'"):
+        softmax(4, "float16")
