@@ -13,12 +13,14 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from tile_mlir import runtime
-from tile_mlir.kernels.attention import attention
 
+from . import kernels
 from .timing import timed_rounds
 
+
+
 ENTRIES = {f"attention_d{d}_b4h16_s{seq}{'_causal' if causal else ''}":
-           (lambda d=d, seq=seq, causal=causal: attention(64, seq, d, causal))
+           (lambda d=d, seq=seq, causal=causal: kernels("attention").attention(64, seq, d, causal))
            for d in (64, 128) for causal in (False, True) for seq in (1024, 2048, 4096, 8192)}
 
 

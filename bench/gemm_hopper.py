@@ -11,14 +11,17 @@ import os
 import torch
 
 from tile_mlir import runtime
-from tile_mlir.kernels.gemm_hopper import hopper_gemm
 
+from . import kernels
 from .matmul_peers import REPEATS, ROUNDS, TORCH_DTYPE, references, triton_matmul
 from .timing import timed_rounds
 
 SHAPES = {"bfloat16": ((4096,) * 3, (8192,) * 3, (512, 8192, 8192)), "float16": ((4096,) * 3, (8192,) * 3,
           (512, 8192, 8192)), "e4m3": ((4096,) * 3, (8192,) * 3)}
-ENTRIES = {f"hopper_{dtype}_{m}x{n}x{k}": (lambda m=m, n=n, k=k, dtype=dtype: hopper_gemm(m, n, k, dtype))
+
+
+ENTRIES = {f"hopper_{dtype}_{m}x{n}x{k}":
+           (lambda m=m, n=n, k=k, dtype=dtype: kernels("gemm_hopper").hopper_gemm(m, n, k, dtype))
            for dtype, shapes in SHAPES.items() for m, n, k in shapes}
 # The kernels these replaced: bench/gemm_hopper/kernels.py's FINAL (commit
 # 14ca50e and before), the winning variant of each.

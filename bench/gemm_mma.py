@@ -11,15 +11,18 @@ import os
 import torch
 
 from tile_mlir import runtime
-from tile_mlir.kernels.gemm_mma import gemm_mma
 
+from . import kernels
 from .matmul_peers import REPEATS, ROUNDS, references, triton_matmul
 from .timing import timed_rounds
 
 SHAPES = ((4096,) * 3, (8192,) * 3, (64, 8192, 8192))
-ENTRIES = {f"mma_{dtype}_{m}x{n}x{k}": (lambda m=m, n=n, k=k, dtype=dtype: gemm_mma(m, n, k, dtype))
+
+
+ENTRIES = {f"mma_{dtype}_{m}x{n}x{k}": (lambda m=m, n=n, k=k, dtype=dtype: kernels("gemm_mma").gemm_mma(m, n, k, dtype))
            for dtype in ("bfloat16", "float16") for m, n, k in SHAPES}
-ENTRIES.update({f"mma_int8_{s}x{s}x{s}": (lambda s=s: gemm_mma(s, s, s, "int8")) for s in (4096, 8192)})
+ENTRIES.update({f"mma_int8_{s}x{s}x{s}": (lambda s=s: kernels("gemm_mma").gemm_mma(s, s, s, "int8"))
+                for s in (4096, 8192)})
 # The kernels these replaced: bench/gemm/kernels.py's winners (commit
 # 14ca50e and before).
 BASELINE = {f"mma_{dtype}_{m}x{n}x{k}": ("bench/gemm/kernels.py", "VARIANTS", f"gemm_{dtype}_64x8192x8192_"

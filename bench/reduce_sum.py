@@ -10,12 +10,14 @@ import numpy as np
 import torch
 
 from tile_mlir import runtime
-from tile_mlir.kernels.reduce_sum import reduce_sum
 from tile_mlir.kernels.reference import reduce_sum as sum_reference
 
+from . import kernels
 from .timing import median_ms
 
-ENTRIES = {"sum_f32_n2p28": lambda: reduce_sum(1 << 28)}
+
+
+ENTRIES = {"sum_f32_n2p28": lambda: kernels("reduce_sum").reduce_sum(1 << 28)}
 
 
 N = 1 << 28

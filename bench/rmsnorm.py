@@ -11,11 +11,14 @@ import torch
 
 from tile_mlir import runtime
 from tile_mlir.kernels.reference import rmsnorm as rmsnorm_reference
-from tile_mlir.kernels.rmsnorm import rmsnorm
 
+from . import kernels
 from .timing import median_ms, summarize
 
-ENTRIES = {"rmsnorm_f32_r65536": lambda: rmsnorm(65536), "rmsnorm_bf16_r65536": lambda: rmsnorm(65536, "bfloat16")}
+
+
+ENTRIES = {"rmsnorm_f32_r65536": lambda: kernels("rmsnorm").rmsnorm(65536),
+           "rmsnorm_bf16_r65536": lambda: kernels("rmsnorm").rmsnorm(65536, "bfloat16")}
 
 
 ROWS, COLUMNS, EPS = 65536, 4096, 1e-6

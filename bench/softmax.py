@@ -12,12 +12,14 @@ import torch
 
 from tile_mlir import runtime
 from tile_mlir.kernels.reference import softmax as softmax_reference
-from tile_mlir.kernels.softmax import softmax as softmax_kernel
 
+from . import kernels
 from .timing import median_ms, summarize
 
-ENTRIES = {"softmax_f32_r65536": lambda: softmax_kernel(65536),
-           "softmax_bf16_r65536": lambda: softmax_kernel(65536, "bfloat16")}
+
+
+ENTRIES = {"softmax_f32_r65536": lambda: kernels("softmax").softmax(65536),
+           "softmax_bf16_r65536": lambda: kernels("softmax").softmax(65536, "bfloat16")}
 
 
 ROWS, COLUMNS = 65536, 4096
