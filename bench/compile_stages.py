@@ -8,7 +8,6 @@ import os
 import platform
 import re
 import subprocess
-import sys
 import tempfile
 import time
 

@@ -66,7 +66,7 @@ def fp8_entry(kernel):
     fast = torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)
     entry["scaled_mm_fast_accum_max_error_relative_to_max"] = float((fast.double() - exact).abs().max()) / scale
     runs = {"tile_mlir": lambda: kernel(x.view(torch.uint8), yt.view(torch.uint8), c.view(torch.uint16),
-                                        *scratch, sync=False),
+                                        sync=False),
             "scaled_mm": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
             "scaled_mm_fast_accum": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one,
                                                              out_dtype=torch.bfloat16, use_fast_accum=True)}

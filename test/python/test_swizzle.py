@@ -9,10 +9,8 @@ interpreter counts the banks' wavefronts). The lowering's addresses are
 checked by test/PTX/swizzle.mlir, the verifier's rules by
 test/Dialect/Tile/invalid-swizzle.mlir."""
 
-import collections
 import os
 import re
-import sys
 
 import numpy as np
 import pytest
@@ -21,9 +19,6 @@ import tile_mlir
 from tile_mlir import script as T
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
-import sass  # noqa: E402
-
 from tile_mlir.kernels.gemm_mma import MmaGemmConfig, gemm_mma  # noqa: E402
 from tile_mlir.kernels.reference import gemm as gemm_reference  # noqa: E402
 from tile_mlir.pipelining import row_swizzle  # noqa: E402
