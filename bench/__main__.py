@@ -12,8 +12,9 @@ from git), saved as NAME__base_REV, so that one run times both. `run`
 times the artifacts against the peers on the GPU machine (torch and the
 CUDA driver, no MLIR) and writes the benchmark's one results file,
 bench/results/NAME.json. CPU benchmarks (compile, cache) run here and take
-no artifacts. `compare` prints every ratio of a results file, and each
-entry against its baseline where the run had one.
+no artifacts. `compare` prints every ratio of a results file, among them
+each entry's against its baseline (`ratio_vs_baseline`, timed in the same
+rounds) where the run had one.
 """
 
 import argparse
@@ -25,10 +26,11 @@ import sys
 import tempfile
 import warnings
 
+from .artifacts import BASE_TAG
+
 BENCHMARKS = ("gemm_hopper", "attention", "gemm_mma", "softmax", "rmsnorm", "reduce_sum", "swiglu", "streaming",
               "compile", "compile_scaling", "compile_stages", "cache")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BASE_TAG = "__base_"
 
 
 def benchmark(name):
@@ -89,14 +91,6 @@ def compare(name, report_path):
     for path, found in ratios(report):
         print("  " + "/".join(path[1:] if path[:1] == ("kernels",) else path) + ": "
               + ", ".join(f"{k[len('ratio_vs_'):]} {v:.3f}x" for k, v in sorted(found.items())))
-    kernels = report.get("kernels", {})
-    for key, entry in kernels.items():
-        if BASE_TAG in key:
-            continue
-        for other, base in kernels.items():
-            if other.startswith(key + BASE_TAG):
-                speed = base["ms"]["tile_mlir"] / entry["ms"]["tile_mlir"]
-                print(f"  {key}: {speed:.3f}x its baseline ({other.split(BASE_TAG)[1]})")
 
 
 def main(argv=None):

@@ -5,16 +5,16 @@ Each kernel's largest error against float64, relative to the output's
 scale, beside the backends' own."""
 
 import json
-import os
 import re
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from tile_mlir import runtime
 
 from . import kernels
+from .artifacts import add_baseline, set_baseline_ratio
+from .artifacts import kernels as artifact_kernels
 from .timing import timed_rounds
 
 
@@ -44,7 +44,7 @@ BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTEN
             "efficient": SDPBackend.EFFICIENT_ATTENTION}
 
 
-def ours_and_backends(kernel, name):
+def ours_and_backends(kernel, name, baseline=None, base_name=None):
     """The kernel of artifact `name` and every SDPA backend this build has
     on the same random normal inputs: (entry, runs), the entry with the
     shape and each one's largest error against float64 relative to the
@@ -60,17 +60,18 @@ def ours_and_backends(kernel, name):
     out = torch.empty(rows, d, device="cuda", dtype=torch.bfloat16 if bf16_out else torch.float32)
     out_arg = out.view(torch.uint16) if bf16_out else out
 
-    def ours(sync=False):
-        return kernel(q.view(-1, d).view(torch.uint16), k.view(-1, d).view(torch.uint16),
-                      v.view(-1, d).view(torch.uint16), out_arg, sync=sync)
-    ours(sync=True)
+    def launch(kern, sync=False):
+        return lambda: kern(q.view(-1, d).view(torch.uint16), k.view(-1, d).view(torch.uint16),
+                            v.view(-1, d).view(torch.uint16), out_arg, sync=sync)
+    launch(kernel, sync=True)()
     # float64 a batch at a time: at S 8192 all four take 4 x 34 GB.
     exact = torch.cat([F.scaled_dot_product_attention(q[i:i + 1].double(), k[i:i + 1].double(),
                                                       v[i:i + 1].double(), is_causal=causal) for i in range(b)])
     scale = float(exact.abs().max())
     entry = {"shape": [b, h, seq, d], "causal": causal, "out": "bfloat16" if bf16_out else "float32",
              "max_error_relative_to_max": float((out.view(b, h, seq, d).double() - exact).abs().max()) / scale}
-    runs = {"tile_mlir": ours}
+    runs = {"tile_mlir": launch(kernel)}
+    add_baseline(entry, runs, launch, baseline, base_name)
     for key, backend in BACKENDS.items():
         try:
             with sdpa_kernel(backend):
@@ -89,16 +90,16 @@ def ours_and_backends(kernel, name):
 def run(artifacts, report_path):
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
               "repeats": REPEATS, "kernels": {}}
-    for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
-        name = file[:-5]
-        entry, runs = ours_and_backends(runtime.load(os.path.join(artifacts, file)), name)
+    for name, kernel, baseline, base_name in artifact_kernels(artifacts):
+        entry, runs = ours_and_backends(kernel, name, baseline, base_name)
         b, h, seq, d = entry["shape"]
         causal = entry["causal"]
         timed_rounds(entry, runs, ROUNDS, REPEATS)
+        set_baseline_ratio(entry)
         # Causal: half the products (the convention of FlashAttention's numbers).
         flops = 4.0 * b * h * seq * seq * d / (2 if causal else 1)
         entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
-        best = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir")
+        best = min(ms for key, ms in entry["ms"].items() if key not in ("tile_mlir", "baseline"))
         entry["ratio_vs_best_sdpa"] = best / entry["ms"]["tile_mlir"]
         report["kernels"][name] = entry
         print(name, {key: round(x, 1) for key, x in entry["TFLOPs"].items()},

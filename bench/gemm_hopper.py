@@ -6,13 +6,13 @@ at 4096^3 and 8192^3. Each kernel is checked bit for bit on
 integer-valued data and against float64 on random normal data."""
 
 import json
-import os
 
 import torch
 
-from tile_mlir import runtime
 
 from . import kernels
+from .artifacts import add_baseline, set_baseline_ratio
+from .artifacts import kernels as artifact_kernels
 from .matmul_peers import REPEATS, ROUNDS, TORCH_DTYPE, references, triton_matmul
 from .timing import timed_rounds
 
@@ -29,7 +29,7 @@ BASELINE = {name: ("bench/gemm_hopper/kernels.py", "FINAL", f"{name}_persistent"
                    + ("_deferred_tma" if "e4m3" in name else "_b128_deferred_tma")) for name in ENTRIES}
 
 
-def fp8_entry(kernel):
+def fp8_entry(kernel, baseline=None, base_name=None):
     """The e4m3 kernel (C = A Bt^T in bf16, their bits) against
     torch._scaled_mm with unit scales on the same data: bit for bit on
     integer data in {-1, 0, 1} (every partial sum exact), and recorded for
@@ -65,19 +65,22 @@ def fp8_entry(kernel):
     # accumulator, as this kernel does.
     fast = torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)
     entry["scaled_mm_fast_accum_max_error_relative_to_max"] = float((fast.double() - exact).abs().max()) / scale
-    runs = {"tile_mlir": lambda: kernel(x.view(torch.uint8), yt.view(torch.uint8), c.view(torch.uint16),
-                                        sync=False),
+    def launch(k):
+        return lambda: k(x.view(torch.uint8), yt.view(torch.uint8), c.view(torch.uint16), sync=False)
+    runs = {"tile_mlir": launch(kernel),
             "scaled_mm": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
             "scaled_mm_fast_accum": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one,
                                                              out_dtype=torch.bfloat16, use_fast_accum=True)}
+    add_baseline(entry, runs, launch, baseline, base_name)
     timed_rounds(entry, runs, ROUNDS, REPEATS)
+    set_baseline_ratio(entry)
     entry["TFLOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_scaled_mm"] = entry["ms"]["scaled_mm"] / entry["ms"]["tile_mlir"]
     entry["ratio_vs_scaled_mm_fast_accum"] = entry["ms"]["scaled_mm_fast_accum"] / entry["ms"]["tile_mlir"]
     return entry
 
 
-def half_entry(kernel, name, tri):
+def half_entry(kernel, name, tri, baseline=None, base_name=None):
     """A bf16 or fp16 kernel (C in the inputs' type, its bits) against cuBLAS
     on both layouts of B and Triton: bit for bit on integer data, the error
     on random normal data beside cuBLAS's, timed."""
@@ -94,12 +97,15 @@ def half_entry(kernel, name, tri):
     torch.cuda.synchronize()
     entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
     entry["cublas_max_error_relative_to_max"] = cublas_error
-    runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), yt.view(torch.uint16), c.view(torch.uint16),
-                                        sync=False),
-            "cublas": lambda: torch.matmul(x, y), "cublas_bt": lambda: torch.matmul(x, yt.t())}
+    def launch(k):
+        return lambda: k(x.view(torch.uint16), yt.view(torch.uint16), c.view(torch.uint16), sync=False)
+    runs = {"tile_mlir": launch(kernel), "cublas": lambda: torch.matmul(x, y),
+            "cublas_bt": lambda: torch.matmul(x, yt.t())}
     if tri:
         runs["triton"] = lambda: tri(x, y)
+    add_baseline(entry, runs, launch, baseline, base_name)
     timed_rounds(entry, runs, ROUNDS, REPEATS)
+    set_baseline_ratio(entry)
     entry["TFLOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_cublas"] = min(entry["ms"]["cublas"], entry["ms"]["cublas_bt"]) / entry["ms"]["tile_mlir"]
     if "triton" in runs:
@@ -111,10 +117,9 @@ def run(artifacts, report_path):
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
               "repeats": REPEATS, "kernels": {}}
     tri, report["triton"] = triton_matmul()
-    for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
-        name = file[:-5]
-        kernel = runtime.load(os.path.join(artifacts, file))
-        entry = fp8_entry(kernel) if "e4m3" in name else half_entry(kernel, name, tri)
+    for name, kernel, baseline, base_name in artifact_kernels(artifacts):
+        entry = (fp8_entry(kernel, baseline, base_name) if "e4m3" in name
+                 else half_entry(kernel, name, tri, baseline, base_name))
         report["kernels"][name] = entry
         print(name, {key: round(v, 1) for key, v in entry["TFLOPs"].items()},
               {key: round(v, 3) for key, v in entry.items() if key.startswith("ratio")},

@@ -6,13 +6,13 @@ integer-valued data (s8: modulo 2^32 on the full range) and against
 float64 on random normal data."""
 
 import json
-import os
 
 import torch
 
-from tile_mlir import runtime
 
 from . import kernels
+from .artifacts import add_baseline, set_baseline_ratio
+from .artifacts import kernels as artifact_kernels
 from .matmul_peers import REPEATS, ROUNDS, references, triton_matmul
 from .timing import timed_rounds
 
@@ -33,7 +33,7 @@ BASELINE.update({f"mma_int8_{s}x{s}x{s}": ("bench/gemm/kernels.py", "VARIANTS",
                                            f"gemm_int8_{s}_t128x256x128s4_tma_prefetch") for s in (4096, 8192)})
 
 
-def run_int8(kernel):
+def run_int8(kernel, baseline=None, base_name=None):
     """The s8 kernel (C = A Bt^T, s32) against torch._int_mm on the same
     data: bit for bit against the exact product modulo 2^32 on the full s8
     range, and timed."""
@@ -52,15 +52,20 @@ def run_int8(kernel):
     # torch._int_mm on the kernel's layout (B column major: Bt row major),
     # cuBLASLt's fast one; row-major B ran 7x slower on the H200.
     b_cols = bt.t()
-    runs = {"tile_mlir": lambda: kernel(a, bt, c, sync=False), "torch_int_mm": lambda: torch._int_mm(a, b_cols),
+
+    def launch(k):
+        return lambda: k(a, bt, c, sync=False)
+    runs = {"tile_mlir": launch(kernel), "torch_int_mm": lambda: torch._int_mm(a, b_cols),
             "torch_int_mm_row_major_b": lambda: torch._int_mm(a, b)}
+    add_baseline(entry, runs, launch, baseline, base_name)
     timed_rounds(entry, runs, ROUNDS, REPEATS)
+    set_baseline_ratio(entry)
     entry["TOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_torch_int_mm"] = entry["ms"]["torch_int_mm"] / entry["ms"]["tile_mlir"]
     return entry
 
 
-def half_entry(kernel, name, tri):
+def half_entry(kernel, name, tri, baseline=None, base_name=None):
     """A bf16 or fp16 kernel (f32 C) against cuBLAS and Triton on Bt's
     layout: bit for bit on integer data, the error on random normal data
     beside cuBLAS's, timed."""
@@ -78,11 +83,14 @@ def half_entry(kernel, name, tri):
     torch.cuda.synchronize()
     entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
     entry["cublas_max_error_relative_to_max"] = cublas_error
-    runs = {"tile_mlir": lambda: kernel(x.view(torch.uint16), y.t().view(torch.uint16), c, sync=False),
-            "cublas": lambda: torch.matmul(x, y)}
+    def launch(kern):
+        return lambda: kern(x.view(torch.uint16), y.t().view(torch.uint16), c, sync=False)
+    runs = {"tile_mlir": launch(kernel), "cublas": lambda: torch.matmul(x, y)}
     if tri:
         runs["triton"] = lambda: tri(x, y)
+    add_baseline(entry, runs, launch, baseline, base_name)
     timed_rounds(entry, runs, ROUNDS, REPEATS)
+    set_baseline_ratio(entry)
     entry["TFLOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_cublas"] = entry["ms"]["cublas"] / entry["ms"]["tile_mlir"]
     if "triton" in runs:
@@ -94,10 +102,9 @@ def run(artifacts, report_path):
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
               "repeats": REPEATS, "kernels": {}}
     tri, report["triton"] = triton_matmul()
-    for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json")):
-        name = file[:-5]
-        kernel = runtime.load(os.path.join(artifacts, file))
-        entry = run_int8(kernel) if "int8" in name else half_entry(kernel, name, tri)
+    for name, kernel, baseline, base_name in artifact_kernels(artifacts):
+        entry = (run_int8(kernel, baseline, base_name) if "int8" in name
+                 else half_entry(kernel, name, tri, baseline, base_name))
         report["kernels"][name] = entry
         print(name, {key: round(v, 3) for key, v in entry.items() if key.startswith("ratio")}, flush=True)
         with open(report_path, "w") as f:

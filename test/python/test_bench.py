@@ -116,3 +116,14 @@ def test_the_gpu_side_needs_no_mlir():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
     assert run.stdout.strip() == "ok", run.stderr
+
+
+def test_a_baseline_is_paired_with_its_kernel_not_run_alone(tmp_path):
+    import shutil
+
+    from bench.artifacts import kernels
+    main(["build", "softmax", "--out", str(tmp_path)])
+    shutil.copy(tmp_path / "softmax_f32_r65536.json", tmp_path / "softmax_f32_r65536__base_abc1234.json")
+    found = [(name, base is not None, base_name) for name, _, base, base_name in kernels(str(tmp_path))]
+    assert found == [("softmax_bf16_r65536", False, None),
+                     ("softmax_f32_r65536", True, "softmax_f32_r65536__base_abc1234")]
