@@ -6,6 +6,8 @@ consumer that waits on the wrong phase or not at all (it reads a slot
 before its bytes land), a producer that does not acquire (its copy races
 the consumers' reads)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -572,3 +574,87 @@ def test_head_tiles_take_every_tile_once_and_causal_units_equal_work(heads, plac
     assert sorted(seen) == [(h, 128 * p) for h in range(heads) for p in range(places)]
     with pytest.raises(ValueError, match="causal pairs a head's tiles: 3 tiles is an odd number"):
         P.HeadTiles(1, 3, 128, 128, True, 4)
+
+
+# -- The cp.async ring ------------------------------------------------------------------
+
+def cp_async_sum(steps, stages, misuse=""):
+    """Every thread copies its 16-byte piece of k block k (64 x 16 u16: 128
+    pieces) into the ring's slot, stages - 1 steps ahead, and adds the 4
+    words of another thread's piece (thread t reads piece t ^ 1, so a
+    missing barrier shows). `misuse`: "no_wait", "no_barrier"."""
+    @T.function
+    def ring_sum(A: T.Tensor((steps * ROWS, COLS), "uint16"), Out: T.Tensor((THREADS, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=THREADS))
+        t = T.thread_id()
+        slots = T.alloc_shared((stages, ROWS, COLS), "uint16", align=128)
+        ring = P.CpAsyncRing(stages)
+        acc = T.alloc_local((1, 1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], acc.reshape((4, 1)), T.uint32(0))
+
+        def copy(k):
+            row, half = t // 2, t % 2
+            last = k - (k // steps) * (k - (steps - 1))  # past the end: the last block again, never read
+            T.cuda.tile.apply(T.ptx["cp.async.cg.shared.global"], slots[ring.slot(k), row:row + 1, 8 * half:8 * half + 8],
+                              A[last * ROWS + row:last * ROWS + row + 1, 8 * half:8 * half + 8], T.uint32(16))
+            ring.commit()
+
+        for s in range(stages - 1):
+            copy(s)
+        for k in T.serial(0, steps):
+            if misuse == "no_wait":
+                pass
+            elif misuse == "no_barrier":
+                T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(stages - 2))
+            else:
+                ring.wait()
+            copy(k + stages - 1)
+            _consume(slots[ring.slot(k)], acc, t ^ 1)
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], acc.reshape((1, 4)))
+    return ring_sum
+
+
+@pytest.mark.parametrize("steps, stages", [(5, 3), (6, 4), (2, 2)])
+def test_a_cp_async_ring_sums_every_block(steps, stages):
+    a, want = data(steps)
+    out = np.zeros((THREADS, 4), np.uint32)
+    tile_mlir.interpret(cp_async_sum(steps, stages), a, out)
+    assert np.array_equal(out, want[np.arange(THREADS) ^ 1])
+
+
+def test_a_cp_async_ring_read_before_its_wait_is_reported():
+    a, _ = data(5)
+    with pytest.raises(tile_mlir.HazardError, match="has not delivered"):
+        tile_mlir.interpret(cp_async_sum(5, 3, "no_wait"), a, np.zeros((THREADS, 4), np.uint32))
+
+
+def test_a_cp_async_ring_without_its_barrier_races():
+    # Each thread waited for its own pieces; the other thread's piece it
+    # reads, and the slot it refills, are unordered without the barrier.
+    a, _ = data(5)
+    with pytest.raises(tile_mlir.HazardError, match="read-after-write race on the shared buffer"):
+        tile_mlir.interpret(cp_async_sum(5, 3, "no_barrier"), a, np.zeros((THREADS, 4), np.uint32))
+
+
+def test_the_cp_async_ring_emits_the_multistage_sequence():
+    # Two steps ahead, then each step: wait for the oldest group (1 newer
+    # pending), the block barrier, the refill and its commit (LLVM unrolls
+    # the 5 steps).
+    ptx = tile_mlir.compile(cp_async_sum(5, 3), target="sm_90", cubin=False).ptx
+    names = {"cp.async.cg": "copy", "cp.async.commit_group": "commit", "cp.async.wait_group 1": "wait",
+             "bar.sync \t0": "barrier"}
+    sequence = [names[m] for m in re.findall(r"cp\.async\.cg|cp\.async\.commit_group|cp\.async\.wait_group 1|"
+                                             r"bar\.sync \t0", ptx)]
+    assert sequence == ["copy", "commit"] * 2 + ["wait", "barrier", "copy", "commit"] * 5
+    with pytest.raises(ValueError, match="at least 2 stages"):
+        P.CpAsyncRing(1)
+
+
+def test_the_mma_accumulator_is_the_isa_table():
+    layout = P.MmaAccumulator("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32")
+    assert layout.elements == 4
+    # PTX ISA, "Matrix Fragments for mma.m16n8k16", C/D: row groupID (+ 8
+    # for c2, c3), column threadID_in_group * 2 + (i & 1).
+    assert [layout.place(i, 13, 100, 200) for i in range(4)] == [(103, 202), (103, 203), (111, 202), (111, 203)]
+    with pytest.raises(ValueError, match="is a wgmma form, not an mma.sync"):
+        P.MmaAccumulator("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from .. import script as T
-from ..pipelining import GroupedTiles, Mbarriers, PipelineState, sync_block
+from ..pipelining import GroupedTiles, Mbarriers, MmaAccumulator, PipelineState, sync_block
 
 # No `from __future__ import annotations`: T.function reads the kernel's
 # parameter annotations as objects.
@@ -137,14 +137,14 @@ class _Warp:
                               self.b[slot][2 * nj:2 * nj + 2].reshape((1, 4)), b_s[buffer, r:r + 1, c:c + 8])
 
     def store(self, C, acc, row0, col0):
-        """Rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 block,
-        predicated to C where blocks reach past its edges."""
-        g, tq = self.lane // 4, self.lane % 4
+        """Each pair of a 16 x 8 block's D fragment (rows g and g + 8,
+        columns 2t and 2t + 1: MmaAccumulator), predicated to C where
+        blocks reach past its edges."""
+        layout = MmaAccumulator(self.g.opcode)
         for mi in range(self.g.mt):
             for ni in range(self.g.nt):
                 for half in range(2):
-                    r = row0 + self.row + 16 * mi + g + 8 * half
-                    c = col0 + self.col + 8 * ni + 2 * tq
+                    r, c = layout.place(2 * half, self.lane, row0 + self.row + 16 * mi, col0 + self.col + 8 * ni)
                     T.cuda.tile.apply(T.ptx[KINDS[self.g.dtype][3]], C[r:r + 1, c:c + 2],
                                       acc[mi, ni:ni + 1, 2 * half:2 * half + 2],
                                       pred=((r < self.g.m) & (c < self.g.n)) if self.g.tail else None)

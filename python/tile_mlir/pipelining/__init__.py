@@ -9,19 +9,21 @@ Each part emits exactly the instructions a kernel would spell by hand with ``T.c
 interpreter, the hazard it prevents included (docs/pipelining.md)."""
 
 from .barriers import Mbarrier, Mbarriers, NamedBarrierGroup, NamedBarriers, sync_block
-from .layouts import WgmmaAccumulator, row_swizzle
+from .layouts import MmaAccumulator, WgmmaAccumulator, row_swizzle
 from .online_softmax import OnlineSoftmax
 from .reductions import block_reduce, butterfly
-from .ring import TmaRing
+from .ring import CpAsyncRing, TmaRing
 from .roles import ConsumerTurns, WarpgroupRoles
 from .schedulers import GroupedTiles, HeadTiles
 from .state import PipelineState
 
 __all__ = [
+    "CpAsyncRing",
     "ConsumerTurns",
     "GroupedTiles",
     "HeadTiles",
     "Mbarrier",
+    "MmaAccumulator",
     "Mbarriers",
     "NamedBarrierGroup",
     "NamedBarriers",

@@ -20,6 +20,32 @@ from dataclasses import dataclass
 from .. import fragments
 
 @dataclass(frozen=True)
+class MmaAccumulator:
+    """The C/D fragment of an mma.sync spelling (`opcode`): where each of a
+    lane's accumulator elements sits, from the PTX ISA's tables
+    (fragments.element, which the interpreter multiplies with)."""
+
+    opcode: str
+
+    def __post_init__(self):
+        fragments.shape_of(self.opcode)  # refuses what is not an mma.sync
+
+    @property
+    def elements(self) -> int:
+        """Accumulator elements a lane holds."""
+        return fragments.fragment_size(fragments.shape_of(self.opcode), "d")
+
+    def place(self, i: int, lane, row0=0, col0=0):
+        """(row, column) of element `i` of `lane` (an int or an index
+        expression), offset by (row0, col0)."""
+        if not 0 <= i < self.elements:
+            raise ValueError(f"a lane holds elements 0 to {self.elements - 1} of {self.opcode}'s D, not {i}")
+        row, col = fragments.element(fragments.shape_of(self.opcode), "d", fragments.kinds_of(self.opcode)[0], i,
+                                     lane)
+        return row0 + row, col0 + col
+
+
+@dataclass(frozen=True)
 class WgmmaAccumulator:
     """The D fragment of a wgmma with `n` columns (64 rows)."""
 

@@ -1,5 +1,6 @@
-"""A TMA producer-to-consumer ring (the shape of CuTe's PipelineTmaAsync):
-`stages` slots, each with a full mbarrier (one arrival: the producer's
+"""Rings of slots in shared memory: CpAsyncRing (below), and TmaRing, a TMA
+producer-to-consumer ring (the shape of CuTe's PipelineTmaAsync): `stages`
+slots, each with a full mbarrier (one arrival: the producer's
 arrive.expect_tx, and the TMA loads' bytes) and an empty one (one arrival
 per consumer thread). The verbs, at a PipelineState:
 
@@ -33,7 +34,7 @@ phase spins (reported).
 from __future__ import annotations
 
 from .. import script as T
-from .barriers import Mbarriers
+from .barriers import Mbarriers, sync_block
 from .state import PipelineState
 
 
@@ -96,3 +97,49 @@ class TmaRing:
         """Consumer: frees the slot (one arrival of each consumer thread)."""
         self._check(state)
         self.empty_barriers[state.stage].arrive(where)
+
+
+class CpAsyncRing:
+    """sm_80's multistage pipeline: a ring of `stages` slots that every
+    thread fills with its own cp.async pieces, one commit group a step.
+    Step k's slot is read once its group has landed in every thread
+    (``wait``: cp.async.wait_group stages - 2, then the block's barrier,
+    which also shows that every thread is done with the slot refilled
+    next); no mbarrier:
+
+        ring = CpAsyncRing(stages=3)
+        for s in range(2):                      # stages - 1 steps ahead
+            copy(step=s, slot=ring.slot(s))
+            ring.commit()
+        for k in T.serial(0, steps):
+            ring.wait()                         # step k landed; slot of k - 1 free
+            copy(step=k + 2, slot=ring.slot(k + 2))   # an empty group past the end
+            ring.commit()
+            ...                                 # read ring.slot(k)
+
+    A read before its wait touches bytes not yet delivered, and a refill
+    before the barrier races the reads of the step before: the interpreter
+    reports both (test_pipeline_parts.py)."""
+
+    def __init__(self, stages: int):
+        if stages < 2:
+            raise ValueError(f"a cp.async ring has at least 2 stages, got {stages}")
+        self.stages = stages
+
+    def slot(self, step):
+        """The slot of `step` (an int or a runtime index)."""
+        return PipelineState(self.stages, step).stage
+
+    def commit(self) -> None:
+        """cp.async.commit_group: this thread's copies since the last commit
+        are the step's group (none past the end: an empty group, so that
+        every step commits one and the wait's count holds)."""
+        T.cuda.tile.apply(T.ptx["cp.async.commit_group"])
+
+    def wait(self) -> None:
+        """Until the oldest step's group has landed in this thread (at most
+        stages - 2 newer ones pending), then the block's barrier: every
+        thread's pieces are there, and every thread has read the slot
+        refilled next."""
+        T.cuda.tile.apply(T.ptx["cp.async.wait_group"], T.uint32(self.stages - 2))
+        sync_block()
