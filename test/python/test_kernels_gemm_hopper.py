@@ -8,7 +8,8 @@ BAR and STSM that the bench kernel it replaced (bench/gemm_hopper's
 gemm_persistent(epilogue="deferred_tma"), as of commit 14ca50e) had: the
 same sequence and 168 registers, no spills (checked before the old kernel
 was deleted; the expected sequence below is written from the kernel's
-description, not from a listing)."""
+description, not from a listing). Any M, N a multiple of 8 and K of 16
+bytes: tiles and steps past the edges load zeros and store nothing."""
 
 import os
 import re
@@ -73,9 +74,22 @@ def test_tiles_shared_by_two_blocks_in_groups():
     assert np.array_equal(c, expected)
 
 
+@pytest.mark.parametrize("m, n, k, dtype, seed", [(200, 104, 136, "bfloat16", 11), (130, 72, 200, "float16", 12),
+                                                   (70, 40, 400, "e4m3", 13)])
+def test_any_m_and_edges_of_n_and_k(m, n, k, dtype, seed):
+    # Tiles past M and N and a step past K: the boxes load zeros there and
+    # the stores write only inside C. Fewer steps than the deferred
+    # epilogue's chunks (2 to 4): the rest of the previous tile's chunks
+    # follow the last step.
+    c, expected = run_small(m, n, k, dtype, seed=seed)
+    assert np.array_equal(c, expected)
+
+
 @pytest.mark.parametrize("shape, dtype, message", [
-    ((4096, 4096, 4000), "bfloat16", r"4096 x 4096 x 4000 is not a multiple of the 128 x 256 x 64 block tile"),
-    ((4096, 4096, 256), "bfloat16", r"K 256 has 4 steps of 64"),
+    ((4096, 4096, 4001), "bfloat16", r"K 4001 and N 4096: a TMA box's rows are whole 16 bytes \(K a multiple of 8"),
+    ((4096, 100, 4096), "bfloat16", r"K 4096 and N 100: a TMA box's rows are whole 16 bytes"),
+    ((4096, 4096, 4040), "e4m3", r"K a multiple of 16, N of 8"),
+    ((0, 4096, 4096), "bfloat16", r"an empty product"),
     ((4096, 4096, 4096), "int8", r"dtype is one of"),
 ])
 def test_problems_it_cannot_take_are_refused(shape, dtype, message):

@@ -4,7 +4,9 @@ warp-specialized GEMM with a deferred TMA epilogue (issue #31's result).
 A (M x K) and Bt (N x K) are row major (K-major operands) and passed as
 their bits: bf16 or fp16 as uint16, e4m3 as uint8. C is M x N in the
 inputs' 16-bit type (bf16 for e4m3), each pair rounded to nearest, as
-torch.matmul and torch._scaled_mm return it.
+torch.matmul and torch._scaled_mm return it. Any M; N a multiple of 8 and
+K of 16 bytes (TMA's row pitch): the tiles and steps past the edges load
+zeros and store nothing.
 
 `config.blocks` blocks take the tiles of C in turn (a grouped order,
 GroupedTiles). In each block:
@@ -85,12 +87,13 @@ class _Geometry:
     def __post_init__(self):
         if self.dtype not in KINDS:
             raise ValueError(f"dtype is one of {sorted(KINDS)}, got {self.dtype!r}")
-        if self.m % self.bm or self.n % self.config.bn or self.k % self.bk:
-            raise ValueError(f"{self.m} x {self.n} x {self.k} is not a multiple of the {self.bm} x "
-                             f"{self.config.bn} x {self.bk} block tile")
-        if self.steps <= DEFERRED_STEPS:
-            raise ValueError(f"the deferred epilogue stores over the first {DEFERRED_STEPS} steps: K "
-                             f"{self.k} has {self.steps} steps of {self.bk}")
+        if min(self.m, self.n, self.k) < 1:
+            raise ValueError(f"an empty product: {self.m} x {self.n} x {self.k}")
+        # TMA takes a tensor's rows at a pitch of whole 16 bytes: A's and
+        # Bt's of K elements, C's of N 16-bit ones.
+        if self.k * (1 if self.fp8 else 2) % 16 or self.n * 2 % 16:
+            raise ValueError(f"K {self.k} and N {self.n}: a TMA box's rows are whole 16 bytes (K a multiple of "
+                             f"{16 if self.fp8 else 8}, N of 8)")
         if self.chunk_cols not in CHUNK_SWIZZLE:
             raise ValueError(f"the epilogue's chunks are {sorted(CHUNK_SWIZZLE)} columns, got {self.chunk_cols}")
 
@@ -102,9 +105,12 @@ class _Geometry:
     bits = property(lambda self: "uint8" if self.fp8 else "uint16")
     bm = property(lambda self: 64 * self.config.consumers)
     threads = property(lambda self: 128 * (self.config.consumers + 1))
-    steps = property(lambda self: self.k // self.bk)
-    tiles_n = property(lambda self: self.n // self.config.bn)
-    tiles = property(lambda self: self.m // self.bm * self.tiles_n)
+    # Tiles and steps past the edges: TMA's loads fill zeros there (which
+    # add nothing) and its stores write only inside C.
+    steps = property(lambda self: -(-self.k // self.bk))
+    tiles_m = property(lambda self: -(-self.m // self.bm))
+    tiles_n = property(lambda self: -(-self.n // self.config.bn))
+    tiles = property(lambda self: self.tiles_m * self.tiles_n)
     blocks = property(lambda self: min(self.config.blocks, self.tiles))
     regs = property(lambda self: self.config.bn // 2)
     chunk_cols = property(lambda self: self.config.bn // DEFERRED_STEPS)
@@ -112,7 +118,7 @@ class _Geometry:
 
     @property
     def order(self) -> GroupedTiles:
-        group_m = self.config.group_m if (self.m // self.bm) % self.config.group_m == 0 else 1
+        group_m = self.config.group_m if self.tiles_m % self.config.group_m == 0 else 1
         return GroupedTiles(self.tiles_n, group_m, self.bm, self.config.bn)
 
     @property
@@ -216,14 +222,19 @@ def _consume(g: _Geometry, a_s, b_s, ring, epilogue: _DeferredStore, t, bid, c):
         else:
             ring.release(get.behind(1), where=(kt >= 1) & (p == 0))
 
+    # The first steps are laid out one by one, each followed by a chunk of
+    # the previous tile; a K of fewer steps stores the rest after them.
+    peeled = min(DEFERRED_STEPS, g.steps)
     for tile in T.serial(bid, g.tiles, g.blocks):
         first = (tile - bid) // g.blocks * g.steps
         for kt in range(DEFERRED_STEPS):
-            multiply(first, kt)
+            if kt < peeled:
+                multiply(first, kt)
             with T.if_(tile != bid):
                 epilogue.store_chunk(tile - g.blocks, kt, warp, lane, p)
-        for kt in T.serial(DEFERRED_STEPS, g.steps):
-            multiply(first, kt)
+        if g.steps > peeled:
+            for kt in T.serial(peeled, g.steps):
+                multiply(first, kt)
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
         ring.release(PipelineState(stages, first + g.steps - 1), where=p == 0)
         epilogue.round(acc)
