@@ -83,6 +83,9 @@ class _Problem:
     def __post_init__(self):
         if self.seq % BM or self.d not in (64, 128):
             raise ValueError(f"a sequence of {self.seq} is not a multiple of {BM}, or d {self.d} not 64 or 128")
+        if self.causal and (self.seq // BM) % 2:
+            raise ValueError(f"causal pairs a head's tiles of {BM} rows: a sequence of {self.seq} is not a "
+                             f"multiple of {2 * BM}")
         if self.config.q_buffers not in (1, 2):
             raise ValueError(f"Q takes 1 or 2 buffers, not {self.config.q_buffers}")
 

@@ -80,7 +80,7 @@ class _Access:
                               policy.broadcast((self.vectors, 1)))
 
 
-def _normalize_held(flat, w, partials, t, layout=Layout(THREADS)):
+def _normalize_held(flat, w, partials, t, layout=Layout(THREADS), eps=EPS):
     """Steps 1-4 on a thread's values `flat` (per_thread, 1) float32, in
     place, with its weights `w`."""
     squares = T.alloc_local((layout.per_thread, 1), "float32")
@@ -93,14 +93,14 @@ def _normalize_held(flat, w, partials, t, layout=Layout(THREADS)):
     block_reduce(total, partials, t, "add.rn.f32")
 
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], total, total, T.float32(1.0 / COLUMNS))
-    T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, T.float32(EPS))
+    T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, T.float32(eps))
     T.cuda.tile.apply(T.ptx["sqrt.rn.f32"], total, total)
     T.cuda.tile.apply(T.ptx["rcp.rn.f32"], total, total)
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, total.broadcast((layout.per_thread, 1)))
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, w)
 
 
-def _rmsnorm_f32(rows, config: RmsNormConfig):
+def _rmsnorm_f32(rows, config: RmsNormConfig, eps):
     layout = Layout(config.threads)
 
     @T.function
@@ -115,7 +115,7 @@ def _rmsnorm_f32(rows, config: RmsNormConfig):
         x = T.alloc_local((layout.vectors, 4), "float32")
         access.load(x, layout.held(X[T.block_id()])[:, t])
         _normalize_held(x.reshape((layout.per_thread, 1)), w.reshape((layout.per_thread, 1)), partials, t,
-                        layout)
+                        layout, eps)
         access.store(layout.held(Out[T.block_id()])[:, t], x)
 
     return rmsnorm
@@ -131,7 +131,7 @@ def _widen_bf16(pairs):
     return v
 
 
-def _rmsnorm_bf16(rows):
+def _rmsnorm_bf16(rows, eps):
     @T.function
     def rmsnorm_bf16(X: T.Tensor((rows, COLUMNS), "int16"), W: T.Tensor((COLUMNS,), "int16"),
                      Out: T.Tensor((rows, COLUMNS), "int16")):
@@ -145,25 +145,25 @@ def _rmsnorm_bf16(rows):
                           X[row].view("uint32").reshape((2, THREADS, 4))[:, t])
         v = _widen_bf16(pairs)
         per_thread = Layout(THREADS).per_thread
-        _normalize_held(v.reshape((per_thread, 1)), w.reshape((per_thread, 1)), partials, t)
+        _normalize_held(v.reshape((per_thread, 1)), w.reshape((per_thread, 1)), partials, t, eps=eps)
         T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], pairs.reshape((2, 4, 1)), v[:, :, 1:2], v[:, :, 0:1])
         T.cuda.tile.apply(T.ptx["st.global.v4.b32"],
                           Out[row].view("uint32").reshape((2, THREADS, 4))[:, t], pairs)
     return rmsnorm_bf16
 
 
-def rmsnorm(rows: int, dtype: str = "float32", config: Optional[RmsNormConfig] = None):
+def rmsnorm(rows: int, dtype: str = "float32", config: Optional[RmsNormConfig] = None, eps: float = EPS):
     """The kernel for `rows` rows of COLUMNS (4096): a T.function of (X, W,
     Out), float32, or bf16 as their bits (int16; 256 threads, no
-    policies)."""
+    policies). `eps` is rounded to float32 (an immediate of add.rn.f32)."""
     config = config or RmsNormConfig.best(dtype)
     if dtype == "bfloat16":
         if config != RmsNormConfig():
             raise ValueError(f"the bf16 RMSNorm takes {THREADS} threads and no cache policy, not {config}")
-        return _rmsnorm_bf16(rows)
+        return _rmsnorm_bf16(rows, eps)
     if dtype != "float32":
         raise ValueError(f"rmsnorm takes float32 or bfloat16 rows, not {dtype!r}")
     if COLUMNS % (4 * config.threads) or config.threads % 128:
         raise ValueError(f"{config.threads} threads do not hold whole 16-byte vectors of a row of {COLUMNS} "
                          f"in a multiple of 4 warps")
-    return _rmsnorm_f32(rows, config)
+    return _rmsnorm_f32(rows, config, eps)

@@ -24,7 +24,7 @@ class Layout:
         return row.reshape((self.vectors, self.threads, 4))
 
 
-def normalize_held(held, w_held):
+def normalize_held(held, w_held, eps=EPS):
     """The kernel's steps on each thread's values `held` (rows, threads,
     per_thread) with its weights `w_held` (threads, per_thread); every
     operation rounds to float32 as IEEE does."""
@@ -43,17 +43,17 @@ def normalize_held(held, w_held):
     for i in range(1, warps):
         total = (total + partials[:, i]).astype(f32)
     mean = (total * f32(1.0 / COLUMNS)).astype(f32)
-    inv = (f32(1) / np.sqrt((mean + f32(EPS)).astype(f32))).astype(f32)
+    inv = (f32(1) / np.sqrt((mean + f32(eps)).astype(f32))).astype(f32)
     return ((held * inv[:, None, None]).astype(f32) * w_held[None]).astype(f32)
 
 
-def reference(x, w, threads=THREADS):
+def reference(x, w, threads=THREADS, eps=EPS):
     """fp32: thread t holds value 4 threads k + 4 t + j at position 4 k + j."""
     rows, layout = x.shape[0], Layout(threads)
     v = layout.vectors
     held = x.reshape(rows, v, threads, 4).transpose(0, 2, 1, 3).reshape(rows, threads, 4 * v)
     w_held = w.reshape(v, threads, 4).transpose(1, 0, 2).reshape(threads, 4 * v)
-    y = normalize_held(held, w_held)
+    y = normalize_held(held, w_held, eps)
     return y.reshape(rows, threads, v, 4).transpose(0, 2, 1, 3).reshape(rows, COLUMNS)
 
 
@@ -72,10 +72,10 @@ def to_bf16_bits(y):
     return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
 
 
-def reference_bf16(x_bits, w_bits):
+def reference_bf16(x_bits, w_bits, eps=EPS):
     """bf16 rows and weights given as uint16 bits, the result as bits."""
     rows = x_bits.shape[0]
     held = widened_bf16(x_bits.reshape(rows, 2, THREADS, 8))
     w_held = widened_bf16(w_bits.reshape(2, THREADS, 8))
-    y = to_bf16_bits(normalize_held(held, w_held))
+    y = to_bf16_bits(normalize_held(held, w_held, eps))
     return y.reshape(rows, THREADS, 2, 8).transpose(0, 2, 1, 3).reshape(rows, COLUMNS)

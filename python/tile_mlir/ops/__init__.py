@@ -1,0 +1,16 @@
+"""tile-mlir's kernels as PyTorch operators (docs/ops.md): each a
+torch.library.custom_op with a fake implementation, so it traces under
+torch.compile(fullgraph=True) and is captured in CUDA graphs. CUDA
+tensors run the compiled kernel (compiled once a shape, cached on disk);
+CPU tensors run the same kernel in the interpreter.
+
+    import torch, tile_mlir.ops as ops
+    c = ops.matmul(a, b)                       # torch.ops.tile_mlir.matmul
+    o = ops.attention(q, k, v, causal=True)
+"""
+
+from .attention import attention
+from .matmul import matmul
+from .norms import rms_norm, softmax
+
+__all__ = ["attention", "matmul", "rms_norm", "softmax"]

@@ -1,0 +1,61 @@
+"""tile_mlir.ops.attention(q, k, v, causal=False, scale=None): softmax(q k^T
+scale) v on the attention forward kernel (tile_mlir.kernels.attention):
+(B, H, S, D) bf16 tensors, D 64 or 128, S a multiple of 128 (of 256 causal), as many
+heads of K and V as of Q, S_q = S_k (other shapes: not yet, docs/ops.md)."""
+
+import math
+from typing import Optional
+
+import torch
+
+from . import launch
+
+
+def check(q, k, v, causal):
+    """(b, h, s, d) of a valid call, or the error naming the argument."""
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        launch.tensor(t, name, (4,), (torch.bfloat16,))
+    launch.same_placement(q=q, k=k, v=v)
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal is a bool, got {type(causal).__name__}")
+    b, h, s, d = q.shape
+    for name, t in (("k", k), ("v", v)):
+        launch.require(t.shape == q.shape, name, f"its shape {tuple(t.shape)} is not q's {tuple(q.shape)} "
+                       "(S_q != S_k and grouped heads: not yet)")
+    launch.require(d in (64, 128), "q", f"head dimension {d}; the kernel takes 64 or 128")
+    launch.require(s % 128 == 0 and s > 0, "q", f"sequence {s} is not a multiple of 128 (tails: not yet)")
+    launch.require(not causal or s % 256 == 0, "q", f"causal, sequence {s} is not a multiple of 256 (the "
+                   "kernel pairs a head's tiles of 128 rows)")
+    return b, h, s, d
+
+
+def attention(q, k, v, causal=False, scale=None):
+    """softmax(q k^T scale) v (module docstring); `scale` 1 / sqrt(D) by
+    default. Bad arguments raise before anything runs, naming the
+    argument."""
+    check(q, k, v, causal)
+    if scale is not None and not isinstance(scale, (int, float)):
+        raise TypeError(f"scale is a float or None, got {type(scale).__name__}")
+    return attention_op(q, k, v, causal, None if scale is None else float(scale))
+
+
+@torch.library.custom_op("tile_mlir::attention", mutates_args=())
+def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
+                 scale: Optional[float] = None) -> torch.Tensor:
+    b, h, s, d = check(q, k, v, causal)
+    scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
+    out = torch.empty_like(q, memory_format=torch.contiguous_format)
+    rows = [t.contiguous().view(b * h * s, d) for t in (q, k, v)]
+
+    def build():
+        from ..kernels.attention import attention as forward
+        return forward(b * h, s, d, causal, scale=scale)
+    launch.run({"op": "attention", "kernel": "attention", "shape": [b * h, s, d], "causal": causal,
+                "scale": scale}, build, *(launch.bits(t) for t in rows), launch.bits(out.view(b * h * s, d)))
+    return out
+
+
+@attention_op.register_fake
+def _(q, k, v, causal=False, scale=None):
+    check(q, k, v, causal)
+    return torch.empty_like(q, memory_format=torch.contiguous_format)

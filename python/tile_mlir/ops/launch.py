@@ -1,0 +1,87 @@
+"""Argument checks and launches shared by the ops: a bad argument is a
+clear error naming it, before anything runs; a CUDA tensor runs the
+compiled kernel on the current stream; a CPU tensor runs the same kernel
+in tile_mlir.interpret (exact, slow: for tests and debugging), and
+refuses a result the interpreter could not define (InterpretedResultError:
+floating tensor-core sums are followed only where every partial sum is
+exact, until the interpreter models their accumulation)."""
+
+import warnings
+from typing import Callable, Iterable
+
+import torch
+
+from . import kernel_cache
+
+BITS = {torch.bfloat16: torch.uint16, torch.float16: torch.uint16, torch.float32: torch.float32}
+NAMES = {torch.bfloat16: "bfloat16", torch.float16: "float16", torch.float32: "float32"}
+
+
+def tensor(value, name: str, dims: Iterable[int], dtypes: Iterable[torch.dtype]) -> torch.Tensor:
+    """`value` as a tensor argument of the op: a torch.Tensor of one of
+    `dims` dimensions and one of `dtypes`."""
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} is a torch.Tensor, got {type(value).__name__}")
+    dims, dtypes = tuple(dims), tuple(dtypes)
+    if value.dim() not in dims:
+        raise ValueError(f"{name} has {value.dim()} dimensions; the op takes {' or '.join(map(str, dims))}")
+    if value.dtype not in dtypes:
+        raise ValueError(f"{name} is {value.dtype}; the op takes {', '.join(str(d) for d in dtypes)}")
+    return value
+
+
+def same_placement(**tensors) -> None:
+    """One dtype and one device for every tensor (their names)."""
+    (first, a), *rest = tensors.items()
+    for name, t in rest:
+        if t.dtype != a.dtype:
+            raise ValueError(f"{name} is {t.dtype} and {first} {a.dtype}: the op takes one dtype")
+        if t.device != a.device:
+            raise ValueError(f"{name} is on {t.device} and {first} on {a.device}: the op takes one device")
+
+
+def require(condition: bool, name: str, rule: str) -> None:
+    if not condition:
+        raise ValueError(f"{name}: {rule}")
+
+
+def target(device: torch.device) -> str:
+    """The PTX target of a CUDA device, or the refusal of one the kernels
+    were not written for (wgmma and TMA: sm_90)."""
+    major, minor = torch.cuda.get_device_capability(device)
+    if (major, minor) != (9, 0):
+        raise ValueError(f"the op's kernels run on compute capability 9.0 (Hopper); {device} is {major}.{minor}")
+    return "sm_90a"
+
+
+def bits(t: torch.Tensor) -> torch.Tensor:
+    """The tensor as the kernels take it: 16-bit floats as their bits."""
+    return t.view(BITS[t.dtype])
+
+
+def run(spec: dict, build: Callable, *args: torch.Tensor) -> None:
+    """The kernel of `spec` on `args` (in the kernel's parameter order,
+    already as their bits): compiled on a CUDA device, on the current
+    stream (so it is captured by a CUDA graph), or interpreted on the
+    CPU, the results written back."""
+    if args[0].is_cuda:
+        kernel = kernel_cache.kernel(spec, build, target(args[0].device))
+        kernel(*args, stream=torch.cuda.current_stream(args[0].device).cuda_stream, sync=False)
+        return
+    from ..interpreter.launch import InterpretWarning, interpret  # MLIR, on the CPU path only
+    arrays = [a.numpy() for a in args]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InterpretWarning)
+        interpret(kernel_cache.built(spec, build), *arrays)
+    for warning in caught:
+        text = str(warning.message)
+        if "stored undefined" in text:
+            # Never a silently wrong result: the interpreter keeps a float
+            # tensor-core result only where every partial sum is exact.
+            raise InterpretedResultError(f"tile_mlir.ops.{spec['op']} on the CPU runs its kernel in the "
+                                         f"interpreter, which could not follow this data: {text}")
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+
+
+class InterpretedResultError(RuntimeError):
+    """An op's CPU (interpreted) result is not defined for its data."""

@@ -1,0 +1,55 @@
+"""tile_mlir.ops.matmul(a, b): a @ b in the inputs' type, on the Hopper
+GEMM (tile_mlir.kernels.gemm_hopper): bf16 or fp16, a (M, K) and b (K, N),
+any M, N a multiple of 8 and K of 8 (the kernel's TMA rows), C rounded
+once to the inputs' type as torch.matmul rounds it."""
+
+import torch
+
+from . import launch
+
+DTYPES = (torch.bfloat16, torch.float16)
+
+
+def check(a: torch.Tensor, b: torch.Tensor):
+    """(m, n, k) of a valid call, or the error naming the argument."""
+    launch.tensor(a, "a", (2,), DTYPES)
+    launch.tensor(b, "b", (2,), DTYPES)
+    launch.same_placement(a=a, b=b)
+    (m, k), (k_b, n) = a.shape, b.shape
+    launch.require(k == k_b, "b", f"its {k_b} rows do not match a's {k} columns")
+    launch.require(m >= 1 and n >= 1 and k >= 1, "a", f"an empty product {m} x {n} x {k}")
+    launch.require(k % 8 == 0, "a", f"K {k} is not a multiple of 8 (the kernel's rows are whole 16 bytes)")
+    launch.require(n % 8 == 0, "b", f"N {n} is not a multiple of 8 (the kernel's rows are whole 16 bytes)")
+    return m, n, k
+
+
+def matmul(a, b):
+    """a @ b (module docstring). Bad arguments raise before anything runs,
+    naming the argument (the dispatcher's own cast errors do not)."""
+    check(a, b)
+    return matmul_op(a, b)
+
+
+@torch.library.custom_op("tile_mlir::matmul", mutates_args=())
+def matmul_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    m, n, k = check(a, b)
+    # The kernel takes A with K contiguous and B as Bt (N x K, K
+    # contiguous): a transposed view of a contiguous (N, K) is taken as it
+    # is; any other layout is copied once.
+    a_rows = a if a.is_contiguous() else a.contiguous()
+    bt = b.t() if b.t().is_contiguous() else b.t().contiguous()
+    c = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    dtype = launch.NAMES[a.dtype]
+
+    def build():
+        from ..kernels.gemm_hopper import hopper_gemm
+        return hopper_gemm(m, n, k, dtype)
+    launch.run({"op": "matmul", "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": dtype}, build,
+               launch.bits(a_rows), launch.bits(bt), launch.bits(c))
+    return c
+
+
+@matmul_op.register_fake
+def _(a, b):
+    m, n, _ = check(a, b)
+    return a.new_empty((m, n))

@@ -1,0 +1,94 @@
+"""tile_mlir.ops.rms_norm(x, weight, eps) and tile_mlir.ops.softmax(x, dim=-1)
+over the last dimension, on tile_mlir.kernels.rmsnorm and .softmax: rows
+of 4,096 (other widths: not yet, docs/ops.md), any number of rows (the
+leading dimensions flattened), float32 or bf16."""
+
+import torch
+
+from . import launch
+
+DTYPES = (torch.float32, torch.bfloat16)
+WIDTH = 4096
+
+
+def rows_of(x, name="x"):
+    """The row count of a valid x, or the error naming it."""
+    launch.tensor(x, name, range(1, 9), DTYPES)
+    launch.require(x.shape[-1] == WIDTH, name, f"rows of {x.shape[-1]}; the kernels take rows of {WIDTH}")
+    return x.numel() // WIDTH
+
+
+def _words(t):
+    """float32 as it is; bf16 as its bits in int16, as the kernels take it."""
+    return t if t.dtype == torch.float32 else t.view(torch.int16)
+
+
+def check_rms_norm(x, weight, eps):
+    rows = rows_of(x)
+    launch.tensor(weight, "weight", (1,), DTYPES)
+    launch.same_placement(x=x, weight=weight)
+    launch.require(weight.shape[0] == WIDTH, "weight", f"{weight.shape[0]} elements for rows of {WIDTH}")
+    if not isinstance(eps, float) or not eps > 0:
+        raise ValueError(f"eps is a positive float, got {eps!r}")
+    return rows
+
+
+def rms_norm(x, weight, eps=1e-6):
+    """x / sqrt(mean(x^2) + eps) * weight over the last dimension. Bad
+    arguments raise before anything runs, naming the argument."""
+    check_rms_norm(x, weight, eps)
+    return rms_norm_op(x, weight, eps)
+
+
+@torch.library.custom_op("tile_mlir::rms_norm", mutates_args=())
+def rms_norm_op(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    rows = check_rms_norm(x, weight, eps)
+    flat = x.contiguous().view(rows, WIDTH)
+    out = torch.empty_like(flat)
+    dtype = launch.NAMES[x.dtype]
+
+    def build():
+        from ..kernels.rmsnorm import rmsnorm
+        return rmsnorm(rows, dtype, eps=eps)
+    launch.run({"op": "rms_norm", "kernel": "rmsnorm", "rows": rows, "dtype": dtype, "eps": eps}, build,
+               _words(flat), _words(weight.contiguous()), _words(out))
+    return out.view(x.shape)
+
+
+@rms_norm_op.register_fake
+def _(x, weight, eps=1e-6):
+    check_rms_norm(x, weight, eps)
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+def check_softmax(x, dim):
+    rows = rows_of(x)
+    launch.require(dim in (-1, x.dim() - 1), "dim", f"{dim}: the kernel reduces over the last dimension")
+    return rows
+
+
+def softmax(x, dim=-1):
+    """softmax over the last dimension. Bad arguments raise before anything
+    runs, naming the argument."""
+    check_softmax(x, dim)
+    return softmax_op(x, dim)
+
+
+@torch.library.custom_op("tile_mlir::softmax", mutates_args=())
+def softmax_op(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    rows = check_softmax(x, dim)
+    flat = x.contiguous().view(rows, WIDTH)
+    out = torch.empty_like(flat)
+    dtype = launch.NAMES[x.dtype]
+
+    def build():
+        from ..kernels.softmax import softmax as kernel
+        return kernel(rows, dtype)
+    launch.run({"op": "softmax", "kernel": "softmax", "rows": rows, "dtype": dtype}, build, _words(flat), _words(out))
+    return out.view(x.shape)
+
+
+@softmax_op.register_fake
+def _(x, dim=-1):
+    check_softmax(x, dim)
+    return torch.empty_like(x, memory_format=torch.contiguous_format)

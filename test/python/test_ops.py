@@ -1,0 +1,227 @@
+"""tile_mlir.ops (issue 55): each op is a torch custom op whose bad
+arguments are errors naming them before anything runs, whose fake
+implementation gives the output's shape and dtype (torch.compile traces it
+with no graph break), and which on CPU tensors runs the kernel it would
+launch, in the interpreter: exact against float64 where every step is
+exact, and an error, not a wrong result, where the interpreter cannot
+follow the data. Compiled kernels are cached on disk, and a second process
+loads them without MLIR."""
+
+import math
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import tile_mlir.ops as ops
+from tile_mlir.kernels.reference import rmsnorm as rmsnorm_reference
+from tile_mlir.kernels.reference import softmax as softmax_reference
+from tile_mlir.ops.launch import InterpretedResultError
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def integers(shape, low, high, seed, dtype=torch.bfloat16):
+    return torch.randint(low, high + 1, shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+# -- Argument checks --------------------------------------------------------------
+
+@pytest.mark.parametrize("a, b, error, message", [
+    (torch.ones(4, 8), torch.ones(8, 8), ValueError, r"a is torch.float32; the op takes torch.bfloat16, torch.float16"),
+    (torch.ones(4, 8, dtype=torch.bfloat16), torch.ones(8, 8, dtype=torch.float16), ValueError,
+     r"b is torch.float16 and a torch.bfloat16: the op takes one dtype"),
+    (torch.ones(4, 8, 2, dtype=torch.bfloat16), torch.ones(8, 8, dtype=torch.bfloat16), ValueError,
+     r"a has 3 dimensions; the op takes 2"),
+    (torch.ones(4, 16, dtype=torch.bfloat16), torch.ones(8, 8, dtype=torch.bfloat16), ValueError,
+     r"b: its 8 rows do not match a's 16 columns"),
+    (torch.ones(4, 12, dtype=torch.bfloat16), torch.ones(12, 8, dtype=torch.bfloat16), ValueError,
+     r"a: K 12 is not a multiple of 8"),
+    (torch.ones(4, 8, dtype=torch.bfloat16), torch.ones(8, 12, dtype=torch.bfloat16), ValueError,
+     r"b: N 12 is not a multiple of 8"),
+    (np.ones((4, 8)), torch.ones(8, 8, dtype=torch.bfloat16), TypeError, r"a is a torch.Tensor, got ndarray"),
+])
+def test_matmul_names_the_bad_argument(a, b, error, message):
+    with pytest.raises(error, match=message):
+        ops.matmul(a, b)
+
+
+@pytest.mark.parametrize("shape, kwargs, message", [
+    ((1, 2, 128, 96), {}, r"q: head dimension 96; the kernel takes 64 or 128"),
+    ((1, 2, 200, 64), {}, r"q: sequence 200 is not a multiple of 128"),
+    ((1, 2, 384, 64), {"causal": True}, r"q: causal, sequence 384 is not a multiple of 256"),
+])
+def test_attention_names_the_bad_argument(shape, kwargs, message):
+    q = torch.zeros(shape, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match=message):
+        ops.attention(q, q, q, **kwargs)
+
+
+def test_attention_refuses_what_it_does_not_take_yet():
+    q = torch.zeros(1, 4, 128, 64, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match=r"k: its shape \(1, 1, 128, 64\) is not q's \(1, 4, 128, 64\) \(S_q != S_k "
+                       r"and grouped heads: not yet\)"):
+        ops.attention(q, q[:, :1], q[:, :1])
+    with pytest.raises(TypeError, match="causal is a bool, got int"):
+        ops.attention(q, q, q, causal=1)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: ops.rms_norm(torch.zeros(2, 1024), torch.zeros(1024)), r"x: rows of 1024; the kernels take rows of 4096"),
+    (lambda: ops.rms_norm(torch.zeros(2, 4096), torch.zeros(2048)), r"weight: 2048 elements for rows of 4096"),
+    (lambda: ops.rms_norm(torch.zeros(2, 4096), torch.zeros(4096), -1.0), r"eps is a positive float, got -1.0"),
+    (lambda: ops.softmax(torch.zeros(4096, 8), dim=0), r"x: rows of 8; the kernels take rows of 4096"),
+    (lambda: ops.softmax(torch.zeros(2, 4096, dtype=torch.float16)), r"x is torch.float16; the op takes"),
+])
+def test_norms_name_the_bad_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# -- Fake implementations and torch.compile ------------------------------------------
+
+def test_fake_implementations_give_shapes_and_dtypes():
+    meta = dict(device="meta")
+    assert ops.matmul(torch.empty(1, 64, dtype=torch.bfloat16, **meta),
+                      torch.empty(64, 24, dtype=torch.bfloat16, **meta)).shape == (1, 24)
+    q = torch.empty(2, 8, 256, 128, dtype=torch.bfloat16, **meta)
+    out = ops.attention(q, q, q, causal=True)
+    assert out.shape == q.shape and out.dtype == torch.bfloat16
+    x = torch.empty(3, 5, 4096, dtype=torch.bfloat16, **meta)
+    assert ops.rms_norm(x, torch.empty(4096, dtype=torch.bfloat16, **meta)).shape == x.shape
+    assert ops.softmax(x).dtype == torch.bfloat16
+    # The checks run on the fake path too: nothing traces a bad call.
+    with pytest.raises(ValueError, match="K 12 is not a multiple of 8"):
+        ops.matmul(torch.empty(4, 12, dtype=torch.bfloat16, **meta), torch.empty(12, 8, dtype=torch.bfloat16, **meta))
+
+
+def test_a_block_traces_under_torch_compile_with_no_graph_break():
+    # RMSNorm, a projection, attention and an output projection: one graph
+    # (fullgraph=True raises at a break), each op one node of it. The
+    # backend keeps the graph and does not run it (the kernels need a GPU
+    # or the interpreter, not what this test is about).
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return lambda *args: (torch.zeros(256, 4096, dtype=torch.bfloat16),)
+
+    def block(x, w, wqkv, wo):
+        h = ops.rms_norm(x, w, 1e-6)
+        qkv = ops.matmul(h.view(-1, 4096), wqkv)
+        q, k, v = (t.reshape(1, 32, 256, 128).contiguous() for t in qkv.split(4096, dim=1))
+        o = ops.attention(q, k, v, causal=True)
+        return ops.matmul(o.view(256, 4096), wo)
+
+    args = (torch.zeros(256, 4096, dtype=torch.bfloat16), torch.zeros(4096, dtype=torch.bfloat16),
+            torch.zeros(4096, 3 * 4096, dtype=torch.bfloat16), torch.zeros(4096, 4096, dtype=torch.bfloat16))
+    torch._dynamo.reset()
+    assert torch.compile(block, fullgraph=True, backend=backend)(*args).shape == (256, 4096)
+    (gm,) = graphs
+    targets = [str(node.target) for node in gm.graph.nodes if node.op == "call_function"]
+    assert [t for t in targets if t.startswith("tile_mlir.")] == [
+        "tile_mlir.rms_norm.default", "tile_mlir.matmul.default", "tile_mlir.attention.default",
+        "tile_mlir.matmul.default"]
+
+
+# -- On the CPU: the chosen kernel in the interpreter -----------------------------------
+
+@pytest.mark.parametrize("m, n, k, dtype", [(1, 24, 64, torch.bfloat16), (40, 24, 200, torch.float16)])
+def test_matmul_runs_its_kernel_in_the_interpreter_exactly(m, n, k, dtype):
+    # Decode (M = 1) and tails in every dimension; integer data whose sums
+    # are exact, so C is the float64 product rounded once.
+    a, b = integers((m, k), -3, 3, 1, dtype), integers((k, n), -3, 3, 2, dtype)
+    assert torch.equal(ops.matmul(a, b), (a.double() @ b.double()).to(dtype))
+
+
+def test_matmul_takes_b_in_either_major_order():
+    a, bt = integers((16, 64), -2, 2, 3), integers((32, 64), -2, 2, 4)
+    want = (a.double() @ bt.double().t()).to(torch.bfloat16)
+    assert torch.equal(ops.matmul(a, bt.t()), want)  # a view of (N, K): no copy
+    assert torch.equal(ops.matmul(a, bt.t().contiguous()), want)
+
+
+def test_an_interpreted_result_it_cannot_define_is_an_error_not_a_wrong_answer():
+    a, b = torch.randn(16, 64).bfloat16(), torch.randn(64, 16).bfloat16()
+    with pytest.raises(InterpretedResultError, match=r"tile_mlir.ops.matmul on the CPU runs its kernel in the "
+                       r"interpreter, which could not follow this data: .* elements of C were stored undefined"):
+        ops.matmul(a, b)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_rms_norm_and_softmax_are_their_stated_order(dtype):
+    x = torch.randn(3, 2, 4096, generator=torch.Generator().manual_seed(5)).to(dtype)
+    w = torch.randn(4096, generator=torch.Generator().manual_seed(6)).to(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ex2.approx as its correctly rounded result: stated
+        y, s = ops.rms_norm(x, w, 1e-5), ops.softmax(x)
+    flat = x.reshape(6, 4096)
+    if dtype == torch.float32:
+        # float32 takes the best configuration: 512 threads a row.
+        want_y = rmsnorm_reference.reference(flat.numpy(), w.numpy(), threads=512, eps=1e-5)
+        want_s = softmax_reference.softmax_f32(flat.numpy())
+        assert np.array_equal(y.reshape(6, 4096).numpy(), want_y)
+        assert np.array_equal(s.reshape(6, 4096).numpy(), want_s)
+    else:
+        bits = lambda t: t.view(torch.int16).numpy().view(np.uint16)  # noqa: E731
+        assert np.array_equal(bits(y.reshape(6, 4096)), rmsnorm_reference.reference_bf16(bits(flat), bits(w), eps=1e-5))
+        assert np.array_equal(bits(s.reshape(6, 4096)), softmax_reference.softmax_bf16(bits(flat)))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal):
+    # One nonzero of 0-2 per row of Q, K in -2..2, scale 1 / log2 e (the
+    # kernel's base-2 scale 1): S in -4..4, P's powers of two, their sums
+    # and P V exact; O is float64's rounded by the reciprocal and to bf16.
+    g = torch.Generator().manual_seed(7)
+    b, h, s, d = 1, 2, 256, 64
+    q = torch.zeros(b, h, s, d, dtype=torch.float64)
+    q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
+        torch.randint(0, 3, (b * h * s,), generator=g).double()
+    k = torch.randint(-2, 3, (b, h, s, d), generator=g).double()
+    v = torch.randint(-4, 5, (b, h, s, d), generator=g).double()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ex2.approx as its correctly rounded result
+        out = ops.attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), causal=causal, scale=1 / math.log2(math.e))
+    scores = q @ k.transpose(-1, -2)
+    if causal:
+        scores = scores.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
+    p = torch.exp2(scores - scores.amax(-1, keepdim=True))
+    l = p.sum(-1, keepdim=True).float()
+    want = ((p @ v).float() * (1 / l)).bfloat16()
+    assert torch.equal(out, want)
+
+
+# -- The disk cache --------------------------------------------------------------------
+
+def test_a_second_process_loads_the_kernel_without_mlir(tmp_path):
+    # The first process compiles the softmax kernel into the ops cache;
+    # the second, where importing MLIR fails, loads the same artifact.
+    first = ("from tile_mlir.ops import kernel_cache\n"
+             "def build():\n"
+             "    from tile_mlir.kernels.softmax import softmax\n"
+             "    return softmax(8, 'bfloat16')\n"
+             "k = kernel_cache.kernel({'op': 'softmax', 'rows': 8}, build)\n"
+             "print(type(k).__name__, k.name)\n")
+    second = ("import sys\n"
+              "class NoMlir:\n"
+              "    def find_spec(self, name, path=None, target=None):\n"
+              "        if name == 'mlir' or name.startswith(('mlir.', 'tile_mlir._tile')):\n"
+              "            raise ImportError('no MLIR here: ' + name)\n"
+              "sys.meta_path.insert(0, NoMlir())\n"
+              "from tile_mlir.ops import kernel_cache\n"
+              "def build():\n"
+              "    raise AssertionError('compiled again')\n"
+              "k = kernel_cache.kernel({'op': 'softmax', 'rows': 8}, build)\n"
+              "print(type(k).__name__, k.name)\n")
+    env = dict(os.environ, TILE_MLIR_CACHE_DIR=str(tmp_path), PYTHONPATH=os.path.join(ROOT, "python"))
+    outputs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+               for code in (first, second)]
+    assert [o.returncode for o in outputs] == [0, 0], [o.stderr[-2000:] for o in outputs]
+    assert outputs[0].stdout.split()[1] == outputs[1].stdout.split()[1] == "softmax_bf16"
+    assert outputs[1].stdout.split()[0] == "Kernel"
+    assert len(os.listdir(tmp_path / "ops")) == 1
