@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+pytest.importorskip("torch")  # the GPU side of every benchmark
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, ROOT)
 from bench.__main__ import BENCHMARKS, benchmark, main, ratios  # noqa: E402
