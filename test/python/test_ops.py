@@ -226,3 +226,19 @@ def test_a_second_process_loads_the_kernel_without_mlir(tmp_path):
     assert outputs[0].stdout.split()[1] == outputs[1].stdout.split()[1] == "softmax_bf16"
     assert outputs[1].stdout.split()[0] == "Kernel"
     assert len(os.listdir(tmp_path / "ops")) == 1
+
+
+def test_precompile_fills_the_cache_for_a_machine_without_mlir(tmp_path, monkeypatch):
+    # Compiled here from the shapes (meta tensors: nothing runs); the
+    # second process above shows that a cached artifact loads without MLIR.
+    monkeypatch.setenv("TILE_MLIR_CACHE_DIR", str(tmp_path))
+    meta = dict(device="meta", dtype=torch.bfloat16)
+    ops.precompile("matmul", torch.empty(1, 64, **meta), torch.empty(64, 24, **meta))
+    ops.precompile("softmax", torch.empty(3, 4096, **meta))
+    assert len(os.listdir(tmp_path / "ops")) == 2
+    ops.precompile("matmul", torch.empty(1, 64, **meta), torch.empty(64, 24, **meta))  # the same kernel
+    assert len(os.listdir(tmp_path / "ops")) == 2
+    with pytest.raises(ValueError, match="b: N 12 is not a multiple of 8"):
+        ops.precompile("matmul", torch.empty(1, 64, **meta), torch.empty(64, 12, **meta))
+    with pytest.raises(ValueError, match=r"op is one of \['attention', 'matmul', 'rms_norm', 'softmax'\], got 'gemm'"):
+        ops.precompile("gemm")

@@ -12,5 +12,6 @@ CPU tensors run the same kernel in the interpreter.
 from .attention import attention
 from .matmul import matmul
 from .norms import rms_norm, softmax
+from .precompile import precompile
 
-__all__ = ["attention", "matmul", "rms_norm", "softmax"]
+__all__ = ["attention", "matmul", "precompile", "rms_norm", "softmax"]

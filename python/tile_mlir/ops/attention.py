@@ -39,9 +39,8 @@ def attention(q, k, v, causal=False, scale=None):
     return attention_op(q, k, v, causal, None if scale is None else float(scale))
 
 
-@torch.library.custom_op("tile_mlir::attention", mutates_args=())
-def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
-                 scale: Optional[float] = None) -> torch.Tensor:
+def attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
+                   scale: Optional[float] = None) -> torch.Tensor:
     b, h, s, d = check(q, k, v, causal)
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
     out = torch.empty_like(q, memory_format=torch.contiguous_format)
@@ -53,6 +52,9 @@ def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool
     launch.run({"op": "attention", "kernel": "attention", "shape": [b * h, s, d], "causal": causal,
                 "scale": scale}, build, *(launch.bits(t) for t in rows), launch.bits(out.view(b * h * s, d)))
     return out
+
+
+attention_op = torch.library.custom_op("tile_mlir::attention", mutates_args=())(attention_impl)
 
 
 @attention_op.register_fake

@@ -17,6 +17,7 @@ from .. import cache, runtime
 
 _LOCK = threading.Lock()
 _LOADED: Dict[str, runtime.Kernel] = {}
+_BY_SPEC: Dict[tuple, runtime.Kernel] = {}
 
 
 @lru_cache(maxsize=None)
@@ -42,12 +43,26 @@ def key(spec: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def _hashable(value):
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
 def kernel(spec: dict, build: Callable, target: str = "sm_90a") -> runtime.Kernel:
-    """The kernel of `spec` (a JSON-able description): from this process,
+    """The kernel of `spec` (a JSON-able description): from this process
+    (a dictionary lookup: no hashing of text on a call after the first),
     from the disk, or compiled from `build()` (a T.function) and stored."""
+    fast = (_hashable(spec), target)
+    loaded = _BY_SPEC.get(fast)
+    if loaded is not None:
+        return loaded
     name = key(dict(spec, target=target))
     with _LOCK:
         if name in _LOADED:
+            _BY_SPEC[fast] = _LOADED[name]
             return _LOADED[name]
         path = os.path.join(directory(), f"{name}.json")
         if os.path.exists(path):
@@ -59,7 +74,7 @@ def kernel(spec: dict, build: Callable, target: str = "sm_90a") -> runtime.Kerne
             partial = f"{path}.{os.getpid()}.tmp"
             loaded.save(partial)
             os.replace(partial, path)  # another process sees all of it or nothing
-        _LOADED[name] = loaded
+        _LOADED[name] = _BY_SPEC[fast] = loaded
         return loaded
 
 

@@ -45,6 +45,9 @@ def require(condition: bool, name: str, rule: str) -> None:
         raise ValueError(f"{name}: {rule}")
 
 
+PRECOMPILE_TARGET = "sm_90a"
+
+
 def target(device: torch.device) -> str:
     """The PTX target of a CUDA device, or the refusal of one the kernels
     were not written for (wgmma and TMA: sm_90)."""
@@ -63,7 +66,12 @@ def run(spec: dict, build: Callable, *args: torch.Tensor) -> None:
     """The kernel of `spec` on `args` (in the kernel's parameter order,
     already as their bits): compiled on a CUDA device, on the current
     stream (so it is captured by a CUDA graph), or interpreted on the
-    CPU, the results written back."""
+    CPU, the results written back. Meta tensors (precompile) compile the
+    kernel into the cache and run nothing."""
+    if args[0].device.type == "meta":
+        # precompile(): the kernel compiled into the cache, nothing run.
+        kernel_cache.kernel(spec, build, PRECOMPILE_TARGET)
+        return
     if args[0].is_cuda:
         kernel = kernel_cache.kernel(spec, build, target(args[0].device))
         kernel(*args, stream=torch.cuda.current_stream(args[0].device).cuda_stream, sync=False)

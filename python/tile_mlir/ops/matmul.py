@@ -30,8 +30,7 @@ def matmul(a, b):
     return matmul_op(a, b)
 
 
-@torch.library.custom_op("tile_mlir::matmul", mutates_args=())
-def matmul_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def matmul_impl(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     m, n, k = check(a, b)
     # The kernel takes A with K contiguous and B as Bt (N x K, K
     # contiguous): a transposed view of a contiguous (N, K) is taken as it
@@ -47,6 +46,9 @@ def matmul_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     launch.run({"op": "matmul", "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": dtype}, build,
                launch.bits(a_rows), launch.bits(bt), launch.bits(c))
     return c
+
+
+matmul_op = torch.library.custom_op("tile_mlir::matmul", mutates_args=())(matmul_impl)
 
 
 @matmul_op.register_fake

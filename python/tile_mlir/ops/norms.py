@@ -40,8 +40,7 @@ def rms_norm(x, weight, eps=1e-6):
     return rms_norm_op(x, weight, eps)
 
 
-@torch.library.custom_op("tile_mlir::rms_norm", mutates_args=())
-def rms_norm_op(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+def rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     rows = check_rms_norm(x, weight, eps)
     flat = x.contiguous().view(rows, WIDTH)
     out = torch.empty_like(flat)
@@ -53,6 +52,9 @@ def rms_norm_op(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> tor
     launch.run({"op": "rms_norm", "kernel": "rmsnorm", "rows": rows, "dtype": dtype, "eps": eps}, build,
                _words(flat), _words(weight.contiguous()), _words(out))
     return out.view(x.shape)
+
+
+rms_norm_op = torch.library.custom_op("tile_mlir::rms_norm", mutates_args=())(rms_norm_impl)
 
 
 @rms_norm_op.register_fake
@@ -74,8 +76,7 @@ def softmax(x, dim=-1):
     return softmax_op(x, dim)
 
 
-@torch.library.custom_op("tile_mlir::softmax", mutates_args=())
-def softmax_op(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+def softmax_impl(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     rows = check_softmax(x, dim)
     flat = x.contiguous().view(rows, WIDTH)
     out = torch.empty_like(flat)
@@ -86,6 +87,9 @@ def softmax_op(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
         return kernel(rows, dtype)
     launch.run({"op": "softmax", "kernel": "softmax", "rows": rows, "dtype": dtype}, build, _words(flat), _words(out))
     return out.view(x.shape)
+
+
+softmax_op = torch.library.custom_op("tile_mlir::softmax", mutates_args=())(softmax_impl)
 
 
 @softmax_op.register_fake

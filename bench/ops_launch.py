@@ -1,0 +1,81 @@
+"""The host cost of a call (tile_mlir.ops against the torch operator it
+replaces, torch.matmul, F.scaled_dot_product_attention, torch.softmax and
+an RMSNorm): microseconds a call in a loop of launches small enough that
+the host, not the GPU, sets the pace; and each op's first call in the
+process, its kernel loaded from the ops cache that `build` filled (no
+MLIR on the GPU machine). Each op's result is checked against torch's."""
+
+import json
+import os
+import time
+
+import torch
+import torch.nn.functional as F
+
+CALLS = 300
+# (op, its arguments' shapes and dtype, keyword arguments): small, so the
+# host sets the pace.
+CASES = {
+    "matmul_1x1024x1024": ("matmul", [(1, 1024), (1024, 1024)], torch.bfloat16, {}),
+    "matmul_16x4096x4096": ("matmul", [(16, 4096), (4096, 4096)], torch.bfloat16, {}),
+    "attention_1x8x256x64_causal": ("attention", [(1, 8, 256, 64)] * 3, torch.bfloat16, {"causal": True}),
+    "rms_norm_8x4096": ("rms_norm", [(8, 4096), (4096,)], torch.bfloat16, {"eps": 1e-6}),
+    "softmax_8x4096": ("softmax", [(8, 4096)], torch.bfloat16, {}),
+}
+ENTRIES = {}
+
+
+def build(out):
+    """The cases' kernels, compiled into `out` as an ops cache."""
+    os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(out)
+    import tile_mlir.ops as ops
+    for name, (op, shapes, dtype, kwargs) in CASES.items():
+        ops.precompile(op, *(torch.empty(s, dtype=dtype, device="meta") for s in shapes), **kwargs)
+        print(name, "precompiled", flush=True)
+
+
+def peer(op, args, kwargs):
+    """The torch operator the op replaces."""
+    if op == "matmul":
+        return lambda: torch.matmul(*args)
+    if op == "attention":
+        return lambda: F.scaled_dot_product_attention(*args, is_causal=kwargs["causal"])
+    if op == "softmax":
+        return lambda: torch.softmax(args[0], -1)
+    return lambda: F.rms_norm(args[0], (args[0].shape[-1],), args[1], kwargs["eps"])
+
+
+def per_call_us(fn):
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(CALLS):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / CALLS * 1e6
+
+
+def run(artifacts, report_path):
+    os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(artifacts)
+    import tile_mlir.ops as ops
+    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "calls": CALLS, "ops": {}}
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    for name, (op, shapes, dtype, kwargs) in CASES.items():
+        args = [torch.randn(s, device="cuda", generator=gen).to(dtype) for s in shapes]
+        ours = lambda op=op, args=args, kwargs=kwargs: getattr(ops, op)(*args, **kwargs)  # noqa: E731
+        start = time.perf_counter()
+        got = ours()
+        torch.cuda.synchronize()
+        first_ms = (time.perf_counter() - start) * 1e3
+        want = peer(op, args, kwargs)()
+        scale = float(want.double().abs().max())
+        entry = {"first_call_ms": first_ms,
+                 "max_error_relative_to_max": float((got.double() - want.double()).abs().max()) / scale,
+                 "us_per_call": {"tile_mlir": per_call_us(ours), "torch": per_call_us(peer(op, args, kwargs))}}
+        entry["ratio_vs_torch"] = entry["us_per_call"]["torch"] / entry["us_per_call"]["tile_mlir"]
+        report["ops"][name] = entry
+        print(name, {k: round(v, 1) for k, v in entry["us_per_call"].items()}, "x%.3f torch" % entry["ratio_vs_torch"],
+              "first call %.1f ms" % first_ms, "rel err %.2e" % entry["max_error_relative_to_max"], flush=True)
+        with open(report_path, "w") as f:
+            json.dump(report, f, indent=1)
