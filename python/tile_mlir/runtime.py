@@ -143,17 +143,17 @@ class _Driver:
             self.lib = ctypes.CDLL("libcuda.so.1")
         except OSError as error:
             raise CudaError(f"no CUDA driver: libcuda.so.1 could not be loaded ({error})") from None
-        self._check(self.lib.cuInit(0), "cuInit")
+        self.check(self.lib.cuInit(0), "cuInit")
         count = ctypes.c_int()
-        self._check(self.lib.cuDeviceGetCount(ctypes.byref(count)), "cuDeviceGetCount")
+        self.check(self.lib.cuDeviceGetCount(ctypes.byref(count)), "cuDeviceGetCount")
         if count.value == 0:
             raise CudaError("no CUDA device is visible")
         self.device = ctypes.c_int()
-        self._check(self.lib.cuDeviceGet(ctypes.byref(self.device), 0), "cuDeviceGet")
+        self.check(self.lib.cuDeviceGet(ctypes.byref(self.device), 0), "cuDeviceGet")
         self.context = ctypes.c_void_p()
-        self._check(self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(self.context), self.device),
+        self.check(self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(self.context), self.device),
                     "cuDevicePrimaryCtxRetain")
-        self._check(self.lib.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+        self.check(self.lib.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
         self.lib.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
         self.lib.cuMemcpyHtoD_v2.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t]
         self.lib.cuMemcpyDtoH_v2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
@@ -167,7 +167,7 @@ class _Driver:
         self.lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 6 + [
             ctypes.c_uint, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
 
-    def _check(self, status, what):
+    def check(self, status, what):
         if status != 0:
             name = ctypes.c_char_p()
             self.lib.cuGetErrorName(status, ctypes.byref(name))
@@ -175,19 +175,19 @@ class _Driver:
 
     def compute_capability(self) -> Tuple[int, int]:
         major, minor = ctypes.c_int(), ctypes.c_int()
-        self._check(self.lib.cuDeviceGetAttribute(ctypes.byref(major), 75, self.device), "cuDeviceGetAttribute")
-        self._check(self.lib.cuDeviceGetAttribute(ctypes.byref(minor), 76, self.device), "cuDeviceGetAttribute")
+        self.check(self.lib.cuDeviceGetAttribute(ctypes.byref(major), 75, self.device), "cuDeviceGetAttribute")
+        self.check(self.lib.cuDeviceGetAttribute(ctypes.byref(minor), 76, self.device), "cuDeviceGetAttribute")
         return major.value, minor.value
 
     def load_module(self, image: bytes):
         module = ctypes.c_void_p()
-        self._check(self.lib.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(image)), "cuModuleLoadData")
+        self.check(self.lib.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(image)), "cuModuleLoadData")
         return module
 
     def load(self, image: bytes, name: str, module=None):
         module = module or self.load_module(image)
         function = ctypes.c_void_p()
-        self._check(self.lib.cuModuleGetFunction(ctypes.byref(function), module, name.encode()),
+        self.check(self.lib.cuModuleGetFunction(ctypes.byref(function), module, name.encode()),
                     f"cuModuleGetFunction({name})")
         return function
 
@@ -202,17 +202,17 @@ class _Driver:
 
     def alloc(self, nbytes: int) -> int:
         pointer = ctypes.c_uint64()
-        self._check(self.lib.cuMemAlloc_v2(ctypes.byref(pointer), max(nbytes, 1)), "cuMemAlloc")
+        self.check(self.lib.cuMemAlloc_v2(ctypes.byref(pointer), max(nbytes, 1)), "cuMemAlloc")
         return pointer.value
 
     def free(self, pointer: int):
-        self._check(self.lib.cuMemFree_v2(pointer), "cuMemFree")
+        self.check(self.lib.cuMemFree_v2(pointer), "cuMemFree")
 
     def to_device(self, pointer: int, array: np.ndarray):
-        self._check(self.lib.cuMemcpyHtoD_v2(pointer, array.ctypes.data, array.nbytes), "cuMemcpyHtoD")
+        self.check(self.lib.cuMemcpyHtoD_v2(pointer, array.ctypes.data, array.nbytes), "cuMemcpyHtoD")
 
     def to_host(self, array: np.ndarray, pointer: int):
-        self._check(self.lib.cuMemcpyDtoH_v2(array.ctypes.data, pointer, array.nbytes), "cuMemcpyDtoH")
+        self.check(self.lib.cuMemcpyDtoH_v2(array.ctypes.data, pointer, array.nbytes), "cuMemcpyDtoH")
 
     def allow_dynamic_shared(self, function, nbytes: int, name: str) -> None:
         """Lets `function` take `nbytes` of dynamic shared memory: past 48
@@ -221,17 +221,17 @@ class _Driver:
         (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), up to what the
         device gives a block with its static shared memory."""
         most, static = ctypes.c_int(), ctypes.c_int()
-        self._check(self.lib.cuFuncGetAttribute(ctypes.byref(static), 1, function),  # SHARED_SIZE_BYTES
+        self.check(self.lib.cuFuncGetAttribute(ctypes.byref(static), 1, function),  # SHARED_SIZE_BYTES
                     "cuFuncGetAttribute")
         if static.value + nbytes <= DEFAULT_DYNAMIC_SHARED_BYTES:
             return
-        self._check(self.lib.cuDeviceGetAttribute(ctypes.byref(most), 97, self.device),  # ..._OPTIN
+        self.check(self.lib.cuDeviceGetAttribute(ctypes.byref(most), 97, self.device),  # ..._OPTIN
                     "cuDeviceGetAttribute")
         if static.value + nbytes > most.value:
             raise CudaError(f"{name} needs {static.value + nbytes} bytes of shared memory per block "
                             f"({static.value} static, {nbytes} dynamic); this device gives a block at "
                             f"most {most.value}")
-        self._check(self.lib.cuFuncSetAttribute(function, 8, nbytes),  # MAX_DYNAMIC_SHARED_SIZE_BYTES
+        self.check(self.lib.cuFuncSetAttribute(function, 8, nbytes),  # MAX_DYNAMIC_SHARED_SIZE_BYTES
                     "cuFuncSetAttribute")
 
     def launch(self, function, grid, block, arguments: Sequence, sync: bool = True,
@@ -250,13 +250,13 @@ class _Driver:
             attribute = _LaunchAttribute(id=_CLUSTER_DIMENSION)
             attribute.value.cluster = (ctypes.c_uint * 3)(*cluster)
             config = _LaunchConfig(*grid, *block, shared_bytes, handle, ctypes.pointer(attribute), 1)
-            self._check(self.lib.cuLaunchKernelEx(ctypes.byref(config), function, params, None),
+            self.check(self.lib.cuLaunchKernelEx(ctypes.byref(config), function, params, None),
                         "cuLaunchKernelEx")
         else:
-            self._check(self.lib.cuLaunchKernel(function, *grid, *block, shared_bytes, handle, params, None),
+            self.check(self.lib.cuLaunchKernel(function, *grid, *block, shared_bytes, handle, params, None),
                         "cuLaunchKernel")
         if sync:
-            self._check(self.lib.cuStreamSynchronize(handle) if stream else self.lib.cuCtxSynchronize(),
+            self.check(self.lib.cuStreamSynchronize(handle) if stream else self.lib.cuCtxSynchronize(),
                         "kernel execution (synchronize)")
 
 
@@ -500,6 +500,18 @@ class Kernel:
                                 "to choose the grid at launch")
         return chosen
 
+    def function(self):
+        """The loaded CUfunction (loaded on first use, its dynamic shared
+        memory allowed)."""
+        if self._function is None:
+            drv = driver()
+            image = self.cubin if self.cubin else self.ptx.encode() + b"\0"
+            function = drv.load(image, self.name, self._module)
+            if self.dynamic_shared_bytes:
+                drv.allow_dynamic_shared(function, self.dynamic_shared_bytes, self.name)
+            self._function = function
+        return self._function
+
     def __call__(self, *args, grid=None, stream=None, sync: bool = True):
         """Launches on the local GPU, on `stream` (a handle, or a torch or
         cupy stream; None is the default stream) and with `grid` (for a
@@ -513,12 +525,7 @@ class Kernel:
         args = [_as_cuda_array(a) for a in args]
         self.check_arguments(args)
         drv = driver()
-        if self._function is None:
-            image = self.cubin if self.cubin else self.ptx.encode() + b"\0"
-            function = drv.load(image, self.name, self._module)
-            if self.dynamic_shared_bytes:
-                drv.allow_dynamic_shared(function, self.dynamic_shared_bytes, self.name)
-            self._function = function
+        self.function()
         pointers, owned = [], {}  # id(array) -> [pointer, array, written]
         try:
             for param, value in zip(self.params, args):

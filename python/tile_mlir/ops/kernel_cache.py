@@ -78,6 +78,16 @@ def kernel(spec: dict, build: Callable, target: str = "sm_90a") -> runtime.Kerne
         return loaded
 
 
+def launcher(spec: dict, build: Callable, target: str = "sm_90a"):
+    """A PreparedLauncher of the kernel of `spec`, made once a process."""
+    fast = (_hashable(spec), target)
+    prepared = _LAUNCHERS.get(fast)
+    if prepared is None:
+        from ..launcher import PreparedLauncher
+        prepared = _LAUNCHERS[fast] = PreparedLauncher(kernel(spec, build, target))
+    return prepared
+
+
 def built(spec: dict, build: Callable):
     """The T.function of `spec`, for the interpreter (CPU tensors): built
     once a process."""
@@ -89,3 +99,4 @@ def built(spec: dict, build: Callable):
 
 
 _FUNCTIONS: Dict[str, object] = {}
+_LAUNCHERS: Dict[tuple, object] = {}

@@ -6,6 +6,7 @@ refuses a result the interpreter could not define (InterpretedResultError:
 floating tensor-core sums are followed only where every partial sum is
 exact, until the interpreter models their accumulation)."""
 
+import functools
 import warnings
 from typing import Callable, Iterable
 
@@ -48,6 +49,7 @@ def require(condition: bool, name: str, rule: str) -> None:
 PRECOMPILE_TARGET = "sm_90a"
 
 
+@functools.lru_cache(maxsize=None)
 def target(device: torch.device) -> str:
     """The PTX target of a CUDA device, or the refusal of one the kernels
     were not written for (wgmma and TMA: sm_90)."""
@@ -73,8 +75,10 @@ def run(spec: dict, build: Callable, *args: torch.Tensor) -> None:
         kernel_cache.kernel(spec, build, PRECOMPILE_TARGET)
         return
     if args[0].is_cuda:
-        kernel = kernel_cache.kernel(spec, build, target(args[0].device))
-        kernel(*args, stream=torch.cuda.current_stream(args[0].device).cuda_stream, sync=False)
+        # The op has checked its arguments: a launcher prepared for the
+        # kernel takes their addresses.
+        launcher = kernel_cache.launcher(spec, build, target(args[0].device))
+        launcher(*(a.data_ptr() for a in args), stream=torch.cuda.current_stream(args[0].device).cuda_stream)
         return
     from ..interpreter.launch import InterpretWarning, interpret  # MLIR, on the CPU path only
     arrays = [a.numpy() for a in args]
