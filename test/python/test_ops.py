@@ -242,3 +242,24 @@ def test_precompile_fills_the_cache_for_a_machine_without_mlir(tmp_path, monkeyp
         ops.precompile("matmul", torch.empty(1, 64, **meta), torch.empty(64, 12, **meta))
     with pytest.raises(ValueError, match=r"op is one of \['attention', 'matmul', 'rms_norm', 'softmax'\], got 'gemm'"):
         ops.precompile("gemm")
+
+
+def test_a_prepared_launcher_takes_only_what_it_can_launch_unchecked():
+    # It trusts its caller's checks, so it refuses up front a kernel whose
+    # launch depends on more than addresses (a grid chosen at launch,
+    # runtime extents).
+    import tile_mlir
+    from tile_mlir import script as T
+    from tile_mlir.launcher import PreparedLauncher
+
+    @T.function
+    def copy(A: T.Tensor((None, 4), "uint32"), Out: T.Tensor((None, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=None, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], r, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], r)
+
+    with pytest.raises(ValueError, match="copy: a prepared launcher takes a kernel of the bare convention with its "
+                       "grid compiled in and no cluster"):
+        PreparedLauncher(tile_mlir.compile(copy, target="sm_90"))
