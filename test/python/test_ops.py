@@ -64,9 +64,12 @@ def test_attention_names_the_bad_argument(shape, kwargs, message):
 
 def test_attention_refuses_what_it_does_not_take_yet():
     q = torch.zeros(1, 4, 128, 64, dtype=torch.bfloat16)
-    with pytest.raises(ValueError, match=r"k: its shape \(1, 1, 128, 64\) is not q's \(1, 4, 128, 64\) \(S_q != S_k "
-                       r"and grouped heads: not yet\)"):
-        ops.attention(q, q[:, :1], q[:, :1])
+    with pytest.raises(ValueError, match=r"k: its shape \(1, 4, 256, 64\) does not match q's \(1, 4, 128, 64\) in "
+                       r"B, S and D \(S_q != S_k: not yet\)"):
+        kv = torch.zeros(1, 4, 256, 64, dtype=torch.bfloat16)
+        ops.attention(q, kv, kv)
+    with pytest.raises(ValueError, match=r"k: its 3 heads do not divide q's 4"):
+        ops.attention(q, q[:, :3], q[:, :3])
     with pytest.raises(TypeError, match="causal is a bool, got int"):
         ops.attention(q, q, q, causal=1)
 
@@ -173,21 +176,23 @@ def test_rms_norm_and_softmax_are_their_stated_order(dtype):
         assert np.array_equal(bits(s.reshape(6, 4096)), softmax_reference.softmax_bf16(bits(flat)))
 
 
-@pytest.mark.parametrize("causal", [False, True])
-def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal):
+@pytest.mark.parametrize("causal, h_kv", [(False, 2), (True, 2), (True, 1)])
+def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv):
     # One nonzero of 0-2 per row of Q, K in -2..2, scale 1 / log2 e (the
     # kernel's base-2 scale 1): S in -4..4, P's powers of two, their sums
     # and P V exact; O is float64's rounded by the reciprocal and to bf16.
     g = torch.Generator().manual_seed(7)
+    # Two query heads: their own heads of K and V, or one shared (MQA).
     b, h, s, d = 1, 2, 256, 64
     q = torch.zeros(b, h, s, d, dtype=torch.float64)
     q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
         torch.randint(0, 3, (b * h * s,), generator=g).double()
-    k = torch.randint(-2, 3, (b, h, s, d), generator=g).double()
-    v = torch.randint(-4, 5, (b, h, s, d), generator=g).double()
+    k = torch.randint(-2, 3, (b, h_kv, s, d), generator=g).double()
+    v = torch.randint(-4, 5, (b, h_kv, s, d), generator=g).double()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ex2.approx as its correctly rounded result
         out = ops.attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), causal=causal, scale=1 / math.log2(math.e))
+    k, v = (t.repeat_interleave(h // h_kv, dim=1) for t in (k, v))
     scores = q @ k.transpose(-1, -2)
     if causal:
         scores = scores.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))

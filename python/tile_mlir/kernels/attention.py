@@ -79,6 +79,7 @@ class _Problem:
     causal: bool
     scale_log2: float
     config: AttentionConfig
+    group: int = 1  # query heads a head of K and V serves (GQA; bh of them: MQA)
 
     def __post_init__(self):
         if self.seq % BM or self.d not in (64, 128):
@@ -86,11 +87,21 @@ class _Problem:
         if self.causal and (self.seq // BM) % 2:
             raise ValueError(f"causal pairs a head's tiles of {BM} rows: a sequence of {self.seq} is not a "
                              f"multiple of {2 * BM}")
+        if self.group < 1 or self.bh % self.group:
+            raise ValueError(f"{self.bh} query heads do not share heads of K and V in groups of {self.group}")
         if self.config.q_buffers not in (1, 2):
             raise ValueError(f"Q takes 1 or 2 buffers, not {self.config.q_buffers}")
 
     halves = property(lambda self: self.d // 64)
     rows = property(lambda self: self.bh * self.seq)
+    kv_rows = property(lambda self: self.bh // self.group * self.seq)
+
+    def kv_first_row(self, q_first_row):
+        """The first row of K and V of the head that the query head whose
+        first row is `q_first_row` attends to."""
+        if self.group == 1:
+            return q_first_row
+        return q_first_row // (self.seq * self.group) * self.seq
     split = property(lambda self: self.config.v_stages not in (None, self.config.stages))
     box_bytes = property(lambda self: self.halves * BN * 128)  # K's (or V's) boxes of a key block
 
@@ -280,8 +291,9 @@ def _produce(pb: _Problem, Q, K, V, q_s, q_ring, kv, bid):
         n = tiles.per_unit * i + h
         if q_buffers == 1:
             load_q(n, k0 + first_row)
+        kv0 = pb.kv_first_row(k0)
         for j in T.serial(0, steps):
-            kv.produce(K, V, g0 + j, k0 + j * BN)
+            kv.produce(K, V, g0 + j, kv0 + j * BN)
             if q_buffers == 2:
                 # Past key block 1 the consumers have retired the tile
                 # before's last S, which freed the buffer (a tile of one
@@ -327,19 +339,21 @@ def _consume(pb: _Problem, O, q_s, q_ring, kv, t, bid, c):
 
 
 def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optional[float] = None,
-              scale_log2: Optional[float] = None, config: Optional[AttentionConfig] = None):
+              scale_log2: Optional[float] = None, config: Optional[AttentionConfig] = None, group: int = 1):
     """The kernel for `bh` heads of `seq` rows: a T.function of (Q, K, V, O),
-    each (bh x seq, d) bf16 bits (uint16). The softmax scale is `scale`
+    Q and O (bh x seq, d), K and V (bh / group x seq, d), bf16 bits
+    (uint16); query head h attends to head h / group of K and V (`group`
+    > 1: grouped-query attention). The softmax scale is `scale`
     (1 / sqrt(d) by default), or `scale_log2` = scale x log2 e directly."""
     if scale_log2 is None:
         scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
-    pb = _Problem(bh, seq, d, causal, scale_log2, config or AttentionConfig.best(d, causal, seq))
+    pb = _Problem(bh, seq, d, causal, scale_log2, config or AttentionConfig.best(d, causal, seq), group)
     cfg, halves = pb.config, pb.halves
     box = T.TensorMap((BN, 64), "128B")
 
     @T.function
     def attention(Q: T.Tensor((pb.rows, d), "uint16", tma=T.TensorMap((BM, 64), "128B")),
-                  K: T.Tensor((pb.rows, d), "uint16", tma=box), V: T.Tensor((pb.rows, d), "uint16", tma=box),
+                  K: T.Tensor((pb.kv_rows, d), "uint16", tma=box), V: T.Tensor((pb.kv_rows, d), "uint16", tma=box),
                   O: T.Tensor((pb.rows, d), "uint16", tma=T.TensorMap((64, 64), "128B"))):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=pb.tiles.grid, block=128 * (CONSUMERS + 1)))
         q_s = T.alloc_dynamic_shared((cfg.q_buffers, halves, BM, 64), "uint16", align=1024).swizzle("128B")
