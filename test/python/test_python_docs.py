@@ -29,7 +29,7 @@ def test_every_example_of_the_python_reference_runs(tmp_path, monkeypatch):
 
 def test_the_readme_snippet_runs_up_to_the_launch(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (snippet,) = python_blocks("README.md")
+    (snippet,) = [block for block in python_blocks("README.md") if "T.function" in block]
     if runtime.local_arch() is None:
         with pytest.raises(runtime.CudaError):
             exec(compile(snippet, "README.md", "exec"), {})
@@ -62,3 +62,14 @@ def test_no_doc_says_a_name_that_exists_is_missing():
             if hasattr(T, name):
                 stale.append(f"{os.path.relpath(path, root)}: {match.group(0)!r}, but T.{name} exists")
     assert stale == []
+
+
+def test_the_readmes_pytorch_example_chains_on_meta_tensors():
+    # Run on meta tensors (the ops' fake implementations): every argument
+    # the example passes is one the ops take, and the shapes chain.
+    pytest.importorskip("torch")
+    (example,) = [block for block in python_blocks("README.md") if "tile_mlir.ops" in block]
+    assert example.count('device="cuda"') == 3
+    namespace = {}
+    exec(compile(example.replace('device="cuda"', 'device="meta"'), "README.md", "exec"), namespace)
+    assert namespace["o"].shape == (4, 16, 4096, 128) and namespace["y"].shape == (4 * 16 * 4096, 4096)
