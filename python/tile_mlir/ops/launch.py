@@ -64,6 +64,31 @@ def bits(t: torch.Tensor) -> torch.Tensor:
     return t.view(BITS[t.dtype])
 
 
+def tuned(fields: dict, candidates, job: Callable, args):
+    """The configuration to launch with: the first candidate off the GPU
+    (the interpreter, precompile); on a CUDA device the autotuner's choice
+    for `fields`, each candidate timed on `args` (`job(config)` gives its
+    kernel's spec and build)."""
+    if not args[0].is_cuda:
+        return candidates[0]
+    from . import autotune
+    device = args[0].device
+
+    def measure(config):
+        launcher = kernel_cache.launcher(*job(config), target(device))
+        pointers, stream = [a.data_ptr() for a in args], torch.cuda.current_stream(device).cuda_stream
+        for _ in range(2):
+            launcher(*pointers, stream=stream)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(10):
+            launcher(*pointers, stream=stream)
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 10
+    return autotune.choose(dict(fields, device=torch.cuda.get_device_name(device)), candidates, measure)
+
+
 def run(spec: dict, build: Callable, *args: torch.Tensor) -> None:
     """The kernel of `spec` on `args` (in the kernel's parameter order,
     already as their bits): compiled on a CUDA device, on the current

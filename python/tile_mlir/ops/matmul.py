@@ -3,9 +3,11 @@ GEMM (tile_mlir.kernels.gemm_hopper): bf16 or fp16, a (M, K) and b (K, N),
 any M, N a multiple of 8 and K of 8 (the kernel's TMA rows), C rounded
 once to the inputs' type as torch.matmul rounds it."""
 
+import dataclasses
+
 import torch
 
-from . import launch
+from . import autotune, launch
 
 DTYPES = (torch.bfloat16, torch.float16)
 
@@ -39,13 +41,31 @@ def matmul_impl(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     bt = b.t() if b.t().is_contiguous() else b.t().contiguous()
     c = torch.empty((m, n), dtype=a.dtype, device=a.device)
     dtype = launch.NAMES[a.dtype]
+    args = (launch.bits(a_rows), launch.bits(bt), launch.bits(c))
 
-    def build():
-        from ..kernels.gemm_hopper import hopper_gemm
-        return hopper_gemm(m, n, k, dtype)
-    launch.run({"op": "matmul", "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": dtype}, build,
-               launch.bits(a_rows), launch.bits(bt), launch.bits(c))
+    def job(config):
+        """(spec, build) of the kernel with `config`."""
+        def build():
+            from ..kernels.gemm_hopper import hopper_gemm
+            return hopper_gemm(m, n, k, dtype, config)
+        return {"op": "matmul", "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": dtype,
+                "config": dataclasses.asdict(config)}, build
+
+    config = launch.tuned({"op": "matmul", "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype]},
+                          candidates(dtype), job, args)
+    launch.run(*job(config), *args)
     return c
+
+
+def candidates(dtype):
+    """The configurations the autotuner times, the default (best) first:
+    one block an SM in groups of 8, 128-column tiles with 6 stages, and
+    one consumer of 64 rows (for a short M)."""
+    from ..kernels.gemm_hopper import HopperGemmConfig
+    best = HopperGemmConfig.best(dtype)
+    others = [HopperGemmConfig(blocks=132, group_m=8), HopperGemmConfig(bn=128, stages=6),
+              HopperGemmConfig(consumers=1, bn=128, stages=6)]
+    return [best] + [c for c in others if c != best]
 
 
 matmul_op = torch.library.custom_op("tile_mlir::matmul", mutates_args=())(matmul_impl)
