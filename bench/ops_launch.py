@@ -3,7 +3,8 @@ replaces, torch.matmul, F.scaled_dot_product_attention, torch.softmax and
 an RMSNorm): microseconds a call in a loop of launches small enough that
 the host, not the GPU, sets the pace; and each op's first call in the
 process, its kernel loaded from the ops cache that `build` filled (no
-MLIR on the GPU machine). Each op's result is checked against torch's."""
+MLIR on the GPU machine; matmul's first call times its candidate
+configurations, and the report keeps the autotuner's choices). Each op's result is checked against torch's."""
 
 import json
 import os
@@ -77,5 +78,9 @@ def run(artifacts, report_path):
         report["ops"][name] = entry
         print(name, {k: round(v, 1) for k, v in entry["us_per_call"].items()}, "x%.3f torch" % entry["ratio_vs_torch"],
               "first call %.1f ms" % first_ms, "rel err %.2e" % entry["max_error_relative_to_max"], flush=True)
+        chosen = os.path.join(artifacts, "ops", "autotune.json")
+        if os.path.exists(chosen):
+            with open(chosen) as f:
+                report["autotune"] = json.load(f)
         with open(report_path, "w") as f:
             json.dump(report, f, indent=1)

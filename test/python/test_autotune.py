@@ -29,6 +29,7 @@ CANDIDATES = [Config(1), Config(2), Config(3)]
 def fresh(tmp_path, monkeypatch):
     monkeypatch.setenv("TILE_MLIR_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(autotune, "_CHOSEN", {})
+    monkeypatch.setattr(autotune, "_FAST", {})
     return tmp_path
 
 
@@ -71,6 +72,7 @@ def test_off_takes_the_default_and_times_nothing(fresh, monkeypatch):
 def test_a_stored_choice_no_longer_offered_is_timed_again(fresh):
     autotune.choose(FIELDS, CANDIDATES, lambda c: {1: 3.0, 2: 2.0, 3: 1.0}[c.tiles])
     autotune._CHOSEN.clear()
+    autotune._FAST.clear()
     assert autotune.choose(FIELDS, CANDIDATES[:2], lambda c: {1: 1.0, 2: 2.0}[c.tiles]) == Config(1)
 
 

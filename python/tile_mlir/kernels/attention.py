@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import script as T
+from .configs import AttentionConfig
 from ..pipelining import (ConsumerTurns, HeadTiles, NamedBarriers, OnlineSoftmax, PipelineState, TmaRing,
                           WarpgroupRoles, sync_block)
 from ..pipelining.epilogues import stage_and_store
@@ -40,35 +41,6 @@ from ..pipelining.epilogues import stage_and_store
 BM, BN, CONSUMERS = 128, 128, 2  # query rows a tile, keys a step, consumer warpgroups
 TMA_LOAD = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
 WAIT = "wgmma.wait_group.sync.aligned"
-
-
-@dataclass(frozen=True)
-class AttentionConfig:
-    """The rings and the schedule: `stages` slots of K and V (or V in
-    `v_stages` of its own), `q_buffers` of Q (2: the next tile's Q loaded
-    a tile ahead), whether O's stage is freed after the next tile's first
-    S (`defer_free`) or at once, `blocks` persistent blocks, setmaxnreg's
-    registers for the producer and the consumers."""
-
-    stages: int = 3
-    v_stages: Optional[int] = None
-    q_buffers: int = 1
-    defer_free: bool = True
-    blocks: int = 132
-    producer_regs: int = 24
-    consumer_regs: int = 240
-
-    @classmethod
-    def best(cls, d: int, causal: bool, seq: int):
-        """The configuration that won on the H200 for each entry of
-        the attention benchmark (B 4, H 16): two buffers of Q where they fit and
-        gained (d 64 but causal beyond S 2048; d 128 to S 2048, with V in a
-        ring of 2), 4 or 5 stages at d 64, 3 at d 128."""
-        if d == 64 and not causal:
-            return cls(stages=4, q_buffers=2)
-        if d == 64:
-            return cls(stages=5, q_buffers=2) if seq <= 2048 else cls(stages=5, defer_free=False)
-        return cls(stages=3, v_stages=2, q_buffers=2) if seq <= 2048 else cls(stages=3)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ equals numpy bit for bit, in the interpreter and on the GPU
 from dataclasses import dataclass
 
 from .. import script as T
+from .configs import HopperGemmConfig
 from ..pipelining import GroupedTiles, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles, sync_block
 from ..pipelining.epilogues import stmatrix_place
 
@@ -49,29 +50,6 @@ DEFERRED_STEPS = 4
 CHUNK_SWIZZLE = {64: "128B", 32: "64B", 16: "32B"}
 TMA_LOAD = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
 TMA_STORE = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
-
-
-@dataclass(frozen=True)
-class HopperGemmConfig:
-    """The block tile and schedule: `consumers` warpgroups of 64 rows by
-    `bn` columns, a ring of `stages` slots, `blocks` persistent blocks
-    taking tiles in groups of `group_m` tile rows, setmaxnreg's registers
-    for the producer and the consumers."""
-
-    bn: int = 256
-    consumers: int = 2
-    stages: int = 4
-    group_m: int = 16
-    blocks: int = 128
-    producer_regs: int = 40
-    consumer_regs: int = 232
-
-    @classmethod
-    def best(cls, dtype: str):
-        """The configuration that won on the H200 (bench/README.md):
-        128 blocks in groups of 16 for the 16-bit types, one block an SM
-        (132) in groups of 8 for e4m3."""
-        return cls(blocks=132, group_m=8) if dtype == "e4m3" else cls()
 
 
 @dataclass(frozen=True)

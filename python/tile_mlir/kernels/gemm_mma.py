@@ -26,9 +26,10 @@ and on the H200.
 """
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional
 
 from .. import script as T
+from .configs import MmaGemmConfig
 from ..pipelining import GroupedTiles, Mbarriers, MmaAccumulator, PipelineState, sync_block
 
 # No `from __future__ import annotations`: T.function reads the kernel's
@@ -42,28 +43,6 @@ KINDS = {
     "int8": ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "int8", "int32", "st.global.v2.b32", 1),
 }
 TMA_LOAD = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-
-
-@dataclass(frozen=True)
-class MmaGemmConfig:
-    """The (M, N, K) block tile (K in elements: 128 bytes), the (M, N) grid
-    of warps over it, the stages of boxes in flight and the grouping of
-    block rows (Triton's order, for L2)."""
-
-    block: Tuple[int, int, int] = (128, 256, 64)
-    warps: Tuple[int, int] = (2, 4)
-    stages: int = 4
-    group_m: int = 8
-
-    @classmethod
-    def best(cls, m: int, dtype: str):
-        """What won on the H200 (bench/README.md): 128 x 256 blocks of 64 x
-        64 warp tiles, 4 stages; a skinny M (64 or less) 64 x 32 blocks
-        with 8 stages, two blocks a multiprocessor."""
-        bk = 128 if dtype == "int8" else 64
-        if m <= 64:
-            return cls(block=(64, 32, bk), warps=(2, 1), stages=8, group_m=1)
-        return cls(block=(128, 256, bk))
 
 
 @dataclass(frozen=True)

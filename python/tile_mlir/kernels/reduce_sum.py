@@ -15,19 +15,11 @@ The order of operations, which reference/reduce_sum.py states in numpy:
    sum, which it stores (Partials[b]) and adds to Total with one atomic.
 """
 
-from dataclasses import dataclass
 
 from .. import script as T
+from .configs import SumConfig
 from ..pipelining.reductions import butterfly
 from .reference.reduce_sum import THREADS, UNROLL, WARPS
-
-
-@dataclass(frozen=True)
-class SumConfig:
-    """`blocks` blocks, each taking its grid-strided share (2048 won on the
-    H200: 1.057x torch.compile, against 1.051x with 1024)."""
-
-    blocks: int = 2048
 
 
 def reduce_sum(n: int, config: SumConfig = SumConfig()):

@@ -22,31 +22,12 @@ exactly to f32; steps 1-4 in f32; the result rounded to bf16 two at a time
 (cvt.rn.bf16x2.f32).
 """
 
-from dataclasses import dataclass
 from typing import Optional
 
 from .. import script as T
+from .configs import RmsNormConfig
 from ..pipelining.reductions import block_reduce
 from .reference.rmsnorm import COLUMNS, EPS, THREADS, WARPS, Layout
-
-
-@dataclass(frozen=True)
-class RmsNormConfig:
-    """`threads` a row, and the L2 eviction priority of x's loads and of
-    Out's stores (createpolicy.fractional and .L2::cache_hint), or None."""
-
-    threads: int = THREADS
-    x_priority: Optional[str] = None
-    out_priority: Optional[str] = None
-
-    @classmethod
-    def best(cls, dtype: str):
-        """What won on the H200 (bench/README.md): float32 with 512 threads,
-        x kept in L2 (evict_last) and Out evicted first, at torch.compile's
-        speed where no layout without the policies reached it; bf16 plain."""
-        if dtype == "float32":
-            return cls(threads=512, x_priority="evict_last", out_priority="evict_first")
-        return cls()
 
 
 def _cache_policy(priority):

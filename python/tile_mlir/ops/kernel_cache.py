@@ -43,11 +43,11 @@ def key(spec: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _hashable(value):
+def hashable(value):
     if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+        return tuple(sorted((k, hashable(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
-        return tuple(_hashable(v) for v in value)
+        return tuple(hashable(v) for v in value)
     return value
 
 
@@ -55,7 +55,7 @@ def kernel(spec: dict, build: Callable, target: str = "sm_90a") -> runtime.Kerne
     """The kernel of `spec` (a JSON-able description): from this process
     (a dictionary lookup: no hashing of text on a call after the first),
     from the disk, or compiled from `build()` (a T.function) and stored."""
-    fast = (_hashable(spec), target)
+    fast = (hashable(spec), target)
     loaded = _BY_SPEC.get(fast)
     if loaded is not None:
         return loaded
@@ -80,7 +80,7 @@ def kernel(spec: dict, build: Callable, target: str = "sm_90a") -> runtime.Kerne
 
 def launcher(spec: dict, build: Callable, target: str = "sm_90a"):
     """A PreparedLauncher of the kernel of `spec`, made once a process."""
-    fast = (_hashable(spec), target)
+    fast = (hashable(spec), target)
     prepared = _LAUNCHERS.get(fast)
     if prepared is None:
         from ..launcher import PreparedLauncher

@@ -66,9 +66,14 @@ def bits(t: torch.Tensor) -> torch.Tensor:
 
 def tuned(fields: dict, candidates, job: Callable, args):
     """The configuration to launch with: the first candidate off the GPU
-    (the interpreter, precompile); on a CUDA device the autotuner's choice
+    (the interpreter; precompile compiles them all); on a CUDA device the autotuner's choice
     for `fields`, each candidate timed on `args` (`job(config)` gives its
     kernel's spec and build)."""
+    if args[0].device.type == "meta":
+        # precompile(): every kernel the op may choose among.
+        for config in candidates:
+            kernel_cache.kernel(*job(config), PRECOMPILE_TARGET)
+        return candidates[0]
     if not args[0].is_cuda:
         return candidates[0]
     from . import autotune

@@ -61,7 +61,7 @@ def candidates(dtype):
     """The configurations the autotuner times, the default (best) first:
     one block an SM in groups of 8, 128-column tiles with 6 stages, and
     one consumer of 64 rows (for a short M)."""
-    from ..kernels.gemm_hopper import HopperGemmConfig
+    from ..kernels.configs import HopperGemmConfig
     best = HopperGemmConfig.best(dtype)
     others = [HopperGemmConfig(blocks=132, group_m=8), HopperGemmConfig(bn=128, stages=6),
               HopperGemmConfig(consumers=1, bn=128, stages=6)]

@@ -1,0 +1,104 @@
+"""The kernels' configurations: plain frozen dataclasses, importable
+without MLIR (the ops choose among them on a GPU machine that runs
+precompiled kernels). Each kernel module re-exports its own."""
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from .reference.rmsnorm import THREADS
+
+@dataclass(frozen=True)
+class HopperGemmConfig:
+    """The block tile and schedule: `consumers` warpgroups of 64 rows by
+    `bn` columns, a ring of `stages` slots, `blocks` persistent blocks
+    taking tiles in groups of `group_m` tile rows, setmaxnreg's registers
+    for the producer and the consumers."""
+
+    bn: int = 256
+    consumers: int = 2
+    stages: int = 4
+    group_m: int = 16
+    blocks: int = 128
+    producer_regs: int = 40
+    consumer_regs: int = 232
+
+    @classmethod
+    def best(cls, dtype: str):
+        """The configuration that won on the H200 (bench/README.md):
+        128 blocks in groups of 16 for the 16-bit types, one block an SM
+        (132) in groups of 8 for e4m3."""
+        return cls(blocks=132, group_m=8) if dtype == "e4m3" else cls()
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    """The rings and the schedule: `stages` slots of K and V (or V in
+    `v_stages` of its own), `q_buffers` of Q (2: the next tile's Q loaded
+    a tile ahead), whether O's stage is freed after the next tile's first
+    S (`defer_free`) or at once, `blocks` persistent blocks, setmaxnreg's
+    registers for the producer and the consumers."""
+
+    stages: int = 3
+    v_stages: Optional[int] = None
+    q_buffers: int = 1
+    defer_free: bool = True
+    blocks: int = 132
+    producer_regs: int = 24
+    consumer_regs: int = 240
+
+    @classmethod
+    def best(cls, d: int, causal: bool, seq: int):
+        """The configuration that won on the H200 for each entry of
+        the attention benchmark (B 4, H 16): two buffers of Q where they fit and
+        gained (d 64 but causal beyond S 2048; d 128 to S 2048, with V in a
+        ring of 2), 4 or 5 stages at d 64, 3 at d 128."""
+        if d == 64 and not causal:
+            return cls(stages=4, q_buffers=2)
+        if d == 64:
+            return cls(stages=5, q_buffers=2) if seq <= 2048 else cls(stages=5, defer_free=False)
+        return cls(stages=3, v_stages=2, q_buffers=2) if seq <= 2048 else cls(stages=3)
+
+@dataclass(frozen=True)
+class MmaGemmConfig:
+    """The (M, N, K) block tile (K in elements: 128 bytes), the (M, N) grid
+    of warps over it, the stages of boxes in flight and the grouping of
+    block rows (Triton's order, for L2)."""
+
+    block: Tuple[int, int, int] = (128, 256, 64)
+    warps: Tuple[int, int] = (2, 4)
+    stages: int = 4
+    group_m: int = 8
+
+    @classmethod
+    def best(cls, m: int, dtype: str):
+        """What won on the H200 (bench/README.md): 128 x 256 blocks of 64 x
+        64 warp tiles, 4 stages; a skinny M (64 or less) 64 x 32 blocks
+        with 8 stages, two blocks a multiprocessor."""
+        bk = 128 if dtype == "int8" else 64
+        if m <= 64:
+            return cls(block=(64, 32, bk), warps=(2, 1), stages=8, group_m=1)
+        return cls(block=(128, 256, bk))
+
+@dataclass(frozen=True)
+class RmsNormConfig:
+    """`threads` a row, and the L2 eviction priority of x's loads and of
+    Out's stores (createpolicy.fractional and .L2::cache_hint), or None."""
+
+    threads: int = THREADS
+    x_priority: Optional[str] = None
+    out_priority: Optional[str] = None
+
+    @classmethod
+    def best(cls, dtype: str):
+        """What won on the H200 (bench/README.md): float32 with 512 threads,
+        x kept in L2 (evict_last) and Out evicted first, at torch.compile's
+        speed where no layout without the policies reached it; bf16 plain."""
+        if dtype == "float32":
+            return cls(threads=512, x_priority="evict_last", out_priority="evict_first")
+        return cls()
+
+@dataclass(frozen=True)
+class SumConfig:
+    """`blocks` blocks, each taking its grid-strided share (2048 won on the
+    H200: 1.057x torch.compile, against 1.051x with 1024)."""
+
+    blocks: int = 2048
