@@ -658,3 +658,30 @@ def test_the_mma_accumulator_is_the_isa_table():
     assert [layout.place(i, 13, 100, 200) for i in range(4)] == [(103, 202), (103, 203), (111, 202), (111, 203)]
     with pytest.raises(ValueError, match="is a wgmma form, not an mma.sync"):
         P.MmaAccumulator("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16")
+
+
+@pytest.mark.parametrize("tiles, steps, blocks", [(512, 64, 132), (20, 7, 8), (9, 3, 4), (5, 2, 8), (128, 128, 132)])
+def test_stream_k_shares_cover_the_last_wave_once_and_evenly(tiles, steps, blocks):
+    split = P.StreamKShares(tiles, steps, blocks)
+    # The whole waves, unless the last one has fewer steps than blocks (then
+    # it stays a short wave of whole tiles).
+    assert split.whole_tiles + split.shared_tiles == tiles
+    assert split.whole_tiles % blocks == 0 or (split.shared_tiles == 0 and tiles % blocks * steps < blocks)
+    seen = []
+    for b in range(blocks):
+        begin, end = split.share(b)
+        for i in range(split.first_shared_tile(b), split.end_shared_tile(b)):
+            lo, hi = split.segment(b, i)
+            assert 0 <= lo < hi <= steps
+            seen += [(i, s) for s in range(lo, hi)]
+            assert b in split.contributors(i)
+    # Every step of every shared tile exactly once, in order of the blocks.
+    assert seen == [(i, s) for i in range(split.shared_tiles) for s in range(steps)]
+    if split.shared_tiles:
+        sizes = [end - begin for begin, end in map(split.share, range(blocks))]
+        assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
+        for i in range(split.shared_tiles):
+            # The first contributor's share holds the tile's step 0.
+            assert split.segment(split.contributors(i)[0], i)[0] == 0
+    with pytest.raises(ValueError, match="blocks is a positive integer"):
+        P.StreamKShares(4, 4, 0)

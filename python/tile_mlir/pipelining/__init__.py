@@ -14,7 +14,7 @@ from .online_softmax import OnlineSoftmax
 from .reductions import block_reduce, butterfly
 from .ring import CpAsyncRing, TmaRing
 from .roles import ConsumerTurns, WarpgroupRoles
-from .schedulers import GroupedTiles, HeadTiles
+from .schedulers import GroupedTiles, HeadTiles, StreamKShares
 from .state import PipelineState
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "NamedBarriers",
     "OnlineSoftmax",
     "PipelineState",
+    "StreamKShares",
     "TmaRing",
     "WarpgroupRoles",
     "WgmmaAccumulator",

@@ -100,3 +100,71 @@ class HeadTiles:
         place = (self.places - 1 - p) + h * (2 * p + 1 - self.places)
         first = (i * (self.places + 1) + h * (self.places - p)) * per_tile
         return place * self.tile_m, head * seq, (place + 1) * per_tile, first
+
+
+@dataclass(frozen=True)
+class StreamKShares:
+    """Stream-K's split of a persistent kernel's last wave: of `tiles`
+    tiles of `steps` steps of K each over `blocks` blocks, the whole waves
+    go a tile a block, and the tiles past them (`tiles % blocks`, the
+    shared tiles) by steps: block b takes steps [b S / P, (b + 1) S / P) of
+    their S steps in order (P blocks), so every block runs about the same
+    number of steps. A tile whose steps several blocks share is finished by
+    the block whose share holds its step 0, after adding the others'
+    partials (they arrive later in their shares):
+
+        split = StreamKShares(tiles=512, steps=64, blocks=132)
+        for i in T.serial(split.first_shared_tile(bid), split.end_shared_tile(bid)):
+            begin, end = split.segment(bid, i)          # its steps of shared tile i
+            ...                                         # fixup if begin == 0, else a partial
+
+    Tried in the Hopper GEMM and slower there (bench/README.md: partials
+    through L2 and the fixup's fences cost more than the idle SMs); kept as
+    a part for a kernel whose last wave is long."""
+
+    tiles: int
+    steps: int
+    blocks: int
+
+    def __post_init__(self):
+        for name in ("tiles", "steps", "blocks"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} is a positive integer, got {getattr(self, name)!r}")
+
+    @property
+    def shared_tiles(self) -> int:
+        """The tiles past the whole waves (none when fewer steps than
+        blocks: a block without a step would never report its partial)."""
+        shared = self.tiles % self.blocks
+        return shared if shared * self.steps >= self.blocks else 0
+
+    @property
+    def whole_tiles(self) -> int:
+        return self.tiles - self.shared_tiles
+
+    def share(self, block):
+        """[begin, end) of block `block`'s steps of the shared tiles' S."""
+        total = self.shared_tiles * self.steps
+        return block * total // self.blocks, (block + 1) * total // self.blocks
+
+    def first_shared_tile(self, block):
+        return self.share(block)[0] // self.steps
+
+    def end_shared_tile(self, block):
+        return (self.share(block)[1] + self.steps - 1) // self.steps
+
+    def segment(self, block, i):
+        """[begin, end) of shared tile i's steps in block `block`'s share."""
+        begin, end = self.share(block)
+        if isinstance(begin, int):
+            return max(begin - i * self.steps, 0), min(end - i * self.steps, self.steps)
+        from .. import script as T
+        return T.maximum(begin - i * self.steps, 0), T.minimum(end - i * self.steps, self.steps)
+
+    def contributors(self, i):
+        """The blocks whose shares hold steps of shared tile i, in order:
+        the first finishes the tile."""
+        total = self.shared_tiles * self.steps
+        first = i * self.steps * self.blocks // total
+        last = ((i + 1) * self.steps * self.blocks + total - 1) // total
+        return range(first, last)
