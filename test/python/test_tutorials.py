@@ -28,7 +28,8 @@ def load(name, replace=None):
 
 
 def test_the_tutorials_are_in_order():
-    assert TUTORIALS == ["t01_vector_add", "t02_softmax", "t03_transpose", "t04_gemm_mma", "t05_pipeline"]
+    assert TUTORIALS == ["t01_vector_add", "t02_softmax", "t03_transpose", "t04_gemm_mma", "t05_pipeline",
+                         "t06_histogram"]
 
 
 @pytest.mark.parametrize("name", TUTORIALS)
@@ -55,3 +56,13 @@ def test_a_consumer_without_its_release_leaves_the_producer_waiting():
     mutant = load("t05_pipeline", ("            ring.release(get)\n", ""))
     with pytest.raises(tile_mlir.InterpretError, match="never ends"):
         mutant.main()
+
+
+def test_a_value_outside_the_bins_is_named():
+    import numpy as np
+    module = load("t06_histogram")
+    values = np.zeros((module.N, 1), np.uint32)
+    values[77, 0] = 300
+    with pytest.raises(tile_mlir.InterpretError, match=r"t06_histogram.py:\d+: thread \(77\) of block \(0\) reads the "
+                       r"value 300 as an index of an axis of 256"):
+        module.main(values)

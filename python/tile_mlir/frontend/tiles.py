@@ -12,7 +12,7 @@ from mlir.dialects import arith, gpu, memref
 from ..dialects import tile as _tile_ops
 from .tracing import (_DYNAMIC, REGISTER_SPACE, SHARED_SPACE, TileError, _active, _element_type, _integer,
                       _location, _raise, _shape, _tensor_element_type)
-from .values import Index, Scalar, _ComputedScalar, _check_owned
+from .values import Bool, Index, Scalar, _ComputedScalar, _check_owned
 
 
 def _identity_layout(memref_type: ir.MemRefType) -> bool:
@@ -154,6 +154,50 @@ class Buffer:
         if _DYNAMIC in self.shape:
             raise TileError(f"cannot {what} a tensor with a runtime extent ({self.name or 'tile'}); "
                             "slice it to static extents first")
+
+    def as_index(self, bound: int, mode: str = "check"):
+        """This one-element register tile's value (an unsigned integer of
+        up to 32 bits; a signed one is read as its bits, so a negative value
+        is out of range) as an index into an axis of `bound` elements: an
+        address from data (a histogram's bin, a gather's row, a block
+        table's page). It is never a wild address: the index is clamped
+        into [0, bound), and
+
+        - ``"check"``: the interpreter raises, at this line, naming the
+          thread and the value, where a value is out of range (a bug: the
+          GPU reads the clamped element);
+        - ``"clamp"``: out-of-range values take the nearest element, by
+          design (padding), and nothing is reported;
+        - ``"predicate"``: returns ``(index, valid)``, `valid` a runtime
+          condition the access takes as ``pred=``.
+        """
+        _check_owned(self)
+        if ir.MemRefType(self.value.type).memory_space != ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(64), REGISTER_SPACE) or int(np.prod(self.shape)) != 1:
+            raise TileError(f"as_index reads one register: a register tile of one element, got a "
+                            f"{self.shape} tile")
+        if self.dtype not in ("int8", "int16", "int32", "uint8", "uint16", "uint32"):
+            raise TileError(f"as_index reads an integer register of up to 32 bits, got {self.dtype}")
+        bound = _integer(bound, "bound", 1, 1 << 40)
+        if mode not in ("check", "clamp", "predicate"):
+            raise TileError(f"mode is 'check', 'clamp' or 'predicate', got {mode!r}")
+        # Its bits as the signless integer MLIR's arith takes.
+        signless = self.view(self.dtype[1:]) if self.dtype.startswith("u") else self
+        builder = _active()
+        index_type = ir.IndexType.get()
+        with _location():
+            zero = arith.constant(index_type, 0)
+            raw = memref.load(signless.value, [zero] * len(self.shape))
+            value = arith.index_castui(index_type, raw)
+            clamped = arith.minui(value, arith.constant(index_type, bound - 1))
+            if mode == "check":
+                clamped.owner.attributes["tile.checked_index"] = ir.IntegerAttr.get(
+                    ir.IntegerType.get_signless(64), bound)
+            valid = arith.cmpi(arith.CmpIPredicate.ult, value, arith.constant(index_type, bound)) \
+                if mode == "predicate" else None
+        builder.ranges[clamped] = (0, bound - 1)
+        index = Index([(clamped, 1)])
+        return (index, Bool(valid)) if mode == "predicate" else index
 
     def reshape(self, shape: Sequence[int]) -> "Buffer":
         """The same registers under another shape, as numpy reshapes a

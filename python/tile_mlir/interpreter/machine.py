@@ -315,6 +315,12 @@ FLOAT_ATOMIC_ADDS = {"f32": "add.rn.ftz.f32", "f64": "add.rn.f64",
                      **{k: "add.rn." + k for k in ("f16", "bf16", "f16x2", "bf16x2")}}
 
 
+def ir_int(attr) -> int:
+    """An integer attribute's value."""
+    from mlir import ir
+    return ir.IntegerAttr(attr).value
+
+
 class Interpreter:
     def __init__(self, threads, grid, block):
         self.threads = threads
@@ -1752,7 +1758,9 @@ class Interpreter:
             width = ir.IntegerType(result.type).width
             self.values[result] = (self._signed(source).astype(np.uint64) & _mask_bits(width), width)
         elif signed or not isinstance(source, tuple):
-            self.values[result] = self._signed(source)
+            # (A register's bits loaded by memref.load are an array of its
+            # width's values, unsigned: as_index's index_castui.)
+            self.values[result] = np.asarray(self._signed(source)).astype(np.int64)
         else:
             self.values[result] = source[0].astype(np.int64)
 
@@ -1781,6 +1789,25 @@ class Interpreter:
     def op_arith_maxsi(self, op):
         a, b = (self._signed(self.values[v]) for v in op.operands)
         self.values[op.results[0]] = np.maximum(a, b)
+
+    def op_arith_minui(self, op):
+        """An index clamped from above; Buffer.as_index(mode="check") marks
+        the clamp of a value read from data, whose out-of-range values are
+        reported at their line (the GPU reads the clamped element)."""
+        a, b = (self._signed(self.values[v]) for v in op.operands)
+        if "tile.checked_index" in op.attributes:
+            bound = ir_int(op.attributes["tile.checked_index"])
+            outside = self.active & ((a < 0) | (a >= bound))
+            if outside.any():
+                flat = int(np.flatnonzero(outside)[0])
+                thread = ", ".join(str(int(ids[flat])) for ids in self.tid)
+                block = ", ".join(str(int(ids[flat])) for ids in self.bid)
+                trim = lambda text: text[:-6] if text.endswith(", 0, 0") else text  # noqa: E731
+                raise MemoryFault(f"{self.points[self.point]}: thread ({trim(thread)}) of block ({trim(block)}) "
+                                  f"reads the value {int(a[flat])} "
+                                  f"as an index of an axis of {bound}: out of bounds (as_index checks it; a GPU "
+                                  f"reads element {bound - 1})")
+        self.values[op.results[0]] = np.minimum(a.astype(np.uint64), b.astype(np.uint64)).astype(np.int64)
 
     def op_arith_minsi(self, op):
         a, b = (self._signed(self.values[v]) for v in op.operands)
