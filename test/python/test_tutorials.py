@@ -2,7 +2,6 @@
 learns: each runs in the interpreter and checks its own result, and what
 each says the interpreter reports of a mistake is reported."""
 
-import importlib.util
 import os
 
 import pytest
