@@ -134,3 +134,20 @@ def test_sum_sass_inner_loop_is_eight_vector_loads_and_32_adds(compiled):
 def test_softmax_takes_float32_or_bfloat16_rows():
     with pytest.raises(ValueError, match=r"softmax takes float32 or bfloat16 rows, not 'float16'"):
         softmax(4, "float16")
+
+
+def test_softmax_with_l2_policies_is_the_same_bits_and_carries_them():
+    # The policies hint the L2 cache only: the result is the plain kernel's;
+    # the loads and stores take .L2::cache_hint with a createpolicy each.
+    from tile_mlir.kernels.configs import SoftmaxConfig
+    x = np.random.default_rng(7).standard_normal((2, 4096)).astype(np.float32)
+    out = np.zeros_like(x)
+    config = SoftmaxConfig(x_priority="evict_last", out_priority="evict_first")
+    interpret(softmax(2, config=config), x, out)
+    assert out.tobytes() == softmax_reference.softmax_f32(x).tobytes()
+    ptx = tile_mlir.compile(softmax(2, config=config), target="sm_90", cubin=False).ptx
+    assert len(re.findall(r"ld\.global\.L2::cache_hint\.v4\.f32", ptx)) == 4
+    assert len(re.findall(r"st\.global\.L2::cache_hint\.v4\.f32", ptx)) == 4
+    assert "createpolicy.fractional.L2::evict_last" in ptx and "createpolicy.fractional.L2::evict_first" in ptx
+    with pytest.raises(ValueError, match="the bf16 softmax takes no cache policy"):
+        softmax(2, "bfloat16", config)

@@ -102,3 +102,17 @@ class SumConfig:
     H200: 1.057x torch.compile, against 1.051x with 1024)."""
 
     blocks: int = 2048
+
+
+@dataclass(frozen=True)
+class SoftmaxConfig:
+    """The L2 eviction priority of the float32 kernel's loads of x and
+    stores of Out (createpolicy.fractional and .L2::cache_hint), or None."""
+
+    x_priority: Optional[str] = None
+    out_priority: Optional[str] = None
+
+    @classmethod
+    def best(cls, dtype: str):
+        """Plain: the policies have not been measured on softmax yet."""
+        return cls()

@@ -25,40 +25,10 @@ exactly to f32; steps 1-4 in f32; the result rounded to bf16 two at a time
 from typing import Optional
 
 from .. import script as T
+from .cache_hints import VectorAccess
 from .configs import RmsNormConfig
 from ..pipelining.reductions import block_reduce
 from .reference.rmsnorm import COLUMNS, EPS, THREADS, WARPS, Layout
-
-
-def _cache_policy(priority):
-    """A 64-bit register holding an L2 policy of `priority` for every line
-    it is used on."""
-    policy = T.alloc_local((1, 1), "uint64")
-    T.cuda.tile.apply(T.ptx[f"createpolicy.fractional.L2::{priority}.b64"], policy)
-    return policy
-
-
-class _Access:
-    """The loads of x and the stores of Out, each plain or with an L2 cache
-    policy of the given priority."""
-
-    def __init__(self, layout, config: RmsNormConfig):
-        self.vectors = layout.vectors
-        self.x_policy = _cache_policy(config.x_priority) if config.x_priority else None
-        self.out_policy = _cache_policy(config.out_priority) if config.out_priority else None
-
-    def load(self, x, source):
-        self._apply("ld.global", self.x_policy, x, source)
-
-    def store(self, target, x):
-        self._apply("st.global", self.out_policy, target, x)
-
-    def _apply(self, access, policy, *operands):
-        if policy is None:
-            T.cuda.tile.apply(T.ptx[f"{access}.v4.f32"], *operands)
-        else:
-            T.cuda.tile.apply(T.ptx[f"{access}.L2::cache_hint.v4.f32"], *operands,
-                              policy.broadcast((self.vectors, 1)))
 
 
 def _normalize_held(flat, w, partials, t, layout=Layout(THREADS), eps=EPS):
@@ -92,7 +62,7 @@ def _rmsnorm_f32(rows, config: RmsNormConfig, eps):
         t = T.thread_id()
         w = T.alloc_local((layout.vectors, 4), "float32")
         T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], w, layout.held(W)[:, t])
-        access = _Access(layout, config)
+        access = VectorAccess(layout.vectors, config.x_priority, config.out_priority)
         x = T.alloc_local((layout.vectors, 4), "float32")
         access.load(x, layout.held(X[T.block_id()])[:, t])
         _normalize_held(x.reshape((layout.per_thread, 1)), w.reshape((layout.per_thread, 1)), partials, t,

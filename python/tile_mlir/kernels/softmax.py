@@ -24,21 +24,23 @@ The order of operations, which reference/softmax.py states in numpy:
 
 from .. import script as T
 from ..pipelining.reductions import block_reduce
+from .cache_hints import VectorAccess
+from .configs import SoftmaxConfig
 from .reference.softmax import COLUMNS, LOG2E, PER_THREAD, THREADS, WARPS
 
 
-
-def _softmax_f32(rows):
+def _softmax_f32(rows, config: SoftmaxConfig):
     @T.function
     def softmax_f32(X: T.Tensor((rows, COLUMNS), "float32"), Out: T.Tensor((rows, COLUMNS), "float32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=rows, block=THREADS))
         maxima = T.alloc_shared((WARPS, 1), "float32")
         sums = T.alloc_shared((WARPS, 1), "float32")
         t, row = T.thread_id(), T.block_id()
+        access = VectorAccess(4, config.x_priority, config.out_priority)
         x = T.alloc_local((4, 4), "float32")
-        T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], x, X[row].reshape((4, THREADS, 4))[:, t])
+        access.load(x, X[row].reshape((4, THREADS, 4))[:, t])
         _softmax_held(x.reshape((PER_THREAD, 1)), maxima, sums, t)
-        T.cuda.tile.apply(T.ptx["st.global.v4.f32"], Out[row].reshape((4, THREADS, 4))[:, t], x)
+        access.store(Out[row].reshape((4, THREADS, 4))[:, t], x)
     return softmax_f32
 
 
@@ -85,10 +87,15 @@ def _softmax_held(v, maxima, sums, t):
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], v, v, s.broadcast((PER_THREAD, 1)))
 
 
-def softmax(rows: int, dtype: str = "float32"):
+def softmax(rows: int, dtype: str = "float32", config: "SoftmaxConfig | None" = None):
     """The kernel for `rows` rows of COLUMNS (4096) values: a T.function of
-    (X, Out), float32 rows, or bf16 rows as their bits (int16)."""
-    makers = {"float32": _softmax_f32, "bfloat16": _softmax_bf16}
-    if dtype not in makers:
+    (X, Out), float32 rows, or bf16 rows as their bits (int16; no cache
+    policy)."""
+    config = config or SoftmaxConfig.best(dtype)
+    if dtype == "bfloat16":
+        if config != SoftmaxConfig():
+            raise ValueError(f"the bf16 softmax takes no cache policy, not {config}")
+        return _softmax_bf16(rows)
+    if dtype != "float32":
         raise ValueError(f"softmax takes float32 or bfloat16 rows, not {dtype!r}")
-    return makers[dtype](rows)
+    return _softmax_f32(rows, config)
