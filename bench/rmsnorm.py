@@ -13,7 +13,7 @@ from tile_mlir import runtime
 from tile_mlir.kernels.reference import rmsnorm as rmsnorm_reference
 
 from . import kernels
-from .timing import median_ms, summarize
+from .timing import bandwidth_rounds, print_bandwidth
 
 
 
@@ -75,29 +75,13 @@ def run(artifacts, report_path):
                 want = rmsnorm_reference.reference_bf16(bits(x[sample]), bits(w))
                 got = out[sample].cpu().numpy().view(np.uint16)
                 value = out.view(torch.bfloat16)
-            runs[name] = (kernel, args, out)
+            runs[name] = lambda kernel=kernel, args=args, out=out: kernel(*args, out, sync=False)
             entry["variants"][name] = {
                 "max_abs_error_vs_float64": float((value.double() - exact).abs().max()),
                 "bit_exact_vs_stated_order_64_rows": bool(np.array_equal(got, want)),
                 "rounds": []}
-        for _ in range(ROUNDS):
-            peer_ms = {name: median_ms(fn) for name, fn in peers.items()}
-            for name, ms in peer_ms.items():
-                entry["peers"][name]["rounds"].append(ms)
-            best = min(peer_ms["eager"], peer_ms["compile"])
-            for name, (kernel, args, out) in runs.items():
-                ms = median_ms(lambda: kernel(*args, out, sync=False))
-                entry["variants"][name]["rounds"].append({"ms": ms, "ratio_vs_best_torch": best / ms,
-                                                          "ratio_vs_copy_bandwidth": peer_ms["copy"] / ms})
-        summarize(entry)
+        bandwidth_rounds(entry, peers, runs, ROUNDS)
         report["dtypes"][dtype] = entry
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
-    for dtype, entry in report["dtypes"].items():
-        for name, peer in entry["peers"].items():
-            print(f"{dtype} torch {name:8s} {peer['GBps']:.0f} GB/s")
-        for name, v in entry["variants"].items():
-            print(f"{name} {v['GBps']:.0f} GB/s  x{v['ratio_vs_best_torch']:.3f} best torch "
-                  f"{v['ratio_vs_best_torch_range']}  {v['ratio_vs_copy_bandwidth']:.3f} of copy  "
-                  f"bit-exact vs stated order {v['bit_exact_vs_stated_order_64_rows']}  "
-                  f"max error vs float64 {v['max_abs_error_vs_float64']:.3g}")
+    print_bandwidth(report, lambda v: f"bit-exact vs stated order {v['bit_exact_vs_stated_order_64_rows']}")

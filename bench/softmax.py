@@ -14,7 +14,7 @@ from tile_mlir import runtime
 from tile_mlir.kernels.reference import softmax as softmax_reference
 
 from . import kernels
-from .timing import median_ms, summarize
+from .timing import bandwidth_rounds, print_bandwidth
 
 
 
@@ -77,30 +77,14 @@ def run(artifacts, report_path):
                 want = softmax_reference.softmax_bf16(sample.view(torch.int16).numpy().view(np.uint16)).view(np.int16)
             got_sample = out[:CHECKED_ROWS].cpu().numpy()
             distance = ulps(got_sample, want, dtype)
-            runs[name] = (kernel, bits_in, out)
+            runs[name] = lambda kernel=kernel, bits_in=bits_in, out=out: kernel(bits_in, out, sync=False)
             entry["variants"][name] = {
                 "max_abs_error_vs_float64": float((got.double() - exact).abs().max()),
                 "vs_stated_order_64_rows": {"bit_exact_fraction": float((distance == 0).mean()),
                                             "max_ulps": int(distance.max())},
                 "rounds": []}
-        for _ in range(ROUNDS):
-            peer_ms = {name: median_ms(fn) for name, fn in peers.items()}
-            for name, ms in peer_ms.items():
-                entry["peers"][name]["rounds"].append(ms)
-            best = min(peer_ms["eager"], peer_ms["compile"])
-            for name, (kernel, bits_in, out) in runs.items():
-                ms = median_ms(lambda: kernel(bits_in, out, sync=False))
-                entry["variants"][name]["rounds"].append({"ms": ms, "ratio_vs_best_torch": best / ms,
-                                                          "ratio_vs_copy_bandwidth": peer_ms["copy"] / ms})
-        summarize(entry)
+        bandwidth_rounds(entry, peers, runs, ROUNDS)
         report["dtypes"][dtype] = entry
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
-    for dtype, entry in report["dtypes"].items():
-        for name, peer in entry["peers"].items():
-            print(f"{dtype} torch {name:8s} {peer['GBps']:.0f} GB/s")
-        for name, v in entry["variants"].items():
-            print(f"{name} {v['GBps']:.0f} GB/s  x{v['ratio_vs_best_torch']:.3f} best torch "
-                  f"{v['ratio_vs_best_torch_range']}  {v['ratio_vs_copy_bandwidth']:.3f} of copy  "
-                  f"vs stated order {v['vs_stated_order_64_rows']}  "
-                  f"max error vs float64 {v['max_abs_error_vs_float64']:.3g}")
+    print_bandwidth(report, lambda v: f"vs stated order {v['vs_stated_order_64_rows']}")

@@ -60,3 +60,32 @@ def summarize(entry):
             ratios = [r[key] for r in v["rounds"]]
             v[key] = float(np.median(ratios))
             v[key + "_range"] = [float(min(ratios)), float(max(ratios))]
+
+
+def bandwidth_rounds(entry, peers, launches, rounds):
+    """`rounds` rounds timing every peer ({name: fn}: "eager", "compile",
+    "copy") and every variant ({name: its launch}), each variant's ratio
+    to the round's best torch and to the copy; then the medians
+    (summarize)."""
+    for _ in range(rounds):
+        peer_ms = {name: median_ms(fn) for name, fn in peers.items()}
+        for name, ms in peer_ms.items():
+            entry["peers"][name]["rounds"].append(ms)
+        best = min(peer_ms["eager"], peer_ms["compile"])
+        for name, launch in launches.items():
+            ms = median_ms(launch)
+            entry["variants"][name]["rounds"].append({"ms": ms, "ratio_vs_best_torch": best / ms,
+                                                      "ratio_vs_copy_bandwidth": peer_ms["copy"] / ms})
+    summarize(entry)
+
+
+def print_bandwidth(report, describe):
+    """A line per peer and per variant of each dtype of `report`;
+    `describe(variant)` adds the variant's correctness."""
+    for dtype, entry in report["dtypes"].items():
+        for name, peer in entry["peers"].items():
+            print(f"{dtype} torch {name:8s} {peer['GBps']:.0f} GB/s")
+        for name, v in entry["variants"].items():
+            print(f"{name} {v['GBps']:.0f} GB/s  x{v['ratio_vs_best_torch']:.3f} best torch "
+                  f"{v['ratio_vs_best_torch_range']}  {v['ratio_vs_copy_bandwidth']:.3f} of copy  {describe(v)}  "
+                  f"max error vs float64 {v['max_abs_error_vs_float64']:.3g}")

@@ -126,8 +126,9 @@ def test_a_baseline_is_paired_with_its_kernel_not_run_alone(tmp_path):
     import shutil
 
     from bench.artifacts import kernels
-    main(["build", "softmax", "--out", str(tmp_path)])
-    shutil.copy(tmp_path / "softmax_f32_r65536.json", tmp_path / "softmax_f32_r65536__base_abc1234.json")
+    main(["build", "softmax", "--out", str(tmp_path), "--only", "evict"])
+    shutil.copy(tmp_path / "softmax_f32_r65536_x_evict_last.json",
+                tmp_path / "softmax_f32_r65536_x_evict_last__base_abc1234.json")
     found = [(name, base is not None, base_name) for name, _, base, base_name in kernels(str(tmp_path))]
-    assert found == [("softmax_bf16_r65536", False, None),
-                     ("softmax_f32_r65536", True, "softmax_f32_r65536__base_abc1234")]
+    assert found == [("softmax_f32_r65536_x_evict_last", True, "softmax_f32_r65536_x_evict_last__base_abc1234"),
+                     ("softmax_f32_r65536_x_evict_last_out_evict_first", False, None)]
