@@ -28,7 +28,7 @@ def load(name, replace=None):
 
 def test_the_tutorials_are_in_order():
     assert TUTORIALS == ["t01_vector_add", "t02_softmax", "t03_transpose", "t04_gemm_mma", "t05_pipeline",
-                         "t06_histogram"]
+                         "t06_histogram", "t07_layernorm"]
 
 
 @pytest.mark.parametrize("name", TUTORIALS)
@@ -65,3 +65,10 @@ def test_a_value_outside_the_bins_is_named():
     with pytest.raises(tile_mlir.InterpretError, match=r"t06_histogram.py:\d+: thread \(77\) of block \(0\) reads the "
                        r"value 300 as an index of an axis of 256"):
         module.main(values)
+
+
+def test_one_buffer_for_both_reductions_is_a_race_the_interpreter_names():
+    module = load("t07_layernorm")
+    with pytest.raises(tile_mlir.HazardError, match=r"t07_layernorm.py:\d+: write-after-read race on the shared "
+                       r"buffer of .*t07_layernorm.py:\d+ byte 0"):
+        module.main(shared_partials=True)
