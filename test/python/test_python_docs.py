@@ -73,3 +73,17 @@ def test_the_readmes_pytorch_example_chains_on_meta_tensors():
     namespace = {}
     exec(compile(example.replace('device="cuda"', 'device="meta"'), "README.md", "exec"), namespace)
     assert namespace["o"].shape == (4, 16, 4096, 128) and namespace["y"].shape == (4 * 16 * 4096, 4096)
+
+
+def test_the_ops_pages_examples_run(tmp_path, monkeypatch):
+    # The first on meta tensors (the ops' fake implementations: the
+    # arguments are ones the ops take, the shapes chain); the second fills
+    # a cache of this test's own.
+    pytest.importorskip("torch")
+    monkeypatch.setenv("TILE_MLIR_CACHE_DIR", str(tmp_path))
+    example, precompiling = python_blocks("docs/ops.md")
+    namespace = {}
+    exec(compile(example.replace('device="cuda"', 'device="meta"'), "docs/ops.md", "exec"), namespace)
+    assert namespace["o"].shape == (1, 32, 256, 128)
+    exec(compile(precompiling, "docs/ops.md", "exec"), {})
+    assert len(os.listdir(tmp_path / "ops")) == 4  # matmul's four candidate configurations
