@@ -64,9 +64,11 @@ def test_attention_names_the_bad_argument(shape, kwargs, message):
 
 def test_attention_refuses_what_it_does_not_take_yet():
     q = torch.zeros(1, 4, 128, 64, dtype=torch.bfloat16)
-    with pytest.raises(ValueError, match=r"k: its shape \(1, 4, 256, 64\) does not match q's \(1, 4, 128, 64\) in "
-                       r"B, S and D \(S_q != S_k: not yet\)"):
-        kv = torch.zeros(1, 4, 256, 64, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match=r"k: causal with 256 queries and 512 keys \(S_q != S_k causal: not yet\)"):
+        kv = torch.zeros(1, 4, 512, 64, dtype=torch.bfloat16)
+        ops.attention(torch.zeros(1, 4, 256, 64, dtype=torch.bfloat16), kv, kv, causal=True)
+    with pytest.raises(ValueError, match=r"k: 200 keys is not a multiple of 128"):
+        kv = torch.zeros(1, 4, 200, 64, dtype=torch.bfloat16)
         ops.attention(q, kv, kv)
     with pytest.raises(ValueError, match=r"k: its 3 heads do not divide q's 4"):
         ops.attention(q, q[:, :3], q[:, :3])
@@ -176,8 +178,8 @@ def test_rms_norm_and_softmax_are_their_stated_order(dtype):
         assert np.array_equal(bits(s.reshape(6, 4096)), softmax_reference.softmax_bf16(bits(flat)))
 
 
-@pytest.mark.parametrize("causal, h_kv", [(False, 2), (True, 2), (True, 1)])
-def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv):
+@pytest.mark.parametrize("causal, h_kv, s_k", [(False, 2, 256), (True, 2, 256), (True, 1, 256), (False, 1, 384)])
+def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv, s_k):
     # One nonzero of 0-2 per row of Q, K in -2..2, scale 1 / log2 e (the
     # kernel's base-2 scale 1): S in -4..4, P's powers of two, their sums
     # and P V exact; O is float64's rounded by the reciprocal and to bf16.
@@ -187,8 +189,9 @@ def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv):
     q = torch.zeros(b, h, s, d, dtype=torch.float64)
     q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
         torch.randint(0, 3, (b * h * s,), generator=g).double()
-    k = torch.randint(-2, 3, (b, h_kv, s, d), generator=g).double()
-    v = torch.randint(-4, 5, (b, h_kv, s, d), generator=g).double()
+    # (And 384 keys for 256 queries: more key blocks than query tiles.)
+    k = torch.randint(-2, 3, (b, h_kv, s_k, d), generator=g).double()
+    v = torch.randint(-4, 5, (b, h_kv, s_k, d), generator=g).double()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ex2.approx as its correctly rounded result
         out = ops.attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), causal=causal, scale=1 / math.log2(math.e))

@@ -685,3 +685,14 @@ def test_stream_k_shares_cover_the_last_wave_once_and_evenly(tiles, steps, block
             assert split.segment(split.contributors(i)[0], i)[0] == 0
     with pytest.raises(ValueError, match="blocks is a positive integer"):
         P.StreamKShares(4, 4, 0)
+
+
+def test_head_tiles_with_their_own_key_blocks():
+    # S_q != S_k (not causal): each tile has the keys' blocks, and the
+    # ring's steps run on by them.
+    tiles = P.HeadTiles(2, 3, tile_m=128, tile_n=128, causal=False, blocks=4, kv_steps=5)
+    firsts = [tiles.tile(bid, i) for bid in range(tiles.grid) for i in range(tiles.count(bid))]
+    assert all(steps == 5 for _, _, steps, _ in firsts)
+    assert [first for _, _, _, first in (tiles.tile(0, i) for i in range(tiles.count(0)))] == [0, 5]
+    with pytest.raises(ValueError, match="kv_steps takes no causal tiles"):
+        P.HeadTiles(2, 2, 128, 128, True, 4, kv_steps=3)

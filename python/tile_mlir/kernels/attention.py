@@ -52,10 +52,14 @@ class _Problem:
     scale_log2: float
     config: AttentionConfig
     group: int = 1  # query heads a head of K and V serves (GQA; bh of them: MQA)
+    seq_k: Optional[int] = None  # keys a head, when not `seq` (not causal)
 
     def __post_init__(self):
         if self.seq % BM or self.d not in (64, 128):
             raise ValueError(f"a sequence of {self.seq} is not a multiple of {BM}, or d {self.d} not 64 or 128")
+        if self.kv_seq % BN or self.kv_seq < 1 or (self.causal and self.kv_seq != self.seq):
+            raise ValueError(f"{self.kv_seq} keys: a multiple of {BN}, and as many as the queries when causal "
+                             "(causal with S_q != S_k: not yet)")
         if self.causal and (self.seq // BM) % 2:
             raise ValueError(f"causal pairs a head's tiles of {BM} rows: a sequence of {self.seq} is not a "
                              f"multiple of {2 * BM}")
@@ -66,20 +70,22 @@ class _Problem:
 
     halves = property(lambda self: self.d // 64)
     rows = property(lambda self: self.bh * self.seq)
-    kv_rows = property(lambda self: self.bh // self.group * self.seq)
+    kv_seq = property(lambda self: self.seq if self.seq_k is None else self.seq_k)
+    kv_rows = property(lambda self: self.bh // self.group * self.kv_seq)
 
     def kv_first_row(self, q_first_row):
         """The first row of K and V of the head that the query head whose
         first row is `q_first_row` attends to."""
-        if self.group == 1:
+        if self.group == 1 and self.kv_seq == self.seq:
             return q_first_row
-        return q_first_row // (self.seq * self.group) * self.seq
+        return q_first_row // (self.seq * self.group) * self.kv_seq
     split = property(lambda self: self.config.v_stages not in (None, self.config.stages))
     box_bytes = property(lambda self: self.halves * BN * 128)  # K's (or V's) boxes of a key block
 
     @property
     def tiles(self) -> HeadTiles:
-        return HeadTiles(self.bh, self.seq // BM, BM, BN, self.causal, self.config.blocks)
+        kv_steps = None if self.kv_seq == self.seq else self.kv_seq // BN
+        return HeadTiles(self.bh, self.seq // BM, BM, BN, self.causal, self.config.blocks, kv_steps)
 
 
 class _KeyValueRing:
@@ -311,15 +317,17 @@ def _consume(pb: _Problem, O, q_s, q_ring, kv, t, bid, c):
 
 
 def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optional[float] = None,
-              scale_log2: Optional[float] = None, config: Optional[AttentionConfig] = None, group: int = 1):
+              scale_log2: Optional[float] = None, config: Optional[AttentionConfig] = None, group: int = 1,
+              seq_k: Optional[int] = None):
     """The kernel for `bh` heads of `seq` rows: a T.function of (Q, K, V, O),
     Q and O (bh x seq, d), K and V (bh / group x seq, d), bf16 bits
     (uint16); query head h attends to head h / group of K and V (`group`
-    > 1: grouped-query attention). The softmax scale is `scale`
+    > 1: grouped-query attention), of `seq_k` rows each when not `seq`
+    (not causal: every query attends to every key). The softmax scale is `scale`
     (1 / sqrt(d) by default), or `scale_log2` = scale x log2 e directly."""
     if scale_log2 is None:
         scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
-    pb = _Problem(bh, seq, d, causal, scale_log2, config or AttentionConfig.best(d, causal, seq), group)
+    pb = _Problem(bh, seq, d, causal, scale_log2, config or AttentionConfig.best(d, causal, seq), group, seq_k)
     cfg, halves = pb.config, pb.halves
     box = T.TensorMap((BN, 64), "128B")
 

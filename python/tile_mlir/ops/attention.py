@@ -2,7 +2,8 @@
 scale) v on the attention forward kernel (tile_mlir.kernels.attention):
 (B, H, S, D) bf16 tensors, D 64 or 128, S a multiple of 128 (of 256
 causal), K and V of H_kv heads dividing Q's H (grouped-query attention;
-H_kv 1: multi-query), S_q = S_k (other shapes: not yet, docs/ops.md)."""
+H_kv 1: multi-query), and of S_k keys (a multiple of 128; S_q != S_k not
+causal only). Other shapes: not yet (docs/ops.md)."""
 
 import math
 from typing import Optional
@@ -20,17 +21,20 @@ def check(q, k, v, causal):
     if not isinstance(causal, bool):
         raise TypeError(f"causal is a bool, got {type(causal).__name__}")
     b, h, s, d = q.shape
-    launch.require(k.shape == v.shape, "v", f"its shape {tuple(v.shape)} is not k's {tuple(k.shape)}")
-    h_kv = k.shape[1]
-    launch.require((k.shape[0], k.shape[2], k.shape[3]) == (b, s, d), "k",
-                   f"its shape {tuple(k.shape)} does not match q's {tuple(q.shape)} in B, S and D (S_q != S_k: "
-                   "not yet)")
-    launch.require(h_kv >= 1 and h % h_kv == 0, "k", f"its {h_kv} heads do not divide q's {h} (grouped-query "
-                   "attention takes H_q a multiple of H_kv)")
     launch.require(d in (64, 128), "q", f"head dimension {d}; the kernel takes 64 or 128")
     launch.require(s % 128 == 0 and s > 0, "q", f"sequence {s} is not a multiple of 128 (tails: not yet)")
     launch.require(not causal or s % 256 == 0, "q", f"causal, sequence {s} is not a multiple of 256 (the "
                    "kernel pairs a head's tiles of 128 rows)")
+    launch.require(k.shape == v.shape, "v", f"its shape {tuple(v.shape)} is not k's {tuple(k.shape)}")
+    h_kv = k.shape[1]
+    launch.require((k.shape[0], k.shape[3]) == (b, d), "k",
+                   f"its shape {tuple(k.shape)} does not match q's {tuple(q.shape)} in B and D")
+    s_k = k.shape[2]
+    launch.require(s_k % 128 == 0 and s_k > 0, "k", f"{s_k} keys is not a multiple of 128 (tails: not yet)")
+    launch.require(not causal or s_k == s, "k", f"causal with {s} queries and {s_k} keys (S_q != S_k causal: "
+                   "not yet)")
+    launch.require(h_kv >= 1 and h % h_kv == 0, "k", f"its {h_kv} heads do not divide q's {h} (grouped-query "
+                   "attention takes H_q a multiple of H_kv)")
     return b, h, s, d
 
 
@@ -48,15 +52,15 @@ def attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bo
                    scale: Optional[float] = None) -> torch.Tensor:
     b, h, s, d = check(q, k, v, causal)
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
-    group = h // k.shape[1]
+    group, s_k = h // k.shape[1], k.shape[2]
     out = torch.empty_like(q, memory_format=torch.contiguous_format)
     rows = [t.contiguous().view(-1, d) for t in (q, k, v)]
 
     def build():
         from ..kernels.attention import attention as forward
-        return forward(b * h, s, d, causal, scale=scale, group=group)
+        return forward(b * h, s, d, causal, scale=scale, group=group, seq_k=None if s_k == s else s_k)
     launch.run({"op": "attention", "kernel": "attention", "shape": [b * h, s, d], "causal": causal,
-                "scale": scale, "group": group}, build, *(launch.bits(t) for t in rows),
+                "scale": scale, "group": group, "seq_k": s_k}, build, *(launch.bits(t) for t in rows),
                launch.bits(out.view(b * h * s, d)))
     return out
 

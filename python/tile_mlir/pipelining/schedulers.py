@@ -14,6 +14,7 @@ count, blocks)``) and asks each one's origin.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,11 @@ class HeadTiles:
     tile_n: int
     causal: bool
     blocks: int
+    kv_steps: Optional[int] = None  # key blocks a tile, when not places x tile_m / tile_n (not causal)
 
     def __post_init__(self):
+        if self.causal and self.kv_steps is not None:
+            raise ValueError("a causal tile's key blocks follow its rows: kv_steps takes no causal tiles")
         if self.causal and self.places % 2:
             raise ValueError(f"causal pairs a head's tiles: {self.places} tiles is an odd number")
         if self.tile_m % self.tile_n:
@@ -95,7 +99,8 @@ class HeadTiles:
         seq = self.places * self.tile_m
         if not self.causal:
             head, place = unit // self.places, unit % self.places
-            return place * self.tile_m, head * seq, self.places * per_tile, i * (self.places * per_tile)
+            steps = self.places * per_tile if self.kv_steps is None else self.kv_steps
+            return place * self.tile_m, head * seq, steps, i * steps
         head, p = unit // (self.places // 2), unit % (self.places // 2)
         place = (self.places - 1 - p) + h * (2 * p + 1 - self.places)
         first = (i * (self.places + 1) + h * (self.places - p)) * per_tile
