@@ -178,8 +178,9 @@ def test_rms_norm_and_softmax_are_their_stated_order(dtype):
         assert np.array_equal(bits(s.reshape(6, 4096)), softmax_reference.softmax_bf16(bits(flat)))
 
 
-@pytest.mark.parametrize("causal, h_kv, s_k", [(False, 2, 256), (True, 2, 256), (True, 1, 256), (False, 1, 384)])
-def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv, s_k):
+@pytest.mark.parametrize("causal, h_kv, s_k, dtype", [(False, 2, 256, "bfloat16"), (True, 2, 256, "bfloat16"),
+                                                       (True, 1, 256, "float16"), (False, 1, 384, "bfloat16")])
+def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv, s_k, dtype):
     # One nonzero of 0-2 per row of Q, K in -2..2, scale 1 / log2 e (the
     # kernel's base-2 scale 1): S in -4..4, P's powers of two, their sums
     # and P V exact; O is float64's rounded by the reciprocal and to bf16.
@@ -194,14 +195,15 @@ def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv, s_k)
     v = torch.randint(-4, 5, (b, h_kv, s_k, d), generator=g).double()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ex2.approx as its correctly rounded result
-        out = ops.attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), causal=causal, scale=1 / math.log2(math.e))
+        out = ops.attention(*(t.to(getattr(torch, dtype)) for t in (q, k, v)), causal=causal,
+                            scale=1 / math.log2(math.e))
     k, v = (t.repeat_interleave(h // h_kv, dim=1) for t in (k, v))
     scores = q @ k.transpose(-1, -2)
     if causal:
         scores = scores.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
     p = torch.exp2(scores - scores.amax(-1, keepdim=True))
     l = p.sum(-1, keepdim=True).float()
-    want = ((p @ v).float() * (1 / l)).bfloat16()
+    want = ((p @ v).float() * (1 / l)).to(getattr(torch, dtype))
     assert torch.equal(out, want)
 
 

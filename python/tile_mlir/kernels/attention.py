@@ -1,5 +1,5 @@
 """Attention forward on Hopper's warpgroup tensor cores: O = softmax(Q K^T
-scale) V for bf16 Q, K, V and O of head dimension d (64, or 128 in two
+scale) V for bf16 (or fp16) Q, K, V and O of head dimension d (64, or 128 in two
 halves of 64 columns), rows [batch x heads, seq, d] flattened to
 [batch x heads x seq, d]; causal or not. FlashAttention 3's algorithm,
 persistent and warp-specialized (issue #31's result):
@@ -15,7 +15,7 @@ persistent and warp-specialized (issue #31's result):
   order: key block j's S = Q K^T and block j - 1's O += P V are issued
   together, and S_j's online softmax runs while P V does. The two
   consumers issue their wgmma in turns (ConsumerTurns);
-- O / l, rounded to bf16, is stored through the consumer's rows of K in
+- O / l, rounded to the inputs' type, is stored through the consumer's rows of K in
   the stage of the tile's last key block (dead once both consumers' last
   S retired): stmatrix, then TMA boxes. That stage is freed once the
   boxes have read it, after the next tile's first S is in flight
@@ -38,6 +38,7 @@ from ..pipelining.epilogues import stage_and_store
 # No `from __future__ import annotations`: T.function reads the kernel's
 # parameter annotations as objects.
 
+KINDS = {"bfloat16": "bf16", "float16": "f16"}  # Q, K, V and O's type: the wgmma's and P's rounding
 BM, BN, CONSUMERS = 128, 128, 2  # query rows a tile, keys a step, consumer warpgroups
 TMA_LOAD = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
 WAIT = "wgmma.wait_group.sync.aligned"
@@ -53,10 +54,13 @@ class _Problem:
     config: AttentionConfig
     group: int = 1  # query heads a head of K and V serves (GQA; bh of them: MQA)
     seq_k: Optional[int] = None  # keys a head, when not `seq` (not causal)
+    dtype: str = "bfloat16"
 
     def __post_init__(self):
         if self.seq % BM or self.d not in (64, 128):
             raise ValueError(f"a sequence of {self.seq} is not a multiple of {BM}, or d {self.d} not 64 or 128")
+        if self.dtype not in KINDS:
+            raise ValueError(f"Q, K and V are one of {sorted(KINDS)}, not {self.dtype!r}")
         if self.kv_seq % BN or self.kv_seq < 1 or (self.causal and self.kv_seq != self.seq):
             raise ValueError(f"{self.kv_seq} keys: a multiple of {BN}, and as many as the queries when causal "
                              "(causal with S_q != S_k: not yet)")
@@ -70,6 +74,7 @@ class _Problem:
 
     halves = property(lambda self: self.d // 64)
     rows = property(lambda self: self.bh * self.seq)
+    kind = property(lambda self: KINDS[self.dtype])
     kv_seq = property(lambda self: self.seq if self.seq_k is None else self.seq_k)
     kv_rows = property(lambda self: self.bh // self.group * self.kv_seq)
 
@@ -161,7 +166,7 @@ def _issue_s(rows: OnlineSoftmax, q_tile, q_row, k_tile, p):
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
     for hf in range(rows.halves):
         for c in range(4):
-            T.cuda.tile.apply(T.ptx[f"wgmma.mma_async.sync.aligned.m64n{BN}k16.f32.bf16.bf16"], rows.s,
+            T.cuda.tile.apply(T.ptx[f"wgmma.mma_async.sync.aligned.m64n{BN}k16.f32.{rows.kind}.{rows.kind}"], rows.s,
                               q_tile[hf, q_row:q_row + 64, 16 * c:16 * c + 16].matrix_descriptor(),
                               k_tile[hf, 0:BN, 16 * c:16 * c + 16].matrix_descriptor(),
                               p < 128 if c or hf else p >= 128, T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
@@ -178,7 +183,8 @@ def _issue_pv(rows: OnlineSoftmax, v_tile, p, fence=True):
     o = rows.o.reshape((1, 1, 32 * rows.halves))
     for c in range(BN // 16):
         v = v_tile[:, 16 * c:16 * c + 16, 0:64] if rows.halves > 1 else v_tile[0, 16 * c:16 * c + 16, 0:64]
-        T.cuda.tile.apply(T.ptx[f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16"], o, rows.a[c:c + 1],
+        T.cuda.tile.apply(T.ptx[f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{rows.kind}.{rows.kind}"], o,
+                          rows.a[c:c + 1],
                           v.matrix_descriptor(), p < 128, T.int32(1), T.int32(1), T.uint32(1))
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
 
@@ -289,7 +295,7 @@ def _consume(pb: _Problem, O, q_s, q_ring, kv, t, bid, c):
     turns = ConsumerTurns(c, named.allocate("turns", threads=256, count=2))
     stores = named.allocate("stores", threads=128, count=2)
     handoff = named.allocate("O in K", threads=256, count=2)
-    consumer = _Consumer(OnlineSoftmax(BN, pb.halves), turns, kv, p, pb.scale_log2)
+    consumer = _Consumer(OnlineSoftmax(BN, pb.halves, pb.kind), turns, kv, p, pb.scale_log2)
     for i, h in _each_tile(pb, tiles.count(bid)):
         first_row, k0, steps, g0 = tiles.tile(bid, i, h)
         rows_from = first_row + 64 * c
@@ -308,7 +314,7 @@ def _consume(pb: _Problem, O, q_s, q_ring, kv, t, bid, c):
         consumer.rows.divide()
         rows_of_k = kv.k(last).reshape((pb.halves, 2, 64, 64))[:, c]
         stage_and_store(O, rows_of_k, consumer.rows.o.reshape((1, 1, 32 * pb.halves)), k0 + rows_from, 0,
-                        64 * pb.halves, (t // 32) % 4, t % 32, p, "bf16", T.uint32(stores.id(c)))
+                        64 * pb.halves, (t // 32) % 4, t % 32, p, pb.kind, T.uint32(stores.id(c)))
         if not cfg.defer_free:
             kv.free_once_read(last, p)
         consumer.rows.reset()
@@ -318,16 +324,17 @@ def _consume(pb: _Problem, O, q_s, q_ring, kv, t, bid, c):
 
 def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optional[float] = None,
               scale_log2: Optional[float] = None, config: Optional[AttentionConfig] = None, group: int = 1,
-              seq_k: Optional[int] = None):
+              seq_k: Optional[int] = None, dtype: str = "bfloat16"):
     """The kernel for `bh` heads of `seq` rows: a T.function of (Q, K, V, O),
-    Q and O (bh x seq, d), K and V (bh / group x seq, d), bf16 bits
-    (uint16); query head h attends to head h / group of K and V (`group`
+    Q and O (bh x seq, d), K and V (bh / group x seq, d), bf16 (or
+    `dtype` "float16") bits (uint16); query head h attends to head h / group of K and V (`group`
     > 1: grouped-query attention), of `seq_k` rows each when not `seq`
     (not causal: every query attends to every key). The softmax scale is `scale`
     (1 / sqrt(d) by default), or `scale_log2` = scale x log2 e directly."""
     if scale_log2 is None:
         scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
-    pb = _Problem(bh, seq, d, causal, scale_log2, config or AttentionConfig.best(d, causal, seq), group, seq_k)
+    pb = _Problem(bh, seq, d, causal, scale_log2, config or AttentionConfig.best(d, causal, seq), group, seq_k,
+                  dtype)
     cfg, halves = pb.config, pb.halves
     box = T.TensorMap((BN, 64), "128B")
 

@@ -1,6 +1,6 @@
 """tile_mlir.ops.attention(q, k, v, causal=False, scale=None): softmax(q k^T
 scale) v on the attention forward kernel (tile_mlir.kernels.attention):
-(B, H, S, D) bf16 tensors, D 64 or 128, S a multiple of 128 (of 256
+(B, H, S, D) bf16 or fp16 tensors, D 64 or 128, S a multiple of 128 (of 256
 causal), K and V of H_kv heads dividing Q's H (grouped-query attention;
 H_kv 1: multi-query), and of S_k keys (a multiple of 128; S_q != S_k not
 causal only). Other shapes: not yet (docs/ops.md)."""
@@ -16,7 +16,7 @@ from . import launch
 def check(q, k, v, causal):
     """(b, h, s, d) of a valid call, or the error naming the argument."""
     for name, t in (("q", q), ("k", k), ("v", v)):
-        launch.tensor(t, name, (4,), (torch.bfloat16,))
+        launch.tensor(t, name, (4,), (torch.bfloat16, torch.float16))
     launch.same_placement(q=q, k=k, v=v)
     if not isinstance(causal, bool):
         raise TypeError(f"causal is a bool, got {type(causal).__name__}")
@@ -58,9 +58,11 @@ def attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bo
 
     def build():
         from ..kernels.attention import attention as forward
-        return forward(b * h, s, d, causal, scale=scale, group=group, seq_k=None if s_k == s else s_k)
+        return forward(b * h, s, d, causal, scale=scale, group=group, seq_k=None if s_k == s else s_k,
+                       dtype=dtype)
+    dtype = launch.NAMES[q.dtype]
     launch.run({"op": "attention", "kernel": "attention", "shape": [b * h, s, d], "causal": causal,
-                "scale": scale, "group": group, "seq_k": s_k}, build, *(launch.bits(t) for t in rows),
+                "scale": scale, "group": group, "seq_k": s_k, "dtype": dtype}, build, *(launch.bits(t) for t in rows),
                launch.bits(out.view(b * h * s, d)))
     return out
 

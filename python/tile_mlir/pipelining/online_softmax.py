@@ -31,8 +31,10 @@ class OnlineSoftmax:
     as A fragments (one of 4 registers a k chunk of 16), m, l, and the
     step's maximum, alpha and butterfly partner, two rows a thread."""
 
-    def __init__(self, bn: int, halves: int):
-        self.bn, self.halves, self.regs = bn, halves, bn // 2
+    def __init__(self, bn: int, halves: int, kind: str = "bf16"):
+        if kind not in ("bf16", "f16"):
+            raise ValueError(f"P is rounded to bf16 or f16 for the P V wgmma, not {kind!r}")
+        self.bn, self.halves, self.regs, self.kind = bn, halves, bn // 2, kind
         self.s = T.alloc_local((1, 1, self.regs), "float32")
         self.o = T.alloc_local((halves, 1, 32), "float32")
         self.a = T.alloc_local((bn // 16, 1, 4), "uint32")
@@ -109,10 +111,11 @@ class OnlineSoftmax:
                               self.alpha[h:h + 1].reshape((1, 1, 1)).broadcast((self.halves * 8, 2, 1)))
 
     def p_fragments(self):
-        """P's pairs rounded into wgmma's A fragments: S's registers 8c to
-        8c + 7 are A's of k chunk c."""
+        """P's pairs rounded (to `kind`) into wgmma's A fragments: S's
+        registers 8c to 8c + 7 are A's of k chunk c."""
         pairs = self.s.reshape((self.regs // 2, 2, 1))
-        T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], self.a.reshape((self.regs // 2, 1)), pairs[:, 1], pairs[:, 0])
+        T.cuda.tile.apply(T.ptx[f"cvt.rn.{self.kind}x2.f32"], self.a.reshape((self.regs // 2, 1)), pairs[:, 1],
+                          pairs[:, 0])
 
     def divide(self):
         """O / l in place, row by row: times rcp.rn.f32 of l, one reciprocal
