@@ -256,7 +256,8 @@ def test_precompile_fills_the_cache_for_a_machine_without_mlir(tmp_path, monkeyp
     assert len(os.listdir(tmp_path / "ops")) == len(candidates("bfloat16")) + 1
     with pytest.raises(ValueError, match="b: N 12 is not a multiple of 8"):
         ops.precompile("matmul", torch.empty(1, 64, **meta), torch.empty(64, 12, **meta))
-    with pytest.raises(ValueError, match=r"op is one of \['attention', 'matmul', 'rms_norm', 'softmax'\], got 'gemm'"):
+    with pytest.raises(ValueError, match=r"op is one of \['attention', 'matmul', 'rms_norm', 'scaled_matmul', "
+                       r"'softmax'\], got 'gemm'"):
         ops.precompile("gemm")
 
 
@@ -279,3 +280,26 @@ def test_a_prepared_launcher_takes_only_what_it_can_launch_unchecked():
     with pytest.raises(ValueError, match="copy: a prepared launcher takes a kernel of the bare convention with its "
                        "grid compiled in and no cluster"):
         PreparedLauncher(tile_mlir.compile(copy, target="sm_90"))
+
+
+
+def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():
+    # e4m3 integers and power-of-two scales: every step exact, so C is the
+    # float64 product times both scales rounded once to bf16 (as
+    # torch._scaled_mm takes them: B the transposed view of a row-major Bt).
+    g = torch.Generator().manual_seed(3)
+    m, n, k = 40, 24, 272
+    a = torch.randint(-3, 4, (m, k), generator=g).float().to(torch.float8_e4m3fn)
+    bt = torch.randint(-3, 4, (n, k), generator=g).float().to(torch.float8_e4m3fn)
+    scale_a, scale_b = torch.tensor(0.125), torch.tensor(4.0)
+    c = ops.scaled_matmul(a, bt.t(), scale_a, scale_b)
+    assert c.dtype == torch.bfloat16 and torch.equal(c, ((a.double() @ bt.double().t()) * 0.5).to(torch.bfloat16))
+    meta = dict(device="meta")
+    fake = ops.scaled_matmul(torch.empty(16, 128, dtype=torch.float8_e4m3fn, **meta),
+                             torch.empty(128, 64, dtype=torch.float8_e4m3fn, **meta),
+                             torch.empty((), **meta), torch.empty((), **meta))
+    assert fake.shape == (16, 64) and fake.dtype == torch.bfloat16
+    with pytest.raises(ValueError, match=r"scale_a: 2 elements: per-tensor scales take one"):
+        ops.scaled_matmul(a, bt.t(), torch.ones(2), scale_b)
+    with pytest.raises(ValueError, match=r"a is torch.bfloat16; the op takes torch.float8_e4m3fn"):
+        ops.scaled_matmul(a.bfloat16(), bt.t(), scale_a, scale_b)

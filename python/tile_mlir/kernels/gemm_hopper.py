@@ -143,13 +143,17 @@ class _DeferredStore:
     consumer's shared buffer, then one TMA box of 64 rows by
     `chunk_cols` columns."""
 
-    def __init__(self, g: _Geometry, C, c_s, c, barriers):
-        self.g, self.C, self.c_s, self.c, self.barriers = g, C, c_s, c, barriers
+    def __init__(self, g: _Geometry, C, c_s, c, barriers, scale=None):
+        self.g, self.C, self.c_s, self.c, self.barriers, self.scale = g, C, c_s, c, barriers, scale
         self.packed = T.alloc_local((1, 1, g.regs // 2), "uint32")
 
     def round(self, acc):
-        """The tile's accumulators, rounded to pairs (cvt.rn.*x2.f32 d, a, b
-        puts a in the upper half: the pair's second column)."""
+        """The tile's accumulators, times the scale if there is one
+        (mul.rn.f32), rounded to pairs (cvt.rn.*x2.f32 d, a, b puts a in the
+        upper half: the pair's second column)."""
+        if self.scale is not None:
+            flat = acc.reshape((self.g.regs, 1))
+            T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, self.scale.broadcast((self.g.regs, 1)))
         for i in range(self.g.regs // 2):
             T.cuda.tile.apply(T.ptx[f"cvt.rn.{self.g.out_kind}x2.f32"], self.packed[0, 0:1, i:i + 1],
                               acc[0, 0:1, 2 * i + 1:2 * i + 2], acc[0, 0:1, 2 * i:2 * i + 1])
@@ -224,16 +228,30 @@ def _consume(g: _Geometry, a_s, b_s, ring, epilogue: _DeferredStore, t, bid, c):
         T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
 
 
-def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "HopperGemmConfig | None" = None):
-    """The kernel for one problem: a T.function of (A, Bt, C)."""
+def _scale(ScaleA, ScaleB):
+    """The product of the two scalar scales, in a register: scale_a x
+    scale_b, rounded once (the order stated: the accumulators are then
+    multiplied by it, and rounded to C's type)."""
+    scale, other = T.alloc_local((1, 1), "float32"), T.alloc_local((1, 1), "float32")
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], scale, ScaleA)
+    T.cuda.tile.apply(T.ptx["ld.global.f32"], other, ScaleB)
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], scale, scale, other)
+    return scale
+
+
+def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "HopperGemmConfig | None" = None,
+                scaled: bool = False):
+    """The kernel for one problem: a T.function of (A, Bt, C), or with
+    `scaled` of (A, Bt, C, ScaleA, ScaleB), two float32 scalars (1, 1) in
+    global memory (torch._scaled_mm's per-tensor scales) by whose product
+    the accumulators are multiplied before C's rounding."""
     g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype))
     cfg = g.config
     a_param = T.Tensor((m, k), g.bits, tma=T.TensorMap((g.bm, g.bk), "128B"))
     b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((cfg.bn, g.bk), "128B"))
     c_param = T.Tensor((m, n), "uint16", tma=T.TensorMap((64, g.chunk_cols), CHUNK_SWIZZLE[g.chunk_cols]))
 
-    @T.function
-    def gemm(A: a_param, B: b_param, C: c_param):
+    def body(A, B, C, ScaleA=None, ScaleB=None):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=g.blocks, block=g.threads))
         a_s = T.alloc_dynamic_shared((cfg.stages, g.bm, g.bk), g.bits, align=1024).swizzle("128B")
         b_s = T.alloc_dynamic_shared((cfg.stages, cfg.bn, g.bk), g.bits, align=1024).swizzle("128B")
@@ -249,6 +267,17 @@ def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "Hopper
             with T.if_(roles.p == 0):
                 _produce(g, A, B, a_s, b_s, ring, bid)
         with roles.consumers() as c:
-            _consume(g, a_s, b_s, ring, _DeferredStore(g, C, c_s, c, stores), t, bid, c)
+            scale = _scale(ScaleA, ScaleB) if scaled else None
+            _consume(g, a_s, b_s, ring, _DeferredStore(g, C, c_s, c, stores, scale), t, bid, c)
 
+    if not scaled:
+        @T.function
+        def gemm(A: a_param, B: b_param, C: c_param):
+            body(A, B, C)
+        return gemm
+
+    @T.function
+    def gemm(A: a_param, B: b_param, C: c_param, ScaleA: T.Tensor((1, 1), "float32"),
+             ScaleB: T.Tensor((1, 1), "float32")):
+        body(A, B, C, ScaleA, ScaleB)
     return gemm

@@ -10,8 +10,8 @@ CPU tensors run the same kernel in the interpreter.
 """
 
 from .attention import attention
-from .matmul import matmul
+from .matmul import matmul, scaled_matmul
 from .norms import rms_norm, softmax
 from .precompile import precompile
 
-__all__ = ["attention", "matmul", "precompile", "rms_norm", "softmax"]
+__all__ = ["attention", "matmul", "precompile", "rms_norm", "scaled_matmul", "softmax"]

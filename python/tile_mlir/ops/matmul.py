@@ -75,3 +75,61 @@ matmul_op = torch.library.custom_op("tile_mlir::matmul", mutates_args=())(matmul
 def _(a, b):
     m, n, _ = check(a, b)
     return a.new_empty((m, n))
+
+
+def check_scaled(a, b, scale_a, scale_b):
+    """(m, n, k) of a valid scaled_matmul, or the error naming the argument."""
+    launch.tensor(a, "a", (2,), (torch.float8_e4m3fn,))
+    launch.tensor(b, "b", (2,), (torch.float8_e4m3fn,))
+    launch.same_placement(a=a, b=b)
+    for name, scale in (("scale_a", scale_a), ("scale_b", scale_b)):
+        launch.tensor(scale, name, (0, 1, 2), (torch.float32,))
+        launch.require(scale.numel() == 1, name, f"{scale.numel()} elements: per-tensor scales take one")
+        launch.require(scale.device == a.device, name, f"on {scale.device}, a on {a.device}")
+    (m, k), (k_b, n) = a.shape, b.shape
+    launch.require(k == k_b, "b", f"its {k_b} rows do not match a's {k} columns")
+    launch.require(min(m, n, k) >= 1, "a", f"an empty product {m} x {n} x {k}")
+    launch.require(k % 16 == 0, "a", f"K {k} is not a multiple of 16 (the kernel's rows are whole 16 bytes)")
+    launch.require(n % 8 == 0, "b", f"N {n} is not a multiple of 8 (C's rows are whole 16 bytes)")
+    return m, n, k
+
+
+def scaled_matmul(a, b, scale_a, scale_b):
+    """(a @ b) x scale_a x scale_b in bf16, as torch._scaled_mm(a, b,
+    scale_a, scale_b, out_dtype=torch.bfloat16) takes it: e4m3 a (M, K) and
+    b (K, N) (the transposed view of a row-major (N, K) is taken as it is),
+    one float32 scale each. The accumulators are multiplied by the scales'
+    product (rounded once), then rounded to bf16."""
+    check_scaled(a, b, scale_a, scale_b)
+    return scaled_matmul_op(a, b, scale_a, scale_b)
+
+
+def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor,
+                       scale_b: torch.Tensor) -> torch.Tensor:
+    m, n, k = check_scaled(a, b, scale_a, scale_b)
+    a_rows = a if a.is_contiguous() else a.contiguous()
+    bt = b.t() if b.t().is_contiguous() else b.t().contiguous()
+    c = torch.empty((m, n), dtype=torch.bfloat16, device=a.device)
+    scales = [s.reshape(1, 1).contiguous() for s in (scale_a, scale_b)]
+    args = (a_rows.view(torch.uint8), bt.view(torch.uint8), c.view(torch.uint16), *scales)
+
+    def job(config):
+        def build():
+            from ..kernels.gemm_hopper import hopper_gemm
+            return hopper_gemm(m, n, k, "e4m3", config, scaled=True)
+        return {"op": "scaled_matmul", "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": "e4m3",
+                "config": dataclasses.asdict(config)}, build
+
+    config = launch.tuned({"op": "scaled_matmul", "bucket": [autotune.bucket(m), n, k], "dtypes": ["e4m3"]},
+                          candidates("e4m3"), job, args)
+    launch.run(*job(config), *args)
+    return c
+
+
+scaled_matmul_op = torch.library.custom_op("tile_mlir::scaled_matmul", mutates_args=())(scaled_matmul_impl)
+
+
+@scaled_matmul_op.register_fake
+def _(a, b, scale_a, scale_b):
+    m, n, _ = check_scaled(a, b, scale_a, scale_b)
+    return a.new_empty((m, n), dtype=torch.bfloat16)

@@ -14,11 +14,12 @@ their shapes and dtypes (moved to the meta device: nothing is computed).
 import torch
 
 from .attention import attention_impl
-from .matmul import matmul_impl
+from .matmul import matmul_impl, scaled_matmul_impl
 from .norms import rms_norm_impl, softmax_impl
 
 # Each op's implementation, which checks its arguments as the op does.
-OPS = {"matmul": matmul_impl, "attention": attention_impl, "rms_norm": rms_norm_impl, "softmax": softmax_impl}
+OPS = {"matmul": matmul_impl, "scaled_matmul": scaled_matmul_impl, "attention": attention_impl,
+       "rms_norm": rms_norm_impl, "softmax": softmax_impl}
 
 
 def precompile(op: str, *args, **kwargs) -> None:
