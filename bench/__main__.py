@@ -23,7 +23,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import warnings
 
 from .artifacts import BASE_TAG
@@ -48,9 +47,9 @@ def baseline_module(rev, path):
     text = subprocess.run(["git", "-C", ROOT, "show", f"{rev}:{path}"], capture_output=True, text=True,
                           check=True).stdout
     module = type(sys)(f"baseline_{rev}_{os.path.basename(path)[:-3]}")
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(text)
-    exec(compile(text, f.name, "exec"), module.__dict__)
+    # Named by its commit and path: its kernels' locations say where they
+    # came from.
+    exec(compile(text, f"{rev}:{path}", "exec"), module.__dict__)
     return module
 
 

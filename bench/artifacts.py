@@ -24,15 +24,8 @@ def kernels(artifacts):
         yield name, load(name), load(base) if base else None, base
 
 
-def add_baseline(entry, runs, launch, baseline, base_name):
-    """Times `baseline` beside the kernel (`launch(kernel)` makes a run of
-    a kernel on the entry's data): runs["baseline"], and the entry names
-    it. ratio_vs_baseline follows from the rounds (set_baseline_ratio)."""
-    if baseline is not None:
-        runs["baseline"] = launch(baseline)
-        entry["baseline"] = base_name
-
-
-def set_baseline_ratio(entry):
-    if "baseline" in entry.get("ms", {}):
-        entry["ratio_vs_baseline"] = entry["ms"]["baseline"] / entry["ms"]["tile_mlir"]
+def beside(launch, baseline, base_name):
+    """timed_rounds' `baseline` for a kernel's replaced one (None if the
+    build had none): its run on the entry's data (`launch(kernel)` makes a
+    kernel's run) and its name."""
+    return None if baseline is None else (launch(baseline), base_name)

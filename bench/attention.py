@@ -13,7 +13,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 
 from . import kernels
-from .artifacts import add_baseline, set_baseline_ratio
+from .artifacts import beside
 from .artifacts import kernels as artifact_kernels
 from .timing import timed_rounds
 
@@ -46,9 +46,10 @@ BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTEN
 
 def ours_and_backends(kernel, name, baseline=None, base_name=None):
     """The kernel of artifact `name` and every SDPA backend this build has
-    on the same random normal inputs: (entry, runs), the entry with the
-    shape and each one's largest error against float64 relative to the
-    output's scale, runs a callable a kernel."""
+    on the same random normal inputs: (entry, runs, baseline), the entry
+    with the shape and each one's largest error against float64 relative
+    to the output's scale, runs a callable a kernel, baseline the replaced
+    kernel's run for timed_rounds (or None)."""
     seq = int(re.search(r"_s(\d+)", name).group(1))
     causal = "causal" in name
     rows, d = kernel.params[0].shape
@@ -71,7 +72,6 @@ def ours_and_backends(kernel, name, baseline=None, base_name=None):
     entry = {"shape": [b, h, seq, d], "causal": causal, "out": "bfloat16" if bf16_out else "float32",
              "max_error_relative_to_max": float((out.view(b, h, seq, d).double() - exact).abs().max()) / scale}
     runs = {"tile_mlir": launch(kernel)}
-    add_baseline(entry, runs, launch, baseline, base_name)
     for key, backend in BACKENDS.items():
         try:
             with sdpa_kernel(backend):
@@ -84,18 +84,17 @@ def ours_and_backends(kernel, name, baseline=None, base_name=None):
             runs[key] = fn
         except RuntimeError as why:  # a backend this build or GPU lacks
             entry[f"{key}_unavailable"] = str(why).splitlines()[0][:200]
-    return entry, runs
+    return entry, runs, beside(launch, baseline, base_name)
 
 
 def run(artifacts, report_path):
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
               "repeats": REPEATS, "kernels": {}}
     for name, kernel, baseline, base_name in artifact_kernels(artifacts):
-        entry, runs = ours_and_backends(kernel, name, baseline, base_name)
+        entry, runs, beside_run = ours_and_backends(kernel, name, baseline, base_name)
         b, h, seq, d = entry["shape"]
         causal = entry["causal"]
-        timed_rounds(entry, runs, ROUNDS, REPEATS)
-        set_baseline_ratio(entry)
+        timed_rounds(entry, runs, ROUNDS, REPEATS, beside_run)
         # Causal: half the products (the convention of FlashAttention's numbers).
         flops = 4.0 * b * h * seq * seq * d / (2 if causal else 1)
         entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}

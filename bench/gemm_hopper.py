@@ -5,15 +5,11 @@ accumulation: bf16 and fp16 at 4096^3, 8192^3 and 512 x 8192 x 8192, e4m3
 at 4096^3 and 8192^3. Each kernel is checked bit for bit on
 integer-valued data and against float64 on random normal data."""
 
-import json
-
 import torch
 
-
 from . import kernels
-from .artifacts import add_baseline, set_baseline_ratio
-from .artifacts import kernels as artifact_kernels
-from .matmul_peers import REPEATS, ROUNDS, TORCH_DTYPE, references, triton_matmul
+from .artifacts import beside
+from .matmul_peers import REPEATS, ROUNDS, TORCH_DTYPE, references, run_report
 from .timing import timed_rounds
 
 SHAPES = {"bfloat16": ((4096,) * 3, (8192,) * 3, (512, 8192, 8192)), "float16": ((4096,) * 3, (8192,) * 3,
@@ -71,9 +67,7 @@ def fp8_entry(kernel, baseline=None, base_name=None):
             "scaled_mm": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
             "scaled_mm_fast_accum": lambda: torch._scaled_mm(x, yt.t(), scale_a=one, scale_b=one,
                                                              out_dtype=torch.bfloat16, use_fast_accum=True)}
-    add_baseline(entry, runs, launch, baseline, base_name)
-    timed_rounds(entry, runs, ROUNDS, REPEATS)
-    set_baseline_ratio(entry)
+    timed_rounds(entry, runs, ROUNDS, REPEATS, beside(launch, baseline, base_name))
     entry["TFLOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_scaled_mm"] = entry["ms"]["scaled_mm"] / entry["ms"]["tile_mlir"]
     entry["ratio_vs_scaled_mm_fast_accum"] = entry["ms"]["scaled_mm_fast_accum"] / entry["ms"]["tile_mlir"]
@@ -103,9 +97,7 @@ def half_entry(kernel, name, tri, baseline=None, base_name=None):
             "cublas_bt": lambda: torch.matmul(x, yt.t())}
     if tri:
         runs["triton"] = lambda: tri(x, y)
-    add_baseline(entry, runs, launch, baseline, base_name)
-    timed_rounds(entry, runs, ROUNDS, REPEATS)
-    set_baseline_ratio(entry)
+    timed_rounds(entry, runs, ROUNDS, REPEATS, beside(launch, baseline, base_name))
     entry["TFLOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_cublas"] = min(entry["ms"]["cublas"], entry["ms"]["cublas_bt"]) / entry["ms"]["tile_mlir"]
     if "triton" in runs:
@@ -114,17 +106,5 @@ def half_entry(kernel, name, tri, baseline=None, base_name=None):
 
 
 def run(artifacts, report_path):
-    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
-              "repeats": REPEATS, "kernels": {}}
-    tri, report["triton"] = triton_matmul()
-    for name, kernel, baseline, base_name in artifact_kernels(artifacts):
-        entry = (fp8_entry(kernel, baseline, base_name) if "e4m3" in name
-                 else half_entry(kernel, name, tri, baseline, base_name))
-        report["kernels"][name] = entry
-        print(name, {key: round(v, 1) for key, v in entry["TFLOPs"].items()},
-              {key: round(v, 3) for key, v in entry.items() if key.startswith("ratio")},
-              "bit-exact", entry["bit_exact_integer_data"], "rel err %.2e" % entry["max_error_relative_to_max"],
-              flush=True)
-        # After every kernel: a run cut short keeps what it measured.
-        with open(report_path, "w") as f:
-            json.dump(report, f, indent=1)
+    run_report(artifacts, report_path, lambda name, kernel, tri, *base: (
+        fp8_entry(kernel, *base) if "e4m3" in name else half_entry(kernel, name, tri, *base)))

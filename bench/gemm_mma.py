@@ -5,24 +5,22 @@ torch._int_mm at 4096^3 and 8192^3. Each kernel is checked bit for bit on
 integer-valued data (s8: modulo 2^32 on the full range) and against
 float64 on random normal data."""
 
-import json
-
 import torch
 
-
 from . import kernels
-from .artifacts import add_baseline, set_baseline_ratio
-from .artifacts import kernels as artifact_kernels
-from .matmul_peers import REPEATS, ROUNDS, references, triton_matmul
+from .artifacts import beside
+from .matmul_peers import REPEATS, ROUNDS, references, run_report
 from .timing import timed_rounds
 
 SHAPES = ((4096,) * 3, (8192,) * 3, (64, 8192, 8192))
 
 
-ENTRIES = {f"mma_{dtype}_{m}x{n}x{k}": (lambda m=m, n=n, k=k, dtype=dtype: kernels("gemm_mma").gemm_mma(m, n, k, dtype))
-           for dtype in ("bfloat16", "float16") for m, n, k in SHAPES}
-ENTRIES.update({f"mma_int8_{s}x{s}x{s}": (lambda s=s: kernels("gemm_mma").gemm_mma(s, s, s, "int8"))
-                for s in (4096, 8192)})
+def _gemm(m, n, k, dtype):
+    return lambda: kernels("gemm_mma").gemm_mma(m, n, k, dtype)
+
+
+ENTRIES = {f"mma_{dtype}_{m}x{n}x{k}": _gemm(m, n, k, dtype) for dtype in ("bfloat16", "float16") for m, n, k in SHAPES}
+ENTRIES.update({f"mma_int8_{s}x{s}x{s}": _gemm(s, s, s, "int8") for s in (4096, 8192)})
 # The kernels these replaced: bench/gemm/kernels.py's winners (commit
 # 14ca50e and before).
 BASELINE = {f"mma_{dtype}_{m}x{n}x{k}": ("bench/gemm/kernels.py", "VARIANTS", f"gemm_{dtype}_64x8192x8192_"
@@ -57,9 +55,7 @@ def run_int8(kernel, baseline=None, base_name=None):
         return lambda: k(a, bt, c, sync=False)
     runs = {"tile_mlir": launch(kernel), "torch_int_mm": lambda: torch._int_mm(a, b_cols),
             "torch_int_mm_row_major_b": lambda: torch._int_mm(a, b)}
-    add_baseline(entry, runs, launch, baseline, base_name)
-    timed_rounds(entry, runs, ROUNDS, REPEATS)
-    set_baseline_ratio(entry)
+    timed_rounds(entry, runs, ROUNDS, REPEATS, beside(launch, baseline, base_name))
     entry["TOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_torch_int_mm"] = entry["ms"]["torch_int_mm"] / entry["ms"]["tile_mlir"]
     return entry
@@ -83,14 +79,13 @@ def half_entry(kernel, name, tri, baseline=None, base_name=None):
     torch.cuda.synchronize()
     entry["max_error_relative_to_max"] = float((c.double() - exact).abs().max()) / scale
     entry["cublas_max_error_relative_to_max"] = cublas_error
+
     def launch(kern):
         return lambda: kern(x.view(torch.uint16), y.t().view(torch.uint16), c, sync=False)
     runs = {"tile_mlir": launch(kernel), "cublas": lambda: torch.matmul(x, y)}
     if tri:
         runs["triton"] = lambda: tri(x, y)
-    add_baseline(entry, runs, launch, baseline, base_name)
-    timed_rounds(entry, runs, ROUNDS, REPEATS)
-    set_baseline_ratio(entry)
+    timed_rounds(entry, runs, ROUNDS, REPEATS, beside(launch, baseline, base_name))
     entry["TFLOPs"] = {key: 2.0 * m * n * k / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_cublas"] = entry["ms"]["cublas"] / entry["ms"]["tile_mlir"]
     if "triton" in runs:
@@ -99,13 +94,5 @@ def half_entry(kernel, name, tri, baseline=None, base_name=None):
 
 
 def run(artifacts, report_path):
-    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
-              "repeats": REPEATS, "kernels": {}}
-    tri, report["triton"] = triton_matmul()
-    for name, kernel, baseline, base_name in artifact_kernels(artifacts):
-        entry = (run_int8(kernel, baseline, base_name) if "int8" in name
-                 else half_entry(kernel, name, tri, baseline, base_name))
-        report["kernels"][name] = entry
-        print(name, {key: round(v, 3) for key, v in entry.items() if key.startswith("ratio")}, flush=True)
-        with open(report_path, "w") as f:
-            json.dump(report, f, indent=1)
+    run_report(artifacts, report_path, lambda name, kernel, tri, *base: (
+        run_int8(kernel, *base) if "int8" in name else half_entry(kernel, name, tri, *base)))

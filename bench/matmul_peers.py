@@ -2,10 +2,14 @@
 matmul, and each shape's inputs with their float64 products, computed once
 a shape."""
 
+import json
+
 import numpy as np
 import torch
 
 from tile_mlir.kernels.reference import gemm as gemm_reference
+
+from .artifacts import kernels as artifact_kernels
 
 ROUNDS, REPEATS = 3, 10
 TORCH_DTYPE = {"float16": torch.float16, "bfloat16": torch.bfloat16}
@@ -89,3 +93,20 @@ def references(m, n, k, dtype):
         _REFERENCES.clear()  # one shape's tensors at a time
         _REFERENCES[key] = (A, B, want, x, y, exact, scale, cublas_error)
     return _REFERENCES[key]
+
+
+def run_report(artifacts, report_path, entry_of):
+    """A GEMM benchmark's run: every artifact's entry, `entry_of(name,
+    kernel, triton, baseline, baseline's name)`, against Triton's matmul and
+    the peers its entry times; the report rewritten after every kernel, so
+    that a run cut short keeps what it measured."""
+    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
+              "repeats": REPEATS, "kernels": {}}
+    tri, report["triton"] = triton_matmul()
+    for name, kernel, baseline, base_name in artifact_kernels(artifacts):
+        entry = report["kernels"][name] = entry_of(name, kernel, tri, baseline, base_name)
+        print(name, {key: round(v, 3) for key, v in entry.items() if key.startswith("ratio")},
+              {key: entry[key] for key in ("bit_exact_integer_data", "max_error_relative_to_max") if key in entry},
+              flush=True)
+        with open(report_path, "w") as f:
+            json.dump(report, f, indent=1)

@@ -13,7 +13,7 @@ from tile_mlir import runtime
 from tile_mlir.kernels.reference import reduce_sum as sum_reference
 
 from . import kernels
-from .timing import median_ms
+from .timing import median_ms, medians_with_ranges
 
 
 
@@ -77,12 +77,7 @@ def run(artifacts, report_path):
     for name in ("eager", "compile"):
         report["peers"][name]["GBps"] = 4 * N / report["peers"][name]["ms"] / 1e6
     for v in report["variants"].values():
-        v["ms"] = float(np.median([r["ms"] for r in v["rounds"]]))
-        v["GBps"] = 4 * N / v["ms"] / 1e6
-        for key in ("ratio_vs_best_torch", "ratio_vs_copy_bandwidth"):
-            ratios = [r[key] for r in v["rounds"]]
-            v[key] = float(np.median(ratios))
-            v[key + "_range"] = [float(min(ratios)), float(max(ratios))]
+        v["GBps"] = 4 * N / medians_with_ranges(v, ("ratio_vs_best_torch", "ratio_vs_copy_bandwidth")) / 1e6
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
     for name, peer in report["peers"].items():

@@ -13,7 +13,7 @@ from tile_mlir import runtime
 from tile_mlir.kernels.reference import rmsnorm as rmsnorm_reference
 
 from . import kernels
-from .timing import bandwidth_rounds, print_bandwidth
+from .timing import bandwidth_entry, bandwidth_rounds, print_bandwidth
 
 
 
@@ -52,11 +52,7 @@ def run(artifacts, report_path):
         exact = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + EPS) * wd
         peers = {"eager": lambda: rmsnorm_eager(x, w), "compile": lambda: compiled(x, w),
                  "copy": lambda: copy_out.copy_(x)}
-        entry = {"bytes_moved": nbytes, "peers": {}, "variants": {}}
-        for name in ("eager", "compile"):
-            entry["peers"][name] = {"max_abs_error_vs_float64": float((peers[name]().double() - exact).abs().max()),
-                                    "rounds": []}
-        entry["peers"]["copy"] = {"rounds": []}
+        entry = bandwidth_entry(nbytes, peers, exact)
         runs = {}
         for file in sorted(f for f in os.listdir(artifacts) if f.endswith(".json") and f"_{dtype}_" in f):
             name = file[:-5]

@@ -11,7 +11,7 @@ import torch
 from tile_mlir import runtime
 
 from . import kernels
-from .timing import median_ms
+from .timing import median_ms, medians_with_ranges
 
 
 
@@ -86,12 +86,7 @@ def run(artifacts, report_path):
         peer["ms"] = float(np.median(peer["rounds"]))
         peer["TBps"] = nbytes / peer["ms"] / 1e9
     for name, v in report["variants"].items():
-        v["ms"] = float(np.median([r["ms"] for r in v["rounds"]]))
-        v["TBps"] = nbytes / v["ms"] / 1e9
-        for key in ("ratio_vs_best_peer", "ratio_vs_eager", "ratio_vs_compile"):
-            ratios = [r[key] for r in v["rounds"]]
-            v[key] = float(np.median(ratios))
-            v[key + "_range"] = [float(min(ratios)), float(max(ratios))]
+        v["TBps"] = nbytes / medians_with_ranges(v, ("ratio_vs_best_peer", "ratio_vs_eager", "ratio_vs_compile")) / 1e9
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
     for name, peer in report["peers"].items():

@@ -33,15 +33,23 @@ def median_ms(fn, repeats=REPEATS, synced=False):
     return float(np.median([start.elapsed_time(end) for start, end in events]))
 
 
-def timed_rounds(entry, runs, rounds, repeats):
+def timed_rounds(entry, runs, rounds, repeats, baseline=None):
     """Times each of `runs` ({name: launch}) in `rounds` rounds, each round
     timing every run once, into entry["rounds"], and their medians into
-    entry["ms"]."""
+    entry["ms"]. `baseline` (launch, name): the kernel that runs["tile_mlir"]
+    replaced, timed right after it in each round; the entry names it and
+    gets ratio_vs_baseline."""
+    if baseline is not None:
+        launch, entry["baseline"] = baseline
+        runs = {"tile_mlir": runs["tile_mlir"], "baseline": launch,
+                **{key: fn for key, fn in runs.items() if key != "tile_mlir"}}
     entry["rounds"] = {key: [] for key in runs}
     for _ in range(rounds):
         for key, fn in runs.items():
             entry["rounds"][key].append(median_ms(fn, repeats=repeats))
     entry["ms"] = {key: float(np.median(v)) for key, v in entry["rounds"].items()}
+    if baseline is not None:
+        entry["ratio_vs_baseline"] = entry["ms"]["baseline"] / entry["ms"]["tile_mlir"]
 
 
 def summarize(entry):
@@ -54,12 +62,30 @@ def summarize(entry):
         peer["ms"] = float(np.median(peer["rounds"]))
         peer["GBps"] = nbytes / peer["ms"] / 1e6
     for v in entry["variants"].values():
-        v["ms"] = float(np.median([r["ms"] for r in v["rounds"]]))
-        v["GBps"] = nbytes / v["ms"] / 1e6
-        for key in ("ratio_vs_best_torch", "ratio_vs_copy_bandwidth"):
-            ratios = [r[key] for r in v["rounds"]]
-            v[key] = float(np.median(ratios))
-            v[key + "_range"] = [float(min(ratios)), float(max(ratios))]
+        v["GBps"] = nbytes / medians_with_ranges(v, ("ratio_vs_best_torch", "ratio_vs_copy_bandwidth")) / 1e6
+
+
+def medians_with_ranges(variant, ratios):
+    """A variant's medians over its rounds, in place: its ms, and each of
+    `ratios` with its range (key + "_range"); returns the ms."""
+    variant["ms"] = float(np.median([r["ms"] for r in variant["rounds"]]))
+    for key in ratios:
+        values = [r[key] for r in variant["rounds"]]
+        variant[key] = float(np.median(values))
+        variant[key + "_range"] = [float(min(values)), float(max(values))]
+    return variant["ms"]
+
+
+def bandwidth_entry(nbytes, peers, exact):
+    """A bandwidth benchmark's entry of one dtype: its bytes, and each peer
+    of `peers` ({name: fn}: "eager", "compile", "copy") with its largest
+    error against `exact` (not the copy's) and its rounds to come."""
+    entry = {"bytes_moved": nbytes, "peers": {}, "variants": {}}
+    for name in ("eager", "compile"):
+        entry["peers"][name] = {"max_abs_error_vs_float64": float((peers[name]().double() - exact).abs().max()),
+                                "rounds": []}
+    entry["peers"]["copy"] = {"rounds": []}
+    return entry
 
 
 def bandwidth_rounds(entry, peers, launches, rounds):

@@ -132,3 +132,25 @@ def test_a_baseline_is_paired_with_its_kernel_not_run_alone(tmp_path):
     found = [(name, base is not None, base_name) for name, _, base, base_name in kernels(str(tmp_path))]
     assert found == [("softmax_f32_r65536_x_evict_last", True, "softmax_f32_r65536_x_evict_last__base_abc1234"),
                      ("softmax_f32_r65536_x_evict_last_out_evict_first", False, None)]
+
+
+def test_timed_rounds_times_the_baseline_right_after_the_kernel(monkeypatch):
+    from bench import timing
+    order, ms = [], {"tile_mlir": 2.0, "baseline": 3.0, "cublas": 4.0}
+    monkeypatch.setattr(timing, "median_ms", lambda fn, repeats: (order.append(fn()), ms[fn()])[1])
+    entry = {}
+    runs = {key: (lambda key=key: key) for key in ("tile_mlir", "cublas")}
+    timing.timed_rounds(entry, runs, rounds=2, repeats=1, baseline=(lambda: "baseline", "old_kernel"))
+    assert order == ["tile_mlir", "baseline", "cublas"] * 2
+    assert entry["baseline"] == "old_kernel" and entry["ratio_vs_baseline"] == 1.5
+    assert entry["ms"] == ms and entry["rounds"]["cublas"] == [4.0, 4.0]
+    bare = {}
+    timing.timed_rounds(bare, runs, rounds=1, repeats=1)
+    assert "baseline" not in bare and "ratio_vs_baseline" not in bare and list(bare["ms"]) == ["tile_mlir", "cublas"]
+
+
+def test_medians_with_ranges_takes_each_ratio_over_the_rounds():
+    from bench.timing import medians_with_ranges
+    variant = {"rounds": [{"ms": 1.0, "r": 0.5}, {"ms": 3.0, "r": 2.0}, {"ms": 2.0, "r": 1.0}]}
+    assert medians_with_ranges(variant, ("r",)) == 2.0
+    assert variant["ms"] == 2.0 and variant["r"] == 1.0 and variant["r_range"] == [0.5, 2.0]
