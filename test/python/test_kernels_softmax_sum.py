@@ -7,9 +7,7 @@ memory. Their speed is in bench/results (softmax.json, sum.json)."""
 
 import os
 import re
-import subprocess
 import sys
-import tempfile
 import warnings
 
 import numpy as np
@@ -65,17 +63,6 @@ def test_the_sum_partials_are_numpys_in_the_stated_order_and_the_total_their_sum
     assert total[0, 0] == np.float32(np.float32(np.float32(0) + want[0] + want[1]) + want[2])
 
 
-def ptxas_report(ptx):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "k.ptx")
-        with open(path, "w") as f:
-            f.write(ptx)
-        run = subprocess.run(["ptxas", "-v", "-arch=sm_90", path, "-o", os.devnull], capture_output=True,
-                             text=True)
-    assert run.returncode == 0, run.stderr
-    return run.stderr
-
-
 @pytest.fixture(scope="module")
 def compiled():
     return {"softmax_f32": tile_mlir.compile(softmax(65536)),
@@ -85,8 +72,8 @@ def compiled():
 
 @pytest.mark.parametrize("name", ["softmax_f32", "softmax_bf16", "sum"])
 def test_no_stack_and_no_spills(compiled, name):
-    report = ptxas_report(compiled[name].ptx)
-    assert re.search(r"\b0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", report), report
+    report = sass.ptxas_resources(compiled[name].ptx)
+    assert sass.NO_SPILLS.search(report), report
 
 
 needs_sass = pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")

@@ -6,9 +6,7 @@ or join of SSA values (no barrier, no byte permute) in the SASS."""
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 
 import pytest
 
@@ -92,13 +90,7 @@ NAMES = ["recipe_tiles_in_loop", "recipe_tiles_outside_loop", "pack_and_unpack",
 
 
 def stack_bytes(ptx_text):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "k.ptx")
-        with open(path, "w") as f:
-            f.write(ptx_text)
-        result = subprocess.run(["ptxas", "-v", "-arch=sm_90", path, "-o", os.devnull],
-                                capture_output=True, text=True, check=True)
-    return [int(n) for n in re.findall(r"(\d+) bytes stack frame", result.stderr)]
+    return [int(n) for n in re.findall(r"(\d+) bytes stack frame", sass.ptxas_resources(ptx_text))]
 
 
 @needs_ptxas
