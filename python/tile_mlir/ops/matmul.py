@@ -34,27 +34,35 @@ def matmul(a, b):
 
 def matmul_impl(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     m, n, k = check(a, b)
-    # The kernel takes A with K contiguous and B as Bt (N x K, K
-    # contiguous): a transposed view of a contiguous (N, K) is taken as it
-    # is; any other layout is copied once.
-    a_rows = a if a.is_contiguous() else a.contiguous()
-    bt = b.t() if b.t().is_contiguous() else b.t().contiguous()
     c = torch.empty((m, n), dtype=a.dtype, device=a.device)
     dtype = launch.NAMES[a.dtype]
-    args = (launch.bits(a_rows), launch.bits(bt), launch.bits(c))
+    tuned_run("matmul", (m, n, k), dtype, tuple(launch.bits(t) for t in (*k_major(a, b), c)))
+    return c
+
+
+def k_major(a, b):
+    """A with K contiguous and B as Bt (N x K, K contiguous), as the kernel
+    takes them: a transposed view of a contiguous (N, K) is taken as it is;
+    any other layout is copied once."""
+    return (a if a.is_contiguous() else a.contiguous()), (b.t() if b.t().is_contiguous() else b.t().contiguous())
+
+
+def tuned_run(op, shape, dtype, args, scaled=False):
+    """Runs the Hopper GEMM of `shape` (m, n, k) on `args` in the
+    configuration the autotuner picked for op's bucket of M."""
+    m, n, k = shape
 
     def job(config):
         """(spec, build) of the kernel with `config`."""
         def build():
             from ..kernels.gemm_hopper import hopper_gemm
-            return hopper_gemm(m, n, k, dtype, config)
-        return {"op": "matmul", "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": dtype,
+            return hopper_gemm(m, n, k, dtype, config, scaled=scaled)
+        return {"op": op, "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": dtype,
                 "config": dataclasses.asdict(config)}, build
 
-    config = launch.tuned({"op": "matmul", "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype]},
+    config = launch.tuned({"op": op, "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype]},
                           candidates(dtype), job, args)
     launch.run(*job(config), *args)
-    return c
 
 
 def candidates(dtype):
@@ -107,22 +115,11 @@ def scaled_matmul(a, b, scale_a, scale_b):
 def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor,
                        scale_b: torch.Tensor) -> torch.Tensor:
     m, n, k = check_scaled(a, b, scale_a, scale_b)
-    a_rows = a if a.is_contiguous() else a.contiguous()
-    bt = b.t() if b.t().is_contiguous() else b.t().contiguous()
+    a_rows, bt = k_major(a, b)
     c = torch.empty((m, n), dtype=torch.bfloat16, device=a.device)
     scales = [s.reshape(1, 1).contiguous() for s in (scale_a, scale_b)]
-    args = (a_rows.view(torch.uint8), bt.view(torch.uint8), c.view(torch.uint16), *scales)
-
-    def job(config):
-        def build():
-            from ..kernels.gemm_hopper import hopper_gemm
-            return hopper_gemm(m, n, k, "e4m3", config, scaled=True)
-        return {"op": "scaled_matmul", "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": "e4m3",
-                "config": dataclasses.asdict(config)}, build
-
-    config = launch.tuned({"op": "scaled_matmul", "bucket": [autotune.bucket(m), n, k], "dtypes": ["e4m3"]},
-                          candidates("e4m3"), job, args)
-    launch.run(*job(config), *args)
+    tuned_run("scaled_matmul", (m, n, k), "e4m3",
+              (a_rows.view(torch.uint8), bt.view(torch.uint8), c.view(torch.uint16), *scales), scaled=True)
     return c
 
 
