@@ -5,6 +5,7 @@ Each kernel's largest error against float64, relative to the output's
 scale, beside the backends' own."""
 
 import json
+import math
 import re
 
 import torch
@@ -52,18 +53,21 @@ def ours_and_backends(kernel, name, baseline=None, base_name=None):
     kernel's run for timed_rounds (or None)."""
     seq = int(re.search(r"_s(\d+)", name).group(1))
     causal = "causal" in name
-    rows, d = kernel.params[0].shape
-    b, h = 4, rows // seq // 4
+    # Q's (rows, d), or (heads, seq, d) since the kernel took tails.
+    *outer, d = kernel.params[0].shape
+    b, h = 4, math.prod(outer) // seq // 4
     gen = torch.Generator(device="cuda").manual_seed(0)
     q, k, v = (torch.randn(b, h, seq, d, device="cuda", generator=gen).to(torch.bfloat16) for _ in range(3))
     # O in f32, or bf16 bits (a uint16 O, as SDPA returns bf16).
     bf16_out = kernel.params[3].dtype == "uint16"
-    out = torch.empty(rows, d, device="cuda", dtype=torch.bfloat16 if bf16_out else torch.float32)
+    out = torch.empty(b, h, seq, d, device="cuda", dtype=torch.bfloat16 if bf16_out else torch.float32)
     out_arg = out.view(torch.uint16) if bf16_out else out
 
     def launch(kern, sync=False):
-        return lambda: kern(q.view(-1, d).view(torch.uint16), k.view(-1, d).view(torch.uint16),
-                            v.view(-1, d).view(torch.uint16), out_arg, sync=sync)
+        """kern on q, k, v and O, viewed as its parameters' shapes."""
+        args = [t.view(tuple(p.shape)) for t, p in zip((q.view(torch.uint16), k.view(torch.uint16),
+                                                         v.view(torch.uint16), out_arg), kern.params)]
+        return lambda: kern(*args, sync=sync)
     launch(kernel, sync=True)()
     # float64 a batch at a time: at S 8192 all four take 4 x 34 GB.
     exact = torch.cat([F.scaled_dot_product_attention(q[i:i + 1].double(), k[i:i + 1].double(),

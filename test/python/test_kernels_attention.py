@@ -44,9 +44,10 @@ def exact_case(seq, d, causal, seed, config):
     k = rng.integers(-2, 3, (seq, d)).astype(np.float64)
     v = rng.integers(-4, 5, (seq, d)).astype(np.float64)
     bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
-    out = np.zeros((seq, d), np.uint16)
+    out = np.zeros((1, seq, d), np.uint16)
     with pytest.warns(tile_mlir.InterpretWarning, match="ex2.approx.ftz.f32 ran as its correctly rounded"):
-        tile_mlir.interpret(attention(1, seq, d, causal, scale_log2=1.0, config=config), *bits, out)
+        tile_mlir.interpret(attention(1, seq, d, causal, scale_log2=1.0, config=config),
+                            *(b.reshape(1, seq, d) for b in bits), out)
     s = q @ k.T
     if causal:
         s[np.triu_indices(seq, 1)] = -np.inf
@@ -54,7 +55,7 @@ def exact_case(seq, d, causal, seed, config):
     l = p.sum(axis=1, keepdims=True).astype(np.float32)
     want = (p @ v).astype(np.float32) * (np.float32(1) / l)
     u = want.view(np.uint32).astype(np.uint64)
-    return out, ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return out[0], ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
 
 
 @pytest.mark.parametrize("seq, d, causal", [
@@ -94,7 +95,7 @@ def test_a_consumer_that_skips_the_wait_for_v_is_reported(monkeypatch):
     monkeypatch.setattr(attention_module._KeyValueRing, "wait_v", lambda self, g: None)
     kernel = attention(1, 256, 128, scale_log2=1.0, config=AttentionConfig(stages=3, v_stages=2, q_buffers=2,
                                                                             blocks=1))
-    zeros = np.zeros((256, 128), np.uint16)
+    zeros = np.zeros((1, 256, 128), np.uint16)
     with pytest.raises(tile_mlir.HazardError, match=r"attention.py:\d+: wgmma.mma_async.sync.aligned.m64n128k16.f32."
                        r"bf16.bf16 touches the dynamic shared memory byte \d+, which the cp.async.bulk at "
                        r".*attention.py:\d+ has not delivered: no mbarrier wait has seen the phase it completes"):
@@ -103,11 +104,14 @@ def test_a_consumer_that_skips_the_wait_for_v_is_reported(monkeypatch):
             tile_mlir.interpret(kernel, zeros, zeros, zeros, zeros.copy())
 
 
-@pytest.mark.parametrize("seq, d, message", [(200, 64, "a sequence of 200 is not a multiple of 128"),
-                                             (256, 96, "d 96 not 64 or 128")])
-def test_shapes_it_cannot_take_are_refused(seq, d, message):
+@pytest.mark.parametrize("seq, d, kw, message", [
+    (0, 64, {}, "a sequence of 0 queries, or d 64 not 64 or 128"),
+    (256, 96, {}, "d 96 not 64 or 128"),
+    (256, 64, {"causal": True, "seq_k": 255}, "255 keys for 256 queries: causal takes at least as many keys as "
+     "queries")])
+def test_shapes_it_cannot_take_are_refused(seq, d, kw, message):
     with pytest.raises(ValueError, match=message):
-        attention(4, seq, d)
+        attention(4, seq, d, **kw)
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
@@ -161,3 +165,64 @@ def test_without_fold_barriers_ptxas_folds_nothing_into_the_conversions():
     assert ops[0]["VIMNMX"] - ops[1]["VIMNMX"] == 2 * 16 and ops[1]["VIMNMX"] == 0
     floats = [collections.Counter({op: n for op, n in o.items() if not _INTEGER_MOVES.match(op)}) for o in ops]
     assert floats[0] == floats[1] and floats[0]["F2FP.BF16.F32.PACK_AB"] == cvts
+
+
+def ragged_case(shape, causal, seed, config, stats=False):
+    """The kernel on exact data (as exact_case) for shape (heads, group,
+    queries, keys, d), every head its own data; O's rows are all written
+    (every element starts as a sentinel), and with `stats` each row's
+    (m, l). Returns (O, want, stats, (m, l) of float64)."""
+    bh, group, seq, seq_k, d = shape
+    rng = np.random.default_rng(seed)
+    q = np.zeros((bh, seq, d))
+    for h in range(bh):
+        q[h, np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
+    k = rng.integers(-2, 3, (bh // group, seq_k, d)).astype(np.float64)
+    v = rng.integers(-4, 5, (bh // group, seq_k, d)).astype(np.float64)
+    bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
+    out = np.full((bh, seq, d), 0xDEAD, np.uint16)
+    kernel = attention(bh, seq, d, causal, scale_log2=1.0, config=config, group=group, seq_k=seq_k, stats=stats)
+    got_stats = np.full((bh, seq, 2), np.nan, np.float32)
+    with pytest.warns(tile_mlir.InterpretWarning, match="ex2.approx.ftz.f32 ran as its correctly rounded"):
+        tile_mlir.interpret(kernel, *bits, out, *((got_stats,) if stats else ()))
+    s = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1)
+    if causal:  # query i sees keys up to i + seq_k - seq
+        s[:, np.arange(seq)[:, None] + seq_k - seq < np.arange(seq_k)[None, :]] = -np.inf
+    m = s.max(axis=2, keepdims=True)
+    p = np.exp2(s - m)
+    l = p.sum(axis=2, keepdims=True)
+    want = (p @ np.repeat(v, group, axis=0)).astype(np.float32) * (np.float32(1) / l.astype(np.float32))
+    u = want.view(np.uint32).astype(np.uint64)
+    return out, ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16), got_stats, (m[..., 0], l[..., 0])
+
+
+@pytest.mark.parametrize("shape, causal", [
+    # Two heads of 200 queries and keys: the second tile of each head is
+    # 72 rows, its last key block 72 keys; nothing lands in the other head.
+    ((2, 1, 200, 200, 64), False),
+    # 100 queries over 130 keys in two groups of two query heads (GQA).
+    ((4, 2, 100, 130, 64), False),
+    # Causal, 100 queries over 300 keys: query i sees keys up to i + 200
+    # (the bottom-right diagonal), three key blocks a tile.
+    ((1, 1, 100, 300, 64), True),
+    # Causal, 300 queries and keys: three tiles, paired with a fourth past
+    # the rows (it loads zeros and stores nothing); d 128.
+    ((1, 1, 300, 300, 128), True),
+    # Decode: one query over 129 keys, causal (it sees them all).
+    ((2, 2, 1, 129, 64), True)])
+def test_any_length_equals_float64(shape, causal):
+    d = shape[4]
+    config = AttentionConfig(**{**AttentionConfig.best(d, causal, 1024).__dict__, "blocks": 1})
+    out, want, _, _ = ragged_case(shape, causal, 5, config)
+    assert np.array_equal(out, want)
+
+
+def test_the_rows_statistics_give_the_log_sum_exp():
+    # m (base 2, times scale_log2 = 1) and l of each row inside the
+    # sequence: m exact, l the sum of powers of two in float32 (exact
+    # here), so ln 2 (m + log2 l) is float64's log-sum-exp.
+    config = AttentionConfig(**{**AttentionConfig.best(64, True, 1024).__dict__, "blocks": 1})
+    out, want, stats, (m, l) = ragged_case((2, 1, 100, 150, 64), True, 7, config, stats=True)
+    assert np.array_equal(out, want)
+    assert np.array_equal(stats[..., 0], m.astype(np.float32))
+    assert np.array_equal(stats[..., 1], l.astype(np.float32))

@@ -85,6 +85,26 @@ def test_any_m_and_edges_of_n_and_k(m, n, k, dtype, seed):
     assert np.array_equal(c, expected)
 
 
+@pytest.mark.parametrize("dtype, out_dtype", [("e4m3", "bfloat16"), ("e4m3", "float16"), ("bfloat16", "float16")])
+def test_rowwise_scales_and_c_of_another_type(dtype, out_dtype):
+    # torch._scaled_mm's rowwise scales: each accumulator (exact: integer
+    # data) times its row's scale of A, then its column's of Bt, each a
+    # float32 product (numpy's float32 multiply rounds as mul.rn.f32), then
+    # rounded once to C's type. M and N past a tile's edges (130 x 72 in
+    # tiles of 128 x 64): those rows and columns read the last scales.
+    m, n, k = 130, 72, 256
+    rng = np.random.default_rng(17)
+    a, b = [rng.integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
+    scale_a = rng.uniform(0.5, 2, (m, 1)).astype(np.float32)
+    scale_b = rng.uniform(0.5, 2, (1, n)).astype(np.float32)
+    c = np.zeros((m, n), np.uint16)
+    kernel = hopper_gemm(m, n, k, dtype, SMALL, scaled="row", out_dtype=out_dtype)
+    tile_mlir.interpret(kernel, gemm_reference.bits(a, dtype), np.ascontiguousarray(gemm_reference.bits(b, dtype).T),
+                        c, scale_a, scale_b)
+    want = gemm_reference.expected(a, b).astype(np.float32) * scale_a * scale_b
+    assert np.array_equal(c, rounded_bits(want, out_dtype))
+
+
 @pytest.mark.parametrize("shape, dtype, message", [
     ((4096, 4096, 4001), "bfloat16", r"K 4001 and N 4096: a TMA box's rows are whole 16 bytes \(K a multiple of 8"),
     ((4096, 100, 4096), "bfloat16", r"K 4096 and N 100: a TMA box's rows are whole 16 bytes"),
@@ -95,6 +115,13 @@ def test_any_m_and_edges_of_n_and_k(m, n, k, dtype, seed):
 def test_problems_it_cannot_take_are_refused(shape, dtype, message):
     with pytest.raises(ValueError, match=message):
         hopper_gemm(*shape, dtype)
+
+
+def test_scales_and_c_it_cannot_take_are_refused():
+    with pytest.raises(ValueError, match=r"scales is one of \('none', 'tensor', 'row'\), got 'block'"):
+        hopper_gemm(256, 256, 256, "e4m3", scaled="block")
+    with pytest.raises(ValueError, match=r"C is one of \['bfloat16', 'float16'\], got 'float32'"):
+        hopper_gemm(256, 256, 256, "bfloat16", out_dtype="float32")
 
 
 def test_chunks_a_box_cannot_hold_are_refused():

@@ -53,8 +53,9 @@ def test_matmul_names_the_bad_argument(a, b, error, message):
 
 @pytest.mark.parametrize("shape, kwargs, message", [
     ((1, 2, 128, 96), {}, r"q: head dimension 96; the kernel takes 64 or 128"),
-    ((1, 2, 200, 64), {}, r"q: sequence 200 is not a multiple of 128"),
-    ((1, 2, 384, 64), {"causal": True}, r"q: causal, sequence 384 is not a multiple of 256"),
+    ((1, 2, 0, 64), {}, r"q: an empty shape \(1, 2, 0, 64\)"),
+    ((1, 2, 128, 64), {"scale": -1.0}, r"scale: -1.0: a positive finite number"),
+    ((1, 2, 128, 64), {"scale": float("nan")}, r"scale: nan: a positive finite number"),
 ])
 def test_attention_names_the_bad_argument(shape, kwargs, message):
     q = torch.zeros(shape, dtype=torch.bfloat16)
@@ -62,14 +63,13 @@ def test_attention_names_the_bad_argument(shape, kwargs, message):
         ops.attention(q, q, q, **kwargs)
 
 
-def test_attention_refuses_what_it_does_not_take_yet():
+def test_attention_refuses_what_it_does_not_take():
     q = torch.zeros(1, 4, 128, 64, dtype=torch.bfloat16)
-    with pytest.raises(ValueError, match=r"k: causal with 256 queries and 512 keys \(S_q != S_k causal: not yet\)"):
-        kv = torch.zeros(1, 4, 512, 64, dtype=torch.bfloat16)
-        ops.attention(torch.zeros(1, 4, 256, 64, dtype=torch.bfloat16), kv, kv, causal=True)
-    with pytest.raises(ValueError, match=r"k: 200 keys is not a multiple of 128"):
-        kv = torch.zeros(1, 4, 200, 64, dtype=torch.bfloat16)
-        ops.attention(q, kv, kv)
+    with pytest.raises(ValueError, match=r"k: causal with 256 queries and 128 keys: the bottom-right diagonal "
+                       r"takes at least as many keys as queries \(the first rows would see no key\)"):
+        ops.attention(torch.zeros(1, 4, 256, 64, dtype=torch.bfloat16), q, q, causal=True)
+    with pytest.raises(TypeError, match="scale is a float or None, got bool"):
+        ops.attention(q, q, q, scale=True)
     with pytest.raises(ValueError, match=r"k: its 3 heads do not divide q's 4"):
         ops.attention(q, q[:, :3], q[:, :3])
     with pytest.raises(TypeError, match="causal is a bool, got int"):
@@ -97,6 +97,8 @@ def test_fake_implementations_give_shapes_and_dtypes():
     q = torch.empty(2, 8, 256, 128, dtype=torch.bfloat16, **meta)
     out = ops.attention(q, q, q, causal=True)
     assert out.shape == q.shape and out.dtype == torch.bfloat16
+    out, lse = ops.attention(q[:, :, :100], q[:, :2], q[:, :2], causal=True, return_lse=True)
+    assert out.shape == (2, 8, 100, 128) and (lse.shape, lse.dtype) == ((2, 8, 100), torch.float32)
     x = torch.empty(3, 5, 4096, dtype=torch.bfloat16, **meta)
     assert ops.rms_norm(x, torch.empty(4096, dtype=torch.bfloat16, **meta)).shape == x.shape
     assert ops.softmax(x).dtype == torch.bfloat16
@@ -178,15 +180,19 @@ def test_rms_norm_and_softmax_are_their_stated_order(dtype):
         assert np.array_equal(bits(s.reshape(6, 4096)), softmax_reference.softmax_bf16(bits(flat)))
 
 
-@pytest.mark.parametrize("causal, h_kv, s_k, dtype", [(False, 2, 256, "bfloat16"), (True, 2, 256, "bfloat16"),
-                                                       (True, 1, 256, "float16"), (False, 1, 384, "bfloat16")])
-def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv, s_k, dtype):
+@pytest.mark.parametrize("causal, h_kv, s, s_k, dtype", [
+    (False, 2, 256, 256, "bfloat16"), (True, 2, 256, 256, "bfloat16"), (True, 1, 256, 256, "float16"),
+    (False, 1, 256, 384, "bfloat16"),
+    # Tails: 200 queries over 130 keys; causal 100 queries over 300 keys
+    # (the bottom-right diagonal); decode, one query over 129 keys.
+    (False, 2, 200, 130, "bfloat16"), (True, 1, 100, 300, "float16"), (True, 2, 1, 129, "bfloat16")])
+def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv, s, s_k, dtype):
     # One nonzero of 0-2 per row of Q, K in -2..2, scale 1 / log2 e (the
     # kernel's base-2 scale 1): S in -4..4, P's powers of two, their sums
     # and P V exact; O is float64's rounded by the reciprocal and to bf16.
     g = torch.Generator().manual_seed(7)
     # Two query heads: their own heads of K and V, or one shared (MQA).
-    b, h, s, d = 1, 2, 256, 64
+    b, h, d = 1, 2, 64
     q = torch.zeros(b, h, s, d, dtype=torch.float64)
     q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
         torch.randint(0, 3, (b * h * s,), generator=g).double()
@@ -195,16 +201,21 @@ def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv, s_k,
     v = torch.randint(-4, 5, (b, h_kv, s_k, d), generator=g).double()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ex2.approx as its correctly rounded result
-        out = ops.attention(*(t.to(getattr(torch, dtype)) for t in (q, k, v)), causal=causal,
-                            scale=1 / math.log2(math.e))
+        out, lse = ops.attention(*(t.to(getattr(torch, dtype)) for t in (q, k, v)), causal=causal,
+                                 scale=1 / math.log2(math.e), return_lse=True)
     k, v = (t.repeat_interleave(h // h_kv, dim=1) for t in (k, v))
     scores = q @ k.transpose(-1, -2)
-    if causal:
-        scores = scores.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
+    if causal:  # query i sees keys up to i + s_k - s
+        scores = scores.masked_fill(torch.ones(s, s_k, dtype=torch.bool).triu(s_k - s + 1), float("-inf"))
     p = torch.exp2(scores - scores.amax(-1, keepdim=True))
     l = p.sum(-1, keepdim=True).float()
     want = ((p @ v).float() * (1 / l)).to(getattr(torch, dtype))
     assert torch.equal(out, want)
+    # ln sum exp(S / log2 e) = ln sum 2^S: from the kernel's exact m and l,
+    # three float32 roundings and log2's (a few ulp).
+    want_lse = torch.logsumexp(scores * math.log(2.0), dim=-1)
+    assert lse.dtype == torch.float32 and lse.shape == (b, h, s)
+    assert torch.allclose(lse.double(), want_lse, rtol=4e-7, atol=2e-6)
 
 
 # -- The disk cache --------------------------------------------------------------------
@@ -283,6 +294,29 @@ def test_a_prepared_launcher_takes_only_what_it_can_launch_unchecked():
 
 
 
+def test_rowwise_scales_and_out_dtype_in_the_interpreter():
+    # torch._scaled_mm's rowwise scales (scale_a (M, 1), scale_b (1, N)):
+    # each accumulator (exact) times its row's, then its column's, in
+    # float32, rounded once to out_dtype. And matmul's out_dtype: bf16
+    # inputs, C rounded once to fp16.
+    g = torch.Generator().manual_seed(4)
+    m, n, k = 70, 40, 160
+    a = torch.randint(-3, 4, (m, k), generator=g).float()
+    bt = torch.randint(-3, 4, (n, k), generator=g).float()
+    scale_a, scale_b = torch.rand(m, 1, generator=g) + 0.5, torch.rand(1, n, generator=g) + 0.5
+    exact = a.double() @ bt.double().t()
+    for out_dtype in (torch.bfloat16, torch.float16):
+        c = ops.scaled_matmul(a.to(torch.float8_e4m3fn), bt.to(torch.float8_e4m3fn).t(), scale_a, scale_b,
+                              out_dtype=out_dtype)
+        assert c.dtype == out_dtype and torch.equal(c, (exact.float() * scale_a * scale_b).to(out_dtype))
+    c = ops.matmul(a.bfloat16(), bt.bfloat16().t(), out_dtype=torch.float16)
+    assert c.dtype == torch.float16 and torch.equal(c, exact.to(torch.float16))
+    meta = torch.empty(16, 128, dtype=torch.bfloat16, device="meta")
+    assert ops.matmul(meta, meta.t(), out_dtype=torch.float16).dtype == torch.float16
+    with pytest.raises(TypeError, match="out_dtype is a torch.dtype or None, got str"):
+        ops.matmul(meta, meta.t(), out_dtype="float16")
+
+
 def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():
     # e4m3 integers and power-of-two scales: every step exact, so C is the
     # float64 product times both scales rounded once to bf16 (as
@@ -299,7 +333,13 @@ def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():
                              torch.empty(128, 64, dtype=torch.float8_e4m3fn, **meta),
                              torch.empty((), **meta), torch.empty((), **meta))
     assert fake.shape == (16, 64) and fake.dtype == torch.bfloat16
-    with pytest.raises(ValueError, match=r"scale_a: 2 elements: per-tensor scales take one"):
+    with pytest.raises(ValueError, match=r"scale_a: shape \(2,\): one element \(per tensor\) or \(40, 1\) with "
+                       r"scale_b \(1, 24\) \(rowwise\)"):
         ops.scaled_matmul(a, bt.t(), torch.ones(2), scale_b)
+    with pytest.raises(ValueError, match=r"scale_b: shape \(24, 1\): one element \(per tensor\) or \(1, 24\)"):
+        ops.scaled_matmul(a, bt.t(), torch.ones(m, 1), torch.ones(n, 1))
+    with pytest.raises(ValueError, match=r"out_dtype: torch.float32; the kernel's C is torch.bfloat16 or "
+                       r"torch.float16 \(float32: not yet\)"):
+        ops.scaled_matmul(a, bt.t(), scale_a, scale_b, out_dtype=torch.float32)
     with pytest.raises(ValueError, match=r"a is torch.bfloat16; the op takes torch.float8_e4m3fn"):
         ops.scaled_matmul(a.bfloat16(), bt.t(), scale_a, scale_b)

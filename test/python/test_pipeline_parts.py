@@ -552,28 +552,32 @@ def test_a_branched_first_pass_skips_the_first_waits_and_still_sums():
         assert np.array_equal(out, want)
 
 
-@pytest.mark.parametrize("heads, places, causal, blocks", [(3, 4, False, 5), (2, 6, True, 4), (4, 8, True, 132)])
-def test_head_tiles_take_every_tile_once_and_causal_units_equal_work(heads, places, causal, blocks):
-    tiles = P.HeadTiles(heads, places, tile_m=128, tile_n=64, causal=causal, blocks=blocks)
-    seq, per_tile = places * 128, 2
+@pytest.mark.parametrize("heads, places, causal, blocks, extra", [
+    (3, 4, False, 5, 0), (2, 6, True, 4, 0), (4, 8, True, 132, 0), (3, 4, True, 5, 3)])
+def test_head_tiles_take_every_tile_once_and_causal_units_equal_work(heads, places, causal, blocks, extra):
+    tiles = P.HeadTiles(heads, places, tile_m=128, tile_n=64, causal=causal, blocks=blocks, extra_steps=extra)
+    per_tile = 2
     seen = []
     for bid in range(tiles.grid):
         step = 0  # the ring runs on across a block's tiles
         for i in range(tiles.count(bid)):
             work = 0
             for h in range(tiles.per_unit):
-                first_row, head_row, steps, first_step = tiles.tile(bid, i, h)
+                first_row, head, steps, first_step = tiles.tile(bid, i, h)
                 assert first_step == step
                 step += steps
                 work += steps
-                seen.append((head_row // seq, first_row))
-                # Causal: the key blocks up to the tile's last row.
-                assert steps == ((first_row // 128 + 1) * per_tile if causal else places * per_tile)
+                seen.append((head, first_row))
+                # Causal: the key blocks up to the tile's last row, and
+                # `extra` more (S_k - S_q keys past the diagonal).
+                assert steps == ((first_row // 128 + 1) * per_tile + extra if causal else places * per_tile)
             if causal:
-                assert work == (places + 1) * per_tile  # every unit the same work
+                assert work == (places + 1) * per_tile + 2 * extra  # every unit the same work
     assert sorted(seen) == [(h, 128 * p) for h in range(heads) for p in range(places)]
     with pytest.raises(ValueError, match="causal pairs a head's tiles: 3 tiles is an odd number"):
         P.HeadTiles(1, 3, 128, 128, True, 4)
+    with pytest.raises(ValueError, match="extra_steps moves the causal diagonal: it takes causal tiles only"):
+        P.HeadTiles(1, 2, 128, 128, False, 4, extra_steps=1)
 
 
 # -- The cp.async ring ------------------------------------------------------------------

@@ -1,8 +1,11 @@
 """Attention forward on Hopper's warpgroup tensor cores: O = softmax(Q K^T
 scale) V for bf16 (or fp16) Q, K, V and O of head dimension d (64, or 128 in two
-halves of 64 columns), rows [batch x heads, seq, d] flattened to
-[batch x heads x seq, d]; causal or not. FlashAttention 3's algorithm,
-persistent and warp-specialized (issue #31's result):
+halves of 64 columns), [batch x heads, seq, d]; causal or not; any number
+of queries and keys (the tiles past a head's rows load zeros, and store
+nothing, by three-axis TMA boxes; the keys past the last one are masked).
+Causal with S_k > S_q keys, query i sees the keys up to i + S_k - S_q (the
+bottom-right diagonal, FlashAttention's and decode's). FlashAttention 3's
+algorithm, persistent and warp-specialized (issue #31's result):
 
 - `config.blocks` blocks take tiles of 128 query rows in turn (HeadTiles:
   causal, a unit is a pair of one head's tiles, so every unit is the same
@@ -19,7 +22,10 @@ persistent and warp-specialized (issue #31's result):
   the stage of the tile's last key block (dead once both consumers' last
   S retired): stmatrix, then TMA boxes. That stage is freed once the
   boxes have read it, after the next tile's first S is in flight
-  (`config.defer_free`) or at once.
+  (`config.defer_free`) or at once;
+- with `stats`, each row's m and l (OnlineSoftmax.store_stats) go to a
+  (heads, seq, 2) float32 tensor, from which the op takes the
+  log-sum-exp.
 
 On data where every step is exact, O equals float64 rounded once by the
 final division, in the interpreter (test_kernels_attention.py).
@@ -31,7 +37,7 @@ from typing import Optional
 
 from .. import script as T
 from .configs import AttentionConfig
-from ..pipelining import (ConsumerTurns, HeadTiles, NamedBarriers, OnlineSoftmax, PipelineState, TmaRing,
+from ..pipelining import (ConsumerTurns, HeadTiles, KeyMask, NamedBarriers, OnlineSoftmax, PipelineState, TmaRing,
                           WarpgroupRoles, sync_block)
 from ..pipelining.epilogues import stage_and_store
 
@@ -40,7 +46,7 @@ from ..pipelining.epilogues import stage_and_store
 
 KINDS = {"bfloat16": "bf16", "float16": "f16"}  # Q, K, V and O's type: the wgmma's and P's rounding
 BM, BN, CONSUMERS = 128, 128, 2  # query rows a tile, keys a step, consumer warpgroups
-TMA_LOAD = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+TMA_LOAD = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
 WAIT = "wgmma.wait_group.sync.aligned"
 
 
@@ -53,44 +59,63 @@ class _Problem:
     scale_log2: float
     config: AttentionConfig
     group: int = 1  # query heads a head of K and V serves (GQA; bh of them: MQA)
-    seq_k: Optional[int] = None  # keys a head, when not `seq` (not causal)
+    seq_k: Optional[int] = None  # keys a head, when not `seq`
     dtype: str = "bfloat16"
+    stats: bool = False  # each row's m and l stored (the log-sum-exp's)
 
     def __post_init__(self):
-        if self.seq % BM or self.d not in (64, 128):
-            raise ValueError(f"a sequence of {self.seq} is not a multiple of {BM}, or d {self.d} not 64 or 128")
+        if self.seq < 1 or self.d not in (64, 128):
+            raise ValueError(f"a sequence of {self.seq} queries, or d {self.d} not 64 or 128")
         if self.dtype not in KINDS:
             raise ValueError(f"Q, K and V are one of {sorted(KINDS)}, not {self.dtype!r}")
-        if self.kv_seq % BN or self.kv_seq < 1 or (self.causal and self.kv_seq != self.seq):
-            raise ValueError(f"{self.kv_seq} keys: a multiple of {BN}, and as many as the queries when causal "
-                             "(causal with S_q != S_k: not yet)")
-        if self.causal and (self.seq // BM) % 2:
-            raise ValueError(f"causal pairs a head's tiles of {BM} rows: a sequence of {self.seq} is not a "
-                             f"multiple of {2 * BM}")
+        if self.kv_seq < 1 or (self.causal and self.kv_seq < self.seq):
+            raise ValueError(f"{self.kv_seq} keys for {self.seq} queries: causal takes at least as many keys as "
+                             "queries (the bottom-right diagonal: otherwise the first rows see no key)")
         if self.group < 1 or self.bh % self.group:
             raise ValueError(f"{self.bh} query heads do not share heads of K and V in groups of {self.group}")
         if self.config.q_buffers not in (1, 2):
             raise ValueError(f"Q takes 1 or 2 buffers, not {self.config.q_buffers}")
 
     halves = property(lambda self: self.d // 64)
-    rows = property(lambda self: self.bh * self.seq)
     kind = property(lambda self: KINDS[self.dtype])
     kv_seq = property(lambda self: self.seq if self.seq_k is None else self.seq_k)
-    kv_rows = property(lambda self: self.bh // self.group * self.kv_seq)
+    kv_heads = property(lambda self: self.bh // self.group)
+    kv_steps = property(lambda self: -(-self.kv_seq // BN))
+    diagonal = property(lambda self: self.kv_seq - self.seq if self.causal else 0)
 
-    def kv_first_row(self, q_first_row):
-        """The first row of K and V of the head that the query head whose
-        first row is `q_first_row` attends to."""
-        if self.group == 1 and self.kv_seq == self.seq:
-            return q_first_row
-        return q_first_row // (self.seq * self.group) * self.kv_seq
+    @property
+    def places(self) -> int:
+        """Query tiles a head: causal, an even number (a tile past the rows
+        pairs with the middle one; it loads zeros and stores nothing)."""
+        places = -(-self.seq // BM)
+        return places + places % 2 if self.causal else places
+
+    @property
+    def keys(self) -> KeyMask:
+        """The keys a row sees: causal, up to the diagonal (a row inside
+        the sequence never sees past the last key); else a tail's."""
+        if self.causal:
+            return KeyMask(causal=True, diagonal=self.diagonal)
+        return KeyMask(keys=self.kv_seq if self.kv_seq % BN else None)
+
+    def mask(self, rows_from, steps):
+        """Whether key block j needs the mask, for the warpgroup's rows
+        from `rows_from`: causal, where it crosses their diagonal; else
+        the last block of a tail; None where no block does."""
+        if self.causal:
+            return lambda j: j * BN + BN - 1 > rows_from + self.diagonal
+        if self.keys.keys is None:
+            return lambda j: None
+        return lambda j: (j == steps - 1) if not isinstance(j, int) else (j == steps - 1) or None
     split = property(lambda self: self.config.v_stages not in (None, self.config.stages))
     box_bytes = property(lambda self: self.halves * BN * 128)  # K's (or V's) boxes of a key block
 
     @property
     def tiles(self) -> HeadTiles:
-        kv_steps = None if self.kv_seq == self.seq else self.kv_seq // BN
-        return HeadTiles(self.bh, self.seq // BM, BM, BN, self.causal, self.config.blocks, kv_steps)
+        if self.causal:
+            return HeadTiles(self.bh, self.places, BM, BN, True, self.config.blocks,
+                             extra_steps=-(-self.diagonal // BN))
+        return HeadTiles(self.bh, self.places, BM, BN, False, self.config.blocks, self.kv_steps)
 
 
 class _KeyValueRing:
@@ -120,9 +145,9 @@ class _KeyValueRing:
     def v(self, g):
         return self.v_s[self.v_state(g).stage]
 
-    def produce(self, K, V, g, row):
+    def produce(self, K, V, g, row, head):
         """Step g: once its slots are free, K's and V's boxes of the key
-        block at `row` into them, completing their full barriers."""
+        block at `row` of `head` into them, completing their full barriers."""
         rings = [(self.k_ring, ((self.k_s, K), (self.v_s, V)))] if not self.pb.split else [
             (self.k_ring, ((self.k_s, K),)), (self.v_ring, ((self.v_s, V),))]
         for ring, tiles in rings:
@@ -131,8 +156,8 @@ class _KeyValueRing:
             ring.expect(put, len(tiles) * self.pb.box_bytes)
             for tile, tensor in tiles:
                 for hf in range(self.pb.halves):
-                    T.cuda.tile.apply(T.ptx[TMA_LOAD], tile[put.stage, hf], tensor.tensor_map, (64 * hf, row),
-                                      ring.full(put))
+                    T.cuda.tile.apply(T.ptx[TMA_LOAD], tile[put.stage, hf].reshape((1, BN, 64)),
+                                      tensor.tensor_map, (64 * hf, row, head), ring.full(put))
 
     def wait_k(self, g):
         self.k_ring.wait(self.k_state(g))
@@ -252,32 +277,32 @@ def _produce(pb: _Problem, Q, K, V, q_s, q_ring, kv, bid):
     """Thread 0 of the producer: each tile's Q, then its key blocks."""
     tiles, q_buffers = pb.tiles, pb.config.q_buffers
 
-    def load_q(n, q0):
-        """The block's n-th tile's Q, rows q0.., once its buffer is free."""
+    def load_q(n, tile):
+        """The block's n-th tile's Q, once its buffer is free."""
         put = PipelineState.producer(q_buffers, n)
         q_ring.acquire(put, branch_first_pass=True)
         q_ring.expect(put, pb.halves * BM * 128)
         for hf in range(pb.halves):
-            T.cuda.tile.apply(T.ptx[TMA_LOAD], q_s[put.stage, hf], Q.tensor_map, (64 * hf, q0), q_ring.full(put))
+            T.cuda.tile.apply(T.ptx[TMA_LOAD], q_s[put.stage, hf].reshape((1, BM, 64)), Q.tensor_map,
+                              (64 * hf, tile.first_row, tile.head), q_ring.full(put))
 
     def load_next_q(n, i, h):
         """The block's tile n + 1's Q, if it has one."""
         i1, h1 = (i + h, 1 - h) if pb.causal else (i + 1, 0)
-        first_row1, k1, _, _ = tiles.tile(bid, i1, h1)
         with T.if_(n + 1 < tiles.per_unit * tiles.count(bid)):
-            load_q(n + 1, k1 + first_row1)
+            load_q(n + 1, tiles.tile(bid, i1, h1))
 
     if q_buffers == 2:
-        first_row, k0, _, _ = tiles.tile(bid, 0, 0)
-        load_q(0, k0 + first_row)
+        load_q(0, tiles.tile(bid, 0, 0))
     for i, h in _each_tile(pb, tiles.count(bid)):
-        first_row, k0, steps, g0 = tiles.tile(bid, i, h)
+        tile = tiles.tile(bid, i, h)
+        steps, g0 = tile.steps, tile.first_step
         n = tiles.per_unit * i + h
         if q_buffers == 1:
-            load_q(n, k0 + first_row)
-        kv0 = pb.kv_first_row(k0)
+            load_q(n, tile)
+        kv_head = tile.head // pb.group if pb.group > 1 else tile.head
         for j in T.serial(0, steps):
-            kv.produce(K, V, g0 + j, kv0 + j * BN)
+            kv.produce(K, V, g0 + j, j * BN, kv_head)
             if q_buffers == 2:
                 # Past key block 1 the consumers have retired the tile
                 # before's last S, which freed the buffer (a tile of one
@@ -286,7 +311,7 @@ def _produce(pb: _Problem, Q, K, V, q_s, q_ring, kv, bid):
                     load_next_q(n, i, h)
 
 
-def _consume(pb: _Problem, O, q_s, q_ring, kv, t, bid, c):
+def _consume(pb: _Problem, O, Stats, q_s, q_ring, kv, t, bid, c):
     """Consumer c's tiles: Q's wait, the key blocks, then O through K's
     rows of the last key block's slot, once both consumers' last S
     retired (each tells the other at its barrier of `handoff`)."""
@@ -295,26 +320,28 @@ def _consume(pb: _Problem, O, q_s, q_ring, kv, t, bid, c):
     turns = ConsumerTurns(c, named.allocate("turns", threads=256, count=2))
     stores = named.allocate("stores", threads=128, count=2)
     handoff = named.allocate("O in K", threads=256, count=2)
-    consumer = _Consumer(OnlineSoftmax(BN, pb.halves, pb.kind), turns, kv, p, pb.scale_log2)
+    consumer = _Consumer(OnlineSoftmax(BN, pb.halves, pb.kind, pb.keys), turns, kv, p, pb.scale_log2)
     for i, h in _each_tile(pb, tiles.count(bid)):
-        first_row, k0, steps, g0 = tiles.tile(bid, i, h)
-        rows_from = first_row + 64 * c
+        tile = tiles.tile(bid, i, h)
+        steps, g0 = tile.steps, tile.first_step
+        rows_from = tile.first_row + 64 * c
         q_get = PipelineState(cfg.q_buffers, tiles.per_unit * i + h)
         q_ring.wait(q_get)
         # The ring runs on: the tile before's last key block, whose K's
         # slot held its O, was step g0 - 1.
         free_before = (lambda: kv.free_once_read(g0 - 1 + cfg.stages, p, g0 > 0)) if cfg.defer_free else None
-        mask = (lambda j: j * BN + BN - 1 > rows_from) if pb.causal else (lambda j: None)
-        consumer.key_blocks(q_s[q_get.stage], 64 * c, g0, steps, rows_from, mask, free_before)
+        consumer.key_blocks(q_s[q_get.stage], 64 * c, g0, steps, rows_from, pb.mask(rows_from, steps), free_before)
         q_ring.release(q_get, where=p == 0)
         handoff.arrive(c)
         last = g0 + steps - 1
         consumer.finish(last, (i < tiles.count(bid) - 1) | (h == 0) if pb.causal else i < tiles.count(bid) - 1)
         handoff.sync(1 - c)
+        if Stats is not None:
+            consumer.rows.store_stats(Stats[tile.head], t, rows_from, pb.seq)
         consumer.rows.divide()
         rows_of_k = kv.k(last).reshape((pb.halves, 2, 64, 64))[:, c]
-        stage_and_store(O, rows_of_k, consumer.rows.o.reshape((1, 1, 32 * pb.halves)), k0 + rows_from, 0,
-                        64 * pb.halves, (t // 32) % 4, t % 32, p, pb.kind, T.uint32(stores.id(c)))
+        stage_and_store(O, rows_of_k, consumer.rows.o.reshape((1, 1, 32 * pb.halves)), rows_from, 0,
+                        64 * pb.halves, (t // 32) % 4, t % 32, p, pb.kind, T.uint32(stores.id(c)), outer=(tile.head,))
         if not cfg.defer_free:
             kv.free_once_read(last, p)
         consumer.rows.reset()
@@ -324,40 +351,52 @@ def _consume(pb: _Problem, O, q_s, q_ring, kv, t, bid, c):
 
 def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optional[float] = None,
               scale_log2: Optional[float] = None, config: Optional[AttentionConfig] = None, group: int = 1,
-              seq_k: Optional[int] = None, dtype: str = "bfloat16"):
+              seq_k: Optional[int] = None, dtype: str = "bfloat16", stats: bool = False):
     """The kernel for `bh` heads of `seq` rows: a T.function of (Q, K, V, O),
-    Q and O (bh x seq, d), K and V (bh / group x seq, d), bf16 (or
+    Q and O (bh, seq, d), K and V (bh / group, seq_k, d), bf16 (or
     `dtype` "float16") bits (uint16); query head h attends to head h / group of K and V (`group`
     > 1: grouped-query attention), of `seq_k` rows each when not `seq`
-    (not causal: every query attends to every key). The softmax scale is `scale`
-    (1 / sqrt(d) by default), or `scale_log2` = scale x log2 e directly."""
+    (causal: at least `seq`; the bottom-right diagonal). The softmax scale is `scale`
+    (1 / sqrt(d) by default), or `scale_log2` = scale x log2 e directly.
+    With `stats`, of (Q, K, V, O, Stats): Stats (bh, seq, 2) float32, each
+    row's m and l (OnlineSoftmax.store_stats)."""
     if scale_log2 is None:
         scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
     pb = _Problem(bh, seq, d, causal, scale_log2, config or AttentionConfig.best(d, causal, seq), group, seq_k,
-                  dtype)
-    cfg, halves = pb.config, pb.halves
-    box = T.TensorMap((BN, 64), "128B")
+                  dtype, stats)
+    box = T.TensorMap((1, BN, 64), "128B")
+    q_param = T.Tensor((bh, seq, d), "uint16", tma=T.TensorMap((1, BM, 64), "128B"))
+    kv_param = T.Tensor((pb.kv_heads, pb.kv_seq, d), "uint16", tma=box)
+    o_param = T.Tensor((bh, seq, d), "uint16", tma=T.TensorMap((1, 64, 64), "128B"))
+    if not stats:
+        @T.function
+        def attention(Q: q_param, K: kv_param, V: kv_param, O: o_param):
+            _body(pb, Q, K, V, O, None)
+        return attention
 
     @T.function
-    def attention(Q: T.Tensor((pb.rows, d), "uint16", tma=T.TensorMap((BM, 64), "128B")),
-                  K: T.Tensor((pb.kv_rows, d), "uint16", tma=box), V: T.Tensor((pb.kv_rows, d), "uint16", tma=box),
-                  O: T.Tensor((pb.rows, d), "uint16", tma=T.TensorMap((64, 64), "128B"))):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=pb.tiles.grid, block=128 * (CONSUMERS + 1)))
-        q_s = T.alloc_dynamic_shared((cfg.q_buffers, halves, BM, 64), "uint16", align=1024).swizzle("128B")
-        k_s = T.alloc_dynamic_shared((cfg.stages, halves, BN, 64), "uint16", align=1024).swizzle("128B")
-        v_s = T.alloc_dynamic_shared((cfg.v_stages or cfg.stages, halves, BN, 64), "uint16",
-                                     align=1024).swizzle("128B")
-        t, bid = T.thread_id(), T.block_id()
-        q_ring = TmaRing(cfg.q_buffers, consumers=CONSUMERS, name="q")
-        q_ring.init(where=t == 0, fence=False)
-        kv = _KeyValueRing(pb, k_s, v_s, where=t == 0)
-        q_ring.full_barriers.fence_init(where=t == 0)
-        sync_block()
-        roles = WarpgroupRoles(t, (cfg.producer_regs, cfg.consumer_regs))
-        with roles.producer():
-            with T.if_(roles.p == 0):
-                _produce(pb, Q, K, V, q_s, q_ring, kv, bid)
-        with roles.consumers() as c:
-            _consume(pb, O, q_s, q_ring, kv, t, bid, c)
-
+    def attention(Q: q_param, K: kv_param, V: kv_param, O: o_param, Stats: T.Tensor((bh, seq, 2), "float32")):
+        _body(pb, Q, K, V, O, Stats)
     return attention
+
+
+def _body(pb: _Problem, Q, K, V, O, Stats):
+    """The kernel's body: shared memory, the rings, then the roles."""
+    cfg, halves = pb.config, pb.halves
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=pb.tiles.grid, block=128 * (CONSUMERS + 1)))
+    q_s = T.alloc_dynamic_shared((cfg.q_buffers, halves, BM, 64), "uint16", align=1024).swizzle("128B")
+    k_s = T.alloc_dynamic_shared((cfg.stages, halves, BN, 64), "uint16", align=1024).swizzle("128B")
+    v_s = T.alloc_dynamic_shared((cfg.v_stages or cfg.stages, halves, BN, 64), "uint16",
+                                 align=1024).swizzle("128B")
+    t, bid = T.thread_id(), T.block_id()
+    q_ring = TmaRing(cfg.q_buffers, consumers=CONSUMERS, name="q")
+    q_ring.init(where=t == 0, fence=False)
+    kv = _KeyValueRing(pb, k_s, v_s, where=t == 0)
+    q_ring.full_barriers.fence_init(where=t == 0)
+    sync_block()
+    roles = WarpgroupRoles(t, (cfg.producer_regs, cfg.consumer_regs))
+    with roles.producer():
+        with T.if_(roles.p == 0):
+            _produce(pb, Q, K, V, q_s, q_ring, kv, bid)
+    with roles.consumers() as c:
+        _consume(pb, O, Stats, q_s, q_ring, kv, t, bid, c)

@@ -30,10 +30,12 @@ equals numpy bit for bit, in the interpreter and on the GPU
 """
 
 from dataclasses import dataclass
+from typing import Optional
 
 from .. import script as T
 from .configs import HopperGemmConfig
-from ..pipelining import GroupedTiles, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles, sync_block
+from ..pipelining import (GroupedTiles, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles, WgmmaAccumulator,
+                          sync_block)
 from ..pipelining.epilogues import stmatrix_place
 
 # No `from __future__ import annotations`: T.function reads the kernel's
@@ -41,6 +43,9 @@ from ..pipelining.epilogues import stmatrix_place
 
 # The wgmma kinds of the input types.
 KINDS = {"bfloat16": "bf16", "float16": "f16", "e4m3": "e4m3"}
+# C's 16-bit types, and the scales the accumulators may be multiplied by.
+OUT_KINDS = {"bfloat16": "bf16", "float16": "f16"}
+SCALES = ("none", "tensor", "row")
 # The deferred epilogue stores the previous tile in this many chunks, one
 # after each of the first steps' wgmma.
 DEFERRED_STEPS = 4
@@ -61,10 +66,16 @@ class _Geometry:
     k: int
     dtype: str
     config: HopperGemmConfig
+    scales: str = "none"  # "tensor": one scale each; "row": A's per row, Bt's per row (C's column)
+    out_dtype: Optional[str] = None  # C's 16-bit type: the inputs' (bf16 for e4m3) by default
 
     def __post_init__(self):
         if self.dtype not in KINDS:
             raise ValueError(f"dtype is one of {sorted(KINDS)}, got {self.dtype!r}")
+        if self.scales not in SCALES:
+            raise ValueError(f"scales is one of {SCALES}, got {self.scales!r}")
+        if self.out_dtype not in (None, *OUT_KINDS):
+            raise ValueError(f"C is one of {sorted(OUT_KINDS)}, got {self.out_dtype!r}")
         if min(self.m, self.n, self.k) < 1:
             raise ValueError(f"an empty product: {self.m} x {self.n} x {self.k}")
         # TMA takes a tensor's rows at a pitch of whole 16 bytes: A's and
@@ -92,7 +103,8 @@ class _Geometry:
     blocks = property(lambda self: min(self.config.blocks, self.tiles))
     regs = property(lambda self: self.config.bn // 2)
     chunk_cols = property(lambda self: self.config.bn // DEFERRED_STEPS)
-    out_kind = property(lambda self: "bf16" if self.fp8 else KINDS[self.dtype])
+    out_kind = property(lambda self: OUT_KINDS[self.out_dtype] if self.out_dtype else
+                        "bf16" if self.fp8 else KINDS[self.dtype])
 
     @property
     def order(self) -> GroupedTiles:
@@ -147,16 +159,38 @@ class _DeferredStore:
         self.g, self.C, self.c_s, self.c, self.barriers, self.scale = g, C, c_s, c, barriers, scale
         self.packed = T.alloc_local((1, 1, g.regs // 2), "uint32")
 
-    def round(self, acc):
-        """The tile's accumulators, times the scale if there is one
+    def round(self, acc, tile, warp, lane):
+        """The tile's accumulators, times the scales if there are any
         (mul.rn.f32), rounded to pairs (cvt.rn.*x2.f32 d, a, b puts a in the
         upper half: the pair's second column)."""
-        if self.scale is not None:
+        if self.g.scales == "tensor":
             flat = acc.reshape((self.g.regs, 1))
             T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, self.scale.broadcast((self.g.regs, 1)))
+        elif self.g.scales == "row":
+            self._scale_rows(acc, tile, warp, lane)
         for i in range(self.g.regs // 2):
             T.cuda.tile.apply(T.ptx[f"cvt.rn.{self.g.out_kind}x2.f32"], self.packed[0, 0:1, i:i + 1],
                               acc[0, 0:1, 2 * i + 1:2 * i + 2], acc[0, 0:1, 2 * i:2 * i + 1])
+
+    def _scale_rows(self, acc, tile, warp, lane):
+        """Each accumulator times its row's scale of A, then its column's
+        of Bt (torch._scaled_mm's rowwise order: two roundings). Rows and
+        columns past C's edges read the last scale (their results are not
+        stored)."""
+        g, (scale_a, scale_b) = self.g, self.scale
+        row0, col0 = g.order.origin(tile)
+        by_row, by_col = T.alloc_local((2, 1), "float32"), T.alloc_local((1, 2), "float32")
+        for h in range(2):  # the thread's rows: elements 0-1 and 2-3 of each block of 8 columns
+            row, _ = WgmmaAccumulator(g.config.bn).place(2 * h, warp, lane, row0 + 64 * self.c, col0)
+            row = T.minimum(row, g.m - 1)
+            T.cuda.tile.apply(T.ptx["ld.global.f32"], by_row[h:h + 1], scale_a[row:row + 1])
+        for i in range(g.regs // 2):
+            _, col = WgmmaAccumulator(g.config.bn).place(2 * i, warp, lane, row0, col0)
+            col = T.minimum(col, g.n - 2)
+            pair = acc[0, 0:1, 2 * i:2 * i + 2].reshape((2, 1))
+            T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], by_col, scale_b[0:1, col:col + 2])
+            T.cuda.tile.apply(T.ptx["mul.rn.f32"], pair, pair, by_row[(i % 2):(i % 2) + 1].broadcast((2, 1)))
+            T.cuda.tile.apply(T.ptx["mul.rn.f32"], pair, pair, by_col.reshape((2, 1)))
 
     def store_chunk(self, tile, chunk, warp, lane, p):
         """Chunk `chunk` of `tile`'s pairs. Once the box before has been read
@@ -219,7 +253,7 @@ def _consume(g: _Geometry, a_s, b_s, ring, epilogue: _DeferredStore, t, bid, c):
                 multiply(first, kt)
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
         ring.release(PipelineState(stages, first + g.steps - 1), where=p == 0)
-        epilogue.round(acc)
+        epilogue.round(acc, tile, warp, lane)
     with T.if_(bid < g.tiles):
         last = bid + (g.tiles - 1 - bid) // g.blocks * g.blocks
         for chunk in range(DEFERRED_STEPS):
@@ -240,44 +274,51 @@ def _scale(ScaleA, ScaleB):
 
 
 def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "HopperGemmConfig | None" = None,
-                scaled: bool = False):
+                scaled=False, out_dtype: Optional[str] = None):
     """The kernel for one problem: a T.function of (A, Bt, C), or with
-    `scaled` of (A, Bt, C, ScaleA, ScaleB), two float32 scalars (1, 1) in
-    global memory (torch._scaled_mm's per-tensor scales) by whose product
-    the accumulators are multiplied before C's rounding."""
-    g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype))
-    cfg = g.config
+    `scaled` of (A, Bt, C, ScaleA, ScaleB) float32 in global memory:
+    True (or "tensor"), two scalars (1, 1) (torch._scaled_mm's per-tensor
+    scales) by whose product the accumulators are multiplied; "row",
+    ScaleA (M, 1) and ScaleB (1, N) (its rowwise scales): each accumulator
+    times its row's, then its column's. Then C's rounding, to `out_dtype`
+    ("bfloat16" or "float16"; the inputs' type, bf16 for e4m3, by
+    default)."""
+    scales = {False: "none", True: "tensor"}.get(scaled, scaled)
+    g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype)
     a_param = T.Tensor((m, k), g.bits, tma=T.TensorMap((g.bm, g.bk), "128B"))
-    b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((cfg.bn, g.bk), "128B"))
+    b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((g.config.bn, g.bk), "128B"))
     c_param = T.Tensor((m, n), "uint16", tma=T.TensorMap((64, g.chunk_cols), CHUNK_SWIZZLE[g.chunk_cols]))
-
-    def body(A, B, C, ScaleA=None, ScaleB=None):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=g.blocks, block=g.threads))
-        a_s = T.alloc_dynamic_shared((cfg.stages, g.bm, g.bk), g.bits, align=1024).swizzle("128B")
-        b_s = T.alloc_dynamic_shared((cfg.stages, cfg.bn, g.bk), g.bits, align=1024).swizzle("128B")
-        c_s = T.alloc_dynamic_shared((cfg.consumers, 64, g.chunk_cols), "uint16", align=1024).swizzle(
-            CHUNK_SWIZZLE[g.chunk_cols])
-        t, bid = T.thread_id(), T.block_id()
-        ring = TmaRing(cfg.stages, consumers=cfg.consumers)
-        ring.init(where=t == 0)
-        sync_block()
-        stores = NamedBarriers().allocate("stores", threads=128, count=cfg.consumers)
-        roles = WarpgroupRoles(t, (cfg.producer_regs, cfg.consumer_regs))
-        with roles.producer():
-            with T.if_(roles.p == 0):
-                _produce(g, A, B, a_s, b_s, ring, bid)
-        with roles.consumers() as c:
-            scale = _scale(ScaleA, ScaleB) if scaled else None
-            _consume(g, a_s, b_s, ring, _DeferredStore(g, C, c_s, c, stores, scale), t, bid, c)
-
-    if not scaled:
+    if scales == "none":
         @T.function
         def gemm(A: a_param, B: b_param, C: c_param):
-            body(A, B, C)
+            _body(g, A, B, C)
         return gemm
+    shapes = ((1, 1), (1, 1)) if scales == "tensor" else ((m, 1), (1, n))
 
     @T.function
-    def gemm(A: a_param, B: b_param, C: c_param, ScaleA: T.Tensor((1, 1), "float32"),
-             ScaleB: T.Tensor((1, 1), "float32")):
-        body(A, B, C, ScaleA, ScaleB)
+    def gemm(A: a_param, B: b_param, C: c_param, ScaleA: T.Tensor(shapes[0], "float32"),
+             ScaleB: T.Tensor(shapes[1], "float32")):
+        _body(g, A, B, C, ScaleA, ScaleB)
     return gemm
+
+
+def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None):
+    """The kernel's body: shared memory, the ring, then the roles."""
+    cfg = g.config
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=g.blocks, block=g.threads))
+    a_s = T.alloc_dynamic_shared((cfg.stages, g.bm, g.bk), g.bits, align=1024).swizzle("128B")
+    b_s = T.alloc_dynamic_shared((cfg.stages, cfg.bn, g.bk), g.bits, align=1024).swizzle("128B")
+    c_s = T.alloc_dynamic_shared((cfg.consumers, 64, g.chunk_cols), "uint16", align=1024).swizzle(
+        CHUNK_SWIZZLE[g.chunk_cols])
+    t, bid = T.thread_id(), T.block_id()
+    ring = TmaRing(cfg.stages, consumers=cfg.consumers)
+    ring.init(where=t == 0)
+    sync_block()
+    stores = NamedBarriers().allocate("stores", threads=128, count=cfg.consumers)
+    roles = WarpgroupRoles(t, (cfg.producer_regs, cfg.consumer_regs))
+    with roles.producer():
+        with T.if_(roles.p == 0):
+            _produce(g, A, B, a_s, b_s, ring, bid)
+    with roles.consumers() as c:
+        scale = {"none": None, "tensor": lambda: _scale(ScaleA, ScaleB), "row": lambda: (ScaleA, ScaleB)}[g.scales]
+        _consume(g, a_s, b_s, ring, _DeferredStore(g, C, c_s, c, stores, scale and scale()), t, bid, c)

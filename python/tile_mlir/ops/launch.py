@@ -8,7 +8,7 @@ exact, until the interpreter models their accumulation)."""
 
 import functools
 import warnings
-from typing import Callable, Iterable
+from typing import Callable, Dict, Iterable
 
 import torch
 
@@ -29,6 +29,15 @@ def tensor(value, name: str, dims: Iterable[int], dtypes: Iterable[torch.dtype])
     if value.dtype not in dtypes:
         raise ValueError(f"{name} is {value.dtype}; the op takes {', '.join(str(d) for d in dtypes)}")
     return value
+
+
+def tensors(**named) -> None:
+    """The type guard of an op's Python wrapper: each a torch.Tensor (the
+    dispatcher's own error for another type names no argument). The
+    implementation checks the rest, once."""
+    for name, value in named.items():
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"{name} is a torch.Tensor, got {type(value).__name__}")
 
 
 def same_placement(**tensors) -> None:
@@ -92,6 +101,25 @@ def tuned(fields: dict, candidates, job: Callable, args):
         end.synchronize()
         return start.elapsed_time(end) / 10
     return autotune.choose(dict(fields, device=torch.cuda.get_device_name(device)), candidates, measure)
+
+
+_BY_SIGNATURE: Dict[tuple, object] = {}
+
+
+def by_signature(signature: tuple, job: Callable, *args: torch.Tensor) -> None:
+    """Runs the kernel `job()` names ((spec, build); the autotuner's choice,
+    perhaps timed) on `args`. On a CUDA device `job` runs once a signature
+    (everything that decides the kernel: op, shape, dtypes, variant) and
+    device; a later call is one dictionary lookup and the launch."""
+    if args[0].is_cuda:
+        key = (signature, args[0].device.index)
+        prepared = _BY_SIGNATURE.get(key)
+        if prepared is None:
+            spec, build = job()
+            prepared = _BY_SIGNATURE[key] = kernel_cache.launcher(spec, build, target(args[0].device))
+        prepared(*(a.data_ptr() for a in args), stream=torch.cuda.current_stream(args[0].device).cuda_stream)
+        return
+    run(*job(), *args)
 
 
 def run(spec: dict, build: Callable, *args: torch.Tensor) -> None:

@@ -1,15 +1,31 @@
-"""tile_mlir.ops.matmul(a, b): a @ b in the inputs' type, on the Hopper
-GEMM (tile_mlir.kernels.gemm_hopper): bf16 or fp16, a (M, K) and b (K, N),
-any M, N a multiple of 8 and K of 8 (the kernel's TMA rows), C rounded
-once to the inputs' type as torch.matmul rounds it."""
+"""tile_mlir.ops.matmul(a, b, out_dtype=None): a @ b on the Hopper GEMM
+(tile_mlir.kernels.gemm_hopper): bf16 or fp16, a (M, K) and b (K, N), any
+M, N a multiple of 8 and K of 8 (the kernel's TMA rows), C rounded once to
+the inputs' type (or `out_dtype`, bf16 or fp16) as torch.matmul rounds it.
+scaled_matmul: e4m3 with per-tensor or rowwise scales, as
+torch._scaled_mm takes them."""
 
 import dataclasses
+from typing import Optional
 
 import torch
 
 from . import autotune, launch
+from .launch import require
 
 DTYPES = (torch.bfloat16, torch.float16)
+OUT_DTYPES = (torch.bfloat16, torch.float16)
+
+
+def check_out_dtype(out_dtype, default):
+    """C's dtype: `default` for None, else one the kernel's epilogue rounds to."""
+    if out_dtype is None:
+        return default
+    if not isinstance(out_dtype, torch.dtype):
+        raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
+    require(out_dtype in OUT_DTYPES, "out_dtype", f"{out_dtype}; the kernel's C is torch.bfloat16 or torch.float16 "
+            "(float32: not yet)")
+    return out_dtype
 
 
 def check(a: torch.Tensor, b: torch.Tensor):
@@ -25,18 +41,22 @@ def check(a: torch.Tensor, b: torch.Tensor):
     return m, n, k
 
 
-def matmul(a, b):
+def matmul(a, b, out_dtype=None):
     """a @ b (module docstring). Bad arguments raise before anything runs,
     naming the argument (the dispatcher's own cast errors do not)."""
-    check(a, b)
-    return matmul_op(a, b)
+    launch.tensors(a=a, b=b)
+    if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
+        raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
+    return matmul_op(a, b, out_dtype)
 
 
-def matmul_impl(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def matmul_impl(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
     m, n, k = check(a, b)
-    c = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    out = check_out_dtype(out_dtype, a.dtype)
+    c = torch.empty((m, n), dtype=out, device=a.device)
     dtype = launch.NAMES[a.dtype]
-    tuned_run("matmul", (m, n, k), dtype, tuple(launch.bits(t) for t in (*k_major(a, b), c)))
+    tuned_run("matmul", (m, n, k), dtype, tuple(launch.bits(t) for t in (*k_major(a, b), c)),
+              out_dtype=None if out == a.dtype else launch.NAMES[out])
     return c
 
 
@@ -47,22 +67,28 @@ def k_major(a, b):
     return (a if a.is_contiguous() else a.contiguous()), (b.t() if b.t().is_contiguous() else b.t().contiguous())
 
 
-def tuned_run(op, shape, dtype, args, scaled=False):
+def tuned_run(op, shape, dtype, args, scaled=False, out_dtype=None):
     """Runs the Hopper GEMM of `shape` (m, n, k) on `args` in the
-    configuration the autotuner picked for op's bucket of M."""
+    configuration the autotuner picked for op's bucket of M (`scaled` and
+    `out_dtype` as hopper_gemm takes them)."""
     m, n, k = shape
+    # The specs of the kernels before scales and C's type had choices
+    # stay as they were (their cache entries too).
+    variant = {key: value for key, value in (("scaled", scaled), ("out_dtype", out_dtype))
+               if value not in (False, True, None)}
 
     def job(config):
         """(spec, build) of the kernel with `config`."""
         def build():
             from ..kernels.gemm_hopper import hopper_gemm
-            return hopper_gemm(m, n, k, dtype, config, scaled=scaled)
+            return hopper_gemm(m, n, k, dtype, config, scaled=scaled, out_dtype=out_dtype)
         return {"op": op, "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": dtype,
-                "config": dataclasses.asdict(config)}, build
+                "config": dataclasses.asdict(config), **variant}, build
 
-    config = launch.tuned({"op": op, "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype]},
-                          candidates(dtype), job, args)
-    launch.run(*job(config), *args)
+    def tuned_job():
+        return job(launch.tuned({"op": op, "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype], **variant},
+                                candidates(dtype), job, args))
+    launch.by_signature((op, m, n, k, dtype, scaled, out_dtype), tuned_job, *args)
 
 
 def candidates(dtype):
@@ -80,46 +106,62 @@ matmul_op = torch.library.custom_op("tile_mlir::matmul", mutates_args=())(matmul
 
 
 @matmul_op.register_fake
-def _(a, b):
+def _(a, b, out_dtype=None):
     m, n, _ = check(a, b)
-    return a.new_empty((m, n))
+    return a.new_empty((m, n), dtype=check_out_dtype(out_dtype, a.dtype))
 
 
 def check_scaled(a, b, scale_a, scale_b):
-    """(m, n, k) of a valid scaled_matmul, or the error naming the argument."""
+    """(m, n, k, the scales' kind) of a valid scaled_matmul, or the error
+    naming the argument: one float32 scale each ("tensor"), or scale_a
+    (M, 1) and scale_b (1, N) ("row"), as torch._scaled_mm takes them."""
     launch.tensor(a, "a", (2,), (torch.float8_e4m3fn,))
     launch.tensor(b, "b", (2,), (torch.float8_e4m3fn,))
     launch.same_placement(a=a, b=b)
+    (m, k), (k_b, n) = a.shape, b.shape
     for name, scale in (("scale_a", scale_a), ("scale_b", scale_b)):
         launch.tensor(scale, name, (0, 1, 2), (torch.float32,))
-        launch.require(scale.numel() == 1, name, f"{scale.numel()} elements: per-tensor scales take one")
         launch.require(scale.device == a.device, name, f"on {scale.device}, a on {a.device}")
-    (m, k), (k_b, n) = a.shape, b.shape
+    rowwise = (tuple(scale_a.shape), tuple(scale_b.shape)) == ((m, 1), (1, n))
+    if not rowwise and scale_a.numel() * scale_b.numel() != 1:
+        # Name the one that does not match the other's kind.
+        a_ok = scale_a.numel() == 1 if scale_b.numel() == 1 else tuple(scale_a.shape) == (m, 1)
+        launch.require(a_ok, "scale_a", f"shape {tuple(scale_a.shape)}: one element (per tensor) or ({m}, 1) with "
+                       f"scale_b (1, {n}) (rowwise)")
+        launch.require(False, "scale_b", f"shape {tuple(scale_b.shape)}: one element (per tensor) or (1, {n}) with "
+                       f"scale_a ({m}, 1) (rowwise)")
     launch.require(k == k_b, "b", f"its {k_b} rows do not match a's {k} columns")
     launch.require(min(m, n, k) >= 1, "a", f"an empty product {m} x {n} x {k}")
     launch.require(k % 16 == 0, "a", f"K {k} is not a multiple of 16 (the kernel's rows are whole 16 bytes)")
     launch.require(n % 8 == 0, "b", f"N {n} is not a multiple of 8 (C's rows are whole 16 bytes)")
-    return m, n, k
+    return m, n, k, "row" if rowwise and m * n > 1 else "tensor"
 
 
-def scaled_matmul(a, b, scale_a, scale_b):
-    """(a @ b) x scale_a x scale_b in bf16, as torch._scaled_mm(a, b,
-    scale_a, scale_b, out_dtype=torch.bfloat16) takes it: e4m3 a (M, K) and
-    b (K, N) (the transposed view of a row-major (N, K) is taken as it is),
-    one float32 scale each. The accumulators are multiplied by the scales'
-    product (rounded once), then rounded to bf16."""
-    check_scaled(a, b, scale_a, scale_b)
-    return scaled_matmul_op(a, b, scale_a, scale_b)
+def scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.bfloat16):
+    """(a @ b) scaled, as torch._scaled_mm(a, b, scale_a, scale_b,
+    out_dtype=...) takes it: e4m3 a (M, K) and b (K, N) (the transposed
+    view of a row-major (N, K) is taken as it is); one float32 scale each,
+    by whose product (rounded once) the accumulators are multiplied, or
+    rowwise scale_a (M, 1) and scale_b (1, N), each accumulator times its
+    row's then its column's (torch's order); then rounded once to
+    `out_dtype` (bf16 or fp16)."""
+    launch.tensors(a=a, b=b, scale_a=scale_a, scale_b=scale_b)
+    if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
+        raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
+    return scaled_matmul_op(a, b, scale_a, scale_b, out_dtype)
 
 
-def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor,
-                       scale_b: torch.Tensor) -> torch.Tensor:
-    m, n, k = check_scaled(a, b, scale_a, scale_b)
+def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
+                       out_dtype: Optional[torch.dtype] = torch.bfloat16) -> torch.Tensor:
+    m, n, k, kind = check_scaled(a, b, scale_a, scale_b)
+    out = check_out_dtype(out_dtype, torch.bfloat16)
     a_rows, bt = k_major(a, b)
-    c = torch.empty((m, n), dtype=torch.bfloat16, device=a.device)
-    scales = [s.reshape(1, 1).contiguous() for s in (scale_a, scale_b)]
+    c = torch.empty((m, n), dtype=out, device=a.device)
+    shapes = ((1, 1), (1, 1)) if kind == "tensor" else ((m, 1), (1, n))
+    scales = [s.reshape(shape).contiguous() for s, shape in zip((scale_a, scale_b), shapes)]
     tuned_run("scaled_matmul", (m, n, k), "e4m3",
-              (a_rows.view(torch.uint8), bt.view(torch.uint8), c.view(torch.uint16), *scales), scaled=True)
+              (a_rows.view(torch.uint8), bt.view(torch.uint8), c.view(torch.uint16), *scales),
+              scaled=True if kind == "tensor" else "row", out_dtype=None if out == torch.bfloat16 else "float16")
     return c
 
 
@@ -127,6 +169,6 @@ scaled_matmul_op = torch.library.custom_op("tile_mlir::scaled_matmul", mutates_a
 
 
 @scaled_matmul_op.register_fake
-def _(a, b, scale_a, scale_b):
-    m, n, _ = check_scaled(a, b, scale_a, scale_b)
-    return a.new_empty((m, n), dtype=torch.bfloat16)
+def _(a, b, scale_a, scale_b, out_dtype=torch.bfloat16):
+    m, n, _, _ = check_scaled(a, b, scale_a, scale_b)
+    return a.new_empty((m, n), dtype=check_out_dtype(out_dtype, torch.bfloat16))

@@ -36,7 +36,9 @@ def check_rms_norm(x, weight, eps):
 def rms_norm(x, weight, eps=1e-6):
     """x / sqrt(mean(x^2) + eps) * weight over the last dimension. Bad
     arguments raise before anything runs, naming the argument."""
-    check_rms_norm(x, weight, eps)
+    launch.tensors(x=x, weight=weight)
+    if not isinstance(eps, float) or not eps > 0:
+        raise ValueError(f"eps is a positive float, got {eps!r}")
     return rms_norm_op(x, weight, eps)
 
 
@@ -72,7 +74,9 @@ def check_softmax(x, dim):
 def softmax(x, dim=-1):
     """softmax over the last dimension. Bad arguments raise before anything
     runs, naming the argument."""
-    check_softmax(x, dim)
+    launch.tensors(x=x)
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"dim is an int, got {type(dim).__name__}")
     return softmax_op(x, dim)
 
 

@@ -10,23 +10,25 @@ interpreter, the hazard it prevents included (docs/pipelining.md)."""
 
 from .barriers import Mbarrier, Mbarriers, NamedBarrierGroup, NamedBarriers, sync_block
 from .layouts import MmaAccumulator, WgmmaAccumulator, row_swizzle
-from .online_softmax import OnlineSoftmax
+from .online_softmax import KeyMask, OnlineSoftmax
 from .reductions import block_reduce, butterfly
 from .ring import CpAsyncRing, TmaRing
 from .roles import ConsumerTurns, WarpgroupRoles
-from .schedulers import GroupedTiles, HeadTiles, StreamKShares
+from .schedulers import GroupedTiles, HeadTile, HeadTiles, StreamKShares
 from .state import PipelineState
 
 __all__ = [
     "CpAsyncRing",
     "ConsumerTurns",
     "GroupedTiles",
+    "HeadTile",
     "HeadTiles",
     "Mbarrier",
     "MmaAccumulator",
     "Mbarriers",
     "NamedBarrierGroup",
     "NamedBarriers",
+    "KeyMask",
     "OnlineSoftmax",
     "PipelineState",
     "StreamKShares",

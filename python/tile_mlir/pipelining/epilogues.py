@@ -25,13 +25,14 @@ def stmatrix_place(warp, lane):
     return 16 * warp + lane % 8 + 8 * (matrix % 2), 8 * (matrix // 2)
 
 
-def stage_and_store(C, buf, acc, row0, col0, cols, warp, lane, p, kind, barrier):
+def stage_and_store(C, buf, acc, row0, col0, cols, warp, lane, p, kind, barrier, outer=()):
     """A warpgroup's 64 rows of accumulators `acc` (the D fragment of `cols`
     columns), rounded to `kind` pairs, written to its shared buffer `buf`
     (cols / 64 boxes of 64 x 64, 128-byte swizzled) by stmatrix (each
     16 x 16 block of a warp's D fragment is four 8 x 8 matrices), then
     stored to C's rows row0.. and columns col0.. as 64 x 64 boxes by one
-    thread, which nobody waits for here. The buffer is free once the
+    thread, which nobody waits for here (C of more than two axes: at
+    `outer`, its outer coordinates, innermost first; its box 1 on each). The buffer is free once the
     previous stores from it have read it (cp.async.bulk.wait_group.read); a
     barrier of the warpgroup's 128 threads (id `barrier`) orders that wait
     before the writes and the writes (through fence.proxy.async) before the
@@ -52,8 +53,10 @@ def stage_and_store(C, buf, acc, row0, col0, cols, warp, lane, p, kind, barrier)
                           buf[(16 * j) // 64, row:row + 1, col:col + 8], regs)
     T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
     T.cuda.tile.apply(T.ptx["bar.sync"], barrier, T.uint32(128))
+    rank = 2 + len(outer)
     with T.if_(p == 0):
         for block in range(cols // 64):
-            T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"], C.tensor_map,
-                              (col0 + 64 * block, row0), buf[block])
+            T.cuda.tile.apply(T.ptx[f"cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group"], C.tensor_map,
+                              (col0 + 64 * block, row0, *outer),
+                              buf[block].reshape((1,) * len(outer) + (64, 64)) if outer else buf[block])
         T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])

@@ -4,13 +4,18 @@ key block, a 64 x bn D fragment), O (64 x 64 per half of the head
 dimension), P as wgmma A fragments, and each thread's two rows' (l/4 and
 l/4 + 8 of its warp's 16) running maximum m and sum l, in base 2:
 
-    rows = OnlineSoftmax(bn=128, halves=2)          # m = -inf, l = 0, O = 0
+    rows = OnlineSoftmax(bn=128, halves=2, keys=KeyMask(causal=True))  # m = -inf, l = 0, O = 0
     ...                                              # S = Q K^T into rows.s
-    rows.softmax(t, j, first_row, scale_log2, mask)  # P = ex2(S scale - m'), m, l, alpha
+    rows.softmax(t, j, first_row, scale_log2, where)  # P = ex2(S scale - m'), m, l, alpha
     rows.rescale_o()                                 # O *= alpha (the P V before retired)
     rows.p_fragments()                               # P rounded into rows.a
     ...                                              # O += P V from rows.a
+    rows.store_stats(Stats, t, first_row, seq)      # m and l of the rows inside seq
     rows.divide()                                    # O / l, one reciprocal a row
+
+A key block's keys that a row does not see (KeyMask: past the causal
+diagonal, or past the last key) are -inf where the block needs it (`where`,
+a runtime condition the kernel proves from the block's place).
 
 The order of every float operation is the one written here (a row's
 maximum and sum as a tree over its registers, then the quad's butterfly),
@@ -19,6 +24,9 @@ which the interpreter reproduces bit for bit (test_kernels_attention.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Optional
+
 from .. import script as T
 from .layouts import WgmmaAccumulator
 from .reductions import butterfly
@@ -26,15 +34,36 @@ from .reductions import butterfly
 NEG_INF = 0xFF800000
 
 
+@dataclass(frozen=True)
+class KeyMask:
+    """The keys a query row sees: causal, the keys up to its own index plus
+    `diagonal` (S_k - S_q: the bottom-right diagonal, FlashAttention's);
+    and, where `keys` is set, only the first `keys` (a tail: the key
+    block past the last key holds zeros)."""
+
+    causal: bool = False
+    diagonal: int = 0
+    keys: Optional[int] = None
+
+    def hides(self, row, key):
+        """The runtime condition under which `key` is -inf for `row`; None
+        where every key is seen."""
+        hidden = (key > (row + self.diagonal if self.diagonal else row)) if self.causal else None
+        if self.keys is not None:
+            past = key >= self.keys
+            hidden = past if hidden is None else hidden | past
+        return hidden
+
+
 class OnlineSoftmax:
     """S's registers (bn / 2 a thread), O's (32 a half of 64 columns), P
     as A fragments (one of 4 registers a k chunk of 16), m, l, and the
     step's maximum, alpha and butterfly partner, two rows a thread."""
 
-    def __init__(self, bn: int, halves: int, kind: str = "bf16"):
+    def __init__(self, bn: int, halves: int, kind: str = "bf16", keys: KeyMask = KeyMask(causal=True)):
         if kind not in ("bf16", "f16"):
             raise ValueError(f"P is rounded to bf16 or f16 for the P V wgmma, not {kind!r}")
-        self.bn, self.halves, self.regs, self.kind = bn, halves, bn // 2, kind
+        self.bn, self.halves, self.regs, self.kind, self.keys = bn, halves, bn // 2, kind, keys
         self.s = T.alloc_local((1, 1, self.regs), "float32")
         self.o = T.alloc_local((halves, 1, 32), "float32")
         self.a = T.alloc_local((bn // 16, 1, 4), "uint32")
@@ -67,19 +96,20 @@ class OnlineSoftmax:
         T.cuda.tile.apply(T.ptx["mov.b32"], out.view("uint32"), tree[0, 0:1].view("uint32"))
 
     def mask(self, t, j, first_row, where):
-        """Where `where` holds, S's keys past the thread's row are -inf
-        (key block j; the warpgroup's rows start at first_row)."""
+        """Where `where` holds, S's keys that the thread's row does not see
+        (self.keys) are -inf (key block j; the warpgroup's rows start at
+        first_row)."""
         warp, lane = (t // 32) % 4, t % 32
         with T.if_(where):
             flat = self.s.reshape((self.regs, 1))
             for e in range(self.regs):
                 row, key = WgmmaAccumulator(self.bn).place(e, warp, lane, first_row, j * self.bn)
                 T.cuda.tile.apply(T.ptx["mov.b32"], flat[e:e + 1].view("uint32"), T.uint32(NEG_INF),
-                                  pred=key > row, preserve_dst=True)
+                                  pred=self.keys.hides(row, key), preserve_dst=True)
 
     def softmax(self, t, j, first_row, scale_log2, mask=None):
         """Key block j's S (landed) becomes P = ex2(S * scale_log2 - m')
-        in S's registers, masked causally where `mask` holds; m and l move
+        in S's registers, masked (self.keys) where `mask` holds; m and l move
         on, and alpha = ex2(m - m') is left for rescale_o. O is not
         touched, so a P V of the block before may still be running."""
         if mask is not None:
@@ -116,6 +146,21 @@ class OnlineSoftmax:
         pairs = self.s.reshape((self.regs // 2, 2, 1))
         T.cuda.tile.apply(T.ptx[f"cvt.rn.{self.kind}x2.f32"], self.a.reshape((self.regs // 2, 1)), pairs[:, 1],
                           pairs[:, 0])
+
+    def store_stats(self, stats, t, first_row, seq):
+        """Each row's m (base 2: the scores' maximum times scale_log2) and
+        l into stats[first_row + its row] (a (seq, 2) float32 view), from
+        the quad's first lane, for the rows below `seq`; before divide(),
+        which overwrites l. The row's log-sum-exp of the scaled scores is
+        (m + log2 l) ln 2."""
+        warp, lane = (t // 32) % 4, t % 32
+        pair = T.alloc_local((1, 2), "float32")
+        for h in range(2):
+            row = first_row + 16 * warp + lane // 4 + 8 * h
+            T.cuda.tile.apply(T.ptx["mov.b32"], pair[0:1, 0:1].view("uint32"), self.m[h:h + 1].view("uint32"))
+            T.cuda.tile.apply(T.ptx["mov.b32"], pair[0:1, 1:2].view("uint32"), self.l[h:h + 1].view("uint32"))
+            with T.if_((lane % 4 == 0) & (row < seq)):
+                T.cuda.tile.apply(T.ptx["st.global.v2.f32"], stats[row:row + 1], pair)
 
     def divide(self):
         """O / l in place, row by row: times rcp.rn.f32 of l, one reciprocal

@@ -14,7 +14,7 @@ count, blocks)``) and asks each one's origin.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 
 @dataclass(frozen=True)
@@ -41,21 +41,33 @@ class GroupedTiles:
         return row0, (in_group // self.group_m) * self.tile_n
 
 
+class HeadTile(NamedTuple):
+    """One query tile of HeadTiles: its first row within its head, its
+    head, its key blocks, and the ring's step of its first key block."""
+
+    first_row: object
+    head: object
+    steps: object
+    first_step: object
+
+
 @dataclass(frozen=True)
 class HeadTiles:
     """The query tiles of `heads` heads of `places` tiles of `tile_m` rows,
     each tile's key blocks of `tile_n` keys, dealt to `blocks` persistent
     blocks: block b takes units b, b + blocks, ... Not causal, a unit is
-    one tile, of places x tile_m / tile_n key blocks. Causal (a tile
-    attends to the keys up to its last row), a unit is a pair of one
-    head's tiles, P - 1 - p and p of its P, which see P + 1 tiles' worth of
+    one tile, of places x tile_m / tile_n key blocks (or `kv_steps`).
+    Causal (a tile attends to the keys up to its last row, and
+    `extra_steps` key blocks more: the bottom-right diagonal of S_q
+    queries over S_k > S_q keys), a unit is a pair of one head's tiles,
+    P - 1 - p and p of its P, which see P + 1 (+ 2 extra) tiles' worth of
     key blocks together, so every unit is the same work and the ring's
     step of each tile's first key block has a closed form:
 
         tiles = HeadTiles(heads=64, places=32, tile_m=128, tile_n=128, causal=True, blocks=132)
         for i in T.serial(0, tiles.count(bid)):
             for h in T.serial(0, 2):                      # tiles.per_unit
-                tile = tiles.tile(bid, i, h)              # first_row, head_row, steps, first_step
+                tile = tiles.tile(bid, i, h)              # a HeadTile
     """
 
     heads: int
@@ -65,10 +77,13 @@ class HeadTiles:
     causal: bool
     blocks: int
     kv_steps: Optional[int] = None  # key blocks a tile, when not places x tile_m / tile_n (not causal)
+    extra_steps: int = 0  # causal: key blocks each tile sees past its own rows' diagonal
 
     def __post_init__(self):
         if self.causal and self.kv_steps is not None:
             raise ValueError("a causal tile's key blocks follow its rows: kv_steps takes no causal tiles")
+        if self.extra_steps and not self.causal:
+            raise ValueError("extra_steps moves the causal diagonal: it takes causal tiles only")
         if self.causal and self.places % 2:
             raise ValueError(f"causal pairs a head's tiles: {self.places} tiles is an odd number")
         if self.tile_m % self.tile_n:
@@ -91,20 +106,18 @@ class HeadTiles:
         """Block `bid`'s units."""
         return (self.units - bid + self.grid - 1) // self.grid
 
-    def tile(self, bid, i, h=0):
-        """Tile h of block bid's unit i: (its first row within its head,
-        its head's first row, its key blocks, the ring's step of its first
-        key block)."""
+    def tile(self, bid, i, h=0) -> HeadTile:
+        """Tile h of block bid's unit i."""
         unit, per_tile = bid + i * self.grid, self.tile_m // self.tile_n
-        seq = self.places * self.tile_m
         if not self.causal:
             head, place = unit // self.places, unit % self.places
             steps = self.places * per_tile if self.kv_steps is None else self.kv_steps
-            return place * self.tile_m, head * seq, steps, i * steps
+            return HeadTile(place * self.tile_m, head, steps, i * steps)
         head, p = unit // (self.places // 2), unit % (self.places // 2)
         place = (self.places - 1 - p) + h * (2 * p + 1 - self.places)
-        first = (i * (self.places + 1) + h * (self.places - p)) * per_tile
-        return place * self.tile_m, head * seq, (place + 1) * per_tile, first
+        extra = self.extra_steps
+        first = i * ((self.places + 1) * per_tile + 2 * extra) + h * ((self.places - p) * per_tile + extra)
+        return HeadTile(place * self.tile_m, head, (place + 1) * per_tile + extra, first)
 
 
 @dataclass(frozen=True)

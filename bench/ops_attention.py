@@ -1,0 +1,112 @@
+"""tile_mlir.ops.attention across grouped-query shapes: 32 query heads over
+4 of K and V (GQA 8:1), 16k tokens a batch (B x S), S 512 to 8192 and 1000
+(a tail), d 64 and 128, causal and not, bf16, against every torch
+scaled_dot_product_attention backend the device has (flash, cuDNN,
+efficient; enable_gqa, or K and V expanded beforehand, untimed, where a
+backend refuses it). The op is called as a user calls it, its kernel loaded
+from the ops cache that `build` filled. Each entry's error is against
+float64 (the first batch), relative to the output's largest element,
+beside the backends'."""
+
+import json
+import math
+import os
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from .timing import timed_rounds
+
+HEADS, KV_HEADS, TOKENS = 32, 4, 16384
+SEQS = (512, 1000, 2048, 4096, 8192)
+ROUNDS, REPEATS = 3, 10
+BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
+            "efficient": SDPBackend.EFFICIENT_ATTENTION}
+ENTRIES = {}
+
+
+def cases():
+    """(name, b, s, d, causal) of every entry."""
+    for d in (64, 128):
+        for causal in (False, True):
+            for s in SEQS:
+                b = max(1, TOKENS // s)
+                yield f"attention_d{d}_b{b}_h{HEADS}kv{KV_HEADS}_s{s}{'_causal' if causal else ''}", b, s, d, causal
+
+
+def build(out):
+    """Every entry's kernel, compiled into `out` as an ops cache."""
+    os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(out)
+    import tile_mlir.ops as ops
+    for name, b, s, d, causal in cases():
+        q = torch.empty(b, HEADS, s, d, dtype=torch.bfloat16, device="meta")
+        kv = torch.empty(b, KV_HEADS, s, d, dtype=torch.bfloat16, device="meta")
+        ops.precompile("attention", q, kv, kv, causal=causal)
+        print(name, "precompiled", flush=True)
+
+
+def backend_runs(q, k, v, causal, exact, entry):
+    """Each SDPA backend's launch, and its error into `entry`."""
+    group = HEADS // KV_HEADS
+    wide = [t.repeat_interleave(group, dim=1) for t in (k, v)]
+    runs = {}
+    for key, backend in BACKENDS.items():
+        for gqa in (True, False):
+            args, kwargs = ((q, k, v), {"enable_gqa": True}) if gqa else ((q, *wide), {})
+            try:
+                with sdpa_kernel(backend):
+                    got = F.scaled_dot_product_attention(*args, is_causal=causal, **kwargs)
+            except RuntimeError as why:  # a backend this build or GPU lacks, or its GQA
+                entry[f"{key}_unavailable"] = str(why).splitlines()[0][:200]
+                continue
+            entry.pop(f"{key}_unavailable", None)
+            entry[f"{key}_gqa"] = gqa
+            entry[f"{key}_max_error_relative_to_max"] = float(((got[:1].double() - exact).abs().max()
+                                                               / exact.abs().max()))
+
+            def fn(backend=backend, args=args, kwargs=kwargs):
+                with sdpa_kernel(backend):
+                    return F.scaled_dot_product_attention(*args, is_causal=causal, **kwargs)
+            runs[key] = fn
+            break
+    return runs
+
+
+def entry_of(b, s, d, causal, ops):
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    q = torch.randn(b, HEADS, s, d, device="cuda", generator=gen).to(torch.bfloat16)
+    k, v = (torch.randn(b, KV_HEADS, s, d, device="cuda", generator=gen).to(torch.bfloat16) for _ in range(2))
+    group = HEADS // KV_HEADS
+    exact = F.scaled_dot_product_attention(q[:1].double(), *(t[:1].double().repeat_interleave(group, dim=1)
+                                                               for t in (k, v)), is_causal=causal)
+    got = ops.attention(q, k, v, causal=causal)
+    entry = {"shape": [b, HEADS, KV_HEADS, s, d], "causal": causal,
+             "max_error_relative_to_max": float((got[:1].double() - exact).abs().max() / exact.abs().max())}
+    runs = {"tile_mlir": lambda: ops.attention(q, k, v, causal=causal), **backend_runs(q, k, v, causal, exact, entry)}
+    timed_rounds(entry, runs, ROUNDS, REPEATS)
+    # Causal: half the products (the convention of FlashAttention's numbers).
+    flops = 4.0 * b * HEADS * s * s * d / (2 if causal else 1)
+    entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
+    entry["ratio_vs_best_sdpa"] = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir") / \
+        entry["ms"]["tile_mlir"]
+    return entry
+
+
+def run(artifacts, report_path):
+    os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(artifacts)
+    import tile_mlir.ops as ops
+    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
+              "repeats": REPEATS, "kernels": {}}
+    for name, b, s, d, causal in cases():
+        entry = report["kernels"][name] = entry_of(b, s, d, causal, ops)
+        print(name, "x%.3f best SDPA" % entry["ratio_vs_best_sdpa"],
+              {key: round(v, 1) for key, v in entry["TFLOPs"].items()},
+              "rel err %.2e" % entry["max_error_relative_to_max"], flush=True)
+        ratios = [e["ratio_vs_best_sdpa"] for e in report["kernels"].values()]
+        report["summary"] = {"geomean_ratio_vs_best_sdpa": math.exp(sum(map(math.log, ratios)) / len(ratios)),
+                             "entries": len(ratios),
+                             "worst": sorted(((n, e["ratio_vs_best_sdpa"]) for n, e in report["kernels"].items()),
+                                             key=lambda kv: kv[1])[:5]}
+        with open(report_path, "w") as f:
+            json.dump(report, f, indent=1)
