@@ -20,6 +20,7 @@ import pytest
 
 import tile_mlir
 from tile_mlir.kernels.gemm_hopper import HopperGemmConfig, hopper_gemm
+from tile_mlir.kernels.gemm_reduce import split_k_reduce
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
@@ -103,6 +104,45 @@ def test_rowwise_scales_and_c_of_another_type(dtype, out_dtype):
                         c, scale_a, scale_b)
     want = gemm_reference.expected(a, b).astype(np.float32) * scale_a * scale_b
     assert np.array_equal(c, rounded_bits(want, out_dtype))
+
+
+@pytest.mark.parametrize("dtype, scales, out_dtype", [("bfloat16", "none", "bfloat16"), ("e4m3", "row", "float16"),
+                                                      ("e4m3", "tensor", "bfloat16")])
+def test_split_k_partials_and_their_reduction(dtype, scales, out_dtype):
+    # K in 4 slices over 3 blocks (units: a slice of a tile): each slice's
+    # partial is exact in W[slice] (integer data); the reduction adds the
+    # slices in order, scales (rowwise: its row's, then its column's) and
+    # rounds once. 20 x 72 over tiles of 64 x 64: rows and columns past C
+    # store nothing (W starts as NaN there and stays).
+    m, n, k, split = 20, 72, 512 if dtype == "bfloat16" else 1024, 4
+    rng = np.random.default_rng(19)
+    a, b = [rng.integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
+    config = HopperGemmConfig(bn=64, stages=3, blocks=3, group_m=1, consumers=1, split_k=split)
+    w = np.full((split, m, n), np.nan, np.float32)
+    tile_mlir.interpret(hopper_gemm(m, n, k, dtype, config), gemm_reference.bits(a, dtype),
+                        np.ascontiguousarray(gemm_reference.bits(b, dtype).T), w)
+    piece = k // split
+    for s in range(split):
+        assert np.array_equal(w[s], a[:, piece * s:piece * (s + 1)] @ b[piece * s:piece * (s + 1)])
+    scale_args = {"none": (), "tensor": (np.array([[0.5]], np.float32), np.array([[3.0]], np.float32)),
+                  "row": (rng.uniform(0.5, 2, (m, 1)).astype(np.float32),
+                          rng.uniform(0.5, 2, (1, n)).astype(np.float32))}[scales]
+    c = np.zeros((m, n), np.uint16)
+    tile_mlir.interpret(split_k_reduce(m, n, split, out_dtype, scales), w, c, *scale_args)
+    want = ((w[0] + w[1]) + w[2]) + w[3]
+    if scales == "tensor":
+        want = want * (scale_args[0] * scale_args[1])
+    elif scales == "row":
+        want = want * scale_args[0] * scale_args[1]
+    assert np.array_equal(c, rounded_bits(want, out_dtype))
+
+
+def test_split_k_it_cannot_take_is_refused():
+    with pytest.raises(ValueError, match=r"K's 8 steps of 64 do not split into 3 equal slices"):
+        hopper_gemm(64, 64, 512, "bfloat16", HopperGemmConfig(split_k=3))
+    with pytest.raises(ValueError, match=r"a split-K partial is float32: its scales and C's type are the "
+                       r"reduction's"):
+        hopper_gemm(64, 64, 512, "e4m3", HopperGemmConfig(split_k=2), scaled="row")
 
 
 @pytest.mark.parametrize("shape, dtype, message", [

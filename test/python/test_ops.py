@@ -40,10 +40,6 @@ def integers(shape, low, high, seed, dtype=torch.bfloat16):
      r"a has 3 dimensions; the op takes 2"),
     (torch.ones(4, 16, dtype=torch.bfloat16), torch.ones(8, 8, dtype=torch.bfloat16), ValueError,
      r"b: its 8 rows do not match a's 16 columns"),
-    (torch.ones(4, 12, dtype=torch.bfloat16), torch.ones(12, 8, dtype=torch.bfloat16), ValueError,
-     r"a: K 12 is not a multiple of 8"),
-    (torch.ones(4, 8, dtype=torch.bfloat16), torch.ones(8, 12, dtype=torch.bfloat16), ValueError,
-     r"b: N 12 is not a multiple of 8"),
     (np.ones((4, 8)), torch.ones(8, 8, dtype=torch.bfloat16), TypeError, r"a is a torch.Tensor, got ndarray"),
 ])
 def test_matmul_names_the_bad_argument(a, b, error, message):
@@ -103,8 +99,8 @@ def test_fake_implementations_give_shapes_and_dtypes():
     assert ops.rms_norm(x, torch.empty(4096, dtype=torch.bfloat16, **meta)).shape == x.shape
     assert ops.softmax(x).dtype == torch.bfloat16
     # The checks run on the fake path too: nothing traces a bad call.
-    with pytest.raises(ValueError, match="K 12 is not a multiple of 8"):
-        ops.matmul(torch.empty(4, 12, dtype=torch.bfloat16, **meta), torch.empty(12, 8, dtype=torch.bfloat16, **meta))
+    with pytest.raises(ValueError, match="b: its 8 rows do not match a's 12 columns"):
+        ops.matmul(torch.empty(4, 12, dtype=torch.bfloat16, **meta), torch.empty(8, 8, dtype=torch.bfloat16, **meta))
 
 
 def test_a_block_traces_under_torch_compile_with_no_graph_break():
@@ -265,8 +261,8 @@ def test_precompile_fills_the_cache_for_a_machine_without_mlir(tmp_path, monkeyp
     assert len(os.listdir(tmp_path / "ops")) == len(candidates("bfloat16")) + 1
     ops.precompile("matmul", torch.empty(1, 64, **meta), torch.empty(64, 24, **meta))  # the same kernels
     assert len(os.listdir(tmp_path / "ops")) == len(candidates("bfloat16")) + 1
-    with pytest.raises(ValueError, match="b: N 12 is not a multiple of 8"):
-        ops.precompile("matmul", torch.empty(1, 64, **meta), torch.empty(64, 12, **meta))
+    with pytest.raises(ValueError, match="b: its 60 rows do not match a's 64 columns"):
+        ops.precompile("matmul", torch.empty(1, 64, **meta), torch.empty(60, 12, **meta))
     with pytest.raises(ValueError, match=r"op is one of \['attention', 'matmul', 'rms_norm', 'scaled_matmul', "
                        r"'softmax'\], got 'gemm'"):
         ops.precompile("gemm")
@@ -315,6 +311,59 @@ def test_rowwise_scales_and_out_dtype_in_the_interpreter():
     assert ops.matmul(meta, meta.t(), out_dtype=torch.float16).dtype == torch.float16
     with pytest.raises(TypeError, match="out_dtype is a torch.dtype or None, got str"):
         ops.matmul(meta, meta.t(), out_dtype="float16")
+
+
+def test_n_and_k_off_the_kernels_rows_take_padded_copies():
+    # N 12 and K 20 (bf16), N 12 and K 24 (e4m3, rowwise): A and Bt
+    # zero-padded to whole 16-byte rows, C's padded columns dropped; exact
+    # data, so C is float64's product rounded once.
+    g = torch.Generator().manual_seed(8)
+    a = torch.randint(-3, 4, (5, 20), generator=g).float()
+    bt = torch.randint(-3, 4, (12, 20), generator=g).float()
+    c = ops.matmul(a.bfloat16(), bt.bfloat16().t())
+    assert c.shape == (5, 12) and c.is_contiguous()
+    assert torch.equal(c, (a.double() @ bt.double().t()).to(torch.bfloat16))
+    a8 = torch.randint(-3, 4, (5, 24), generator=g).float()
+    bt8 = torch.randint(-3, 4, (12, 24), generator=g).float()
+    scale_a, scale_b = torch.rand(5, 1, generator=g) + 0.5, torch.rand(1, 12, generator=g) + 0.5
+    c = ops.scaled_matmul(a8.to(torch.float8_e4m3fn), bt8.to(torch.float8_e4m3fn).t(), scale_a, scale_b)
+    assert torch.equal(c, ((a8.double() @ bt8.double().t()).float() * scale_a * scale_b).to(torch.bfloat16))
+
+
+def test_a_short_m_is_tuned_among_split_k_configurations():
+    # M 16 x N 4096: one consumer of 64 rows by 128 columns makes 32
+    # tiles, split 4 ways to 128 units; the default's 16 tiles of 128 x
+    # 256, 8 ways (64 steps of K: 8 each). A long M adds none.
+    import importlib
+    from tile_mlir.kernels.configs import HopperGemmConfig
+    matmul_module = importlib.import_module("tile_mlir.ops.matmul")
+    splits = [(c.consumers, c.bn, c.split_k) for c in matmul_module.candidates("bfloat16", 16, 4096, 4096)]
+    assert splits == [(2, 256, 1), (2, 256, 1), (2, 128, 1), (1, 128, 1), (1, 128, 4), (2, 256, 8)]
+    assert all(c.split_k == 1 for c in matmul_module.candidates("bfloat16", 4096, 4096, 4096))
+    assert HopperGemmConfig.best("bfloat16") == matmul_module.candidates("bfloat16", 16, 4096, 4096)[0]
+
+
+def test_split_k_runs_through_the_op_in_the_interpreter(monkeypatch):
+    # The op with a split-K configuration first (the interpreter takes the
+    # first candidate): the partial GEMM into a float32 workspace, then the
+    # reduction with rowwise scales into fp16; exact data, so C is
+    # float64's scaled product rounded once.
+    import importlib
+    from tile_mlir.kernels.configs import HopperGemmConfig
+    matmul_module = importlib.import_module("tile_mlir.ops.matmul")
+    split = HopperGemmConfig(consumers=1, bn=64, stages=3, blocks=4, group_m=1, split_k=2)
+    monkeypatch.setattr(matmul_module, "candidates", lambda *args: [split])
+    g = torch.Generator().manual_seed(5)
+    m, n, k = 3, 40, 512
+    a = torch.randint(-3, 4, (m, k), generator=g).float()
+    bt = torch.randint(-3, 4, (n, k), generator=g).float()
+    scale_a, scale_b = torch.rand(m, 1, generator=g) + 0.5, torch.rand(1, n, generator=g) + 0.5
+    c = ops.scaled_matmul(a.to(torch.float8_e4m3fn), bt.to(torch.float8_e4m3fn).t(), scale_a, scale_b,
+                          out_dtype=torch.float16)
+    exact = (a.double() @ bt.double().t()).float()
+    assert torch.equal(c, (exact * scale_a * scale_b).to(torch.float16))
+    c = ops.matmul(a.bfloat16(), bt.bfloat16().t())
+    assert torch.equal(c, exact.to(torch.bfloat16))
 
 
 def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():

@@ -86,4 +86,4 @@ def test_the_ops_pages_examples_run(tmp_path, monkeypatch):
     exec(compile(example.replace('device="cuda"', 'device="meta"'), "docs/ops.md", "exec"), namespace)
     assert namespace["o"].shape == (1, 32, 256, 128)
     exec(compile(precompiling, "docs/ops.md", "exec"), {})
-    assert len(os.listdir(tmp_path / "ops")) == 4  # matmul's four candidate configurations
+XX

@@ -12,7 +12,10 @@ class HopperGemmConfig:
     """The block tile and schedule: `consumers` warpgroups of 64 rows by
     `bn` columns, a ring of `stages` slots, `blocks` persistent blocks
     taking tiles in groups of `group_m` tile rows, setmaxnreg's registers
-    for the producer and the consumers."""
+    for the producer and the consumers; `split_k` > 1: each tile's steps of
+    K in that many slices, each slice a unit of work whose float32 partial
+    a second kernel sums (kernels/gemm_reduce.py): a short M's few tiles
+    spread over the SMs."""
 
     bn: int = 256
     consumers: int = 2
@@ -21,6 +24,7 @@ class HopperGemmConfig:
     blocks: int = 128
     producer_regs: int = 40
     consumer_regs: int = 232
+    split_k: int = 1
 
     @classmethod
     def best(cls, dtype: str):

@@ -24,6 +24,12 @@ GroupedTiles). In each block:
   columns after each step's issue: stmatrix into the consumer's swizzled
   shared buffer, then one TMA box. The tensor cores never wait for C.
 
+A short M leaves most SMs without a tile; `config.split_k` splits each
+tile's steps of K into slices, each slice a unit of work whose float32
+partial the consumers store from their registers (st.global) into a
+workspace W (split_k, M, N), which kernels/gemm_reduce.py sums in order,
+scales and rounds into C.
+
 On integer-valued data small enough that every partial sum is exact, C
 equals numpy bit for bit, in the interpreter and on the GPU
 (test_kernels_gemm_hopper.py).
@@ -85,6 +91,11 @@ class _Geometry:
                              f"{16 if self.fp8 else 8}, N of 8)")
         if self.chunk_cols not in CHUNK_SWIZZLE:
             raise ValueError(f"the epilogue's chunks are {sorted(CHUNK_SWIZZLE)} columns, got {self.chunk_cols}")
+        if self.split < 1 or self.steps % self.split:
+            raise ValueError(f"K's {self.steps} steps of {self.bk} do not split into {self.split} equal slices")
+        if self.split > 1 and (self.scales != "none" or self.out_dtype):
+            raise ValueError("a split-K partial is float32: its scales and C's type are the reduction's "
+                             "(kernels/gemm_reduce.py)")
 
     fp8 = property(lambda self: self.dtype == "e4m3")
     # A step is one 128-byte swizzled row: 64 b16 or 128 e4m3 elements, four
@@ -100,7 +111,17 @@ class _Geometry:
     tiles_m = property(lambda self: -(-self.m // self.bm))
     tiles_n = property(lambda self: -(-self.n // self.config.bn))
     tiles = property(lambda self: self.tiles_m * self.tiles_n)
-    blocks = property(lambda self: min(self.config.blocks, self.tiles))
+    split = property(lambda self: self.config.split_k)
+    slice_steps = property(lambda self: self.steps // self.split)  # a unit's steps: a tile's, or a slice's
+    units = property(lambda self: self.tiles * self.split)
+    blocks = property(lambda self: min(self.config.blocks, self.units))
+
+    def unit(self, unit):
+        """(tile, the unit's first step of K) of a unit of work: a tile, or
+        slice unit % split of tile unit / split."""
+        if self.split == 1:
+            return unit, 0
+        return unit // self.split, unit % self.split * self.slice_steps
     regs = property(lambda self: self.config.bn // 2)
     chunk_cols = property(lambda self: self.config.bn // DEFERRED_STEPS)
     out_kind = property(lambda self: OUT_KINDS[self.out_dtype] if self.out_dtype else
@@ -138,15 +159,17 @@ def _wgmma_step(g: _Geometry, acc, a_s, b_s, slot, a_row, accumulate, fresh=None
 def _produce(g: _Geometry, A, B, a_s, b_s, ring, bid):
     """Thread 0 of the producer: each step of each of the block's tiles,
     once its slot is free, expects the two boxes' bytes and loads them."""
-    for tile in T.serial(bid, g.tiles, g.blocks):
+    for unit in T.serial(bid, g.units, g.blocks):
+        tile, k0 = g.unit(unit)
         row0, col0 = g.order.origin(tile)
-        first = (tile - bid) // g.blocks * g.steps
-        for kt in T.serial(0, g.steps):
+        first = (unit - bid) // g.blocks * g.slice_steps
+        for kt in T.serial(0, g.slice_steps):
             put = PipelineState.producer(g.config.stages, first + kt)
             ring.acquire(put)
             ring.expect(put, (g.bm + g.config.bn) * 128)
-            T.cuda.tile.apply(T.ptx[TMA_LOAD], a_s[put.stage], A.tensor_map, (kt * g.bk, row0), ring.full(put))
-            T.cuda.tile.apply(T.ptx[TMA_LOAD], b_s[put.stage], B.tensor_map, (kt * g.bk, col0), ring.full(put))
+            k = (kt + k0) * g.bk if g.split > 1 else kt * g.bk
+            T.cuda.tile.apply(T.ptx[TMA_LOAD], a_s[put.stage], A.tensor_map, (k, row0), ring.full(put))
+            T.cuda.tile.apply(T.ptx[TMA_LOAD], b_s[put.stage], B.tensor_map, (k, col0), ring.full(put))
 
 
 class _DeferredStore:
@@ -217,15 +240,12 @@ class _DeferredStore:
             T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
 
 
-def _consume(g: _Geometry, a_s, b_s, ring, epilogue: _DeferredStore, t, bid, c):
-    """Consumer `c`'s tiles: each step waits for its slot, issues its wgmma
-    and frees the step before's slot; the previous tile's chunks are
-    stored after the first steps; after the last step, the tile's pairs
-    are rounded for the next tile (or the end) to store."""
-    warp, lane, p = (t // 32) % 4, t % 32, t % 128
-    acc = T.alloc_local((1, 1, g.regs), "float32")
+def _multiplier(g: _Geometry, a_s, b_s, ring, acc, t, c):
+    """multiply(first, kt): step kt of the unit whose first step is the
+    ring's `first`: wait for its slot, issue its wgmma (step 0 starts the
+    accumulators afresh) and free the step before's slot."""
+    p, stages = t % 128, g.config.stages
     accumulate, fresh = t < g.threads, t >= g.threads  # a true and a false predicate
-    stages = g.config.stages
 
     def multiply(first, kt):
         get = PipelineState(stages, first + kt)
@@ -237,6 +257,40 @@ def _consume(g: _Geometry, a_s, b_s, ring, epilogue: _DeferredStore, t, bid, c):
                 ring.release(get.behind(1), where=p == 0)
         else:
             ring.release(get.behind(1), where=(kt >= 1) & (p == 0))
+    return multiply
+
+
+def _consume_slices(g: _Geometry, a_s, b_s, ring, W, t, bid, c):
+    """Consumer `c`'s units of a split K: each slice's steps, then its
+    float32 partial stored from the registers into W[slice] (st.global,
+    two columns a store; rows and columns past C's edges store nothing)."""
+    warp, lane, p = (t // 32) % 4, t % 32, t % 128
+    acc = T.alloc_local((1, 1, g.regs), "float32")
+    multiply = _multiplier(g, a_s, b_s, ring, acc, t, c)
+    for unit in T.serial(bid, g.units, g.blocks):
+        tile, part = unit // g.split, unit % g.split
+        row0, col0 = g.order.origin(tile)
+        first = (unit - bid) // g.blocks * g.slice_steps
+        multiply(first, 0)
+        for kt in T.serial(1, g.slice_steps):
+            multiply(first, kt)
+        T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+        ring.release(PipelineState(g.config.stages, first + g.slice_steps - 1), where=p == 0)
+        for i in range(g.regs // 2):
+            row, col = WgmmaAccumulator(g.config.bn).place(2 * i, warp, lane, row0 + 64 * c, col0)
+            T.cuda.tile.apply(T.ptx["st.global.v2.f32"], W[part, row:row + 1, col:col + 2],
+                              acc[0, 0:1, 2 * i:2 * i + 2], pred=(row < g.m) & (col < g.n))
+
+
+def _consume(g: _Geometry, a_s, b_s, ring, epilogue: _DeferredStore, t, bid, c):
+    """Consumer `c`'s tiles: each step waits for its slot, issues its wgmma
+    and frees the step before's slot; the previous tile's chunks are
+    stored after the first steps; after the last step, the tile's pairs
+    are rounded for the next tile (or the end) to store."""
+    warp, lane, p = (t // 32) % 4, t % 32, t % 128
+    acc = T.alloc_local((1, 1, g.regs), "float32")
+    stages = g.config.stages
+    multiply = _multiplier(g, a_s, b_s, ring, acc, t, c)
 
     # The first steps are laid out one by one, each followed by a chunk of
     # the previous tile; a K of fewer steps stores the rest after them.
@@ -282,11 +336,18 @@ def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "Hopper
     ScaleA (M, 1) and ScaleB (1, N) (its rowwise scales): each accumulator
     times its row's, then its column's. Then C's rounding, to `out_dtype`
     ("bfloat16" or "float16"; the inputs' type, bf16 for e4m3, by
-    default)."""
+    default). With `config.split_k` > 1: the partial GEMM, of (A, Bt, W),
+    W (split_k, M, N) float32, each slice of K's partial; its scales and
+    rounding are gemm_reduce.split_k_reduce's."""
     scales = {False: "none", True: "tensor"}.get(scaled, scaled)
     g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype)
     a_param = T.Tensor((m, k), g.bits, tma=T.TensorMap((g.bm, g.bk), "128B"))
     b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((g.config.bn, g.bk), "128B"))
+    if g.split > 1:
+        @T.function
+        def gemm_partial(A: a_param, B: b_param, W: T.Tensor((g.split, m, n), "float32")):
+            _body(g, A, B, W)
+        return gemm_partial
     c_param = T.Tensor((m, n), "uint16", tma=T.TensorMap((64, g.chunk_cols), CHUNK_SWIZZLE[g.chunk_cols]))
     if scales == "none":
         @T.function
@@ -308,8 +369,9 @@ def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None):
     T.device_entry(launch=T.cuda.LaunchConfig(grid=g.blocks, block=g.threads))
     a_s = T.alloc_dynamic_shared((cfg.stages, g.bm, g.bk), g.bits, align=1024).swizzle("128B")
     b_s = T.alloc_dynamic_shared((cfg.stages, cfg.bn, g.bk), g.bits, align=1024).swizzle("128B")
-    c_s = T.alloc_dynamic_shared((cfg.consumers, 64, g.chunk_cols), "uint16", align=1024).swizzle(
-        CHUNK_SWIZZLE[g.chunk_cols])
+    if g.split == 1:
+        c_s = T.alloc_dynamic_shared((cfg.consumers, 64, g.chunk_cols), "uint16", align=1024).swizzle(
+            CHUNK_SWIZZLE[g.chunk_cols])
     t, bid = T.thread_id(), T.block_id()
     ring = TmaRing(cfg.stages, consumers=cfg.consumers)
     ring.init(where=t == 0)
@@ -320,5 +382,8 @@ def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None):
         with T.if_(roles.p == 0):
             _produce(g, A, B, a_s, b_s, ring, bid)
     with roles.consumers() as c:
+        if g.split > 1:
+            _consume_slices(g, a_s, b_s, ring, C, t, bid, c)
+            return
         scale = {"none": None, "tensor": lambda: _scale(ScaleA, ScaleB), "row": lambda: (ScaleA, ScaleB)}[g.scales]
         _consume(g, a_s, b_s, ring, _DeferredStore(g, C, c_s, c, stores, scale and scale()), t, bid, c)

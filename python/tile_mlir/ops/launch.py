@@ -73,30 +73,37 @@ def bits(t: torch.Tensor) -> torch.Tensor:
     return t.view(BITS[t.dtype])
 
 
-def tuned(fields: dict, candidates, job: Callable, args):
+def tuned(fields: dict, candidates, stages: Callable, operands: Callable, device_tensor: torch.Tensor):
     """The configuration to launch with: the first candidate off the GPU
-    (the interpreter; precompile compiles them all); on a CUDA device the autotuner's choice
-    for `fields`, each candidate timed on `args` (`job(config)` gives its
-    kernel's spec and build)."""
-    if args[0].device.type == "meta":
-        # precompile(): every kernel the op may choose among.
+    (the interpreter; on meta tensors, precompile, every candidate's
+    kernels compiled); on a CUDA device the autotuner's choice for
+    `fields`, each candidate timed on its operands (`stages(config)`: the
+    (spec, build) of each kernel it launches in turn; `operands(config)`:
+    their arguments)."""
+    if device_tensor.device.type == "meta":
         for config in candidates:
-            kernel_cache.kernel(*job(config), PRECOMPILE_TARGET)
+            for spec, build in stages(config):
+                kernel_cache.kernel(spec, build, PRECOMPILE_TARGET)
         return candidates[0]
-    if not args[0].is_cuda:
+    if not device_tensor.is_cuda:
         return candidates[0]
     from . import autotune
-    device = args[0].device
+    device = device_tensor.device
 
     def measure(config):
-        launcher = kernel_cache.launcher(*job(config), target(device))
-        pointers, stream = [a.data_ptr() for a in args], torch.cuda.current_stream(device).cuda_stream
+        launchers = [kernel_cache.launcher(spec, build, target(device)) for spec, build in stages(config)]
+        pointers = [[a.data_ptr() for a in args] for args in operands(config)]
+        stream = torch.cuda.current_stream(device).cuda_stream
+
+        def once():
+            for launcher, ptrs in zip(launchers, pointers):
+                launcher(*ptrs, stream=stream)
         for _ in range(2):
-            launcher(*pointers, stream=stream)
+            once()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         for _ in range(10):
-            launcher(*pointers, stream=stream)
+            once()
         end.record()
         end.synchronize()
         return start.elapsed_time(end) / 10
@@ -106,20 +113,30 @@ def tuned(fields: dict, candidates, job: Callable, args):
 _BY_SIGNATURE: Dict[tuple, object] = {}
 
 
-def by_signature(signature: tuple, job: Callable, *args: torch.Tensor) -> None:
-    """Runs the kernel `job()` names ((spec, build); the autotuner's choice,
-    perhaps timed) on `args`. On a CUDA device `job` runs once a signature
-    (everything that decides the kernel: op, shape, dtypes, variant) and
-    device; a later call is one dictionary lookup and the launch."""
-    if args[0].is_cuda:
-        key = (signature, args[0].device.index)
-        prepared = _BY_SIGNATURE.get(key)
-        if prepared is None:
-            spec, build = job()
-            prepared = _BY_SIGNATURE[key] = kernel_cache.launcher(spec, build, target(args[0].device))
-        prepared(*(a.data_ptr() for a in args), stream=torch.cuda.current_stream(args[0].device).cuda_stream)
+def by_signature(signature: tuple, device_tensor: torch.Tensor, choose: Callable, stages: Callable,
+                 operands: Callable) -> None:
+    """Runs the kernels of the configuration `choose()` picks (perhaps
+    timing candidates): `stages(config)` gives each kernel's (spec,
+    build), `operands(config)` their arguments, in launch order. On a CUDA
+    device `choose` and `stages` run once a signature (everything that
+    decides the kernels: op, shape, dtypes, variant) and device; a later
+    call is one dictionary lookup, its operands and the launches."""
+    if device_tensor.is_cuda:
+        key = (signature, device_tensor.device.index)
+        hit = _BY_SIGNATURE.get(key)
+        if hit is None:
+            config = choose()
+            launchers = [kernel_cache.launcher(spec, build, target(device_tensor.device))
+                         for spec, build in stages(config)]
+            hit = _BY_SIGNATURE[key] = (config, launchers)
+        config, launchers = hit
+        stream = torch.cuda.current_stream(device_tensor.device).cuda_stream
+        for launcher, args in zip(launchers, operands(config)):
+            launcher(*(a.data_ptr() for a in args), stream=stream)
         return
-    run(*job(), *args)
+    config = choose()
+    for (spec, build), args in zip(stages(config), operands(config)):
+        run(spec, build, *args)
 
 
 def run(spec: dict, build: Callable, *args: torch.Tensor) -> None:

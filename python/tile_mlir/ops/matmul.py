@@ -1,6 +1,6 @@
 """tile_mlir.ops.matmul(a, b, out_dtype=None): a @ b on the Hopper GEMM
 (tile_mlir.kernels.gemm_hopper): bf16 or fp16, a (M, K) and b (K, N), any
-M, N a multiple of 8 and K of 8 (the kernel's TMA rows), C rounded once to
+M, N and K (N and K not multiples of 8 take zero-padded copies, `padded`), C rounded once to
 the inputs' type (or `out_dtype`, bf16 or fp16) as torch.matmul rounds it.
 scaled_matmul: e4m3 with per-tensor or rowwise scales, as
 torch._scaled_mm takes them."""
@@ -36,8 +36,6 @@ def check(a: torch.Tensor, b: torch.Tensor):
     (m, k), (k_b, n) = a.shape, b.shape
     launch.require(k == k_b, "b", f"its {k_b} rows do not match a's {k} columns")
     launch.require(m >= 1 and n >= 1 and k >= 1, "a", f"an empty product {m} x {n} x {k}")
-    launch.require(k % 8 == 0, "a", f"K {k} is not a multiple of 8 (the kernel's rows are whole 16 bytes)")
-    launch.require(n % 8 == 0, "b", f"N {n} is not a multiple of 8 (the kernel's rows are whole 16 bytes)")
     return m, n, k
 
 
@@ -53,11 +51,12 @@ def matmul(a, b, out_dtype=None):
 def matmul_impl(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
     m, n, k = check(a, b)
     out = check_out_dtype(out_dtype, a.dtype)
-    c = torch.empty((m, n), dtype=out, device=a.device)
+    (a_rows, bt), (n_to, k_to) = padded(*k_major(a, b), 8, 8)
+    c = torch.empty((m, n_to), dtype=out, device=a.device)
     dtype = launch.NAMES[a.dtype]
-    tuned_run("matmul", (m, n, k), dtype, tuple(launch.bits(t) for t in (*k_major(a, b), c)),
+    tuned_run("matmul", (m, n_to, k_to), dtype, tuple(launch.bits(t) for t in (a_rows, bt, c)),
               out_dtype=None if out == a.dtype else launch.NAMES[out])
-    return c
+    return c if n_to == n else c[:, :n].contiguous()
 
 
 def k_major(a, b):
@@ -67,39 +66,87 @@ def k_major(a, b):
     return (a if a.is_contiguous() else a.contiguous()), (b.t() if b.t().is_contiguous() else b.t().contiguous())
 
 
+def padded(a_rows, bt, n_multiple, k_multiple):
+    """((A, Bt), (N, K)) with N and K rounded up to the multiples the
+    kernel's TMA rows take (whole 16 bytes): the documented fallback for
+    other shapes, zero-filled copies (zeros add nothing to the product;
+    the padded columns of C are dropped), made on each call."""
+    (_, k), n = a_rows.shape, bt.shape[0]
+    k_to, n_to = -(-k // k_multiple) * k_multiple, -(-n // n_multiple) * n_multiple
+    if (k_to, n_to) == (k, n):
+        return (a_rows, bt), (n, k)
+    pad = torch.nn.functional.pad
+    return (pad(a_rows, (0, k_to - k)), pad(bt, (0, k_to - k, 0, n_to - n))), (n_to, k_to)
+
+
 def tuned_run(op, shape, dtype, args, scaled=False, out_dtype=None):
-    """Runs the Hopper GEMM of `shape` (m, n, k) on `args` in the
-    configuration the autotuner picked for op's bucket of M (`scaled` and
-    `out_dtype` as hopper_gemm takes them)."""
+    """Runs the Hopper GEMM of `shape` (m, n, k) on `args` (A, Bt, C, and
+    the scales) in the configuration the autotuner picked for op's bucket
+    of M (`scaled` and `out_dtype` as hopper_gemm takes them); a split-K
+    configuration runs the partial GEMM into a float32 workspace, then the
+    reduction into C."""
     m, n, k = shape
     # The specs of the kernels before scales and C's type had choices
     # stay as they were (their cache entries too).
     variant = {key: value for key, value in (("scaled", scaled), ("out_dtype", out_dtype))
                if value not in (False, True, None)}
+    scales = {False: "none", True: "tensor"}.get(scaled, scaled)
 
-    def job(config):
-        """(spec, build) of the kernel with `config`."""
-        def build():
+    def stages(config):
+        """(spec, build) of each kernel `config` launches."""
+        def gemm():
             from ..kernels.gemm_hopper import hopper_gemm
+            if config.split_k > 1:
+                return hopper_gemm(m, n, k, dtype, config)
             return hopper_gemm(m, n, k, dtype, config, scaled=scaled, out_dtype=out_dtype)
-        return {"op": op, "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": dtype,
-                "config": dataclasses.asdict(config), **variant}, build
+        spec = {"op": op, "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": dtype,
+                "config": dataclasses.asdict(config), **({} if config.split_k > 1 else variant)}
+        if config.split_k == 1:
+            return [(spec, gemm)]
 
-    def tuned_job():
-        return job(launch.tuned({"op": op, "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype], **variant},
-                                candidates(dtype), job, args))
-    launch.by_signature((op, m, n, k, dtype, scaled, out_dtype), tuned_job, *args)
+        c_dtype = out_dtype or ("bfloat16" if dtype == "e4m3" else dtype)
+
+        def reduce():
+            from ..kernels.gemm_reduce import split_k_reduce
+            return split_k_reduce(m, n, config.split_k, c_dtype, scales)
+        return [(spec, gemm), ({"op": op, "kernel": "split_k_reduce", "shape": [m, n], "split": config.split_k,
+                                "dtype": dtype, **variant}, reduce)]
+
+    def operands(config):
+        if config.split_k == 1:
+            return [args]
+        work = torch.empty((config.split_k, m, n), dtype=torch.float32, device=args[0].device)
+        return [(args[0], args[1], work), (work, *args[2:])]
+
+    def choose():
+        return launch.tuned({"op": op, "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype], **variant},
+                            candidates(dtype, m, n, k), stages, operands, args[0])
+    launch.by_signature((op, m, n, k, dtype, scaled, out_dtype), args[0], choose, stages, operands)
 
 
-def candidates(dtype):
+def candidates(dtype, m=None, n=None, k=None):
     """The configurations the autotuner times, the default (best) first:
-    one block an SM in groups of 8, 128-column tiles with 6 stages, and
-    one consumer of 64 rows (for a short M)."""
+    one block an SM in groups of 8, 128-column tiles with 6 stages, one
+    consumer of 64 rows (for a short M); and, where a short M leaves most
+    SMs without a tile, that one and the default split along K into as
+    many slices (a power of two, at least 4 steps each) as fill the SMs."""
     from ..kernels.configs import HopperGemmConfig
     best = HopperGemmConfig.best(dtype)
-    others = [HopperGemmConfig(blocks=132, group_m=8), HopperGemmConfig(bn=128, stages=6),
-              HopperGemmConfig(consumers=1, bn=128, stages=6)]
+    short = HopperGemmConfig(consumers=1, bn=128, stages=6)
+    others = [HopperGemmConfig(blocks=132, group_m=8), HopperGemmConfig(bn=128, stages=6), short]
+    if m is not None:
+        steps = -(-k // (128 if dtype == "e4m3" else 64))
+        for base in (short, best):
+            tiles = -(-m // (64 * base.consumers)) * -(-n // base.bn)
+            split = 1
+            while tiles * split * 2 <= SMS and steps % (split * 2) == 0 and steps // (split * 2) >= 4:
+                split *= 2
+            if split > 1:
+                others.append(dataclasses.replace(base, split_k=split, blocks=SMS))
     return [best] + [c for c in others if c != best]
+
+
+SMS = 132  # an H100's (and H200's) multiprocessors: the units a split-K fills
 
 
 matmul_op = torch.library.custom_op("tile_mlir::matmul", mutates_args=())(matmul_impl)
@@ -132,8 +179,6 @@ def check_scaled(a, b, scale_a, scale_b):
                        f"scale_a ({m}, 1) (rowwise)")
     launch.require(k == k_b, "b", f"its {k_b} rows do not match a's {k} columns")
     launch.require(min(m, n, k) >= 1, "a", f"an empty product {m} x {n} x {k}")
-    launch.require(k % 16 == 0, "a", f"K {k} is not a multiple of 16 (the kernel's rows are whole 16 bytes)")
-    launch.require(n % 8 == 0, "b", f"N {n} is not a multiple of 8 (C's rows are whole 16 bytes)")
     return m, n, k, "row" if rowwise and m * n > 1 else "tensor"
 
 
@@ -155,14 +200,16 @@ def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, 
                        out_dtype: Optional[torch.dtype] = torch.bfloat16) -> torch.Tensor:
     m, n, k, kind = check_scaled(a, b, scale_a, scale_b)
     out = check_out_dtype(out_dtype, torch.bfloat16)
-    a_rows, bt = k_major(a, b)
-    c = torch.empty((m, n), dtype=out, device=a.device)
+    # e4m3 pads in its bits (float8 has no pad kernel): a zero byte is +0.
+    (a_rows, bt), (n_to, k_to) = padded(*(t.view(torch.uint8) for t in k_major(a, b)), 8, 16)
+    c = torch.empty((m, n_to), dtype=out, device=a.device)
     shapes = ((1, 1), (1, 1)) if kind == "tensor" else ((m, 1), (1, n))
     scales = [s.reshape(shape).contiguous() for s, shape in zip((scale_a, scale_b), shapes)]
-    tuned_run("scaled_matmul", (m, n, k), "e4m3",
-              (a_rows.view(torch.uint8), bt.view(torch.uint8), c.view(torch.uint16), *scales),
+    if kind == "row" and n_to != n:
+        scales[1] = torch.nn.functional.pad(scales[1], (0, n_to - n), value=1.0)
+    tuned_run("scaled_matmul", (m, n_to, k_to), "e4m3", (a_rows, bt, c.view(torch.uint16), *scales),
               scaled=True if kind == "tensor" else "row", out_dtype=None if out == torch.bfloat16 else "float16")
-    return c
+    return c if n_to == n else c[:, :n].contiguous()
 
 
 scaled_matmul_op = torch.library.custom_op("tile_mlir::scaled_matmul", mutates_args=())(scaled_matmul_impl)

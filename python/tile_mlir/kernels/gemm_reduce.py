@@ -1,0 +1,74 @@
+"""The second half of a split-K GEMM (gemm_hopper with `split_k` > 1):
+C = the partials' sum, scaled and rounded. The partial GEMM stores each of
+its `split` slices of K as float32 W[s] (split, M, N); here each thread
+takes four columns of a row, adds the slices in order (W[0] + W[1] + ...,
+add.rn.f32, so the result does not depend on which block ran first), then
+applies the scales as the one-pass kernel does (per tensor: times the
+scales' product, rounded once; rowwise: times its row's, then its
+column's) and rounds once to C's 16-bit type.
+"""
+
+from .. import script as T
+
+THREADS = 256
+KINDS = {"bfloat16": "bf16", "float16": "f16"}
+SCALES = ("none", "tensor", "row")
+
+
+def _scale_vector(acc, scales, ScaleA, ScaleB, row, col):
+    """acc (4, 1), the four columns from `col` of `row`, times the scales."""
+    if scales == "tensor":
+        scale, other = T.alloc_local((1, 1), "float32"), T.alloc_local((1, 1), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], scale, ScaleA)
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], other, ScaleB)
+        T.cuda.tile.apply(T.ptx["mul.rn.f32"], scale, scale, other)
+        T.cuda.tile.apply(T.ptx["mul.rn.f32"], acc, acc, scale.broadcast((4, 1)))
+    elif scales == "row":
+        by_row, by_col = T.alloc_local((1, 1), "float32"), T.alloc_local((1, 4), "float32")
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], by_row, ScaleA[row:row + 1])
+        T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], by_col, ScaleB[0:1, col:col + 4])
+        T.cuda.tile.apply(T.ptx["mul.rn.f32"], acc, acc, by_row.broadcast((4, 1)))
+        T.cuda.tile.apply(T.ptx["mul.rn.f32"], acc, acc, by_col.reshape((4, 1)))
+
+
+def split_k_reduce(m: int, n: int, split: int, out_dtype: str = "bfloat16", scales: str = "none"):
+    """The kernel: a T.function of (W, C), W (split, m, n) float32 and C
+    (m, n) as its 16-bit bits; with `scales` "tensor" of (W, C, ScaleA,
+    ScaleB) two (1, 1) float32, "row" ScaleA (m, 1) and ScaleB (1, n)."""
+    if out_dtype not in KINDS or scales not in SCALES:
+        raise ValueError(f"C is one of {sorted(KINDS)} and scales one of {SCALES}, got {out_dtype!r}, {scales!r}")
+    if n % 4 or min(m, n, split) < 1:
+        raise ValueError(f"a thread takes four columns: N {n} is not a multiple of 4, or an empty problem")
+    vectors, quads = m * n // 4, n // 4
+    grid = min(-(-vectors // THREADS), 132 * 8)
+    kind = KINDS[out_dtype]
+
+    def body(W, C, ScaleA=None, ScaleB=None):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=THREADS))
+        for v in T.serial(T.block_id() * THREADS + T.thread_id(), vectors, grid * THREADS):
+            row, col = v // quads, v % quads * 4
+            acc, part = T.alloc_local((1, 4), "float32"), T.alloc_local((1, 4), "float32")
+            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], acc, W[0, row:row + 1, col:col + 4])
+            for s in range(1, split):
+                T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], part, W[s, row:row + 1, col:col + 4])
+                T.cuda.tile.apply(T.ptx["add.rn.f32"], acc.reshape((4, 1)), acc.reshape((4, 1)),
+                                  part.reshape((4, 1)))
+            _scale_vector(acc.reshape((4, 1)), scales, ScaleA, ScaleB, row, col)
+            packed = T.alloc_local((1, 2), "uint32")
+            pairs = acc.reshape((2, 2))
+            # cvt.rn.*x2.f32 d, a, b puts a in the upper half: the pair's second column.
+            T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed.reshape((2, 1)), pairs[:, 1:2], pairs[:, 0:1])
+            T.cuda.tile.apply(T.ptx["st.global.v2.b32"], C[row:row + 1, col:col + 4].view("uint32"), packed)
+
+    w_param, c_param = T.Tensor((split, m, n), "float32"), T.Tensor((m, n), "uint16")
+    if scales == "none":
+        @T.function
+        def reduce(W: w_param, C: c_param):
+            body(W, C)
+        return reduce
+    shapes = ((1, 1), (1, 1)) if scales == "tensor" else ((m, 1), (1, n))
+
+    @T.function
+    def reduce(W: w_param, C: c_param, ScaleA: T.Tensor(shapes[0], "float32"), ScaleB: T.Tensor(shapes[1], "float32")):
+        body(W, C, ScaleA, ScaleB)
+    return reduce
