@@ -86,4 +86,6 @@ def test_the_ops_pages_examples_run(tmp_path, monkeypatch):
     exec(compile(example.replace('device="cuda"', 'device="meta"'), "docs/ops.md", "exec"), namespace)
     assert namespace["o"].shape == (1, 32, 256, 128)
     exec(compile(precompiling, "docs/ops.md", "exec"), {})
-XX
+    # matmul's candidates at M 16 x N 4096: four of one kernel, two split
+    # along K of two kernels each (the partial GEMM and its reduction).
+    assert len(os.listdir(tmp_path / "ops")) == 4 + 2 * 2
