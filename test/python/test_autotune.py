@@ -92,8 +92,8 @@ def test_every_matmul_candidate_computes_the_product():
     rng = np.random.default_rng(9)
     a, b = [rng.integers(-3, 4, s).astype(np.float32) for s in ((m, k), (k, n))]
     want = gemm_reference.bits(gemm_reference.expected(a, b), "bfloat16")  # small integers: exact in bf16
-    for config in candidates("bfloat16")[2:]:  # the first two differ only in the blocks' count and order
+    for plan in candidates("bfloat16")[2:]:  # the first two differ only in the blocks' count and order
         c = np.zeros((m, n), np.uint16)
-        tile_mlir.interpret(hopper_gemm(m, n, k, "bfloat16", config), gemm_reference.bits(a, "bfloat16"),
+        tile_mlir.interpret(hopper_gemm(m, n, k, "bfloat16", plan.config), gemm_reference.bits(a, "bfloat16"),
                             np.ascontiguousarray(gemm_reference.bits(b, "bfloat16").T), c)
         assert np.array_equal(c, want), config

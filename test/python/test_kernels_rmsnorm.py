@@ -145,9 +145,49 @@ def test_rmsnorm_bf16_spills_nothing_and_moves_16_byte_vectors():
 
 
 def test_configurations_it_cannot_take_are_refused():
-    with pytest.raises(ValueError, match=r"the bf16 RMSNorm takes 256 threads and no cache policy"):
+    with pytest.raises(ValueError, match=r"bfloat16 rows of 4096 take 256 threads \(rows.threads_for\); "
+                       r"config.threads 512 applies to float32 rows of 4096"):
         rmsnorm(4, "bfloat16", RmsNormConfig(threads=512))
+    with pytest.raises(ValueError, match=r"the 16-bit RMSNorm takes no cache policy"):
+        rmsnorm(4, "float16", RmsNormConfig(x_priority="evict_last"))
+    with pytest.raises(ValueError, match=r"a row of 100 bfloat16 values is not whole 16-byte vectors of 8"):
+        rmsnorm(4, "bfloat16", width=100)
     with pytest.raises(ValueError, match=r"384 threads do not hold whole 16-byte vectors"):
         rmsnorm(4, config=RmsNormConfig(threads=384))
-    with pytest.raises(ValueError, match=r"rmsnorm takes float32 or bfloat16 rows, not 'float16'"):
-        rmsnorm(4, "float16")
+    with pytest.raises(ValueError, match=r"rmsnorm takes float32, bfloat16 or float16 rows, not 'float64'"):
+        rmsnorm(4, "float64")
+
+
+def _rows(dtype, shape, seed):
+    """Random normal rows as the kernels take them: float32, or 16-bit
+    bits (as int16) of values rounded to the type."""
+    values = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    if dtype == "float32":
+        return values
+    from tile_mlir.kernels.reference.rows import narrow
+    return narrow(values, dtype).view(np.int16)
+
+
+@pytest.mark.parametrize("dtype, width", [("float32", 1000), ("float16", 4096), ("float16", 200),
+                                          ("bfloat16", 4104), ("float32", 8192)])
+def test_rmsnorm_of_any_width_in_the_interpreter_is_numpys_in_the_stated_order(dtype, width):
+    # Rows that are not whole vectors of every thread (1000 float32 over
+    # 128 threads: the second vector of threads 122 up lies past the row;
+    # 200 fp16: 25 of 128 threads hold one; 4104 bf16 over 384 threads)
+    # hold zeros there and store nothing; fp16 widens by cvt.f32.f16.
+    x, w = _rows(dtype, (3, width), 5), _rows(dtype, (width,), 6)
+    out = np.full_like(x, 7)
+    tile_mlir.interpret(rmsnorm(3, dtype, width=width), x, w, out)
+    if dtype == "float32":
+        want = rmsnorm_reference.reference_rows(x, w, dtype)
+        assert out.tobytes() == want.tobytes()
+    else:
+        want = rmsnorm_reference.reference_rows(x.view(np.uint16), w.view(np.uint16), dtype)
+        assert out.view(np.uint16).tobytes() == want.tobytes()
+    # And within float32's rounding of float64's RMSNorm.
+    wide = (lambda a: a) if dtype == "float32" else (
+        lambda a: np.float32(1) * __import__("tile_mlir.kernels.reference.rows", fromlist=["widen"]).widen(
+            a.view(np.uint16), dtype))
+    plain = wide(x) / np.sqrt((wide(x).astype(np.float64) ** 2).mean(axis=1, keepdims=True) + 1e-6) * wide(w)
+    got = wide(out)
+    assert np.abs(got - plain).max() <= (2e-6 if dtype == "float32" else 2e-2) * np.abs(plain).max()

@@ -118,9 +118,11 @@ def test_sum_sass_inner_loop_is_eight_vector_loads_and_32_adds(compiled):
     assert "LDL" not in mnemonics and "STL" not in mnemonics
 
 
-def test_softmax_takes_float32_or_bfloat16_rows():
-    with pytest.raises(ValueError, match=r"softmax takes float32 or bfloat16 rows, not 'float16'"):
-        softmax(4, "float16")
+def test_softmax_takes_float32_bfloat16_or_float16_rows():
+    with pytest.raises(ValueError, match=r"softmax takes float32, bfloat16 or float16 rows, not 'float64'"):
+        softmax(4, "float64")
+    with pytest.raises(ValueError, match=r"a row of 1001 float32 values is not whole 16-byte vectors of 4"):
+        softmax(4, "float32", width=1001)
 
 
 def test_softmax_with_l2_policies_is_the_same_bits_and_carries_them():
@@ -136,5 +138,21 @@ def test_softmax_with_l2_policies_is_the_same_bits_and_carries_them():
     assert len(re.findall(r"ld\.global\.L2::cache_hint\.v4\.f32", ptx)) == 4
     assert len(re.findall(r"st\.global\.L2::cache_hint\.v4\.f32", ptx)) == 4
     assert "createpolicy.fractional.L2::evict_last" in ptx and "createpolicy.fractional.L2::evict_first" in ptx
-    with pytest.raises(ValueError, match="the bf16 softmax takes no cache policy"):
+    with pytest.raises(ValueError, match="the 16-bit softmax takes no cache policy"):
         softmax(2, "bfloat16", config)
+
+
+@pytest.mark.parametrize("dtype, width", [("float32", 1000), ("float16", 4096), ("float16", 200),
+                                          ("bfloat16", 4104), ("float32", 8192)])
+def test_softmax_of_any_width_in_the_interpreter_is_numpys_in_the_stated_order(dtype, width):
+    # The vectors past a row's end hold -inf (their e is 0) and store
+    # nothing; fp16 widens by cvt.f32.f16 and rounds by cvt.rn.f16x2.f32.
+    from tile_mlir.kernels.reference.rows import narrow
+    x = (np.random.default_rng(4).standard_normal((3, width)) * 4).astype(np.float32)
+    bits = x if dtype == "float32" else narrow(x, dtype)
+    out = np.full(bits.shape, 7, bits.dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tile_mlir.InterpretWarning)  # ex2.approx as its correctly rounded
+        tile_mlir.interpret(softmax(3, dtype, width=width), bits.view(np.int16) if dtype != "float32" else bits,
+                            out.view(np.int16) if dtype != "float32" else out)
+    assert out.tobytes() == softmax_reference.reference(bits, dtype).tobytes()

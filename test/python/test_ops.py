@@ -73,11 +73,14 @@ def test_attention_refuses_what_it_does_not_take():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: ops.rms_norm(torch.zeros(2, 1024), torch.zeros(1024)), r"x: rows of 1024; the kernels take rows of 4096"),
+    (lambda: ops.rms_norm(torch.zeros(2, 1022), torch.zeros(1022)), r"x: rows of 1022; the kernels take whole "
+     r"16-byte vectors \(4 torch.float32 values: other widths not yet\)"),
     (lambda: ops.rms_norm(torch.zeros(2, 4096), torch.zeros(2048)), r"weight: 2048 elements for rows of 4096"),
     (lambda: ops.rms_norm(torch.zeros(2, 4096), torch.zeros(4096), -1.0), r"eps is a positive float, got -1.0"),
-    (lambda: ops.softmax(torch.zeros(4096, 8), dim=0), r"x: rows of 8; the kernels take rows of 4096"),
-    (lambda: ops.softmax(torch.zeros(2, 4096, dtype=torch.float16)), r"x is torch.float16; the op takes"),
+    (lambda: ops.softmax(torch.zeros(4096, 8), dim=0), r"dim: 0: the kernel reduces over the last dimension"),
+    (lambda: ops.softmax(torch.zeros(2, 12, dtype=torch.float16)), r"x: rows of 12; the kernels take whole 16-byte "
+     r"vectors \(8 torch.float16 values"),
+    (lambda: ops.softmax(torch.zeros(2, 4096, dtype=torch.float64)), r"x is torch.float64; the op takes"),
 ])
 def test_norms_name_the_bad_argument(call, message):
     with pytest.raises(ValueError, match=message):
@@ -154,6 +157,24 @@ def test_an_interpreted_result_it_cannot_define_is_an_error_not_a_wrong_answer()
     with pytest.raises(InterpretedResultError, match=r"tile_mlir.ops.matmul on the CPU runs its kernel in the "
                        r"interpreter, which could not follow this data: .* elements of C were stored undefined"):
         ops.matmul(a, b)
+
+
+@pytest.mark.parametrize("dtype, width", [(torch.float16, 5120), (torch.float32, 1000), (torch.bfloat16, 136)])
+def test_norms_of_any_width_are_their_stated_order(dtype, width):
+    # Llama's 5,120 in fp16, 1,000 float32 values, 136 bf16: the kernels'
+    # rows of that width, against the references in their order.
+    from tile_mlir.kernels.reference import rmsnorm as rms, softmax as soft
+    x = torch.randn(2, 3, width, generator=torch.Generator().manual_seed(7)).to(dtype)
+    w = torch.randn(width, generator=torch.Generator().manual_seed(8)).to(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ex2.approx as its correctly rounded result: stated
+        y, s = ops.rms_norm(x, w, 1e-5), ops.softmax(x)
+    name = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float16: "float16"}[dtype]
+    as_np = (lambda t: t.reshape(-1, width).numpy()) if dtype == torch.float32 else (
+        lambda t: t.reshape(-1, width).view(torch.int16).numpy().view(np.uint16))
+    assert np.array_equal(as_np(y), rms.reference_rows(as_np(x), as_np(w)[0], name, eps=1e-5))
+    assert np.array_equal(as_np(s), soft.reference(as_np(x), name))
+    assert y.shape == s.shape == x.shape and y.dtype == s.dtype == dtype
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -333,14 +354,18 @@ def test_n_and_k_off_the_kernels_rows_take_padded_copies():
 def test_a_short_m_is_tuned_among_split_k_configurations():
     # M 16 x N 4096: one consumer of 64 rows by 128 columns makes 32
     # tiles, split 4 ways to 128 units; the default's 16 tiles of 128 x
-    # 256, 8 ways (64 steps of K: 8 each). A long M adds none.
+    # 256, 8 ways (64 steps of K: 8 each). Swap-AB (N's rows as the tiles,
+    # M as 64 columns): 64 tiles of one consumer split 2 ways, 32 of two
+    # split 4 ways. A long M adds none.
     import importlib
     from tile_mlir.kernels.configs import HopperGemmConfig
     matmul_module = importlib.import_module("tile_mlir.ops.matmul")
-    splits = [(c.consumers, c.bn, c.split_k) for c in matmul_module.candidates("bfloat16", 16, 4096, 4096)]
-    assert splits == [(2, 256, 1), (2, 256, 1), (2, 128, 1), (1, 128, 1), (1, 128, 4), (2, 256, 8)]
-    assert all(c.split_k == 1 for c in matmul_module.candidates("bfloat16", 4096, 4096, 4096))
-    assert HopperGemmConfig.best("bfloat16") == matmul_module.candidates("bfloat16", 16, 4096, 4096)[0]
+    splits = [(p.config.consumers, p.config.bn, p.config.split_k, p.swap_ab)
+              for p in matmul_module.candidates("bfloat16", 16, 4096, 4096)]
+    assert splits == [(2, 256, 1, False), (2, 256, 1, False), (2, 128, 1, False), (1, 128, 1, False),
+                      (1, 128, 4, False), (2, 256, 8, False), (1, 64, 2, True), (2, 64, 4, True)]
+    assert all(p.config.split_k == 1 for p in matmul_module.candidates("bfloat16", 4096, 4096, 4096))
+    assert HopperGemmConfig.best("bfloat16") == matmul_module.candidates("bfloat16", 16, 4096, 4096)[0].config
 
 
 def test_split_k_runs_through_the_op_in_the_interpreter(monkeypatch):
@@ -352,18 +377,21 @@ def test_split_k_runs_through_the_op_in_the_interpreter(monkeypatch):
     from tile_mlir.kernels.configs import HopperGemmConfig
     matmul_module = importlib.import_module("tile_mlir.ops.matmul")
     split = HopperGemmConfig(consumers=1, bn=64, stages=3, blocks=4, group_m=1, split_k=2)
-    monkeypatch.setattr(matmul_module, "candidates", lambda *args: [split])
     g = torch.Generator().manual_seed(5)
-    m, n, k = 3, 40, 512
+    m, n, k = 3, 72, 512
     a = torch.randint(-3, 4, (m, k), generator=g).float()
     bt = torch.randint(-3, 4, (n, k), generator=g).float()
     scale_a, scale_b = torch.rand(m, 1, generator=g) + 0.5, torch.rand(1, n, generator=g) + 0.5
-    c = ops.scaled_matmul(a.to(torch.float8_e4m3fn), bt.to(torch.float8_e4m3fn).t(), scale_a, scale_b,
-                          out_dtype=torch.float16)
     exact = (a.double() @ bt.double().t()).float()
-    assert torch.equal(c, (exact * scale_a * scale_b).to(torch.float16))
-    c = ops.matmul(a.bfloat16(), bt.bfloat16().t())
-    assert torch.equal(c, exact.to(torch.bfloat16))
+    # Then swap-AB: C^T = Bt A^T (72 rows of Bt as two tiles of 64, the
+    # three rows of A as the kernel's N), the reduction writing C back.
+    for swap in (False, True):
+        monkeypatch.setattr(matmul_module, "candidates", lambda *args: [matmul_module.GemmPlan(split, swap)])
+        c = ops.scaled_matmul(a.to(torch.float8_e4m3fn), bt.to(torch.float8_e4m3fn).t(), scale_a, scale_b,
+                              out_dtype=torch.float16)
+        assert torch.equal(c, (exact * scale_a * scale_b).to(torch.float16)), swap
+        c = ops.matmul(a.bfloat16(), bt.bfloat16().t())
+        assert torch.equal(c, exact.to(torch.bfloat16)), swap
 
 
 def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():

@@ -87,5 +87,6 @@ def test_the_ops_pages_examples_run(tmp_path, monkeypatch):
     assert namespace["o"].shape == (1, 32, 256, 128)
     exec(compile(precompiling, "docs/ops.md", "exec"), {})
     # matmul's candidates at M 16 x N 4096: four of one kernel, two split
-    # along K of two kernels each (the partial GEMM and its reduction).
-    assert len(os.listdir(tmp_path / "ops")) == 4 + 2 * 2
+    # along K and two swap-AB of two kernels each (the partial GEMM and its
+    # reduction).
+    assert len(os.listdir(tmp_path / "ops")) == 4 + 2 * 2 + 2 * 2

@@ -25,15 +25,17 @@ class VectorAccess:
         self.load_policy = cache_policy(load_priority) if load_priority else None
         self.store_policy = cache_policy(store_priority) if store_priority else None
 
-    def load(self, x, source):
-        self._apply("ld.global", self.load_policy, x, source)
+    def load(self, x, source, **predicate):
+        self._apply("ld.global", self.load_policy, x, source, **predicate)
 
-    def store(self, target, x):
-        self._apply("st.global", self.store_policy, target, x)
+    def store(self, target, x, **predicate):
+        self._apply("st.global", self.store_policy, target, x, **predicate)
 
-    def _apply(self, access, policy, *operands):
+    def _apply(self, access, policy, dst, src, **predicate):
+        """One access of `dst`'s vectors (`predicate`: pred= and
+        preserve_dst= of tile.apply)."""
         if policy is None:
-            T.cuda.tile.apply(T.ptx[f"{access}.v4.f32"], *operands)
+            T.cuda.tile.apply(T.ptx[f"{access}.v4.f32"], dst, src, **predicate)
         else:
-            T.cuda.tile.apply(T.ptx[f"{access}.L2::cache_hint.v4.f32"], *operands,
-                              policy.broadcast((self.vectors, 1)))
+            T.cuda.tile.apply(T.ptx[f"{access}.L2::cache_hint.v4.f32"], dst, src,
+                              policy.broadcast((dst.shape[0], 1)), **predicate)

@@ -92,12 +92,15 @@ class RmsNormConfig:
     out_priority: Optional[str] = None
 
     @classmethod
-    def best(cls, dtype: str):
+    def best(cls, dtype: str, width: int = 4096):
         """What won on the H200 (bench/README.md): float32 with 512 threads,
         x kept in L2 (evict_last) and Out evicted first, at torch.compile's
-        speed where no layout without the policies reached it; bf16 plain."""
+        speed where no layout without the policies reached it; bf16 plain.
+        Rows of another width take rows.threads_for's threads (`threads`
+        applies to float32 rows of 4096)."""
         if dtype == "float32":
-            return cls(threads=512, x_priority="evict_last", out_priority="evict_first")
+            return cls(threads=512 if width == 4096 else THREADS, x_priority="evict_last",
+                       out_priority="evict_first")
         return cls()
 
 @dataclass(frozen=True)

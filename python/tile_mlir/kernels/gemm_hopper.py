@@ -86,7 +86,8 @@ class _Geometry:
             raise ValueError(f"an empty product: {self.m} x {self.n} x {self.k}")
         # TMA takes a tensor's rows at a pitch of whole 16 bytes: A's and
         # Bt's of K elements, C's of N 16-bit ones.
-        if self.k * (1 if self.fp8 else 2) % 16 or self.n * 2 % 16:
+        # (A split-K partial stores no C by TMA: any N.)
+        if self.k * (1 if self.fp8 else 2) % 16 or (self.config.split_k == 1 and self.n * 2 % 16):
             raise ValueError(f"K {self.k} and N {self.n}: a TMA box's rows are whole 16 bytes (K a multiple of "
                              f"{16 if self.fp8 else 8}, N of 8)")
         if self.chunk_cols not in CHUNK_SWIZZLE:
@@ -337,15 +338,15 @@ def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "Hopper
     times its row's, then its column's. Then C's rounding, to `out_dtype`
     ("bfloat16" or "float16"; the inputs' type, bf16 for e4m3, by
     default). With `config.split_k` > 1: the partial GEMM, of (A, Bt, W),
-    W (split_k, M, N) float32, each slice of K's partial; its scales and
-    rounding are gemm_reduce.split_k_reduce's."""
+    W (split_k, M, N rounded up to 8) float32, each slice of K's partial
+    (any N); its scales and rounding are gemm_reduce.split_k_reduce's."""
     scales = {False: "none", True: "tensor"}.get(scaled, scaled)
     g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype)
     a_param = T.Tensor((m, k), g.bits, tma=T.TensorMap((g.bm, g.bk), "128B"))
     b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((g.config.bn, g.bk), "128B"))
     if g.split > 1:
         @T.function
-        def gemm_partial(A: a_param, B: b_param, W: T.Tensor((g.split, m, n), "float32")):
+        def gemm_partial(A: a_param, B: b_param, W: T.Tensor((g.split, m, -(-n // 8) * 8), "float32")):
             _body(g, A, B, W)
         return gemm_partial
     c_param = T.Tensor((m, n), "uint16", tma=T.TensorMap((64, g.chunk_cols), CHUNK_SWIZZLE[g.chunk_cols]))

@@ -6,6 +6,11 @@ add.rn.f32, so the result does not depend on which block ran first), then
 applies the scales as the one-pass kernel does (per tensor: times the
 scales' product, rounded once; rowwise: times its row's, then its
 column's) and rounds once to C's 16-bit type.
+
+`transposed`: the partial GEMM computed C^T = B^T A^T (swap-AB: a short M
+as the GEMM's N, N's rows as its tiles), so W is (split, N, M rounded up
+to 8); each thread reads its four columns of C's row as four words of W
+and writes C (M, N) as the one-pass kernel would.
 """
 
 from .. import script as T
@@ -31,10 +36,12 @@ def _scale_vector(acc, scales, ScaleA, ScaleB, row, col):
         T.cuda.tile.apply(T.ptx["mul.rn.f32"], acc, acc, by_col.reshape((4, 1)))
 
 
-def split_k_reduce(m: int, n: int, split: int, out_dtype: str = "bfloat16", scales: str = "none"):
-    """The kernel: a T.function of (W, C), W (split, m, n) float32 and C
-    (m, n) as its 16-bit bits; with `scales` "tensor" of (W, C, ScaleA,
-    ScaleB) two (1, 1) float32, "row" ScaleA (m, 1) and ScaleB (1, n)."""
+def split_k_reduce(m: int, n: int, split: int, out_dtype: str = "bfloat16", scales: str = "none",
+                   transposed: bool = False):
+    """The kernel: a T.function of (W, C), W (split, m, n) float32 (or
+    `transposed`, (split, n, m rounded up to 8)) and C (m, n) as its 16-bit
+    bits; with `scales` "tensor" of (W, C, ScaleA, ScaleB) two (1, 1)
+    float32, "row" ScaleA (m, 1) and ScaleB (1, n)."""
     if out_dtype not in KINDS or scales not in SCALES:
         raise ValueError(f"C is one of {sorted(KINDS)} and scales one of {SCALES}, got {out_dtype!r}, {scales!r}")
     if n % 4 or min(m, n, split) < 1:
@@ -43,14 +50,22 @@ def split_k_reduce(m: int, n: int, split: int, out_dtype: str = "bfloat16", scal
     grid = min(-(-vectors // THREADS), 132 * 8)
     kind = KINDS[out_dtype]
 
+    def load(W, s, dst, row, col):
+        """dst (1, 4) = slice s's four values of C's row `row` from `col`."""
+        if not transposed:
+            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], dst, W[s, row:row + 1, col:col + 4])
+            return
+        for j in range(4):
+            T.cuda.tile.apply(T.ptx["ld.global.f32"], dst[0:1, j:j + 1], W[s, col + j:col + j + 1, row:row + 1])
+
     def body(W, C, ScaleA=None, ScaleB=None):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=THREADS))
         for v in T.serial(T.block_id() * THREADS + T.thread_id(), vectors, grid * THREADS):
             row, col = v // quads, v % quads * 4
             acc, part = T.alloc_local((1, 4), "float32"), T.alloc_local((1, 4), "float32")
-            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], acc, W[0, row:row + 1, col:col + 4])
+            load(W, 0, acc, row, col)
             for s in range(1, split):
-                T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], part, W[s, row:row + 1, col:col + 4])
+                load(W, s, part, row, col)
                 T.cuda.tile.apply(T.ptx["add.rn.f32"], acc.reshape((4, 1)), acc.reshape((4, 1)),
                                   part.reshape((4, 1)))
             _scale_vector(acc.reshape((4, 1)), scales, ScaleA, ScaleB, row, col)
@@ -60,7 +75,8 @@ def split_k_reduce(m: int, n: int, split: int, out_dtype: str = "bfloat16", scal
             T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed.reshape((2, 1)), pairs[:, 1:2], pairs[:, 0:1])
             T.cuda.tile.apply(T.ptx["st.global.v2.b32"], C[row:row + 1, col:col + 4].view("uint32"), packed)
 
-    w_param, c_param = T.Tensor((split, m, n), "float32"), T.Tensor((m, n), "uint16")
+    w_shape = (split, n, -(-m // 8) * 8) if transposed else (split, m, n)
+    w_param, c_param = T.Tensor(w_shape, "float32"), T.Tensor((m, n), "uint16")
     if scales == "none":
         @T.function
         def reduce(W: w_param, C: c_param):

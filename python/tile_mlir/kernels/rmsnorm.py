@@ -1,25 +1,26 @@
-"""RMSNorm over rows of 4096 values, y = x / sqrt(mean(x^2) + eps) * w, in
-float32 or bf16: one block of `threads` per row, 16-byte vector loads, a
-warp-shuffle reduction and one exchange of the warps' partial sums through
-shared memory.
+"""RMSNorm, y = x / sqrt(mean(x^2) + eps) * w, over rows of any width in
+whole 16-byte vectors, float32, bf16 or fp16: one block of `threads` per
+row, 16-byte vector loads, a warp-shuffle reduction and one exchange of
+the warps' partial sums through shared memory.
 
 Every rounding is IEEE (mul.rn, add.rn, sqrt.rn, rcp.rn), so the result is
 a function of the reduction order alone, which reference/rmsnorm.py states
-in numpy (V vectors of 4 a thread, W warps):
+in numpy (the row layout of reference/rows.py: V vectors of `vec` values
+a thread, W warps):
 
-1. thread t holds x[row, 4 threads k + 4 t + j] for k < V, j < 4 (16-byte
-   vectors at 4 threads-value strides: each load is coalesced across the
-   block); it sums their squares in order k, j, starting from the first;
+1. thread t holds x[row, vec (threads k + t) + j] for k < V, j < vec
+   (16-byte vectors at vec threads-value strides: each load is coalesced
+   across the block; a vector past the row's end holds 0), 16-bit values
+   widened exactly to f32 (bf16: a shift and a mask; fp16: cvt.f32.f16);
+   it sums their squares in order k, j, starting from the first;
 2. the warp adds partners' sums in five butterfly steps (16, 8, 4, 2, 1);
 3. lane 0 of warp w stores its sum in shared memory; after bar.sync every
    thread adds the W partial sums in order;
-4. mean = sum * (1/4096) (exact), inv = rcp.rn(sqrt.rn(mean + eps)), and
-   y = (x * inv) * w.
+4. mean = sum * (1 / width) (1 / width rounded to f32: exact at 4096),
+   inv = rcp.rn(sqrt.rn(mean + eps)), and y = (x * inv) * w; 16-bit rounds
+   y to nearest even two at a time (cvt.rn.bf16x2.f32, cvt.rn.f16x2.f32).
 
-bf16 rows and weights (their bits, int16) take 256 threads: thread t holds
-x[2048 k + 8 t + j] (two 16-byte vectors) and the same weights, widened
-exactly to f32; steps 1-4 in f32; the result rounded to bf16 two at a time
-(cvt.rn.bf16x2.f32).
+At 4096: float32 with `config.threads` (512 best), bf16 and fp16 with 256.
 """
 
 from typing import Optional
@@ -28,93 +29,71 @@ from .. import script as T
 from .cache_hints import VectorAccess
 from .configs import RmsNormConfig
 from ..pipelining.reductions import block_reduce
-from .reference.rmsnorm import COLUMNS, EPS, THREADS, WARPS, Layout
+from .reference.rmsnorm import COLUMNS, EPS, VALUES_PER_THREAD
+from .reference.rows import RowLayout, threads_for
+from .rows import HeldRow
+
+# The kernels' names by dtype (the PTX entry's), and the type their arrays
+# are passed as (16-bit values as their bits).
+NAMES = {"float32": "rmsnorm", "bfloat16": "rmsnorm_bf16", "float16": "rmsnorm_f16"}
+ARRAYS = {"float32": "float32", "bfloat16": "int16", "float16": "int16"}
 
 
-def _normalize_held(flat, w, partials, t, layout=Layout(THREADS), eps=EPS):
+def _normalize_held(flat, w, partials, t, width, eps=EPS):
     """Steps 1-4 on a thread's values `flat` (per_thread, 1) float32, in
     place, with its weights `w`."""
-    squares = T.alloc_local((layout.per_thread, 1), "float32")
+    per_thread = flat.shape[0]
+    squares = T.alloc_local((per_thread, 1), "float32")
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], squares, flat, flat)
     total = T.alloc_local((1, 1), "float32")
     T.cuda.tile.apply(T.ptx["mov.b32"], total.view("uint32"), squares[0:1].view("uint32"))
-    for i in range(1, layout.per_thread):
+    for i in range(1, per_thread):
         T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, squares[i:i + 1])
 
     block_reduce(total, partials, t, "add.rn.f32")
 
-    T.cuda.tile.apply(T.ptx["mul.rn.f32"], total, total, T.float32(1.0 / COLUMNS))
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], total, total, T.float32(1.0 / width))
     T.cuda.tile.apply(T.ptx["add.rn.f32"], total, total, T.float32(eps))
     T.cuda.tile.apply(T.ptx["sqrt.rn.f32"], total, total)
     T.cuda.tile.apply(T.ptx["rcp.rn.f32"], total, total)
-    T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, total.broadcast((layout.per_thread, 1)))
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, total.broadcast((per_thread, 1)))
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, w)
 
 
-def _rmsnorm_f32(rows, config: RmsNormConfig, eps):
-    layout = Layout(config.threads)
+def rmsnorm(rows: int, dtype: str = "float32", config: Optional[RmsNormConfig] = None, eps: float = EPS,
+            width: int = COLUMNS):
+    """The kernel for `rows` rows of `width` values (whole 16-byte vectors:
+    a multiple of 4 float32, of 8 bf16 or fp16): a T.function of (X, W,
+    Out), float32, or 16-bit as their bits (int16; no cache policy). One
+    block a row, its threads `config.threads` at 4096 float32, else about
+    VALUES_PER_THREAD values each. `eps` is rounded to float32 (an
+    immediate of add.rn.f32)."""
+    if dtype not in NAMES:
+        raise ValueError(f"rmsnorm takes float32, bfloat16 or float16 rows, not {dtype!r}")
+    config = config or RmsNormConfig.best(dtype, width)
+    if dtype != "float32" and (config.x_priority or config.out_priority):
+        raise ValueError(f"the 16-bit RMSNorm takes no cache policy, not {config}")
+    explicit = dtype == "float32" and width == COLUMNS
+    threads = config.threads if explicit else threads_for(width, dtype, VALUES_PER_THREAD[dtype])
+    if not explicit and config.threads != RmsNormConfig().threads:
+        raise ValueError(f"{dtype} rows of {width} take {threads} threads (rows.threads_for); config.threads "
+                         f"{config.threads} applies to float32 rows of {COLUMNS}")
+    if explicit and (COLUMNS % (4 * threads) or threads % 128):
+        raise ValueError(f"{threads} threads do not hold whole 16-byte vectors of a row of {COLUMNS} "
+                         f"in a multiple of 4 warps")
+    layout = RowLayout(width, threads, dtype)
+    array = T.Tensor((rows, width), ARRAYS[dtype])
 
-    @T.function
-    def rmsnorm(X: T.Tensor((rows, COLUMNS), "float32"), W: T.Tensor((COLUMNS,), "float32"),
-                Out: T.Tensor((rows, COLUMNS), "float32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=rows, block=config.threads))
+    def kernel(X: array, W: T.Tensor((width,), ARRAYS[dtype]), Out: array):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=rows, block=layout.threads))
         partials = T.alloc_shared((layout.warps, 1), "float32")
         t = T.thread_id()
-        w = T.alloc_local((layout.vectors, 4), "float32")
-        T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], w, layout.held(W)[:, t])
-        access = VectorAccess(layout.vectors, config.x_priority, config.out_priority)
-        x = T.alloc_local((layout.vectors, 4), "float32")
-        access.load(x, layout.held(X[T.block_id()])[:, t])
-        _normalize_held(x.reshape((layout.per_thread, 1)), w.reshape((layout.per_thread, 1)), partials, t,
-                        layout, eps)
-        access.store(layout.held(Out[T.block_id()])[:, t], x)
-
-    return rmsnorm
-
-
-def _widen_bf16(pairs):
-    """A (2, 4) tile of bf16 pairs (uint32: value 8 k + 2 i low, + 1 high)
-    as a (2, 4, 2) float32 tile, exactly: a shift and a mask."""
-    v = T.alloc_local((2, 4, 2), "float32")
-    halves = pairs.reshape((2, 4, 1))
-    T.cuda.tile.apply(T.ptx["shl.b32"], v[:, :, 0:1].view("uint32"), halves, T.uint32(16))
-    T.cuda.tile.apply(T.ptx["and.b32"], v[:, :, 1:2].view("uint32"), halves, T.uint32(0xFFFF0000))
-    return v
-
-
-def _rmsnorm_bf16(rows, eps):
-    @T.function
-    def rmsnorm_bf16(X: T.Tensor((rows, COLUMNS), "int16"), W: T.Tensor((COLUMNS,), "int16"),
-                     Out: T.Tensor((rows, COLUMNS), "int16")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=rows, block=THREADS))
-        partials = T.alloc_shared((WARPS, 1), "float32")
-        t, row = T.thread_id(), T.block_id()
-        pairs = T.alloc_local((2, 4), "uint32")
-        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], pairs, W.view("uint32").reshape((2, THREADS, 4))[:, t])
-        w = _widen_bf16(pairs)
-        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], pairs,
-                          X[row].view("uint32").reshape((2, THREADS, 4))[:, t])
-        v = _widen_bf16(pairs)
-        per_thread = Layout(THREADS).per_thread
-        _normalize_held(v.reshape((per_thread, 1)), w.reshape((per_thread, 1)), partials, t, eps=eps)
-        T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], pairs.reshape((2, 4, 1)), v[:, :, 1:2], v[:, :, 0:1])
-        T.cuda.tile.apply(T.ptx["st.global.v4.b32"],
-                          Out[row].view("uint32").reshape((2, THREADS, 4))[:, t], pairs)
-    return rmsnorm_bf16
-
-
-def rmsnorm(rows: int, dtype: str = "float32", config: Optional[RmsNormConfig] = None, eps: float = EPS):
-    """The kernel for `rows` rows of COLUMNS (4096): a T.function of (X, W,
-    Out), float32, or bf16 as their bits (int16; 256 threads, no
-    policies). `eps` is rounded to float32 (an immediate of add.rn.f32)."""
-    config = config or RmsNormConfig.best(dtype)
-    if dtype == "bfloat16":
-        if config != RmsNormConfig():
-            raise ValueError(f"the bf16 RMSNorm takes {THREADS} threads and no cache policy, not {config}")
-        return _rmsnorm_bf16(rows, eps)
-    if dtype != "float32":
-        raise ValueError(f"rmsnorm takes float32 or bfloat16 rows, not {dtype!r}")
-    if COLUMNS % (4 * config.threads) or config.threads % 128:
-        raise ValueError(f"{config.threads} threads do not hold whole 16-byte vectors of a row of {COLUMNS} "
-                         f"in a multiple of 4 warps")
-    return _rmsnorm_f32(rows, config, eps)
+        weights = HeldRow(layout).load(W, t, 0.0)
+        row = T.block_id()
+        access = VectorAccess(layout.vectors, config.x_priority, config.out_priority) if dtype == "float32" else None
+        held = HeldRow(layout, access)
+        v = held.load(X[row], t, 0.0)
+        _normalize_held(v, weights, partials, t, width, eps)
+        held.store(Out[row], t, v)
+    kernel.__name__ = kernel.__qualname__ = NAMES[dtype]
+    return T.function(kernel)

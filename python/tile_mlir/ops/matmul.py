@@ -79,44 +79,60 @@ def padded(a_rows, bt, n_multiple, k_multiple):
     return (pad(a_rows, (0, k_to - k)), pad(bt, (0, k_to - k, 0, n_to - n))), (n_to, k_to)
 
 
+@dataclasses.dataclass(frozen=True)
+class GemmPlan:
+    """How the op runs the Hopper GEMM: its `config`, and `swap_ab`: C^T =
+    Bt A^T, a short M as the kernel's N so that N's rows make the tiles
+    that fill the SMs (decode), always split along K, the reduction
+    writing C transposed back (gemm_reduce's `transposed`)."""
+
+    config: object
+    swap_ab: bool = False
+
+
 def tuned_run(op, shape, dtype, args, scaled=False, out_dtype=None):
     """Runs the Hopper GEMM of `shape` (m, n, k) on `args` (A, Bt, C, and
-    the scales) in the configuration the autotuner picked for op's bucket
-    of M (`scaled` and `out_dtype` as hopper_gemm takes them); a split-K
-    configuration runs the partial GEMM into a float32 workspace, then the
-    reduction into C."""
+    the scales) in the plan the autotuner picked for op's bucket of M
+    (`scaled` and `out_dtype` as hopper_gemm takes them); a split-K plan
+    runs the partial GEMM into a float32 workspace, then the reduction
+    into C."""
     m, n, k = shape
     # The specs of the kernels before scales and C's type had choices
     # stay as they were (their cache entries too).
     variant = {key: value for key, value in (("scaled", scaled), ("out_dtype", out_dtype))
                if value not in (False, True, None)}
     scales = {False: "none", True: "tensor"}.get(scaled, scaled)
+    c_dtype = out_dtype or ("bfloat16" if dtype == "e4m3" else dtype)
 
-    def stages(config):
-        """(spec, build) of each kernel `config` launches."""
+    def stages(plan):
+        """(spec, build) of each kernel `plan` launches."""
+        config, swap = plan.config, plan.swap_ab
+        gm, gn = (n, m) if swap else (m, n)
+
         def gemm():
             from ..kernels.gemm_hopper import hopper_gemm
             if config.split_k > 1:
-                return hopper_gemm(m, n, k, dtype, config)
+                return hopper_gemm(gm, gn, k, dtype, config)
             return hopper_gemm(m, n, k, dtype, config, scaled=scaled, out_dtype=out_dtype)
-        spec = {"op": op, "kernel": "hopper_gemm", "shape": [m, n, k], "dtype": dtype,
+        spec = {"op": op, "kernel": "hopper_gemm", "shape": [gm, gn, k], "dtype": dtype,
                 "config": dataclasses.asdict(config), **({} if config.split_k > 1 else variant)}
         if config.split_k == 1:
             return [(spec, gemm)]
 
-        c_dtype = out_dtype or ("bfloat16" if dtype == "e4m3" else dtype)
-
         def reduce():
             from ..kernels.gemm_reduce import split_k_reduce
-            return split_k_reduce(m, n, config.split_k, c_dtype, scales)
+            return split_k_reduce(m, n, config.split_k, c_dtype, scales, transposed=swap)
         return [(spec, gemm), ({"op": op, "kernel": "split_k_reduce", "shape": [m, n], "split": config.split_k,
-                                "dtype": dtype, **variant}, reduce)]
+                                "dtype": dtype, **({"transposed": True} if swap else {}), **variant}, reduce)]
 
-    def operands(config):
-        if config.split_k == 1:
+    def operands(plan):
+        split, swap = plan.config.split_k, plan.swap_ab
+        if split == 1:
             return [args]
-        work = torch.empty((config.split_k, m, n), dtype=torch.float32, device=args[0].device)
-        return [(args[0], args[1], work), (work, *args[2:])]
+        work = torch.empty((split, n, -(-m // 8) * 8) if swap else (split, m, n), dtype=torch.float32,
+                           device=args[0].device)
+        a_side, b_side = (args[1], args[0]) if swap else (args[0], args[1])
+        return [(a_side, b_side, work), (work, *args[2:])]
 
     def choose():
         return launch.tuned({"op": op, "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype], **variant},
@@ -124,26 +140,41 @@ def tuned_run(op, shape, dtype, args, scaled=False, out_dtype=None):
     launch.by_signature((op, m, n, k, dtype, scaled, out_dtype), args[0], choose, stages, operands)
 
 
+def _split_to_fill(tiles, steps, most=None):
+    """The largest power of two (at least 1) that splits `steps` into
+    slices of 4 or more and keeps tiles x split within the SMs."""
+    split = 1
+    while tiles * split * 2 <= (most or SMS) and steps % (split * 2) == 0 and steps // (split * 2) >= 4:
+        split *= 2
+    return split
+
+
 def candidates(dtype, m=None, n=None, k=None):
-    """The configurations the autotuner times, the default (best) first:
-    one block an SM in groups of 8, 128-column tiles with 6 stages, one
-    consumer of 64 rows (for a short M); and, where a short M leaves most
-    SMs without a tile, that one and the default split along K into as
-    many slices (a power of two, at least 4 steps each) as fill the SMs."""
+    """The plans the autotuner times, the default (best) first: one block
+    an SM in groups of 8, 128-column tiles with 6 stages, one consumer of
+    64 rows (for a short M); where a short M leaves most SMs without a
+    tile, that one and the default split along K into as many slices as
+    fill the SMs; and for M up to 64, swap-AB (N's rows as the tiles, M
+    as 64 columns) split likewise."""
     from ..kernels.configs import HopperGemmConfig
     best = HopperGemmConfig.best(dtype)
     short = HopperGemmConfig(consumers=1, bn=128, stages=6)
     others = [HopperGemmConfig(blocks=132, group_m=8), HopperGemmConfig(bn=128, stages=6), short]
-    if m is not None:
-        steps = -(-k // (128 if dtype == "e4m3" else 64))
-        for base in (short, best):
-            tiles = -(-m // (64 * base.consumers)) * -(-n // base.bn)
-            split = 1
-            while tiles * split * 2 <= SMS and steps % (split * 2) == 0 and steps // (split * 2) >= 4:
-                split *= 2
-            if split > 1:
-                others.append(dataclasses.replace(base, split_k=split, blocks=SMS))
-    return [best] + [c for c in others if c != best]
+    plans = [GemmPlan(c) for c in [best] + [c for c in others if c != best]]
+    if m is None:
+        return plans
+    steps = -(-k // (128 if dtype == "e4m3" else 64))
+    for base in (short, best):
+        split = _split_to_fill(-(-m // (64 * base.consumers)) * -(-n // base.bn), steps)
+        if split > 1:
+            plans.append(GemmPlan(dataclasses.replace(base, split_k=split, blocks=SMS)))
+    if m <= 64:
+        for consumers in (1, 2):
+            split = max(2, _split_to_fill(-(-n // (64 * consumers)), steps))
+            if steps % split == 0:
+                config = HopperGemmConfig(consumers=consumers, bn=64, stages=8, split_k=split, blocks=SMS)
+                plans.append(GemmPlan(config, swap_ab=True))
+    return plans
 
 
 SMS = 132  # an H100's (and H200's) multiprocessors: the units a split-K fills

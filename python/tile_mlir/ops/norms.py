@@ -1,36 +1,39 @@
 """tile_mlir.ops.rms_norm(x, weight, eps) and tile_mlir.ops.softmax(x, dim=-1)
 over the last dimension, on tile_mlir.kernels.rmsnorm and .softmax: rows
-of 4,096 (other widths: not yet, docs/ops.md), any number of rows (the
-leading dimensions flattened), float32 or bf16."""
+of any width in whole 16-byte vectors (a multiple of 4 float32 values, of
+8 bf16 or fp16; other widths: not yet, docs/ops.md), any number of rows
+(the leading dimensions flattened), float32, bf16 or fp16."""
 
 import torch
 
 from . import launch
 
-DTYPES = (torch.float32, torch.bfloat16)
-WIDTH = 4096
+DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+NAMES = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float16: "float16"}
 
 
 def rows_of(x, name="x"):
-    """The row count of a valid x, or the error naming it."""
+    """(rows, width) of a valid x, or the error naming it."""
     launch.tensor(x, name, range(1, 9), DTYPES)
-    launch.require(x.shape[-1] == WIDTH, name, f"rows of {x.shape[-1]}; the kernels take rows of {WIDTH}")
-    return x.numel() // WIDTH
+    width, vec = x.shape[-1], 4 if x.dtype == torch.float32 else 8
+    launch.require(width > 0 and width % vec == 0, name, f"rows of {width}; the kernels take whole 16-byte vectors "
+                   f"({vec} {x.dtype} values: other widths not yet)")
+    return x.numel() // width, width
 
 
 def _words(t):
-    """float32 as it is; bf16 as its bits in int16, as the kernels take it."""
+    """float32 as it is; 16-bit as its bits in int16, as the kernels take it."""
     return t if t.dtype == torch.float32 else t.view(torch.int16)
 
 
 def check_rms_norm(x, weight, eps):
-    rows = rows_of(x)
+    rows, width = rows_of(x)
     launch.tensor(weight, "weight", (1,), DTYPES)
     launch.same_placement(x=x, weight=weight)
-    launch.require(weight.shape[0] == WIDTH, "weight", f"{weight.shape[0]} elements for rows of {WIDTH}")
+    launch.require(weight.shape[0] == width, "weight", f"{weight.shape[0]} elements for rows of {width}")
     if not isinstance(eps, float) or not eps > 0:
         raise ValueError(f"eps is a positive float, got {eps!r}")
-    return rows
+    return rows, width
 
 
 def rms_norm(x, weight, eps=1e-6):
@@ -43,16 +46,16 @@ def rms_norm(x, weight, eps=1e-6):
 
 
 def rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
-    rows = check_rms_norm(x, weight, eps)
-    flat = x.contiguous().view(rows, WIDTH)
+    rows, width = check_rms_norm(x, weight, eps)
+    flat = x.contiguous().view(rows, width)
     out = torch.empty_like(flat)
-    dtype = launch.NAMES[x.dtype]
+    dtype = NAMES[x.dtype]
 
     def build():
         from ..kernels.rmsnorm import rmsnorm
-        return rmsnorm(rows, dtype, eps=eps)
-    launch.run({"op": "rms_norm", "kernel": "rmsnorm", "rows": rows, "dtype": dtype, "eps": eps}, build,
-               _words(flat), _words(weight.contiguous()), _words(out))
+        return rmsnorm(rows, dtype, eps=eps, width=width)
+    launch.run({"op": "rms_norm", "kernel": "rmsnorm", "rows": rows, "width": width, "dtype": dtype, "eps": eps},
+               build, _words(flat), _words(weight.contiguous()), _words(out))
     return out.view(x.shape)
 
 
@@ -66,9 +69,9 @@ def _(x, weight, eps=1e-6):
 
 
 def check_softmax(x, dim):
-    rows = rows_of(x)
+    shape = rows_of(x)
     launch.require(dim in (-1, x.dim() - 1), "dim", f"{dim}: the kernel reduces over the last dimension")
-    return rows
+    return shape
 
 
 def softmax(x, dim=-1):
@@ -81,15 +84,16 @@ def softmax(x, dim=-1):
 
 
 def softmax_impl(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    rows = check_softmax(x, dim)
-    flat = x.contiguous().view(rows, WIDTH)
+    rows, width = check_softmax(x, dim)
+    flat = x.contiguous().view(rows, width)
     out = torch.empty_like(flat)
-    dtype = launch.NAMES[x.dtype]
+    dtype = NAMES[x.dtype]
 
     def build():
         from ..kernels.softmax import softmax as kernel
-        return kernel(rows, dtype)
-    launch.run({"op": "softmax", "kernel": "softmax", "rows": rows, "dtype": dtype}, build, _words(flat), _words(out))
+        return kernel(rows, dtype, width=width)
+    launch.run({"op": "softmax", "kernel": "softmax", "rows": rows, "width": width, "dtype": dtype}, build,
+               _words(flat), _words(out))
     return out.view(x.shape)
 
 

@@ -4,15 +4,21 @@ against them on the GPU machine."""
 
 import numpy as np
 
+from .rows import RowLayout, narrow, threads_for, widen
+
 COLUMNS = 4096
 THREADS = 256                            # the fp32 kernel's default, the bf16 kernel's
 WARPS = THREADS // 32
 EPS = 1e-6
 
 
+VALUES_PER_THREAD = {"float32": 8, "bfloat16": 16, "float16": 16}  # 512 and 256 threads at 4096
+
+
 class Layout:
-    """Which values of a row each of `threads` threads holds: `vectors`
-    16-byte vectors, value 4 threads k + 4 t + j at position 4 k + j."""
+    """Which values of a row of COLUMNS each of `threads` float32 threads
+    holds: `vectors` 16-byte vectors, value 4 threads k + 4 t + j at
+    position 4 k + j (the whole-row case of rows.RowLayout)."""
 
     def __init__(self, threads):
         self.threads, self.warps = threads, threads // 32
@@ -24,10 +30,11 @@ class Layout:
         return row.reshape((self.vectors, self.threads, 4))
 
 
-def normalize_held(held, w_held, eps=EPS):
+def normalize_held(held, w_held, eps=EPS, width=COLUMNS):
     """The kernel's steps on each thread's values `held` (rows, threads,
-    per_thread) with its weights `w_held` (threads, per_thread); every
-    operation rounds to float32 as IEEE does."""
+    per_thread) with its weights `w_held` (threads, per_thread), the
+    vectors past a row 0; every operation rounds to float32 as IEEE
+    does."""
     f32 = np.float32
     rows, threads, per_thread = held.shape
     warps = threads // 32
@@ -42,40 +49,34 @@ def normalize_held(held, w_held, eps=EPS):
     total = partials[:, 0].copy()
     for i in range(1, warps):
         total = (total + partials[:, i]).astype(f32)
-    mean = (total * f32(1.0 / COLUMNS)).astype(f32)
+    mean = (total * f32(1.0 / width)).astype(f32)
     inv = (f32(1) / np.sqrt((mean + f32(eps)).astype(f32))).astype(f32)
     return ((held * inv[:, None, None]).astype(f32) * w_held[None]).astype(f32)
 
 
+def reference_rows(x, w, dtype="float32", threads=None, eps=EPS):
+    """RMSNorm of rows `x` (rows, width) with weights `w` (width,): float32,
+    or 16-bit as uint16 bits (the result in the same form), on the
+    kernel's layout (rows.RowLayout)."""
+    width = x.shape[1]
+    layout = RowLayout(width, threads or threads_for(width, dtype, VALUES_PER_THREAD[dtype]), dtype)
+    values, weights = (x, w) if dtype == "float32" else (widen(x, dtype), widen(w, dtype))
+    y = layout.unheld(normalize_held(layout.held(values, np.float32(0)), layout.held(weights[None], np.float32(0))[0],
+                                     eps, width))
+    return y if dtype == "float32" else narrow(np.ascontiguousarray(y), dtype)
+
+
 def reference(x, w, threads=THREADS, eps=EPS):
     """fp32: thread t holds value 4 threads k + 4 t + j at position 4 k + j."""
-    rows, layout = x.shape[0], Layout(threads)
-    v = layout.vectors
-    held = x.reshape(rows, v, threads, 4).transpose(0, 2, 1, 3).reshape(rows, threads, 4 * v)
-    w_held = w.reshape(v, threads, 4).transpose(1, 0, 2).reshape(threads, 4 * v)
-    y = normalize_held(held, w_held, eps)
-    return y.reshape(rows, threads, v, 4).transpose(0, 2, 1, 3).reshape(rows, COLUMNS)
-
-
-def widened_bf16(bits):
-    """bf16 bits (..., 2, THREADS, 8) in the kernel's held order, as exact
-    float32: thread t holds value 2048 k + 8 t + j at position 8 k + j."""
-    lead = bits.shape[:-3]
-    ordered = np.moveaxis(bits, -2, -3).reshape(lead + (THREADS, 16))
-    return (ordered.astype(np.uint32) << 16).view(np.float32)
+    return reference_rows(x, w, "float32", threads, eps)
 
 
 def to_bf16_bits(y):
     """float32 to bf16 bits, rounding to nearest even (cvt.rn.bf16x2.f32);
     no NaN reaches it."""
-    bits = y.view(np.uint32).astype(np.uint64)
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return narrow(y, "bfloat16")
 
 
 def reference_bf16(x_bits, w_bits, eps=EPS):
     """bf16 rows and weights given as uint16 bits, the result as bits."""
-    rows = x_bits.shape[0]
-    held = widened_bf16(x_bits.reshape(rows, 2, THREADS, 8))
-    w_held = widened_bf16(w_bits.reshape(2, THREADS, 8))
-    y = to_bf16_bits(normalize_held(held, w_held, eps))
-    return y.reshape(rows, THREADS, 2, 8).transpose(0, 2, 1, 3).reshape(rows, COLUMNS)
+    return reference_rows(x_bits, w_bits, "bfloat16", THREADS, eps)

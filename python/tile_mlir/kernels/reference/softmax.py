@@ -11,38 +11,26 @@ from these by ex2's error, which run.py measures."""
 
 import numpy as np
 
+from .rows import RowLayout, narrow, threads_for, widen
+
 COLUMNS = 4096
 THREADS = 256
 WARPS = THREADS // 32
-PER_THREAD = COLUMNS // THREADS          # 16 values
+PER_THREAD = COLUMNS // THREADS          # 16 values: the kernels' threads hold about as many
 LOG2E = np.float32(1.4426950408889634)
 SMALLEST_NORMAL = np.float32(2.0 ** -126)
 
 
-def held_f32(x):
-    """(rows, THREADS, 16): thread t's values in its order, for float32 rows
-    (value 1024 k + 4 t + j at position 4 k + j)."""
-    rows = x.shape[0]
-    return x.reshape(rows, 4, THREADS, 4).transpose(0, 2, 1, 3).reshape(rows, THREADS, PER_THREAD)
-
-
-def held_bf16(bits):
-    """The same for bf16 rows given as uint16 bits (value 2048 k + 8 t + j
-    at position 8 k + j), widened exactly to float32."""
-    rows = bits.shape[0]
-    ordered = bits.reshape(rows, 2, THREADS, 8).transpose(0, 2, 1, 3).reshape(rows, THREADS, PER_THREAD)
-    return (ordered.astype(np.uint32) << 16).view(np.float32)
-
-
 def _block_reduce(per_thread, combine):
-    """Thread values (rows, THREADS) through the butterfly and the eight
-    warps' values in order, as the kernels reduce them."""
-    lanes = per_thread.reshape(per_thread.shape[0], WARPS, 32)
+    """Thread values (rows, threads) through the butterfly and the warps'
+    values in order, as the kernels reduce them."""
+    warps = per_thread.shape[1] // 32
+    lanes = per_thread.reshape(per_thread.shape[0], warps, 32)
     for offset in (16, 8, 4, 2, 1):
         lanes = combine(lanes, lanes[:, :, np.arange(32) ^ offset])
     partials = lanes[:, :, 0]
     total = partials[:, 0].copy()
-    for w in range(1, WARPS):
+    for w in range(1, warps):
         total = combine(total, partials[:, w])
     return total
 
@@ -56,37 +44,45 @@ def exp2_ftz(t):
 
 
 def softmax_held(v):
-    """Softmax of each row of held values (rows, THREADS, 16) float32."""
+    """Softmax of each row of held values (rows, threads, per_thread)
+    float32 (the vectors past the row -inf: their e is 0)."""
     f32 = np.float32
+    per_thread = v.shape[2]
     m = v[:, :, 0].copy()
-    for i in range(1, PER_THREAD):
+    for i in range(1, per_thread):
         m = np.fmax(m, v[:, :, i])
     m = _block_reduce(m, np.fmax)
-    t = ((v - m[:, None, None]).astype(f32) * LOG2E).astype(f32)
+    with np.errstate(invalid="ignore"):
+        t = ((v - m[:, None, None]).astype(f32) * LOG2E).astype(f32)
     e = exp2_ftz(t)
     s = e[:, :, 0].copy()
-    for i in range(1, PER_THREAD):
+    for i in range(1, per_thread):
         s = (s + e[:, :, i]).astype(f32)
     s = _block_reduce(s, lambda a, b: (a + b).astype(f32))
     inv = (f32(1) / s).astype(f32)
     return (e * inv[:, None, None]).astype(f32)
 
 
+def reference(x, dtype="float32", threads=None):
+    """Softmax of rows `x` (rows, width): float32, or 16-bit as uint16 bits
+    (the result in the same form), on the kernel's layout."""
+    width = x.shape[1]
+    layout = RowLayout(width, threads or threads_for(width, dtype, PER_THREAD), dtype)
+    values = x if dtype == "float32" else widen(x, dtype)
+    y = layout.unheld(softmax_held(layout.held(values, np.float32(-np.inf))))
+    return y if dtype == "float32" else narrow(np.ascontiguousarray(y), dtype)
+
+
 def softmax_f32(x):
-    rows = x.shape[0]
-    y = softmax_held(held_f32(x))
-    return y.reshape(rows, THREADS, 4, 4).transpose(0, 2, 1, 3).reshape(rows, COLUMNS)
+    return reference(x)
 
 
 def to_bf16_bits(y):
     """float32 to bf16 bits, rounding to nearest even (cvt.rn.bf16x2.f32);
     no NaN reaches it."""
-    bits = y.view(np.uint32).astype(np.uint64)
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return narrow(y, "bfloat16")
 
 
 def softmax_bf16(bits):
     """Softmax of bf16 rows (uint16 bits), as bf16 bits."""
-    rows = bits.shape[0]
-    y = to_bf16_bits(softmax_held(held_bf16(bits)))
-    return y.reshape(rows, THREADS, 2, 8).transpose(0, 2, 1, 3).reshape(rows, COLUMNS)
+    return reference(bits, "bfloat16")

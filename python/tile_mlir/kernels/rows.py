@@ -1,0 +1,100 @@
+"""A thread's values of one row in float32 registers, for the row kernels
+(softmax, RMSNorm), on the layout reference/rows.py states: 16-byte
+vectors, vector k of thread t holding values vec (threads k + t) + j.
+Loads widen 16-bit values exactly (bf16: a shift and a mask; fp16:
+cvt.f32.f16); stores round once (cvt.rn.bf16x2.f32 or cvt.rn.f16x2.f32).
+Where the row is not whole vectors of every thread, a vector past its end
+holds `neutral` (set by mov, the load predicated off) and stores nothing.
+"""
+
+import struct
+
+from .. import script as T
+from .cache_hints import VectorAccess
+from .reference.rows import NEUTRAL_BITS, RowLayout
+
+KINDS = {"bfloat16": "bf16", "float16": "f16"}
+
+
+def _f32_bits(value: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+class HeldRow:
+    """A row's held values under `layout`; float32 loads and stores go
+    through `access` (a VectorAccess: its L2 policies), 16-bit ones are
+    plain."""
+
+    def __init__(self, layout: RowLayout, access: VectorAccess = None):
+        self.layout, self.access = layout, access or VectorAccess(layout.vectors)
+        self.f32 = layout.dtype == "float32"
+        shape = (layout.vectors, 4)
+        self.words = T.alloc_local(shape, "float32" if self.f32 else "uint32")
+
+    def _vectors(self, row):
+        """Each vector's source (a (1, 4) word view of the row) and the
+        threads that hold it inside the row."""
+        lay = self.layout
+        words = row if self.f32 else row.view("uint32")
+        by_vector = words.reshape((lay.width // lay.vec, 4))
+        return [(by_vector, lay.threads * k, lay.threads_holding(k)) for k in range(lay.vectors)]
+
+    def _move(self, op, t, row, load):
+        """Loads (or stores) every vector: one access of all of them where
+        the row is whole (the view (vectors, threads, 4)); else one a
+        vector, predicated where some threads' fall past the row."""
+        lay = self.layout
+        if lay.whole:
+            words = row if self.f32 else row.view("uint32")
+            place = words.reshape((lay.vectors, lay.threads, 4))[:, t]
+            op(self.words, place) if load else op(place, self.words)
+            return
+        for k, (by_vector, first, holding) in enumerate(self._vectors(row)):
+            if holding == 0:
+                continue
+            place = by_vector[first + t:first + t + 1]
+            pred = {} if holding == lay.threads else {"pred": t < holding, "preserve_dst": load}
+            op(self.words[k:k + 1], place, **pred) if load else op(place, self.words[k:k + 1], **pred)
+
+    def load(self, row, t, neutral: float):
+        """The thread's values (per_thread, 1) float32."""
+        lay = self.layout
+        if not lay.whole:
+            bits = _f32_bits(neutral) if self.f32 else NEUTRAL_BITS[(lay.dtype, neutral)] * 0x10001
+            T.cuda.tile.apply(T.ptx["mov.b32"], self.words.view("uint32").reshape((lay.vectors * 4, 1)),
+                              T.uint32(bits))
+        if self.f32:
+            self._move(self.access.load, t, row, load=True)
+            return self.words.reshape((lay.per_thread, 1))
+        self._move(lambda dst, src, **kw: T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], dst, src, **kw), t, row,
+                   load=True)
+        return self._widen()
+
+    def store(self, row, t, values):
+        """`values` (per_thread, 1) float32 (the tile load returned, for
+        float32) stored to the thread's places of the row."""
+        if self.f32:
+            self._move(self.access.store, t, row, load=False)
+            return
+        lay = self.layout
+        pairs = self.wide.reshape((lay.vectors, 4, 2))
+        T.cuda.tile.apply(T.ptx[f"cvt.rn.{KINDS[lay.dtype]}x2.f32"], self.words.reshape((lay.vectors, 4, 1)),
+                          pairs[:, :, 1:2], pairs[:, :, 0:1])
+        self._move(lambda dst, src, **kw: T.cuda.tile.apply(T.ptx["st.global.v4.b32"], dst, src, **kw), t, row,
+                   load=False)
+
+    def _widen(self):
+        """The words' 16-bit halves as float32 (vectors, 4, 2): [.., 0] the
+        low half (value 8 k + 2 i), [.., 1] the high one."""
+        lay = self.layout
+        self.wide = T.alloc_local((lay.vectors, 4, 2), "float32")
+        halves = self.words.reshape((lay.vectors, 4, 1))
+        if lay.dtype == "bfloat16":
+            T.cuda.tile.apply(T.ptx["shl.b32"], self.wide[:, :, 0:1].view("uint32"), halves, T.uint32(16))
+            T.cuda.tile.apply(T.ptx["and.b32"], self.wide[:, :, 1:2].view("uint32"), halves,
+                              T.uint32(0xFFFF0000))
+        else:
+            f16 = self.words.view("float16").reshape((lay.vectors, 4, 2))
+            for h in range(2):
+                T.cuda.tile.apply(T.ptx["cvt.f32.f16"], self.wide[:, :, h:h + 1], f16[:, :, h:h + 1])
+        return self.wide.reshape((lay.per_thread, 1))
