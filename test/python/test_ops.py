@@ -334,6 +334,30 @@ def test_rowwise_scales_and_out_dtype_in_the_interpreter():
         ops.matmul(meta, meta.t(), out_dtype="float16")
 
 
+def test_a_float32_c_is_the_accumulators_themselves(monkeypatch):
+    # out_dtype float32: the accumulators stored as they are (the GEMM's
+    # workspace is C: no rounding, no second kernel), with rowwise scales
+    # through the reduction (times its row's, then its column's), and a
+    # split along K summed in order. Exact data: float64's product.
+    import importlib
+    from tile_mlir.kernels.configs import HopperGemmConfig
+    g = torch.Generator().manual_seed(9)
+    m, n, k = 5, 72, 512
+    a = torch.randint(-3, 4, (m, k), generator=g).float()
+    bt = torch.randint(-3, 4, (n, k), generator=g).float()
+    exact = (a.double() @ bt.double().t()).float()
+    c = ops.matmul(a.bfloat16(), bt.bfloat16().t(), out_dtype=torch.float32)
+    assert c.dtype == torch.float32 and torch.equal(c, exact)
+    scale_a, scale_b = torch.rand(m, 1, generator=g) + 0.5, torch.rand(1, n, generator=g) + 0.5
+    c = ops.scaled_matmul(a.to(torch.float8_e4m3fn), bt.to(torch.float8_e4m3fn).t(), scale_a, scale_b,
+                          out_dtype=torch.float32)
+    assert torch.equal(c, exact * scale_a * scale_b)
+    matmul_module = importlib.import_module("tile_mlir.ops.matmul")
+    split = HopperGemmConfig(consumers=1, bn=64, stages=3, blocks=4, group_m=1, split_k=2)
+    monkeypatch.setattr(matmul_module, "candidates", lambda *args: [matmul_module.GemmPlan(split)])
+    assert torch.equal(ops.matmul(a.half(), bt.half().t(), out_dtype=torch.float32), exact)
+
+
 def test_n_and_k_off_the_kernels_rows_take_padded_copies():
     # N 12 and K 20 (bf16), N 12 and K 24 (e4m3, rowwise): A and Bt
     # zero-padded to whole 16-byte rows, C's padded columns dropped; exact
@@ -415,8 +439,8 @@ def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():
         ops.scaled_matmul(a, bt.t(), torch.ones(2), scale_b)
     with pytest.raises(ValueError, match=r"scale_b: shape \(24, 1\): one element \(per tensor\) or \(1, 24\)"):
         ops.scaled_matmul(a, bt.t(), torch.ones(m, 1), torch.ones(n, 1))
-    with pytest.raises(ValueError, match=r"out_dtype: torch.float32; the kernel's C is torch.bfloat16 or "
-                       r"torch.float16 \(float32: not yet\)"):
-        ops.scaled_matmul(a, bt.t(), scale_a, scale_b, out_dtype=torch.float32)
+    with pytest.raises(ValueError, match=r"out_dtype: torch.int32; C is torch.bfloat16, torch.float16 or "
+                       r"torch.float32"):
+        ops.scaled_matmul(a, bt.t(), scale_a, scale_b, out_dtype=torch.int32)
     with pytest.raises(ValueError, match=r"a is torch.bfloat16; the op takes torch.float8_e4m3fn"):
         ops.scaled_matmul(a.bfloat16(), bt.t(), scale_a, scale_b)

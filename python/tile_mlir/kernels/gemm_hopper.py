@@ -74,6 +74,7 @@ class _Geometry:
     config: HopperGemmConfig
     scales: str = "none"  # "tensor": one scale each; "row": A's per row, Bt's per row (C's column)
     out_dtype: Optional[str] = None  # C's 16-bit type: the inputs' (bf16 for e4m3) by default
+    partial: bool = False  # float32 accumulators into a workspace, unsplit too (a float32 C)
 
     def __post_init__(self):
         if self.dtype not in KINDS:
@@ -87,14 +88,14 @@ class _Geometry:
         # TMA takes a tensor's rows at a pitch of whole 16 bytes: A's and
         # Bt's of K elements, C's of N 16-bit ones.
         # (A split-K partial stores no C by TMA: any N.)
-        if self.k * (1 if self.fp8 else 2) % 16 or (self.config.split_k == 1 and self.n * 2 % 16):
+        if self.k * (1 if self.fp8 else 2) % 16 or (not self.to_workspace and self.n * 2 % 16):
             raise ValueError(f"K {self.k} and N {self.n}: a TMA box's rows are whole 16 bytes (K a multiple of "
                              f"{16 if self.fp8 else 8}, N of 8)")
         if self.chunk_cols not in CHUNK_SWIZZLE:
             raise ValueError(f"the epilogue's chunks are {sorted(CHUNK_SWIZZLE)} columns, got {self.chunk_cols}")
         if self.split < 1 or self.steps % self.split:
             raise ValueError(f"K's {self.steps} steps of {self.bk} do not split into {self.split} equal slices")
-        if self.split > 1 and (self.scales != "none" or self.out_dtype):
+        if self.to_workspace and (self.scales != "none" or self.out_dtype):
             raise ValueError("a split-K partial is float32: its scales and C's type are the reduction's "
                              "(kernels/gemm_reduce.py)")
 
@@ -113,6 +114,8 @@ class _Geometry:
     tiles_n = property(lambda self: -(-self.n // self.config.bn))
     tiles = property(lambda self: self.tiles_m * self.tiles_n)
     split = property(lambda self: self.config.split_k)
+    # The accumulators go to a float32 workspace: split along K, or asked.
+    to_workspace = property(lambda self: self.split > 1 or self.partial)
     slice_steps = property(lambda self: self.steps // self.split)  # a unit's steps: a tile's, or a slice's
     units = property(lambda self: self.tiles * self.split)
     blocks = property(lambda self: min(self.config.blocks, self.units))
@@ -269,7 +272,7 @@ def _consume_slices(g: _Geometry, a_s, b_s, ring, W, t, bid, c):
     acc = T.alloc_local((1, 1, g.regs), "float32")
     multiply = _multiplier(g, a_s, b_s, ring, acc, t, c)
     for unit in T.serial(bid, g.units, g.blocks):
-        tile, part = unit // g.split, unit % g.split
+        tile, part = (unit, 0) if g.split == 1 else (unit // g.split, unit % g.split)
         row0, col0 = g.order.origin(tile)
         first = (unit - bid) // g.blocks * g.slice_steps
         multiply(first, 0)
@@ -329,7 +332,7 @@ def _scale(ScaleA, ScaleB):
 
 
 def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "HopperGemmConfig | None" = None,
-                scaled=False, out_dtype: Optional[str] = None):
+                scaled=False, out_dtype: Optional[str] = None, partial: bool = False):
     """The kernel for one problem: a T.function of (A, Bt, C), or with
     `scaled` of (A, Bt, C, ScaleA, ScaleB) float32 in global memory:
     True (or "tensor"), two scalars (1, 1) (torch._scaled_mm's per-tensor
@@ -339,12 +342,13 @@ def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "Hopper
     ("bfloat16" or "float16"; the inputs' type, bf16 for e4m3, by
     default). With `config.split_k` > 1: the partial GEMM, of (A, Bt, W),
     W (split_k, M, N rounded up to 8) float32, each slice of K's partial
-    (any N); its scales and rounding are gemm_reduce.split_k_reduce's."""
+    (any N); its scales and rounding are gemm_reduce.split_k_reduce's; so
+    with `partial`, unsplit (W (1, M, N rounded up to 8): a float32 C)."""
     scales = {False: "none", True: "tensor"}.get(scaled, scaled)
-    g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype)
+    g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype, partial)
     a_param = T.Tensor((m, k), g.bits, tma=T.TensorMap((g.bm, g.bk), "128B"))
     b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((g.config.bn, g.bk), "128B"))
-    if g.split > 1:
+    if g.to_workspace:
         @T.function
         def gemm_partial(A: a_param, B: b_param, W: T.Tensor((g.split, m, -(-n // 8) * 8), "float32")):
             _body(g, A, B, W)
@@ -370,7 +374,7 @@ def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None):
     T.device_entry(launch=T.cuda.LaunchConfig(grid=g.blocks, block=g.threads))
     a_s = T.alloc_dynamic_shared((cfg.stages, g.bm, g.bk), g.bits, align=1024).swizzle("128B")
     b_s = T.alloc_dynamic_shared((cfg.stages, cfg.bn, g.bk), g.bits, align=1024).swizzle("128B")
-    if g.split == 1:
+    if not g.to_workspace:
         c_s = T.alloc_dynamic_shared((cfg.consumers, 64, g.chunk_cols), "uint16", align=1024).swizzle(
             CHUNK_SWIZZLE[g.chunk_cols])
     t, bid = T.thread_id(), T.block_id()
@@ -383,7 +387,7 @@ def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None):
         with T.if_(roles.p == 0):
             _produce(g, A, B, a_s, b_s, ring, bid)
     with roles.consumers() as c:
-        if g.split > 1:
+        if g.to_workspace:
             _consume_slices(g, a_s, b_s, ring, C, t, bid, c)
             return
         scale = {"none": None, "tensor": lambda: _scale(ScaleA, ScaleB), "row": lambda: (ScaleA, ScaleB)}[g.scales]

@@ -5,7 +5,7 @@ takes four columns of a row, adds the slices in order (W[0] + W[1] + ...,
 add.rn.f32, so the result does not depend on which block ran first), then
 applies the scales as the one-pass kernel does (per tensor: times the
 scales' product, rounded once; rowwise: times its row's, then its
-column's) and rounds once to C's 16-bit type.
+column's) and rounds once to C's 16-bit type (float32: as it is).
 
 `transposed`: the partial GEMM computed C^T = B^T A^T (swap-AB: a short M
 as the GEMM's N, N's rows as its tiles), so W is (split, N, M rounded up
@@ -16,7 +16,7 @@ and writes C (M, N) as the one-pass kernel would.
 from .. import script as T
 
 THREADS = 256
-KINDS = {"bfloat16": "bf16", "float16": "f16"}
+KINDS = {"bfloat16": "bf16", "float16": "f16", "float32": None}  # C's type: its rounding (float32: none)
 SCALES = ("none", "tensor", "row")
 
 
@@ -36,11 +36,24 @@ def _scale_vector(acc, scales, ScaleA, ScaleB, row, col):
         T.cuda.tile.apply(T.ptx["mul.rn.f32"], acc, acc, by_col.reshape((4, 1)))
 
 
+def _store(C, acc, row, col, kind):
+    """acc (1, 4) into C's row from `col`: as it is (float32), or rounded
+    to pairs of `kind` (cvt.rn.*x2.f32 d, a, b puts a in the upper half:
+    the pair's second column)."""
+    if kind is None:
+        T.cuda.tile.apply(T.ptx["st.global.v4.f32"], C[row:row + 1, col:col + 4], acc)
+        return
+    packed = T.alloc_local((1, 2), "uint32")
+    pairs = acc.reshape((2, 2))
+    T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed.reshape((2, 1)), pairs[:, 1:2], pairs[:, 0:1])
+    T.cuda.tile.apply(T.ptx["st.global.v2.b32"], C[row:row + 1, col:col + 4].view("uint32"), packed)
+
+
 def split_k_reduce(m: int, n: int, split: int, out_dtype: str = "bfloat16", scales: str = "none",
                    transposed: bool = False):
     """The kernel: a T.function of (W, C), W (split, m, n) float32 (or
     `transposed`, (split, n, m rounded up to 8)) and C (m, n) as its 16-bit
-    bits; with `scales` "tensor" of (W, C, ScaleA, ScaleB) two (1, 1)
+    bits (float32 `out_dtype`: as it is); with `scales` "tensor" of (W, C, ScaleA, ScaleB) two (1, 1)
     float32, "row" ScaleA (m, 1) and ScaleB (1, n)."""
     if out_dtype not in KINDS or scales not in SCALES:
         raise ValueError(f"C is one of {sorted(KINDS)} and scales one of {SCALES}, got {out_dtype!r}, {scales!r}")
@@ -69,14 +82,10 @@ def split_k_reduce(m: int, n: int, split: int, out_dtype: str = "bfloat16", scal
                 T.cuda.tile.apply(T.ptx["add.rn.f32"], acc.reshape((4, 1)), acc.reshape((4, 1)),
                                   part.reshape((4, 1)))
             _scale_vector(acc.reshape((4, 1)), scales, ScaleA, ScaleB, row, col)
-            packed = T.alloc_local((1, 2), "uint32")
-            pairs = acc.reshape((2, 2))
-            # cvt.rn.*x2.f32 d, a, b puts a in the upper half: the pair's second column.
-            T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed.reshape((2, 1)), pairs[:, 1:2], pairs[:, 0:1])
-            T.cuda.tile.apply(T.ptx["st.global.v2.b32"], C[row:row + 1, col:col + 4].view("uint32"), packed)
+            _store(C, acc, row, col, kind)
 
     w_shape = (split, n, -(-m // 8) * 8) if transposed else (split, m, n)
-    w_param, c_param = T.Tensor(w_shape, "float32"), T.Tensor((m, n), "uint16")
+    w_param, c_param = T.Tensor(w_shape, "float32"), T.Tensor((m, n), "uint16" if kind else "float32")
     if scales == "none":
         @T.function
         def reduce(W: w_param, C: c_param):

@@ -14,7 +14,7 @@ from . import autotune, launch
 from .launch import require
 
 DTYPES = (torch.bfloat16, torch.float16)
-OUT_DTYPES = (torch.bfloat16, torch.float16)
+OUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32)
 
 
 def check_out_dtype(out_dtype, default):
@@ -23,8 +23,8 @@ def check_out_dtype(out_dtype, default):
         return default
     if not isinstance(out_dtype, torch.dtype):
         raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
-    require(out_dtype in OUT_DTYPES, "out_dtype", f"{out_dtype}; the kernel's C is torch.bfloat16 or torch.float16 "
-            "(float32: not yet)")
+    require(out_dtype in OUT_DTYPES, "out_dtype", f"{out_dtype}; C is torch.bfloat16, torch.float16 or "
+            "torch.float32")
     return out_dtype
 
 
@@ -93,51 +93,74 @@ class GemmPlan:
 def tuned_run(op, shape, dtype, args, scaled=False, out_dtype=None):
     """Runs the Hopper GEMM of `shape` (m, n, k) on `args` (A, Bt, C, and
     the scales) in the plan the autotuner picked for op's bucket of M
-    (`scaled` and `out_dtype` as hopper_gemm takes them); a split-K plan
-    runs the partial GEMM into a float32 workspace, then the reduction
-    into C."""
+    (`scaled` and `out_dtype` as hopper_gemm takes them, "float32" too)."""
+    run = _GemmRun(op, shape, dtype, args, scaled, out_dtype)
     m, n, k = shape
-    # The specs of the kernels before scales and C's type had choices
-    # stay as they were (their cache entries too).
-    variant = {key: value for key, value in (("scaled", scaled), ("out_dtype", out_dtype))
-               if value not in (False, True, None)}
-    scales = {False: "none", True: "tensor"}.get(scaled, scaled)
-    c_dtype = out_dtype or ("bfloat16" if dtype == "e4m3" else dtype)
 
-    def stages(plan):
+    def choose():
+        return launch.tuned({"op": op, "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype], **run.variant},
+                            candidates(dtype, m, n, k), run.stages, run.operands, args[0])
+    launch.by_signature((op, m, n, k, dtype, scaled, out_dtype), args[0], choose, run.stages, run.operands)
+
+
+class _GemmRun:
+    """One call's kernels under a plan: the GEMM alone; or its float32
+    accumulators into a workspace (split along K, swap-AB, or a float32 C),
+    then the reduction that scales and rounds them into C; or, for a
+    float32 C of one slice and no scales, the workspace is C itself."""
+
+    def __init__(self, op, shape, dtype, args, scaled, out_dtype):
+        self.op, (self.m, self.n, self.k), self.dtype, self.args = op, shape, dtype, args
+        self.scaled, self.out_dtype = scaled, out_dtype
+        # The specs of the kernels before scales and C's type had choices
+        # stay as they were (their cache entries too).
+        self.variant = {key: value for key, value in (("scaled", scaled), ("out_dtype", out_dtype))
+                        if value not in (False, True, None)}
+        self.scales = {False: "none", True: "tensor"}.get(scaled, scaled)
+        self.c_dtype = out_dtype or ("bfloat16" if dtype == "e4m3" else dtype)
+
+    def to_workspace(self, plan):
+        return plan.config.split_k > 1 or plan.swap_ab or self.c_dtype == "float32"
+
+    def direct(self, plan):
+        """The workspace is C (a float32 C of one slice, no scales)."""
+        return self.c_dtype == "float32" and plan.config.split_k == 1 and not plan.swap_ab and self.scales == "none"
+
+    def stages(self, plan):
         """(spec, build) of each kernel `plan` launches."""
-        config, swap = plan.config, plan.swap_ab
+        config, swap, (m, n, k) = plan.config, plan.swap_ab, (self.m, self.n, self.k)
         gm, gn = (n, m) if swap else (m, n)
+        partial = self.to_workspace(plan)
 
         def gemm():
             from ..kernels.gemm_hopper import hopper_gemm
-            if config.split_k > 1:
-                return hopper_gemm(gm, gn, k, dtype, config)
-            return hopper_gemm(m, n, k, dtype, config, scaled=scaled, out_dtype=out_dtype)
-        spec = {"op": op, "kernel": "hopper_gemm", "shape": [gm, gn, k], "dtype": dtype,
-                "config": dataclasses.asdict(config), **({} if config.split_k > 1 else variant)}
-        if config.split_k == 1:
+            if partial:
+                return hopper_gemm(gm, gn, k, self.dtype, config, partial=True)
+            return hopper_gemm(m, n, k, self.dtype, config, scaled=self.scaled, out_dtype=self.out_dtype)
+        spec = {"op": self.op, "kernel": "hopper_gemm", "shape": [gm, gn, k], "dtype": self.dtype,
+                "config": dataclasses.asdict(config),
+                **({"workspace": True} if partial and config.split_k == 1 else {} if partial else self.variant)}
+        if not partial or self.direct(plan):
             return [(spec, gemm)]
 
         def reduce():
             from ..kernels.gemm_reduce import split_k_reduce
-            return split_k_reduce(m, n, config.split_k, c_dtype, scales, transposed=swap)
-        return [(spec, gemm), ({"op": op, "kernel": "split_k_reduce", "shape": [m, n], "split": config.split_k,
-                                "dtype": dtype, **({"transposed": True} if swap else {}), **variant}, reduce)]
+            return split_k_reduce(m, n, config.split_k, self.c_dtype, self.scales, transposed=swap)
+        return [(spec, gemm), ({"op": self.op, "kernel": "split_k_reduce", "shape": [m, n], "split": config.split_k,
+                                "dtype": self.dtype, **({"transposed": True} if swap else {}), **self.variant},
+                               reduce)]
 
-    def operands(plan):
-        split, swap = plan.config.split_k, plan.swap_ab
-        if split == 1:
+    def operands(self, plan):
+        args, (m, n) = self.args, (self.m, self.n)
+        if not self.to_workspace(plan):
             return [args]
+        if self.direct(plan):
+            return [(args[0], args[1], args[2].view(1, m, n))]
+        split, swap = plan.config.split_k, plan.swap_ab
         work = torch.empty((split, n, -(-m // 8) * 8) if swap else (split, m, n), dtype=torch.float32,
                            device=args[0].device)
         a_side, b_side = (args[1], args[0]) if swap else (args[0], args[1])
         return [(a_side, b_side, work), (work, *args[2:])]
-
-    def choose():
-        return launch.tuned({"op": op, "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype], **variant},
-                            candidates(dtype, m, n, k), stages, operands, args[0])
-    launch.by_signature((op, m, n, k, dtype, scaled, out_dtype), args[0], choose, stages, operands)
 
 
 def _split_to_fill(tiles, steps, most=None):
@@ -238,8 +261,9 @@ def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, 
     scales = [s.reshape(shape).contiguous() for s, shape in zip((scale_a, scale_b), shapes)]
     if kind == "row" and n_to != n:
         scales[1] = torch.nn.functional.pad(scales[1], (0, n_to - n), value=1.0)
-    tuned_run("scaled_matmul", (m, n_to, k_to), "e4m3", (a_rows, bt, c.view(torch.uint16), *scales),
-              scaled=True if kind == "tensor" else "row", out_dtype=None if out == torch.bfloat16 else "float16")
+    tuned_run("scaled_matmul", (m, n_to, k_to), "e4m3", (a_rows, bt, launch.bits(c), *scales),
+              scaled=True if kind == "tensor" else "row",
+              out_dtype=None if out == torch.bfloat16 else launch.NAMES[out])
     return c if n_to == n else c[:, :n].contiguous()
 
 
