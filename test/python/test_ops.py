@@ -334,6 +334,22 @@ def test_rowwise_scales_and_out_dtype_in_the_interpreter():
         ops.matmul(meta, meta.t(), out_dtype="float16")
 
 
+def test_attention_is_tuned_among_the_benchmarks_winning_configurations(tmp_path, monkeypatch):
+    # The shape's best() first, then the other winners at its d (three at
+    # d 64, two at d 128); precompile compiles each.
+    import importlib
+    from tile_mlir.kernels.configs import AttentionConfig
+    attention_module = importlib.import_module("tile_mlir.ops.attention")
+    plans = attention_module.candidates(64, True, 1000)
+    assert plans[0] == AttentionConfig.best(64, True, 1000) and len(plans) == 3 == len(set(plans))
+    assert len(attention_module.candidates(128, False, 4096)) == 2
+    monkeypatch.setenv("TILE_MLIR_CACHE_DIR", str(tmp_path))
+    q = torch.empty(1, 8, 200, 64, dtype=torch.bfloat16, device="meta")
+    kv = torch.empty(1, 2, 300, 64, dtype=torch.bfloat16, device="meta")
+    ops.precompile("attention", q, kv, kv, causal=True)
+    assert len(os.listdir(tmp_path / "ops")) == 3
+
+
 def test_a_float32_c_is_the_accumulators_themselves(monkeypatch):
     # out_dtype float32: the accumulators stored as they are (the GEMM's
     # workspace is C: no rounding, no second kernel), with rowwise scales

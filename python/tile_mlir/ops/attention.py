@@ -10,12 +10,13 @@ S_k < S_q is refused (its first rows would see no key). With
 `return_lse`, also the log-sum-exp of each row's scaled scores, (B, H,
 S_q) float32 (docs/ops.md)."""
 
+import dataclasses
 import math
 from typing import Optional, Tuple
 
 import torch
 
-from . import launch
+from . import autotune, launch
 
 
 def check(q, k, v, causal, scale=None):
@@ -61,28 +62,48 @@ def attention(q, k, v, causal=False, scale=None, return_lse=False):
 
 
 def forward(q, k, v, causal, scale, with_lse):
-    """The kernel's out (and the log-sum-exp from its rows' m and l)."""
+    """The kernel's out (and the log-sum-exp from its rows' m and l), in
+    the configuration the autotuner picked for the shape's bucket."""
     b, h, s, d = check(q, k, v, causal, scale)
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
     group, s_k = h // k.shape[1], k.shape[2]
     out = torch.empty_like(q, memory_format=torch.contiguous_format)
     heads = [t.contiguous().view(-1, t.shape[2], d) for t in (q, k, v)]
     stats = torch.empty((b * h, s, 2), dtype=torch.float32, device=q.device) if with_lse else None
-
-    def build():
-        from ..kernels.attention import attention as kernel
-        return kernel(b * h, s, d, causal, scale=scale, group=group, seq_k=s_k, dtype=dtype, stats=with_lse)
     dtype = launch.NAMES[q.dtype]
-    launch.run({"op": "attention", "kernel": "attention", "shape": [b * h, s, d], "causal": causal,
-                "scale": scale, "group": group, "seq_k": s_k, "dtype": dtype, "stats": with_lse}, build,
-               *(launch.bits(t) for t in heads), launch.bits(out.view(b * h, s, d)),
-               *(() if stats is None else (stats,)))
+    args = (*(launch.bits(t) for t in heads), launch.bits(out.view(b * h, s, d)), *(() if stats is None else (stats,)))
+    fields = {"shape": [b * h, s, d], "causal": causal, "scale": scale, "group": group, "seq_k": s_k,
+              "dtype": dtype, "stats": with_lse}
+
+    def stages(config):
+        def build():
+            from ..kernels.attention import attention as kernel
+            return kernel(b * h, s, d, causal, scale=scale, config=config, group=group, seq_k=s_k, dtype=dtype,
+                          stats=with_lse)
+        return [({"op": "attention", "kernel": "attention", **fields, "config": dataclasses.asdict(config)}, build)]
+
+    def choose():
+        bucket = [d, causal, group, autotune.bucket(s), autotune.bucket(s_k), autotune.bucket(b * h)]
+        return launch.tuned({"op": "attention", "bucket": bucket, "dtypes": [dtype]}, candidates(d, causal, s),
+                            stages, lambda config: [args], q)
+    launch.by_signature(("attention", *(tuple(v) if isinstance(v, list) else v for v in fields.values())), q,
+                        choose, stages, lambda config: [args])
     if stats is None:
         return out, None
     # m is in base 2 (the scores' maximum times scale log2 e): the row's
     # log-sum-exp is (m + log2 l) ln 2.
     lse = (stats[..., 0] + torch.log2(stats[..., 1])) * math.log(2.0)
     return out, lse.view(b, h, s)
+
+
+def candidates(d, causal, seq):
+    """The configurations the autotuner times, the kernel's best() for the
+    shape first, then the others that won an entry of the attention
+    benchmark at this d (AttentionConfig.best's table)."""
+    from ..kernels.configs import AttentionConfig
+    best = AttentionConfig.best(d, causal, seq)
+    table = [AttentionConfig.best(d, c, n) for c in (False, True) for n in (1024, 8192)]
+    return [best] + [c for i, c in enumerate(table) if c != best and c not in table[:i]]
 
 
 def attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
