@@ -1,6 +1,7 @@
 """tile_mlir.ops.attention across grouped-query shapes: 32 query heads over
 4 of K and V (GQA 8:1), 16k tokens a batch (B x S), S 512 to 8192 and 1000
-(a tail), d 64 and 128, causal and not, bf16, against every torch
+(a tail), d 64 and 128, causal and not; and decode, one query of 32 heads
+over 8 (B 8, d 128) against S_k 1k to 64k keys; bf16, against every torch
 scaled_dot_product_attention backend the device has (flash, cuDNN,
 efficient; enable_gqa, or K and V expanded beforehand, untimed, where a
 backend refuses it). The op is called as a user calls it, its kernel loaded
@@ -20,6 +21,7 @@ from .timing import timed_rounds
 
 HEADS, KV_HEADS, TOKENS = 32, 4, 16384
 SEQS = (512, 1000, 2048, 4096, 8192)
+DECODE_KEYS, DECODE_BATCH, DECODE_KV_HEADS = (1024, 4096, 16384, 65536), 8, 8
 ROUNDS, REPEATS = 3, 10
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
             "efficient": SDPBackend.EFFICIENT_ATTENTION}
@@ -27,28 +29,34 @@ ENTRIES = {}
 
 
 def cases():
-    """(name, b, s, d, causal) of every entry."""
+    """(name, (b, h_kv, s_q, s_k, d), causal) of every entry. Decode's one
+    query sees every key (the bottom-right diagonal): not causal, so that
+    SDPA (whose is_causal is the top-left one) computes the same."""
     for d in (64, 128):
         for causal in (False, True):
             for s in SEQS:
                 b = max(1, TOKENS // s)
-                yield f"attention_d{d}_b{b}_h{HEADS}kv{KV_HEADS}_s{s}{'_causal' if causal else ''}", b, s, d, causal
+                yield (f"attention_d{d}_b{b}_h{HEADS}kv{KV_HEADS}_s{s}{'_causal' if causal else ''}",
+                       (b, KV_HEADS, s, s, d), causal)
+    for s_k in DECODE_KEYS:
+        yield (f"attention_decode_d128_b{DECODE_BATCH}_h{HEADS}kv{DECODE_KV_HEADS}_q1_k{s_k}",
+               (DECODE_BATCH, DECODE_KV_HEADS, 1, s_k, 128), False)
 
 
 def build(out):
     """Every entry's kernel, compiled into `out` as an ops cache."""
     os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(out)
     import tile_mlir.ops as ops
-    for name, b, s, d, causal in cases():
+    for name, (b, h_kv, s, s_k, d), causal in cases():
         q = torch.empty(b, HEADS, s, d, dtype=torch.bfloat16, device="meta")
-        kv = torch.empty(b, KV_HEADS, s, d, dtype=torch.bfloat16, device="meta")
+        kv = torch.empty(b, h_kv, s_k, d, dtype=torch.bfloat16, device="meta")
         ops.precompile("attention", q, kv, kv, causal=causal)
         print(name, "precompiled", flush=True)
 
 
 def backend_runs(q, k, v, causal, exact, entry):
     """Each SDPA backend's launch, and its error into `entry`."""
-    group = HEADS // KV_HEADS
+    group = HEADS // k.shape[1]
     wide = [t.repeat_interleave(group, dim=1) for t in (k, v)]
     runs = {}
     for key, backend in BACKENDS.items():
@@ -73,21 +81,24 @@ def backend_runs(q, k, v, causal, exact, entry):
     return runs
 
 
-def entry_of(b, s, d, causal, ops):
+def entry_of(shape, causal, ops):
+    b, h_kv, s, s_k, d = shape
     gen = torch.Generator(device="cuda").manual_seed(0)
     q = torch.randn(b, HEADS, s, d, device="cuda", generator=gen).to(torch.bfloat16)
-    k, v = (torch.randn(b, KV_HEADS, s, d, device="cuda", generator=gen).to(torch.bfloat16) for _ in range(2))
-    group = HEADS // KV_HEADS
+    k, v = (torch.randn(b, h_kv, s_k, d, device="cuda", generator=gen).to(torch.bfloat16) for _ in range(2))
+    group = HEADS // h_kv
     exact = F.scaled_dot_product_attention(q[:1].double(), *(t[:1].double().repeat_interleave(group, dim=1)
                                                                for t in (k, v)), is_causal=causal)
     got = ops.attention(q, k, v, causal=causal)
-    entry = {"shape": [b, HEADS, KV_HEADS, s, d], "causal": causal,
+    entry = {"shape": [b, HEADS, h_kv, s, s_k, d], "causal": causal,
              "max_error_relative_to_max": float((got[:1].double() - exact).abs().max() / exact.abs().max())}
     runs = {"tile_mlir": lambda: ops.attention(q, k, v, causal=causal), **backend_runs(q, k, v, causal, exact, entry)}
     timed_rounds(entry, runs, ROUNDS, REPEATS)
     # Causal: half the products (the convention of FlashAttention's numbers).
-    flops = 4.0 * b * HEADS * s * s * d / (2 if causal else 1)
+    flops = 4.0 * b * HEADS * s * s_k * d / (2 if causal else 1)
     entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
+    # Decode reads K and V once: their bytes over the time.
+    entry["kv_GBps"] = {key: 2 * k.numel() * 2 / ms / 1e6 for key, ms in entry["ms"].items()}
     entry["ratio_vs_best_sdpa"] = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir") / \
         entry["ms"]["tile_mlir"]
     return entry
@@ -98,15 +109,21 @@ def run(artifacts, report_path):
     import tile_mlir.ops as ops
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
               "repeats": REPEATS, "kernels": {}}
-    for name, b, s, d, causal in cases():
-        entry = report["kernels"][name] = entry_of(b, s, d, causal, ops)
+    for name, shape, causal in cases():
+        entry = report["kernels"][name] = entry_of(shape, causal, ops)
         print(name, "x%.3f best SDPA" % entry["ratio_vs_best_sdpa"],
               {key: round(v, 1) for key, v in entry["TFLOPs"].items()},
               "rel err %.2e" % entry["max_error_relative_to_max"], flush=True)
-        ratios = [e["ratio_vs_best_sdpa"] for e in report["kernels"].values()]
-        report["summary"] = {"geomean_ratio_vs_best_sdpa": math.exp(sum(map(math.log, ratios)) / len(ratios)),
-                             "entries": len(ratios),
-                             "worst": sorted(((n, e["ratio_vs_best_sdpa"]) for n, e in report["kernels"].items()),
-                                             key=lambda kv: kv[1])[:5]}
+        report["summary"] = {kind: summary({n: e for n, e in report["kernels"].items() if ("decode" in n) == decode})
+                             for kind, decode in (("prefill", False), ("decode", True))}
         with open(report_path, "w") as f:
             json.dump(report, f, indent=1)
+
+
+def summary(entries):
+    """The geometric mean of the entries' ratios, and the worst five."""
+    if not entries:
+        return {}
+    ratios = {name: e["ratio_vs_best_sdpa"] for name, e in entries.items()}
+    return {"geomean_ratio_vs_best_sdpa": math.exp(sum(map(math.log, ratios.values())) / len(ratios)),
+            "entries": len(ratios), "worst": sorted(ratios.items(), key=lambda kv: kv[1])[:5]}

@@ -68,23 +68,32 @@ def forward(q, k, v, causal, scale, with_lse):
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
     group, s_k = h // k.shape[1], k.shape[2]
     out = torch.empty_like(q, memory_format=torch.contiguous_format)
-    heads = [t.contiguous().view(-1, t.shape[2], d) for t in (q, k, v)]
-    stats = torch.empty((b * h, s, 2), dtype=torch.float32, device=q.device) if with_lse else None
+    # A key-value head's query heads packed as the rows of one head where
+    # every row sees the same keys (not causal, or one query): heads
+    # h_kv G + g are adjacent, so (B H, S, D) is (B H_kv, G S, D) as it is;
+    # each row's arithmetic is the same, and G S rows fill the tiles that S
+    # (decode: 1) would leave nearly empty.
+    causal_run = causal and s > 1  # one causal query sees every key (the bottom-right diagonal): no mask
+    pack = group > 1 and not causal_run
+    rows, heads_run, group_run = (group * s, b * h // group, 1) if pack else (s, b * h, group)
+    heads = [q.contiguous().view(heads_run, rows, d), *(t.contiguous().view(-1, s_k, d) for t in (k, v))]
+    stats = torch.empty((heads_run, rows, 2), dtype=torch.float32, device=q.device) if with_lse else None
     dtype = launch.NAMES[q.dtype]
-    args = (*(launch.bits(t) for t in heads), launch.bits(out.view(b * h, s, d)), *(() if stats is None else (stats,)))
-    fields = {"shape": [b * h, s, d], "causal": causal, "scale": scale, "group": group, "seq_k": s_k,
+    args = (*(launch.bits(t) for t in heads), launch.bits(out.view(heads_run, rows, d)),
+            *(() if stats is None else (stats,)))
+    fields = {"shape": [heads_run, rows, d], "causal": causal_run, "scale": scale, "group": group_run, "seq_k": s_k,
               "dtype": dtype, "stats": with_lse}
 
     def stages(config):
         def build():
             from ..kernels.attention import attention as kernel
-            return kernel(b * h, s, d, causal, scale=scale, config=config, group=group, seq_k=s_k, dtype=dtype,
-                          stats=with_lse)
+            return kernel(heads_run, rows, d, causal_run, scale=scale, config=config, group=group_run, seq_k=s_k,
+                          dtype=dtype, stats=with_lse)
         return [({"op": "attention", "kernel": "attention", **fields, "config": dataclasses.asdict(config)}, build)]
 
     def choose():
-        bucket = [d, causal, group, autotune.bucket(s), autotune.bucket(s_k), autotune.bucket(b * h)]
-        return launch.tuned({"op": "attention", "bucket": bucket, "dtypes": [dtype]}, candidates(d, causal, s),
+        bucket = [d, causal_run, group_run, autotune.bucket(rows), autotune.bucket(s_k), autotune.bucket(heads_run)]
+        return launch.tuned({"op": "attention", "bucket": bucket, "dtypes": [dtype]}, candidates(d, causal_run, rows),
                             stages, lambda config: [args], q)
     launch.by_signature(("attention", *(tuple(v) if isinstance(v, list) else v for v in fields.values())), q,
                         choose, stages, lambda config: [args])
