@@ -1,7 +1,8 @@
-"""RMSNorm, y = x / sqrt(mean(x^2) + eps) * w, over rows of any width in
-whole 16-byte vectors, float32, bf16 or fp16: one block of `threads` per
-row, 16-byte vector loads, a warp-shuffle reduction and one exchange of
-the warps' partial sums through shared memory.
+"""RMSNorm, y = x / sqrt(mean(x^2) + eps) * w, over rows of any width
+(16-byte vectors where it is whole ones, else a value a load), float32,
+bf16 or fp16: one block of `threads` per row, 16-byte vector loads, a
+warp-shuffle reduction and one exchange of the warps' partial sums through
+shared memory.
 
 Every rounding is IEEE (mul.rn, add.rn, sqrt.rn, rcp.rn), so the result is
 a function of the reduction order alone, which reference/rmsnorm.py states
@@ -26,12 +27,11 @@ At 4096: float32 with `config.threads` (512 best), bf16 and fp16 with 256.
 from typing import Optional
 
 from .. import script as T
-from .cache_hints import VectorAccess
 from .configs import RmsNormConfig
 from ..pipelining.reductions import block_reduce
 from .reference.rmsnorm import COLUMNS, EPS, VALUES_PER_THREAD
 from .reference.rows import RowLayout, threads_for
-from .rows import HeldRow
+from .rows import held_row
 
 # The kernels' names by dtype (the PTX entry's), and the type their arrays
 # are passed as (16-bit values as their bits).
@@ -62,8 +62,9 @@ def _normalize_held(flat, w, partials, t, width, eps=EPS):
 
 def rmsnorm(rows: int, dtype: str = "float32", config: Optional[RmsNormConfig] = None, eps: float = EPS,
             width: int = COLUMNS):
-    """The kernel for `rows` rows of `width` values (whole 16-byte vectors:
-    a multiple of 4 float32, of 8 bf16 or fp16): a T.function of (X, W,
+    """The kernel for `rows` rows of `width` values (read in 16-byte vectors
+    where the width is a multiple of 4 float32 or of 8 bf16 or fp16, else
+    a value a load): a T.function of (X, W,
     Out), float32, or 16-bit as their bits (int16; no cache policy). One
     block a row, its threads `config.threads` at 4096 float32, else about
     VALUES_PER_THREAD values each. `eps` is rounded to float32 (an
@@ -88,10 +89,9 @@ def rmsnorm(rows: int, dtype: str = "float32", config: Optional[RmsNormConfig] =
         T.device_entry(launch=T.cuda.LaunchConfig(grid=rows, block=layout.threads))
         partials = T.alloc_shared((layout.warps, 1), "float32")
         t = T.thread_id()
-        weights = HeldRow(layout).load(W, t, 0.0)
+        weights = held_row(layout).load(W, t, 0.0)
         row = T.block_id()
-        access = VectorAccess(layout.vectors, config.x_priority, config.out_priority) if dtype == "float32" else None
-        held = HeldRow(layout, access)
+        held = held_row(layout, config)
         v = held.load(X[row], t, 0.0)
         _normalize_held(v, weights, partials, t, width, eps)
         held.store(Out[row], t, v)

@@ -5,6 +5,8 @@ Loads widen 16-bit values exactly (bf16: a shift and a mask; fp16:
 cvt.f32.f16); stores round once (cvt.rn.bf16x2.f32 or cvt.rn.f16x2.f32).
 Where the row is not whole vectors of every thread, a vector past its end
 holds `neutral` (set by mov, the load predicated off) and stores nothing.
+A width off whole vectors is read and written a value at a time
+(ValueRow: ld.global.f32 or .b16, cvt.f32.bf16 or .f16, and back).
 """
 
 import struct
@@ -98,3 +100,59 @@ class HeldRow:
             for h in range(2):
                 T.cuda.tile.apply(T.ptx["cvt.f32.f16"], self.wide[:, :, h:h + 1], f16[:, :, h:h + 1])
         return self.wide.reshape((lay.per_thread, 1))
+
+
+class ValueRow:
+    """A row's held values under a layout of one value a load (`vec` 1: a
+    width off whole 16-byte vectors), widened exactly to float32 and
+    rounded once on the way back; the values past the row's end hold
+    `neutral` and store nothing."""
+
+    def __init__(self, layout: RowLayout):
+        if layout.vec != 1:
+            raise ValueError(f"ValueRow reads a value at a time, not vectors of {layout.vec}")
+        self.layout, self.f32 = layout, layout.dtype == "float32"
+        self.values = T.alloc_local((layout.vectors, 1), "float32")
+        self.raw = None if self.f32 else T.alloc_local((layout.vectors, 1), "uint16")
+
+    def _places(self, row, t):
+        """(k, the thread's place of value k, the predicate keywords)."""
+        lay = self.layout
+        for k in range(lay.vectors):
+            holding = lay.threads_holding(k)
+            if holding:
+                place = row.reshape((lay.width, 1))[lay.threads * k + t:lay.threads * k + t + 1]
+                yield k, place, ({} if holding == lay.threads else {"pred": t < holding})
+
+    def load(self, row, t, neutral: float):
+        """The thread's values (vectors, 1) float32."""
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.values.view("uint32"), T.uint32(_f32_bits(neutral)))
+        suffix = "bf16" if self.layout.dtype == "bfloat16" else "f16"
+        for k, place, pred in self._places(row, t):
+            keep = dict(pred, preserve_dst=True) if pred else {}
+            if self.f32:
+                T.cuda.tile.apply(T.ptx["ld.global.f32"], self.values[k:k + 1], place, **keep)
+                continue
+            T.cuda.tile.apply(T.ptx["ld.global.b16"], self.raw[k:k + 1], place, **keep)
+            halves = self.raw[k:k + 1].view(self.layout.dtype)
+            T.cuda.tile.apply(T.ptx[f"cvt.f32.{suffix}"], self.values[k:k + 1], halves, **keep)
+        return self.values
+
+    def store(self, row, t, values):
+        suffix = "bf16" if self.layout.dtype == "bfloat16" else "f16"
+        for k, place, pred in self._places(row, t):
+            if self.f32:
+                T.cuda.tile.apply(T.ptx["st.global.f32"], place, values[k:k + 1], **pred)
+                continue
+            T.cuda.tile.apply(T.ptx[f"cvt.rn.{suffix}.f32"], self.raw[k:k + 1].view(self.layout.dtype), values[k:k + 1])
+            T.cuda.tile.apply(T.ptx["st.global.b16"], place, self.raw[k:k + 1], **pred)
+
+
+def held_row(layout: RowLayout, config=None):
+    """The row's loader and storer: by 16-byte vectors (float32 ones with
+    `config`'s L2 policies, x_priority and out_priority), or a value at a
+    time."""
+    if layout.vec == 1:
+        return ValueRow(layout)
+    policies = config is not None and layout.dtype == "float32"
+    return HeldRow(layout, VectorAccess(layout.vectors, config.x_priority, config.out_priority) if policies else None)

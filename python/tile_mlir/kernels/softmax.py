@@ -1,6 +1,7 @@
-"""Row softmax, y = 2^((x - max) log2 e) / sum, over rows of any width in
-whole 16-byte vectors, float32, bf16 or fp16: one block a row (about 16
-values a thread: 256 threads at 4096), 16-byte vector loads and stores,
+"""Row softmax, y = 2^((x - max) log2 e) / sum, over rows of any width
+(16-byte vectors where it is whole ones, else a value a load), float32,
+bf16 or fp16: one block a row (about 16 values a thread: 256 threads at
+4096), 16-byte vector loads and stores,
 warp-shuffle reductions and one exchange of the warps' values through
 shared memory for the maximum and one for the sum.
 
@@ -25,11 +26,10 @@ The order of operations, which reference/softmax.py states in numpy:
 
 from .. import script as T
 from ..pipelining.reductions import block_reduce
-from .cache_hints import VectorAccess
 from .configs import SoftmaxConfig
 from .reference.rows import RowLayout, threads_for
 from .reference.softmax import COLUMNS, LOG2E, PER_THREAD
-from .rows import HeldRow
+from .rows import held_row
 
 # The kernels' names by dtype (the PTX entry's), and the type their arrays
 # are passed as (16-bit values as their bits).
@@ -59,8 +59,9 @@ def _softmax_held(v, maxima, sums, t):
 
 
 def softmax(rows: int, dtype: str = "float32", config: "SoftmaxConfig | None" = None, width: int = COLUMNS):
-    """The kernel for `rows` rows of `width` values (whole 16-byte vectors:
-    a multiple of 4 float32, of 8 bf16 or fp16): a T.function of (X, Out),
+    """The kernel for `rows` rows of `width` values (read in 16-byte vectors
+    where the width is a multiple of 4 float32 or of 8 bf16 or fp16, else
+    a value a load): a T.function of (X, Out),
     float32 rows, or 16-bit rows as their bits (int16; no cache policy).
     One block a row, about PER_THREAD values a thread (rows.threads_for)."""
     config = config or SoftmaxConfig.best(dtype)
@@ -76,8 +77,7 @@ def softmax(rows: int, dtype: str = "float32", config: "SoftmaxConfig | None" = 
         maxima = T.alloc_shared((layout.warps, 1), "float32")
         sums = T.alloc_shared((layout.warps, 1), "float32")
         t, row = T.thread_id(), T.block_id()
-        access = VectorAccess(layout.vectors, config.x_priority, config.out_priority) if dtype == "float32" else None
-        held = HeldRow(layout, access)
+        held = held_row(layout, config)
         v = held.load(X[row], t, float("-inf"))
         _softmax_held(v, maxima, sums, t)
         held.store(Out[row], t, v)

@@ -4,7 +4,8 @@ the kernels' layout stated once for the kernels (kernels/rows.py) and the
 references.
 
 A row of `width` values is read in 16-byte vectors of `vec` values (4
-float32, 8 bf16 or fp16): vector k of thread t holds values vec (threads
+float32, 8 bf16 or fp16; 1, a value a load, where the width is not whole
+vectors): vector k of thread t holds values vec (threads
 k + t) + j, j < vec, at the thread's positions vec k + j. Where the row is
 not whole vectors of every thread, the last k reaches past its end for the
 higher threads: those vectors hold a neutral value (-inf for a maximum, 0
@@ -25,9 +26,11 @@ class RowLayout:
     def __init__(self, width: int, threads: int, dtype: str = "float32"):
         if dtype not in VALUES_PER_VECTOR:
             raise ValueError(f"rows are one of {sorted(VALUES_PER_VECTOR)}, not {dtype!r}")
-        self.vec = VALUES_PER_VECTOR[dtype]
-        if width < 1 or width % self.vec:
-            raise ValueError(f"a row of {width} {dtype} values is not whole 16-byte vectors of {self.vec}")
+        if width < 1:
+            raise ValueError(f"a row of {width} values")
+        # A width off whole 16-byte vectors is read a value at a time (its
+        # rows do not start on 16 bytes).
+        self.vec = VALUES_PER_VECTOR[dtype] if width % VALUES_PER_VECTOR[dtype] == 0 else 1
         if threads % 128 or not 128 <= threads <= 1024:
             raise ValueError(f"{threads} threads: a multiple of 4 warps, at most 1024")
         self.width, self.threads, self.dtype = width, threads, dtype
