@@ -22,8 +22,29 @@ CASES = {
     "attention_1x8x256x64_causal": ("attention", [(1, 8, 256, 64)] * 3, torch.bfloat16, {"causal": True}),
     "rms_norm_8x4096": ("rms_norm", [(8, 4096), (4096,)], torch.bfloat16, {"eps": 1e-6}),
     "softmax_8x4096": ("softmax", [(8, 4096)], torch.bfloat16, {}),
+    # The variants' kernels on the GPU: C in float32 (the accumulators
+    # themselves), and e4m3 with torch._scaled_mm's rowwise scales.
+    "matmul_16x4096x4096_float32_c": ("matmul", [(16, 4096), (4096, 4096)], torch.bfloat16,
+                                      {"out_dtype": torch.float32}),
+    "scaled_matmul_16x4096x4096_rowwise": ("scaled_matmul", [(16, 4096), (4096, 4096), (16, 1), (1, 4096)],
+                                           torch.float8_e4m3fn, {}),
 }
 ENTRIES = {}
+
+
+def arguments(op, shapes, dtype, device, gen=None):
+    """A case's tensors: random normal (empty on meta) in `dtype`; for
+    scaled_matmul, B as the transposed view of a row-major (N, K) and the
+    scales in float32 around 1."""
+    make = (lambda shape, dt: torch.empty(shape, dtype=dt, device=device)) if device == "meta" else (
+        lambda shape, dt: torch.randn(shape, device=device, generator=gen).to(dt))
+    if op != "scaled_matmul":
+        return [make(s, dtype) for s in shapes]
+    (m, k), (_, n), scale_a, scale_b = shapes
+    a, w = make((m, k), dtype), make((n, k), dtype)
+    scales = [make(s, torch.float32).abs() + 0.5 if device != "meta" else make(s, torch.float32)
+              for s in (scale_a, scale_b)]
+    return [a, w.t(), *scales]
 
 
 def build(out):
@@ -31,14 +52,16 @@ def build(out):
     os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(out)
     import tile_mlir.ops as ops
     for name, (op, shapes, dtype, kwargs) in CASES.items():
-        ops.precompile(op, *(torch.empty(s, dtype=dtype, device="meta") for s in shapes), **kwargs)
+        ops.precompile(op, *arguments(op, shapes, dtype, "meta"), **kwargs)
         print(name, "precompiled", flush=True)
 
 
 def peer(op, args, kwargs):
     """The torch operator the op replaces."""
     if op == "matmul":
-        return lambda: torch.matmul(*args)
+        return lambda: torch.matmul(*args).to(kwargs.get("out_dtype") or args[0].dtype)
+    if op == "scaled_matmul":
+        return lambda: torch._scaled_mm(*args, out_dtype=torch.bfloat16)
     if op == "attention":
         return lambda: F.scaled_dot_product_attention(*args, is_causal=kwargs["causal"])
     if op == "softmax":
@@ -63,7 +86,7 @@ def run(artifacts, report_path):
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "calls": CALLS, "ops": {}}
     gen = torch.Generator(device="cuda").manual_seed(0)
     for name, (op, shapes, dtype, kwargs) in CASES.items():
-        args = [torch.randn(s, device="cuda", generator=gen).to(dtype) for s in shapes]
+        args = arguments(op, shapes, dtype, "cuda", gen)
         ours = lambda op=op, args=args, kwargs=kwargs: getattr(ops, op)(*args, **kwargs)  # noqa: E731
         start = time.perf_counter()
         got = ours()
