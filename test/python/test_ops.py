@@ -336,6 +336,19 @@ def test_rowwise_scales_and_out_dtype_in_the_interpreter():
         ops.matmul(meta, meta.t(), out_dtype="float16")
 
 
+def test_only_plain_cuda_tensors_skip_the_dispatcher():
+    # launch.eager: the wrappers call the implementation directly only for
+    # plain CUDA tensors that autograd does not follow, outside
+    # torch.compile; CPU, meta and fake tensors go through the op.
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from tile_mlir.ops import launch
+    x = torch.zeros(2, 2)
+    assert not launch.eager(x) and not launch.eager(x.to("meta"))
+    with FakeTensorMode():
+        assert not launch.eager(torch.zeros(2, 2, device="cuda"))
+    assert not launch.eager(torch.zeros(2, 2, requires_grad=True))
+
+
 def test_attention_is_tuned_among_the_benchmarks_winning_configurations(tmp_path, monkeypatch):
     # The shape's best() first, then the other winners at its d (three at
     # d 64, two at d 128); precompile compiles each.

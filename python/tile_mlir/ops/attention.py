@@ -57,8 +57,8 @@ def attention(q, k, v, causal=False, scale=None, return_lse=False):
         raise TypeError(f"scale is a float or None, got {type(scale).__name__}")
     scale = None if scale is None else float(scale)
     if return_lse:
-        return attention_lse_op(q, k, v, causal, scale)
-    return attention_op(q, k, v, causal, scale)
+        return (attention_lse_impl if launch.eager(q, k, v) else attention_lse_op)(q, k, v, causal, scale)
+    return (attention_impl if launch.eager(q, k, v) else attention_op)(q, k, v, causal, scale)
 
 
 def forward(q, k, v, causal, scale, with_lse):

@@ -40,6 +40,20 @@ def tensors(**named) -> None:
             raise TypeError(f"{name} is a torch.Tensor, got {type(value).__name__}")
 
 
+def eager(*tensors: torch.Tensor) -> bool:
+    """Whether an op's wrapper may call its implementation directly: plain
+    CUDA tensors (no fake, functional or other subclass), nothing being
+    traced by torch.compile, and no input that autograd follows (the ops
+    register no backward: through the dispatcher, autograd says so). This
+    skips torch's Python custom-op dispatch (about 40 us a call), as
+    FlashAttention's wrappers call their kernels; torch.compile, fake
+    tensors and CPU tensors go through the op."""
+    if torch.compiler.is_compiling():
+        return False
+    grad = torch.is_grad_enabled()
+    return all(type(t) is torch.Tensor and t.is_cuda and not (grad and t.requires_grad) for t in tensors)
+
+
 def same_placement(**tensors) -> None:
     """One dtype and one device for every tensor (their names)."""
     (first, a), *rest = tensors.items()

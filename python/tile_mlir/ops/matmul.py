@@ -45,6 +45,8 @@ def matmul(a, b, out_dtype=None):
     launch.tensors(a=a, b=b)
     if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
         raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
+    if launch.eager(a, b):
+        return matmul_impl(a, b, out_dtype)
     return matmul_op(a, b, out_dtype)
 
 
@@ -247,6 +249,8 @@ def scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.bfloat16):
     launch.tensors(a=a, b=b, scale_a=scale_a, scale_b=scale_b)
     if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
         raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
+    if launch.eager(a, b, scale_a, scale_b):
+        return scaled_matmul_impl(a, b, scale_a, scale_b, out_dtype)
     return scaled_matmul_op(a, b, scale_a, scale_b, out_dtype)
 
 

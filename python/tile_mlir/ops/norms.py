@@ -41,7 +41,7 @@ def rms_norm(x, weight, eps=1e-6):
     launch.tensors(x=x, weight=weight)
     if not isinstance(eps, float) or not eps > 0:
         raise ValueError(f"eps is a positive float, got {eps!r}")
-    return rms_norm_op(x, weight, eps)
+    return (rms_norm_impl if launch.eager(x, weight) else rms_norm_op)(x, weight, eps)
 
 
 def rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
@@ -79,7 +79,7 @@ def softmax(x, dim=-1):
     launch.tensors(x=x)
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"dim is an int, got {type(dim).__name__}")
-    return softmax_op(x, dim)
+    return (softmax_impl if launch.eager(x) else softmax_op)(x, dim)
 
 
 def softmax_impl(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
