@@ -121,11 +121,11 @@ class _Geometry:
     blocks = property(lambda self: min(self.config.blocks, self.units))
 
     def unit(self, unit):
-        """(tile, the unit's first step of K) of a unit of work: a tile, or
-        slice unit % split of tile unit / split."""
+        """(tile, slice) of a unit of work: a tile, or slice unit % split
+        of tile unit / split (its steps of K from slice x slice_steps)."""
         if self.split == 1:
             return unit, 0
-        return unit // self.split, unit % self.split * self.slice_steps
+        return unit // self.split, unit % self.split
     regs = property(lambda self: self.config.bn // 2)
     chunk_cols = property(lambda self: self.config.bn // DEFERRED_STEPS)
     out_kind = property(lambda self: OUT_KINDS[self.out_dtype] if self.out_dtype else
@@ -164,14 +164,14 @@ def _produce(g: _Geometry, A, B, a_s, b_s, ring, bid):
     """Thread 0 of the producer: each step of each of the block's tiles,
     once its slot is free, expects the two boxes' bytes and loads them."""
     for unit in T.serial(bid, g.units, g.blocks):
-        tile, k0 = g.unit(unit)
+        tile, part = g.unit(unit)
         row0, col0 = g.order.origin(tile)
         first = (unit - bid) // g.blocks * g.slice_steps
         for kt in T.serial(0, g.slice_steps):
             put = PipelineState.producer(g.config.stages, first + kt)
             ring.acquire(put)
             ring.expect(put, (g.bm + g.config.bn) * 128)
-            k = (kt + k0) * g.bk if g.split > 1 else kt * g.bk
+            k = (kt + part * g.slice_steps) * g.bk if g.split > 1 else kt * g.bk
             T.cuda.tile.apply(T.ptx[TMA_LOAD], a_s[put.stage], A.tensor_map, (k, row0), ring.full(put))
             T.cuda.tile.apply(T.ptx[TMA_LOAD], b_s[put.stage], B.tensor_map, (k, col0), ring.full(put))
 
@@ -207,12 +207,13 @@ class _DeferredStore:
         g, (scale_a, scale_b) = self.g, self.scale
         row0, col0 = g.order.origin(tile)
         by_row, by_col = T.alloc_local((2, 1), "float32"), T.alloc_local((1, 2), "float32")
+        places = WgmmaAccumulator(g.config.bn)
         for h in range(2):  # the thread's rows: elements 0-1 and 2-3 of each block of 8 columns
-            row, _ = WgmmaAccumulator(g.config.bn).place(2 * h, warp, lane, row0 + 64 * self.c, col0)
+            row, _ = places.place(2 * h, warp, lane, row0 + 64 * self.c, col0)
             row = T.minimum(row, g.m - 1)
             T.cuda.tile.apply(T.ptx["ld.global.f32"], by_row[h:h + 1], scale_a[row:row + 1])
         for i in range(g.regs // 2):
-            _, col = WgmmaAccumulator(g.config.bn).place(2 * i, warp, lane, row0, col0)
+            _, col = places.place(2 * i, warp, lane, row0, col0)
             col = T.minimum(col, g.n - 2)
             pair = acc[0, 0:1, 2 * i:2 * i + 2].reshape((2, 1))
             T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], by_col, scale_b[0:1, col:col + 2])
@@ -272,7 +273,7 @@ def _consume_slices(g: _Geometry, a_s, b_s, ring, W, t, bid, c):
     acc = T.alloc_local((1, 1, g.regs), "float32")
     multiply = _multiplier(g, a_s, b_s, ring, acc, t, c)
     for unit in T.serial(bid, g.units, g.blocks):
-        tile, part = (unit, 0) if g.split == 1 else (unit // g.split, unit % g.split)
+        tile, part = g.unit(unit)
         row0, col0 = g.order.origin(tile)
         first = (unit - bid) // g.blocks * g.slice_steps
         multiply(first, 0)
@@ -280,8 +281,9 @@ def _consume_slices(g: _Geometry, a_s, b_s, ring, W, t, bid, c):
             multiply(first, kt)
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
         ring.release(PipelineState(g.config.stages, first + g.slice_steps - 1), where=p == 0)
+        places = WgmmaAccumulator(g.config.bn)
         for i in range(g.regs // 2):
-            row, col = WgmmaAccumulator(g.config.bn).place(2 * i, warp, lane, row0 + 64 * c, col0)
+            row, col = places.place(2 * i, warp, lane, row0 + 64 * c, col0)
             T.cuda.tile.apply(T.ptx["st.global.v2.f32"], W[part, row:row + 1, col:col + 2],
                               acc[0, 0:1, 2 * i:2 * i + 2], pred=(row < g.m) & (col < g.n))
 
@@ -320,7 +322,7 @@ def _consume(g: _Geometry, a_s, b_s, ring, epilogue: _DeferredStore, t, bid, c):
         T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
 
 
-def _scale(ScaleA, ScaleB):
+def scale_product(ScaleA, ScaleB):
     """The product of the two scalar scales, in a register: scale_a x
     scale_b, rounded once (the order stated: the accumulators are then
     multiplied by it, and rounded to C's type)."""
@@ -390,5 +392,9 @@ def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None):
         if g.to_workspace:
             _consume_slices(g, a_s, b_s, ring, C, t, bid, c)
             return
-        scale = {"none": None, "tensor": lambda: _scale(ScaleA, ScaleB), "row": lambda: (ScaleA, ScaleB)}[g.scales]
-        _consume(g, a_s, b_s, ring, _DeferredStore(g, C, c_s, c, stores, scale and scale()), t, bid, c)
+        scale = None  # per tensor: the product, in a register; rowwise: the scales' tensors
+        if g.scales == "tensor":
+            scale = scale_product(ScaleA, ScaleB)
+        elif g.scales == "row":
+            scale = (ScaleA, ScaleB)
+        _consume(g, a_s, b_s, ring, _DeferredStore(g, C, c_s, c, stores, scale), t, bid, c)

@@ -14,6 +14,7 @@ and writes C (M, N) as the one-pass kernel would.
 """
 
 from .. import script as T
+from .gemm_hopper import scale_product
 
 THREADS = 256
 KINDS = {"bfloat16": "bf16", "float16": "f16", "float32": None}  # C's type: its rounding (float32: none)
@@ -23,11 +24,7 @@ SCALES = ("none", "tensor", "row")
 def _scale_vector(acc, scales, ScaleA, ScaleB, row, col):
     """acc (4, 1), the four columns from `col` of `row`, times the scales."""
     if scales == "tensor":
-        scale, other = T.alloc_local((1, 1), "float32"), T.alloc_local((1, 1), "float32")
-        T.cuda.tile.apply(T.ptx["ld.global.f32"], scale, ScaleA)
-        T.cuda.tile.apply(T.ptx["ld.global.f32"], other, ScaleB)
-        T.cuda.tile.apply(T.ptx["mul.rn.f32"], scale, scale, other)
-        T.cuda.tile.apply(T.ptx["mul.rn.f32"], acc, acc, scale.broadcast((4, 1)))
+        T.cuda.tile.apply(T.ptx["mul.rn.f32"], acc, acc, scale_product(ScaleA, ScaleB).broadcast((4, 1)))
     elif scales == "row":
         by_row, by_col = T.alloc_local((1, 1), "float32"), T.alloc_local((1, 4), "float32")
         T.cuda.tile.apply(T.ptx["ld.global.f32"], by_row, ScaleA[row:row + 1])

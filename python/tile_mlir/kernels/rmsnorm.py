@@ -75,7 +75,7 @@ def rmsnorm(rows: int, dtype: str = "float32", config: Optional[RmsNormConfig] =
     if dtype != "float32" and (config.x_priority or config.out_priority):
         raise ValueError(f"the 16-bit RMSNorm takes no cache policy, not {config}")
     explicit = dtype == "float32" and width == COLUMNS
-    threads = config.threads if explicit else threads_for(width, dtype, VALUES_PER_THREAD[dtype])
+    threads = config.threads if explicit else threads_for(width, VALUES_PER_THREAD[dtype])
     if not explicit and config.threads != RmsNormConfig().threads:
         raise ValueError(f"{dtype} rows of {width} take {threads} threads (rows.threads_for); config.threads "
                          f"{config.threads} applies to float32 rows of {COLUMNS}")

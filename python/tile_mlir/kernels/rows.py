@@ -79,7 +79,7 @@ class HeldRow:
             self._move(self.access.store, t, row, load=False)
             return
         lay = self.layout
-        pairs = self.wide.reshape((lay.vectors, 4, 2))
+        pairs = values.reshape((lay.vectors, 4, 2))
         T.cuda.tile.apply(T.ptx[f"cvt.rn.{KINDS[lay.dtype]}x2.f32"], self.words.reshape((lay.vectors, 4, 1)),
                           pairs[:, :, 1:2], pairs[:, :, 0:1])
         self._move(lambda dst, src, **kw: T.cuda.tile.apply(T.ptx["st.global.v4.b32"], dst, src, **kw), t, row,
@@ -89,17 +89,17 @@ class HeldRow:
         """The words' 16-bit halves as float32 (vectors, 4, 2): [.., 0] the
         low half (value 8 k + 2 i), [.., 1] the high one."""
         lay = self.layout
-        self.wide = T.alloc_local((lay.vectors, 4, 2), "float32")
+        wide = T.alloc_local((lay.vectors, 4, 2), "float32")
         halves = self.words.reshape((lay.vectors, 4, 1))
         if lay.dtype == "bfloat16":
-            T.cuda.tile.apply(T.ptx["shl.b32"], self.wide[:, :, 0:1].view("uint32"), halves, T.uint32(16))
-            T.cuda.tile.apply(T.ptx["and.b32"], self.wide[:, :, 1:2].view("uint32"), halves,
+            T.cuda.tile.apply(T.ptx["shl.b32"], wide[:, :, 0:1].view("uint32"), halves, T.uint32(16))
+            T.cuda.tile.apply(T.ptx["and.b32"], wide[:, :, 1:2].view("uint32"), halves,
                               T.uint32(0xFFFF0000))
         else:
             f16 = self.words.view("float16").reshape((lay.vectors, 4, 2))
             for h in range(2):
-                T.cuda.tile.apply(T.ptx["cvt.f32.f16"], self.wide[:, :, h:h + 1], f16[:, :, h:h + 1])
-        return self.wide.reshape((lay.per_thread, 1))
+                T.cuda.tile.apply(T.ptx["cvt.f32.f16"], wide[:, :, h:h + 1], f16[:, :, h:h + 1])
+        return wide.reshape((lay.per_thread, 1))
 
 
 class ValueRow:
@@ -127,7 +127,6 @@ class ValueRow:
     def load(self, row, t, neutral: float):
         """The thread's values (vectors, 1) float32."""
         T.cuda.tile.apply(T.ptx["mov.b32"], self.values.view("uint32"), T.uint32(_f32_bits(neutral)))
-        suffix = "bf16" if self.layout.dtype == "bfloat16" else "f16"
         for k, place, pred in self._places(row, t):
             keep = dict(pred, preserve_dst=True) if pred else {}
             if self.f32:
@@ -135,16 +134,17 @@ class ValueRow:
                 continue
             T.cuda.tile.apply(T.ptx["ld.global.b16"], self.raw[k:k + 1], place, **keep)
             halves = self.raw[k:k + 1].view(self.layout.dtype)
-            T.cuda.tile.apply(T.ptx[f"cvt.f32.{suffix}"], self.values[k:k + 1], halves, **keep)
+            T.cuda.tile.apply(T.ptx[f"cvt.f32.{KINDS[self.layout.dtype]}"], self.values[k:k + 1], halves, **keep)
         return self.values
 
     def store(self, row, t, values):
-        suffix = "bf16" if self.layout.dtype == "bfloat16" else "f16"
+        """`values` (vectors, 1) float32 stored to the thread's places."""
         for k, place, pred in self._places(row, t):
             if self.f32:
                 T.cuda.tile.apply(T.ptx["st.global.f32"], place, values[k:k + 1], **pred)
                 continue
-            T.cuda.tile.apply(T.ptx[f"cvt.rn.{suffix}.f32"], self.raw[k:k + 1].view(self.layout.dtype), values[k:k + 1])
+            T.cuda.tile.apply(T.ptx[f"cvt.rn.{KINDS[self.layout.dtype]}.f32"],
+                              self.raw[k:k + 1].view(self.layout.dtype), values[k:k + 1])
             T.cuda.tile.apply(T.ptx["st.global.b16"], place, self.raw[k:k + 1], **pred)
 
 

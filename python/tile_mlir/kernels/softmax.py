@@ -69,7 +69,7 @@ def softmax(rows: int, dtype: str = "float32", config: "SoftmaxConfig | None" = 
         raise ValueError(f"softmax takes float32, bfloat16 or float16 rows, not {dtype!r}")
     if dtype != "float32" and config != SoftmaxConfig():
         raise ValueError(f"the 16-bit softmax takes no cache policy, not {config}")
-    layout = RowLayout(width, threads_for(width, dtype, PER_THREAD), dtype)
+    layout = RowLayout(width, threads_for(width, PER_THREAD), dtype)
     array = T.Tensor((rows, width), ARRAYS[dtype])
 
     def kernel(X: array, Out: array):

@@ -59,7 +59,7 @@ def reference_rows(x, w, dtype="float32", threads=None, eps=EPS):
     or 16-bit as uint16 bits (the result in the same form), on the
     kernel's layout (rows.RowLayout)."""
     width = x.shape[1]
-    layout = RowLayout(width, threads or threads_for(width, dtype, VALUES_PER_THREAD[dtype]), dtype)
+    layout = RowLayout(width, threads or threads_for(width, VALUES_PER_THREAD[dtype]), dtype)
     values, weights = (x, w) if dtype == "float32" else (widen(x, dtype), widen(w, dtype))
     y = layout.unheld(normalize_held(layout.held(values, np.float32(0)), layout.held(weights[None], np.float32(0))[0],
                                      eps, width))

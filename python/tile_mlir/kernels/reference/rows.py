@@ -63,7 +63,7 @@ class RowLayout:
             rows, -1)[:, :self.width]
 
 
-def threads_for(width: int, dtype: str, values_per_thread: int) -> int:
+def threads_for(width: int, values_per_thread: int) -> int:
     """A row kernel's threads: about `values_per_thread` values each, in
     whole warpgroups of 128, at most 1024."""
     return min(1024, max(128, -(-width // values_per_thread // 128) * 128))

@@ -67,7 +67,7 @@ def reference(x, dtype="float32", threads=None):
     """Softmax of rows `x` (rows, width): float32, or 16-bit as uint16 bits
     (the result in the same form), on the kernel's layout."""
     width = x.shape[1]
-    layout = RowLayout(width, threads or threads_for(width, dtype, PER_THREAD), dtype)
+    layout = RowLayout(width, threads or threads_for(width, PER_THREAD), dtype)
     values = x if dtype == "float32" else widen(x, dtype)
     y = layout.unheld(softmax_held(layout.held(values, np.float32(-np.inf))))
     return y if dtype == "float32" else narrow(np.ascontiguousarray(y), dtype)
