@@ -19,15 +19,20 @@ import torch
 from . import autotune, launch
 
 
+def check_flags(causal, scale):
+    """The types of `causal` (a bool) and `scale` (a number or None)."""
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal is a bool, got {type(causal).__name__}")
+    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))):
+        raise TypeError(f"scale is a float or None, got {type(scale).__name__}")
+
+
 def check(q, k, v, causal, scale=None):
     """(b, h, s, d) of a valid call, or the error naming the argument."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         launch.tensor(t, name, (4,), (torch.bfloat16, torch.float16))
     launch.same_placement(q=q, k=k, v=v)
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal is a bool, got {type(causal).__name__}")
-    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))):
-        raise TypeError(f"scale is a float or None, got {type(scale).__name__}")
+    check_flags(causal, scale)
     launch.require(scale is None or (math.isfinite(scale) and scale > 0), "scale",
                    f"{scale}: a positive finite number (the kernel's masked keys are -inf times it)")
     b, h, s, d = q.shape
@@ -51,10 +56,7 @@ def attention(q, k, v, causal=False, scale=None, return_lse=False):
     default; with `return_lse`, (out, lse). Bad arguments raise before
     anything runs, naming the argument."""
     launch.tensors(q=q, k=k, v=v)
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal is a bool, got {type(causal).__name__}")
-    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))):
-        raise TypeError(f"scale is a float or None, got {type(scale).__name__}")
+    check_flags(causal, scale)
     scale = None if scale is None else float(scale)
     if return_lse:
         return (attention_lse_impl if launch.eager(q, k, v) else attention_lse_op)(q, k, v, causal, scale)
@@ -94,9 +96,12 @@ def forward(q, k, v, causal, scale, with_lse):
     def choose():
         bucket = [d, causal_run, group_run, autotune.bucket(rows), autotune.bucket(s_k), autotune.bucket(heads_run)]
         return launch.tuned({"op": "attention", "bucket": bucket, "dtypes": [dtype]}, candidates(d, causal_run, rows),
-                            stages, lambda config: [args], q)
+                            stages, operands, q)
+
+    def operands(config):
+        return [args]  # every configuration takes the same arrays
     launch.by_signature(("attention", *(tuple(v) if isinstance(v, list) else v for v in fields.values())), q,
-                        choose, stages, lambda config: [args])
+                        choose, stages, operands)
     if stats is None:
         return out, None
     # m is in base 2 (the scores' maximum times scale log2 e): the row's

@@ -21,8 +21,7 @@ NAMES = {torch.bfloat16: "bfloat16", torch.float16: "float16", torch.float32: "f
 def tensor(value, name: str, dims: Iterable[int], dtypes: Iterable[torch.dtype]) -> torch.Tensor:
     """`value` as a tensor argument of the op: a torch.Tensor of one of
     `dims` dimensions and one of `dtypes`."""
-    if not isinstance(value, torch.Tensor):
-        raise TypeError(f"{name} is a torch.Tensor, got {type(value).__name__}")
+    tensors(**{name: value})
     dims, dtypes = tuple(dims), tuple(dtypes)
     if value.dim() not in dims:
         raise ValueError(f"{name} has {value.dim()} dimensions; the op takes {' or '.join(map(str, dims))}")
@@ -138,7 +137,8 @@ def by_signature(signature: tuple, device_tensor: torch.Tensor, choose: Callable
     build), `operands(config)` their arguments, in launch order. On a CUDA
     device `choose` and `stages` run once a signature (everything that
     decides the kernels: op, shape, dtypes, variant) and device; a later
-    call is one dictionary lookup, its operands and the launches."""
+    call is one dictionary lookup, its operands and the launches (on the
+    current stream, so a CUDA graph captures them). Elsewhere: run()."""
     if device_tensor.is_cuda:
         key = (signature, device_tensor.device.index)
         hit = _BY_SIGNATURE.get(key)
@@ -159,19 +159,12 @@ def by_signature(signature: tuple, device_tensor: torch.Tensor, choose: Callable
 
 def run(spec: dict, build: Callable, *args: torch.Tensor) -> None:
     """The kernel of `spec` on `args` (in the kernel's parameter order,
-    already as their bits): compiled on a CUDA device, on the current
-    stream (so it is captured by a CUDA graph), or interpreted on the
-    CPU, the results written back. Meta tensors (precompile) compile the
-    kernel into the cache and run nothing."""
+    already as their bits) off the GPU: interpreted on the CPU, the
+    results written back; on meta tensors (precompile) compiled into the
+    cache, nothing run. CUDA tensors launch through by_signature."""
     if args[0].device.type == "meta":
         # precompile(): the kernel compiled into the cache, nothing run.
         kernel_cache.kernel(spec, build, PRECOMPILE_TARGET)
-        return
-    if args[0].is_cuda:
-        # The op has checked its arguments: a launcher prepared for the
-        # kernel takes their addresses.
-        launcher = kernel_cache.launcher(spec, build, target(args[0].device))
-        launcher(*(a.data_ptr() for a in args), stream=torch.cuda.current_stream(args[0].device).cuda_stream)
         return
     from ..interpreter.launch import InterpretWarning, interpret  # MLIR, on the CPU path only
     arrays = [a.numpy() for a in args]

@@ -1,7 +1,8 @@
 """tile_mlir.ops.matmul(a, b, out_dtype=None): a @ b on the Hopper GEMM
 (tile_mlir.kernels.gemm_hopper): bf16 or fp16, a (M, K) and b (K, N), any
-M, N and K (N and K not multiples of 8 take zero-padded copies, `padded`), C rounded once to
-the inputs' type (or `out_dtype`, bf16 or fp16) as torch.matmul rounds it.
+M, N and K (N and K not multiples of 8 take zero-padded copies, `padded`),
+C rounded once to the inputs' type (or `out_dtype`, bf16 or fp16) as
+torch.matmul rounds it, or float32 (the accumulators as they are).
 scaled_matmul: e4m3 with per-tensor or rowwise scales, as
 torch._scaled_mm takes them."""
 
@@ -17,12 +18,16 @@ DTYPES = (torch.bfloat16, torch.float16)
 OUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32)
 
 
+def check_out_dtype_type(out_dtype):
+    if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
+        raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
+
+
 def check_out_dtype(out_dtype, default):
     """C's dtype: `default` for None, else one the kernel's epilogue rounds to."""
+    check_out_dtype_type(out_dtype)
     if out_dtype is None:
         return default
-    if not isinstance(out_dtype, torch.dtype):
-        raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
     require(out_dtype in OUT_DTYPES, "out_dtype", f"{out_dtype}; C is torch.bfloat16, torch.float16 or "
             "torch.float32")
     return out_dtype
@@ -43,8 +48,7 @@ def matmul(a, b, out_dtype=None):
     """a @ b (module docstring). Bad arguments raise before anything runs,
     naming the argument (the dispatcher's own cast errors do not)."""
     launch.tensors(a=a, b=b)
-    if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
-        raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
+    check_out_dtype_type(out_dtype)
     if launch.eager(a, b):
         return matmul_impl(a, b, out_dtype)
     return matmul_op(a, b, out_dtype)
@@ -139,9 +143,11 @@ class _GemmRun:
             if partial:
                 return hopper_gemm(gm, gn, k, self.dtype, config, partial=True)
             return hopper_gemm(m, n, k, self.dtype, config, scaled=self.scaled, out_dtype=self.out_dtype)
+        # A partial's scales and C's type are the reduction's; unsplit, it is
+        # told from the one-pass kernel of the same configuration.
+        extra = ({"workspace": True} if config.split_k == 1 else {}) if partial else self.variant
         spec = {"op": self.op, "kernel": "hopper_gemm", "shape": [gm, gn, k], "dtype": self.dtype,
-                "config": dataclasses.asdict(config),
-                **({"workspace": True} if partial and config.split_k == 1 else {} if partial else self.variant)}
+                "config": dataclasses.asdict(config), **extra}
         if not partial or self.direct(plan):
             return [(spec, gemm)]
 
@@ -165,11 +171,11 @@ class _GemmRun:
         return [(a_side, b_side, work), (work, *args[2:])]
 
 
-def _split_to_fill(tiles, steps, most=None):
+def _split_to_fill(tiles, steps):
     """The largest power of two (at least 1) that splits `steps` into
     slices of 4 or more and keeps tiles x split within the SMs."""
     split = 1
-    while tiles * split * 2 <= (most or SMS) and steps % (split * 2) == 0 and steps // (split * 2) >= 4:
+    while tiles * split * 2 <= SMS and steps % (split * 2) == 0 and steps // (split * 2) >= 4:
         split *= 2
     return split
 
@@ -245,10 +251,9 @@ def scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.bfloat16):
     by whose product (rounded once) the accumulators are multiplied, or
     rowwise scale_a (M, 1) and scale_b (1, N), each accumulator times its
     row's then its column's (torch's order); then rounded once to
-    `out_dtype` (bf16 or fp16)."""
+    `out_dtype` (bf16 or fp16), or float32 as they are."""
     launch.tensors(a=a, b=b, scale_a=scale_a, scale_b=scale_b)
-    if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
-        raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
+    check_out_dtype_type(out_dtype)
     if launch.eager(a, b, scale_a, scale_b):
         return scaled_matmul_impl(a, b, scale_a, scale_b, out_dtype)
     return scaled_matmul_op(a, b, scale_a, scale_b, out_dtype)

@@ -9,7 +9,6 @@ import torch
 from . import launch
 
 DTYPES = (torch.float32, torch.bfloat16, torch.float16)
-NAMES = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float16: "float16"}
 
 
 def rows_of(x, name="x"):
@@ -25,22 +24,32 @@ def _words(t):
     return t if t.dtype == torch.float32 else t.view(torch.int16)
 
 
+def check_eps(eps):
+    if not isinstance(eps, float) or not eps > 0:
+        raise ValueError(f"eps is a positive float, got {eps!r}")
+
+
 def check_rms_norm(x, weight, eps):
     rows, width = rows_of(x)
     launch.tensor(weight, "weight", (1,), DTYPES)
     launch.same_placement(x=x, weight=weight)
     launch.require(weight.shape[0] == width, "weight", f"{weight.shape[0]} elements for rows of {width}")
-    if not isinstance(eps, float) or not eps > 0:
-        raise ValueError(f"eps is a positive float, got {eps!r}")
+    check_eps(eps)
     return rows, width
+
+
+def run_rows(spec: dict, build, *args: torch.Tensor) -> None:
+    """A row kernel of `spec` on `args`: launched by its signature (the
+    spec's values) on a CUDA device, else as launch.run takes it."""
+    signature = tuple(spec.values())
+    launch.by_signature(signature, args[0], lambda: None, lambda _: [(spec, build)], lambda _: [args])
 
 
 def rms_norm(x, weight, eps=1e-6):
     """x / sqrt(mean(x^2) + eps) * weight over the last dimension. Bad
     arguments raise before anything runs, naming the argument."""
     launch.tensors(x=x, weight=weight)
-    if not isinstance(eps, float) or not eps > 0:
-        raise ValueError(f"eps is a positive float, got {eps!r}")
+    check_eps(eps)
     return (rms_norm_impl if launch.eager(x, weight) else rms_norm_op)(x, weight, eps)
 
 
@@ -48,12 +57,12 @@ def rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> t
     rows, width = check_rms_norm(x, weight, eps)
     flat = x.contiguous().view(rows, width)
     out = torch.empty_like(flat)
-    dtype = NAMES[x.dtype]
+    dtype = launch.NAMES[x.dtype]
 
     def build():
         from ..kernels.rmsnorm import rmsnorm
         return rmsnorm(rows, dtype, eps=eps, width=width)
-    launch.run({"op": "rms_norm", "kernel": "rmsnorm", "rows": rows, "width": width, "dtype": dtype, "eps": eps},
+    run_rows({"op": "rms_norm", "kernel": "rmsnorm", "rows": rows, "width": width, "dtype": dtype, "eps": eps},
                build, _words(flat), _words(weight.contiguous()), _words(out))
     return out.view(x.shape)
 
@@ -86,12 +95,12 @@ def softmax_impl(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     rows, width = check_softmax(x, dim)
     flat = x.contiguous().view(rows, width)
     out = torch.empty_like(flat)
-    dtype = NAMES[x.dtype]
+    dtype = launch.NAMES[x.dtype]
 
     def build():
         from ..kernels.softmax import softmax as kernel
         return kernel(rows, dtype, width=width)
-    launch.run({"op": "softmax", "kernel": "softmax", "rows": rows, "width": width, "dtype": dtype}, build,
+    run_rows({"op": "softmax", "kernel": "softmax", "rows": rows, "width": width, "dtype": dtype}, build,
                _words(flat), _words(out))
     return out.view(x.shape)
 
