@@ -205,3 +205,25 @@ def test_sass_is_the_instructions_written(dtype, gmma):
     assert len(re.findall(r"\bBAR\.SYNC\.DEFER_BLOCKING 0x0\b", text)) == 1
     assert len(re.findall(r"\bBAR\.SYNC\.DEFER_BLOCKING R\d+, 0x80\b", text)) == 2 * 8
     assert "LDL" not in text and "STL" not in text
+
+
+@pytest.mark.parametrize("make", [
+    lambda: hopper_gemm(16, 4096, 4096, "bfloat16", HopperGemmConfig(split_k=8, blocks=132)),
+    lambda: hopper_gemm(16, 4096, 4096, "bfloat16", HopperGemmConfig(), partial=True),
+    # swap-AB's: three rows of A as the kernel's N
+    lambda: hopper_gemm(4096, 3, 4096, "e4m3", HopperGemmConfig(consumers=1, bn=64, stages=8, split_k=2, blocks=132)),
+    lambda: hopper_gemm(200, 104, 256, "e4m3", scaled="row", out_dtype="float16"),
+    lambda: split_k_reduce(16, 4096, 4, "float16", "tensor"),
+    lambda: split_k_reduce(5, 4096, 2, "float32", "row", transposed=True)])
+def test_the_split_and_scaled_variants_assemble_with_no_stack(make):
+    # Every variant's PTX through ptxas: no stack frame, no spills.
+    resources = sass.ptxas_resources(tile_mlir.compile(make(), target="sm_90a").ptx, arch="sm_90a")
+    assert sass.NO_SPILLS.search(resources), resources
+
+
+def test_reductions_it_cannot_take_are_refused():
+    with pytest.raises(ValueError, match=r"C is one of \['bfloat16', 'float16', 'float32'\] and scales one of "
+                       r"\('none', 'tensor', 'row'\), got 'int8', 'none'"):
+        split_k_reduce(16, 64, 2, "int8")
+    with pytest.raises(ValueError, match=r"a thread takes four columns: N 6 is not a multiple of 4"):
+        split_k_reduce(16, 6, 2)

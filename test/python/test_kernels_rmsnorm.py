@@ -193,3 +193,14 @@ def test_rmsnorm_of_any_width_in_the_interpreter_is_numpys_in_the_stated_order(d
     plain = wide(x) / np.sqrt((wide(x).astype(np.float64) ** 2).mean(axis=1, keepdims=True) + 1e-6) * wide(w)
     got = wide(out)
     assert np.abs(got - plain).max() <= (2e-6 if dtype == "float32" else 2e-2) * np.abs(plain).max()
+
+
+@pytest.mark.parametrize("dtype, width", [("float16", 5120), ("bfloat16", 4104), ("float32", 1001),
+                                          ("float16", 77)])
+def test_rows_of_any_width_assemble_with_no_stack(dtype, width):
+    # The vector path with a partial last vector and the value path,
+    # through ptxas: no stack frame, no spills, for both row kernels.
+    from tile_mlir.kernels.softmax import softmax
+    for kernel in (rmsnorm(4, dtype, width=width), softmax(4, dtype, width=width)):
+        resources = sass.ptxas_resources(tile_mlir.compile(kernel, target="sm_90a").ptx, arch="sm_90a")
+        assert sass.NO_SPILLS.search(resources), resources

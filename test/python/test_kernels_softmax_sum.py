@@ -158,3 +158,11 @@ def test_softmax_of_any_width_in_the_interpreter_is_numpys_in_the_stated_order(d
         tile_mlir.interpret(softmax(3, dtype, width=width), bits.view(np.int16) if dtype != "float32" else bits,
                             out.view(np.int16) if dtype != "float32" else out)
     assert out.tobytes() == softmax_reference.reference(bits, dtype).tobytes()
+
+
+def test_row_layouts_it_cannot_take_are_refused():
+    from tile_mlir.kernels.reference.rows import RowLayout
+    with pytest.raises(ValueError, match=r"96 threads: a multiple of 4 warps, at most 1024"):
+        RowLayout(4096, 96)
+    with pytest.raises(ValueError, match=r"rows are one of \['bfloat16', 'float16', 'float32'\], not 'int8'"):
+        RowLayout(4096, 256, "int8")
