@@ -228,10 +228,12 @@ def test_the_rows_statistics_give_the_log_sum_exp():
     assert np.array_equal(stats[..., 1], l.astype(np.float32))
 
 
-def test_tails_and_the_rows_statistics_assemble_with_no_stack():
+@pytest.mark.parametrize("causal, seq_k", [(True, 300), (False, 100)])
+def test_tails_and_the_rows_statistics_assemble_with_no_stack(causal, seq_k):
     # Three-axis boxes over 200 queries and 300 keys, causal on the
-    # bottom-right diagonal, each row's m and l stored: through ptxas with
-    # no stack frame and no spills, in the bench kernels' 168 registers.
-    kernel = attention(8, 200, 64, True, group=2, seq_k=300, stats=True)
+    # bottom-right diagonal, each row's m and l stored; or 100 keys, one
+    # block masked unconditionally: through ptxas with no stack frame and
+    # no spills, in the bench kernels' 168 registers.
+    kernel = attention(8, 200, 64, causal, group=2, seq_k=seq_k, stats=True)
     resources = sass.ptxas_resources(tile_mlir.compile(kernel, target="sm_90a").ptx, arch="sm_90a")
     assert sass.NO_SPILLS.search(resources) and "Used 168 registers" in resources, resources

@@ -204,7 +204,10 @@ def test_rms_norm_and_softmax_are_their_stated_order(dtype):
     (False, 2, 200, 130, "bfloat16"), (True, 1, 100, 300, "float16"), (True, 2, 1, 129, "bfloat16"),
     # Decode with both query heads on one head of K and V: packed as two
     # rows of one head (every row sees every key).
-    (True, 1, 1, 129, "bfloat16"), (False, 1, 3, 200, "float16")])
+    (True, 1, 1, 129, "bfloat16"), (False, 1, 3, 200, "float16"),
+    # Fewer keys than one block (128), not causal: the one block is the
+    # last, masked unconditionally.
+    (False, 2, 64, 100, "bfloat16"), (False, 1, 3, 100, "float16")])
 def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv, s, s_k, dtype):
     # One nonzero of 0-2 per row of Q, K in -2..2, scale 1 / log2 e (the
     # kernel's base-2 scale 1): S in -4..4, P's powers of two, their sums

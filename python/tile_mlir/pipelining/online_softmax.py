@@ -96,16 +96,23 @@ class OnlineSoftmax:
         T.cuda.tile.apply(T.ptx["mov.b32"], out.view("uint32"), tree[0, 0:1].view("uint32"))
 
     def mask(self, t, j, first_row, where):
-        """Where `where` holds, S's keys that the thread's row does not see
-        (self.keys) are -inf (key block j; the warpgroup's rows start at
-        first_row)."""
-        warp, lane = (t // 32) % 4, t % 32
+        """Where `where` holds (a runtime condition, or True: a block known
+        at trace time to need it), S's keys that the thread's row does not
+        see (self.keys) are -inf (key block j; the warpgroup's rows start
+        at first_row)."""
+        if where is True:
+            self._hide_keys(t, j, first_row)
+            return
         with T.if_(where):
-            flat = self.s.reshape((self.regs, 1))
-            for e in range(self.regs):
-                row, key = WgmmaAccumulator(self.bn).place(e, warp, lane, first_row, j * self.bn)
-                T.cuda.tile.apply(T.ptx["mov.b32"], flat[e:e + 1].view("uint32"), T.uint32(NEG_INF),
-                                  pred=self.keys.hides(row, key), preserve_dst=True)
+            self._hide_keys(t, j, first_row)
+
+    def _hide_keys(self, t, j, first_row):
+        warp, lane = (t // 32) % 4, t % 32
+        flat = self.s.reshape((self.regs, 1))
+        for e in range(self.regs):
+            row, key = WgmmaAccumulator(self.bn).place(e, warp, lane, first_row, j * self.bn)
+            T.cuda.tile.apply(T.ptx["mov.b32"], flat[e:e + 1].view("uint32"), T.uint32(NEG_INF),
+                              pred=self.keys.hides(row, key), preserve_dst=True)
 
     def softmax(self, t, j, first_row, scale_log2, mask=None):
         """Key block j's S (landed) becomes P = ex2(S * scale_log2 - m')
