@@ -12,6 +12,7 @@ device), and takes raw device pointers:
 """
 
 import ctypes
+import functools
 from collections import OrderedDict
 from typing import Optional
 
@@ -30,36 +31,54 @@ class PreparedLauncher:
         if any(p.kind != "tensor" or None in p.shape for p in kernel.params):
             raise ValueError(f"{kernel.name}: a prepared launcher takes tensor parameters of static shapes")
         self.kernel, self.function = kernel, kernel.function()
-        self.lib = runtime.driver().lib
-        self.pointers, slots, self.maps = [], [], []
-        for param in kernel.params:
-            pointer = ctypes.c_uint64(0)
-            self.pointers.append(pointer)
-            slots.append(ctypes.cast(ctypes.byref(pointer), ctypes.c_void_p))
+        lib = runtime.driver().lib
+        self.lib = lib
+        # One uint64 a parameter, written in place by one slice assignment
+        # a call; the parameter array points at them and at the maps.
+        self.pointers = (ctypes.c_uint64 * len(kernel.params))()
+        base, slots, self.maps = ctypes.addressof(self.pointers), [], []
+        for index, param in enumerate(kernel.params):
+            slots.append(base + 8 * index)
             for box, swizzle in param.tensor_maps:
                 slot = tensor_maps.TensorMapBytes()
-                self.maps.append((len(self.pointers) - 1, param, box, swizzle, slot, OrderedDict()))
-                slots.append(ctypes.c_void_p(slot.address))
+                self.maps.append(_MapSlot(index, param, box, swizzle, slot))
+                slots.append(slot.address)
         self.params = (ctypes.c_void_p * len(slots))(*slots)
         self.grid, self.block = kernel.grid, kernel.block
-
-    def _map(self, index, param, box, swizzle, slot, seen):
-        """The map of parameter `index`'s current address into its slot."""
-        address = self.pointers[index].value
-        encoded = seen.get(address)
-        if encoded is None:
-            encoded = tensor_maps.encode(self.lib, param.name, address, param.shape, param.dtype, box, swizzle)
-            seen[address] = encoded
-            if len(seen) > MAPS_KEPT:
-                seen.popitem(last=False)
-        ctypes.memmove(slot.address, encoded.address, tensor_maps.TENSOR_MAP_BYTES)
+        # cuLaunchKernel bound again without argtypes, its fixed arguments
+        # converted once: ctypes then checks each value's type instead of
+        # converting it (1 us less a launch on the GPU machine's host).
+        unconverted = type(lib.cuLaunchKernel)(("cuLaunchKernel", lib))
+        unconverted.restype = ctypes.c_int
+        fixed = [ctypes.c_uint(v) for v in (*self.grid, *self.block, kernel.dynamic_shared_bytes)]
+        self._launch = functools.partial(unconverted, ctypes.c_void_p(self.function.value), *fixed)
 
     def __call__(self, *pointers: int, stream: Optional[int] = None) -> None:
-        for slot, value in zip(self.pointers, pointers):
-            slot.value = value
+        self.pointers[:] = pointers
         for entry in self.maps:
-            self._map(*entry)
-        status = self.lib.cuLaunchKernel(self.function, *self.grid, *self.block, self.kernel.dynamic_shared_bytes,
-                                         ctypes.c_void_p(stream) if stream else None, self.params, None)
+            entry.update(self.lib, self.pointers[entry.index])
+        status = self._launch(ctypes.c_void_p(stream or None), self.params, None)
         if status != 0:
             runtime.driver().check(status, "cuLaunchKernel")
+
+
+class _MapSlot:
+    """A tensor map parameter's bytes, encoded for the address it holds
+    (kept for the addresses seen lately; nothing done for the same one)."""
+
+    def __init__(self, index, param, box, swizzle, slot):
+        self.index, self.param, self.box, self.swizzle, self.slot = index, param, box, swizzle, slot
+        self.address, self.seen = None, OrderedDict()
+
+    def update(self, lib, address: int) -> None:
+        if address == self.address:
+            return
+        encoded = self.seen.get(address)
+        if encoded is None:
+            param = self.param
+            encoded = tensor_maps.encode(lib, param.name, address, param.shape, param.dtype, self.box, self.swizzle)
+            self.seen[address] = encoded
+            if len(self.seen) > MAPS_KEPT:
+                self.seen.popitem(last=False)
+        ctypes.memmove(self.slot.address, encoded.address, tensor_maps.TENSOR_MAP_BYTES)
+        self.address = address

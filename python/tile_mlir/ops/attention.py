@@ -58,56 +58,105 @@ def attention(q, k, v, causal=False, scale=None, return_lse=False):
     launch.tensors(q=q, k=k, v=v)
     check_flags(causal, scale)
     scale = None if scale is None else float(scale)
-    if return_lse:
-        return (attention_lse_impl if launch.eager(q, k, v) else attention_lse_op)(q, k, v, causal, scale)
-    return (attention_impl if launch.eager(q, k, v) else attention_op)(q, k, v, causal, scale)
+    if not launch.eager(q, k, v):
+        return (attention_lse_op if return_lse else attention_op)(q, k, v, causal, scale)
+    key = ("attention", causal, scale, return_lse, *map(launch.signature_of, (q, k, v)))
+    return launch.eager_call(key, lambda: _prepare(q, k, v, causal, scale, return_lse))(q, k, v)
+
+
+def _prepare(q, k, v, causal, scale, with_lse):
+    """The eager path of a signature: where q, k and v are contiguous at
+    whole 16 bytes, the plan's launch on them as they are; else the
+    implementation (copies first)."""
+    run = _AttentionRun(q, k, v, causal, scale, with_lse)
+    if not all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v)):
+        impl = attention_lse_impl if with_lse else attention_impl
+        return lambda q, k, v: impl(q, k, v, causal, scale)
+    _, (launcher,) = launch.prepared(run.signature, q, lambda: run.choose(run.arguments(q, k, v)), run.stages)
+    device, index = q.device, q.device.index
+
+    def call(q, k, v):
+        out, stats = run.outputs(device)
+        launcher(q.data_ptr(), k.data_ptr(), v.data_ptr(), *[t.data_ptr() for t in (out, *stats)],
+                 stream=launch.stream(index))
+        result = run.results(out, stats)
+        return result if with_lse else result[0]
+    return call
 
 
 def forward(q, k, v, causal, scale, with_lse):
     """The kernel's out (and the log-sum-exp from its rows' m and l), in
     the configuration the autotuner picked for the shape's bucket."""
-    b, h, s, d = check(q, k, v, causal, scale)
-    scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
-    group, s_k = h // k.shape[1], k.shape[2]
-    out = torch.empty_like(q, memory_format=torch.contiguous_format)
-    # A key-value head's query heads packed as the rows of one head where
-    # every row sees the same keys (not causal, or one query): heads
-    # h_kv G + g are adjacent, so (B H, S, D) is (B H_kv, G S, D) as it is;
-    # each row's arithmetic is the same, and G S rows fill the tiles that S
-    # (decode: 1) would leave nearly empty.
-    causal_run = causal and s > 1  # one causal query sees every key (the bottom-right diagonal): no mask
-    pack = group > 1 and not causal_run
-    rows, heads_run, group_run = (group * s, b * h // group, 1) if pack else (s, b * h, group)
-    heads = [q.contiguous().view(heads_run, rows, d), *(t.contiguous().view(-1, s_k, d) for t in (k, v))]
-    stats = torch.empty((heads_run, rows, 2), dtype=torch.float32, device=q.device) if with_lse else None
-    dtype = launch.NAMES[q.dtype]
-    args = (*(launch.bits(t) for t in heads), launch.bits(out.view(heads_run, rows, d)),
-            *(() if stats is None else (stats,)))
-    fields = {"shape": [heads_run, rows, d], "causal": causal_run, "scale": scale, "group": group_run, "seq_k": s_k,
-              "dtype": dtype, "stats": with_lse}
+    run = _AttentionRun(q, k, v, causal, scale, with_lse)
+    args = run.arguments(*(launch.aligned(t.contiguous()) for t in (q, k, v)))
+    bits = tuple(launch.bits(t) for t in args)  # 16-bit floats as the interpreter's arrays take them
+    launch.by_signature(run.signature, q, lambda: run.choose(args), run.stages, lambda config: [bits])
+    return run.results(args[3], args[4:])
 
-    def stages(config):
+
+class _AttentionRun:
+    """The kernel of one call signature (checked here): its shape as it
+    runs (query heads packed where every row sees the same keys), its spec
+    and candidates, and the arrays of a call."""
+
+    def __init__(self, q, k, v, causal, scale, with_lse):
+        b, h, s, d = check(q, k, v, causal, scale)
+        self.shape, self.d, self.with_lse = (b, h, s), d, with_lse
+        scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
+        group, s_k = h // k.shape[1], k.shape[2]
+        # A key-value head's query heads packed as the rows of one head where
+        # every row sees the same keys (not causal, or one query): heads
+        # h_kv G + g are adjacent, so (B H, S, D) is (B H_kv, G S, D) as it
+        # is; each row's arithmetic is the same, and G S rows fill the tiles
+        # that S (decode: 1) would leave nearly empty.
+        causal_run = causal and s > 1  # one causal query sees every key (the bottom-right diagonal): no mask
+        pack = group > 1 and not causal_run
+        self.heads, self.rows, self.group = (b * h // group, group * s, 1) if pack else (b * h, s, group)
+        self.s_k, self.dtype, self.torch_dtype = s_k, launch.NAMES[q.dtype], q.dtype
+        self.fields = {"shape": [self.heads, self.rows, d], "causal": causal_run, "scale": scale, "group": self.group,
+                       "seq_k": s_k, "dtype": self.dtype, "stats": with_lse}
+        self.signature = ("attention", *(tuple(v) if isinstance(v, list) else v for v in self.fields.values()))
+
+    def outputs(self, device):
+        """A call's fresh out, as the kernel's heads, and (with the
+        log-sum-exp) its rows' statistics: () or (stats,)."""
+        heads, rows = self.heads, self.rows
+        out = torch.empty((heads, rows, self.d), dtype=self.torch_dtype, device=device)
+        stats = (torch.empty((heads, rows, 2), dtype=torch.float32, device=device),) if self.with_lse else ()
+        return out, stats
+
+    def arguments(self, q, k, v):
+        """The kernel's arrays: q, k and v (contiguous) as its heads, and
+        the outputs."""
+        d, s_k = self.d, self.s_k
+        out, stats = self.outputs(q.device)
+        return (q.view(self.heads, self.rows, d), k.view(-1, s_k, d), v.view(-1, s_k, d), out, *stats)
+
+    def results(self, out, stats):
+        """(out, lse or None) as the op returns them."""
+        b, h, s = self.shape
+        if not self.with_lse:
+            return out.view(b, h, s, self.d), None
+        # m is in base 2 (the scores' maximum times scale log2 e): the row's
+        # log-sum-exp is (m + log2 l) ln 2.
+        lse = (stats[0][..., 0] + torch.log2(stats[0][..., 1])) * math.log(2.0)
+        return out.view(b, h, s, self.d), lse.view(b, h, s)
+
+    def stages(self, config):
+        fields, d = self.fields, self.d
+
         def build():
             from ..kernels.attention import attention as kernel
-            return kernel(heads_run, rows, d, causal_run, scale=scale, config=config, group=group_run, seq_k=s_k,
-                          dtype=dtype, stats=with_lse)
+            return kernel(self.heads, self.rows, d, fields["causal"], scale=fields["scale"], config=config,
+                          group=self.group, seq_k=self.s_k, dtype=self.dtype, stats=self.with_lse)
         return [({"op": "attention", "kernel": "attention", **fields, "config": dataclasses.asdict(config)}, build)]
 
-    def choose():
-        bucket = [d, causal_run, group_run, autotune.bucket(rows), autotune.bucket(s_k), autotune.bucket(heads_run)]
-        return launch.tuned({"op": "attention", "bucket": bucket, "dtypes": [dtype]}, candidates(d, causal_run, rows),
-                            stages, operands, q)
-
-    def operands(config):
-        return [args]  # every configuration takes the same arrays
-    launch.by_signature(("attention", *(tuple(v) if isinstance(v, list) else v for v in fields.values())), q,
-                        choose, stages, operands)
-    if stats is None:
-        return out, None
-    # m is in base 2 (the scores' maximum times scale log2 e): the row's
-    # log-sum-exp is (m + log2 l) ln 2.
-    lse = (stats[..., 0] + torch.log2(stats[..., 1])) * math.log(2.0)
-    return out, lse.view(b, h, s)
+    def choose(self, args):
+        bucket = [self.d, self.fields["causal"], self.group, autotune.bucket(self.rows), autotune.bucket(self.s_k),
+                  autotune.bucket(self.heads)]
+        return launch.tuned({"op": "attention", "bucket": bucket, "dtypes": [self.dtype]},
+                            candidates(self.d, self.fields["causal"], self.rows), self.stages, lambda config: [args],
+                            args[0])
 
 
 def candidates(d, causal, seq):

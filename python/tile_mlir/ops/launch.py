@@ -53,6 +53,38 @@ def eager(*tensors: torch.Tensor) -> bool:
     return all(type(t) is torch.Tensor and t.is_cuda and not (grad and t.requires_grad) for t in tensors)
 
 
+# An eager call's prepared path by its signature (op, flags, and each
+# tensor's signature_of): the checks and the choices depend on nothing
+# else, so a call after the first of its signature skips them.
+EAGER: Dict[tuple, Callable] = {}
+
+
+def signature_of(t: torch.Tensor) -> tuple:
+    """What an op's checks and plan read of a tensor: its shape, strides,
+    dtype and device, and whether its address is whole 16 bytes (TMA and
+    vector loads need it)."""
+    return t.shape, t.stride(), t.dtype, t.device, t.data_ptr() & 15 == 0
+
+
+def eager_call(key: tuple, prepare: Callable) -> Callable:
+    """The prepared path of `key`: made by `prepare()` (which checks the
+    arguments, raising before anything runs) on the first call."""
+    call = EAGER.get(key)
+    if call is None:
+        call = EAGER[key] = prepare()
+    return call
+
+
+def aligned(t: torch.Tensor) -> torch.Tensor:
+    """`t`, or a copy of it where its address is not whole 16 bytes (a
+    view at an odd offset): the kernels' TMA maps and vector loads take
+    only those (the documented fallback for such a view; a fresh tensor
+    always is)."""
+    if t.device.type == "meta" or t.data_ptr() % 16 == 0:
+        return t
+    return t.clone(memory_format=torch.contiguous_format)
+
+
 def same_placement(**tensors) -> None:
     """One dtype and one device for every tensor (their names)."""
     (first, a), *rest = tensors.items()
@@ -106,11 +138,11 @@ def tuned(fields: dict, candidates, stages: Callable, operands: Callable, device
     def measure(config):
         launchers = [kernel_cache.launcher(spec, build, target(device)) for spec, build in stages(config)]
         pointers = [[a.data_ptr() for a in args] for args in operands(config)]
-        stream = torch.cuda.current_stream(device).cuda_stream
+        handle = stream(device.index)
 
         def once():
             for launcher, ptrs in zip(launchers, pointers):
-                launcher(*ptrs, stream=stream)
+                launcher(*ptrs, stream=handle)
         for _ in range(2):
             once()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -130,27 +162,47 @@ def tuned(fields: dict, candidates, stages: Callable, operands: Callable, device
 _BY_SIGNATURE: Dict[tuple, object] = {}
 
 
+def prepared(signature: tuple, device_tensor: torch.Tensor, choose: Callable, stages: Callable):
+    """(config, launchers) of a CUDA call: the configuration `choose()`
+    picks (perhaps timing candidates) and a PreparedLauncher of each kernel
+    `stages(config)` gives as (spec, build), made once a signature
+    (everything that decides the kernels: op, shape, dtypes, variant) and
+    device; a later call is one dictionary lookup."""
+    key = (signature, device_tensor.device.index)
+    hit = _BY_SIGNATURE.get(key)
+    if hit is None:
+        config = choose()
+        launchers = [kernel_cache.launcher(spec, build, target(device_tensor.device)) for spec, build in stages(config)]
+        hit = _BY_SIGNATURE[key] = (config, launchers)
+    return hit
+
+
+def _raw_stream(index: int) -> int:
+    return torch.cuda.current_stream(index).cuda_stream
+
+
+# The current stream's handle without making a torch.cuda.Stream (6 us on
+# the GPU machine's host; this, 0.3 us), as Triton's launcher reads it.
+stream = getattr(torch._C, "_cuda_getCurrentRawStream", _raw_stream)
+
+
+def launch_all(launchers, operand_lists, device_index: int) -> None:
+    """Each launcher on its operands' addresses, in order, on the current
+    stream of the device (so a CUDA graph captures them)."""
+    handle = stream(device_index)
+    for launcher, args in zip(launchers, operand_lists):
+        launcher(*[a.data_ptr() for a in args], stream=handle)
+
+
 def by_signature(signature: tuple, device_tensor: torch.Tensor, choose: Callable, stages: Callable,
                  operands: Callable) -> None:
-    """Runs the kernels of the configuration `choose()` picks (perhaps
-    timing candidates): `stages(config)` gives each kernel's (spec,
-    build), `operands(config)` their arguments, in launch order. On a CUDA
-    device `choose` and `stages` run once a signature (everything that
-    decides the kernels: op, shape, dtypes, variant) and device; a later
-    call is one dictionary lookup, its operands and the launches (on the
-    current stream, so a CUDA graph captures them). Elsewhere: run()."""
+    """Runs the kernels of the configuration `choose()` picks:
+    `stages(config)` gives each kernel's (spec, build), `operands(config)`
+    their arguments, in launch order. On a CUDA device through prepared();
+    elsewhere run()."""
     if device_tensor.is_cuda:
-        key = (signature, device_tensor.device.index)
-        hit = _BY_SIGNATURE.get(key)
-        if hit is None:
-            config = choose()
-            launchers = [kernel_cache.launcher(spec, build, target(device_tensor.device))
-                         for spec, build in stages(config)]
-            hit = _BY_SIGNATURE[key] = (config, launchers)
-        config, launchers = hit
-        stream = torch.cuda.current_stream(device_tensor.device).cuda_stream
-        for launcher, args in zip(launchers, operands(config)):
-            launcher(*(a.data_ptr() for a in args), stream=stream)
+        config, launchers = prepared(signature, device_tensor, choose, stages)
+        launch_all(launchers, operands(config), device_tensor.device.index)
         return
     config = choose()
     for (spec, build), args in zip(stages(config), operands(config)):

@@ -49,9 +49,21 @@ def matmul(a, b, out_dtype=None):
     naming the argument (the dispatcher's own cast errors do not)."""
     launch.tensors(a=a, b=b)
     check_out_dtype_type(out_dtype)
-    if launch.eager(a, b):
-        return matmul_impl(a, b, out_dtype)
-    return matmul_op(a, b, out_dtype)
+    if not launch.eager(a, b):
+        return matmul_op(a, b, out_dtype)
+    key = ("matmul", out_dtype, launch.signature_of(a), launch.signature_of(b))
+    return launch.eager_call(key, lambda: _prepare_matmul(a, b, out_dtype))(a, b)
+
+
+def _prepare_matmul(a, b, out_dtype):
+    m, n, k = check(a, b)
+    out = check_out_dtype(out_dtype, a.dtype)
+    general = lambda a, b: matmul_impl(a, b, out_dtype)  # noqa: E731
+    if not (as_is(a, b) and n % 8 == 0 and k % 8 == 0):
+        return general
+    run = _GemmRun("matmul", (m, n, k), launch.NAMES[a.dtype], False,
+                   None if out == a.dtype else launch.NAMES[out])
+    return run.prepared((a, b), lambda a, b: (a, b, torch.empty((m, n), dtype=out, device=a.device)))
 
 
 def matmul_impl(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
@@ -65,11 +77,18 @@ def matmul_impl(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[torch.dtyp
     return c if n_to == n else c[:, :n].contiguous()
 
 
+def as_is(a, b):
+    """Whether the kernel takes a and b as they are: A with K contiguous,
+    B the transposed view of a contiguous (N, K), both at whole 16 bytes."""
+    return a.is_contiguous() and b.t().is_contiguous() and a.data_ptr() % 16 == 0 and b.data_ptr() % 16 == 0
+
+
 def k_major(a, b):
     """A with K contiguous and B as Bt (N x K, K contiguous), as the kernel
     takes them: a transposed view of a contiguous (N, K) is taken as it is;
     any other layout is copied once."""
-    return (a if a.is_contiguous() else a.contiguous()), (b.t() if b.t().is_contiguous() else b.t().contiguous())
+    return (launch.aligned(a if a.is_contiguous() else a.contiguous()),
+            launch.aligned(b.t() if b.t().is_contiguous() else b.t().contiguous()))
 
 
 def padded(a_rows, bt, n_multiple, k_multiple):
@@ -100,30 +119,49 @@ def tuned_run(op, shape, dtype, args, scaled=False, out_dtype=None):
     """Runs the Hopper GEMM of `shape` (m, n, k) on `args` (A, Bt, C, and
     the scales) in the plan the autotuner picked for op's bucket of M
     (`scaled` and `out_dtype` as hopper_gemm takes them, "float32" too)."""
-    run = _GemmRun(op, shape, dtype, args, scaled, out_dtype)
-    m, n, k = shape
-
-    def choose():
-        return launch.tuned({"op": op, "bucket": [autotune.bucket(m), n, k], "dtypes": [dtype], **run.variant},
-                            candidates(dtype, m, n, k), run.stages, run.operands, args[0])
-    launch.by_signature((op, m, n, k, dtype, scaled, out_dtype), args[0], choose, run.stages, run.operands)
+    run = _GemmRun(op, shape, dtype, scaled, out_dtype)
+    launch.by_signature(run.signature, args[0], lambda: run.choose(args), run.stages,
+                        lambda plan: run.operands(plan, args))
 
 
 class _GemmRun:
-    """One call's kernels under a plan: the GEMM alone; or its float32
-    accumulators into a workspace (split along K, swap-AB, or a float32 C),
-    then the reduction that scales and rounds them into C; or, for a
-    float32 C of one slice and no scales, the workspace is C itself."""
+    """The kernels of one GEMM signature under a plan: the GEMM alone; or
+    its float32 accumulators into a workspace (split along K, swap-AB, or a
+    float32 C), then the reduction that scales and rounds them into C; or,
+    for a float32 C of one slice and no scales, the workspace is C itself."""
 
-    def __init__(self, op, shape, dtype, args, scaled, out_dtype):
-        self.op, (self.m, self.n, self.k), self.dtype, self.args = op, shape, dtype, args
+    def __init__(self, op, shape, dtype, scaled, out_dtype):
+        self.op, (self.m, self.n, self.k), self.dtype = op, shape, dtype
         self.scaled, self.out_dtype = scaled, out_dtype
+        self.signature = (op, *shape, dtype, scaled, out_dtype)
         # The specs of the kernels before scales and C's type had choices
         # stay as they were (their cache entries too).
         self.variant = {key: value for key, value in (("scaled", scaled), ("out_dtype", out_dtype))
                         if value not in (False, True, None)}
         self.scales = {False: "none", True: "tensor"}.get(scaled, scaled)
         self.c_dtype = out_dtype or ("bfloat16" if dtype == "e4m3" else dtype)
+
+    def choose(self, args):
+        """The plan the autotuner picks for the bucket of M, timed on `args`."""
+        m, n, k = self.m, self.n, self.k
+        return launch.tuned({"op": self.op, "bucket": [autotune.bucket(m), n, k], "dtypes": [self.dtype],
+                             **self.variant}, candidates(self.dtype, m, n, k), self.stages,
+                            lambda plan: self.operands(plan, args), args[0])
+
+    def prepared(self, inputs, arguments):
+        """The eager path of this signature on inputs the kernels take as
+        they are: `arguments(*inputs)` gives (A, Bt, C, scales) with C
+        fresh; a call is C's (and a workspace's) allocation and the
+        launches. The plan is chosen (timed) on the first call's `inputs`."""
+        plan, launchers = launch.prepared(self.signature, inputs[0], lambda: self.choose(arguments(*inputs)),
+                                          self.stages)
+        index = inputs[0].device.index
+
+        def call(*inputs):
+            args = arguments(*inputs)
+            launch.launch_all(launchers, self.operands(plan, args), index)
+            return args[2]
+        return call
 
     def to_workspace(self, plan):
         return plan.config.split_k > 1 or plan.swap_ab or self.c_dtype == "float32"
@@ -158,8 +196,10 @@ class _GemmRun:
                                 "dtype": self.dtype, **({"transposed": True} if swap else {}), **self.variant},
                                reduce)]
 
-    def operands(self, plan):
-        args, (m, n) = self.args, (self.m, self.n)
+    def operands(self, plan, args):
+        """Each kernel's arguments under `plan`, from the call's (A, Bt, C,
+        scales); a workspace, where the plan has one, fresh."""
+        m, n = self.m, self.n
         if not self.to_workspace(plan):
             return [args]
         if self.direct(plan):
@@ -254,9 +294,24 @@ def scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.bfloat16):
     `out_dtype` (bf16 or fp16), or float32 as they are."""
     launch.tensors(a=a, b=b, scale_a=scale_a, scale_b=scale_b)
     check_out_dtype_type(out_dtype)
-    if launch.eager(a, b, scale_a, scale_b):
-        return scaled_matmul_impl(a, b, scale_a, scale_b, out_dtype)
-    return scaled_matmul_op(a, b, scale_a, scale_b, out_dtype)
+    if not launch.eager(a, b, scale_a, scale_b):
+        return scaled_matmul_op(a, b, scale_a, scale_b, out_dtype)
+    key = ("scaled_matmul", out_dtype, *map(launch.signature_of, (a, b, scale_a, scale_b)))
+    return launch.eager_call(key, lambda: _prepare_scaled(a, b, scale_a, scale_b, out_dtype))(a, b, scale_a, scale_b)
+
+
+def _prepare_scaled(a, b, scale_a, scale_b, out_dtype):
+    m, n, k, kind = check_scaled(a, b, scale_a, scale_b)
+    out = check_out_dtype(out_dtype, torch.bfloat16)
+    general = lambda *inputs: scaled_matmul_impl(*inputs, out_dtype)  # noqa: E731
+    if not (as_is(a, b) and n % 8 == 0 and k % 16 == 0 and scale_a.is_contiguous() and scale_b.is_contiguous()):
+        return general
+    run = _GemmRun("scaled_matmul", (m, n, k), "e4m3", True if kind == "tensor" else "row",
+                   None if out == torch.bfloat16 else launch.NAMES[out])
+    # The scales as they are: contiguous, their one or M (N) values in
+    # order, as the reshaped copies of the general path hold them.
+    return run.prepared((a, b, scale_a, scale_b), lambda a, b, scale_a, scale_b: (
+        a, b, torch.empty((m, n), dtype=out, device=a.device), scale_a, scale_b))
 
 
 def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,

@@ -41,8 +41,24 @@ def check_rms_norm(x, weight, eps):
 def run_rows(spec: dict, build, *args: torch.Tensor) -> None:
     """A row kernel of `spec` on `args`: launched by its signature (the
     spec's values) on a CUDA device, else as launch.run takes it."""
-    signature = tuple(spec.values())
-    launch.by_signature(signature, args[0], lambda: None, lambda _: [(spec, build)], lambda _: [args])
+    launch.by_signature(tuple(spec.values()), args[0], lambda: None, lambda _: [(spec, build)], lambda _: [args])
+
+
+def prepared_rows(spec: dict, build, x: torch.Tensor, general):
+    """The eager path of a row kernel's signature: where x (and the
+    op's other inputs) are whole contiguous rows at aligned addresses, the
+    kernel's launcher on their addresses and a fresh output's; else
+    `general` (the op's implementation: copies first)."""
+    if not (x.is_contiguous() and x.data_ptr() % 16 == 0):
+        return general
+    _, (launcher,) = launch.prepared(tuple(spec.values()), x, lambda: None, lambda _: [(spec, build)])
+    shape, dtype, device, index = x.shape, x.dtype, x.device, x.device.index
+
+    def call(*inputs):
+        out = torch.empty(shape, dtype=dtype, device=device)
+        launcher(*[t.data_ptr() for t in inputs], out.data_ptr(), stream=launch.stream(index))
+        return out
+    return call
 
 
 def rms_norm(x, weight, eps=1e-6):
@@ -50,20 +66,35 @@ def rms_norm(x, weight, eps=1e-6):
     arguments raise before anything runs, naming the argument."""
     launch.tensors(x=x, weight=weight)
     check_eps(eps)
-    return (rms_norm_impl if launch.eager(x, weight) else rms_norm_op)(x, weight, eps)
+    if not launch.eager(x, weight):
+        return rms_norm_op(x, weight, eps)
+    call = launch.eager_call(("rms_norm", eps, launch.signature_of(x), launch.signature_of(weight)),
+                             lambda: _prepare_rms_norm(x, weight, eps))
+    return call(x, weight)
+
+
+def _rms_norm_kernel(rows, width, dtype, eps):
+    def build():
+        from ..kernels.rmsnorm import rmsnorm
+        return rmsnorm(rows, dtype, eps=eps, width=width)
+    return {"op": "rms_norm", "kernel": "rmsnorm", "rows": rows, "width": width, "dtype": dtype, "eps": eps}, build
+
+
+def _prepare_rms_norm(x, weight, eps):
+    rows, width = check_rms_norm(x, weight, eps)
+    spec, build = _rms_norm_kernel(rows, width, launch.NAMES[x.dtype], eps)
+    general = lambda x, weight: rms_norm_impl(x, weight, eps)  # noqa: E731
+    if not (weight.is_contiguous() and weight.data_ptr() % 16 == 0):
+        return general
+    return prepared_rows(spec, build, x, general)
 
 
 def rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     rows, width = check_rms_norm(x, weight, eps)
-    flat = x.contiguous().view(rows, width)
+    flat = launch.aligned(x.contiguous()).view(rows, width)
     out = torch.empty_like(flat)
-    dtype = launch.NAMES[x.dtype]
-
-    def build():
-        from ..kernels.rmsnorm import rmsnorm
-        return rmsnorm(rows, dtype, eps=eps, width=width)
-    run_rows({"op": "rms_norm", "kernel": "rmsnorm", "rows": rows, "width": width, "dtype": dtype, "eps": eps},
-               build, _words(flat), _words(weight.contiguous()), _words(out))
+    spec, build = _rms_norm_kernel(rows, width, launch.NAMES[x.dtype], eps)
+    run_rows(spec, build, _words(flat), _words(launch.aligned(weight.contiguous())), _words(out))
     return out.view(x.shape)
 
 
@@ -88,20 +119,30 @@ def softmax(x, dim=-1):
     launch.tensors(x=x)
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"dim is an int, got {type(dim).__name__}")
-    return (softmax_impl if launch.eager(x) else softmax_op)(x, dim)
+    if not launch.eager(x):
+        return softmax_op(x, dim)
+    return launch.eager_call(("softmax", dim, launch.signature_of(x)), lambda: _prepare_softmax(x, dim))(x)
+
+
+def _softmax_kernel(rows, width, dtype):
+    def build():
+        from ..kernels.softmax import softmax as kernel
+        return kernel(rows, dtype, width=width)
+    return {"op": "softmax", "kernel": "softmax", "rows": rows, "width": width, "dtype": dtype}, build
+
+
+def _prepare_softmax(x, dim):
+    rows, width = check_softmax(x, dim)
+    spec, build = _softmax_kernel(rows, width, launch.NAMES[x.dtype])
+    return prepared_rows(spec, build, x, lambda x: softmax_impl(x, dim))
 
 
 def softmax_impl(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     rows, width = check_softmax(x, dim)
-    flat = x.contiguous().view(rows, width)
+    flat = launch.aligned(x.contiguous()).view(rows, width)
     out = torch.empty_like(flat)
-    dtype = launch.NAMES[x.dtype]
-
-    def build():
-        from ..kernels.softmax import softmax as kernel
-        return kernel(rows, dtype, width=width)
-    run_rows({"op": "softmax", "kernel": "softmax", "rows": rows, "width": width, "dtype": dtype}, build,
-               _words(flat), _words(out))
+    spec, build = _softmax_kernel(rows, width, launch.NAMES[x.dtype])
+    run_rows(spec, build, _words(flat), _words(out))
     return out.view(x.shape)
 
 
