@@ -150,7 +150,28 @@ def test_matmul_takes_b_in_either_major_order():
     assert torch.equal(ops.matmul(a, bt.t().contiguous()), want)
 
 
-def test_an_interpreted_result_it_cannot_define_is_an_error_not_a_wrong_answer():
+def test_a_random_matmul_on_the_cpu_accumulates_as_sm90_does():
+    # Random normal data: the wgmma chain of sm_90's measured accumulation
+    # (K 64: four K16 blocks from +0, test_accumulation.py against the
+    # GPU), rounded once to bf16.
+    from tile_mlir.interpreter import accumulation
+    a, b = torch.randn(16, 64).bfloat16(), torch.randn(64, 16).bfloat16()
+    bits = [t.view(torch.int16).numpy().view(np.uint16) for t in (a, b)]
+    acc = np.zeros((16, 16), np.uint32)
+    for k in range(0, 64, 16):
+        acc, _ = accumulation.mma(accumulation.BlockSum(16, 25, "rz"), "f32", "bf16", "bf16", "f32",
+                                  bits[0][:, k:k + 16], bits[1][k:k + 16], acc)
+    want = torch.from_numpy(acc.view(np.float32)).bfloat16()
+    assert torch.equal(ops.matmul(a, b), want)
+
+
+def test_an_interpreted_result_it_cannot_define_is_an_error_not_a_wrong_answer(monkeypatch):
+    # Under the exact-or-undefined model (interpret's accumulation "exact")
+    # random data leaves elements of C undefined: the op refuses them.
+    import functools
+    from tile_mlir.interpreter import launch as interpreter_launch
+    monkeypatch.setattr(interpreter_launch, "interpret",
+                        functools.partial(interpreter_launch.interpret, accumulation="exact"))
     a, b = torch.randn(16, 64).bfloat16(), torch.randn(64, 16).bfloat16()
     with pytest.raises(InterpretedResultError, match=r"tile_mlir.ops.matmul on the CPU runs its kernel in the "
                        r"interpreter, which could not follow this data: .* elements of C were stored undefined"):

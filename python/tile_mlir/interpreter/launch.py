@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import runtime
 from . import machine
+from .accumulation import MODELS as ACCUMULATION_MODELS
 
 
 class InterpretError(Exception):
@@ -70,7 +71,8 @@ def _check_as_compile_does(fn, target):
         compiler.check(module, chip)
 
 
-def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True, target="sm_90a") -> None:
+def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True, target="sm_90a",
+              accumulation="sm_90") -> None:
     """Runs the @T.function `fn` on the CPU over numpy arrays (and Python
     numbers for scalar parameters), writing what it stores into the written
     arrays; `grid` as for a kernel compiled with ``LaunchConfig(grid=None)``.
@@ -86,10 +88,16 @@ def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True, ta
     purpose in another order multiply other matrices). What compile()
     refuses for `target` (tile_mlir.CompileError) is refused here too; the
     default is the chip the interpreter models, sm_90a (Hopper with its
-    arch-specific forms: wgmma, setmaxnreg)."""
+    arch-specific forms: wgmma, setmaxnreg). A floating mma.sync or wgmma
+    accumulates as sm_90's tensor cores do, measured bit for bit
+    (`accumulation` "sm_90": interpreter/accumulation.py), where that was
+    measured; elsewhere, and with `accumulation` "exact", an element is
+    defined only where every partial sum is exact."""
     from ..frontend.kernel import PrimFunc
     if not isinstance(fn, PrimFunc):
         raise TypeError(f"tile_mlir.interpret takes a @T.function kernel, got {type(fn).__name__}")
+    if accumulation not in ACCUMULATION_MODELS:
+        raise ValueError(f"accumulation is one of {', '.join(ACCUMULATION_MODELS)}, got {accumulation!r}")
     _check_as_compile_does(fn, target)
     signature = _signature(fn)
     signature.check_arguments(args)
@@ -112,7 +120,7 @@ def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True, ta
     try:
         with fn.context:
             out = machine.run(func, inputs, launch_grid, fn.block, aliases, hazards, approximated, shapes,
-                              shared_banks, fragment_layouts)
+                              shared_banks, fragment_layouts, accumulation)
     except machine.NotCovered as why:
         where = f"{why.point}: " if why.point else ""
         raise InterpretError(f"{fn.name}: {where}the interpreter does not model {why} yet") from None

@@ -21,11 +21,13 @@ every result computed from them. Only defined output bytes are compared.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from types import SimpleNamespace
 
 import numpy as np
 
+from . import accumulation as ACC
 from . import clocks as C
 from . import fragment_origins as O
 from . import mbarrier as M
@@ -322,8 +324,11 @@ def ir_int(attr) -> int:
 
 
 class Interpreter:
-    def __init__(self, threads, grid, block):
+    def __init__(self, threads, grid, block, accumulation="sm_90"):
         self.threads = threads
+        # The floating mma model (accumulation.MODELS): sm_90's measured
+        # accumulation, or the exact-or-undefined one.
+        self.accumulation = accumulation
         self.grid, self.block = grid, block
         linear = np.arange(threads)
         per_block = block[0] * block[1] * block[2]
@@ -1293,7 +1298,8 @@ class Interpreter:
             out_origin = [np.full((per * d_size, self.threads), O.UNKNOWN, np.int64) for _ in range(d_op.count)]
             for first in first_threads:
                 (a, a_known), (b, b_known), (c, c_known) = a_f[first], b_f[first], c_f[first]
-                d, d_known = R.mma(dkind, akind, bkind, ckind, a, b, c, satfinite, rounding)
+                d, d_known = ACC.multiply(self.accumulation, "mma", dkind, akind, bkind, ckind, a, b, c, satfinite,
+                                          rounding)
                 d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=0)[None, :]
                 members = first + np.arange(32)
                 # D's bytes are this mma's (row, column), for the checks of
@@ -1562,6 +1568,8 @@ class Interpreter:
         self.enter(op)
         name = op.name
         handler = getattr(self, "op_" + name.replace(".", "_"), None)
+        if handler is None and name.startswith("math.") and name[5:] in self.MATH_FUNCTIONS.keys() | {"absf"}:
+            handler = self._math
         try:
             if handler is None:
                 raise NotCovered(name)
@@ -1715,6 +1723,29 @@ class Interpreter:
                        "bf16": lambda v: int(np.float32(v).view(np.uint32)) >> 16}[kind](number)
             width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[kind]
             self.values[result] = (np.full(self.threads, encoded, np.uint64), width)
+
+    # T.ewise's math functions (the math dialect), in float64; each runs
+    # as its correctly rounded result (the warning says so), as the
+    # approximate PTX forms do.
+    MATH_FUNCTIONS = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
+                      "rsqrt": lambda x: 1.0 / np.sqrt(x), "tanh": np.tanh, "sin": np.sin, "cos": np.cos,
+                      "erf": np.vectorize(math.erf, otypes=[np.float64])}
+
+    def _math(self, op):
+        """math.<function> of a float ewise value: its correctly rounded
+        result in the value's type; math.absf exactly."""
+        kind = str(op.results[0].type)
+        width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[kind]
+        value = self.values[op.operands[0]]
+        bits = np.asarray(value[0] if isinstance(value, tuple) else value).astype(np.uint64)
+        function = op.name.split(".", 1)[1]
+        if function == "absf":
+            self.values[op.results[0]] = (bits & np.uint64((1 << (width - 1)) - 1), width)
+            return
+        with np.errstate(all="ignore"):
+            exact = self.MATH_FUNCTIONS[function](R.decode(bits, kind))
+        self.values[op.results[0]] = (R.encode(R.round_to(exact, 0.0, kind, "rn"), kind).astype(np.uint64), width)
+        self.approximated.setdefault(op.name, self.points[self.point])
 
     def _binary(self, op, fn):
         a, b = self.values[op.operands[0]], self.values[op.operands[1]]
@@ -2417,7 +2448,7 @@ MAX_CLOCK_THREADS = 1 << 12
 
 
 def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None, shapes=None, banks=None,
-        fragment_layouts=False):
+        fragment_layouts=False, accumulation="sm_90"):
     """Runs the gpu.func `func` on `inputs` ({param name: bytes}, in
     parameter order; a scalar parameter's bytes are its value's) and returns
     {name: (bytes, defined)} of the tensors. `aliases` maps a parameter to
@@ -2430,6 +2461,7 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
     and the ideal wavefronts (Interpreter.bank_requests). With
     `fragment_layouts`, a kernel with mma has its fragments checked against
     the PTX ISA's layout (fragment_origins): FragmentLayoutFault if not.
+    `accumulation` names the floating mma model (accumulation.MODELS).
 
     The threads run in lockstep; a kernel whose threads wait for what
     others do only later (a producer that refills a stage the consumers
@@ -2438,7 +2470,7 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
     through_memory = _synchronizes_through_memory(func)
     try:
         return _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
-                    through_memory, as_streams=False)
+                    through_memory, as_streams=False, accumulation=accumulation)
     except Stalled:
         # Blocks run apart where they may wait for each other's stores, or
         # where a block is one stream.
@@ -2447,7 +2479,7 @@ def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None
         if not (within or apart):
             raise
     return _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
-                through_memory, as_streams=True, blocks_apart=apart)
+                through_memory, as_streams=True, blocks_apart=apart, accumulation=accumulation)
 
 
 def _workgroup_alignments(func):
@@ -2465,13 +2497,13 @@ def _workgroup_alignments(func):
 
 
 def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, banks, fragment_layouts,
-         through_memory, as_streams, blocks_apart=False):
+         through_memory, as_streams, blocks_apart=False, accumulation="sm_90"):
     """run(), in lockstep or (`as_streams`) as streams, each block's apart
     with `blocks_apart`; `through_memory`: the kernel may synchronize
     threads through memory (memory_model.py)."""
     from mlir import ir
     threads = int(np.prod(grid)) * int(np.prod(block))
-    interp = Interpreter(threads, grid, block)
+    interp = Interpreter(threads, grid, block, accumulation)
     if fragment_layouts and _has_mma(func):
         interp.origins = O.Origins()
     has_mbarriers = _has_apply(func, ("mbarrier", "cp.async.mbarrier"))

@@ -111,7 +111,8 @@ def encode(values, kind):
     scale = np.where(normal, exp - m, 1 - bias - m)
     mant = np.ldexp(a, -scale)
     mant = np.where(normal, mant - (1 << m), mant)
-    mant = np.nan_to_num(mant).astype(np.uint64)
+    with np.errstate(invalid="ignore"):  # inf and NaN: their bits are set below
+        mant = np.nan_to_num(mant).astype(np.uint64)
     out = sign | (field << np.uint64(m)) | mant
     out = np.where(a == 0, sign, out)
     if has_inf:
@@ -537,21 +538,30 @@ def rounded_math(family, kind, quals, srcs):
     return encode(out, kind)
 
 
+# The functions of the approximate forms, in float64 (within an ulp of
+# float64: rounded to f32, f16 or bf16 they are the correctly rounded
+# result but for ties no input reaches; f64's rcp and a quotient are
+# IEEE 754's own, correctly rounded).
+APPROXIMATED = {"ex2": np.exp2, "rcp": lambda a: 1.0 / a, "sqrt": np.sqrt, "rsqrt": lambda a: 1.0 / np.sqrt(a),
+                "lg2": np.log2, "sin": np.sin, "cos": np.cos, "tanh": np.tanh, "div": np.divide}
+
+
 def approximate(opcode, family, kind, quals, srcs):
-    """An approximate form as its correctly rounded result: 2^a in float64
-    (within an ulp of float64, so rounding it to f32 is the correctly
-    rounded f32 but for ties no input reaches), rounded to nearest; .ftz
-    flushes a subnormal input and result. A GPU's result differs within the
-    ISA's bound (tools/conformance/approx.py measures it). Only ex2.approx
-    on f32 is modelled."""
-    if family != "ex2" or kind != "f32":
-        raise NotCovered(f"{opcode} (of the approximate forms it runs ex2.approx.f32 only)")
+    """An approximate form (.approx, div.full) as its correctly rounded
+    result (APPROXIMATED), rounded to nearest; .ftz flushes subnormal
+    inputs and results. A GPU's result differs within the ISA's bound
+    (tools/conformance/approx.py measures it); the interpreter says so."""
+    if family not in APPROXIMATED:
+        raise NotCovered(f"{opcode} (an approximate form of {family})")
+    if kind in LANES:
+        return lanewise(lambda k, x, y: approximate(opcode, family, k, quals, [x] if y is None else [x, y]), kind,
+                        *srcs)
     ftz = "ftz" in quals
-    a = decode(srcs[0], kind)
+    values = [decode(bits, kind) for bits in srcs]
     if ftz:
-        a = flush(a, kind)
+        values = [flush(v, kind) for v in values]
     with np.errstate(all="ignore"):
-        exact = np.exp2(a)
+        exact = APPROXIMATED[family](*values)
     return encode(round_to(exact, 0.0, kind, "rn", ftz=ftz), kind)
 
 

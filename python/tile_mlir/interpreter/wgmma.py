@@ -32,6 +32,7 @@ in registers or, like B, in shared memory that a matrix descriptor
 
 import numpy as np
 
+from . import accumulation as ACC
 from . import proxy as P
 from . import reference as R
 from .. import fragments
@@ -280,7 +281,8 @@ def execute(interp, form, values, group):
                     if not sd_known:
                         c_known[:] = False
                     satfinite = "satfinite" in opcode.split(".")
-                    d, d_known = R.mma(dkind, akind, bkind, dkind, a, b_rows.T, c, satfinite)
+                    d, d_known = ACC.multiply(interp.accumulation, "wgmma", dkind, akind, bkind, dkind, a, b_rows.T, c,
+                                              satfinite)
                     d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]
                     for buf, at in reads:
                         interp.track_read(buf, at, np.full(at.size, first, np.int64))
