@@ -5,8 +5,10 @@ elements of every floating mma.sync form where D is not the exact sum
 rounded to nearest, and tile_mlir.ops' wgmma GEMM on random normal data,
 run in the interpreter and compared bit for bit with the GPU's C."""
 
+import base64
 import json
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -49,12 +51,36 @@ def test_each_form_has_measured_cases_and_a_model():
     assert all(accumulation.sm90("mma", *f.split(".")[-4:-1], 8) is not None for f in forms)
 
 
-def test_unmeasured_wgmma_forms_keep_the_exact_model():
-    # wgmma tf32, f16 accumulators and e5m2 were not measured: no model.
-    assert accumulation.sm90("wgmma", "f32", "tf32", "tf32", 8) is None
-    assert accumulation.sm90("wgmma", "f16", "f16", "f16", 16) is None
-    assert accumulation.sm90("wgmma", "f32", "e5m2", "e4m3", 32) is None
-    assert accumulation.sm90("wgmma", "f32", "bf16", "bf16", 16) == accumulation.BlockSum(16, 25, "rz")
+def test_every_floating_type_group_has_its_model():
+    # f64 and the integer forms keep reference.mma's exact model.
+    assert accumulation.sm90("mma", "f64", "f64", "f64", 4) is None
+    assert accumulation.sm90("wgmma", "s32", "s8", "s8", 32) is None
+    assert accumulation.sm90("wgmma", "f32", "tf32", "tf32", 8) == accumulation.BlockSum(8, 25, "rz")
+    assert accumulation.sm90("wgmma", "f16", "f16", "f16", 16) == accumulation.BlockSum(16, 25, "rn")
+    assert accumulation.sm90("wgmma", "f16", "e5m2", "e4m3", 32) == accumulation.BlockSum(32, 13, "rn")
+    assert accumulation.sm90("wgmma", "f32", "e4m3", "e5m2", 32) == accumulation.BlockSum(32, 13, "rz", 14)
+    assert accumulation.sm90("mma", "f16", "e4m3", "e4m3", 32) == \
+        accumulation.ConvertedToF16(accumulation.BlockSum(16, 25, "rn"))
+
+
+def unpacked(array):
+    return np.frombuffer(base64.b64decode(array["base64"]), array["dtype"]).reshape(array["shape"]).copy()
+
+
+@pytest.mark.parametrize("name", sorted(measured("accumulation_wgmma.json")["kernels"]))
+def test_wgmma_kernels_on_random_data_store_the_gpus_words(name):
+    # wgmma_check.py's kernels of the type groups the ops' GEMM does not
+    # reach (tf32, f16 accumulators, fp8 into f16, mixed fp8 pairs), on
+    # random data, in the interpreter: every word the GPU stored.
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "gpu"))
+    import accumulation_check
+    import wgmma_check
+    case = measured("accumulation_wgmma.json")["kernels"][name]
+    arrays = [unpacked(x) for x in case["inputs"]]
+    want = unpacked(case["out"])
+    out = np.zeros(want.shape, np.float32 if arrays[2].dtype == np.float32 else np.uint32)
+    tile_mlir.interpret(wgmma_check.wgmma_tile(**accumulation_check.wgmma_cases()[name]), *arrays, out)
+    assert np.array_equal(out.view(np.uint32), want)
 
 
 @pytest.mark.parametrize("name", sorted(measured("accumulation_gemm.json")["gemms"]))

@@ -14,12 +14,16 @@ bit, on every element.
     PYTHONPATH=python python tools/gpu/accumulation_check.py run-wgmma build/accw w.npz   # on the GPU
     python tools/gpu/accumulation_check.py compare build/acc d.npz w.npz report.json      # here
     PYTHONPATH=python python tools/gpu/accumulation_check.py verify build/acc report.json BATCHES SEED  # GPU
-    python tools/gpu/accumulation_check.py fixtures build/acc d.npz w.npz tools/gpu/results    # the tests' cases
+    python tools/gpu/accumulation_check.py build-wgmma-forms build/accwf   # here: wgmma_check's kernels
+    PYTHONPATH=python python tools/gpu/accumulation_check.py run-wgmma-forms build/accwf wf.npz   # on the GPU
+    python tools/gpu/accumulation_check.py compare-wgmma-forms build/accwf wf.npz report.json     # here
+    python tools/gpu/accumulation_check.py fixtures build/acc d.npz w.npz build/accwf tools/gpu/results
 """
 
 import json
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -314,7 +318,29 @@ def verify(out_dir, report_path, batches, seed):
     _write(report_path, report)
 
 
-def fixtures(out_dir, d_path, w_path, results_dir):
+# The wgmma kernels of the tests' fixture: one draw each of the type
+# groups the ops' GEMM does not reach.
+WGMMA_FIXTURES = ("tf32_n16_128B", "f16_f16_n64_accumulate", "e5m2_n64_f16", "e4m3_e5m2_n64_f32")
+
+
+def wgmma_fixtures(wf_dir):
+    arrays, measured, kernels = np.load(os.path.join(wf_dir, "inputs.npz")), np.load(os.path.join(wf_dir, "wf.npz")), {}
+    for name in WGMMA_FIXTURES:
+        inputs = [arrays[f"{name}.1.{j}"] for j in range(3)]  # draw 1: spread exponents
+        kernels[name] = {"inputs": [packed(x) for x in inputs], "out": packed(measured[f"{name}.1"].view(np.uint32))}
+    return {"card": "NVIDIA H100 80GB HBM3", "tool": "tools/gpu/accumulation_check.py run-wgmma-forms",
+            "what": "wgmma_check.py's kernels (accumulation_check.WGMMA_MORE) on random inputs (exponents over "
+                    "2^+-8), their arrays and the output words the GPU stored (each array: dtype, shape and its "
+                    "bytes in base64)", "kernels": kernels}
+
+
+def packed(array):
+    import base64
+    return {"dtype": str(array.dtype), "shape": list(array.shape),
+            "base64": base64.b64encode(np.ascontiguousarray(array).tobytes()).decode()}
+
+
+def fixtures(out_dir, d_path, w_path, wf_dir, results_dir):
     """The tests' measured cases (test_accumulation.py): two elements of
     each form and draw of the fit data where D is not the exact sum
     rounded to nearest; and C[0:16, 0:16] of three wgmma GEMMs with their
@@ -344,11 +370,120 @@ def fixtures(out_dir, d_path, w_path, results_dir):
             gemms[f"{op} {kind} {k}"] = {"a": R.encode(a, kind).astype(int).tolist(),
                                          "w": R.encode(w, kind).astype(int).tolist(),
                                          "c": c.view(np.uint32).astype(int).tolist()}
+    _write(os.path.join(results_dir, "accumulation_wgmma.json"), wgmma_fixtures(wf_dir), None)
     _write(os.path.join(results_dir, "accumulation_gemm.json"), {
         "card": "NVIDIA H100 80GB HBM3", "tool": "tools/gpu/accumulation_check.py run-wgmma (TILE_MLIR_AUTOTUNE=0)",
         "what": "A (16 x K) and W (16 x K) element bits, random normal, and C[0:16, 0:16] (float32 bits) of "
                 "tile_mlir.ops on the GPU at 128 x 128 x K (each element's K chain is the same at 16 x 16)",
         "gemms": gemms}, None)
+
+
+# wgmma_check.py's floating kernels (every wgmma type group, A from shared
+# memory or registers, MN-major operands, negated A, C accumulated) on
+# random data: SEEDS draws of each, normal and spread.
+WGMMA_SEEDS = 8
+# And the type pairs wgmma_check.py has no kernel of, each accumulating C.
+WGMMA_MORE = {
+    "e5m2_n64_f32_accumulate": dict(n=64, akind="e5m2", swizzle="128B", k_steps=2, accumulate=True),
+    "e4m3_e5m2_n64_f32": dict(n=64, akind="e4m3", bkind="e5m2", swizzle="128B", k_steps=2),
+    "e4m3_n64_f16_accumulate": dict(n=64, dkind="f16", akind="e4m3", swizzle="128B", k_steps=2, accumulate=True),
+    "e5m2_n64_f16": dict(n=64, dkind="f16", akind="e5m2", swizzle="128B", k_steps=2),
+    "tf32_n64_accumulate": dict(n=64, akind="tf32", swizzle="128B", k_steps=4, accumulate=True),
+    "f16_f16_n64_accumulate": dict(n=64, dkind="f16", akind="f16", swizzle="128B", k_steps=2, accumulate=True),
+}
+
+
+def wgmma_cases():
+    import wgmma_check as W
+    cases = {name: spec for name, spec in W.CASES.items() if spec.get("dkind", "f32") in ("f32", "f16")}
+    return {**cases, **WGMMA_MORE}
+
+
+def wgmma_random_arrays(spec, rng, how):
+    """wgmma_check.case_arrays's arrays for `spec` on random values of its
+    kinds (exponents over 2^+-8 where `how` is "spread")."""
+    import wgmma_check as W
+    n, akind = spec["n"], spec["akind"]
+    bkind, dkind = spec.get("bkind") or akind, spec.get("dkind", "f32")
+    k_total = W.K_OF[W.ELEMENT[akind][1]] * spec["k_steps"]
+    values = []
+    for shape, kind in (((64, k_total), akind), ((n, k_total), bkind)):
+        v = rng.standard_normal(shape)
+        if how == "spread":
+            v = v * np.exp2(rng.integers(-8, 9, shape))
+        values.append(rounded(v, kind))
+    a_bits, b_bits = (register_bits(v, kind).astype(W.ELEMENT[kind][0]) for v, kind in zip(values, (akind, bkind)))
+    if spec.get("trans_a"):
+        a_bits = np.ascontiguousarray(a_bits.T)
+    if spec.get("trans_b"):
+        b_bits = np.ascontiguousarray(b_bits.T)
+    regs = n // 2 if dkind != "f16" else n // 4
+    c = rng.standard_normal((W.THREADS, regs))
+    if dkind == "f16":
+        halves = register_bits(rounded(rng.standard_normal((W.THREADS, regs, 2)), "f16"), "f16")
+        c = (halves[..., 0] | (halves[..., 1] << 16)).astype(np.uint32)
+    else:
+        c = rounded(c, "f32").astype(np.float32)
+    out = np.full((W.THREADS, regs), 0x7F, {"f32": np.float32, "f16": np.uint32}[dkind])
+    return [a_bits, b_bits, c, out]
+
+
+def build_wgmma_forms(out_dir):
+    """Here: each floating wgmma_check kernel and its random inputs."""
+    import tile_mlir
+    import wgmma_check as W
+    os.makedirs(out_dir, exist_ok=True)
+    arrays, names = {}, []
+    for name, spec in wgmma_cases().items():
+        tile_mlir.compile(W.wgmma_tile(**spec), target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
+        names.append(name)
+        for seed in range(WGMMA_SEEDS):
+            how = ("normal", "spread")[seed % 2]
+            for j, x in enumerate(wgmma_random_arrays(spec, np.random.default_rng([7, len(names), seed]), how)):
+                arrays[f"{name}.{seed}.{j}"] = x
+    np.savez_compressed(os.path.join(out_dir, "inputs.npz"), **arrays)
+    _write(os.path.join(out_dir, "names.json"), names)
+    print(len(names), "wgmma kernels built")
+
+
+def run_wgmma_forms(out_dir, out_path):
+    """On the GPU: each kernel's output (D as its threads store it)."""
+    from tile_mlir import runtime
+    with open(os.path.join(out_dir, "names.json")) as f:
+        names = json.load(f)
+    arrays, out = np.load(os.path.join(out_dir, "inputs.npz")), {}
+    for name in names:
+        launch = runtime.load(os.path.join(out_dir, f"{name}.json"))
+        for seed in range(WGMMA_SEEDS):
+            args = [arrays[f"{name}.{seed}.{j}"].copy() for j in range(4)]
+            launch(*args)
+            out[f"{name}.{seed}"] = args[3]
+    np.savez_compressed(out_path, **out)
+    print(len(names), "wgmma kernels run")
+
+
+def compare_wgmma_forms(out_dir, d_path):
+    """Here: each kernel in the interpreter (sm_90's model) against the
+    GPU's output, word for word; words the interpreter left undefined
+    (no measured model) count as different."""
+    import tile_mlir
+    import wgmma_check as W
+    with open(os.path.join(out_dir, "names.json")) as f:
+        names = json.load(f)
+    arrays, measured, rows = np.load(os.path.join(out_dir, "inputs.npz")), np.load(d_path), []
+    for name in names:
+        kernel, bad, words = W.wgmma_tile(**wgmma_cases()[name]), 0, 0
+        for seed in range(WGMMA_SEEDS):
+            args = [arrays[f"{name}.{seed}.{j}"].copy() for j in range(4)]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tile_mlir.interpret(kernel, *args)
+            got = measured[f"{name}.{seed}"].view(np.uint32)
+            bad += int((args[3].view(np.uint32) != got).sum())
+            words += got.size
+        rows.append({"kernel": name, "words": words, "mismatched": bad})
+        print(rows[-1], flush=True)
+    return rows
 
 
 def _write(path, report, indent=1):
@@ -360,7 +495,10 @@ if __name__ == "__main__":
     {"build": lambda: build(sys.argv[2]), "run": lambda: run(sys.argv[2], sys.argv[3]),
      "build-wgmma": lambda: build_wgmma(sys.argv[2]),
      "run-wgmma": lambda: run_wgmma(sys.argv[2], sys.argv[3]),
-     "fixtures": lambda: fixtures(*sys.argv[2:6]),
+     "build-wgmma-forms": lambda: build_wgmma_forms(sys.argv[2]),
+     "run-wgmma-forms": lambda: run_wgmma_forms(sys.argv[2], sys.argv[3]),
+     "compare-wgmma-forms": lambda: _write(sys.argv[4], compare_wgmma_forms(sys.argv[2], sys.argv[3])),
+     "fixtures": lambda: fixtures(*sys.argv[2:7]),
      "verify": lambda: verify(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])),
      "compare": lambda: _write(sys.argv[5], {"mma": compare(sys.argv[2], sys.argv[3])["forms"],
                                              "wgmma": compare_wgmma(sys.argv[4])})}[sys.argv[1]]()

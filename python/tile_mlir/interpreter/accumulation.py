@@ -13,11 +13,12 @@ K is blocks in K's order, each block's D the next one's C (a wgmma of K 16
 or 32: one block; a GEMM's K loop: a chain of them).
 
 - f16, bf16 and tf32 into f32: one block of the instruction's K, 25
-  fraction bits, rounded toward zero (mma.sync m16n8k4/k8/k16; wgmma bf16
-  and f16 K16).
+  fraction bits, rounded toward zero (mma.sync m16n8k4/k8/k16; wgmma K16,
+  tf32 K8).
 - f16 into f16: the same block, rounded to nearest even.
-- e4m3/e5m2 wgmma into f32: a block of 32, 13 fraction bits, the sum cut
-  to 14 significant bits (the narrow fp8 accumulator DeepSeek-V3 reports).
+- e4m3/e5m2 wgmma: a block of 32, 13 fraction bits; into f32 the sum is
+  cut to 14 significant bits (the narrow fp8 accumulator DeepSeek-V3
+  reports), into f16 rounded to nearest even.
 - e4m3/e5m2 mma.sync (`ConvertedToF16`): ptxas emulates it on sm_90 with
   two f16 HMMAs and an add (its SASS: F2FP.F16.E4M3.UNPACK_B, HMMA, FADD
   or HADD2): the low and high halves of each fragment register (k = 4j,
@@ -114,19 +115,16 @@ _FP8 = ("e4m3", "e5m2")
 
 def sm90(instruction: str, d_kind: str, a_kind: str, b_kind: str, k: int):
     """The measured model of an "mma" (mma.sync) or "wgmma" of these types
-    and K, or None where none was measured (wgmma tf32, f16 accumulators
-    and e5m2; the exact-or-undefined model stays theirs)."""
+    and K (one instruction's), or None for other types (f64, integers:
+    reference.mma's exact model is theirs)."""
     if d_kind not in ("f32", "f16") or a_kind not in _F16_INPUTS + _FP8:
         return None
-    if instruction == "mma":
-        if a_kind in _FP8:
-            return ConvertedToF16(BlockSum(k // 2, 25, "rz" if d_kind == "f32" else "rn"))
-        return BlockSum(k, 25, "rz" if d_kind == "f32" else "rn")
-    if d_kind == "f32" and a_kind in ("f16", "bf16") and k == 16:
-        return BlockSum(16, 25, "rz")
-    if d_kind == "f32" and (a_kind, b_kind) == ("e4m3", "e4m3") and k == 32:
-        return BlockSum(32, 13, "rz", significant_bits=14)
-    return None
+    rounding = "rz" if d_kind == "f32" else "rn"
+    if a_kind in _FP8 and instruction == "mma":
+        return ConvertedToF16(BlockSum(k // 2, 25, rounding))
+    if a_kind in _FP8:  # wgmma: the fp8 datapath; an f32 sum keeps 14 significant bits
+        return BlockSum(k, 13, rounding, significant_bits=14 if d_kind == "f32" else None)
+    return BlockSum(k, 25, rounding)
 
 
 MODELS = ("sm_90", "exact")
