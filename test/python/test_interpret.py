@@ -142,18 +142,19 @@ def test_arguments_are_checked_as_a_launch_checks_them():
 
 def test_what_is_not_modelled_is_an_interpret_error():
     @T.function
-    def uses_ewise(A: T.Tensor((4, 1), "float32")):
+    def uses_ewise(A: T.Tensor((4, 1), "int32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
-        r = T.alloc_local((4, 1), "float32")
-        T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
-        T.ewise(lambda x: x * 2.0, r, r)
-        T.cuda.tile.apply(T.ptx["st.global.f32"], A, r)
+        r = T.alloc_local((4, 1), "int32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A)
+        T.ewise(lambda x: T.fabs(x), r, r)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], A, r)
 
     # It reads the register (memref.load, which T.until needs too) and
-    # stops at the float arithmetic T.ewise builds.
+    # stops at the integer |x| T.ewise builds (the rest of its arithmetic
+    # runs).
     with pytest.raises(tile_mlir.InterpretError, match=r"^uses_ewise: \S*test_interpret\.py:\d+: the interpreter does not model "
-                       r"arith\.mulf yet$"):
-        tile_mlir.interpret(uses_ewise, np.zeros((4, 1), "float32"))
+                       r"math\.absi yet$"):
+        tile_mlir.interpret(uses_ewise, np.zeros((4, 1), "int32"))
 
 
 def test_an_arithmetic_form_not_modelled_is_an_interpret_error_too(monkeypatch):

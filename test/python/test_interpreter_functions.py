@@ -122,3 +122,65 @@ def test_ewise_math_functions_run_as_their_correctly_rounded_result(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert np.array_equal(y.ravel(), R.decode(R.encode(R.round_to(want, 0.0, "f32", "rn"), "f32"), "f32"))
+
+
+def test_ewise_float_arithmetic_is_the_ptx_forms_bit_for_bit():
+    # add, sub, mul and div round to nearest (add.rn, div.rn), max, a
+    # comparison (setp) and the casts (cvt.rzi, cvt.rn): numpy's float32
+    # computes the same IEEE 754 operations; no warning (they are exact).
+    @T.function
+    def mixed(X: T.Tensor((32, 1), "float32"), Y: T.Tensor((32, 1), "float32"), Z: T.Tensor((32, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        x, y, z = (T.alloc_local((1, 1), "float32") for _ in range(3))
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], x, X[t:t + 1])
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], y, Y[t:t + 1])
+        T.ewise(lambda a, b: T.where(a > b, a * 2.0 - b / 3.0, T.maximum(a, -b) + T.cast(T.cast(a, "int32"), "float32")),
+                z, x, y)
+        T.cuda.tile.apply(T.ptx["st.global.f32"], Z[t:t + 1], z)
+
+    rng = np.random.default_rng(0)
+    x, y = ((rng.standard_normal((32, 1)) * 10).astype(np.float32) for _ in range(2))
+    z = np.zeros_like(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tile_mlir.interpret(mixed, x, y, z)
+    want = np.where(x > y, x * np.float32(2) - y / np.float32(3), np.maximum(x, -y) + np.trunc(x))
+    assert np.array_equal(z, want.astype(np.float32))
+
+
+def test_ewise_integer_arithmetic_wraps_at_its_width():
+    @T.function
+    def affine(X: T.Tensor((8, 1), "int32"), Z: T.Tensor((8, 1), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
+        t = T.thread_id()
+        x, z = (T.alloc_local((1, 1), "int32") for _ in range(2))
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], x, X[t:t + 1])
+        T.ewise(lambda a: T.maximum(a * 3 + 1, a - 7), z, x)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Z[t:t + 1], z)
+
+    x = np.array([[0], [5], [-5], [2**30], [-2**30], [2**31 - 1], [-2**31], [123456789]], np.int32)
+    z = np.zeros_like(x)
+    tile_mlir.interpret(affine, x, z)
+    with np.errstate(over="ignore"):
+        assert np.array_equal(z, np.maximum(x * np.int32(3) + np.int32(1), x - np.int32(7)))
+
+
+def test_ewise_shifts_division_and_width_changes():
+    # Shifts (shl, shr with the sign), floor division and its remainder,
+    # and int32 -> int16 -> int32 (trunc, sign extension), as Python's
+    # integers compute them.
+    @T.function
+    def mixed(X: T.Tensor((8, 1), "int32"), Z: T.Tensor((8, 1), "int32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
+        t = T.thread_id()
+        x, z = (T.alloc_local((1, 1), "int32") for _ in range(2))
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], x, X[t:t + 1])
+        T.ewise(lambda a: (a << 3) + (a >> 1) + (a // 3) * 7 + a % 5 + T.cast(T.cast(a, "int16"), "int32"), z, x)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Z[t:t + 1], z)
+
+    x = np.array([[0], [5], [-5], [1000], [-1000], [40000], [-40000], [123457]], np.int32)
+    z = np.zeros_like(x)
+    tile_mlir.interpret(mixed, x, z)
+    want = [(v << 3) + (v >> 1) + (v // 3) * 7 + v % 5 + int(np.int32(v).astype(np.int16)) for v in x.ravel().tolist()]
+    assert z.ravel().tolist() == want

@@ -198,15 +198,15 @@ def test_a_fixed_cluster_bounds_its_registers():
 
 def test_what_the_interpreter_does_not_model_is_located(line_of):
     @T.function
-    def doubled(A: T.Tensor((4, 1), "float32")):
+    def doubled(A: T.Tensor((4, 1), "int32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
-        r = T.alloc_local((4, 1), "float32")
-        T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
+        r = T.alloc_local((4, 1), "int32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A)
         for i in T.serial(0, 1):
-            T.ewise(lambda x: x * 2.0, r, r)  # not modelled
+            T.ewise(lambda x: T.fabs(x), r, r)  # not modelled
     with pytest.raises(tile_mlir.InterpretError, match="^doubled: " + line_of("# not modelled") +
-                       r": the interpreter does not model arith\.mulf"):
-        tile_mlir.interpret(doubled, np.ones((4, 1), "float32"))
+                       r": the interpreter does not model math\.absi"):
+        tile_mlir.interpret(doubled, np.ones((4, 1), "int32"))
 
 
 # -- The interpreter refuses what compile and launch refuse -------------------

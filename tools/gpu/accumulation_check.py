@@ -14,7 +14,7 @@ bit, on every element.
     PYTHONPATH=python python tools/gpu/accumulation_check.py run-wgmma build/accw w.npz   # on the GPU
     python tools/gpu/accumulation_check.py compare build/acc d.npz w.npz report.json      # here
     PYTHONPATH=python python tools/gpu/accumulation_check.py verify build/acc report.json BATCHES SEED  # GPU
-    python tools/gpu/accumulation_check.py build-wgmma-forms build/accwf   # here: wgmma_check's kernels
+    python tools/gpu/accumulation_check.py build-wgmma-forms build/accwf [SEEDS [K1,K2]]   # here
     PYTHONPATH=python python tools/gpu/accumulation_check.py run-wgmma-forms build/accwf wf.npz   # on the GPU
     python tools/gpu/accumulation_check.py compare-wgmma-forms build/accwf wf.npz report.json     # here
     python tools/gpu/accumulation_check.py fixtures build/acc d.npz w.npz build/accwf tools/gpu/results
@@ -382,6 +382,7 @@ def fixtures(out_dir, d_path, w_path, wf_dir, results_dir):
 # memory or registers, MN-major operands, negated A, C accumulated) on
 # random data: SEEDS draws of each, normal and spread.
 WGMMA_SEEDS = 8
+WGMMA_DRAWS = ("normal", "spread", "small", "special")
 # And the type pairs wgmma_check.py has no kernel of, each accumulating C.
 WGMMA_MORE = {
     "e5m2_n64_f32_accumulate": dict(n=64, akind="e5m2", swizzle="128B", k_steps=2, accumulate=True),
@@ -401,8 +402,9 @@ def wgmma_cases():
 
 def wgmma_random_arrays(spec, rng, how):
     """wgmma_check.case_arrays's arrays for `spec` on random values of its
-    kinds (exponents over 2^+-8 where `how` is "spread")."""
+    kinds (`how`: WGMMA_DRAWS)."""
     import wgmma_check as W
+    from tile_mlir.interpreter import reference as R
     n, akind = spec["n"], spec["akind"]
     bkind, dkind = spec.get("bkind") or akind, spec.get("dkind", "f32")
     k_total = W.K_OF[W.ELEMENT[akind][1]] * spec["k_steps"]
@@ -411,7 +413,13 @@ def wgmma_random_arrays(spec, rng, how):
         v = rng.standard_normal(shape)
         if how == "spread":
             v = v * np.exp2(rng.integers(-8, 9, shape))
+        if how == "small":  # near the least normal of the kind: subnormal inputs and products
+            v = v * 2.0 ** (2 - (1 << (R.FORMATS["f32" if kind == "tf32" else kind][0] - 1))) * 8
         values.append(rounded(v, kind))
+    if how == "special":
+        for v in values:
+            hit = rng.random(v.shape) < 0.01
+            v[hit] = rng.choice([np.inf, -np.inf, np.nan], hit.sum())
     a_bits, b_bits = (register_bits(v, kind).astype(W.ELEMENT[kind][0]) for v, kind in zip(values, (akind, bkind)))
     if spec.get("trans_a"):
         a_bits = np.ascontiguousarray(a_bits.T)
@@ -428,21 +436,25 @@ def wgmma_random_arrays(spec, rng, how):
     return [a_bits, b_bits, c, out]
 
 
-def build_wgmma_forms(out_dir):
-    """Here: each floating wgmma_check kernel and its random inputs."""
+def build_wgmma_forms(out_dir, seeds=WGMMA_SEEDS, only=None):
+    """Here: each floating wgmma_check kernel (or those named in `only`,
+    comma-separated) and `seeds` random draws of its inputs, each kind of
+    WGMMA_DRAWS in turn."""
     import tile_mlir
     import wgmma_check as W
     os.makedirs(out_dir, exist_ok=True)
-    arrays, names = {}, []
-    for name, spec in wgmma_cases().items():
+    arrays, names, seeds = {}, [], int(seeds)
+    for index, (name, spec) in enumerate(wgmma_cases().items()):
+        if only and name not in only.split(","):
+            continue
         tile_mlir.compile(W.wgmma_tile(**spec), target="sm_90a").save(os.path.join(out_dir, f"{name}.json"))
         names.append(name)
-        for seed in range(WGMMA_SEEDS):
-            how = ("normal", "spread")[seed % 2]
-            for j, x in enumerate(wgmma_random_arrays(spec, np.random.default_rng([7, len(names), seed]), how)):
+        for seed in range(seeds):
+            how = WGMMA_DRAWS[seed % len(WGMMA_DRAWS)]
+            for j, x in enumerate(wgmma_random_arrays(spec, np.random.default_rng([7, index + 1, seed]), how)):
                 arrays[f"{name}.{seed}.{j}"] = x
     np.savez_compressed(os.path.join(out_dir, "inputs.npz"), **arrays)
-    _write(os.path.join(out_dir, "names.json"), names)
+    _write(os.path.join(out_dir, "names.json"), {"names": names, "seeds": seeds})
     print(len(names), "wgmma kernels built")
 
 
@@ -450,16 +462,16 @@ def run_wgmma_forms(out_dir, out_path):
     """On the GPU: each kernel's output (D as its threads store it)."""
     from tile_mlir import runtime
     with open(os.path.join(out_dir, "names.json")) as f:
-        names = json.load(f)
+        built = json.load(f)
     arrays, out = np.load(os.path.join(out_dir, "inputs.npz")), {}
-    for name in names:
+    for name in built["names"]:
         launch = runtime.load(os.path.join(out_dir, f"{name}.json"))
-        for seed in range(WGMMA_SEEDS):
+        for seed in range(built["seeds"]):
             args = [arrays[f"{name}.{seed}.{j}"].copy() for j in range(4)]
             launch(*args)
             out[f"{name}.{seed}"] = args[3]
     np.savez_compressed(out_path, **out)
-    print(len(names), "wgmma kernels run")
+    print(len(built["names"]), "wgmma kernels run")
 
 
 def compare_wgmma_forms(out_dir, d_path):
@@ -469,11 +481,11 @@ def compare_wgmma_forms(out_dir, d_path):
     import tile_mlir
     import wgmma_check as W
     with open(os.path.join(out_dir, "names.json")) as f:
-        names = json.load(f)
+        built = json.load(f)
     arrays, measured, rows = np.load(os.path.join(out_dir, "inputs.npz")), np.load(d_path), []
-    for name in names:
+    for name in built["names"]:
         kernel, bad, words = W.wgmma_tile(**wgmma_cases()[name]), 0, 0
-        for seed in range(WGMMA_SEEDS):
+        for seed in range(built["seeds"]):
             args = [arrays[f"{name}.{seed}.{j}"].copy() for j in range(4)]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -481,7 +493,7 @@ def compare_wgmma_forms(out_dir, d_path):
             got = measured[f"{name}.{seed}"].view(np.uint32)
             bad += int((args[3].view(np.uint32) != got).sum())
             words += got.size
-        rows.append({"kernel": name, "words": words, "mismatched": bad})
+        rows.append({"kernel": name, "words": words, "mismatched": bad, "draws": built["seeds"]})
         print(rows[-1], flush=True)
     return rows
 
@@ -495,7 +507,7 @@ if __name__ == "__main__":
     {"build": lambda: build(sys.argv[2]), "run": lambda: run(sys.argv[2], sys.argv[3]),
      "build-wgmma": lambda: build_wgmma(sys.argv[2]),
      "run-wgmma": lambda: run_wgmma(sys.argv[2], sys.argv[3]),
-     "build-wgmma-forms": lambda: build_wgmma_forms(sys.argv[2]),
+     "build-wgmma-forms": lambda: build_wgmma_forms(*sys.argv[2:5]),
      "run-wgmma-forms": lambda: run_wgmma_forms(sys.argv[2], sys.argv[3]),
      "compare-wgmma-forms": lambda: _write(sys.argv[4], compare_wgmma_forms(sys.argv[2], sys.argv[3])),
      "fixtures": lambda: fixtures(*sys.argv[2:7]),

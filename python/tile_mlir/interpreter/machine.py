@@ -21,7 +21,6 @@ every result computed from them. Only defined output bytes are compared.
 from __future__ import annotations
 
 import itertools
-import math
 import re
 from types import SimpleNamespace
 
@@ -29,6 +28,7 @@ import numpy as np
 
 from . import accumulation as ACC
 from . import clocks as C
+from . import ewise_ops as F
 from . import fragment_origins as O
 from . import mbarrier as M
 from . import memory_model as MM
@@ -1568,8 +1568,8 @@ class Interpreter:
         self.enter(op)
         name = op.name
         handler = getattr(self, "op_" + name.replace(".", "_"), None)
-        if handler is None and name.startswith("math.") and name[5:] in self.MATH_FUNCTIONS.keys() | {"absf"}:
-            handler = self._math
+        if handler is None and F.handles(name):
+            handler = self._float_op
         try:
             if handler is None:
                 raise NotCovered(name)
@@ -1724,32 +1724,37 @@ class Interpreter:
             width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[kind]
             self.values[result] = (np.full(self.threads, encoded, np.uint64), width)
 
-    # T.ewise's math functions (the math dialect), in float64; each runs
-    # as its correctly rounded result (the warning says so), as the
-    # approximate PTX forms do.
-    MATH_FUNCTIONS = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
-                      "rsqrt": lambda x: 1.0 / np.sqrt(x), "tanh": np.tanh, "sin": np.sin, "cos": np.cos,
-                      "erf": np.vectorize(math.erf, otypes=[np.float64])}
-
-    def _math(self, op):
-        """math.<function> of a float ewise value: its correctly rounded
-        result in the value's type; math.absf exactly."""
-        kind = str(op.results[0].type)
-        width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[kind]
-        value = self.values[op.operands[0]]
-        bits = np.asarray(value[0] if isinstance(value, tuple) else value).astype(np.uint64)
-        function = op.name.split(".", 1)[1]
-        if function == "absf":
-            self.values[op.results[0]] = (bits & np.uint64((1 << (width - 1)) - 1), width)
-            return
-        with np.errstate(all="ignore"):
-            exact = self.MATH_FUNCTIONS[function](R.decode(bits, kind))
-        self.values[op.results[0]] = (R.encode(R.round_to(exact, 0.0, kind, "rn"), kind).astype(np.uint64), width)
-        self.approximated.setdefault(op.name, self.points[self.point])
+    def _float_op(self, op):
+        """T.ewise's operations on register values (ewise_ops.py); an
+        approximated function is noted for the warning."""
+        name = op.name
+        operands = [self.values[v] for v in op.operands]
+        bits = [np.asarray(v[0] if isinstance(v, tuple) else v).astype(np.uint64) for v in operands]
+        predicate = None
+        if name == "arith.cmpf":
+            text = str(op.attributes["predicate"])
+            predicate = int(text.split(":")[0]) if ":" in text else int(text)
+        result_type = str(op.results[0].type)
+        result, approximated = F.evaluate(name, result_type, [str(v.type) for v in op.operands], bits, predicate)
+        if name == "arith.cmpf":
+            self.values[op.results[0]] = np.asarray(result, bool)
+        else:
+            self.values[op.results[0]] = (np.asarray(result).astype(np.uint64), F.width_of(result_type))
+        if approximated:
+            self.approximated.setdefault(name, self.points[self.point])
 
     def _binary(self, op, fn):
         a, b = self.values[op.operands[0]], self.values[op.operands[1]]
-        self.values[op.results[0]] = fn(a, b)
+        self.values[op.results[0]] = self._integer(fn(self._signed(a), self._signed(b)), a, b)
+
+    @staticmethod
+    def _integer(result, *operands):
+        """An index result as it is; one of register integers (bits,
+        width), as T.ewise's arithmetic gives, wrapped to their width."""
+        width = next((v[1] for v in operands if isinstance(v, tuple)), None)
+        if width is None:
+            return result
+        return np.asarray(result).astype(np.int64).astype(np.uint64) & _mask_bits(width), width
 
     def op_arith_addi(self, op):
         self._binary(op, lambda a, b: a + b)
@@ -1802,8 +1807,9 @@ class Interpreter:
         self._cast_index(op, False)
 
     def _index_binary(self, op, fn):
-        a, b = (self._signed(self.values[v]) for v in op.operands)
-        self.values[op.results[0]] = fn(a, b)
+        operands = [self.values[v] for v in op.operands]
+        a, b = (self._signed(v) for v in operands)
+        self.values[op.results[0]] = self._integer(fn(a, b), *operands)
 
     # Index division and shifts of the front end's index expressions (only
     # on index values, 64 bits): Python's // on int64 arrays is floor
@@ -1818,8 +1824,7 @@ class Interpreter:
         self._index_binary(op, lambda a, b: (a.astype(np.uint64) % b.astype(np.uint64)).astype(np.int64))
 
     def op_arith_maxsi(self, op):
-        a, b = (self._signed(self.values[v]) for v in op.operands)
-        self.values[op.results[0]] = np.maximum(a, b)
+        self._binary(op, np.maximum)
 
     def op_arith_minui(self, op):
         """An index clamped from above; Buffer.as_index(mode="check") marks
@@ -1841,12 +1846,15 @@ class Interpreter:
         self.values[op.results[0]] = np.minimum(a.astype(np.uint64), b.astype(np.uint64)).astype(np.int64)
 
     def op_arith_minsi(self, op):
-        a, b = (self._signed(self.values[v]) for v in op.operands)
-        self.values[op.results[0]] = np.minimum(a, b)
+        self._binary(op, np.minimum)
 
     def op_arith_select(self, op):
         """An index select (T.where of a Bool): per thread."""
         cond, a, b = (self.values[v] for v in op.operands)
+        if isinstance(a, tuple):  # register bits of a float (or integer) ewise value: (bits, width)
+            a_bits, b_bits = (np.asarray(x[0] if isinstance(x, tuple) else x) for x in (a, b))
+            self.values[op.results[0]] = (np.where(np.asarray(cond, bool), a_bits, b_bits), a[1])
+            return
         self.values[op.results[0]] = np.where(np.asarray(cond, bool), a, b)
 
     def op_arith_cmpi(self, op):
@@ -1861,7 +1869,8 @@ class Interpreter:
             return
         if number not in compare:
             raise NotCovered(f"arith.cmpi predicate {number}")
-        self._binary(op, compare[number])
+        a, b = (self._signed(self.values[v]) for v in op.operands)
+        self.values[op.results[0]] = compare[number](a, b)
 
     # -- memrefs ---------------------------------------------------------
     @staticmethod
@@ -2068,7 +2077,9 @@ class Interpreter:
             thread = int(np.flatnonzero(self.active & ~defined)[0])
             raise LoopFault(f"{self.points[self.point]}: thread {thread} reads the loop's predicate before "
                                   "its body wrote it: whether the loop ends is undefined")
-        self.values[op.results[0]] = bits.astype(bool) if view.bits == 1 else bits
+        # A register's element: a predicate, or (bits, width) as constants and
+        # T.ewise's arithmetic take it.
+        self.values[op.results[0]] = bits.astype(bool) if view.bits == 1 else (bits, view.bits)
 
     def op_memref_store(self, op):
         """A store of a scalar into a register tile (the coordinates a
