@@ -7,8 +7,13 @@ seen lately. Kernel.__call__ checks and converts every argument on every
 call; this trusts its caller, which has checked them (shapes, dtypes, one
 device), and takes raw device pointers:
 
-    launch = PreparedLauncher(kernel)
+    launch = prepared(kernel)
     launch(a.data_ptr(), b.data_ptr(), c.data_ptr(), stream=torch.cuda.current_stream().cuda_stream)
+
+A kernel compiled with runtime extents and LaunchConfig(grid=None) (the
+descriptor convention) takes them each call (ExtentLauncher):
+
+    launch(x.data_ptr(), out.data_ptr(), extents=(rows, rows), grid=(rows, 1, 1), stream=...)
 """
 
 import ctypes
@@ -21,6 +26,21 @@ from . import runtime, tensor_maps
 # Tensor maps kept a parameter: the addresses seen last (weights keep
 # theirs; an allocator hands activations the same few blocks).
 MAPS_KEPT = 16
+
+
+def prepared(kernel: runtime.Kernel):
+    """The prepared launcher of `kernel`: its grid and shapes compiled in
+    (PreparedLauncher), or given each call (ExtentLauncher)."""
+    return ExtentLauncher(kernel) if kernel.convention == "descriptor" else PreparedLauncher(kernel)
+
+
+def _unconverted_launch(lib):
+    """cuLaunchKernel bound again without argtypes: ctypes then checks each
+    value's type instead of converting it (1 us less a launch on the GPU
+    machine's host); the caller converts the fixed arguments once."""
+    launch = type(lib.cuLaunchKernel)(("cuLaunchKernel", lib))
+    launch.restype = ctypes.c_int
+    return launch
 
 
 class PreparedLauncher:
@@ -45,18 +65,90 @@ class PreparedLauncher:
                 slots.append(slot.address)
         self.params = (ctypes.c_void_p * len(slots))(*slots)
         self.grid, self.block = kernel.grid, kernel.block
-        # cuLaunchKernel bound again without argtypes, its fixed arguments
-        # converted once: ctypes then checks each value's type instead of
-        # converting it (1 us less a launch on the GPU machine's host).
-        unconverted = type(lib.cuLaunchKernel)(("cuLaunchKernel", lib))
-        unconverted.restype = ctypes.c_int
         fixed = [ctypes.c_uint(v) for v in (*self.grid, *self.block, kernel.dynamic_shared_bytes)]
-        self._launch = functools.partial(unconverted, ctypes.c_void_p(self.function.value), *fixed)
+        self._launch = functools.partial(_unconverted_launch(lib), ctypes.c_void_p(self.function.value), *fixed)
 
     def __call__(self, *pointers: int, stream: Optional[int] = None) -> None:
         self.pointers[:] = pointers
         for entry in self.maps:
             entry.update(self.lib, self.pointers[entry.index])
+        status = self._launch(ctypes.c_void_p(stream or None), self.params, None)
+        if status != 0:
+            runtime.driver().check(status, "cuLaunchKernel")
+
+
+class ExtentLauncher:
+    """A prepared launcher of a kernel compiled with runtime extents and
+    LaunchConfig(grid=None) (the descriptor convention, no tensor maps):
+    each call gives the addresses, the runtime extents (`extents`, in the
+    order the parameters' None extents appear) and the grid; each tensor's
+    memref descriptor (the address twice, offset 0, its sizes and its
+    C-contiguous strides) is written into one argument array."""
+
+    def __init__(self, kernel: runtime.Kernel):
+        if kernel.convention != "descriptor" or kernel.cluster or kernel.grid is not None:
+            raise ValueError(f"{kernel.name}: an extent launcher takes a kernel of the descriptor convention, "
+                             "compiled with LaunchConfig(grid=None) and no cluster")
+        if any(p.kind != "tensor" or p.tensor_maps for p in kernel.params):
+            raise ValueError(f"{kernel.name}: an extent launcher takes tensor parameters without tensor maps")
+        self.kernel, self.function = kernel, kernel.function()
+        self.shapes = [tuple(p.shape) for p in kernel.params]
+        words = sum(3 + 2 * len(shape) for shape in self.shapes)
+        self.words = (ctypes.c_uint64 * words)()
+        base = ctypes.addressof(self.words)
+        self.params = (ctypes.c_void_p * words)(*[base + 8 * i for i in range(words)])
+        self.fixed = [ctypes.c_uint(v) for v in (*kernel.block, kernel.dynamic_shared_bytes)]
+        self._launch = functools.partial(_unconverted_launch(runtime.driver().lib),
+                                         ctypes.c_void_p(self.function.value))
+
+    def _words(self, pointers, extents):
+        """The argument words: each tensor's descriptor."""
+        values, given = [], iter(extents)
+        for pointer, shape in zip(pointers, self.shapes):
+            sizes = [next(given) if extent is None else extent for extent in shape]
+            strides, step = [], 1
+            for size in reversed(sizes):
+                strides.append(step)
+                step *= size
+            values += [pointer, pointer, 0, *sizes, *reversed(strides)]
+        return values
+
+    def __call__(self, *pointers: int, extents=(), grid=(1, 1, 1), stream: Optional[int] = None) -> None:
+        self.words[:] = self._words(pointers, extents)
+        self._go(grid, self.params, stream)
+
+    def _go(self, grid, params, stream):
+        status = self._launch(*(ctypes.c_uint(v) for v in grid), *self.fixed, ctypes.c_void_p(stream or None),
+                              params, None)
+        if status != 0:
+            runtime.driver().check(status, "cuLaunchKernel")
+
+    def bind(self, extents, grid) -> "BoundLaunch":
+        """A launcher of these extents and grid (an op's signature fixes
+        them): its descriptors written once, a call writes the addresses."""
+        return BoundLaunch(self, extents, grid)
+
+
+class BoundLaunch:
+    """ExtentLauncher's launches at one set of extents and one grid: the
+    descriptors' sizes and strides written once into words of its own; a
+    call writes each address (twice: allocated and aligned) and launches."""
+
+    def __init__(self, launcher: ExtentLauncher, extents, grid):
+        template = launcher._words([0] * len(launcher.shapes), extents)
+        self.words = (ctypes.c_uint64 * len(template))(*template)
+        base = ctypes.addressof(self.words)
+        self.params = (ctypes.c_void_p * len(template))(*[base + 8 * i for i in range(len(template))])
+        self.positions, position = [], 0
+        for shape in launcher.shapes:
+            self.positions.append(position)
+            position += 3 + 2 * len(shape)
+        self._launch = functools.partial(launcher._launch, *(ctypes.c_uint(v) for v in grid), *launcher.fixed)
+
+    def __call__(self, *pointers: int, stream: Optional[int] = None) -> None:
+        words = self.words
+        for position, pointer in zip(self.positions, pointers):
+            words[position] = words[position + 1] = pointer
         status = self._launch(ctypes.c_void_p(stream or None), self.params, None)
         if status != 0:
             runtime.driver().check(status, "cuLaunchKernel")

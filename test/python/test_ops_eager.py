@@ -39,15 +39,22 @@ class AddressLauncher:
     def __init__(self, spec, build, log):
         self.spec, self.build, self.log = spec, build, log
 
-    def __call__(self, *pointers, stream=None):
+    def bind(self, extents, grid):
+        """ExtentLauncher.bind's: these extents and grid on every call."""
+        return lambda *pointers, stream=None: self(*pointers, stream=stream, extents=extents, grid=grid)
+
+    def __call__(self, *pointers, stream=None, extents=(), grid=None):
         params = kernel_cache.built(self.spec, self.build).runtime_params()
         assert len(pointers) == len(params), self.spec
-        arrays = []
+        arrays, given = [], iter(extents)
         for param, pointer in zip(params, pointers):
-            memory = (ctypes.c_char * param.nbytes()).from_address(pointer)
-            arrays.append(torch.from_numpy(np.frombuffer(memory, dtype=param.dtype).reshape(param.shape)))
+            shape = [next(given) if extent is None else extent for extent in param.shape]
+            nbytes = int(np.prod(shape)) * np.dtype(param.dtype).itemsize
+            memory = (ctypes.c_char * nbytes).from_address(pointer)
+            arrays.append(torch.from_numpy(np.frombuffer(memory, dtype=param.dtype).reshape(shape)))
+        assert next(given, None) is None, "every runtime extent is a parameter's"
         self.log.append((self.spec["kernel"], pointers))
-        launch.run(self.spec, self.build, *arrays)
+        launch.run(self.spec, self.build, *arrays, grid=grid)
 
 
 @pytest.fixture
@@ -128,7 +135,7 @@ def test_the_general_path_copies_an_odd_offset_too(monkeypatch):
     # whole 16 bytes as a launch would need them.
     seen = []
     real = launch.run
-    monkeypatch.setattr(launch, "run", lambda spec, build, *args: (seen.append(args), real(spec, build, *args)))
+    monkeypatch.setattr(launch, "run", lambda spec, build, *args, **kw: (seen.append(args), real(spec, build, *args, **kw)))
     x = at_offset(integers((4, 256), -4, 4, 7), 1)
     got = ops.softmax(x)
     assert all(a.data_ptr() % 16 == 0 for a in seen[0])
@@ -198,3 +205,14 @@ def test_attention_launches_on_q_k_v_and_fresh_outputs(eager, causal, h_kv, s, s
     assert kernel == "attention" and pointers[:4] == (q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr())
     assert isinstance(out, torch.Tensor) and out.shape == q.shape and torch.equal(out, general_out)
     assert lse is None or (lse.shape == (1, 2, s) and torch.equal(lse, general_lse))
+
+
+def test_one_row_kernel_serves_every_row_count(eager):
+    # The rows are a runtime extent (the descriptor convention, the grid at
+    # launch): 3, 4 and 9 rows of 256 launch one kernel, each with its
+    # extents and grid.
+    xs = [integers((rows, 256), -4, 4, 20 + rows) for rows in (3, 4, 9)]
+    outs = [ops.softmax(x) for x in xs]
+    assert len(launch._BY_SIGNATURE) == 1 and len(launch.EAGER) == 3
+    for x, got in zip(xs, outs):
+        assert np.array_equal(bits(got), softmax_want(x))

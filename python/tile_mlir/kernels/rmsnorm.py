@@ -62,7 +62,8 @@ def _normalize_held(flat, w, partials, t, width, eps=EPS):
 
 def rmsnorm(rows: int, dtype: str = "float32", config: Optional[RmsNormConfig] = None, eps: float = EPS,
             width: int = COLUMNS):
-    """The kernel for `rows` rows of `width` values (read in 16-byte vectors
+    """The kernel for `rows` rows (None: a runtime extent, the grid given at
+    launch) of `width` values (read in 16-byte vectors
     where the width is a multiple of 4 float32 or of 8 bf16 or fp16, else
     a value a load): a T.function of (X, W,
     Out), float32, or 16-bit as their bits (int16; no cache policy). One

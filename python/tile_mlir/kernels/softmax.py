@@ -59,7 +59,8 @@ def _softmax_held(v, maxima, sums, t):
 
 
 def softmax(rows: int, dtype: str = "float32", config: "SoftmaxConfig | None" = None, width: int = COLUMNS):
-    """The kernel for `rows` rows of `width` values (read in 16-byte vectors
+    """The kernel for `rows` rows (None: a runtime extent, the grid given at
+    launch) of `width` values (read in 16-byte vectors
     where the width is a multiple of 4 float32 or of 8 bf16 or fp16, else
     a value a load): a T.function of (X, Out),
     float32 rows, or 16-bit rows as their bits (int16; no cache policy).

@@ -79,13 +79,14 @@ def kernel(spec: dict, build: Callable, target: str = "sm_90a") -> runtime.Kerne
 
 
 def launcher(spec: dict, build: Callable, target: str = "sm_90a"):
-    """A PreparedLauncher of the kernel of `spec`, made once a process."""
+    """The prepared launcher of the kernel of `spec` (launcher.prepared),
+    made once a process."""
     fast = (hashable(spec), target)
-    prepared = _LAUNCHERS.get(fast)
-    if prepared is None:
-        from ..launcher import PreparedLauncher
-        prepared = _LAUNCHERS[fast] = PreparedLauncher(kernel(spec, build, target))
-    return prepared
+    launcher_ = _LAUNCHERS.get(fast)
+    if launcher_ is None:
+        from ..launcher import prepared
+        launcher_ = _LAUNCHERS[fast] = prepared(kernel(spec, build, target))
+    return launcher_
 
 
 def built(spec: dict, build: Callable):

@@ -209,11 +209,12 @@ def by_signature(signature: tuple, device_tensor: torch.Tensor, choose: Callable
         run(spec, build, *args)
 
 
-def run(spec: dict, build: Callable, *args: torch.Tensor) -> None:
+def run(spec: dict, build: Callable, *args: torch.Tensor, grid=None) -> None:
     """The kernel of `spec` on `args` (in the kernel's parameter order,
     already as their bits) off the GPU: interpreted on the CPU, the
     results written back; on meta tensors (precompile) compiled into the
-    cache, nothing run. CUDA tensors launch through by_signature."""
+    cache, nothing run. CUDA tensors launch through by_signature. `grid`:
+    a kernel compiled with LaunchConfig(grid=None)'s, this call's."""
     if args[0].device.type == "meta":
         # precompile(): the kernel compiled into the cache, nothing run.
         kernel_cache.kernel(spec, build, PRECOMPILE_TARGET)
@@ -222,7 +223,7 @@ def run(spec: dict, build: Callable, *args: torch.Tensor) -> None:
     arrays = [a.numpy() for a in args]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InterpretWarning)
-        interpret(kernel_cache.built(spec, build), *arrays)
+        interpret(kernel_cache.built(spec, build), *arrays, grid=grid)
     for warning in caught:
         text = str(warning.message)
         if "stored undefined" in text:

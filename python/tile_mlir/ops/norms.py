@@ -38,10 +38,16 @@ def check_rms_norm(x, weight, eps):
     return rows, width
 
 
-def run_rows(spec: dict, build, *args: torch.Tensor) -> None:
-    """A row kernel of `spec` on `args`: launched by its signature (the
-    spec's values) on a CUDA device, else as launch.run takes it."""
-    launch.by_signature(tuple(spec.values()), args[0], lambda: None, lambda _: [(spec, build)], lambda _: [args])
+def run_rows(spec: dict, build, rows: int, *args: torch.Tensor) -> None:
+    """A row kernel of `spec` (its rows a runtime extent: one kernel for
+    every row count) on `args`, a block a row: launched by its signature on
+    a CUDA device, else as launch.run takes it."""
+    if args[0].is_cuda:
+        _, (launcher,) = launch.prepared(tuple(spec.values()), args[0], lambda: None, lambda _: [(spec, build)])
+        launcher(*[a.data_ptr() for a in args], extents=(rows, rows), grid=(rows, 1, 1),
+                 stream=launch.stream(args[0].device.index))
+        return
+    launch.run(spec, build, *args, grid=(rows, 1, 1))
 
 
 def prepared_rows(spec: dict, build, x: torch.Tensor, general):
@@ -53,10 +59,12 @@ def prepared_rows(spec: dict, build, x: torch.Tensor, general):
         return general
     _, (launcher,) = launch.prepared(tuple(spec.values()), x, lambda: None, lambda _: [(spec, build)])
     shape, dtype, device, index = x.shape, x.dtype, x.device, x.device.index
+    rows = x.numel() // x.shape[-1]
+    bound = launcher.bind((rows, rows), (rows, 1, 1))  # the signature fixes the rows
 
     def call(*inputs):
         out = torch.empty(shape, dtype=dtype, device=device)
-        launcher(*[t.data_ptr() for t in inputs], out.data_ptr(), stream=launch.stream(index))
+        bound(*[t.data_ptr() for t in inputs], out.data_ptr(), stream=launch.stream(index))
         return out
     return call
 
@@ -73,16 +81,17 @@ def rms_norm(x, weight, eps=1e-6):
     return call(x, weight)
 
 
-def _rms_norm_kernel(rows, width, dtype, eps):
+def _rms_norm_kernel(width, dtype, eps):
     def build():
         from ..kernels.rmsnorm import rmsnorm
-        return rmsnorm(rows, dtype, eps=eps, width=width)
-    return {"op": "rms_norm", "kernel": "rmsnorm", "rows": rows, "width": width, "dtype": dtype, "eps": eps}, build
+        return rmsnorm(None, dtype, eps=eps, width=width)
+    return {"op": "rms_norm", "kernel": "rmsnorm", "rows": "runtime", "width": width, "dtype": dtype,
+            "eps": eps}, build
 
 
 def _prepare_rms_norm(x, weight, eps):
-    rows, width = check_rms_norm(x, weight, eps)
-    spec, build = _rms_norm_kernel(rows, width, launch.NAMES[x.dtype], eps)
+    _, width = check_rms_norm(x, weight, eps)
+    spec, build = _rms_norm_kernel(width, launch.NAMES[x.dtype], eps)
     general = lambda x, weight: rms_norm_impl(x, weight, eps)  # noqa: E731
     if not (weight.is_contiguous() and weight.data_ptr() % 16 == 0):
         return general
@@ -93,8 +102,8 @@ def rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> t
     rows, width = check_rms_norm(x, weight, eps)
     flat = launch.aligned(x.contiguous()).view(rows, width)
     out = torch.empty_like(flat)
-    spec, build = _rms_norm_kernel(rows, width, launch.NAMES[x.dtype], eps)
-    run_rows(spec, build, _words(flat), _words(launch.aligned(weight.contiguous())), _words(out))
+    spec, build = _rms_norm_kernel(width, launch.NAMES[x.dtype], eps)
+    run_rows(spec, build, rows, _words(flat), _words(launch.aligned(weight.contiguous())), _words(out))
     return out.view(x.shape)
 
 
@@ -124,16 +133,16 @@ def softmax(x, dim=-1):
     return launch.eager_call(("softmax", dim, launch.signature_of(x)), lambda: _prepare_softmax(x, dim))(x)
 
 
-def _softmax_kernel(rows, width, dtype):
+def _softmax_kernel(width, dtype):
     def build():
         from ..kernels.softmax import softmax as kernel
-        return kernel(rows, dtype, width=width)
-    return {"op": "softmax", "kernel": "softmax", "rows": rows, "width": width, "dtype": dtype}, build
+        return kernel(None, dtype, width=width)
+    return {"op": "softmax", "kernel": "softmax", "rows": "runtime", "width": width, "dtype": dtype}, build
 
 
 def _prepare_softmax(x, dim):
-    rows, width = check_softmax(x, dim)
-    spec, build = _softmax_kernel(rows, width, launch.NAMES[x.dtype])
+    _, width = check_softmax(x, dim)
+    spec, build = _softmax_kernel(width, launch.NAMES[x.dtype])
     return prepared_rows(spec, build, x, lambda x: softmax_impl(x, dim))
 
 
@@ -141,8 +150,8 @@ def softmax_impl(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     rows, width = check_softmax(x, dim)
     flat = launch.aligned(x.contiguous()).view(rows, width)
     out = torch.empty_like(flat)
-    spec, build = _softmax_kernel(rows, width, launch.NAMES[x.dtype])
-    run_rows(spec, build, _words(flat), _words(out))
+    spec, build = _softmax_kernel(width, launch.NAMES[x.dtype])
+    run_rows(spec, build, rows, _words(flat), _words(out))
     return out.view(x.shape)
 
 
