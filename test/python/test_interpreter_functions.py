@@ -184,3 +184,18 @@ def test_ewise_shifts_division_and_width_changes():
     tile_mlir.interpret(mixed, x, z)
     want = [(v << 3) + (v >> 1) + (v // 3) * 7 + v % 5 + int(np.int32(v).astype(np.int16)) for v in x.ravel().tolist()]
     assert z.ravel().tolist() == want
+
+
+def test_an_ewise_operand_nothing_wrote_is_a_located_refusal():
+    # It was reported as a T.until predicate read before the loop's body
+    # wrote it.
+    @T.function
+    def unwritten(A: T.Tensor((4, 1), "float32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        r = T.alloc_local((4, 1), "float32")
+        T.ewise(lambda x: x + 1.0, r, r)
+        T.cuda.tile.apply(T.ptx["st.global.f32"], A, r)
+
+    with pytest.raises(tile_mlir.InterpretError, match=r"test_interpreter_functions\.py:\d+: the interpreter does not "
+                       r"model an element of a register no instruction wrote \(thread 0\) as an operand of T\.ewise"):
+        tile_mlir.interpret(unwritten, np.zeros((4, 1), np.float32))

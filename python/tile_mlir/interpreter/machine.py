@@ -2075,6 +2075,9 @@ class Interpreter:
         bits, defined, _ = self.read(view, coord)
         if not defined[self.active].all():
             thread = int(np.flatnonzero(self.active & ~defined)[0])
+            if view.bits != 1:  # T.ewise's operand: its values are not followed as undefined
+                raise NotCovered(f"an element of a register no instruction wrote (thread {thread}) as an operand "
+                                 "of T.ewise")
             raise LoopFault(f"{self.points[self.point]}: thread {thread} reads the loop's predicate before "
                                   "its body wrote it: whether the loop ends is undefined")
         # A register's element: a predicate, or (bits, width) as constants and
