@@ -98,10 +98,11 @@ class ExtentLauncher:
         base = ctypes.addressof(self.words)
         self.params = (ctypes.c_void_p * words)(*[base + 8 * i for i in range(words)])
         self.fixed = [ctypes.c_uint(v) for v in (*kernel.block, kernel.dynamic_shared_bytes)]
-        self._launch = functools.partial(_unconverted_launch(runtime.driver().lib),
-                                         ctypes.c_void_p(self.function.value))
+        # cuLaunchKernel on this function (BoundLaunch binds the rest).
+        self.launch_function = functools.partial(_unconverted_launch(runtime.driver().lib),
+                                                 ctypes.c_void_p(self.function.value))
 
-    def _words(self, pointers, extents):
+    def descriptor_words(self, pointers, extents):
         """The argument words: each tensor's descriptor."""
         values, given = [], iter(extents)
         for pointer, shape in zip(pointers, self.shapes):
@@ -114,12 +115,9 @@ class ExtentLauncher:
         return values
 
     def __call__(self, *pointers: int, extents=(), grid=(1, 1, 1), stream: Optional[int] = None) -> None:
-        self.words[:] = self._words(pointers, extents)
-        self._go(grid, self.params, stream)
-
-    def _go(self, grid, params, stream):
-        status = self._launch(*(ctypes.c_uint(v) for v in grid), *self.fixed, ctypes.c_void_p(stream or None),
-                              params, None)
+        self.words[:] = self.descriptor_words(pointers, extents)
+        status = self.launch_function(*(ctypes.c_uint(v) for v in grid), *self.fixed,
+                                      ctypes.c_void_p(stream or None), self.params, None)
         if status != 0:
             runtime.driver().check(status, "cuLaunchKernel")
 
@@ -135,7 +133,7 @@ class BoundLaunch:
     call writes each address (twice: allocated and aligned) and launches."""
 
     def __init__(self, launcher: ExtentLauncher, extents, grid):
-        template = launcher._words([0] * len(launcher.shapes), extents)
+        template = launcher.descriptor_words([0] * len(launcher.shapes), extents)
         self.words = (ctypes.c_uint64 * len(template))(*template)
         base = ctypes.addressof(self.words)
         self.params = (ctypes.c_void_p * len(template))(*[base + 8 * i for i in range(len(template))])
@@ -143,7 +141,8 @@ class BoundLaunch:
         for shape in launcher.shapes:
             self.positions.append(position)
             position += 3 + 2 * len(shape)
-        self._launch = functools.partial(launcher._launch, *(ctypes.c_uint(v) for v in grid), *launcher.fixed)
+        self._launch = functools.partial(launcher.launch_function, *(ctypes.c_uint(v) for v in grid),
+                                         *launcher.fixed)
 
     def __call__(self, *pointers: int, stream: Optional[int] = None) -> None:
         words = self.words

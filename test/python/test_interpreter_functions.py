@@ -79,8 +79,13 @@ def test_every_approximate_form_gives_the_isas_special_values(opcode):
             if kind in LANE_KINDS:  # both halves of the register
                 x[row, col] |= x[row, col] << 16
     y = np.zeros((8, 1), dtype)
-    with pytest.warns(InterpretWarning, match=rf"{opcode} ran as its correctly rounded result"):
-        tile_mlir.interpret(kernel, x, y)
+    if opcode in R.MEASURED:  # tabulated on the GPU (sfu.py): nothing to warn of
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", InterpretWarning)
+            tile_mlir.interpret(kernel, x, y)
+    else:
+        with pytest.warns(InterpretWarning, match=rf"{opcode} ran as its correctly rounded result"):
+            tile_mlir.interpret(kernel, x, y)
     for row, (inputs, want) in enumerate(cases):
         got = int(y[row, 0]) & 0xFFFF if kind in LANE_KINDS else int(y[row, 0])
         value = R.decode(np.array([got]), lane)[0]

@@ -2284,7 +2284,7 @@ class Interpreter:
             if len(results) == len(srcs):
                 per_register = src_defined
         else:
-            if R.APPROXIMATE & set(form.opcode.split(".")):
+            if R.APPROXIMATE & set(form.opcode.split(".")) and form.opcode not in R.MEASURED:
                 self.approximated.setdefault(form.opcode, self.points[self.point])
             with np.errstate(all="ignore"):
                 out = R.reference(SimpleNamespace(opcode=form.opcode, family=form.family,

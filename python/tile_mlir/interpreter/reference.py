@@ -546,11 +546,22 @@ APPROXIMATED = {"ex2": np.exp2, "rcp": lambda a: 1.0 / a, "sqrt": np.sqrt, "rsqr
                 "lg2": np.log2, "sin": np.sin, "cos": np.cos, "tanh": np.tanh, "div": np.divide}
 
 
+# Approximate forms whose GPU results were tabulated (sfu.py): they run
+# as the GPU computes them, bit for bit.
+MEASURED = {"ex2.approx.ftz.f32"}
+
+
 def approximate(opcode, family, kind, quals, srcs):
-    """An approximate form (.approx, div.full) as its correctly rounded
-    result (APPROXIMATED), rounded to nearest; .ftz flushes subnormal
-    inputs and results. A GPU's result differs within the ISA's bound
+    """An approximate form (.approx, div.full): one of MEASURED as the GPU
+    computes it (sfu.py); the others as their correctly rounded result
+    (APPROXIMATED), rounded to nearest, .ftz flushing subnormal inputs and
+    results. A GPU's result differs from those within the ISA's bound
     (tools/conformance/approx.py measures it); the interpreter says so."""
+    if opcode in MEASURED:
+        from .sfu import ex2_approx_ftz_f32
+        result = ex2_approx_ftz_f32(decode(srcs[0], "f32"))
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isnan(result), np.uint32(0x7FFFFFFF), encode(result, "f32")).astype(np.uint32)
     if family not in APPROXIMATED:
         raise NotCovered(f"{opcode} (an approximate form of {family})")
     if kind in LANES:
