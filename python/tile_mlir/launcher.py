@@ -43,6 +43,18 @@ def _unconverted_launch(lib):
     return launch
 
 
+def _check(status: int) -> None:
+    if status != 0:
+        runtime.driver().check(status, "cuLaunchKernel")
+
+
+def _addresses(words) -> ctypes.Array:
+    """The kernel-parameter array of a ctypes array of uint64 words: each
+    word's address."""
+    base = ctypes.addressof(words)
+    return (ctypes.c_void_p * len(words))(*[base + 8 * i for i in range(len(words))])
+
+
 class PreparedLauncher:
     def __init__(self, kernel: runtime.Kernel):
         if kernel.convention != "bare" or kernel.grid is None or kernel.cluster:
@@ -72,9 +84,7 @@ class PreparedLauncher:
         self.pointers[:] = pointers
         for entry in self.maps:
             entry.update(self.lib, self.pointers[entry.index])
-        status = self._launch(ctypes.c_void_p(stream or None), self.params, None)
-        if status != 0:
-            runtime.driver().check(status, "cuLaunchKernel")
+        _check(self._launch(ctypes.c_void_p(stream or None), self.params, None))
 
 
 class ExtentLauncher:
@@ -93,10 +103,8 @@ class ExtentLauncher:
             raise ValueError(f"{kernel.name}: an extent launcher takes tensor parameters without tensor maps")
         self.kernel, self.function = kernel, kernel.function()
         self.shapes = [tuple(p.shape) for p in kernel.params]
-        words = sum(3 + 2 * len(shape) for shape in self.shapes)
-        self.words = (ctypes.c_uint64 * words)()
-        base = ctypes.addressof(self.words)
-        self.params = (ctypes.c_void_p * words)(*[base + 8 * i for i in range(words)])
+        self.words = (ctypes.c_uint64 * sum(3 + 2 * len(shape) for shape in self.shapes))()
+        self.params = _addresses(self.words)
         self.fixed = [ctypes.c_uint(v) for v in (*kernel.block, kernel.dynamic_shared_bytes)]
         # cuLaunchKernel on this function (BoundLaunch binds the rest).
         self.launch_function = functools.partial(_unconverted_launch(runtime.driver().lib),
@@ -116,10 +124,8 @@ class ExtentLauncher:
 
     def __call__(self, *pointers: int, extents=(), grid=(1, 1, 1), stream: Optional[int] = None) -> None:
         self.words[:] = self.descriptor_words(pointers, extents)
-        status = self.launch_function(*(ctypes.c_uint(v) for v in grid), *self.fixed,
-                                      ctypes.c_void_p(stream or None), self.params, None)
-        if status != 0:
-            runtime.driver().check(status, "cuLaunchKernel")
+        _check(self.launch_function(*(ctypes.c_uint(v) for v in grid), *self.fixed,
+                                    ctypes.c_void_p(stream or None), self.params, None))
 
     def bind(self, extents, grid) -> "BoundLaunch":
         """A launcher of these extents and grid (an op's signature fixes
@@ -135,8 +141,7 @@ class BoundLaunch:
     def __init__(self, launcher: ExtentLauncher, extents, grid):
         template = launcher.descriptor_words([0] * len(launcher.shapes), extents)
         self.words = (ctypes.c_uint64 * len(template))(*template)
-        base = ctypes.addressof(self.words)
-        self.params = (ctypes.c_void_p * len(template))(*[base + 8 * i for i in range(len(template))])
+        self.params = _addresses(self.words)
         self.positions, position = [], 0
         for shape in launcher.shapes:
             self.positions.append(position)
@@ -148,9 +153,7 @@ class BoundLaunch:
         words = self.words
         for position, pointer in zip(self.positions, pointers):
             words[position] = words[position + 1] = pointer
-        status = self._launch(ctypes.c_void_p(stream or None), self.params, None)
-        if status != 0:
-            runtime.driver().check(status, "cuLaunchKernel")
+        _check(self._launch(ctypes.c_void_p(stream or None), self.params, None))
 
 
 class _MapSlot:

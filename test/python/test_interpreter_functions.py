@@ -154,16 +154,21 @@ def test_ewise_float_arithmetic_is_the_ptx_forms_bit_for_bit():
     assert np.array_equal(z, want.astype(np.float32))
 
 
-def test_ewise_integer_arithmetic_wraps_at_its_width():
+def int32_ewise(fn):
+    """A kernel of 8 threads: Z[t] = fn(X[t]) through T.ewise on int32."""
     @T.function
-    def affine(X: T.Tensor((8, 1), "int32"), Z: T.Tensor((8, 1), "int32")):
+    def apply(X: T.Tensor((8, 1), "int32"), Z: T.Tensor((8, 1), "int32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
         t = T.thread_id()
         x, z = (T.alloc_local((1, 1), "int32") for _ in range(2))
         T.cuda.tile.apply(T.ptx["ld.global.b32"], x, X[t:t + 1])
-        T.ewise(lambda a: T.maximum(a * 3 + 1, a - 7), z, x)
+        T.ewise(fn, z, x)
         T.cuda.tile.apply(T.ptx["st.global.b32"], Z[t:t + 1], z)
+    return apply
 
+
+def test_ewise_integer_arithmetic_wraps_at_its_width():
+    affine = int32_ewise(lambda a: T.maximum(a * 3 + 1, a - 7))
     x = np.array([[0], [5], [-5], [2**30], [-2**30], [2**31 - 1], [-2**31], [123456789]], np.int32)
     z = np.zeros_like(x)
     tile_mlir.interpret(affine, x, z)
@@ -175,15 +180,7 @@ def test_ewise_shifts_division_and_width_changes():
     # Shifts (shl, shr with the sign), floor division and its remainder,
     # and int32 -> int16 -> int32 (trunc, sign extension), as Python's
     # integers compute them.
-    @T.function
-    def mixed(X: T.Tensor((8, 1), "int32"), Z: T.Tensor((8, 1), "int32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
-        t = T.thread_id()
-        x, z = (T.alloc_local((1, 1), "int32") for _ in range(2))
-        T.cuda.tile.apply(T.ptx["ld.global.b32"], x, X[t:t + 1])
-        T.ewise(lambda a: (a << 3) + (a >> 1) + (a // 3) * 7 + a % 5 + T.cast(T.cast(a, "int16"), "int32"), z, x)
-        T.cuda.tile.apply(T.ptx["st.global.b32"], Z[t:t + 1], z)
-
+    mixed = int32_ewise(lambda a: (a << 3) + (a >> 1) + (a // 3) * 7 + a % 5 + T.cast(T.cast(a, "int16"), "int32"))
     x = np.array([[0], [5], [-5], [1000], [-1000], [40000], [-40000], [123457]], np.int32)
     z = np.zeros_like(x)
     tile_mlir.interpret(mixed, x, z)

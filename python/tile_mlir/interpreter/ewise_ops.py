@@ -86,22 +86,26 @@ def evaluate(name: str, result_type: str, operand_types, operands, predicate=Non
 
 def _integer(op, width, widths, operands):
     """An integer op of register bits: the result's bits (of `width`)."""
-    mask = np.uint64((1 << width) - 1) if width < 64 else np.uint64(2**64 - 1)
-    bits = operands[0] & (np.uint64((1 << widths[0]) - 1) if widths[0] < 64 else np.uint64(2**64 - 1))
-    signed = _signed(bits, widths[0])
+    bits = operands[0] & _mask(widths[0])
+    value = signed(bits, widths[0])
     if op in ("bitcast", "trunci", "extui"):
-        return bits & mask
+        return bits & _mask(width)
     if op == "extsi":
-        return signed.astype(np.uint64) & mask
-    shift = np.minimum(_signed(operands[1], widths[1]).astype(np.int64), 64)
+        return value.astype(np.uint64) & _mask(width)
+    shift = np.minimum(signed(operands[1], widths[1]).astype(np.int64), 64)
     if op == "shli":
-        return np.where(shift < width, bits << np.minimum(shift, 63).astype(np.uint64), 0) & mask
+        return np.where(shift < width, bits << np.minimum(shift, 63).astype(np.uint64), 0) & _mask(width)
     if op == "shrui":
         return np.where(shift < width, bits >> np.minimum(shift, 63).astype(np.uint64), 0)
-    return (signed >> np.minimum(shift, 63)).astype(np.uint64) & mask  # shrsi: the sign fills
+    return (value >> np.minimum(shift, 63)).astype(np.uint64) & _mask(width)  # shrsi: the sign fills
 
 
-def _signed(bits, width):
+def _mask(width):
+    return np.uint64((1 << width) - 1) if width < 64 else np.uint64(2**64 - 1)
+
+
+def signed(bits, width):
+    """Integer bits of `width` as signed int64 values (two's complement)."""
     values = np.asarray(bits).astype(np.uint64).astype(np.int64)
     if width < 64:
         values = values & ((1 << width) - 1)

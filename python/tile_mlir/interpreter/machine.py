@@ -1778,11 +1778,7 @@ class Interpreter:
     def _signed(value):
         """An index array as it is; an integer's bits as signed int64."""
         if isinstance(value, tuple):
-            bits, width = value
-            bits = bits.astype(np.int64) if width == 64 else bits.astype(np.int64) & ((1 << width) - 1)
-            if width < 64:
-                bits = np.where(bits >= 1 << (width - 1), bits - (1 << width), bits)
-            return bits
+            return F.signed(*value)
         return value
 
     def _cast_index(self, op, signed):

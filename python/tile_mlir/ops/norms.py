@@ -43,11 +43,18 @@ def run_rows(spec: dict, build, rows: int, *args: torch.Tensor) -> None:
     every row count) on `args`, a block a row: launched by its signature on
     a CUDA device, else as launch.run takes it."""
     if args[0].is_cuda:
-        _, (launcher,) = launch.prepared(tuple(spec.values()), args[0], lambda: None, lambda _: [(spec, build)])
+        launcher = _row_launcher(spec, build, args[0])
         launcher(*[a.data_ptr() for a in args], extents=(rows, rows), grid=(rows, 1, 1),
                  stream=launch.stream(args[0].device.index))
         return
     launch.run(spec, build, *args, grid=(rows, 1, 1))
+
+
+def _row_launcher(spec: dict, build, device_tensor: torch.Tensor):
+    """The ExtentLauncher of a row kernel (one a spec: no configuration to
+    choose), made once a process and device."""
+    _, (launcher,) = launch.prepared(tuple(spec.values()), device_tensor, lambda: None, lambda _: [(spec, build)])
+    return launcher
 
 
 def prepared_rows(spec: dict, build, x: torch.Tensor, general):
@@ -57,10 +64,9 @@ def prepared_rows(spec: dict, build, x: torch.Tensor, general):
     `general` (the op's implementation: copies first)."""
     if not (x.is_contiguous() and x.data_ptr() % 16 == 0):
         return general
-    _, (launcher,) = launch.prepared(tuple(spec.values()), x, lambda: None, lambda _: [(spec, build)])
     shape, dtype, device, index = x.shape, x.dtype, x.device, x.device.index
     rows = x.numel() // x.shape[-1]
-    bound = launcher.bind((rows, rows), (rows, 1, 1))  # the signature fixes the rows
+    bound = _row_launcher(spec, build, x).bind((rows, rows), (rows, 1, 1))  # the signature fixes the rows
 
     def call(*inputs):
         out = torch.empty(shape, dtype=dtype, device=device)
