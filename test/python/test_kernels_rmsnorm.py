@@ -199,8 +199,9 @@ def test_rmsnorm_of_any_width_in_the_interpreter_is_numpys_in_the_stated_order(d
                                           ("float16", 77)])
 def test_rows_of_any_width_assemble_with_no_stack(dtype, width):
     # The vector path with a partial last vector and the value path,
-    # through ptxas: no stack frame, no spills, for both row kernels.
+    # through ptxas: no stack frame, no spills, for both row kernels, with
+    # 4 rows and with the rows a runtime extent (tile_mlir.ops' kernels).
     from tile_mlir.kernels.softmax import softmax
-    for kernel in (rmsnorm(4, dtype, width=width), softmax(4, dtype, width=width)):
+    for kernel in (make(rows, dtype, width=width) for make in (rmsnorm, softmax) for rows in (4, None)):
         resources = sass.ptxas_resources(tile_mlir.compile(kernel, target="sm_90a").ptx, arch="sm_90a")
         assert sass.NO_SPILLS.search(resources), resources
