@@ -145,3 +145,24 @@ def test_the_exact_model_stays_an_option():
         tile_mlir.interpret(kernel, a_bits, b_bits, exact, accumulation="exact")
     with pytest.raises(ValueError, match="accumulation is one of sm_90, exact, got 'h100'"):
         tile_mlir.interpret(kernel, a_bits, b_bits, d, accumulation="h100")
+
+
+ATTENTION = measured("attention_bits.json")
+
+
+@pytest.mark.parametrize("name", sorted(ATTENTION["cases"]))
+def test_the_ops_attention_on_random_data_is_the_gpus_bit_for_bit(name):
+    # tile_mlir.ops.attention on CPU tensors runs its kernel in the
+    # interpreter (the default configuration, as the GPU ran with
+    # TILE_MLIR_AUTOTUNE=0): S and P V through sm_90's accumulation,
+    # ex2.approx.ftz.f32 from the GPU's tables. Its output equals the
+    # H100's, every element (inputs drawn from the seed here, checked
+    # against the GPU's by their digest).
+    pytest.importorskip("torch")
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "gpu"))
+    import attention_check
+    case = ATTENTION["cases"][name]
+    out, inputs_digest = attention_check.attention(name, "cpu")
+    assert inputs_digest == case["inputs"]
+    got = out.view(__import__("torch").int16).numpy().view(np.uint16)
+    assert np.array_equal(got, attention_check.decoded(case["out"], case["shape"]))

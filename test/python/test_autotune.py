@@ -49,6 +49,15 @@ def test_the_fastest_is_chosen_stored_and_reused(fresh, capsys):
     assert stored == {"tiles": 2}
 
 
+def test_the_log_holds_each_tunings_times(fresh, monkeypatch):
+    log = fresh / "tuning.jsonl"
+    monkeypatch.setenv("TILE_MLIR_AUTOTUNE_LOG", str(log))
+    autotune.choose(FIELDS, CANDIDATES, lambda c: {1: 3.0, 2: 1.0, 3: 2.0}[c.tiles])
+    autotune.choose(FIELDS, CANDIDATES, lambda c: pytest.fail("timed again"))  # chosen: nothing logged
+    (line,) = log.read_text().splitlines()
+    assert json.loads(line) == {**FIELDS, "timed": [[{"tiles": 1}, 3.0], [{"tiles": 2}, 1.0], [{"tiles": 3}, 2.0]]}
+
+
 def test_a_second_process_reuses_the_choice(fresh):
     autotune.choose(FIELDS, CANDIDATES, lambda c: {1: 3.0, 2: 2.0, 3: 1.0}[c.tiles])
     code = ("from dataclasses import dataclass\n"

@@ -435,14 +435,15 @@ def test_a_short_m_is_tuned_among_split_k_configurations():
     # tiles, split 4 ways to 128 units; the default's 16 tiles of 128 x
     # 256, 8 ways (64 steps of K: 8 each). Swap-AB (N's rows as the tiles,
     # M as 64 columns): 64 tiles of one consumer split 2 ways, 32 of two
-    # split 4 ways. A long M adds none.
+    # split 4 ways. Each split plan also in one launch. A long M adds none.
     import importlib
     from tile_mlir.kernels.configs import HopperGemmConfig
     matmul_module = importlib.import_module("tile_mlir.ops.matmul")
-    splits = [(p.config.consumers, p.config.bn, p.config.split_k, p.swap_ab)
+    splits = [(p.config.consumers, p.config.bn, p.config.split_k, p.swap_ab, p.one_launch)
               for p in matmul_module.candidates("bfloat16", 16, 4096, 4096)]
-    assert splits == [(2, 256, 1, False), (2, 256, 1, False), (2, 128, 1, False), (1, 128, 1, False),
-                      (1, 128, 4, False), (2, 256, 8, False), (1, 64, 2, True), (2, 64, 4, True)]
+    two = [(1, 128, 4, False), (2, 256, 8, False), (1, 64, 2, True), (2, 64, 4, True)]
+    assert splits == [(2, 256, 1, False, False), (2, 256, 1, False, False), (2, 128, 1, False, False),
+                      (1, 128, 1, False, False)] + [p + (False,) for p in two] + [p + (True,) for p in two]
     assert all(p.config.split_k == 1 for p in matmul_module.candidates("bfloat16", 4096, 4096, 4096))
     assert HopperGemmConfig.best("bfloat16") == matmul_module.candidates("bfloat16", 16, 4096, 4096)[0].config
 
@@ -464,13 +465,14 @@ def test_split_k_runs_through_the_op_in_the_interpreter(monkeypatch):
     exact = (a.double() @ bt.double().t()).float()
     # Then swap-AB: C^T = Bt A^T (72 rows of Bt as two tiles of 64, the
     # three rows of A as the kernel's N), the reduction writing C back.
-    for swap in (False, True):
-        monkeypatch.setattr(matmul_module, "candidates", lambda *args: [matmul_module.GemmPlan(split, swap)])
+    # Each also in one launch (the tiles' last slices sum the split).
+    for swap, one in ((False, False), (True, False), (False, True), (True, True)):
+        monkeypatch.setattr(matmul_module, "candidates", lambda *args: [matmul_module.GemmPlan(split, swap, one)])
         c = ops.scaled_matmul(a.to(torch.float8_e4m3fn), bt.to(torch.float8_e4m3fn).t(), scale_a, scale_b,
                               out_dtype=torch.float16)
-        assert torch.equal(c, (exact * scale_a * scale_b).to(torch.float16)), swap
+        assert torch.equal(c, (exact * scale_a * scale_b).to(torch.float16)), (swap, one)
         c = ops.matmul(a.bfloat16(), bt.bfloat16().t())
-        assert torch.equal(c, exact.to(torch.bfloat16)), swap
+        assert torch.equal(c, exact.to(torch.bfloat16)), (swap, one)
 
 
 def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():

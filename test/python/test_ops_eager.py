@@ -171,6 +171,22 @@ def test_a_split_plan_launches_the_gemm_into_a_workspace_then_the_reduction(eage
     assert torch.equal(got, (a.double() @ w.double().t()).float())
 
 
+@pytest.mark.parametrize("swap_ab", [False, True])
+def test_a_one_launch_split_plan_launches_the_gemm_on_a_workspace_c_and_zero_counters(eager, monkeypatch, swap_ab):
+    plans = matmul_module.candidates("bfloat16", 16, 32, 512)
+    plan = next(p for p in plans if p.one_launch and p.swap_ab == swap_ab)
+    monkeypatch.setattr(launch, "tuned", lambda fields, candidates, *rest: plan)
+    a, w = integers((16, 512), -3, 3, 12), integers((32, 512), -3, 3, 13)
+    for _ in range(2):  # the second call on the prepared path
+        got = ops.matmul(a, w.t())
+        ((gemm, (first, second, work, pc, counters)),) = eager
+        assert (gemm, pc) == ("hopper_gemm", got.data_ptr())
+        gemm_a, gemm_b = (w, a) if swap_ab else (a, w)
+        assert (first, second) == (gemm_a.data_ptr(), gemm_b.data_ptr()) and work not in (pc, counters)
+        assert torch.equal(got, (a.double() @ w.double().t()).to(torch.bfloat16))
+        eager.clear()
+
+
 def test_rowwise_scaled_matmul_launches_on_the_scales_as_they_are(eager):
     a = integers((16, 64), -2, 2, 14, torch.float32).to(torch.float8_e4m3fn)
     w = integers((32, 64), -2, 2, 15, torch.float32).to(torch.float8_e4m3fn)

@@ -123,3 +123,34 @@ class SoftmaxConfig:
     def best(cls, dtype: str):
         """Plain: the policies have not been measured on softmax yet."""
         return cls()
+
+# A one-launch split-K's C (kernels/split_k_finish.py): its types and scales.
+FINISH_C_KINDS = {"bfloat16": "bf16", "float16": "f16", "float32": None}
+FINISH_SCALES = ("none", "tensor", "row")
+
+
+@dataclass(frozen=True)
+class SplitKFinish:
+    """What the last slice's block makes of a tile: C's type (bfloat16,
+    float16 or float32, the accumulators as they are), the scales (as
+    gemm_hopper takes them) and whether C is the GEMM's transpose."""
+
+    out_dtype: str = "bfloat16"
+    scales: str = "none"
+    transposed: bool = False
+
+    def __post_init__(self):
+        if self.out_dtype not in FINISH_C_KINDS or self.scales not in FINISH_SCALES:
+            raise ValueError(f"C is one of {sorted(FINISH_C_KINDS)} and scales one of {FINISH_SCALES}, got "
+                             f"{self.out_dtype!r}, {self.scales!r}")
+
+    kind = property(lambda self: FINISH_C_KINDS[self.out_dtype])
+
+    def c_shape(self, m, n):
+        """C's shape for a GEMM of m x n."""
+        return (n, m) if self.transposed else (m, n)
+
+    def scale_shapes(self, m, n):
+        """ScaleA's and ScaleB's: (1, 1) each, or rowwise (C's rows, 1) and (1, C's columns)."""
+        rows, cols = self.c_shape(m, n)
+        return ((1, 1), (1, 1)) if self.scales == "tensor" else ((rows, 1), (1, cols))

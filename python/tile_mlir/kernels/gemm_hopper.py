@@ -43,6 +43,7 @@ from .configs import HopperGemmConfig
 from ..pipelining import (GroupedTiles, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles, WgmmaAccumulator,
                           sync_block)
 from ..pipelining.epilogues import stmatrix_place
+from .split_k_finish import SplitKFinish, TileFinisher
 
 # No `from __future__ import annotations`: T.function reads the kernel's
 # parameter annotations as objects.
@@ -265,10 +266,12 @@ def _multiplier(g: _Geometry, a_s, b_s, ring, acc, t, c):
     return multiply
 
 
-def _consume_slices(g: _Geometry, a_s, b_s, ring, W, t, bid, c):
+def _consume_slices(g: _Geometry, a_s, b_s, ring, W, t, bid, c, finisher=None):
     """Consumer `c`'s units of a split K: each slice's steps, then its
     float32 partial stored from the registers into W[slice] (st.global,
-    two columns a store; rows and columns past C's edges store nothing)."""
+    two columns a store; rows and columns past C's edges store nothing);
+    with a `finisher` (split_k_finish.py), the tile's last slice to arrive
+    sums them into C."""
     warp, lane, p = (t // 32) % 4, t % 32, t % 128
     acc = T.alloc_local((1, 1, g.regs), "float32")
     multiply = _multiplier(g, a_s, b_s, ring, acc, t, c)
@@ -286,6 +289,8 @@ def _consume_slices(g: _Geometry, a_s, b_s, ring, W, t, bid, c):
             row, col = places.place(2 * i, warp, lane, row0 + 64 * c, col0)
             T.cuda.tile.apply(T.ptx["st.global.v2.f32"], W[part, row:row + 1, col:col + 2],
                               acc[0, 0:1, 2 * i:2 * i + 2], pred=(row < g.m) & (col < g.n))
+        if finisher is not None:
+            finisher.arrive(tile, warp, lane, p)
 
 
 def _consume(g: _Geometry, a_s, b_s, ring, epilogue: _DeferredStore, t, bid, c):
@@ -334,7 +339,8 @@ def scale_product(ScaleA, ScaleB):
 
 
 def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "HopperGemmConfig | None" = None,
-                scaled=False, out_dtype: Optional[str] = None, partial: bool = False):
+                scaled=False, out_dtype: Optional[str] = None, partial: bool = False,
+                finish: Optional[SplitKFinish] = None):
     """The kernel for one problem: a T.function of (A, Bt, C), or with
     `scaled` of (A, Bt, C, ScaleA, ScaleB) float32 in global memory:
     True (or "tensor"), two scalars (1, 1) (torch._scaled_mm's per-tensor
@@ -345,14 +351,20 @@ def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "Hopper
     default). With `config.split_k` > 1: the partial GEMM, of (A, Bt, W),
     W (split_k, M, N rounded up to 8) float32, each slice of K's partial
     (any N); its scales and rounding are gemm_reduce.split_k_reduce's; so
-    with `partial`, unsplit (W (1, M, N rounded up to 8): a float32 C)."""
+    with `partial`, unsplit (W (1, M, N rounded up to 8): a float32 C).
+    With `finish` (a SplitKFinish), one launch: (A, Bt, W, C, Counters,
+    [ScaleA, ScaleB]), the last slice of each tile to arrive sums W into C
+    (split_k_finish.py; Counters (tiles x consumers, 1) uint32, zero)."""
     scales = {False: "none", True: "tensor"}.get(scaled, scaled)
-    g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype, partial)
+    g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype, partial or bool(finish))
     a_param = T.Tensor((m, k), g.bits, tma=T.TensorMap((g.bm, g.bk), "128B"))
     b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((g.config.bn, g.bk), "128B"))
+    w_param = T.Tensor((g.split, m, -(-n // 8) * 8), "float32")
+    if finish is not None:
+        return _one_pass_split(g, finish, a_param, b_param, w_param)
     if g.to_workspace:
         @T.function
-        def gemm_partial(A: a_param, B: b_param, W: T.Tensor((g.split, m, -(-n // 8) * 8), "float32")):
+        def gemm_partial(A: a_param, B: b_param, W: w_param):
             _body(g, A, B, W)
         return gemm_partial
     c_param = T.Tensor((m, n), "uint16", tma=T.TensorMap((64, g.chunk_cols), CHUNK_SWIZZLE[g.chunk_cols]))
@@ -370,8 +382,31 @@ def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "Hopper
     return gemm
 
 
-def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None):
-    """The kernel's body: shared memory, the ring, then the roles."""
+def _one_pass_split(g: _Geometry, finish: SplitKFinish, a_param, b_param, w_param):
+    """hopper_gemm's kernel with `finish`: the partials, and the tile's sum
+    by its last slice, in one launch."""
+    if not finish.transposed and finish.kind and g.n % 2:
+        raise ValueError(f"C's 16-bit pairs take an even N, got {g.n}")
+    c_param = T.Tensor(finish.c_shape(g.m, g.n), "float32" if finish.kind is None else "uint16")
+    counters = T.Tensor((g.tiles * g.config.consumers, 1), "uint32")
+    if finish.scales == "none":
+        @T.function
+        def gemm_split(A: a_param, B: b_param, W: w_param, C: c_param, Counters: counters):
+            _body(g, A, B, W, finish=(finish, C, Counters))
+        return gemm_split
+    shapes = finish.scale_shapes(g.m, g.n)
+
+    @T.function
+    def gemm_split(A: a_param, B: b_param, W: w_param, C: c_param, Counters: counters,
+                   ScaleA: T.Tensor(shapes[0], "float32"), ScaleB: T.Tensor(shapes[1], "float32")):
+        _body(g, A, B, W, ScaleA, ScaleB, finish=(finish, C, Counters))
+    return gemm_split
+
+
+def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None, finish=None):
+    """The kernel's body: shared memory, the ring, then the roles. `C` is
+    the workspace W where the accumulators go there; `finish`, (how, C,
+    Counters) of a one-launch split (split_k_finish.py)."""
     cfg = g.config
     T.device_entry(launch=T.cuda.LaunchConfig(grid=g.blocks, block=g.threads))
     a_s = T.alloc_dynamic_shared((cfg.stages, g.bm, g.bk), g.bits, align=1024).swizzle("128B")
@@ -379,6 +414,8 @@ def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None):
     if not g.to_workspace:
         c_s = T.alloc_dynamic_shared((cfg.consumers, 64, g.chunk_cols), "uint16", align=1024).swizzle(
             CHUNK_SWIZZLE[g.chunk_cols])
+    if finish:
+        slot = T.alloc_dynamic_shared((cfg.consumers, 1), "uint32")  # each consumer's count, handed round
     t, bid = T.thread_id(), T.block_id()
     ring = TmaRing(cfg.stages, consumers=cfg.consumers)
     ring.init(where=t == 0)
@@ -389,12 +426,14 @@ def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None):
         with T.if_(roles.p == 0):
             _produce(g, A, B, a_s, b_s, ring, bid)
     with roles.consumers() as c:
-        if g.to_workspace:
-            _consume_slices(g, a_s, b_s, ring, C, t, bid, c)
-            return
+        scales = finish[0].scales if finish else g.scales
         scale = None  # per tensor: the product, in a register; rowwise: the scales' tensors
-        if g.scales == "tensor":
+        if scales == "tensor":
             scale = scale_product(ScaleA, ScaleB)
-        elif g.scales == "row":
+        elif scales == "row":
             scale = (ScaleA, ScaleB)
+        if g.to_workspace:
+            finisher = finish and TileFinisher(g, finish[0], (C, *finish[1:]), slot, stores, c, scale)
+            _consume_slices(g, a_s, b_s, ring, C, t, bid, c, finisher)
+            return
         _consume(g, a_s, b_s, ring, _DeferredStore(g, C, c_s, c, stores, scale), t, bid, c)

@@ -4,7 +4,8 @@ on stderr), the fastest kept on disk beside the compile cache
 (TILE_MLIR_CACHE_DIR/ops/autotune.json), keyed by the device's name, the
 op, the bucket, the dtypes and tile-mlir's version, so a second process
 reuses the choice without timing. TILE_MLIR_AUTOTUNE=0 takes the first
-candidate (the kernel's `best()` configuration) without timing anything.
+candidate (the kernel's `best()` configuration) without timing anything;
+TILE_MLIR_AUTOTUNE_LOG=path appends each tuning's times there.
 """
 
 import json
@@ -53,6 +54,15 @@ def _store(key: str, choice: dict) -> None:
     os.replace(partial, path())
 
 
+def _log(key_fields: dict, timed: list) -> None:
+    """With TILE_MLIR_AUTOTUNE_LOG set to a path: one JSON line a tuning,
+    every candidate with its time (ms), to see what a choice beat."""
+    log = os.environ.get("TILE_MLIR_AUTOTUNE_LOG")
+    if log:
+        with open(log, "a") as f:
+            f.write(json.dumps({**key_fields, "timed": timed}) + "\n")
+
+
 def choose(key_fields: dict, candidates: Sequence, measure: Callable[[object], float]):
     """The candidate (a config dataclass) to use for `key_fields` (device,
     op, bucket, dtypes): the first one when autotuning is off; else the
@@ -76,6 +86,7 @@ def choose(key_fields: dict, candidates: Sequence, measure: Callable[[object], f
               f"{len(candidates)} configurations", file=sys.stderr, flush=True)
         times = [(measure(candidate), i) for i, candidate in enumerate(candidates)]
         best = candidates[min(times)[1]]
+        _log(key_fields, [(asdict(candidates[i]), ms) for ms, i in times])
         _CHOSEN[key] = asdict(best)
         _FAST[fast] = best
         _store(key, asdict(best))

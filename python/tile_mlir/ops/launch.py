@@ -186,6 +186,28 @@ def _raw_stream(index: int) -> int:
 stream = getattr(torch._C, "_cuda_getCurrentRawStream", _raw_stream)
 
 
+_COUNTERS: Dict[tuple, torch.Tensor] = {}
+
+
+def counters(device: torch.device, count: int) -> torch.Tensor:
+    """`count` uint32 counters, zero, for a kernel that leaves them zero
+    (a one-launch split-K's arrivals): off the GPU fresh; on a CUDA device
+    one buffer per device and stream, grown as needed, so that kernels on
+    two streams never share one. Made while a CUDA graph captures, the
+    graph zeroes its own at each replay (not kept: the capture ran
+    nothing)."""
+    if device.type != "cuda":
+        return torch.zeros((count, 1), dtype=torch.int32, device=device).view(torch.uint32)
+    key = (device.index, stream(device.index))
+    held = _COUNTERS.get(key)
+    if held is None or held.shape[0] < count:
+        held = torch.zeros((max(count, 1024), 1), dtype=torch.int32, device=device).view(torch.uint32)
+        if torch.cuda.is_current_stream_capturing():
+            return held
+        _COUNTERS[key] = held
+    return held
+
+
 def launch_all(launchers, operand_lists, device_index: int) -> None:
     """Each launcher on its operands' addresses, in order, on the current
     stream of the device (so a CUDA graph captures them)."""

@@ -113,6 +113,9 @@ class GemmPlan:
 
     config: object
     swap_ab: bool = False
+    # The split's partials summed by each tile's last slice in the GEMM's
+    # own launch (kernels/split_k_finish.py), not by a second kernel.
+    one_launch: bool = False
 
 
 def tuned_run(op, shape, dtype, args, scaled=False, out_dtype=None):
@@ -186,6 +189,8 @@ class _GemmRun:
         extra = ({"workspace": True} if config.split_k == 1 else {}) if partial else self.variant
         spec = {"op": self.op, "kernel": "hopper_gemm", "shape": [gm, gn, k], "dtype": self.dtype,
                 "config": dataclasses.asdict(config), **extra}
+        if plan.one_launch:
+            return [self._one_launch(plan, dict(spec, finish=dataclasses.asdict(self._finish(plan))))]
         if not partial or self.direct(plan):
             return [(spec, gemm)]
 
@@ -195,6 +200,20 @@ class _GemmRun:
         return [(spec, gemm), ({"op": self.op, "kernel": "split_k_reduce", "shape": [m, n], "split": config.split_k,
                                 "dtype": self.dtype, **({"transposed": True} if swap else {}), **self.variant},
                                reduce)]
+
+    def _finish(self, plan):
+        from ..kernels.configs import SplitKFinish
+        return SplitKFinish(self.c_dtype, self.scales, plan.swap_ab)
+
+    def _one_launch(self, plan, spec):
+        """(spec, build) of the GEMM whose tiles' last slices sum the split."""
+        (m, n, k), swap = (self.m, self.n, self.k), plan.swap_ab
+
+        def gemm():
+            from ..kernels.gemm_hopper import hopper_gemm
+            return hopper_gemm(n if swap else m, m if swap else n, k, self.dtype, plan.config,
+                               finish=self._finish(plan))
+        return spec, gemm
 
     def operands(self, plan, args):
         """Each kernel's arguments under `plan`, from the call's (A, Bt, C,
@@ -208,6 +227,11 @@ class _GemmRun:
         work = torch.empty((split, n, -(-m // 8) * 8) if swap else (split, m, n), dtype=torch.float32,
                            device=args[0].device)
         a_side, b_side = (args[1], args[0]) if swap else (args[0], args[1])
+        if plan.one_launch:
+            config, rows = plan.config, n if swap else m
+            tiles = -(-rows // (64 * config.consumers)) * -(-(m if swap else n) // config.bn)
+            return [(a_side, b_side, work, args[2], launch.counters(args[0].device, tiles * config.consumers),
+                     *args[3:])]
         return [(a_side, b_side, work), (work, *args[2:])]
 
 
@@ -226,7 +250,13 @@ def candidates(dtype, m=None, n=None, k=None):
     64 rows (for a short M); where a short M leaves most SMs without a
     tile, that one and the default split along K into as many slices as
     fill the SMs; and for M up to 64, swap-AB (N's rows as the tiles, M
-    as 64 columns) split likewise."""
+    as 64 columns) split likewise. Each split plan twice: summed by a
+    second kernel, and in the GEMM's own launch."""
+    plans = _plans(dtype, m, n, k)
+    return plans + [dataclasses.replace(p, one_launch=True) for p in plans if p.config.split_k > 1]
+
+
+def _plans(dtype, m, n, k):
     from ..kernels.configs import HopperGemmConfig
     best = HopperGemmConfig.best(dtype)
     short = HopperGemmConfig(consumers=1, bn=128, stages=6)
