@@ -88,5 +88,5 @@ def test_the_ops_pages_examples_run(tmp_path, monkeypatch):
     exec(compile(precompiling, "docs/ops.md", "exec"), {})
     # matmul's candidates at M 16 x N 4096: four of one kernel, two split
     # along K and two swap-AB of two kernels each (the partial GEMM and its
-    # reduction).
-    assert len(os.listdir(tmp_path / "ops")) == 4 + 2 * 2 + 2 * 2
+    # reduction), and those four in one launch (one kernel each).
+    assert len(os.listdir(tmp_path / "ops")) == 4 + 2 * 2 + 2 * 2 + 4

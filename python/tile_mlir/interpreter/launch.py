@@ -22,7 +22,8 @@ from typing import List
 import numpy as np
 
 from .. import runtime
-from . import machine
+from . import fragment_origins, machine, mbarrier, streams, tma
+from .hazards import Hazard, LoopFault
 from .accumulation import MODELS as ACCUMULATION_MODELS
 
 
@@ -35,10 +36,10 @@ class InterpretWarning(UserWarning):
 
 
 class HazardError(Exception):
-    """The interpreter found races; ``hazards`` lists them (machine.Hazard:
+    """The interpreter found races; ``hazards`` lists them (Hazard:
     the kind, the memory, both program points and both threads)."""
 
-    def __init__(self, name: str, hazards: List[machine.Hazard]):
+    def __init__(self, name: str, hazards: List[Hazard]):
         self.hazards = hazards
         lines = "\n".join(f"  {hazard}" for hazard in hazards)
         super().__init__(f"{name}: {len(hazards)} race{'s' if len(hazards) != 1 else ''} found by "
@@ -115,7 +116,7 @@ def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True, ta
         seen.setdefault(id(value), param.name)
         inputs[param.name] = value.tobytes()
     func = fn.module.body.operations[0].regions[0].blocks[0].operations[0]
-    hazards: List[machine.Hazard] = []
+    hazards: List[Hazard] = []
     approximated: dict = {}
     try:
         with fn.context:
@@ -126,9 +127,9 @@ def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True, ta
         raise InterpretError(f"{fn.name}: {where}the interpreter does not model {why} yet") from None
     except machine.MemoryFault as why:
         raise InterpretError(f"{fn.name}: {why}") from None
-    except machine.O.FragmentLayoutFault as why:
+    except fragment_origins.FragmentLayoutFault as why:
         raise FragmentLayoutError(f"{fn.name}: {why}") from None
-    except (machine.M.MbarrierFault, machine.LoopFault, machine.S.Stuck, machine.T.TmaFault) as why:
+    except (mbarrier.MbarrierFault, LoopFault, streams.Stuck, tma.TmaFault) as why:
         before = getattr(why, "hazards_before", [])
         found = "".join(f"\n  {hazard}" for hazard in before)
         raise InterpretError(f"{fn.name}: {why}" + (f"\nbefore it, the interpreter found {len(before)} "

@@ -18,7 +18,7 @@ none can, the kernel never ends, and the stream that found it says where.
 
 Memory, mbarriers, wgmma groups, copies in flight and the race check's
 clocks are the machine's and shared; what each stream keeps of its own is
-STREAM_STATE. Every order the streams take is one the GPU may take, and
+its ExecutionContext (context.py), swapped as one object. Every order the streams take is one the GPU may take, and
 the race check orders accesses by the happens-before relation (clocks.py),
 not by the order that ran, so its verdict does not depend on the turns.
 """
@@ -29,9 +29,8 @@ import threading
 
 import numpy as np
 
-# The machine's attributes that are a stream's own: its SSA values, the
-# threads it runs now, and where it is.
-STREAM_STATE = ("values", "active", "condition", "point", "spinning", "current_opcode")
+from .context import ExecutionContext
+
 
 
 class Stuck(Exception):
@@ -97,11 +96,10 @@ class Streams:
         following = self._next(me)  # never `me`: it is blocked at this token
         if following is None:
             raise Stuck(why())
-        self.saved[me] = {name: getattr(self.interp, name, None) for name in STREAM_STATE}
+        self.saved[me] = self.interp.context
         self._hand(following)
         self._wait_turn(me)
-        for name, value in self.saved[me].items():
-            setattr(self.interp, name, value)
+        self.interp.context = self.saved[me]
 
     # -- running ---------------------------------------------------------
     def run(self, body, context):
@@ -123,9 +121,7 @@ class Streams:
         except _Abort:
             return
         interp = self.interp
-        interp.values = dict(initial)
-        interp.active = self.groups[index].copy()
-        interp.condition, interp.point, interp.spinning, interp.current_opcode = None, 0, 0, ""
+        interp.context = ExecutionContext(self.groups[index].copy(), dict(initial))
         try:
             with context:
                 interp.run_block(body)

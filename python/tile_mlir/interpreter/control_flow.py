@@ -1,0 +1,190 @@
+"""The interpreter's handlers of control flow (HANDLERS, by op name):
+scf.for, scf.while (T.until's loop: it ends, hands the turn to another
+stream, or is reported as never ending), scf.if, and the kernel's end
+(gpu.return: another block's access to a block's shared memory must be
+ordered before the owner exits); and the register element loads and
+stores of T.until's predicate and of a tuple's coordinates."""
+
+import numpy as np
+
+from . import arith_ops as AR
+from . import races as RC
+from .hazards import Hazard, LoopFault, Stalled
+from .memory import View
+from .reference import NotCovered
+
+
+def gpu_return(interp, op):
+    # Streams return one at a time: their blocks end with the last
+    # (_run checks there).
+    if interp.cluster != (1, 1, 1) and interp.streams is None:
+        check_shared_memory_outlives_access(interp)
+
+
+def check_shared_memory_outlives_access(interp):
+    """A block's shared memory ends when the block exits (PTX ISA 9.0, the state
+    spaces' distributed shared memory: accessible while its block
+    runs), so another block's access to it must be ordered before the
+    exit: the accessor arrives at a barrier.cluster (not .relaxed)
+    that the owner's threads have waited on since. Each byte a thread
+    of another block wrote or read last and no such barrier orders is
+    a race of kind "access-before-exit"."""
+    buffers = {id(v.buffer): v.buffer for v in interp.values.values()
+               if isinstance(v, View) and v.buffer.shared and v.buffer.block_bytes}
+    for buffer in buffers.values():
+        owner = np.arange(buffer.data.size) // buffer.block_bytes
+        # Each owner block's first thread stands for it: its threads
+        # leave together at the kernel's end.
+        owner_thread = owner * interp.per_block
+        accesses = [(buffer.writer, buffer.written_stamp, buffer.written_at)]
+        if buffer.remote_reader is not None:
+            accesses.append((buffer.remote_reader, buffer.remote_read_stamp, buffer.remote_read_at))
+        for others, stamps, point in accesses:
+            remote = (others >= 0) & (others // interp.per_block != owner)
+            bad = np.flatnonzero(remote & ~RC.cluster_ordered(interp, owner_thread, others, stamps))
+            if bad.size:
+                hazard_at_exit(interp, buffer, bad, others, point)
+
+
+def hazard_at_exit(interp, buffer, bad, others, point):
+    points, firsts = np.unique(point[bad], return_index=True)
+    for at_point, i in zip(points, bad[firsts]):
+        key = ("access-before-exit", int(at_point), interp.point)
+        if not interp.first_report(key):
+            continue
+        owner = int(i // buffer.block_bytes * interp.per_block)
+        interp.hazards.append(Hazard("access-before-exit", buffer.name, int(i % buffer.block_bytes),
+                                   interp.points[int(at_point)], "the kernel's end", (int(others[i]), owner)))
+
+
+def scf_yield(interp, op):
+    pass
+
+
+def scf_for(interp, op):
+    # Index or 32-bit bounds (unsignedCmp: T.serial proves them in [0,
+    # 2^31)), all as int64 arrays.
+    lower, upper, step = (AR.signed(interp.values[v]) for v in op.operands[:3])
+    if len(op.operands) > 3:
+        raise NotCovered("scf.for with iteration arguments")
+    body = op.regions[0].blocks[0]
+    outer = interp.active
+    iv = lower.copy()
+    # unsignedCmp: the counter and the stop compare unsigned, so a last
+    # step past 2^63 - 1 ends the loop instead of wrapping below stop.
+    unsigned = "unsignedCmp" in op.attributes
+    while True:
+        below = iv.astype(np.uint64) < upper.astype(np.uint64) if unsigned else iv < upper
+        interp.active = outer & below
+        if not interp.active.any():
+            break
+        interp.values[body.arguments[0]] = iv.copy()
+        interp.run_block(body)
+        iv = iv + step
+    interp.active = outer
+
+
+# A loop that spins this many times is taken for one that never ends.
+MAX_SPINS = 100000
+
+
+def scf_while(interp, op):
+    """T.until's loop: every thread still in it runs the body (the
+    before region), which ends in scf.condition: the threads whose
+    condition is true run the (empty) after region and go round again.
+    A round in which no thread leaves and no mbarrier object changes
+    repeats forever (the threads run in lockstep here, so arrivals
+    written after the loop never come): a LoopFault, as is a loop past
+    MAX_SPINS rounds."""
+    if op.operands:
+        raise NotCovered("scf.while with loop-carried values")
+    where = interp.points[interp.point]
+    before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    outer = interp.active
+    looping = outer.copy()
+    interp.spinning += 1
+    for _ in range(MAX_SPINS):
+        state = interp.mbarriers.signature()
+        interp.active = looping
+        interp.run_block(before)
+        again = looping & interp.condition
+        if not again.any():
+            break
+        interp.active = again
+        interp.run_block(after)
+        if (again == looping).all() and interp.mbarriers.signature() == state:
+            thread = int(np.flatnonzero(again)[0])
+            stuck = interp.mbarriers.waiting_on_bytes()
+            if interp.streams is None:
+                raise Stalled(f"{where}: this loop never ends: thread {thread} (and every thread still "
+                              "in it) went round without leaving while no mbarrier it may wait on "
+                              "changed; the interpreter runs the threads in lockstep, so what they "
+                              "wait for must happen before the loop in the kernel"
+                              + (f" ({stuck})" if stuck else ""))
+            name = interp.streams.name
+            interp.streams.wait(lambda: f"{where}: this loop never ends: thread {thread} (and every thread "
+                                      f"of its {name} still in it) went round without leaving while no "
+                                      f"mbarrier it may wait on changed, and no other {name} can go on"
+                                      + (f" ({stuck})" if stuck else ""))
+        looping = again
+    else:
+        raise LoopFault(f"{where}: this loop went round {MAX_SPINS} times without ending")
+    interp.spinning -= 1
+    interp.active = outer
+
+
+def scf_condition(interp, op):
+    interp.condition = interp.values[op.operands[0]].astype(bool)
+
+
+def memref_load(interp, op):
+    """A load of a register tile's element (T.until reads its predicate)."""
+    view = interp.values[op.operands[0]]
+    if not view.buffer.private:
+        raise NotCovered("memref.load of memory")
+    coord = [interp.values[v] for v in op.operands[1:]]
+    bits, defined, _ = interp.read(view, coord)
+    if not defined[interp.active].all():
+        thread = int(np.flatnonzero(interp.active & ~defined)[0])
+        if view.bits != 1:  # T.ewise's operand: its values are not followed as undefined
+            raise NotCovered(f"an element of a register no instruction wrote (thread {thread}) as an operand "
+                             "of T.ewise")
+        raise LoopFault(f"{interp.points[interp.point]}: thread {thread} reads the loop's predicate before "
+                              "its body wrote it: whether the loop ends is undefined")
+    # A register's element: a predicate, or (bits, width) as constants and
+    # T.ewise's arithmetic take it.
+    interp.values[op.results[0]] = bits.astype(bool) if view.bits == 1 else (bits, view.bits)
+
+
+def memref_store(interp, op):
+    """A store of a scalar into a register tile (the coordinates a
+    tuple gives cp.async.bulk.tensor)."""
+    view = interp.values[op.operands[1]]
+    if not view.buffer.private:
+        raise NotCovered("memref.store to memory")
+    bits, _ = interp.values[op.operands[0]]
+    coord = [interp.values[v] for v in op.operands[2:]]
+    interp.write(view, coord, np.asarray(bits, np.uint64), np.ones(interp.threads, bool), interp.active)
+
+
+def scf_if(interp, op):
+    condition = interp.values[op.operands[0]]
+    outer = interp.active
+    interp.active = outer & condition
+    interp.run_block(op.regions[0].blocks[0])
+    if len(op.regions) > 1 and op.regions[1].blocks:
+        interp.active = outer & ~condition
+        interp.run_block(op.regions[1].blocks[0])
+    interp.active = outer
+
+
+HANDLERS = {
+    "gpu.return": gpu_return,
+    "scf.yield": scf_yield,
+    "scf.for": scf_for,
+    "scf.while": scf_while,
+    "scf.condition": scf_condition,
+    "memref.load": memref_load,
+    "memref.store": memref_store,
+    "scf.if": scf_if,
+}

@@ -1,0 +1,209 @@
+"""A register or memory instruction (every family without an executor of
+its own, executors.py), for one repeat: its sources read (registers,
+immediates, memory, each with its defined bits and NaN marks), the result
+from reference.py (a move keeps its bytes as they are), and its
+destinations written, under its guard (a false guard leaves them
+undefined, or as they were with preserve_dst)."""
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from . import atomics as A
+from . import fragment_origins as O
+from . import memory_model as MM
+from . import reference as R
+from .memory import View, element_bytes, mask_bits
+from .reference import NotCovered
+
+
+def may_be_a_move(interp, form, values, coord):
+    """R.folds_to_a_move for this instruction's sources: a constant 1.0
+    of the form's type, or two sources that are one register."""
+    sources = [value for operand, value in zip(form.operands, values)
+               if operand.role == "src" and operand.space == "reg"]
+    ty = form.opcode.rsplit(".", 1)[-1]
+    if len(sources) != 2 or ty not in R.FORMATS:
+        return False
+    one = any(isinstance(v, tuple) and R.decode(np.uint64(v[0][0]) & mask_bits(R.bits_of(ty)), ty) == 1.0
+              for v in sources)
+    a, b = sources
+    same = (isinstance(a, View) and isinstance(b, View) and a.buffer is b.buffer
+            and np.array_equal(a.addresses(coord + [0]), b.addresses(coord + [0])))
+    return R.folds_to_a_move(form.opcode, one, same)
+
+
+def instruction(interp, form, values, coord, execute, preserve, pred_defined=None):
+    if form.family in ("atom", "red"):
+        if pred_defined is not None:
+            execute = execute | (interp.active & ~pred_defined)
+        return A.atomic(interp, form, values, coord, execute)
+    srcs, defined = [], np.ones(interp.threads, bool)
+    # Each source register's own definedness: a move's registers travel
+    # apart, so one undefined register leaves the others defined.
+    src_defined = []
+    immediates = {}
+    nan = np.zeros(interp.threads, bool)
+    memory = None
+    # A move's source bytes' origins, in order (tracked runs only).
+    moved = [] if interp.origins is not None and form.family in ("ld", "st", "mov") else None
+    for operand, value in zip(form.operands, values):
+        if operand.space != "reg":
+            memory = (operand, value)
+            touching = execute if pred_defined is None else execute | (interp.active & ~pred_defined)
+            interp.check_alignment(value, coord + [0], operand.count * element_bytes(value.bits), touching)
+            interp.bank_requests(value, coord + [0], operand.count * element_bytes(value.bits), touching)
+            if operand.role == "src":  # ld: the registers come from memory
+                # Where the predicate is unknown, the load may happen.
+                touches = execute if pred_defined is None else execute | (interp.active & ~pred_defined)
+                for reg in range(operand.count):
+                    bits, d, n = interp.read(value, coord + [reg], touches, MM.order_of(form))
+                    srcs.append(bits)
+                    src_defined.append(d)
+                    defined &= d
+                    nan |= n
+                    if moved is not None:
+                        moved.append(interp.byte_origins(value, coord + [reg]))
+            continue
+        if operand.role == "imm":
+            immediates[len(immediates)] = int(value[0][0])
+            continue
+        if operand.role != "src" or operand.name == "cache-policy":
+            # A cache policy changes where a line may stay in L2, not
+            # what the access moves.
+            continue
+        dtype = R.UINT[max(operand.bits, 8)]
+        if isinstance(value, View):
+            for reg in range(operand.count):
+                bits, d, n = interp.read(value, coord + [reg])
+                srcs.append((bits & mask_bits(operand.bits)).astype(dtype))
+                src_defined.append(d)
+                defined &= d
+                nan |= n
+                if moved is not None:
+                    moved.append(interp.byte_origins(value, coord + [reg]))
+        elif isinstance(value, tuple):
+            srcs.append((value[0] & mask_bits(operand.bits)).astype(dtype))
+            src_defined.append(np.ones(interp.threads, bool))
+            if moved is not None:
+                moved.append(np.full((element_bytes(operand.bits), interp.threads), O.UNKNOWN, np.int64))
+        else:
+            raise NotCovered("an index as an instruction operand")
+    if any(o.bits > 64 for o in form.operands):
+        raise NotCovered("128-bit registers")
+    moves = form.family in ("ld", "st", "mov")
+    per_register = None
+    if moves:
+        # A move keeps a NaN's bits, whatever they are.
+        results = repack([s.astype(np.uint64) for s in srcs], form)
+        made_nan = [nan] * len(results)
+        if len(results) == len(srcs):
+            per_register = src_defined
+    else:
+        if R.APPROXIMATE & set(form.opcode.split(".")) and form.opcode not in R.MEASURED:
+            interp.approximated.setdefault(form.opcode, interp.points[interp.point])
+        with np.errstate(all="ignore"):
+            out = R.reference(SimpleNamespace(opcode=form.opcode, family=form.family,
+                                              operands=form.operands, immediates=immediates), srcs)
+        if isinstance(out, R.Partial):  # unspecified where the ISA says so
+            defined = defined & out.defined.reshape(defined.shape)
+            out = out.values
+        results = [np.asarray(out).astype(np.uint64)]
+        # Bits computed from a NaN of unknown payload are unknown.
+        defined = defined & ~nan
+        made_nan = [is_nan(results[0], result_type(form))]
+        if may_be_a_move(interp, form, values, coord):
+            # ptxas may move the source instead: a NaN's bits are either.
+            defined = defined & ~made_nan[0]
+    if per_register is None:
+        per_register = [defined] * len(results)
+    if pred_defined is not None:
+        # Where the predicate register is undefined, the instruction may
+        # or may not have run: what it would write is undefined.
+        per_register = [d & pred_defined for d in per_register]
+        execute = execute | (interp.active & ~pred_defined)
+    if form.family == "st":
+        operand, view = memory
+        origins = split_origins(moved, [element_bytes(view.bits)] * len(results))
+        for reg, bits in enumerate(results):
+            interp.write(view, coord + [reg], bits, per_register[reg], execute, made_nan[reg], origins[reg],
+                       order=MM.order_of(form))
+        return
+    dsts = [(operand, value) for operand, value in zip(form.operands, values)
+            if operand.role == "dst" and operand.space == "reg"]
+    flat = [(operand, value, reg) for operand, value in dsts for reg in range(operand.count)]
+    if len(flat) != len(results):
+        raise NotCovered(f"{form.opcode}: {len(results)} results for {len(flat)} registers")
+    origins = split_origins(moved, [element_bytes(view.bits) for _, view, _ in flat])
+    for (operand, view, reg), bits, made, origin, defined in zip(flat, results, made_nan, origins, per_register):
+        where = interp.active.copy()
+        if preserve:
+            where &= execute  # a false predicate keeps the old value
+            interp.write(view, coord + [reg], bits & mask_bits(operand.bits), defined, where, made, origin)
+        else:
+            # A false predicate leaves the destination undefined.
+            interp.write(view, coord + [reg], bits & mask_bits(operand.bits), defined & execute, where, made,
+                       origin)
+
+
+def split_origins(moved, sizes):
+    """A move's source byte origins (a list of (bytes, threads)) dealt to
+    destination elements of `sizes` bytes, in order; where the byte counts
+    differ (a widening load) or nothing is tracked, unknown (None)."""
+    if moved is None or sum(m.shape[0] for m in moved) != sum(sizes):
+        return [None] * len(sizes)
+    joined = np.concatenate(moved)
+    bounds = np.cumsum([0] + sizes)
+    return [joined[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def repack(registers, form):
+    """A mov's source registers as its destination registers: mov.b32 d,
+    {a, b} joins a (the low bits) and b; mov.b32 {a, b}, d splits d."""
+    dst = next((o for o in form.operands if o.role == "dst" and o.space == "reg"), None)
+    if form.family != "mov" or dst is None or dst.count == len(registers):
+        return registers
+    src = next(o for o in form.operands if o.role == "src")
+    if dst.count == 1:
+        return [sum((r & np.uint64(mask_bits(src.bits))) << np.uint64(k * src.bits)
+                    for k, r in enumerate(registers))]
+    return [(registers[0] >> np.uint64(k * dst.bits)) & np.uint64(mask_bits(dst.bits))
+            for k in range(dst.count)]
+
+
+_NAN_FORMATS = {"f16": (16, 5, 10), "bf16": (16, 8, 7), "f32": (32, 8, 23), "f64": (64, 11, 52),
+                "tf32": (32, 8, 23), "e5m2": (8, 5, 2)}
+
+
+def is_nan(bits, ptx_type):
+    """Whether any float lane of registers of `ptx_type` is a NaN (e4m3's
+    only NaNs are 0x7f and 0xff)."""
+    lane_type, lanes = ptx_type, 1
+    if ptx_type in R.LANES:
+        lane_type, _, lanes = R.LANES[ptx_type]
+    bits = bits.astype(np.uint64)
+    result = np.zeros(bits.shape, bool)
+    if lane_type == "e4m3":
+        for k in range(lanes):
+            result |= (bits >> np.uint64(8 * k)) & np.uint64(0x7F) == np.uint64(0x7F)
+        return result
+    if lane_type not in _NAN_FORMATS:
+        return result
+    width, exp_bits, man_bits = _NAN_FORMATS[lane_type]
+    for k in range(lanes):
+        lane = bits >> np.uint64(width * k)
+        exponent = (lane >> np.uint64(man_bits)) & np.uint64((1 << exp_bits) - 1)
+        mantissa = lane & np.uint64((1 << man_bits) - 1)
+        result |= (exponent == np.uint64((1 << exp_bits) - 1)) & (mantissa != 0)
+    return result
+
+
+def result_type(form):
+    """The numeric type of a form's result: a cvt's is its destination type
+    token (tf32 sits in a b32 register), any other's its dst operand's."""
+    if form.family == "cvt":
+        tokens = [t for t in form.opcode.split(".")[1:]
+                  if t in R.FORMATS or t in R.LANES or t in R.INT_TYPES or t == "tf32"]
+        if tokens:
+            return tokens[0]
+    return next(o.type for o in form.operands if o.role == "dst")

@@ -1,0 +1,117 @@
+"""The interpreter's memory: a buffer's bytes with their defined bits and
+its race-tracking state (Buffer), and a memref value over one (View)."""
+
+import numpy as np
+
+# Hazard bookkeeping of a shared byte: no thread, or several.
+NOBODY, MANY = -1, -2
+
+def element_bytes(bits):
+    """Bytes of one element: a predicate (i1) takes one."""
+    return max(bits, 8) // 8
+
+
+def mask_bits(bits):
+    return np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+class Buffer:
+    """Bytes and their defined bits: shape (threads, n) when private to each
+    thread (a register tile), (n,) when shared (a global tensor). `nan`
+    marks the bytes of a register whose value is a NaN an instruction made:
+    PTX leaves its payload to the chip, so it compares as "a NaN" where it
+    is stored, and what is computed from its bits is not compared."""
+
+    def __init__(self, data, defined, private, name="", shared=False, block_bytes=0, align=None):
+        self.data, self.defined, self.private, self.name = data, defined, private, name
+        # What the start is known to be a multiple of: a static shared
+        # buffer's declared alignment (None: 16 bytes or more, as a tensor's
+        # allocation and the dynamic region are).
+        self.align = align
+        self.shared = shared  # a block's shared memory: its accesses go through the banks
+        # Where each byte came from (fragment_origins), when the run tracks it.
+        self.origin = None
+        # Shared memory holds one copy per block, block_bytes each.
+        self.block_bytes = block_bytes
+        # The program point of the wgmma whose D holds each register byte
+        # (private) or that reads each shared byte, until its wait (0: none;
+        # made by the first wgmma).
+        self.in_flight = None
+        # The program point of the wgmma that still reads each register
+        # byte as its A (0: none), until its wait_group.
+        self.a_in_flight = None
+        self.wgmma_reading = None
+        # The program point of the TMA store that still reads each byte
+        # (0: none), once a store reads the buffer (tma.py).
+        self.store_reading = None
+        # The program point of the TMA store or bulk copy that may still be
+        # writing each byte (0: none), until a cp.async.bulk.wait_group
+        # (not .read) in its thread covers its bulk group (tma.py).
+        self.store_writing = None
+        self.nan = np.zeros_like(defined)
+        if not private:
+            # Who touched each byte since the last barrier, for the hazard
+            # check: the last writer and one reader (MANY: two or more), as
+            # thread numbers, and the program points that did it.
+            # With each, the block's barrier epoch it happened in (a barrier
+            # orders the accesses of its block's threads before it against
+            # those after it), and for the readers their block (MANY: two).
+            self.writer = np.full(data.size, NOBODY, np.int64)
+            self.reader = np.full(data.size, NOBODY, np.int64)
+            self.reader_block = np.full(data.size, NOBODY, np.int64)
+            self.written_epoch = np.zeros(data.size, np.int64)
+            self.read_epoch = np.zeros(data.size, np.int64)
+            self.written_at = np.zeros(data.size, np.int32)
+            self.read_at = np.zeros(data.size, np.int32)
+            # In a kernel with clusters: the cluster arrivals the writer
+            # (and the readers, the most of them) had made when it touched
+            # the byte; a thread whose barrier.cluster.wait completed more
+            # phases than that is ordered after the access.
+            self.written_stamp = np.zeros(data.size, np.int64)
+            self.read_stamp = np.zeros(data.size, np.int64)
+            # Reads by other blocks of a block's shared bytes (tile.mapa),
+            # made when the first one happens (_track_remote_read).
+            self.remote_reader = self.remote_read_stamp = self.remote_read_at = None
+            # The strength of the last write and the weakest of the reads
+            # since (memory_model.py): morally strong accesses do not race
+            # with each other.
+            self.written_strength = np.zeros(data.size, np.int8)
+            self.read_strength = np.zeros(data.size, np.int8)
+            # The span (start * 16 + bytes) of the atomic that last wrote
+            # and read each byte, once an atomic touches the buffer (-1:
+            # not an atomic's): atomics are morally strong only where they
+            # cover the same bytes (PTX ISA memory model, 8.6.3).
+            self.written_span = self.read_span = None
+            # The release each byte's last write heads or continues
+            # (memory_model.py), made at the first release.
+            self.release_id = None
+            # The program point of the cp.async whose bytes are in flight to
+            # each byte (0: none).
+            self.pending_at = np.zeros(data.size, np.int32)
+            # With mbarrier ordering (clocks.py): the writer's and the
+            # single reader's counts, and each byte's set of readers.
+            self.written_clock = np.zeros(data.size, np.int64)
+            self.read_clock = np.zeros(data.size, np.int64)
+            self.read_set = np.zeros(data.size, np.int64)
+
+
+class View:
+    """A memref value: a buffer, a byte offset per thread, byte strides, a
+    shape and an element width in bits; `swizzle`, when it is taken from a
+    tile.swizzle, is (the swizzled buffer's start per thread, bits, base,
+    shift)."""
+
+    def __init__(self, buffer, offset, strides, shape, bits, swizzle=None):
+        self.buffer, self.offset, self.strides, self.shape, self.bits = buffer, offset, strides, shape, bits
+        self.swizzle = swizzle
+
+    def addresses(self, coord):
+        """The byte address of element `coord` for every thread: through
+        the swizzle, the byte at offset o from the swizzled buffer's start
+        is at o ^ ((o >> shift) & (2^bits - 1) << base) (tile.swizzle)."""
+        address = self.offset + sum(c * s for c, s in zip(coord, self.strides))
+        if self.swizzle is None:
+            return address
+        start, bits, base, shift = self.swizzle
+        offset = address - start
+        return start + (offset ^ ((offset >> shift) & (((1 << bits) - 1) << base)))

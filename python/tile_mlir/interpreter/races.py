@@ -1,0 +1,270 @@
+"""The race check: each access of shared or global memory recorded per
+byte (its writer, readers, their blocks, barrier epochs, clocks and
+atomic spans), and checked against the accesses before it: two threads
+touching one byte, at least one writing, with nothing ordering them (a
+barrier of the block, an mbarrier phase, release and acquire through
+memory, a cluster barrier), is a hazard, reported once per kind and pair
+of program points. A byte a copy in flight has not delivered is one too.
+"""
+
+import numpy as np
+
+from . import memory_model as MM
+from .hazards import AsyncHazard, Hazard
+from . import tma as T
+from .memory import MANY, NOBODY
+
+# Clocks over every thread (release and acquire between blocks) are kept
+# in launches of up to this many threads.
+MAX_CLOCK_THREADS = 1 << 12
+
+
+def either(a, b):
+    """The union of two masks, either of which may be None (not known)."""
+    return b if a is None else a if b is None else a | b
+
+
+def same_span(strong, spans, at, span):
+    """`strong` (morally strong pairs, or None) where both accesses are
+    atomics over the same bytes, or either span is unknown: a u32 atomic
+    and a b16 atom.cas on one word overlap without covering the same
+    bytes, which the memory model makes a data race."""
+    if strong is None or spans is None or span is None:
+        return strong
+    earlier = spans[at]
+    return strong & ((earlier < 0) | (earlier == span))
+
+
+def record_span(spans, size, at, span):
+    """The per-byte spans with `at` set to `span` (-1 where None), made
+    at the first atomic."""
+    if spans is None and span is None:
+        return None
+    if spans is None:
+        spans = np.full(size, -1, np.int64)
+    spans[at] = -1 if span is None else span
+    return spans
+
+
+def report_race(interp, kind, buffer, at, before, others, other_blocks, other_epochs, lanes,
+            both_strong=None, synchronized=None):
+    """Records, once per pair of program points, the first byte of `at`
+    where another thread (`others`, of `other_blocks` in their barrier
+    `other_epochs`) touched what `lanes` touch now, unordered: not the
+    same thread, not an earlier barrier interval of the same block, and
+    not ordered through an mbarrier phase (`synchronized`)."""
+    blocks = lanes // interp.per_block
+    ordered = (other_blocks == blocks) & (other_epochs < interp.epoch[blocks])
+    if both_strong is not None:
+        ordered = ordered | both_strong
+    if synchronized is not None:
+        ordered = ordered | synchronized
+    conflicts = np.flatnonzero((others != NOBODY) & (others != lanes) & ~ordered)
+    # The first conflicting byte of each earlier program point.
+    points, firsts = np.unique(before[conflicts], return_index=True)
+    for point, i in zip(points, conflicts[firsts]):
+        key = (kind, int(point), interp.point)
+        if not interp.first_report(key):
+            continue
+        other = int(others[i]) if others[i] != MANY else "(several)"
+        interp.hazards.append(Hazard(kind, buffer.name, int(at[i]), interp.points[before[i]],
+                                   interp.points[interp.point], (other, int(lanes[i])),
+                                   untracked_releases(interp, int(others[i]), int(lanes[i]))))
+
+
+def untracked_releases(interp, other, thread):
+    """Why a release and acquire between the blocks of `other` and
+    `thread` would not have been seen, or "" (memory_model.py)."""
+    if interp.sync is None or interp.clocks.span == interp.threads or other < 0 or \
+            other // interp.per_block == thread // interp.per_block:
+        return ""
+    return (f"releases between blocks are tracked in launches of up to {MAX_CLOCK_THREADS:,} threads, "
+            f"and this one has {interp.threads:,}: a release and acquire between them would not be seen")
+
+
+def accessors(interp, at, lanes):
+    """The bytes `at` touches, once each, and per byte the one thread
+    that touches it (MANY for two or more) and its block (MANY)."""
+    unique, inverse = np.unique(at, return_inverse=True)
+    low = np.full(unique.size, np.iinfo(np.int64).max, np.int64)
+    high = np.full(unique.size, -1, np.int64)
+    np.minimum.at(low, inverse, lanes)
+    np.maximum.at(high, inverse, lanes)
+    thread = np.where(low == high, low, MANY)
+    block = np.where(low // interp.per_block == high // interp.per_block, low // interp.per_block, MANY)
+    return unique, thread, block
+
+
+def morally_strong(interp, strengths, others, other_blocks, strength, lanes):
+    """Per access: whether the earlier access (of strength `strengths`
+    by `others`, of `other_blocks`) and this one (`strength`, by
+    `lanes`) are morally strong: both strong, each one's scope
+    including the other thread (memory_model.py)."""
+    if strength == MM.WEAK:
+        return None
+    return np.minimum(strengths, strength) >= scope_needed(interp, lanes, others, other_blocks)
+
+
+def scope_needed(interp, lanes, others, other_blocks=None):
+    """Per pair: the narrowest scope that includes thread `lanes` and
+    thread `others` (or, where that is MANY, some thread of
+    `other_blocks`): the block, the cluster or the GPU."""
+    known = others >= 0
+    other = np.where(known, others, 0)
+    if other_blocks is None:
+        other_blocks = other // interp.per_block
+    same_cluster = known & (interp.cluster_of[other] == interp.cluster_of[lanes])
+    return np.where(other_blocks == lanes // interp.per_block, MM.CTA,
+                    np.where(same_cluster, MM.CLUSTER, MM.GPU))
+
+
+def cluster_ordered(interp, lanes, others, stamps):
+    """Per access: whether `others` (a thread, or MANY) touched the byte
+    before an arrival on the cluster barrier whose wait `lanes` has
+    completed since, in their common cluster."""
+    if interp.cluster == (1, 1, 1):
+        return None
+    valid = (others >= 0) & (others != MANY)
+    other = np.where(valid, others, 0)
+    ordered = valid & (interp.cluster_of[other] == interp.cluster_of[lanes]) & (stamps < interp.cluster_waits[lanes])
+    # The arrival after the access must release it: one that is
+    # .relaxed orders nothing (a later releasing one is not credited:
+    # the interpreter errs towards reporting).
+    phases = interp.cluster_relaxed.shape[0]
+    relaxed = np.zeros(ordered.shape, bool)
+    inside = ordered & (stamps < phases)
+    relaxed[inside] = interp.cluster_relaxed[stamps[inside], other[inside]]
+    return ordered & ~relaxed
+
+
+
+
+def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
+    if buffer.private or at.size == 0:
+        return
+    pending_hazard(interp, buffer, at, lanes)
+    if buffer.store_writing is not None:
+        T.check_target_access(interp, buffer, at, "reads")
+    clocks = interp.clocks
+    writers = buffer.writer[at]
+    report_race(interp, "read-after-write", buffer, at, buffer.written_at[at], writers,
+                 writers // interp.per_block, buffer.written_epoch[at], lanes,
+                 same_span(morally_strong(interp, buffer.written_strength[at], writers, writers // interp.per_block,
+                                                 strength, lanes), buffer.written_span, at, span),
+                 either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
+                              else None,
+                              cluster_ordered(interp, lanes, buffer.writer[at], buffer.written_stamp[at])))
+    all_at, all_lanes = at, lanes
+    at, thread, block = accessors(interp, at, lanes)
+    epoch = interp.epoch[np.where(block == MANY, 0, block)]
+    old, old_block = buffer.reader[at], buffer.reader_block[at]
+    # Reads of the block before its last barrier are ordered before
+    # everything of the block after it: the new reader stands for them.
+    fresh = (old == NOBODY) | ((block != MANY) & (old_block == block) & (buffer.read_epoch[at] < epoch))
+    same = (thread != MANY) & (old == thread)
+    if clocks:
+        buffer.read_set[at] = clocks.add_readers(buffer.read_set[at], fresh, at, all_at, all_lanes)
+        buffer.read_clock[at] = np.where(thread >= 0, clocks.own(np.maximum(thread, 0)), 0)
+    buffer.reader[at] = np.where(fresh | same, thread, MANY)
+    buffer.reader_block[at] = np.where(fresh | (old_block == block), block, MANY)
+    buffer.read_strength[at] = np.where(fresh, strength, np.minimum(buffer.read_strength[at], strength))
+    buffer.read_epoch[at] = epoch
+    buffer.read_at[at] = interp.point
+    buffer.read_span = record_span(buffer.read_span, buffer.data.size, all_at, span)
+    if interp.cluster != (1, 1, 1):
+        # The most arrivals any of this access's readers of a byte had
+        # made (`at` is the sorted unique bytes _accessors gave).
+        _, inverse = np.unique(all_at, return_inverse=True)
+        stamps = np.zeros(at.size, np.int64)
+        np.maximum.at(stamps, inverse, interp.cluster_arrivals[all_lanes])
+        buffer.read_stamp[at] = np.where(fresh, stamps, np.maximum(buffer.read_stamp[at], stamps))
+        if buffer.block_bytes:
+            track_remote_read(interp, buffer, all_at, all_lanes)
+
+
+def track_remote_read(interp, buffer, at, lanes):
+    """For the check at the kernel's end: per shared byte, the reads
+    by threads of other blocks than its owner (through tile.mapa), the
+    most arrivals any of them had made, and the last one's thread and
+    program point."""
+    remote = lanes // interp.per_block != at // buffer.block_bytes
+    if not remote.any():
+        return
+    if buffer.remote_reader is None:
+        buffer.remote_reader = np.full(buffer.data.size, NOBODY, np.int64)
+        buffer.remote_read_stamp = np.zeros(buffer.data.size, np.int64)
+        buffer.remote_read_at = np.zeros(buffer.data.size, np.int32)
+    at, lanes = at[remote], lanes[remote]
+    np.maximum.at(buffer.remote_read_stamp, at, interp.cluster_arrivals[lanes])
+    buffer.remote_reader[at] = lanes
+    buffer.remote_read_at[at] = interp.point
+
+
+def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
+    if buffer.private or at.size == 0:
+        return
+    pending_hazard(interp, buffer, at, lanes)
+    if buffer.store_reading is not None:
+        T.check_source_write(interp, buffer, at)
+    if buffer.store_writing is not None:
+        T.check_target_access(interp, buffer, at, "writes")
+    clocks = interp.clocks
+    writers = buffer.writer[at]
+    report_race(interp, "write-after-write", buffer, at, buffer.written_at[at], writers,
+                 writers // interp.per_block, buffer.written_epoch[at], lanes,
+                 same_span(morally_strong(interp, buffer.written_strength[at], writers, writers // interp.per_block,
+                                                 strength, lanes), buffer.written_span, at, span),
+                 either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
+                              else None,
+                              cluster_ordered(interp, lanes, buffer.writer[at], buffer.written_stamp[at])))
+    readers_known = None
+    if clocks:
+        readers = buffer.reader[at]
+        readers_known = np.where(readers == MANY, clocks.readers_known(lanes, buffer.read_set[at]),
+                                 clocks.knows(lanes, readers, buffer.read_clock[at]))
+    report_race(interp, "write-after-read", buffer, at, buffer.read_at[at], buffer.reader[at],
+                 buffer.reader_block[at], buffer.read_epoch[at], lanes,
+                 same_span(morally_strong(interp, buffer.read_strength[at], buffer.reader[at],
+                                                 buffer.reader_block[at], strength, lanes),
+                            buffer.read_span, at, span),
+                 either(readers_known,
+                              cluster_ordered(interp, lanes, buffer.reader[at], buffer.read_stamp[at])))
+    # Two threads storing one byte in one instruction: morally strong
+    # accesses may (atomics of a scope that includes both threads).
+    order = np.argsort(at, kind="stable")
+    same = np.flatnonzero(at[order][1:] == at[order][:-1])
+    if same.size:
+        firsts, seconds = lanes[order[same]], lanes[order[same + 1]]
+        strong = morally_strong(interp, np.full(same.size, strength), firsts, firsts // interp.per_block,
+                                      strength, seconds)
+        same = same if strong is None else same[~strong]
+    if same.size:
+        first, second = order[same[0]], order[same[0] + 1]
+        report_race(interp, "write-after-write", buffer, at[[second]], np.array([interp.point]),
+                     lanes[[first]], lanes[[first]] // interp.per_block, np.array([interp.epoch.max() + 1]),
+                     lanes[[second]])
+    buffer.writer[at] = lanes
+    if clocks:
+        buffer.written_clock[at] = clocks.own(lanes)
+    buffer.written_strength[at] = strength
+    buffer.written_epoch[at] = interp.epoch[lanes // interp.per_block]
+    buffer.written_at[at] = interp.point
+    buffer.written_stamp[at] = interp.cluster_arrivals[lanes]
+    buffer.written_span = record_span(buffer.written_span, buffer.data.size, at, span)
+
+
+def pending_hazard(interp, buffer, at, lanes):
+    """An access, at byte addresses `at`, to bytes a cp.async has in
+    flight."""
+    if buffer.private or not buffer.pending_at[at].any():
+        return
+    where = np.flatnonzero(buffer.pending_at[at])[0]
+    key = ("async", interp.point, buffer.name)
+    if not interp.first_report(key):
+        return
+    copied_at = int(buffer.pending_at[at][where])
+    interp.hazards.append(AsyncHazard(interp.current_opcode, interp.points[interp.point], buffer.name,
+                                    int(at[where]), interp.points[copied_at], copied_at in interp.bulk_points))
+
+# The copies an mbarrier phase completes (mbarrier.py, which the copy
+# modules build on) land through the machine.

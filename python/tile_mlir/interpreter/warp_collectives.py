@@ -1,0 +1,211 @@
+"""The warp collectives (PTX ISA 9.7.9.6, 9.7.13.8-12): shfl.sync, vote,
+match, redux, elect and activemask, each executing thread combining the
+threads of its membermask; and the rules every .sync collective keeps (a
+thread inside its own membermask, every lane of the mask executing it,
+one membermask for its lanes, whole warps for .aligned ones), whose
+breaches are hazards."""
+
+import numpy as np
+
+from .hazards import CollectiveHazard
+from .memory import View
+from .reference import NotCovered
+
+
+def shuffle(interp, form, values, coord, executing):
+    """shfl.sync, from the ISA's pseudo-code (9.7.9.6): each executing
+    thread reads `a` of the lane its mode, `b` and `c` name (its own when
+    that lane is past the clamp). A thread outside its own membermask, a
+    source lane outside the mask or not executing it, and a lane of the
+    mask that does not execute it are hazards; what they read is
+    undefined."""
+    def bits(value):
+        if isinstance(value, View):
+            read, defined, nan = interp.read(value, coord + [0])
+            return read & np.uint64(0xFFFFFFFF), defined, nan
+        return value[0] & np.uint64(0xFFFFFFFF), np.ones(interp.threads, bool), np.zeros(interp.threads, bool)
+    sources = values[2:] if len(values) == 6 else values[1:]
+    (a, a_def, a_nan), (b, b_def, _), (c, c_def, _), (mask, mask_def, _) = (bits(v) for v in sources)
+    in_block = interp.lanes % interp.per_block
+    lane = (in_block % 32).astype(np.int64)
+    first = interp.lanes - lane  # the warp's lane 0
+    b, c, mask = b.astype(np.int64), c.astype(np.int64), mask.astype(np.int64)
+    bval, cval, segmask = b & 31, c & 31, (c >> 8) & 31
+    max_lane = (lane & segmask) | (cval & ~segmask)
+    min_lane = lane & segmask
+    mode = next(t for t in form.opcode.split(".") if t in ("up", "down", "bfly", "idx"))
+    j = {"up": lane - bval, "down": lane + bval, "bfly": lane ^ bval,
+         "idx": min_lane | (bval & ~segmask)}[mode]
+    inside = j >= max_lane if mode == "up" else j <= max_lane
+    j = np.where(inside, j, lane)
+    # A lane past the end of a partial warp does not exist.
+    warp_size = np.minimum(32, interp.per_block - (in_block - lane))
+    exists = j < warp_size
+    source = first + np.where(exists, j, lane)
+    own = (mask >> lane) & 1 == 1
+    source_ok = exists & ((mask >> j) & 1 == 1) & executing[source]
+    for problem, bad in (("is not in its own membermask", executing & ~own),
+                         ("reads a lane outside its membermask or not executing it",
+                          executing & own & ~source_ok)):
+        collective_hazard(interp, form, problem, bad, lane, j)
+    membermasks_agree(interp, form, mask, executing, first, warp_size, lane)
+    # A lane of an executing thread's mask that does not execute it.
+    for thread in np.flatnonzero(executing)[:1]:
+        members = first[thread] + np.flatnonzero((int(mask[thread]) >> np.arange(32)) & 1)
+        members = members[members < first[thread] + warp_size[thread]]
+        missing = members[~executing[members]]
+        if missing.size:
+            collective_hazard(interp, form, f"waits for lane {int(lane[missing[0]])} of its "
+                                    "membermask, which does not execute it",
+                                    interp.lanes == thread, lane, j)
+    result = a[source]
+    defined = a_def[source] & b_def & c_def & mask_def & own & source_ok
+    # A move: a NaN an instruction made stays one, its payload the chip's.
+    interp.write(values[0], coord + [0], result, defined, executing, a_nan[source])
+    if len(values) == 6:  # d|p: whether the source lane was inside the clamp
+        interp.write(values[1], coord + [0], inside.astype(np.uint64), b_def & c_def & own,
+                   executing, None)
+
+
+def collective(interp, form, values, coord, executing):
+    """vote, match, redux and elect (PTX ISA 9.0, 9.7.13.8-11), and
+    activemask (9.7.13.12): each executing thread combines `a` over the
+    threads of its membermask that execute the instruction. A thread
+    outside its own membermask and a lane of the mask that does not
+    execute it are hazards, as for shfl.sync; what they get is
+    undefined. elect.sync elects the lowest lane of the mask: the ISA
+    says only that the choice is deterministic."""
+    named = {o.name: v for o, v in zip(form.operands, values)}
+    in_block = interp.lanes % interp.per_block
+    lane = (in_block % 32).astype(np.int64)
+    first = interp.lanes - lane
+    warp_size = np.minimum(32, interp.per_block - (in_block - lane))
+    lanes32 = np.arange(32)
+    exists = lanes32[None, :] < warp_size[:, None]
+    peer = np.where(exists, first[:, None] + lanes32[None, :], interp.lanes[:, None])
+    peer_executes = exists & executing[peer]
+    if form.family == "activemask":
+        bits = (peer_executes.astype(np.uint64) << lanes32.astype(np.uint64)[None, :]).sum(axis=1)
+        interp.write(named["d"], coord + [0], bits.astype(np.uint64), np.ones(interp.threads, bool),
+                   executing, None)
+        return
+
+    def operand(value):
+        if isinstance(value, View):
+            # match and redux compare and add bits: a made NaN's are the
+            # chip's, so what they give is unknown.
+            read, defined, nan = interp.read(value, coord + [0])
+            return read, defined & ~nan
+        return value[0], np.ones(interp.threads, bool)
+    mask, mask_def = operand(named["membermask"])
+    mask = mask.astype(np.int64) & 0xFFFFFFFF
+    in_mask = ((mask[:, None] >> lanes32[None, :]) & 1 == 1) & exists
+    own = in_mask[interp.lanes, lane]
+    missing = in_mask & ~peer_executes
+    collective_hazard(interp, form, "is not in its own membermask", executing & ~own, lane, lane)
+    membermasks_agree(interp, form, mask, executing, first, warp_size, lane)
+    for thread in np.flatnonzero(executing & missing.any(axis=1))[:1]:
+        absent = int(np.flatnonzero(missing[thread])[0])
+        collective_hazard(interp, form, f"waits for lane {absent} of its membermask, which does "
+                                "not execute it", interp.lanes == thread, lane, lane)
+    members = in_mask & peer_executes
+    defined = mask_def & own & ~missing.any(axis=1)
+    mode = next((t for t in form.opcode.split(".")
+                 if t in ("all", "any", "uni", "ballot", "add", "min", "max", "and", "or", "xor")),
+                None)
+    weights = np.uint64(1) << lanes32.astype(np.uint64)
+    outputs = {}
+    if form.family == "elect":
+        leader = np.where(members.any(axis=1), members.argmax(axis=1), 0)
+        outputs["d"] = leader.astype(np.uint64)
+        outputs["p"] = (leader == lane).astype(np.uint64)
+    else:
+        source = named["a"]
+        a, a_def = operand(source)
+        a_bits = next(o for o in form.operands if o.name == "a").bits
+        if form.family == "redux" and a_bits == 32 and form.opcode.split(".")[-1] == "f32":
+            raise NotCovered(f"{form.opcode}: f32 redux (sm_100a)")
+        values_of = a[peer]
+        defined &= np.where(members, a_def[peer], True).all(axis=1)
+        if form.family == "vote":
+            truth = values_of != 0
+            outputs["d"] = {
+                "all": np.where(members, truth, True).all(axis=1),
+                "any": (members & truth).any(axis=1),
+                "uni": np.where(members, truth == truth[interp.lanes, lane][:, None], True).all(axis=1),
+                "ballot": ((members & truth) * weights[None, :]).sum(axis=1),
+            }[mode].astype(np.uint64)
+        elif form.family == "match":
+            same = values_of == a[:, None]
+            any_mask = ((members & same) * weights[None, :]).sum(axis=1).astype(np.uint64)
+            if mode == "any":
+                outputs["d"] = any_mask
+            else:
+                equal = np.where(members, same, True).all(axis=1)
+                outputs["d"] = np.where(equal, (members * weights[None, :]).sum(axis=1), 0).astype(np.uint64)
+                outputs["p"] = equal.astype(np.uint64)
+        else:  # redux: the integer reductions, order-independent
+            signed = form.opcode.split(".")[-1] == "s32"
+            words = values_of.astype(np.int64) & 0xFFFFFFFF
+            if signed:
+                words = np.where(words >= 1 << 31, words - (1 << 32), words)
+            if mode == "add":
+                result = np.where(members, words, 0).sum(axis=1)
+            elif mode in ("min", "max"):
+                fill = np.iinfo(np.int64).max if mode == "min" else np.iinfo(np.int64).min
+                pick = np.where(members, words, fill)
+                result = pick.min(axis=1) if mode == "min" else pick.max(axis=1)
+            else:
+                ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[mode]
+                neutral = 0xFFFFFFFF if mode == "and" else 0
+                result = ufunc.reduce(np.where(members, words, neutral), axis=1)
+            outputs["d"] = (result & 0xFFFFFFFF).astype(np.uint64)
+    for name, result in outputs.items():
+        if name in named:  # match.all's predicate is optional
+            interp.write(named[name], coord + [0], result, defined, executing, None)
+
+
+def whole_warps(interp, form, executing):
+    """(each thread's lane, the first thread of every warp, the threads
+    of warps that run a .sync.aligned instruction with lanes missing):
+    those lanes are a hazard, and what the warp gets is undefined."""
+    in_block = interp.lanes % interp.per_block
+    lane = (in_block % 32).astype(np.int64)
+    first_threads = np.unique(interp.lanes - lane)
+    partial = np.zeros(interp.threads, bool)
+    for first in first_threads:
+        members = first + np.arange(32)
+        if executing[members].any() and not executing[members].all():
+            partial[members] = True
+    if partial.any():
+        bad = np.flatnonzero(partial & ~executing)[0]
+        collective_hazard(interp, form, f"leaves lanes of its warp out ({form.family} needs all 32)",
+                                interp.lanes == bad, lane, lane)
+    return lane, first_threads, partial
+
+
+def membermasks_agree(interp, form, mask, executing, first, warp_size, lane):
+    """The threads of a membermask that execute a .sync collective pass
+    it the same membermask, or what each gets is undefined (CUDA's
+    warp intrinsics: "all non-exited threads named in mask must execute
+    the same intrinsic with the same mask"): a hazard naming both."""
+    mask = np.asarray(mask).astype(np.int64) & 0xFFFFFFFF
+    lanes32 = np.arange(32)
+    exists = lanes32[None, :] < warp_size[:, None]
+    peer = np.where(exists, first[:, None] + lanes32[None, :], interp.lanes[:, None])
+    named = ((mask[:, None] >> lanes32[None, :]) & 1 == 1) & exists & executing[peer]
+    differs = named & (mask[peer] != mask[:, None]) & executing[:, None]
+    for thread in np.flatnonzero(differs.any(axis=1))[:1]:
+        other = int(np.flatnonzero(differs[thread])[0])
+        collective_hazard(interp, form, f"passes membermask {int(mask[thread]):#010x}, but lane {other} of "
+                                f"it passes {int(mask[peer[thread, other]]):#010x}: lanes of one membermask "
+                                "pass the same one", interp.lanes == thread, lane, lane)
+
+
+def collective_hazard(interp, form, problem, bad, lane, source):
+    for thread in np.flatnonzero(bad)[:1]:
+        key = ("collective", problem.split()[0], interp.point)
+        if not interp.first_report(key):
+            return
+        interp.hazards.append(CollectiveHazard(form.opcode, interp.points[interp.point], int(thread),
+                                             int(lane[thread]), int(source[thread]), problem))
