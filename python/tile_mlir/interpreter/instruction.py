@@ -5,6 +5,7 @@ from reference.py (a move keeps its bytes as they are), and its
 destinations written, under its guard (a false guard leaves them
 undefined, or as they were with preserve_dst)."""
 
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import numpy as np
@@ -15,6 +16,10 @@ from . import memory_model as MM
 from . import reference as R
 from .memory import View, element_bytes, mask_bits
 from .reference import NotCovered
+
+
+# The families that move bits as they are.
+MOVES = ("ld", "st", "mov")
 
 
 def may_be_a_move(interp, form, values, coord):
@@ -33,117 +38,140 @@ def may_be_a_move(interp, form, values, coord):
     return R.folds_to_a_move(form.opcode, one, same)
 
 
+@dataclass
+class Sources:
+    """An instruction's source values for one repeat: each register's bits
+    (`bits`) and defined bits (`each_defined`), all of them defined
+    (`defined`), which are NaNs an instruction made (`nan`), the
+    immediates, the memory operand (operand, view) and, in tracked runs, a
+    move's source bytes' origins in order (`moved`)."""
+
+    threads: int
+    bits: list = field(default_factory=list)
+    each_defined: list = field(default_factory=list)
+    immediates: dict = field(default_factory=dict)
+    memory: tuple = None
+    moved: list = None
+
+    def __post_init__(self):
+        self.defined = np.ones(self.threads, bool)
+        self.nan = np.zeros(self.threads, bool)
+
+    def add(self, bits, defined, nan=None, origin=None):
+        self.bits.append(bits)
+        self.each_defined.append(defined)
+        self.defined &= defined
+        if nan is not None:
+            self.nan |= nan
+        if self.moved is not None:
+            self.moved.append(origin)
+
+
 def instruction(interp, form, values, coord, execute, preserve, pred_defined=None):
+    """One repeat of a register or memory instruction (an atomic:
+    atomics.py): where the guard register is unknown (`pred_defined`
+    false), the instruction may or may not run, so what it would write is
+    undefined."""
+    if pred_defined is not None:
+        maybe = execute | (interp.active & ~pred_defined)
     if form.family in ("atom", "red"):
-        if pred_defined is not None:
-            execute = execute | (interp.active & ~pred_defined)
-        return A.atomic(interp, form, values, coord, execute)
-    srcs, defined = [], np.ones(interp.threads, bool)
-    # Each source register's own definedness: a move's registers travel
-    # apart, so one undefined register leaves the others defined.
-    src_defined = []
-    immediates = {}
-    nan = np.zeros(interp.threads, bool)
-    memory = None
-    # A move's source bytes' origins, in order (tracked runs only).
-    moved = [] if interp.origins is not None and form.family in ("ld", "st", "mov") else None
+        return A.atomic(interp, form, values, coord, execute if pred_defined is None else maybe)
+    sources = read_sources(interp, form, values, coord, execute if pred_defined is None else maybe)
+    results, made_nan, per_register = compute(interp, form, values, coord, sources)
+    if pred_defined is not None:
+        per_register = [d & pred_defined for d in per_register]
+        execute = maybe
+    write_results(interp, form, values, coord, execute, preserve, sources, (results, made_nan, per_register))
+
+
+def read_sources(interp, form, values, coord, touches):
+    """The sources' values: registers, immediates and a load's memory
+    (`touches`: the threads that may access it)."""
+    sources = Sources(interp.threads, moved=[] if interp.origins is not None and form.family in MOVES else None)
     for operand, value in zip(form.operands, values):
         if operand.space != "reg":
-            memory = (operand, value)
-            touching = execute if pred_defined is None else execute | (interp.active & ~pred_defined)
-            interp.check_alignment(value, coord + [0], operand.count * element_bytes(value.bits), touching)
-            interp.bank_requests(value, coord + [0], operand.count * element_bytes(value.bits), touching)
+            sources.memory = (operand, value)
+            nbytes = operand.count * element_bytes(value.bits)
+            interp.check_alignment(value, coord + [0], nbytes, touches)
+            interp.bank_requests(value, coord + [0], nbytes, touches)
             if operand.role == "src":  # ld: the registers come from memory
-                # Where the predicate is unknown, the load may happen.
-                touches = execute if pred_defined is None else execute | (interp.active & ~pred_defined)
                 for reg in range(operand.count):
-                    bits, d, n = interp.read(value, coord + [reg], touches, MM.order_of(form))
-                    srcs.append(bits)
-                    src_defined.append(d)
-                    defined &= d
-                    nan |= n
-                    if moved is not None:
-                        moved.append(interp.byte_origins(value, coord + [reg]))
-            continue
-        if operand.role == "imm":
-            immediates[len(immediates)] = int(value[0][0])
-            continue
-        if operand.role != "src" or operand.name == "cache-policy":
-            # A cache policy changes where a line may stay in L2, not
-            # what the access moves.
-            continue
-        dtype = R.UINT[max(operand.bits, 8)]
-        if isinstance(value, View):
-            for reg in range(operand.count):
-                bits, d, n = interp.read(value, coord + [reg])
-                srcs.append((bits & mask_bits(operand.bits)).astype(dtype))
-                src_defined.append(d)
-                defined &= d
-                nan |= n
-                if moved is not None:
-                    moved.append(interp.byte_origins(value, coord + [reg]))
-        elif isinstance(value, tuple):
-            srcs.append((value[0] & mask_bits(operand.bits)).astype(dtype))
-            src_defined.append(np.ones(interp.threads, bool))
-            if moved is not None:
-                moved.append(np.full((element_bytes(operand.bits), interp.threads), O.UNKNOWN, np.int64))
-        else:
-            raise NotCovered("an index as an instruction operand")
+                    bits, defined, nan = interp.read(value, coord + [reg], touches, MM.order_of(form))
+                    sources.add(bits, defined, nan, sources.moved is not None
+                                and interp.byte_origins(value, coord + [reg]))
+        elif operand.role == "imm":
+            sources.immediates[len(sources.immediates)] = int(value[0][0])
+        elif operand.role == "src" and operand.name != "cache-policy":
+            # (A cache policy changes where a line may stay in L2, not what
+            # the access moves.)
+            _read_register(interp, operand, value, coord, sources)
     if any(o.bits > 64 for o in form.operands):
         raise NotCovered("128-bit registers")
-    moves = form.family in ("ld", "st", "mov")
-    per_register = None
-    if moves:
-        # A move keeps a NaN's bits, whatever they are.
-        results = repack([s.astype(np.uint64) for s in srcs], form)
-        made_nan = [nan] * len(results)
-        if len(results) == len(srcs):
-            per_register = src_defined
+    return sources
+
+
+def _read_register(interp, operand, value, coord, sources):
+    dtype = R.UINT[max(operand.bits, 8)]
+    if isinstance(value, View):
+        for reg in range(operand.count):
+            bits, defined, nan = interp.read(value, coord + [reg])
+            sources.add((bits & mask_bits(operand.bits)).astype(dtype), defined, nan,
+                        sources.moved is not None and interp.byte_origins(value, coord + [reg]))
+    elif isinstance(value, tuple):
+        sources.add((value[0] & mask_bits(operand.bits)).astype(dtype), np.ones(interp.threads, bool), None,
+                    np.full((element_bytes(operand.bits), interp.threads), O.UNKNOWN, np.int64))
     else:
-        if R.APPROXIMATE & set(form.opcode.split(".")) and form.opcode not in R.MEASURED:
-            interp.approximated.setdefault(form.opcode, interp.points[interp.point])
-        with np.errstate(all="ignore"):
-            out = R.reference(SimpleNamespace(opcode=form.opcode, family=form.family,
-                                              operands=form.operands, immediates=immediates), srcs)
-        if isinstance(out, R.Partial):  # unspecified where the ISA says so
-            defined = defined & out.defined.reshape(defined.shape)
-            out = out.values
-        results = [np.asarray(out).astype(np.uint64)]
-        # Bits computed from a NaN of unknown payload are unknown.
-        defined = defined & ~nan
-        made_nan = [is_nan(results[0], result_type(form))]
-        if may_be_a_move(interp, form, values, coord):
-            # ptxas may move the source instead: a NaN's bits are either.
-            defined = defined & ~made_nan[0]
-    if per_register is None:
-        per_register = [defined] * len(results)
-    if pred_defined is not None:
-        # Where the predicate register is undefined, the instruction may
-        # or may not have run: what it would write is undefined.
-        per_register = [d & pred_defined for d in per_register]
-        execute = execute | (interp.active & ~pred_defined)
+        raise NotCovered("an index as an instruction operand")
+
+
+def compute(interp, form, values, coord, sources):
+    """(results, which are made NaNs, each result's defined bits): a move
+    keeps its registers' bits as they are (a NaN's too), each register
+    defined apart; an operation is reference.py's, undefined where the ISA
+    leaves it so or where a source is a NaN of unknown payload."""
+    if form.family in MOVES:
+        results = repack([s.astype(np.uint64) for s in sources.bits], form)
+        per_register = sources.each_defined if len(results) == len(sources.bits) else \
+            [sources.defined] * len(results)
+        return results, [sources.nan] * len(results), per_register
+    if R.APPROXIMATE & set(form.opcode.split(".")) and form.opcode not in R.MEASURED:
+        interp.approximated.setdefault(form.opcode, interp.points[interp.point])
+    with np.errstate(all="ignore"):
+        out = R.reference(SimpleNamespace(opcode=form.opcode, family=form.family, operands=form.operands,
+                                          immediates=sources.immediates), sources.bits)
+    defined = sources.defined
+    if isinstance(out, R.Partial):  # unspecified where the ISA says so
+        defined = defined & out.defined.reshape(defined.shape)
+        out = out.values
+    results = [np.asarray(out).astype(np.uint64)]
+    defined = defined & ~sources.nan
+    made_nan = [is_nan(results[0], result_type(form))]
+    if may_be_a_move(interp, form, values, coord):
+        # ptxas may move the source instead: a NaN's bits are either.
+        defined = defined & ~made_nan[0]
+    return results, made_nan, [defined] * len(results)
+
+
+def write_results(interp, form, values, coord, execute, preserve, sources, computed):
+    """A store's memory, or the destination registers: where the guard is
+    false, as they were (preserve_dst) or undefined."""
+    results, made_nan, per_register = computed
     if form.family == "st":
-        operand, view = memory
-        origins = split_origins(moved, [element_bytes(view.bits)] * len(results))
+        _, view = sources.memory
+        origins = split_origins(sources.moved, [element_bytes(view.bits)] * len(results))
         for reg, bits in enumerate(results):
             interp.write(view, coord + [reg], bits, per_register[reg], execute, made_nan[reg], origins[reg],
-                       order=MM.order_of(form))
+                         order=MM.order_of(form))
         return
-    dsts = [(operand, value) for operand, value in zip(form.operands, values)
-            if operand.role == "dst" and operand.space == "reg"]
-    flat = [(operand, value, reg) for operand, value in dsts for reg in range(operand.count)]
+    flat = [(operand, value, reg) for operand, value in zip(form.operands, values)
+            if operand.role == "dst" and operand.space == "reg" for reg in range(operand.count)]
     if len(flat) != len(results):
         raise NotCovered(f"{form.opcode}: {len(results)} results for {len(flat)} registers")
-    origins = split_origins(moved, [element_bytes(view.bits) for _, view, _ in flat])
+    origins = split_origins(sources.moved, [element_bytes(view.bits) for _, view, _ in flat])
     for (operand, view, reg), bits, made, origin, defined in zip(flat, results, made_nan, origins, per_register):
-        where = interp.active.copy()
-        if preserve:
-            where &= execute  # a false predicate keeps the old value
-            interp.write(view, coord + [reg], bits & mask_bits(operand.bits), defined, where, made, origin)
-        else:
-            # A false predicate leaves the destination undefined.
-            interp.write(view, coord + [reg], bits & mask_bits(operand.bits), defined & execute, where, made,
-                       origin)
+        where = interp.active & execute if preserve else interp.active.copy()
+        written = defined if preserve else defined & execute
+        interp.write(view, coord + [reg], bits & mask_bits(operand.bits), written, where, made, origin)
 
 
 def split_origins(moved, sizes):
