@@ -178,25 +178,24 @@ def _declared_as_the_matrix(origins: Origins, matrix: np.ndarray, rows: int, col
     return bits == fragments.ELEMENT_BITS[kind] and tuple(shape[-2:]) in ((rows, cols), (cols, rows))
 
 
-def check_fragment(origins: Origins, point: str, opcode: str, operand: str, kind: str,
-                   element_origin: Dict[Tuple[int, int], int], where: Dict[Tuple[int, int], Tuple[int, int, int]],
-                   rows: int, cols: int) -> Optional[np.ndarray]:
+def check_fragment(origins: Origins, point: str, opcode: str, operand: str, kind: str, matrix: np.ndarray,
+                   where: np.ndarray) -> Optional[np.ndarray]:
     """Raises FragmentLayoutFault when `operand`'s fragment of one warp
-    (element_origin: (row, col) -> origin; where: (row, col) -> (lane,
-    register, element in it)) is not one matrix in the ISA's layout.
-    Returns, for A and B, the offsets along K (offsets_along_k), which
-    check_k_order compares."""
-    matrix = np.full((rows, cols), UNKNOWN, np.int64)
-    for (row, col), origin in element_origin.items():
-        matrix[row, col] = origin
+    (matrix: each element's origin, UNKNOWN where none; where: (rows, cols,
+    3), the lane, register and element in it that hold each) is not one
+    matrix in the ISA's layout. Returns, for A and B, the offsets along K
+    (offsets_along_k), which check_k_order compares."""
     found = first_misplaced(matrix, by_rows=operand != "b")
     along_k = offsets_along_k(origins, matrix, operand)
     if found is None or along_k is not None:
         return along_k
-    if register_image(where, element_origin) and not _declared_as_the_matrix(origins, matrix, rows, cols, kind):
+    rows, cols = matrix.shape
+    cells = {(r, c): tuple(int(x) for x in where[r, c]) for r in range(rows) for c in range(cols)}
+    placed = {cell: int(matrix[cell]) for cell in cells}
+    if register_image(cells, placed) and not _declared_as_the_matrix(origins, matrix, rows, cols, kind):
         return None
     row, col, expected = found
-    lane, register, element = where[(row, col)]
+    lane, register, element = cells[(row, col)]
     line = f"row {row}" if operand != "b" else f"column {col}"
     start = (row, 0) if operand != "b" else (0, col)
     raise FragmentLayoutFault(

@@ -3,6 +3,7 @@
 from tile_mlir.fragments, the product from the accumulation model, and
 where each element came from (fragment_origins) where the run tracks it."""
 
+import functools
 import itertools
 
 import numpy as np
@@ -96,8 +97,6 @@ def mma(interp, form, values, group):
     missing lanes are a hazard."""
     shape = fragments.shape_of(form.opcode)
     dkind, akind, bkind, ckind = fragments.kinds_of(form.opcode)
-    satfinite = "satfinite" in form.opcode.split(".")
-    rounding = next((t for t in form.opcode.split(".") if t in ("rn", "rz", "rm", "rp")), "rn")
     named = {o.name: (o, v) for o, v in zip(form.operands, values)}
     if not all(isinstance(v, View) for v in values):
         raise NotCovered(f"{form.opcode}: a scalar fragment register")
@@ -112,42 +111,14 @@ def mma(interp, form, values, group):
     lane, first_threads, partial = WC.whole_warps(interp, form, executing)
 
     def fragment(operand_name, view, coord, kind, count, rows, cols):
-        """Per warp (first thread -> matrix of bits, defined); in a
-        tracked run, each warp's fragment is checked against the ISA's
-        layout (fragment_origins)."""
-        per = fragments.per_register(kind)
-        bits_each = fragments.ELEMENT_BITS[kind]
+        """Every warp's matrices of bits and defined bits (warps, rows,
+        cols), and, in a tracked run, each warp's fragment checked against
+        the ISA's layout (fragment_origins): its offsets along K by warp."""
         regs = [interp.read(view, group + coord + [r]) for r in range(count)]
-        checked = interp.origins is not None and bits_each % 8 == 0
-        if checked:
-            size = bits_each // 8
-            # (register, element, thread): the origin of each element.
-            origins = np.stack([O.element_origins(interp.byte_origins(view, group + coord + [r])
-                                                  .T.reshape(interp.threads * per, size))
-                                .reshape(interp.threads, per).T for r in range(count)])
-        out, along_k = {}, {}
-        for first in first_threads:
-            members = first + np.arange(32)
-            matrix = np.zeros((rows, cols), np.uint64)
-            known = np.zeros((rows, cols), bool)
-            placed, where = {}, {}
-            for ln in range(32):
-                thread = members[ln]
-                for r, (value, defined, _) in enumerate(regs):
-                    for e in range(per):
-                        i = r * per + e
-                        row, col = fragments.element(shape, operand_name, kind, i, ln)
-                        part = (int(value[thread]) >> (e * bits_each)) & ((1 << bits_each) - 1)
-                        matrix[row, col] = part
-                        known[row, col] = bool(defined[thread])
-                        if checked:
-                            placed[(row, col)] = int(origins[r, e, thread])
-                            where[(row, col)] = (ln, r, e)
-            if checked:
-                along_k[first] = O.check_fragment(interp.origins, interp.points[interp.point], form.opcode,
-                                                  operand_name, kind, placed, where, rows, cols)
-            out[first] = (matrix, known)
-        return out, along_k
+        if interp.origins is not None and fragments.ELEMENT_BITS[kind] % 8 == 0:
+            return _checked_fragment(interp, form, shape, (operand_name, kind, count, rows, cols), view,
+                                     group + coord, regs, first_threads)
+        return gather(shape, operand_name, kind, regs, first_threads, rows, cols), {}
 
     m, n, k = shape
     ranges = [range(extents.get(letter, 1)) for letter in letters]
@@ -159,39 +130,127 @@ def mma(interp, form, values, group):
         a_f, a_along_k = fragment("a", a_view, [point[x] for x in a_op.axes], akind, a_op.count, m, k)
         b_f, b_along_k = fragment("b", b_view, [point[x] for x in b_op.axes], bkind, b_op.count, k, n)
         c_f, _ = fragment("c", c_view, [point[x] for x in c_op.axes], ckind, c_op.count, m, n)
-        for first in a_along_k:
-            O.check_k_order(interp.points[interp.point], form.opcode, a_along_k[first], b_along_k.get(first))
+        for w in a_along_k:
+            O.check_k_order(interp.points[interp.point], form.opcode, a_along_k[w], b_along_k.get(w))
         d_op, d_view = dst
         d_coord = group + [point[x] for x in d_op.axes]
         per = fragments.per_register(dkind)
         bits_each = fragments.ELEMENT_BITS[dkind]
-        out_bits = [np.zeros(interp.threads, np.uint64) for _ in range(d_op.count)]
-        out_def = [np.ones(interp.threads, bool) for _ in range(d_op.count)]
         tracked = interp.origins is not None and bits_each % 8 == 0
         d_size = bits_each // 8
+        d, d_known = _products(interp.accumulation, form, (dkind, akind, bkind, ckind), a_f, b_f, c_f)
+        out_bits, out_def = scatter(shape, dkind, d_op.count, (d, d_known), first_threads, interp.threads)
+        out_def = [known & ~partial for known in out_def]
         out_origin = [np.full((per * d_size, interp.threads), O.UNKNOWN, np.int64) for _ in range(d_op.count)]
-        for first in first_threads:
-            (a, a_known), (b, b_known), (c, c_known) = a_f[first], b_f[first], c_f[first]
-            d, d_known = ACC.multiply(interp.accumulation, "mma", dkind, akind, bkind, ckind, a, b, c, satfinite,
-                                      rounding)
-            d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=0)[None, :]
-            members = first + np.arange(32)
+        if tracked:
             # D's bytes are this mma's (row, column), for the checks of
             # the mma it feeds and of its stores.
-            base = interp.origins.new_instance(interp.points[interp.point], form.opcode, n, d_size) if tracked else 0
-            for ln in range(32):
-                thread = members[ln]
+            at_rows, at_cols = layout(shape, "d", dkind, d_op.count)
+            cell = (at_rows * n + at_cols) * d_size  # (32, count, per)
+            for first in first_threads:
+                base = interp.origins.new_instance(interp.points[interp.point], form.opcode, n, d_size)
                 for r in range(d_op.count):
-                    word, known = 0, not partial[thread]
-                    for e in range(per):
-                        row, col = fragments.element(shape, "d", dkind, r * per + e, ln)
-                        word |= int(d[row, col]) << (e * bits_each)
-                        known = known and bool(d_known[row, col])
-                        if tracked:
-                            out_origin[r][e * d_size:(e + 1) * d_size, thread] = (
-                                base + (row * n + col) * d_size + np.arange(d_size))
-                    out_bits[r][thread] = word
-                    out_def[r][thread] = known
+                    # (per, d_size, 32) -> rows e * d_size + byte, columns the lanes
+                    placed = base + cell[:, r, :].T[:, None, :] + np.arange(d_size)[None, :, None]
+                    out_origin[r][:, first:first + 32] = placed.reshape(per * d_size, 32)
         for r in range(d_op.count):
             interp.write(d_view, d_coord + [r], out_bits[r], out_def[r], executing, None,
                        out_origin[r] if tracked else None)
+
+
+@functools.lru_cache(maxsize=None)
+def layout(shape, operand, kind, count):
+    """(rows, cols), each (32, count, per): where each lane's register
+    elements sit in the operand's matrix (tile_mlir.fragments)."""
+    per = fragments.per_register(kind)
+    rows, cols = np.zeros((32, count, per), np.int64), np.zeros((32, count, per), np.int64)
+    for lane in range(32):
+        for r in range(count):
+            for e in range(per):
+                rows[lane, r, e], cols[lane, r, e] = fragments.element(shape, operand, kind, r * per + e, lane)
+    return rows, cols
+
+
+def gather(shape, operand, kind, regs, first_threads, rows, cols):
+    """Every warp's operand matrix (warps, rows, cols) of element bits, and
+    which are defined, from its lanes' registers `regs` ([(bits,
+    defined, nan)] per register, each over the threads)."""
+    count, per, width = len(regs), fragments.per_register(kind), fragments.ELEMENT_BITS[kind]
+    at_rows, at_cols = layout(shape, operand, kind, count)
+    members = np.asarray(first_threads)[:, None] + np.arange(32)[None, :]  # (warps, 32)
+    bits = np.stack([value for value, _, _ in regs], axis=1)[members]  # (warps, 32, count)
+    defined = np.stack([d for _, d, _ in regs], axis=1)[members]
+    shifts = (np.arange(per, dtype=np.uint64) * np.uint64(width))
+    parts = (bits[..., None].astype(np.uint64) >> shifts) & np.uint64((1 << width) - 1)
+    warps = np.arange(len(first_threads))[:, None, None, None]
+    matrices = np.zeros((len(first_threads), rows, cols), np.uint64)
+    known = np.zeros((len(first_threads), rows, cols), bool)
+    matrices[warps, at_rows, at_cols] = parts
+    known[warps, at_rows, at_cols] = np.broadcast_to(defined[..., None], parts.shape)
+    return matrices, known
+
+
+def _products(accumulation, form, kinds, a_f, b_f, c_f):
+    """Every warp's D (warps, M, N) and which elements are defined: one
+    batch under a measured model (accumulation.mma takes any leading
+    shape), else instruction by instruction."""
+    (a, a_known), (b, b_known), (c, c_known) = a_f, b_f, c_f
+    satfinite = "satfinite" in form.opcode.split(".")
+    rounding = next((t for t in form.opcode.split(".") if t in ("rn", "rz", "rm", "rp")), "rn")
+    dkind, akind, bkind, _ = kinds
+    if accumulation == "sm_90" and ACC.sm90("mma", dkind, akind, bkind, a.shape[-1]) is not None:
+        d, d_known = ACC.multiply(accumulation, "mma", *kinds, a, b, c, satfinite, rounding)
+    else:
+        each = [ACC.multiply(accumulation, "mma", *kinds, a[w], b[w], c[w], satfinite, rounding)
+                for w in range(a.shape[0])]
+        d, d_known = np.stack([x[0] for x in each]), np.stack([x[1] for x in each])
+    return d, d_known & c_known & a_known.all(axis=2)[:, :, None] & b_known.all(axis=1)[:, None, :]
+
+
+def scatter(shape, kind, count, product, first_threads, threads):
+    """Each thread's D registers (bits, defined) from its warp's product
+    (d, known): (warps, M, N) each, in first_threads' order."""
+    per, width = fragments.per_register(kind), fragments.ELEMENT_BITS[kind]
+    at_rows, at_cols = layout(shape, "d", kind, count)
+    d, known = product[0].astype(np.uint64), product[1]
+    warps = np.arange(len(first_threads))[:, None, None, None]
+    shifts = (np.arange(per, dtype=np.uint64) * np.uint64(width))
+    words = np.bitwise_or.reduce(d[warps, at_rows, at_cols] << shifts, axis=3)  # (warps, 32, count)
+    whole = known[warps, at_rows, at_cols].all(axis=3)
+    members = (np.asarray(first_threads)[:, None] + np.arange(32)[None, :]).reshape(-1)
+    out_bits = [np.zeros(threads, np.uint64) for _ in range(count)]
+    out_def = [np.ones(threads, bool) for _ in range(count)]
+    for r in range(count):
+        out_bits[r][members] = words[:, :, r].reshape(-1)
+        out_def[r][members] = whole[:, :, r].reshape(-1)
+    return out_bits, out_def
+
+
+def _checked_fragment(interp, form, shape, operand, view, coord, regs, first_threads):
+    """fragment() in a run that tracks origins: per warp, the matrix, and
+    each element's origin checked against the ISA's layout."""
+    operand_name, kind, count, rows, cols = operand
+    per, size = fragments.per_register(kind), fragments.ELEMENT_BITS[kind] // 8
+    matrices, known = gather(shape, operand_name, kind, regs, first_threads, rows, cols)
+    # (thread, register, element): the origin of each element.
+    origins = np.stack([O.element_origins(interp.byte_origins(view, coord + [r]).T.reshape(interp.threads * per, size))
+                        .reshape(interp.threads, per) for r in range(count)], axis=1)
+    at_rows, at_cols = layout(shape, operand_name, kind, count)
+    members = np.asarray(first_threads)[:, None] + np.arange(32)[None, :]
+    placed = np.full((len(first_threads), rows, cols), O.UNKNOWN, np.int64)
+    placed[np.arange(len(first_threads))[:, None, None, None], at_rows, at_cols] = origins[members]
+    where = holders(shape, operand_name, kind, count, rows, cols)
+    along_k = {w: O.check_fragment(interp.origins, interp.points[interp.point], form.opcode, operand_name, kind,
+                                   placed[w], where) for w in range(len(first_threads))}
+    return (matrices, known), along_k
+
+
+@functools.lru_cache(maxsize=None)
+def holders(shape, operand, kind, count, rows, cols):
+    """(rows, cols, 3): the lane, register and element in it that hold
+    each element of the operand's matrix."""
+    at_rows, at_cols = layout(shape, operand, kind, count)
+    where = np.zeros((rows, cols, 3), np.int64)
+    lanes, regs, elements = np.meshgrid(np.arange(32), np.arange(count), np.arange(at_rows.shape[2]), indexing="ij")
+    where[at_rows, at_cols] = np.stack([lanes, regs, elements], axis=-1)
+    return where

@@ -47,7 +47,7 @@ def record_span(spans, size, at, span):
 
 
 def report_race(interp, kind, buffer, at, before, others, other_blocks, other_epochs, lanes,
-            both_strong=None, synchronized=None):
+                both_strong=None, synchronized=None):
     """Records, once per pair of program points, the first byte of `at`
     where another thread (`others`, of `other_blocks` in their barrier
     `other_epochs`) touched what `lanes` touch now, unordered: not the
@@ -139,21 +139,29 @@ def cluster_ordered(interp, lanes, others, stamps):
 
 
 
+def against_last_write(interp, kind, buffer, at, lanes, strength, span):
+    """An access of `at` by `lanes` against each byte's last write: a race
+    of `kind` unless they are the same thread, morally strong atomics of
+    the same span, or ordered (a barrier epoch, clocks, a cluster
+    barrier)."""
+    writers = buffer.writer[at]
+    blocks = writers // interp.per_block
+    strong = same_span(morally_strong(interp, buffer.written_strength[at], writers, blocks, strength, lanes),
+                       buffer.written_span, at, span)
+    known = interp.clocks.knows(lanes, writers, buffer.written_clock[at]) if interp.clocks else None
+    ordered = either(known, cluster_ordered(interp, lanes, writers, buffer.written_stamp[at]))
+    report_race(interp, kind, buffer, at, buffer.written_at[at], writers, blocks, buffer.written_epoch[at], lanes,
+                strong, ordered)
+
+
 def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     if buffer.private or at.size == 0:
         return
     pending_hazard(interp, buffer, at, lanes)
     if buffer.store_writing is not None:
         T.check_target_access(interp, buffer, at, "reads")
+    against_last_write(interp, "read-after-write", buffer, at, lanes, strength, span)
     clocks = interp.clocks
-    writers = buffer.writer[at]
-    report_race(interp, "read-after-write", buffer, at, buffer.written_at[at], writers,
-                 writers // interp.per_block, buffer.written_epoch[at], lanes,
-                 same_span(morally_strong(interp, buffer.written_strength[at], writers, writers // interp.per_block,
-                                                 strength, lanes), buffer.written_span, at, span),
-                 either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
-                              else None,
-                              cluster_ordered(interp, lanes, buffer.writer[at], buffer.written_stamp[at])))
     all_at, all_lanes = at, lanes
     at, thread, block = accessors(interp, at, lanes)
     epoch = interp.epoch[np.where(block == MANY, 0, block)]
@@ -208,15 +216,8 @@ def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
         T.check_source_write(interp, buffer, at)
     if buffer.store_writing is not None:
         T.check_target_access(interp, buffer, at, "writes")
+    against_last_write(interp, "write-after-write", buffer, at, lanes, strength, span)
     clocks = interp.clocks
-    writers = buffer.writer[at]
-    report_race(interp, "write-after-write", buffer, at, buffer.written_at[at], writers,
-                 writers // interp.per_block, buffer.written_epoch[at], lanes,
-                 same_span(morally_strong(interp, buffer.written_strength[at], writers, writers // interp.per_block,
-                                                 strength, lanes), buffer.written_span, at, span),
-                 either(clocks.knows(lanes, buffer.writer[at], buffer.written_clock[at]) if clocks
-                              else None,
-                              cluster_ordered(interp, lanes, buffer.writer[at], buffer.written_stamp[at])))
     readers_known = None
     if clocks:
         readers = buffer.reader[at]
