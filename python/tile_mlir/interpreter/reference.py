@@ -487,21 +487,62 @@ def _exact(direct, fractions):
     return hi, res
 
 
+def two_product(a, b):
+    """(p, e) with p = fl(a b) and p + e = a b exactly (Dekker's product
+    with Veltkamp's split), for magnitudes in SAFE_EXPONENTS (no overflow
+    in the split, no underflow in the parts)."""
+    def split(x):
+        c = 134217729.0 * x  # 2^27 + 1
+        high = c - (c - x)
+        return high, x - high
+    p = a * b
+    (a_hi, a_lo), (b_hi, b_lo) = split(a), split(b)
+    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+
+
+# Magnitudes within 2^+-500 (every f32, f16 and bf16 value, and their
+# quotients and roots): two_product is exact there.
+SAFE_EXPONENTS = 500
+
+
+def _safe(*values):
+    with np.errstate(all="ignore"):
+        return np.logical_and.reduce([np.isfinite(v) & (v != 0) & (np.abs(np.frexp(v)[1]) < SAFE_EXPONENTS)
+                                      for v in values])
+
+
 def exact_div(a, b):
+    """(the float64 quotient, the sign of what it leaves out): IEEE 754's
+    division is correctly rounded, and the remainder a - q b is exact
+    (two_product, and Sterbenz's lemma for a - fl(q b)), so its sign,
+    times b's, is the residual's; outside the safe range, with Fractions."""
     with np.errstate(all="ignore"):
         direct = a / b
-    return _exact(direct, ((i, Fraction(float(x)) / Fraction(float(y)))
-                           for i, (x, y) in enumerate(zip(a, b))
-                           if np.isfinite(x) and np.isfinite(y) and x != 0 and y != 0))
+        fast = _safe(a, b, direct)
+        p, e = two_product(np.where(fast, direct, 1.0), np.where(fast, b, 1.0))
+        remainder = (np.where(fast, a, 1.0) - p) - e
+    hi, res = _exact(direct, ((i, Fraction(float(a[i])) / Fraction(float(b[i])))
+                              for i in np.flatnonzero(~fast)
+                              if np.isfinite(a[i]) and np.isfinite(b[i]) and a[i] != 0 and b[i] != 0))
+    res[fast] = (np.sign(remainder) * np.sign(b))[fast]
+    return hi, res
 
 
 def exact_sqrt(a):
+    """(the float64 root h, the sign of a - h^2): exact through two_product
+    in the safe range, with Fractions outside it."""
     with np.errstate(all="ignore"):
         direct = np.sqrt(a)
+        fast = _safe(a) & (a > 0)
+        h = np.where(fast, direct, 1.0)
+        p, e = two_product(h, h)
+        remainder = (np.where(fast, a, 1.0) - p) - e
     hi, res = direct.copy(), np.zeros_like(direct)
-    for i, (x, h) in enumerate(zip(a, direct)):
+    res[fast] = np.sign(remainder)[fast]
+    for i in np.flatnonzero(~fast):
+        x, root = a[i], direct[i]
         if np.isfinite(x) and x > 0:
-            square = Fraction(float(h)) ** 2
+            square = Fraction(float(root)) ** 2
             res[i] = (Fraction(float(x)) > square) - (Fraction(float(x)) < square)
     return hi, res
 
