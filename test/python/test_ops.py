@@ -475,6 +475,27 @@ def test_split_k_runs_through_the_op_in_the_interpreter(monkeypatch):
         assert torch.equal(c, exact.to(torch.bfloat16)), (swap, one)
 
 
+def test_swap_ab_takes_an_m_up_to_128_as_the_kernels_128_columns(monkeypatch):
+    # M 100: swap-AB's tiles are 64 rows of Bt by 128 columns (M's 100
+    # and 28 past the edge, which store nothing), split in two, summed by
+    # the reduction or in the GEMM's launch; exact data, so C is float64's
+    # product rounded once. The tuner offers such plans to M 128, not past.
+    import importlib
+    from tile_mlir.kernels.configs import HopperGemmConfig
+    matmul_module = importlib.import_module("tile_mlir.ops.matmul")
+    swaps = [p.config for p in matmul_module.candidates("bfloat16", 128, 4096, 4096) if p.swap_ab]
+    assert {(c.bn, c.stages) for c in swaps} == {(128, 6)}
+    assert not any(p.swap_ab for p in matmul_module.candidates("bfloat16", 129, 4096, 4096))
+    g = torch.Generator().manual_seed(23)
+    a = torch.randint(-3, 4, (100, 512), generator=g).float()
+    bt = torch.randint(-3, 4, (72, 512), generator=g).float()
+    exact = (a.double() @ bt.double().t()).to(torch.bfloat16)
+    config = HopperGemmConfig(consumers=1, bn=128, stages=3, blocks=4, group_m=1, split_k=2)
+    for one in (False, True):
+        monkeypatch.setattr(matmul_module, "candidates", lambda *args: [matmul_module.GemmPlan(config, True, one)])
+        assert torch.equal(ops.matmul(a.bfloat16(), bt.bfloat16().t()), exact), one
+
+
 def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():
     # e4m3 integers and power-of-two scales: every step exact, so C is the
     # float64 product times both scales rounded once to bf16 (as

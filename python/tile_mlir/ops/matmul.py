@@ -249,8 +249,8 @@ def candidates(dtype, m=None, n=None, k=None):
     an SM in groups of 8, 128-column tiles with 6 stages, one consumer of
     64 rows (for a short M); where a short M leaves most SMs without a
     tile, that one and the default split along K into as many slices as
-    fill the SMs; and for M up to 64, swap-AB (N's rows as the tiles, M
-    as 64 columns) split likewise. Each split plan twice: summed by a
+    fill the SMs; and for M up to 128, swap-AB (N's rows as the tiles, M
+    as 64 or 128 columns) split likewise. Each split plan twice: summed by a
     second kernel, and in the GEMM's own launch."""
     plans = _plans(dtype, m, n, k)
     return plans + [dataclasses.replace(p, one_launch=True) for p in plans if p.config.split_k > 1]
@@ -269,13 +269,20 @@ def _plans(dtype, m, n, k):
         split = _split_to_fill(-(-m // (64 * base.consumers)) * -(-n // base.bn), steps)
         if split > 1:
             plans.append(GemmPlan(dataclasses.replace(base, split_k=split, blocks=SMS)))
-    if m <= 64:
+    if m <= SWAP_AB_M:
+        # M as the kernel's 64 (to M 64) or 128 columns; 8 or 6 stages fill
+        # the shared memory.
+        bn, stages = (64, 8) if m <= 64 else (128, 6)
         for consumers in (1, 2):
             split = max(2, _split_to_fill(-(-n // (64 * consumers)), steps))
             if steps % split == 0:
-                config = HopperGemmConfig(consumers=consumers, bn=64, stages=8, split_k=split, blocks=SMS)
+                config = HopperGemmConfig(consumers=consumers, bn=bn, stages=stages, split_k=split, blocks=SMS)
                 plans.append(GemmPlan(config, swap_ab=True))
     return plans
+
+
+# The longest M that swap-AB plans take (as the kernel's N).
+SWAP_AB_M = 128
 
 
 SMS = 132  # an H100's (and H200's) multiprocessors: the units a split-K fills
