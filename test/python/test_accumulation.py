@@ -158,11 +158,11 @@ def test_the_ops_attention_on_random_data_is_the_gpus_bit_for_bit(name):
     # ex2.approx.ftz.f32 from the GPU's tables. Its output equals the
     # H100's, every element (inputs drawn from the seed here, checked
     # against the GPU's by their digest).
-    pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "gpu"))
     import attention_check
     case = ATTENTION["cases"][name]
     out, inputs_digest = attention_check.attention(name, "cpu")
     assert inputs_digest == case["inputs"]
-    got = out.view(__import__("torch").int16).numpy().view(np.uint16)
+    got = out.view(torch.int16).numpy().view(np.uint16)
     assert np.array_equal(got, attention_check.decoded(case["out"], case["shape"]))

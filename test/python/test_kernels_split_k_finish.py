@@ -20,6 +20,7 @@ from tile_mlir.kernels import split_k_finish
 from tile_mlir.kernels.gemm_hopper import HopperGemmConfig, hopper_gemm
 from tile_mlir.kernels.gemm_reduce import split_k_reduce
 from tile_mlir.kernels.reference import gemm as gemm_reference
+from tile_mlir.kernels.reference.rows import narrow
 from tile_mlir.kernels.split_k_finish import SplitKFinish
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
@@ -82,13 +83,9 @@ def two_launches(a, b, dtype, how, scale_args):
 
 
 def rounded(values, out_dtype):
+    """C's bits: float32 as it is, else rounded once to nearest even."""
     values = np.asarray(values, np.float32)
-    if out_dtype == "float32":
-        return values
-    if out_dtype == "float16":
-        return values.astype(np.float16).view(np.uint16)
-    u = values.view(np.uint32).astype(np.uint64)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return values if out_dtype == "float32" else narrow(values, out_dtype)
 
 
 CASES = [("bfloat16", SplitKFinish("bfloat16")), ("e4m3", SplitKFinish("float16", "row")),

@@ -98,6 +98,7 @@ def run(out_dir, out_path):
 def compare(gpu_path, report_path=None):
     """Here: each case in the interpreter (tile_mlir.ops on CPU tensors)
     against the GPU's bits."""
+    import torch
     with open(gpu_path) as f:
         gpu = json.load(f)
     rows = {}
@@ -105,7 +106,7 @@ def compare(gpu_path, report_path=None):
         out, inputs_digest = attention(name, "cpu")
         assert inputs_digest == case["inputs"], f"{name}: the inputs drawn here differ from the GPU's"
         want = decoded(case["out"], case["shape"])
-        got = out.view(__import__("torch").int16).numpy().view(np.uint16)
+        got = out.view(torch.int16).numpy().view(np.uint16)
         rows[name] = {"elements": int(want.size), "different": int((got != want).sum())}
         print(name, rows[name], flush=True)
     if report_path:

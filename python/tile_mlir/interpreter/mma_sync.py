@@ -108,7 +108,7 @@ def mma(interp, form, values, group):
             extents[letter] = extent
     letters = "k" + "mn"
     executing = interp.active
-    lane, first_threads, partial = WC.whole_warps(interp, form, executing)
+    _, first_threads, partial = WC.whole_warps(interp, form, executing)
 
     def fragment(operand_name, view, coord, kind, count, rows, cols):
         """Every warp's matrices of bits and defined bits (warps, rows,

@@ -26,6 +26,11 @@ class HopperGemmConfig:
     consumer_regs: int = 232
     split_k: int = 1
 
+    def tiles(self, m: int, n: int) -> int:
+        """The tiles of an m x n C: the consumers' 64 rows each by `bn`
+        columns (the last ones partial)."""
+        return -(-m // (64 * self.consumers)) * -(-n // self.bn)
+
     @classmethod
     def best(cls, dtype: str):
         """The configuration that won on the H200 (bench/README.md):

@@ -113,7 +113,7 @@ class _Geometry:
     steps = property(lambda self: -(-self.k // self.bk))
     tiles_m = property(lambda self: -(-self.m // self.bm))
     tiles_n = property(lambda self: -(-self.n // self.config.bn))
-    tiles = property(lambda self: self.tiles_m * self.tiles_n)
+    tiles = property(lambda self: self.config.tiles(self.m, self.n))
     split = property(lambda self: self.config.split_k)
     # The accumulators go to a float32 workspace: split along K, or asked.
     to_workspace = property(lambda self: self.split > 1 or self.partial)

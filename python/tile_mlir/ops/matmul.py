@@ -228,8 +228,8 @@ class _GemmRun:
                            device=args[0].device)
         a_side, b_side = (args[1], args[0]) if swap else (args[0], args[1])
         if plan.one_launch:
-            config, rows = plan.config, n if swap else m
-            tiles = -(-rows // (64 * config.consumers)) * -(-(m if swap else n) // config.bn)
+            config = plan.config
+            tiles = config.tiles(n, m) if swap else config.tiles(m, n)
             return [(a_side, b_side, work, args[2], launch.counters(args[0].device, tiles * config.consumers),
                      *args[3:])]
         return [(a_side, b_side, work), (work, *args[2:])]
@@ -266,7 +266,7 @@ def _plans(dtype, m, n, k):
         return plans
     steps = -(-k // (128 if dtype == "e4m3" else 64))
     for base in (short, best):
-        split = _split_to_fill(-(-m // (64 * base.consumers)) * -(-n // base.bn), steps)
+        split = _split_to_fill(base.tiles(m, n), steps)
         if split > 1:
             plans.append(GemmPlan(dataclasses.replace(base, split_k=split, blocks=SMS)))
     if m <= SWAP_AB_M:
