@@ -37,6 +37,13 @@ def cases():
                 yield f"{dtype}_{model}_{proj}_m{m}", dtype, m, n, k
 
 
+def selected():
+    """The cases whose names `TILE_MLIR_SWEEP_ONLY` (a regular expression,
+    e.g. "_m(1|16|128)$"; unset: all) matches."""
+    only = os.environ.get("TILE_MLIR_SWEEP_ONLY", "")
+    return [case for case in cases() if not only or re.search(only, case[0])]
+
+
 def operands(dtype, m, n, k, device, gen=None):
     """x (M, K) and W (N, K) (random normal on a device; empty on meta), and
     the scales of e4m3."""
@@ -52,11 +59,12 @@ def operands(dtype, m, n, k, device, gen=None):
 def build(out):
     """Every entry's kernels (each autotune candidate), compiled into `out`
     as an ops cache; `TILE_MLIR_SWEEP_PART` "i/n" builds every n-th from
-    the i-th (parallel builds into one cache)."""
+    the i-th (parallel builds into one cache), and `TILE_MLIR_SWEEP_ONLY`
+    (as in `run`) only the entries it matches."""
     os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(out)
     import tile_mlir.ops as ops
     part, parts = (int(x) for x in os.environ.get("TILE_MLIR_SWEEP_PART", "0/1").split("/"))
-    for i, (name, dtype, m, n, k) in enumerate(cases()):
+    for i, (name, dtype, m, n, k) in enumerate(selected()):
         if i % parts != part:
             continue
         x, w, scales = operands(dtype, m, n, k, "meta")
@@ -102,10 +110,7 @@ def run(artifacts, report_path):
     triton, triton_name = triton_matmul()
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton_name,
               "rounds": ROUNDS, "repeats": REPEATS, "kernels": {}}
-    only = os.environ.get("TILE_MLIR_SWEEP_ONLY", "")
-    for name, dtype, m, n, k in cases():
-        if only and not re.search(only, name):  # a regular expression: "_m(1|16|128)$"
-            continue
+    for name, dtype, m, n, k in selected():
         entry = report["kernels"][name] = entry_of(dtype, m, n, k, triton, ops)
         print(name, "x%.3f best peer" % entry["ratio_vs_best_peer"],
               {key: round(v, 1) for key, v in entry["TFLOPs"].items()}, flush=True)

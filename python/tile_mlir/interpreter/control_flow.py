@@ -36,7 +36,7 @@ def check_shared_memory_outlives_access(interp):
         # Each owner block's first thread stands for it: its threads
         # leave together at the kernel's end.
         owner_thread = owner * interp.per_block
-        accesses = [(buffer.writer, buffer.written_stamp, buffer.written_at)]
+        accesses = [(buffer.writer, buffer.written_stamp.array(), buffer.written_at)]
         if buffer.remote_reader is not None:
             accesses.append((buffer.remote_reader, buffer.remote_read_stamp, buffer.remote_read_at))
         for others, stamps, point in accesses:

@@ -48,7 +48,7 @@ from . import streams as S
 from . import view_ops as VO
 from . import wgmma as W
 from .hazards import LoopFault, Stalled
-from .memory import element_bytes
+from .memory import element_bytes, read_registers, uniform_span, write_registers
 
 
 # The kernel uses something the interpreter does not model: one class for
@@ -296,6 +296,9 @@ class Interpreter:
         buffer = view.buffer
         if buffer.private and buffer.in_flight is not None:
             W.check_registers(self, buffer, address, writing=False)
+        span = uniform_span(buffer, address, nbytes) if buffer.private else None
+        if span is not None:
+            return read_registers(buffer, slice(None), span)
         for byte in range(nbytes):
             at = address + byte
             if buffer.private:
@@ -346,7 +349,10 @@ class Interpreter:
                 made = placed >= O.VIRTUAL
                 at = address[None, :] + np.arange(nbytes)[:, None]
                 self.origins.stores.append((placed[made], at[made], buffer.name, self.points[self.point]))
-        for byte in range(nbytes):
+        span = uniform_span(buffer, address, nbytes) if buffer.private else None
+        if span is not None:
+            write_registers(buffer, lanes, span, value, defined, nan)
+        for byte in range(nbytes if span is None else 0):
             at = address + byte
             part = ((value >> np.uint64(8 * byte)) & np.uint64(0xFF)).astype(np.uint8)
             if buffer.private:
@@ -362,11 +368,12 @@ class Interpreter:
                     W.check_shared_write(self, buffer, at)
                 if buffer.shared:
                     self.unfenced.generic_write(buffer, at, self.point)
-                unique, counts = np.unique(at, return_counts=True)
+                unique, sorting, starts = RC.runs(at)
                 buffer.data[at] = part
                 buffer.defined[at] = defined
                 buffer.nan[at] = nan
-                buffer.defined[unique[counts > 1]] = False
+                if sorting is not None:
+                    buffer.defined[unique[np.diff(np.append(starts, at.size)) > 1]] = False
         if not buffer.private:
             if tracked and self.sync is not None:
                 at = (address[:, None] + np.arange(nbytes)[None, :]).reshape(-1)

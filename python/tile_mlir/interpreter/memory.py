@@ -15,6 +15,32 @@ def mask_bits(bits):
     return np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
+class Zeros:
+    """A per-byte array that is all zeros until a nonzero value is stored
+    in it: the shadow state only some kernels use (cluster stamps,
+    mbarrier clocks, copies in flight) takes no memory in the others (a
+    tensor's bytes each carry a dozen such fields)."""
+
+    def __init__(self, size, dtype):
+        self.size, self.dtype, self.values = size, dtype, None
+
+    def __getitem__(self, index):
+        if self.values is None and isinstance(index, np.ndarray) and index.dtype.kind in "iu":
+            return np.zeros(index.shape, self.dtype)
+        return self.array()[index]
+
+    def __setitem__(self, index, value):
+        if self.values is None and not np.any(value):
+            return
+        self.array()[index] = value
+
+    def array(self):
+        """The values as an array (made now if none was stored)."""
+        if self.values is None:
+            self.values = np.zeros(self.size, self.dtype)
+        return self.values
+
+
 class Buffer:
     """Bytes and their defined bits: shape (threads, n) when private to each
     thread (a register tile), (n,) when shared (a global tensor). `nan`
@@ -56,19 +82,19 @@ class Buffer:
             # With each, the block's barrier epoch it happened in (a barrier
             # orders the accesses of its block's threads before it against
             # those after it), and for the readers their block (MANY: two).
-            self.writer = np.full(data.size, NOBODY, np.int64)
-            self.reader = np.full(data.size, NOBODY, np.int64)
-            self.reader_block = np.full(data.size, NOBODY, np.int64)
-            self.written_epoch = np.zeros(data.size, np.int64)
-            self.read_epoch = np.zeros(data.size, np.int64)
+            self.writer = np.full(data.size, NOBODY, np.int32)
+            self.reader = np.full(data.size, NOBODY, np.int32)
+            self.reader_block = np.full(data.size, NOBODY, np.int32)
+            self.written_epoch = np.zeros(data.size, np.int32)
+            self.read_epoch = np.zeros(data.size, np.int32)
             self.written_at = np.zeros(data.size, np.int32)
             self.read_at = np.zeros(data.size, np.int32)
             # In a kernel with clusters: the cluster arrivals the writer
             # (and the readers, the most of them) had made when it touched
             # the byte; a thread whose barrier.cluster.wait completed more
             # phases than that is ordered after the access.
-            self.written_stamp = np.zeros(data.size, np.int64)
-            self.read_stamp = np.zeros(data.size, np.int64)
+            self.written_stamp = Zeros(data.size, np.int64)
+            self.read_stamp = Zeros(data.size, np.int64)
             # Reads by other blocks of a block's shared bytes (tile.mapa),
             # made when the first one happens (_track_remote_read).
             self.remote_reader = self.remote_read_stamp = self.remote_read_at = None
@@ -87,12 +113,41 @@ class Buffer:
             self.release_id = None
             # The program point of the cp.async whose bytes are in flight to
             # each byte (0: none).
-            self.pending_at = np.zeros(data.size, np.int32)
+            self.pending_at = Zeros(data.size, np.int32)
             # With mbarrier ordering (clocks.py): the writer's and the
             # single reader's counts, and each byte's set of readers.
-            self.written_clock = np.zeros(data.size, np.int64)
-            self.read_clock = np.zeros(data.size, np.int64)
-            self.read_set = np.zeros(data.size, np.int64)
+            self.written_clock = Zeros(data.size, np.int64)
+            self.read_clock = Zeros(data.size, np.int64)
+            self.read_set = Zeros(data.size, np.int64)
+
+
+def uniform_span(buffer, address, nbytes):
+    """The bytes `address` .. + `nbytes` of a register buffer as a slice
+    when every thread's address is the same one inside it (a register
+    tile indexed alike in every thread, the common case: its bytes are a
+    column block of the (threads, bytes) arrays, read and written without
+    a gather), else None."""
+    if nbytes not in (1, 2, 4, 8) or address.size == 0:
+        return None
+    first = int(address[0])
+    if first < 0 or first + nbytes > buffer.data.shape[1] or not (address == first).all():
+        return None
+    return slice(first, first + nbytes)
+
+
+def read_registers(buffer, rows, span):
+    """(value as uint64, defined, nan) of the element at `span` of the
+    register rows `rows` (little-endian bytes, as the shifts put them)."""
+    nbytes = span.stop - span.start
+    value = np.ascontiguousarray(buffer.data[rows, span]).view(f"<u{nbytes}").reshape(-1).astype(np.uint64)
+    return value, buffer.defined[rows, span].all(axis=1), buffer.nan[rows, span].any(axis=1)
+
+
+def write_registers(buffer, rows, span, value, defined, nan):
+    nbytes = span.stop - span.start
+    buffer.data[rows, span] = value.astype(f"<u{nbytes}").view(np.uint8).reshape(-1, nbytes)
+    buffer.defined[rows, span] = defined[:, None]
+    buffer.nan[rows, span] = nan[:, None]
 
 
 class View:

@@ -82,14 +82,31 @@ def untracked_releases(interp, other, thread):
             f"and this one has {interp.threads:,}: a release and acquire between them would not be seen")
 
 
+def runs(at):
+    """(unique, order, starts): the distinct addresses of `at` in
+    increasing order, the order that sorts `at` (None where it is already
+    strictly increasing: each thread its own bytes, in thread order, the
+    common case, which needs no sort), and where each address's run
+    starts in the sorted order."""
+    if at.size < 2 or (at[1:] > at[:-1]).all():
+        return at, None, np.arange(at.size)
+    order = np.argsort(at, kind="stable")
+    ordered = at[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    return ordered[starts], order, starts
+
+
+def per_run(values, order, starts, reduce):
+    """`reduce` (a ufunc: np.minimum, np.maximum) of `values` over each
+    run of runs()."""
+    return values if order is None else reduce.reduceat(values[order], starts)
+
+
 def accessors(interp, at, lanes):
     """The bytes `at` touches, once each, and per byte the one thread
     that touches it (MANY for two or more) and its block (MANY)."""
-    unique, inverse = np.unique(at, return_inverse=True)
-    low = np.full(unique.size, np.iinfo(np.int64).max, np.int64)
-    high = np.full(unique.size, -1, np.int64)
-    np.minimum.at(low, inverse, lanes)
-    np.maximum.at(high, inverse, lanes)
+    unique, order, starts = runs(at)
+    low, high = per_run(lanes, order, starts, np.minimum), per_run(lanes, order, starts, np.maximum)
     thread = np.where(low == high, low, MANY)
     block = np.where(low // interp.per_block == high // interp.per_block, low // interp.per_block, MANY)
     return unique, thread, block
@@ -145,6 +162,9 @@ def against_last_write(interp, kind, buffer, at, lanes, strength, span):
     the same span, or ordered (a barrier epoch, clocks, a cluster
     barrier)."""
     writers = buffer.writer[at]
+    at, lanes, writers, span = others_only(at, lanes, writers, span)
+    if at.size == 0:
+        return
     blocks = writers // interp.per_block
     strong = same_span(morally_strong(interp, buffer.written_strength[at], writers, blocks, strength, lanes),
                        buffer.written_span, at, span)
@@ -152,6 +172,37 @@ def against_last_write(interp, kind, buffer, at, lanes, strength, span):
     ordered = either(known, cluster_ordered(interp, lanes, writers, buffer.written_stamp[at]))
     report_race(interp, kind, buffer, at, buffer.written_at[at], writers, blocks, buffer.written_epoch[at], lanes,
                 strong, ordered)
+
+
+def others_only(at, lanes, others, span):
+    """`at`, `lanes`, `others` and `span` (per access, or one or None)
+    where another thread touched the byte before (a race is only possible
+    there), in their order."""
+    candidates = (others != NOBODY) & (others != lanes)
+    if candidates.all():
+        return at, lanes, others, span
+    if isinstance(span, np.ndarray) and span.shape == at.shape:
+        span = span[candidates]
+    return at[candidates], lanes[candidates], others[candidates], span
+
+
+def against_last_reads(interp, buffer, at, lanes, strength, span):
+    """A write of `at` by `lanes` against each byte's reads since its last
+    write: a write-after-read race unless ordered or morally strong."""
+    at, lanes, readers, span = others_only(at, lanes, buffer.reader[at], span)
+    if at.size == 0:
+        return
+    clocks = interp.clocks
+    readers_known = None
+    if clocks:
+        readers_known = np.where(readers == MANY, clocks.readers_known(lanes, buffer.read_set[at]),
+                                 clocks.knows(lanes, readers, buffer.read_clock[at]))
+    blocks = buffer.reader_block[at]
+    strong = same_span(morally_strong(interp, buffer.read_strength[at], readers, blocks, strength, lanes),
+                       buffer.read_span, at, span)
+    ordered = either(readers_known, cluster_ordered(interp, lanes, readers, buffer.read_stamp[at]))
+    report_race(interp, "write-after-read", buffer, at, buffer.read_at[at], readers, blocks,
+                buffer.read_epoch[at], lanes, strong, ordered)
 
 
 def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
@@ -182,9 +233,8 @@ def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     if interp.cluster != (1, 1, 1):
         # The most arrivals any of this access's readers of a byte had
         # made (`at` is the sorted unique bytes _accessors gave).
-        _, inverse = np.unique(all_at, return_inverse=True)
-        stamps = np.zeros(at.size, np.int64)
-        np.maximum.at(stamps, inverse, interp.cluster_arrivals[all_lanes])
+        _, order, starts = runs(all_at)
+        stamps = per_run(interp.cluster_arrivals[all_lanes], order, starts, np.maximum)
         buffer.read_stamp[at] = np.where(fresh, stamps, np.maximum(buffer.read_stamp[at], stamps))
         if buffer.block_bytes:
             track_remote_read(interp, buffer, all_at, all_lanes)
@@ -217,23 +267,11 @@ def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     if buffer.store_writing is not None:
         T.check_target_access(interp, buffer, at, "writes")
     against_last_write(interp, "write-after-write", buffer, at, lanes, strength, span)
-    clocks = interp.clocks
-    readers_known = None
-    if clocks:
-        readers = buffer.reader[at]
-        readers_known = np.where(readers == MANY, clocks.readers_known(lanes, buffer.read_set[at]),
-                                 clocks.knows(lanes, readers, buffer.read_clock[at]))
-    report_race(interp, "write-after-read", buffer, at, buffer.read_at[at], buffer.reader[at],
-                 buffer.reader_block[at], buffer.read_epoch[at], lanes,
-                 same_span(morally_strong(interp, buffer.read_strength[at], buffer.reader[at],
-                                                 buffer.reader_block[at], strength, lanes),
-                            buffer.read_span, at, span),
-                 either(readers_known,
-                              cluster_ordered(interp, lanes, buffer.reader[at], buffer.read_stamp[at])))
+    against_last_reads(interp, buffer, at, lanes, strength, span)
     # Two threads storing one byte in one instruction: morally strong
     # accesses may (atomics of a scope that includes both threads).
-    order = np.argsort(at, kind="stable")
-    same = np.flatnonzero(at[order][1:] == at[order][:-1])
+    _, order, _ = runs(at)
+    same = np.zeros(0, np.int64) if order is None else np.flatnonzero(at[order][1:] == at[order][:-1])
     if same.size:
         firsts, seconds = lanes[order[same]], lanes[order[same + 1]]
         strong = morally_strong(interp, np.full(same.size, strength), firsts, firsts // interp.per_block,
@@ -245,8 +283,8 @@ def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
                      lanes[[first]], lanes[[first]] // interp.per_block, np.array([interp.epoch.max() + 1]),
                      lanes[[second]])
     buffer.writer[at] = lanes
-    if clocks:
-        buffer.written_clock[at] = clocks.own(lanes)
+    if interp.clocks:
+        buffer.written_clock[at] = interp.clocks.own(lanes)
     buffer.written_strength[at] = strength
     buffer.written_epoch[at] = interp.epoch[lanes // interp.per_block]
     buffer.written_at[at] = interp.point

@@ -63,8 +63,20 @@ def bits_of(kind):
 
 # -- decoding -----------------------------------------------------------------
 
+# The formats numpy holds (bf16: the top half of an f32): decoded and
+# encoded by a view and an exact conversion, as the general code below
+# would (a NaN's payload aside: encode makes every NaN the quiet one).
+NATIVE = {"f64": (np.uint64, np.float64), "f32": (np.uint32, np.float32), "f16": (np.uint16, np.float16)}
+ENCODED_NAN = {"f64": 0x7FF8000000000000, "f32": 0x7FC00000, "f16": 0x7E00, "bf16": 0x7FC0}
+
+
 def decode(bits, kind):
     """Bit patterns of format `kind` to float64 values (exact)."""
+    if kind in NATIVE:
+        uint, real = NATIVE[kind]
+        return np.asarray(bits).astype(uint).view(real).astype(np.float64)
+    if kind == "bf16":
+        return (np.asarray(bits).astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
     bits = np.asarray(bits).astype(np.uint64)
     e, m, has_inf = FORMATS[kind]
     width = 1 + e + m
@@ -96,6 +108,14 @@ def max_finite(kind):
 def encode(values, kind):
     """Exactly representable float64 values (or inf/nan) to bit patterns."""
     values = np.asarray(values, dtype=np.float64)
+    if kind in NATIVE or kind == "bf16":
+        uint, real = NATIVE.get(kind, (np.uint32, np.float32))
+        with np.errstate(invalid="ignore"):
+            out = values.astype(real).view(uint)
+        if kind == "bf16":
+            out = (out >> np.uint32(16)).astype(np.uint16)
+            uint = np.uint16
+        return np.where(np.isnan(values), uint(ENCODED_NAN[kind]), out)
     e, m, has_inf = FORMATS[kind]
     width = 1 + e + m
     bias = (1 << (e - 1)) - 1
@@ -313,9 +333,25 @@ def int_arith(family, ty, quals, a_bits, b_bits):
 
 # -- floats -------------------------------------------------------------------
 
+def ieee_hardware():
+    """Whether this CPU's float arithmetic keeps subnormals (no flush-to-
+    zero or denormals-are-zero mode set in the process): then numpy's f32
+    and f64 +, -, * are IEEE 754's, correctly rounded to nearest even."""
+    tiny = np.array([2.0 ** -149], np.float32)
+    return bool((tiny * np.float32(1.0))[0] != 0) and bool((tiny + tiny)[0] == np.float32(2.0 ** -148))
+
+
 def float_arith(family, kind, quals, a_bits, b_bits):
     mode = next((q for q in quals if q in ("rn", "rz", "rm", "rp")), "rn")
     ftz, sat = "ftz" in quals, "sat" in quals
+    if mode == "rn" and not (ftz or sat) and kind in ("f32", "f64") and ieee_hardware():
+        # The CPU's own IEEE operation: the exact result rounded once to
+        # nearest even, signed zeros included, as the model below computes.
+        uint, real = NATIVE[kind]
+        a, b = (np.asarray(x).astype(uint).view(real) for x in (a_bits, b_bits))
+        with np.errstate(all="ignore"):
+            out = a + b if family == "add" else a - b if family == "sub" else a * b
+        return np.where(np.isnan(out), uint(ENCODED_NAN[kind]), out.view(uint))
     a, b = decode(a_bits, kind), decode(b_bits, kind)
     if ftz:
         a, b = flush(a, kind), flush(b, kind)

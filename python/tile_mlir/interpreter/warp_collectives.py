@@ -190,6 +190,8 @@ def membermasks_agree(interp, form, mask, executing, first, warp_size, lane):
     warp intrinsics: "all non-exited threads named in mask must execute
     the same intrinsic with the same mask"): a hazard naming both."""
     mask = np.asarray(mask).astype(np.int64) & 0xFFFFFFFF
+    if _one_mask_a_warp(mask, executing, first):
+        return
     lanes32 = np.arange(32)
     exists = lanes32[None, :] < warp_size[:, None]
     peer = np.where(exists, first[:, None] + lanes32[None, :], interp.lanes[:, None])
@@ -200,6 +202,18 @@ def membermasks_agree(interp, form, mask, executing, first, warp_size, lane):
         collective_hazard(interp, form, f"passes membermask {int(mask[thread]):#010x}, but lane {other} of "
                                 f"it passes {int(mask[peer[thread, other]]):#010x}: lanes of one membermask "
                                 "pass the same one", interp.lanes == thread, lane, lane)
+
+
+def _one_mask_a_warp(mask, executing, first):
+    """Whether the executing threads of each warp (the runs of `first`,
+    its lane 0, over the threads in order) all pass one membermask: then
+    no two disagree, and the pairwise check is not needed."""
+    if mask.size == 0:
+        return True
+    starts = np.flatnonzero(np.concatenate(([True], first[1:] != first[:-1])))
+    high = np.maximum.reduceat(np.where(executing, mask, -1), starts)
+    low = np.minimum.reduceat(np.where(executing, mask, 1 << 40), starts)
+    return bool(((high == low) | (high < 0)).all())
 
 
 def collective_hazard(interp, form, problem, bad, lane, source):
