@@ -48,7 +48,7 @@ from . import streams as S
 from . import view_ops as VO
 from . import wgmma as W
 from .hazards import LoopFault, Stalled
-from .memory import element_bytes, read_registers, uniform_span, write_registers
+from .memory import all_set, any_set, as_bytes, as_words, element_bytes, read_registers, uniform_span, write_registers
 
 
 # The kernel uses something the interpreter does not model: one class for
@@ -98,6 +98,7 @@ class Interpreter:
         # The hazards found, each reported once by its key (kind and
         # program points): first_report.
         self.hazards, self._hazard_keys = [], set()
+        self._scratch = np.empty(0, np.int32)
         # Each block's barrier epoch: how many barriers it has passed.
         self.per_block = per_block
         self.epoch = np.zeros(max(threads // per_block, 1), np.int64)
@@ -157,6 +158,14 @@ class Interpreter:
             return False
         self._hazard_keys.add(key)
         return True
+
+    def scratch(self, size):
+        """A work array of at least `size` int32s, its contents whatever
+        the last user left (kept: a fresh one's pages cost more to touch
+        than the work done in them)."""
+        if self._scratch.size < size:
+            self._scratch = np.empty(max(size, 2 * self._scratch.size), np.int32)
+        return self._scratch
 
     def track(self, buffer, origin=None):
         """Gives `buffer` origins (unknown unless given) when the run
@@ -290,37 +299,31 @@ class Interpreter:
         check), with the semantics `order` (memory_model.py)."""
         nbytes = element_bytes(view.bits)
         address = view.addresses(coord)
-        value = np.zeros(self.threads, np.uint64)
-        defined = np.ones(self.threads, bool)
-        nan = np.zeros(self.threads, bool)
         buffer = view.buffer
-        if buffer.private and buffer.in_flight is not None:
-            W.check_registers(self, buffer, address, writing=False)
-        span = uniform_span(buffer, address, nbytes) if buffer.private else None
-        if span is not None:
-            return read_registers(buffer, slice(None), span)
-        for byte in range(nbytes):
-            at = address + byte
-            if buffer.private:
-                b, d, n = buffer.data[self.lanes, at], buffer.defined[self.lanes, at], buffer.nan[self.lanes, at]
-            else:
-                # A thread that does not access memory (inactive, or past a
-                # tensor's runtime extent in a loop it left) reads nothing.
-                inside = (at >= 0) & (at < buffer.data.size)
-                if where is not None and (where & ~inside).any():
-                    outside = where & ~inside
-                    raise self.fault(outside, f"reads byte {int(at[outside][0])} of {buffer.name or 'a tensor'}, "
-                                              f"which has {buffer.data.size}")
-                safe = np.where(inside, at, 0)
-                b, d, n = buffer.data[safe], buffer.defined[safe] & inside, buffer.nan[safe]
-                if where is not None:
-                    RC.track_read(self, buffer, at[where], self.lanes[where], order.strength)
-                    if self.sync is not None:
-                        self.sync.after_read(buffer, at[where], self.lanes[where], order)
-            value |= b.astype(np.uint64) << np.uint64(8 * byte)
-            defined &= d
-            nan |= n
-        return value, defined, nan
+        if buffer.private:
+            if buffer.in_flight is not None:
+                W.check_registers(self, buffer, address, writing=False)
+            span = uniform_span(buffer, address, nbytes)
+            if span is not None:
+                return read_registers(buffer, slice(None), span)
+            return read_registers(buffer, self.lanes[:, None], address[:, None] + np.arange(nbytes))
+        # An element's bytes, thread by thread (each thread's in order).
+        at = address[:, None] + np.arange(nbytes)
+        inside = (at >= 0) & (at < buffer.data.size)
+        if where is not None:
+            # A thread that does not access memory (inactive, or past a
+            # tensor's runtime extent in a loop it left) reads nothing.
+            outside = where[:, None] & ~inside
+            if outside.any():
+                raise self.fault(outside.any(axis=1), f"reads byte {int(at[outside][0])} of "
+                                                      f"{buffer.name or 'a tensor'}, which has {buffer.data.size}")
+        safe = np.where(inside, at, 0)
+        if where is not None:
+            flat, each = at[where].reshape(-1), np.repeat(self.lanes[where], nbytes)
+            RC.track_read(self, buffer, flat, each, order.strength)
+            if self.sync is not None:
+                self.sync.after_read(buffer, flat, each, order)
+        return as_words(buffer.data[safe]), all_set(buffer.defined[safe] & inside), any_set(buffer.nan[safe])
 
     def write(self, view, coord, value, defined, where, nan=None, origin=None, tracked=True, order=MM.WEAK_ORDER):
         """Writes one element for the threads `where`, with the semantics
@@ -349,36 +352,39 @@ class Interpreter:
                 made = placed >= O.VIRTUAL
                 at = address[None, :] + np.arange(nbytes)[:, None]
                 self.origins.stores.append((placed[made], at[made], buffer.name, self.points[self.point]))
-        span = uniform_span(buffer, address, nbytes) if buffer.private else None
-        if span is not None:
-            write_registers(buffer, lanes, span, value, defined, nan)
-        for byte in range(nbytes if span is None else 0):
-            at = address + byte
-            part = ((value >> np.uint64(8 * byte)) & np.uint64(0xFF)).astype(np.uint8)
-            if buffer.private:
-                buffer.data[lanes, at] = part
-                buffer.defined[lanes, at] = defined
-                buffer.nan[lanes, at] = nan
+        if buffer.private:
+            span = uniform_span(buffer, address, nbytes)
+            if span is not None:
+                write_registers(buffer, slice(None) if lanes.size == self.threads else lanes, span, value, defined, nan)
             else:
-                # Two threads storing one byte in one instruction: which wins
-                # is not defined.
-                if tracked:
-                    RC.track_write(self, buffer, at, lanes, order.strength)
-                if buffer.wgmma_reading is not None:
-                    W.check_shared_write(self, buffer, at)
-                if buffer.shared:
-                    self.unfenced.generic_write(buffer, at, self.point)
-                unique, sorting, starts = RC.runs(at)
-                buffer.data[at] = part
-                buffer.defined[at] = defined
-                buffer.nan[at] = nan
-                if sorting is not None:
-                    buffer.defined[unique[np.diff(np.append(starts, at.size)) > 1]] = False
-        if not buffer.private:
-            if tracked and self.sync is not None:
-                at = (address[:, None] + np.arange(nbytes)[None, :]).reshape(-1)
-                self.sync.after_write(buffer, at, np.repeat(lanes, nbytes), order, rmw=False)
-            self.progress()
+                write_registers(buffer, lanes[:, None], address[:, None] + np.arange(nbytes), value, defined, nan)
+            return
+        self.write_memory(buffer, address, nbytes, lanes, (value, defined, nan), tracked, order)
+
+    def write_memory(self, buffer, address, nbytes, lanes, element, tracked, order):
+        """The element (value, defined, nan) stored by `lanes` at
+        `address` of a tensor or shared buffer: the race check, the
+        bytes (thread by thread), and the release it may make."""
+        value, defined, nan = element
+        at = (address[:, None] + np.arange(nbytes)).reshape(-1)
+        each = np.repeat(lanes, nbytes)
+        if tracked:
+            RC.track_write(self, buffer, at, each, order.strength)
+        if buffer.wgmma_reading is not None:
+            W.check_shared_write(self, buffer, at)
+        if buffer.shared:
+            self.unfenced.generic_write(buffer, at, self.point)
+        buffer.data[at] = as_bytes(value, nbytes).reshape(-1)
+        buffer.defined[at] = np.repeat(defined, nbytes)
+        buffer.nan[at] = np.repeat(nan, nbytes)
+        unique, sorting, starts = RC.runs(self, at)
+        if sorting is not None:
+            # Two threads storing one byte in one instruction: which wins
+            # is not defined.
+            buffer.defined[unique[np.diff(np.append(starts, at.size)) > 1]] = False
+        if tracked and self.sync is not None:
+            self.sync.after_write(buffer, at, each, order, rmw=False)
+        self.progress()
 
     def progress(self):
         """Memory changed: a stream spinning on it may go on."""

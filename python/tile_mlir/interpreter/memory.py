@@ -135,17 +135,42 @@ def uniform_span(buffer, address, nbytes):
     return slice(first, first + nbytes)
 
 
+def as_words(byte_rows):
+    """(n, nbytes) uint8 rows (little-endian, nbytes 1, 2, 4 or 8) as n
+    uint64 values."""
+    nbytes = byte_rows.shape[1]
+    if nbytes not in (1, 2, 4, 8):
+        return sum(byte_rows[:, i].astype(np.uint64) << np.uint64(8 * i) for i in range(nbytes))
+    return np.ascontiguousarray(byte_rows).view(f"<u{nbytes}").reshape(-1).astype(np.uint64)
+
+
+def as_bytes(values, nbytes):
+    """n values as (n, nbytes) uint8 rows, little-endian: as_words'
+    inverse."""
+    return np.asarray(values).astype(f"<u{nbytes}").view(np.uint8).reshape(-1, nbytes)
+
+
+def all_set(flag_rows):
+    """Per row of an (n, nbytes) bool array: every flag set (compared as
+    one word, not reduced along the short axis)."""
+    return as_words(flag_rows.view(np.uint8)) == np.uint64(int.from_bytes(b"\x01" * flag_rows.shape[1], "little"))
+
+
+def any_set(flag_rows):
+    return as_words(flag_rows.view(np.uint8)) != 0
+
+
 def read_registers(buffer, rows, span):
-    """(value as uint64, defined, nan) of the element at `span` of the
-    register rows `rows` (little-endian bytes, as the shifts put them)."""
-    nbytes = span.stop - span.start
-    value = np.ascontiguousarray(buffer.data[rows, span]).view(f"<u{nbytes}").reshape(-1).astype(np.uint64)
-    return value, buffer.defined[rows, span].all(axis=1), buffer.nan[rows, span].any(axis=1)
+    """(value as uint64, defined, nan) of the element at `span` (a slice,
+    or per row its byte columns) of the register rows `rows`
+    (little-endian bytes)."""
+    return (as_words(buffer.data[rows, span]), all_set(buffer.defined[rows, span]),
+            any_set(buffer.nan[rows, span]))
 
 
 def write_registers(buffer, rows, span, value, defined, nan):
-    nbytes = span.stop - span.start
-    buffer.data[rows, span] = value.astype(f"<u{nbytes}").view(np.uint8).reshape(-1, nbytes)
+    nbytes = span.stop - span.start if isinstance(span, slice) else span.shape[1]
+    buffer.data[rows, span] = as_bytes(value, nbytes)
     buffer.defined[rows, span] = defined[:, None]
     buffer.nan[rows, span] = nan[:, None]
 

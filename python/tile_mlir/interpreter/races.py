@@ -82,18 +82,29 @@ def untracked_releases(interp, other, thread):
             f"and this one has {interp.threads:,}: a release and acquire between them would not be seen")
 
 
-def runs(at):
-    """(unique, order, starts): the distinct addresses of `at` in
-    increasing order, the order that sorts `at` (None where it is already
-    strictly increasing: each thread its own bytes, in thread order, the
-    common case, which needs no sort), and where each address's run
-    starts in the sorted order."""
-    if at.size < 2 or (at[1:] > at[:-1]).all():
-        return at, None, np.arange(at.size)
+def runs(interp, at):
+    """(unique, order, starts): the distinct addresses of `at`, the order
+    that sorts `at` and where each address's run starts in it; order and
+    starts are None, and unique is `at` itself, where no address repeats
+    (each thread its own bytes, the common case: no sort is needed)."""
+    if at.size < 2 or (at[1:] > at[:-1]).all() or not repeats(interp, at):
+        return at, None, None
     order = np.argsort(at, kind="stable")
     ordered = at[order]
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
     return ordered[starts], order, starts
+
+
+def repeats(interp, at):
+    """Whether an address of `at` (not negative) occurs twice: each
+    position marks its address in a scratch array, and a repeated one
+    finds another's mark (linear; a sort is not)."""
+    if at.min() < 0:
+        return True
+    mark = interp.scratch(int(at.max()) + 1)
+    positions = np.arange(at.size, dtype=np.int32)
+    mark[at] = positions
+    return bool((mark[at] != positions).any())
 
 
 def per_run(values, order, starts, reduce):
@@ -105,7 +116,7 @@ def per_run(values, order, starts, reduce):
 def accessors(interp, at, lanes):
     """The bytes `at` touches, once each, and per byte the one thread
     that touches it (MANY for two or more) and its block (MANY)."""
-    unique, order, starts = runs(at)
+    unique, order, starts = runs(interp, at)
     low, high = per_run(lanes, order, starts, np.minimum), per_run(lanes, order, starts, np.maximum)
     thread = np.where(low == high, low, MANY)
     block = np.where(low // interp.per_block == high // interp.per_block, low // interp.per_block, MANY)
@@ -233,7 +244,7 @@ def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     if interp.cluster != (1, 1, 1):
         # The most arrivals any of this access's readers of a byte had
         # made (`at` is the sorted unique bytes _accessors gave).
-        _, order, starts = runs(all_at)
+        _, order, starts = runs(interp, all_at)
         stamps = per_run(interp.cluster_arrivals[all_lanes], order, starts, np.maximum)
         buffer.read_stamp[at] = np.where(fresh, stamps, np.maximum(buffer.read_stamp[at], stamps))
         if buffer.block_bytes:
@@ -270,7 +281,7 @@ def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     against_last_reads(interp, buffer, at, lanes, strength, span)
     # Two threads storing one byte in one instruction: morally strong
     # accesses may (atomics of a scope that includes both threads).
-    _, order, _ = runs(at)
+    _, order, _ = runs(interp, at)
     same = np.zeros(0, np.int64) if order is None else np.flatnonzero(at[order][1:] == at[order][:-1])
     if same.size:
         firsts, seconds = lanes[order[same]], lanes[order[same + 1]]

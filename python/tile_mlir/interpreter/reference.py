@@ -72,11 +72,18 @@ ENCODED_NAN = {"f64": 0x7FF8000000000000, "f32": 0x7FC00000, "f16": 0x7E00, "bf1
 
 def decode(bits, kind):
     """Bit patterns of format `kind` to float64 values (exact)."""
-    if kind in NATIVE:
-        uint, real = NATIVE[kind]
-        return np.asarray(bits).astype(uint).view(real).astype(np.float64)
-    if kind == "bf16":
-        return (np.asarray(bits).astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # widening a signaling NaN quiets it
+        if kind in NATIVE:
+            uint, real = NATIVE[kind]
+            return np.asarray(bits).astype(uint).view(real).astype(np.float64)
+        if kind == "bf16":
+            return (np.asarray(bits).astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+    return decode_fields(bits, kind)
+
+
+def decode_fields(bits, kind):
+    """decode from the format's sign, exponent and mantissa fields (any
+    format of FORMATS)."""
     bits = np.asarray(bits).astype(np.uint64)
     e, m, has_inf = FORMATS[kind]
     width = 1 + e + m
@@ -116,6 +123,12 @@ def encode(values, kind):
             out = (out >> np.uint32(16)).astype(np.uint16)
             uint = np.uint16
         return np.where(np.isnan(values), uint(ENCODED_NAN[kind]), out)
+    return encode_fields(values, kind)
+
+
+def encode_fields(values, kind):
+    """encode into the format's fields (any format of FORMATS)."""
+    values = np.asarray(values, dtype=np.float64)
     e, m, has_inf = FORMATS[kind]
     width = 1 + e + m
     bias = (1 << (e - 1)) - 1
@@ -345,13 +358,26 @@ def float_arith(family, kind, quals, a_bits, b_bits):
     mode = next((q for q in quals if q in ("rn", "rz", "rm", "rp")), "rn")
     ftz, sat = "ftz" in quals, "sat" in quals
     if mode == "rn" and not (ftz or sat) and kind in ("f32", "f64") and ieee_hardware():
-        # The CPU's own IEEE operation: the exact result rounded once to
-        # nearest even, signed zeros included, as the model below computes.
-        uint, real = NATIVE[kind]
-        a, b = (np.asarray(x).astype(uint).view(real) for x in (a_bits, b_bits))
-        with np.errstate(all="ignore"):
-            out = a + b if family == "add" else a - b if family == "sub" else a * b
-        return np.where(np.isnan(out), uint(ENCODED_NAN[kind]), out.view(uint))
+        return native_arith(family, kind, a_bits, b_bits)
+    return exact_arith(family, kind, quals, a_bits, b_bits)
+
+
+def native_arith(family, kind, a_bits, b_bits):
+    """add, sub or mul of f32 or f64 rounded to nearest even, by the CPU's
+    own IEEE operation: the exact result rounded once, signed zeros
+    included, as exact_arith computes it (a NaN as encode makes it)."""
+    uint, real = NATIVE[kind]
+    a, b = (np.asarray(x).astype(uint).view(real) for x in (a_bits, b_bits))
+    with np.errstate(all="ignore"):
+        out = a + b if family == "add" else a - b if family == "sub" else a * b
+    return np.where(np.isnan(out), uint(ENCODED_NAN[kind]), out.view(uint))
+
+
+def exact_arith(family, kind, quals, a_bits, b_bits):
+    """add, sub or mul as the exact result rounded once with the
+    instruction's mode (and .ftz, .sat)."""
+    mode = next((q for q in quals if q in ("rn", "rz", "rm", "rp")), "rn")
+    ftz, sat = "ftz" in quals, "sat" in quals
     a, b = decode(a_bits, kind), decode(b_bits, kind)
     if ftz:
         a, b = flush(a, kind), flush(b, kind)

@@ -1,0 +1,111 @@
+"""The interpreter's fast paths (issue 56, part 3: speed) compute what the
+general code computes: decode and encode by numpy views against the
+formats' bit fields, f32/f64 add, sub and mul .rn by the CPU against the
+exact result rounded once, and the race check's grouping of addresses
+that are not in increasing order (no sort where none repeats) against
+the PTX memory model's rule that two threads' stores to one byte in one
+instruction race."""
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir import script as T
+from tile_mlir.interpreter import reference as R
+
+RNG = np.random.default_rng(56)
+
+
+def special_patterns(kind):
+    """Bit patterns of `kind` that rounding and signs get wrong first: both
+    zeros, the smallest and largest subnormals, the smallest normal, one,
+    the largest finite, the infinities, a quiet and a signaling NaN, each
+    with either sign, and random ones of every exponent."""
+    e, m, _ = R.FORMATS[kind]
+    width = 1 + e + m
+    top = (1 << e) - 1
+    magnitudes = [0, 1, (1 << m) - 1, 1 << m, ((top >> 1) << m), ((top - 1) << m) | ((1 << m) - 1),
+                  top << m, (top << m) | (1 << (m - 1)), (top << m) | 1]
+    fields = [x | (s << (width - 1)) for x in magnitudes for s in (0, 1)]
+    random = RNG.integers(0, 1 << min(width, 63), 4000, dtype=np.uint64)
+    uint = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
+    return np.concatenate([np.array(fields, np.uint64), random]).astype(uint)
+
+
+def same_floats(x, y):
+    """Equal as values, NaN equal to NaN, and zeros of one sign."""
+    return np.array_equal(x, y, equal_nan=True) and np.array_equal(np.signbit(x), np.signbit(y))
+
+
+@pytest.mark.parametrize("kind", ["f16", "bf16"])
+def test_every_16_bit_pattern_decodes_and_encodes_as_the_bit_fields_say(kind):
+    bits = np.arange(1 << 16, dtype=np.uint64)
+    values = R.decode(bits, kind)
+    assert same_floats(values, R.decode_fields(bits, kind))
+    assert np.array_equal(R.encode(values, kind), R.encode_fields(values, kind))
+
+
+@pytest.mark.parametrize("kind", ["f32", "f64"])
+def test_f32_and_f64_patterns_decode_and_encode_as_the_bit_fields_say(kind):
+    bits = special_patterns(kind)
+    values = R.decode(bits, kind)
+    assert same_floats(values, R.decode_fields(bits, kind))
+    assert np.array_equal(R.encode(values, kind), R.encode_fields(values, kind))
+
+
+@pytest.mark.parametrize("kind", ["f32", "f64"])
+@pytest.mark.parametrize("family", ["add", "sub", "mul"])
+def test_the_cpus_rounding_is_the_exact_result_rounded_once(kind, family):
+    # Every pair of the special patterns, and random pairs; sums of
+    # opposite-signed equal values make the signed zeros of IEEE 754.
+    specials = special_patterns(kind)
+    a, b = (x.reshape(-1) for x in np.meshgrid(specials[:18], specials[:18]))
+    a = np.concatenate([a, specials, specials])
+    b = np.concatenate([b, specials[::-1], specials ^ np.array(1 << (R.bits_of(kind) - 1), specials.dtype)])
+    assert R.ieee_hardware()
+    native = R.native_arith(family, kind, a, b)
+    if kind == "f64":  # the exact model runs each f64 pair through fractions: a sample
+        a, b, native = a[::20], b[::20], native[::20]
+    assert np.array_equal(native.astype(np.uint64), R.exact_arith(family, kind, {"rn"}, a, b).astype(np.uint64))
+
+
+def test_without_ieee_subnormals_the_exact_model_runs(monkeypatch):
+    # A process with flush-to-zero set (some libraries set it when
+    # loaded) would flush the CPU's subnormal sums: the model is used.
+    tiny = np.array([1], np.uint32)  # the smallest f32 subnormal
+    monkeypatch.setattr(R, "native_arith", lambda *args: pytest.fail("the CPU's arithmetic was used"))
+    monkeypatch.setattr(R, "ieee_hardware", lambda: False)
+    assert R.float_arith("add", "f32", {"rn"}, tiny, tiny)[0] == 2
+
+
+def stores(target_of_thread):
+    @T.function
+    def scattered(A: T.Tensor((32, 1), "uint32"), Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[t:t + 1])
+        i = target_of_thread(t)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[i:i + 1], r)  # the scattered store
+    return scattered
+
+
+def test_stores_in_decreasing_order_that_meet_race(line_of):
+    # Threads 2k and 2k + 1 store to element 15 - k: addresses fall as
+    # the threads rise, so no sort finds the pairs; the check must.
+    a = np.arange(32, dtype="uint32").reshape(32, 1) + 100
+    out = np.zeros((32, 1), "uint32")
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(stores(lambda t: (31 - t) // 2), a, out)
+    (hazard,) = caught.value.hazards
+    assert hazard.kind == "write-after-write" and hazard.buffer == "Out"
+    assert hazard.first == hazard.second == line_of("# the scattered store")
+    threads = sorted(hazard.threads)
+    assert threads[1] == threads[0] + 1 and threads[0] % 2 == 0 and hazard.byte // 4 == 15 - threads[0] // 2
+
+
+def test_stores_in_decreasing_order_that_do_not_meet_are_no_race():
+    a = np.arange(32, dtype="uint32").reshape(32, 1) + 100
+    out = np.zeros((32, 1), "uint32")
+    tile_mlir.interpret(stores(lambda t: 31 - t), a, out)
+    assert np.array_equal(out, a[::-1])
