@@ -7,7 +7,8 @@ kernels on the Hopper paths (the one-launch split-K GEMM, attention
 through tile_mlir.ops): this tree against the tree of commit
 TILE_MLIR_BASELINE (default: HEAD), each measured in a process of its
 own (its python/ on PYTHONPATH), in turn, ROUNDS times; the best round
-counts. Building a kernel and its data is not timed."""
+counts. Building a kernel and its data is not timed, nor its first run
+(this machine's first touches of fresh memory are slow and vary)."""
 
 import json
 import os
@@ -20,7 +21,7 @@ import time
 
 KIND = "cpu"
 ENTRIES = {}
-ROUNDS = 2
+ROUNDS = 1
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -110,6 +111,7 @@ def measure():
         if only not in name:
             continue
         run = prepare()
+        run()  # once untimed: a fresh process's first touches of memory cost more than the work
         start = time.perf_counter()
         run()
         seconds[name] = time.perf_counter() - start

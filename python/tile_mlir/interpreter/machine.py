@@ -86,6 +86,7 @@ class Interpreter:
         linear = np.arange(threads)
         per_block = block[0] * block[1] * block[2]
         self.block_linear, thread_linear = linear // per_block, linear % per_block
+        self.thread_linear, self._group_rows = thread_linear, None
         self.tid = (thread_linear % block[0], thread_linear // block[0] % block[1],
                     thread_linear // (block[0] * block[1]))
         self.bid = (self.block_linear % grid[0], self.block_linear // grid[0] % grid[1],
@@ -158,6 +159,12 @@ class Interpreter:
             return False
         self._hazard_keys.add(key)
         return True
+
+    def block_of(self, threads):
+        """Each of `threads`' block, -1 for a negative (NOBODY, MANY): a
+        gather, numpy's int64 floor division being ten times slower."""
+        block = self.block_linear[np.maximum(threads, 0)]
+        return np.where(threads >= 0, block, -1) if (threads < 0).any() else block
 
     def scratch(self, size):
         """A work array of at least `size` int32s, its contents whatever
@@ -417,9 +424,10 @@ class Interpreter:
     def group_coordinates(self, scope):
         """This thread's row of each group axis (docs/scopes.md): (lane) for
         a warp, (warp % 4, lane) for a warpgroup, (warp, lane) for a cta."""
-        linear = self.tid[0] + self.tid[1] * self.block[0] + self.tid[2] * self.block[0] * self.block[1]
-        lane, warp = linear % 32, linear // 32
-        return {"thread": [], "warp": [lane], "warpgroup": [warp % 4, lane], "cta": [warp, lane]}[scope]
+        if self._group_rows is None:  # the same every call: computed once
+            lane, warp = self.thread_linear & 31, self.thread_linear >> 5
+            self._group_rows = {"thread": [], "warp": [lane], "warpgroup": [warp & 3, lane], "cta": [warp, lane]}
+        return list(self._group_rows[scope])
 
 def run(func, inputs, grid, block, aliases=None, hazards=None, approximated=None, shapes=None, banks=None,
         fragment_layouts=False, accumulation="sm_90"):

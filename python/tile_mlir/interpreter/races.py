@@ -53,7 +53,7 @@ def report_race(interp, kind, buffer, at, before, others, other_blocks, other_ep
     `other_epochs`) touched what `lanes` touch now, unordered: not the
     same thread, not an earlier barrier interval of the same block, and
     not ordered through an mbarrier phase (`synchronized`)."""
-    blocks = lanes // interp.per_block
+    blocks = interp.block_of(lanes)
     ordered = (other_blocks == blocks) & (other_epochs < interp.epoch[blocks])
     if both_strong is not None:
         ordered = ordered | both_strong
@@ -119,7 +119,8 @@ def accessors(interp, at, lanes):
     unique, order, starts = runs(interp, at)
     low, high = per_run(lanes, order, starts, np.minimum), per_run(lanes, order, starts, np.maximum)
     thread = np.where(low == high, low, MANY)
-    block = np.where(low // interp.per_block == high // interp.per_block, low // interp.per_block, MANY)
+    low_block = interp.block_of(low)
+    block = np.where(low_block == interp.block_of(high), low_block, MANY)
     return unique, thread, block
 
 
@@ -140,9 +141,9 @@ def scope_needed(interp, lanes, others, other_blocks=None):
     known = others >= 0
     other = np.where(known, others, 0)
     if other_blocks is None:
-        other_blocks = other // interp.per_block
+        other_blocks = interp.block_of(other)
     same_cluster = known & (interp.cluster_of[other] == interp.cluster_of[lanes])
-    return np.where(other_blocks == lanes // interp.per_block, MM.CTA,
+    return np.where(other_blocks == interp.block_of(lanes), MM.CTA,
                     np.where(same_cluster, MM.CLUSTER, MM.GPU))
 
 
@@ -176,7 +177,7 @@ def against_last_write(interp, kind, buffer, at, lanes, strength, span):
     at, lanes, writers, span = others_only(at, lanes, writers, span)
     if at.size == 0:
         return
-    blocks = writers // interp.per_block
+    blocks = interp.block_of(writers)
     strong = same_span(morally_strong(interp, buffer.written_strength[at], writers, blocks, strength, lanes),
                        buffer.written_span, at, span)
     known = interp.clocks.knows(lanes, writers, buffer.written_clock[at]) if interp.clocks else None
@@ -256,7 +257,7 @@ def track_remote_read(interp, buffer, at, lanes):
     by threads of other blocks than its owner (through tile.mapa), the
     most arrivals any of them had made, and the last one's thread and
     program point."""
-    remote = lanes // interp.per_block != at // buffer.block_bytes
+    remote = interp.block_of(lanes) != at // buffer.block_bytes
     if not remote.any():
         return
     if buffer.remote_reader is None:
@@ -297,7 +298,7 @@ def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     if interp.clocks:
         buffer.written_clock[at] = interp.clocks.own(lanes)
     buffer.written_strength[at] = strength
-    buffer.written_epoch[at] = interp.epoch[lanes // interp.per_block]
+    buffer.written_epoch[at] = interp.epoch[interp.block_of(lanes)]
     buffer.written_at[at] = interp.point
     buffer.written_stamp[at] = interp.cluster_arrivals[lanes]
     buffer.written_span = record_span(buffer.written_span, buffer.data.size, at, span)
