@@ -144,137 +144,183 @@ def complete_if_done(barrier):
         barrier.pending = barrier.expected
 
 
+class MbarrierCall:
+    """One mbarrier instruction as its operations see it: the form, its
+    named operands, the object's address per thread, the executing
+    threads and the program point."""
+
+    def __init__(self, interp, form, values, coord, executing):
+        self.interp, self.form, self.coord, self.executing = interp, form, coord, executing
+        self.tokens = form.opcode.split(".")
+        self.where = interp.points[interp.point]
+        self.named = {o.name: v for o, v in zip(form.operands, values)}
+        self.obj = self.named["addr"]
+        self.address = self.obj.addresses(coord + [0])
+
+    def scalar(self, name):
+        """(value per thread as int64, defined) of operand `name`, (None,
+        all defined) when the form has none."""
+        value = self.named.get(name)
+        if value is None:
+            return None, np.ones(self.interp.threads, bool)
+        if isinstance(value, tuple):  # a scalar: (bits per thread, width)
+            return np.asarray(value[0]).astype(np.int64), np.ones(self.interp.threads, bool)
+        bits, defined, _ = self.interp.read(value, self.coord + [0])
+        return bits.astype(np.int64), defined
+
+    def barriers(self):
+        """(thread, its Barrier) for each executing thread in ascending
+        order."""
+        state = self.interp.mbarriers
+        for thread in np.flatnonzero(self.executing):
+            yield thread, state.get(self.where, state.key(self.obj, self.address[thread]), self.form.opcode)
+
+    def write(self, name, bits, defined):
+        self.interp.write(self.named[name], self.coord + [0], bits, defined, self.executing, None)
+
+
 def execute(interp, form, values, coord, executing):
     """Runs one mbarrier operation (or cp.async.mbarrier.arrive) for the
     executing threads in ascending order."""
-    tokens = form.opcode.split(".")
-    where = interp.points[interp.point]
-    named = {o.name: v for o, v in zip(form.operands, values)}
-    obj = named["addr"]
-    state = interp.mbarriers
-    address = obj.addresses(coord + [0])
+    call = MbarrierCall(interp, form, values, coord, executing)
     # The object is 8 bytes aligned to 8 (PTX ISA 9.7.13.15.1).
-    interp.check_alignment(obj, coord + [0], 8, executing)
+    interp.check_alignment(call.obj, coord + [0], 8, executing)
+    operation = call.tokens[1] if call.tokens[0] == "mbarrier" else "cp.async"
+    declare_accesses(call, operation)
+    run = OPERATIONS.get(operation)
+    if run is None:
+        raise MbarrierFault(f"{call.where}: {form.opcode} is not modelled")
+    run(call)
 
-    def scalar(name):
-        value = named.get(name)
-        if value is None:
-            return None, np.ones(interp.threads, bool)
-        if isinstance(value, tuple):  # a scalar: (bits per thread, width)
-            return np.asarray(value[0]).astype(np.int64), np.ones(interp.threads, bool)
-        bits, defined, _ = interp.read(value, coord + [0])
-        return bits.astype(np.int64), defined
 
-    # The object's bytes are opaque: a plain read of them is undefined. For
-    # the race check, init and inval write them, an arrival (or a change of
-    # the transaction count) is an atomic update, and a wait reads them: a
-    # wait on arrivals of other threads that no barrier orders before it
-    # sees them or not as the threads happen to run (a race), where a wait
-    # after a barrier sees them all.
-    buffer = obj.buffer
-    if not buffer.private:
-        at = (address[executing][:, None] + np.arange(8)[None, :]).reshape(-1)
-        lanes = np.repeat(interp.lanes[executing], 8)
-        operation = tokens[1] if tokens[0] == "mbarrier" else "arrive"
-        if operation in ("init", "inval"):
-            interp.track_write(buffer, at, lanes)
-        elif operation in ("test_wait", "try_wait"):
-            # A wait that a loop repeats until the phase completes ends the
-            # same however the threads run: only a single wait can race.
-            if not interp.spinning:
-                interp.track_read(buffer, at, lanes)
-        else:
-            # An mbarrier operation is atomic on its object, at any scope.
-            interp.track_read(buffer, at, lanes, strength=MM.SYS)
-            interp.track_write(buffer, at, lanes, strength=MM.SYS)
-        buffer.defined[at] = False
-    if tokens[0] == "cp":
-        noinc = "noinc" in tokens
-        for thread in np.flatnonzero(executing):
-            barrier = state.get(where, state.key(obj, address[thread]), form.opcode)
-            mine = np.zeros(interp.threads, bool)
-            mine[thread] = True
-            barrier.attached.append((barrier.phase, mine, interp.copy_sequence))
-            if noinc:
-                barrier.async_arrival = where
-                barrier.pending -= 1
-                release(interp, barrier, thread)
-                complete_if_done(barrier)
+def declare_accesses(call, operation):
+    """The object's bytes are opaque: a plain read of them is undefined.
+    For the race check, init and inval write them, an arrival (or a
+    change of the transaction count) is an atomic update, and a wait
+    reads them: a wait on arrivals of other threads that no barrier
+    orders before it sees them or not as the threads happen to run (a
+    race), where a wait after a barrier sees them all."""
+    interp, buffer = call.interp, call.obj.buffer
+    if buffer.private:
         return
-    operation = tokens[1]
-    if operation == "init":
-        count, known = scalar("count")
-        for thread in np.flatnonzero(executing):
-            n = check_count(where, form.opcode, "count", int(count[thread]))
-            state.objects[state.key(obj, address[thread])] = Barrier(expected=n, pending=n)
-        return
-    if operation == "inval":
-        for thread in np.flatnonzero(executing):
-            state.objects.pop(state.key(obj, address[thread]), None)
-        return
-    if operation in ("expect_tx", "complete_tx"):
-        tx, _ = scalar("txCount")
-        for thread in np.flatnonzero(executing):
-            barrier = state.get(where, state.key(obj, address[thread]), form.opcode)
-            barrier.tx += int(tx[thread]) * (1 if operation == "expect_tx" else -1)
-            check_count(where, form.opcode, "the transaction count", barrier.tx, low=-MAX_COUNT)
-            complete_if_done(barrier)
-        return
-    if operation in ("arrive", "arrive_drop"):
-        count, _ = scalar("count")
-        tx, _ = scalar("txCount")
-        out = np.zeros(interp.threads, np.uint64)
-        for thread in np.flatnonzero(executing):
-            barrier = state.get(where, state.key(obj, address[thread]), form.opcode)
-            n = 1 if count is None else check_count(where, form.opcode, "count", int(count[thread]))
-            if tx is not None:
-                barrier.tx += int(tx[thread])
-                check_count(where, form.opcode, "the transaction count", barrier.tx, low=-MAX_COUNT)
-            if "noComplete" in tokens and barrier.pending - n <= 0:
-                raise MbarrierFault(f"{where}: {form.opcode} would complete the current phase "
-                                    f"({barrier.pending} arrivals pending, count {n}), which .noComplete "
-                                    "leaves undefined")
-            phase = barrier.phase
-            if barrier.pending - n < 0:
-                raise MbarrierFault(f"{where}: {form.opcode}: {n} arrivals where {barrier.pending} are pending "
-                                    "(the phase waits for its transactions): more arrivals than a phase "
-                                    "expects are undefined")
-            barrier.pending -= n
+    at = (call.address[call.executing][:, None] + np.arange(8)[None, :]).reshape(-1)
+    lanes = np.repeat(interp.lanes[call.executing], 8)
+    if operation in ("init", "inval"):
+        interp.track_write(buffer, at, lanes)
+    elif operation in ("test_wait", "try_wait"):
+        # A wait that a loop repeats until the phase completes ends the
+        # same however the threads run: only a single wait can race.
+        if not interp.spinning:
+            interp.track_read(buffer, at, lanes)
+    else:
+        # An mbarrier operation is atomic on its object, at any scope.
+        interp.track_read(buffer, at, lanes, strength=MM.SYS)
+        interp.track_write(buffer, at, lanes, strength=MM.SYS)
+    buffer.defined[at] = False
+
+
+def copies_arrive(call):
+    """cp.async.mbarrier.arrive: the thread's copies so far arrive on the
+    barrier when they land (.noinc: counted in the expected arrivals)."""
+    interp = call.interp
+    for thread, barrier in call.barriers():
+        mine = np.zeros(interp.threads, bool)
+        mine[thread] = True
+        barrier.attached.append((barrier.phase, mine, interp.copy_sequence))
+        if "noinc" in call.tokens:
+            barrier.async_arrival = call.where
+            barrier.pending -= 1
             release(interp, barrier, thread)
-            if operation == "arrive_drop":
-                barrier.expected -= n
-            out[thread] = np.uint64((phase & 0xFFFFFFFF) | (max(barrier.pending, 0) << 32))
             complete_if_done(barrier)
-        if "state" in named:
-            interp.write(named["state"], coord + [0], out, np.ones(interp.threads, bool), executing, None)
-        return
-    if operation in ("test_wait", "try_wait"):
-        parity = "parity" in tokens
-        operand, known = scalar("phaseParity" if parity else "state")
-        done = np.zeros(interp.threads, np.uint64)
-        for thread in np.flatnonzero(executing):
-            barrier = state.get(where, state.key(obj, address[thread]), form.opcode)
-            if parity:
-                # The phase of that parity, the current one or the one
-                # before, has completed when the current parity differs.
-                complete = (barrier.phase & 1) != (int(operand[thread]) & 1)
-                waited = barrier.phase - 1 if complete else barrier.phase
-            else:
-                waited = int(operand[thread]) & 0xFFFFFFFF
-                complete = barrier.phase > waited
-            done[thread] = complete
-            if complete and interp.clocks is not None and waited in barrier.phase_clocks:
-                interp.clocks.acquire(thread, barrier.phase_clocks[waited])
-            if complete:
-                arrived_at = barrier.async_phases.get(waited)
-                if arrived_at and not interp.spinning:
-                    key = ("async arrival", interp.point)
-                    if interp.first_report(key):
-                        interp.hazards.append(AsyncArrivalHazard(form.opcode, where, arrived_at))
-                deliver_attached(interp, barrier, waited)
-        interp.write(named["waitComplete"], coord + [0], done, known, executing, None)
-        return
-    raise MbarrierFault(f"{where}: {form.opcode} is not modelled")
+
+
+def init(call):
+    count, _ = call.scalar("count")
+    state = call.interp.mbarriers
+    for thread in np.flatnonzero(call.executing):
+        n = check_count(call.where, call.form.opcode, "count", int(count[thread]))
+        state.objects[state.key(call.obj, call.address[thread])] = Barrier(expected=n, pending=n)
+
+
+def inval(call):
+    state = call.interp.mbarriers
+    for thread in np.flatnonzero(call.executing):
+        state.objects.pop(state.key(call.obj, call.address[thread]), None)
+
+
+def transactions(call):
+    """expect_tx and complete_tx: the phase's transaction count moves."""
+    tx, _ = call.scalar("txCount")
+    sign = 1 if call.tokens[1] == "expect_tx" else -1
+    for thread, barrier in call.barriers():
+        barrier.tx += int(tx[thread]) * sign
+        check_count(call.where, call.form.opcode, "the transaction count", barrier.tx, low=-MAX_COUNT)
+        complete_if_done(barrier)
+
+
+def arrive(call):
+    """arrive and arrive_drop (with a count, a transaction count,
+    .noComplete): each thread's arrival in turn, its state the phase and
+    the arrivals still pending."""
+    count, _ = call.scalar("count")
+    tx, _ = call.scalar("txCount")
+    where, opcode = call.where, call.form.opcode
+    out = np.zeros(call.interp.threads, np.uint64)
+    for thread, barrier in call.barriers():
+        n = 1 if count is None else check_count(where, opcode, "count", int(count[thread]))
+        if tx is not None:
+            barrier.tx += int(tx[thread])
+            check_count(where, opcode, "the transaction count", barrier.tx, low=-MAX_COUNT)
+        if "noComplete" in call.tokens and barrier.pending - n <= 0:
+            raise MbarrierFault(f"{where}: {opcode} would complete the current phase ({barrier.pending} arrivals "
+                                f"pending, count {n}), which .noComplete leaves undefined")
+        phase = barrier.phase
+        if barrier.pending - n < 0:
+            raise MbarrierFault(f"{where}: {opcode}: {n} arrivals where {barrier.pending} are pending "
+                                "(the phase waits for its transactions): more arrivals than a phase "
+                                "expects are undefined")
+        barrier.pending -= n
+        release(call.interp, barrier, thread)
+        if call.tokens[1] == "arrive_drop":
+            barrier.expected -= n
+        out[thread] = np.uint64((phase & 0xFFFFFFFF) | (max(barrier.pending, 0) << 32))
+        complete_if_done(barrier)
+    if "state" in call.named:
+        call.write("state", out, np.ones(call.interp.threads, bool))
+
+
+def wait(call):
+    """test_wait and try_wait (by state or .parity): whether the phase
+    waited on completed; a completed wait acquires what the phase's
+    arrivals released and takes the copies attached to it."""
+    interp = call.interp
+    parity = "parity" in call.tokens
+    operand, known = call.scalar("phaseParity" if parity else "state")
+    done = np.zeros(interp.threads, np.uint64)
+    for thread, barrier in call.barriers():
+        if parity:
+            # The phase of that parity, the current one or the one
+            # before, has completed when the current parity differs.
+            complete = (barrier.phase & 1) != (int(operand[thread]) & 1)
+            waited = barrier.phase - 1 if complete else barrier.phase
+        else:
+            waited = int(operand[thread]) & 0xFFFFFFFF
+            complete = barrier.phase > waited
+        done[thread] = complete
+        if complete and interp.clocks is not None and waited in barrier.phase_clocks:
+            interp.clocks.acquire(thread, barrier.phase_clocks[waited])
+        if complete:
+            arrived_at = barrier.async_phases.get(waited)
+            if arrived_at and not interp.spinning and interp.first_report(("async arrival", interp.point)):
+                interp.hazards.append(AsyncArrivalHazard(call.form.opcode, call.where, arrived_at))
+            deliver_attached(interp, barrier, waited)
+    call.write("waitComplete", done, known)
+
+
+# What each mbarrier operation does (cp.async: cp.async.mbarrier.arrive).
+OPERATIONS = {"cp.async": copies_arrive, "init": init, "inval": inval, "expect_tx": transactions,
+              "complete_tx": transactions, "arrive": arrive, "arrive_drop": arrive, "test_wait": wait,
+              "try_wait": wait}
 
 
 def pending_count(interp, form, values, coord, executing):

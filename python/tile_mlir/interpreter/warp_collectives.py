@@ -113,7 +113,6 @@ def collective(interp, form, values, coord, executing):
     mode = next((t for t in form.opcode.split(".")
                  if t in ("all", "any", "uni", "ballot", "add", "min", "max", "and", "or", "xor")),
                 None)
-    weights = np.uint64(1) << lanes32.astype(np.uint64)
     outputs = {}
     if form.family == "elect":
         leader = np.where(members.any(axis=1), members.argmax(axis=1), 0)
@@ -127,42 +126,56 @@ def collective(interp, form, values, coord, executing):
             raise NotCovered(f"{form.opcode}: f32 redux (sm_100a)")
         values_of = a[peer]
         defined &= np.where(members, a_def[peer], True).all(axis=1)
-        if form.family == "vote":
-            truth = values_of != 0
-            outputs["d"] = {
-                "all": np.where(members, truth, True).all(axis=1),
-                "any": (members & truth).any(axis=1),
-                "uni": np.where(members, truth == truth[interp.lanes, lane][:, None], True).all(axis=1),
-                "ballot": ((members & truth) * weights[None, :]).sum(axis=1),
-            }[mode].astype(np.uint64)
-        elif form.family == "match":
-            same = values_of == a[:, None]
-            any_mask = ((members & same) * weights[None, :]).sum(axis=1).astype(np.uint64)
-            if mode == "any":
-                outputs["d"] = any_mask
-            else:
-                equal = np.where(members, same, True).all(axis=1)
-                outputs["d"] = np.where(equal, (members * weights[None, :]).sum(axis=1), 0).astype(np.uint64)
-                outputs["p"] = equal.astype(np.uint64)
-        else:  # redux: the integer reductions, order-independent
-            signed = form.opcode.split(".")[-1] == "s32"
-            words = values_of.astype(np.int64) & 0xFFFFFFFF
-            if signed:
-                words = np.where(words >= 1 << 31, words - (1 << 32), words)
-            if mode == "add":
-                result = np.where(members, words, 0).sum(axis=1)
-            elif mode in ("min", "max"):
-                fill = np.iinfo(np.int64).max if mode == "min" else np.iinfo(np.int64).min
-                pick = np.where(members, words, fill)
-                result = pick.min(axis=1) if mode == "min" else pick.max(axis=1)
-            else:
-                ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[mode]
-                neutral = 0xFFFFFFFF if mode == "and" else 0
-                result = ufunc.reduce(np.where(members, words, neutral), axis=1)
-            outputs["d"] = (result & 0xFFFFFFFF).astype(np.uint64)
+        combine = {"vote": _vote, "match": _match, "redux": _redux}[form.family]
+        outputs = combine(form, mode, members, values_of, a)
     for name, result in outputs.items():
         if name in named:  # match.all's predicate is optional
             interp.write(named[name], coord + [0], result, defined, executing, None)
+
+
+# Each lane's bit in a membermask.
+WEIGHTS = np.uint64(1) << np.arange(32).astype(np.uint64)
+
+
+def _vote(form, mode, members, values_of, own):
+    """vote.all/any/uni/ballot over the members' values (`own`: each
+    thread's value)."""
+    truth = values_of != 0
+    return {"d": {
+        "all": np.where(members, truth, True).all(axis=1),
+        "any": (members & truth).any(axis=1),
+        "uni": np.where(members, truth == (own != 0)[:, None], True).all(axis=1),
+        "ballot": ((members & truth) * WEIGHTS[None, :]).sum(axis=1),
+    }[mode].astype(np.uint64)}
+
+
+def _match(form, mode, members, values_of, own):
+    """match.any: the members holding each thread's value; match.all: all
+    members, where all hold it (and the predicate)."""
+    same = values_of == own[:, None]
+    if mode == "any":
+        return {"d": ((members & same) * WEIGHTS[None, :]).sum(axis=1).astype(np.uint64)}
+    equal = np.where(members, same, True).all(axis=1)
+    return {"d": np.where(equal, (members * WEIGHTS[None, :]).sum(axis=1), 0).astype(np.uint64),
+            "p": equal.astype(np.uint64)}
+
+
+def _redux(form, mode, members, values_of, own):
+    """redux.sync's integer reductions (order-independent)."""
+    words = values_of.astype(np.int64) & 0xFFFFFFFF
+    if form.opcode.split(".")[-1] == "s32":
+        words = np.where(words >= 1 << 31, words - (1 << 32), words)
+    if mode == "add":
+        result = np.where(members, words, 0).sum(axis=1)
+    elif mode in ("min", "max"):
+        fill = np.iinfo(np.int64).max if mode == "min" else np.iinfo(np.int64).min
+        pick = np.where(members, words, fill)
+        result = pick.min(axis=1) if mode == "min" else pick.max(axis=1)
+    else:
+        ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[mode]
+        neutral = 0xFFFFFFFF if mode == "and" else 0
+        result = ufunc.reduce(np.where(members, words, neutral), axis=1)
+    return {"d": (result & 0xFFFFFFFF).astype(np.uint64)}
 
 
 def whole_warps(interp, form, executing):

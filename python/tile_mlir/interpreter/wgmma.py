@@ -190,135 +190,170 @@ def _d_place(e, lane, warp):
     return fragments.wgmma_d_place(e, warp, lane)
 
 
+class WgmmaCall:
+    """One wgmma.mma_async tile.apply as each warpgroup's product sees it:
+    the shape, the matrices' types, the transposes and negations, the
+    named operands and the repeat extents of its m, n and k axes."""
+
+    def __init__(self, form, values, group):
+        self.form, self.opcode, self.group = form, form.opcode, group
+        self.m, self.n, self.k = form.matrix_shape
+        self.dkind, self.akind, self.bkind = (operand.matrix_type for operand in form.operands[:3])
+        if self.akind == "b1":
+            raise R.NotCovered(f"{self.opcode}: the single-bit wgmma")
+        named = self.named = {o.name: v for o, v in zip(form.operands, values)}
+        self.trans_a = bool(int(named["imm-trans-a"][0][0])) if "imm-trans-a" in named else False
+        self.trans_b = bool(int(named["imm-trans-b"][0][0])) if "imm-trans-b" in named else False
+        self.scale_a = _signed(named["imm-scale-a"]) if "imm-scale-a" in named else 1
+        self.scale_b = _signed(named["imm-scale-b"]) if "imm-scale-b" in named else 1
+        self.d_view = named["d"]
+        if not _is_view(self.d_view):
+            raise R.NotCovered(f"{self.opcode}: a scalar accumulator")
+        self.extents = {}
+        for operand, view in zip(form.operands, values):
+            if _is_view(view):
+                for letter, extent in zip(operand.axes, view.shape[len(group):-1]):
+                    self.extents[letter] = extent
+        self.operand = {o.name: o for o in form.operands}
+        self.a_op = form.operands[1]
+        self.per = 1 if self.dkind != "f16" else 2  # D elements a register
+
+    def coord(self, name, repeat):
+        """The element of operand `name` at repeat {m, n, k} `repeat`."""
+        return self.group + [repeat[x] for x in self.operand[name].axes]
+
+
 def execute(interp, form, values, group):
     """One wgmma.mma_async of each warpgroup the active threads make up."""
-    opcode = form.opcode
-    m, n, k = form.matrix_shape
-    dkind, akind, bkind = (operand.matrix_type for operand in form.operands[:3])
-    if akind == "b1":
-        raise R.NotCovered(f"{opcode}: the single-bit wgmma")
-    named = {o.name: v for o, v in zip(form.operands, values)}
-    trans_a = bool(int(named["imm-trans-a"][0][0])) if "imm-trans-a" in named else False
-    trans_b = bool(int(named["imm-trans-b"][0][0])) if "imm-trans-b" in named else False
-    scale_a = _signed(named["imm-scale-a"]) if "imm-scale-a" in named else 1
-    scale_b = _signed(named["imm-scale-b"]) if "imm-scale-b" in named else 1
-    d_view = named["d"]
-    if not _is_view(d_view):
-        raise R.NotCovered(f"{opcode}: a scalar accumulator")
-    extents = {}
-    for operand, view in zip(form.operands, values):
-        if _is_view(view):
-            for letter, extent in zip(operand.axes, view.shape[len(group):-1]):
-                extents[letter] = extent
-    d_op = next(o for o in form.operands if o.name == "d")
-    a_op = form.operands[1]
+    call = WgmmaCall(form, values, group)
     executing = interp.active.copy()
     in_block = interp.lanes % interp.per_block
     firsts = [int(f) for f in np.unique((interp.lanes - in_block % 128)[executing])]
-    st = state(interp)
-    point = interp.points[interp.point]
-    for kk in range(extents.get("k", 1)):
-        for mm in range(extents.get("m", 1)):
-            for nn in range(extents.get("n", 1)):
-                where = {"m": mm, "n": nn, "k": kk}
-
-                def coord(operand):
-                    return group + [where[x] for x in operand.axes]
-
-                def scalar(value):
-                    return value[0] if isinstance(value, tuple) else value
-
+    for kk in range(call.extents.get("k", 1)):
+        for mm in range(call.extents.get("m", 1)):
+            for nn in range(call.extents.get("n", 1)):
                 for first in firsts:
-                    members = first + np.arange(128)
-                    if members[-1] >= interp.threads or not executing[members].all():
-                        raise WgmmaFault(f"{opcode} at {point}: the warpgroup of thread {first} does not "
-                                         f"execute it whole (.sync.aligned needs all 128 threads)")
-                    block = first // interp.per_block
-                    reads = []
-                    if a_op.name == "a-desc":
-                        a_desc = _descriptor_value(interp, named["a-desc"], coord(a_op), members, opcode)
-                        a, a_known, buf, at = _operand_matrix(interp, a_desc, m, akind, k, first, block,
-                                                              trans_a)
-                        reads.append((buf, at))
-                    else:
-                        a, a_known = _register_matrix(interp, named["a"], coord(a_op), akind, k, first)
-                        a_registers = _reading(interp, named["a"], coord(a_op), members)
-                    b_op = next(o for o in form.operands if o.name == "b-desc")
-                    b_desc = _descriptor_value(interp, named["b-desc"], coord(b_op), members, opcode)
-                    b_rows, b_known, buf, at = _operand_matrix(interp, b_desc, n, bkind, k, first, block,
-                                                               trans_b)
-                    reads.append((buf, at))
-                    if scale_a < 0:
-                        a = _negate(a, akind)
-                    if scale_b < 0:
-                        b_rows = _negate(b_rows, bkind)
-                    scale_d = named["scale-d"]
-                    if _is_view(scale_d):
-                        bits, sd_known, _ = interp.read(scale_d, coord(next(
-                            o for o in form.operands if o.name == "scale-d")) + [0])
-                        accumulate, sd_known = bool(bits[first]), bool(sd_known[first])
-                    else:
-                        accumulate, sd_known = bool(scalar(scale_d)[first]), True
-                    # D as it stands: the accumulator (a chained wgmma reads
-                    # the one before it without a hazard).
-                    interp.wgmma_own_access = True
-                    try:
-                        regs = [interp.read(d_view, coord(d_op) + [r]) for r in range(d_op.count)]
-                    finally:
-                        interp.wgmma_own_access = False
-                    c = np.zeros((m, n), np.uint64)
-                    c_known = np.ones((m, n), bool)
-                    per = 1 if dkind != "f16" else 2
-                    for t in range(128):
-                        warp, lane = t // 32, t % 32
-                        for e in range(n // 2):
-                            row, col = _d_place(e, lane, warp)
-                            value, defined, _ = regs[e // per]
-                            if accumulate:
-                                c[row, col] = (int(value[first + t]) >> (16 * (e % per))) & \
-                                    ((1 << (32 // per)) - 1)
-                                c_known[row, col] = bool(defined[first + t])
-                    if not sd_known:
-                        c_known[:] = False
-                    satfinite = "satfinite" in opcode.split(".")
-                    d, d_known = ACC.multiply(interp.accumulation, "wgmma", dkind, akind, bkind, dkind, a, b_rows.T, c,
-                                              satfinite)
-                    d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]
-                    for buf, at in reads:
-                        interp.track_read(buf, at, np.full(at.size, first, np.int64))
-                        P.check_async_read(interp, buf, at)
-                        if getattr(buf, "wgmma_reading", None) is None:
-                            buf.wgmma_reading = np.zeros(buf.data.size, np.int32)
-                        buf.wgmma_reading[at] = interp.point
-                    out = [np.zeros(interp.threads, np.uint64) for _ in range(d_op.count)]
-                    out_known = [np.ones(interp.threads, bool) for _ in range(d_op.count)]
-                    for t in range(128):
-                        warp, lane = t // 32, t % 32
-                        for e in range(n // 2):
-                            row, col = _d_place(e, lane, warp)
-                            r = e // per
-                            out[r][first + t] |= np.uint64(int(d[row, col]) << (16 * (e % per)))
-                            out_known[r][first + t] &= bool(d_known[row, col])
-                    mask = np.zeros(interp.threads, bool)
-                    mask[members] = True
-                    interp.wgmma_own_access = True
-                    try:
-                        for r in range(d_op.count):
-                            interp.write(d_view, coord(d_op) + [r], out[r], out_known[r], mask)
-                    finally:
-                        interp.wgmma_own_access = False
-                    regs_in_flight = []
-                    nbytes = max(d_view.bits, 8) // 8
-                    buffer = d_view.buffer
-                    if getattr(buffer, "in_flight", None) is None:
-                        buffer.in_flight = np.zeros(buffer.data.shape, np.int32)
-                    for r in range(d_op.count):
-                        at = d_view.addresses(coord(d_op) + [r])[members][:, None] + np.arange(nbytes)
-                        buffer.in_flight[members[:, None], at] = interp.point
-                        regs_in_flight.append((buffer, members, at))
-                    st.uncommitted.setdefault(first, []).append(
-                        {"point": interp.point, "registers": regs_in_flight, "shared": reads,
-                         "a_registers": [] if a_op.name == "a-desc" else [a_registers]})
+                    _warpgroup_product(interp, call, {"m": mm, "n": nn, "k": kk}, first, executing)
+
+
+def _warpgroup_product(interp, call, repeat, first, executing):
+    """D = A B + C (or A B) of the warpgroup from thread `first`, its
+    shared operands declared read until the wait, its D registers in
+    flight."""
+    members = first + np.arange(128)
+    if members[-1] >= interp.threads or not executing[members].all():
+        raise WgmmaFault(f"{call.opcode} at {interp.points[interp.point]}: the warpgroup of thread {first} does not "
+                         f"execute it whole (.sync.aligned needs all 128 threads)")
+    a, a_known, b_rows, b_known, reads, a_registers = _operands(interp, call, repeat, first, members)
+    c, c_known = _accumulator(interp, call, repeat, first)
+    satfinite = "satfinite" in call.opcode.split(".")
+    d, d_known = ACC.multiply(interp.accumulation, "wgmma", call.dkind, call.akind, call.bkind, call.dkind, a,
+                              b_rows.T, c, satfinite)
+    d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]
+    for buf, at in reads:
+        interp.track_read(buf, at, np.full(at.size, first, np.int64))
+        P.check_async_read(interp, buf, at)
+        if getattr(buf, "wgmma_reading", None) is None:
+            buf.wgmma_reading = np.zeros(buf.data.size, np.int32)
+        buf.wgmma_reading[at] = interp.point
+    _write_d(interp, call, repeat, first, members, (d, d_known))
+    state(interp).uncommitted.setdefault(first, []).append(
+        {"point": interp.point, "registers": _d_in_flight(interp, call, repeat, members), "shared": reads,
+         "a_registers": [] if a_registers is None else [a_registers]})
+
+
+def _operands(interp, call, repeat, first, members):
+    """(A, its defined bits, B's rows, theirs, the shared bytes read, A's
+    registers held until the wait or None): A from shared memory through
+    its descriptor or from registers, B through its descriptor, each
+    negated by its imm-scale."""
+    block, reads, a_registers = first // interp.per_block, [], None
+    if call.a_op.name == "a-desc":
+        a_desc = _descriptor_value(interp, call.named["a-desc"], call.coord("a-desc", repeat), members, call.opcode)
+        a, a_known, buf, at = _operand_matrix(interp, a_desc, call.m, call.akind, call.k, first, block, call.trans_a)
+        reads.append((buf, at))
+    else:
+        a, a_known = _register_matrix(interp, call.named["a"], call.coord("a", repeat), call.akind, call.k, first)
+        a_registers = _reading(interp, call.named["a"], call.coord("a", repeat), members)
+    b_desc = _descriptor_value(interp, call.named["b-desc"], call.coord("b-desc", repeat), members, call.opcode)
+    b_rows, b_known, buf, at = _operand_matrix(interp, b_desc, call.n, call.bkind, call.k, first, block,
+                                               call.trans_b)
+    reads.append((buf, at))
+    if call.scale_a < 0:
+        a = _negate(a, call.akind)
+    if call.scale_b < 0:
+        b_rows = _negate(b_rows, call.bkind)
+    return a, a_known, b_rows, b_known, reads, a_registers
+
+
+def _accumulator(interp, call, repeat, first):
+    """(C, its defined bits): D's registers as they stand where scale-d
+    accumulates (a chained wgmma reads the one before it without a
+    hazard), zeros where it does not."""
+    scale_d = call.named["scale-d"]
+    if _is_view(scale_d):
+        bits, sd_known, _ = interp.read(scale_d, call.coord("scale-d", repeat) + [0])
+        accumulate, sd_known = bool(bits[first]), bool(sd_known[first])
+    else:
+        value = scale_d[0] if isinstance(scale_d, tuple) else scale_d
+        accumulate, sd_known = bool(value[first]), True
+    d_op = call.operand["d"]
+    interp.wgmma_own_access = True
+    try:
+        regs = [interp.read(call.d_view, call.coord("d", repeat) + [r]) for r in range(d_op.count)]
+    finally:
+        interp.wgmma_own_access = False
+    c = np.zeros((call.m, call.n), np.uint64)
+    c_known = np.ones((call.m, call.n), bool)
+    if accumulate:
+        for t in range(128):
+            warp, lane = t // 32, t % 32
+            for e in range(call.n // 2):
+                row, col = _d_place(e, lane, warp)
+                value, defined, _ = regs[e // call.per]
+                c[row, col] = (int(value[first + t]) >> (16 * (e % call.per))) & ((1 << (32 // call.per)) - 1)
+                c_known[row, col] = bool(defined[first + t])
+    if not sd_known:
+        c_known[:] = False
+    return c, c_known
+
+
+def _write_d(interp, call, repeat, first, members, product):
+    """D (and its defined bits) into the warpgroup's registers, in the
+    ISA's fragment layout."""
+    d, d_known = product
+    count = call.operand["d"].count
+    out = [np.zeros(interp.threads, np.uint64) for _ in range(count)]
+    out_known = [np.ones(interp.threads, bool) for _ in range(count)]
+    for t in range(128):
+        warp, lane = t // 32, t % 32
+        for e in range(call.n // 2):
+            row, col = _d_place(e, lane, warp)
+            r = e // call.per
+            out[r][first + t] |= np.uint64(int(d[row, col]) << (16 * (e % call.per)))
+            out_known[r][first + t] &= bool(d_known[row, col])
+    mask = np.zeros(interp.threads, bool)
+    mask[members] = True
+    interp.wgmma_own_access = True
+    try:
+        for r in range(count):
+            interp.write(call.d_view, call.coord("d", repeat) + [r], out[r], out_known[r], mask)
+    finally:
+        interp.wgmma_own_access = False
+
+
+def _d_in_flight(interp, call, repeat, members):
+    """Marks D's register bytes as in flight until the wait; returns them
+    (buffer, threads, bytes) for wgmma.wait_group."""
+    buffer, nbytes = call.d_view.buffer, max(call.d_view.bits, 8) // 8
+    if getattr(buffer, "in_flight", None) is None:
+        buffer.in_flight = np.zeros(buffer.data.shape, np.int32)
+    registers = []
+    for r in range(call.operand["d"].count):
+        at = call.d_view.addresses(call.coord("d", repeat) + [r])[members][:, None] + np.arange(nbytes)
+        buffer.in_flight[members[:, None], at] = interp.point
+        registers.append((buffer, members, at))
+    return registers
 
 
 def _is_view(value):
