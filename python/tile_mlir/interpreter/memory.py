@@ -82,13 +82,15 @@ class Buffer:
             # With each, the block's barrier epoch it happened in (a barrier
             # orders the accesses of its block's threads before it against
             # those after it), and for the readers their block (MANY: two).
+            # (Filled, not np.zeros: pages touched in order here cost less
+            # than the same first touches scattered by the accesses.)
             self.writer = np.full(data.size, NOBODY, np.int32)
             self.reader = np.full(data.size, NOBODY, np.int32)
             self.reader_block = np.full(data.size, NOBODY, np.int32)
-            self.written_epoch = np.zeros(data.size, np.int32)
-            self.read_epoch = np.zeros(data.size, np.int32)
-            self.written_at = np.zeros(data.size, np.int32)
-            self.read_at = np.zeros(data.size, np.int32)
+            self.written_epoch = np.full(data.size, 0, np.int32)
+            self.read_epoch = np.full(data.size, 0, np.int32)
+            self.written_at = np.full(data.size, 0, np.int32)
+            self.read_at = np.full(data.size, 0, np.int32)
             # In a kernel with clusters: the cluster arrivals the writer
             # (and the readers, the most of them) had made when it touched
             # the byte; a thread whose barrier.cluster.wait completed more
@@ -164,12 +166,37 @@ def read_registers(buffer, rows, span):
     """(value as uint64, defined, nan) of the element at `span` (a slice,
     or per row its byte columns) of the register rows `rows`
     (little-endian bytes)."""
+    column = aligned_column(buffer, span)
+    if column is not None:
+        ones = np.uint64(int.from_bytes(b"\x01" * (span.stop - span.start), "little"))
+        return (column(buffer.data).astype(np.uint64), column(buffer.defined) == ones, column(buffer.nan) != 0)
     return (as_words(buffer.data[rows, span]), all_set(buffer.defined[rows, span]),
             any_set(buffer.nan[rows, span]))
 
 
+def aligned_column(buffer, span):
+    """For an element `span` (a slice) at a multiple of its size in rows
+    that are whole elements of that size: a function taking one of the
+    buffer's (threads, bytes) arrays to the element of every row as a
+    word, read in place (a strided column, no copy of the bytes)."""
+    if not isinstance(span, slice):
+        return None
+    nbytes = span.stop - span.start
+    if span.start % nbytes or buffer.data.shape[1] % nbytes or nbytes not in (1, 2, 4, 8):
+        return None
+    return lambda array: array.view(f"<u{nbytes}")[:, span.start // nbytes]
+
+
 def write_registers(buffer, rows, span, value, defined, nan):
     nbytes = span.stop - span.start if isinstance(span, slice) else span.shape[1]
+    column = aligned_column(buffer, span)
+    if column is not None:
+        word = f"<u{nbytes}"
+        ones = np.array(int.from_bytes(b"\x01" * nbytes, "little"), word)
+        column(buffer.data)[rows] = value.astype(word)
+        column(buffer.defined)[rows] = np.where(defined, ones, 0)
+        column(buffer.nan)[rows] = np.where(nan, ones, 0)
+        return
     buffer.data[rows, span] = as_bytes(value, nbytes)
     buffer.defined[rows, span] = defined[:, None]
     buffer.nan[rows, span] = nan[:, None]
