@@ -109,3 +109,33 @@ def test_stores_in_decreasing_order_that_do_not_meet_are_no_race():
     out = np.zeros((32, 1), "uint32")
     tile_mlir.interpret(stores(lambda t: 31 - t), a, out)
     assert np.array_equal(out, a[::-1])
+
+
+def shared_reads(read_index, size):
+    """Every thread reads A[read_index(t)]; then thread 1 stores to A[0]
+    with no barrier between."""
+    @T.function
+    def readers(A: T.Tensor((size, 1), "uint32"), Out: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((1, 1), "uint32")
+        i = read_index(t)
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[i:i + 1])  # the shared read
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], r)
+        T.cuda.tile.apply(T.ptx["st.global.b32"], A[0:1], r, pred=(t == 1))  # thread 1's store
+    return readers
+
+
+@pytest.mark.parametrize("read_index, size", [
+    (lambda t: t * 0, 32),               # every thread one word: a narrow range, grouped in slots
+    (lambda t: (t % 2) * t * 1000, 32000),  # the even threads word 0, the odd ones far apart: sorted
+], ids=["slots", "sorted"])
+def test_a_word_many_threads_read_is_read_by_several_and_a_store_races_with_them(read_index, size, line_of):
+    a = np.arange(size, dtype="uint32").reshape(size, 1) + 7
+    out = np.zeros((32, 1), "uint32")
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(shared_reads(read_index, size), a, out)
+    (hazard,) = caught.value.hazards
+    assert hazard.kind == "write-after-read" and hazard.buffer == "A" and hazard.byte == 0
+    assert hazard.first == line_of("# the shared read") and hazard.second == line_of("# thread 1's store")
+    assert hazard.threads == ("(several)", 1)

@@ -388,11 +388,9 @@ class Interpreter:
         buffer.data[at] = as_bytes(value, nbytes).reshape(-1)
         buffer.defined[at] = np.repeat(defined, nbytes)
         buffer.nan[at] = np.repeat(nan, nbytes)
-        unique, sorting, starts = RC.runs(self, at)
-        if sorting is not None:
-            # Two threads storing one byte in one instruction: which wins
-            # is not defined.
-            buffer.defined[unique[np.diff(np.append(starts, at.size)) > 1]] = False
+        # Two threads storing one byte in one instruction: which wins is
+        # not defined.
+        buffer.defined[RC.Groups(self, at).repeated()] = False
         if tracked and self.sync is not None:
             self.sync.after_write(buffer, at, each, order, rmw=False)
         self.progress()

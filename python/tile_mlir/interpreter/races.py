@@ -82,23 +82,64 @@ def untracked_releases(interp, other, thread):
             f"and this one has {interp.threads:,}: a release and acquire between them would not be seen")
 
 
-def runs(interp, at):
-    """(unique, order, starts): the distinct addresses of `at`, the order
-    that sorts `at` and where each address's run starts in it; order and
-    starts are None, and unique is `at` itself, where no address repeats
-    (each thread its own bytes, the common case: no sort is needed)."""
-    if at.size < 2 or (at[1:] > at[:-1]).all() or not repeats(interp, at):
-        return at, None, None
-    order = np.argsort(at, kind="stable")
-    ordered = at[order]
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    return ordered[starts], order, starts
+# Addresses spanning at most this many times their count are grouped in
+# slots of their range, not sorted.
+DENSE = 8
 
 
-def repeats(interp, at):
-    """Whether an address of `at` (not negative) occurs twice: each
-    position marks its address in a scratch array, and a repeated one
-    finds another's mark (linear; a sort is not)."""
+class Groups:
+    """An access's bytes grouped by address: `unique`, the distinct
+    addresses, and `reduce`, a ufunc's reduction (np.minimum, np.maximum)
+    of per-byte values over each address's bytes. Where no address
+    repeats (each thread its own bytes, the common case) the groups are
+    the bytes themselves; where the addresses span a range not much wider
+    than their count (a block reading its warps' partials) they are the
+    range's slots, reduced with ufunc.at; else runs of the sorted
+    addresses."""
+
+    def __init__(self, interp, at):
+        self.size, self.inverse, self.order = at.size, None, None
+        if not has_repeats(interp, at):
+            self.unique = at
+            return
+        low = int(at.min())
+        span = int(at.max()) - low + 1
+        if low >= 0 and span <= DENSE * at.size:
+            slot = at - low
+            present = np.zeros(span, bool)
+            present[slot] = True
+            self.unique, self.inverse = np.flatnonzero(present) + low, (np.cumsum(present) - 1)[slot]
+            return
+        self.order = np.argsort(at, kind="stable")
+        ordered = at[self.order]
+        self.starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        self.unique = ordered[self.starts]
+
+    def reduce(self, values, ufunc):
+        if self.inverse is not None:
+            limits = np.iinfo(values.dtype)
+            out = np.full(self.unique.size, limits.max if ufunc is np.minimum else limits.min, values.dtype)
+            ufunc.at(out, self.inverse, values)
+            return out
+        if self.order is not None:
+            return ufunc.reduceat(values[self.order], self.starts)
+        return values
+
+    def repeated(self):
+        """The addresses that occur more than once."""
+        if self.inverse is not None:
+            return self.unique[np.bincount(self.inverse, minlength=self.unique.size) > 1]
+        if self.order is not None:
+            return self.unique[np.diff(np.append(self.starts, self.size)) > 1]
+        return self.unique[:0]
+
+
+def has_repeats(interp, at):
+    """Whether an address of `at` occurs twice: not where they strictly
+    increase; else each position marks its address in a scratch array,
+    and a repeated one finds another's mark (linear; a sort is not)."""
+    if at.size < 2 or (at[1:] > at[:-1]).all():
+        return False
     if at.min() < 0:
         return True
     mark = interp.scratch(int(at.max()) + 1)
@@ -107,21 +148,15 @@ def repeats(interp, at):
     return bool((mark[at] != positions).any())
 
 
-def per_run(values, order, starts, reduce):
-    """`reduce` (a ufunc: np.minimum, np.maximum) of `values` over each
-    run of runs()."""
-    return values if order is None else reduce.reduceat(values[order], starts)
-
-
 def accessors(interp, at, lanes):
     """The bytes `at` touches, once each, and per byte the one thread
     that touches it (MANY for two or more) and its block (MANY)."""
-    unique, order, starts = runs(interp, at)
-    low, high = per_run(lanes, order, starts, np.minimum), per_run(lanes, order, starts, np.maximum)
+    groups = Groups(interp, at)
+    low, high = groups.reduce(lanes, np.minimum), groups.reduce(lanes, np.maximum)
     thread = np.where(low == high, low, MANY)
     low_block = interp.block_of(low)
     block = np.where(low_block == interp.block_of(high), low_block, MANY)
-    return unique, thread, block
+    return groups.unique, thread, block
 
 
 def morally_strong(interp, strengths, others, other_blocks, strength, lanes):
@@ -245,8 +280,7 @@ def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     if interp.cluster != (1, 1, 1):
         # The most arrivals any of this access's readers of a byte had
         # made (`at` is the sorted unique bytes _accessors gave).
-        _, order, starts = runs(interp, all_at)
-        stamps = per_run(interp.cluster_arrivals[all_lanes], order, starts, np.maximum)
+        stamps = Groups(interp, all_at).reduce(interp.cluster_arrivals[all_lanes], np.maximum)
         buffer.read_stamp[at] = np.where(fresh, stamps, np.maximum(buffer.read_stamp[at], stamps))
         if buffer.block_bytes:
             track_remote_read(interp, buffer, all_at, all_lanes)
@@ -282,8 +316,10 @@ def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     against_last_reads(interp, buffer, at, lanes, strength, span)
     # Two threads storing one byte in one instruction: morally strong
     # accesses may (atomics of a scope that includes both threads).
-    _, order, _ = runs(interp, at)
-    same = np.zeros(0, np.int64) if order is None else np.flatnonzero(at[order][1:] == at[order][:-1])
+    same = np.zeros(0, np.int64)
+    if has_repeats(interp, at):
+        order = np.argsort(at, kind="stable")
+        same = np.flatnonzero(at[order][1:] == at[order][:-1])
     if same.size:
         firsts, seconds = lanes[order[same]], lanes[order[same + 1]]
         strong = morally_strong(interp, np.full(same.size, strength), firsts, firsts // interp.per_block,
