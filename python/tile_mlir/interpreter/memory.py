@@ -152,10 +152,15 @@ def as_bytes(values, nbytes):
     return np.asarray(values).astype(f"<u{nbytes}").view(np.uint8).reshape(-1, nbytes)
 
 
+def all_flags(nbytes):
+    """The word of `nbytes` bool flags that are all set (0x01 bytes)."""
+    return int.from_bytes(b"\x01" * nbytes, "little")
+
+
 def all_set(flag_rows):
     """Per row of an (n, nbytes) bool array: every flag set (compared as
     one word, not reduced along the short axis)."""
-    return as_words(flag_rows.view(np.uint8)) == np.uint64(int.from_bytes(b"\x01" * flag_rows.shape[1], "little"))
+    return as_words(flag_rows.view(np.uint8)) == np.uint64(all_flags(flag_rows.shape[1]))
 
 
 def any_set(flag_rows):
@@ -168,8 +173,9 @@ def read_registers(buffer, rows, span):
     (little-endian bytes)."""
     column = aligned_column(buffer, span)
     if column is not None:
-        ones = np.uint64(int.from_bytes(b"\x01" * (span.stop - span.start), "little"))
-        return (column(buffer.data).astype(np.uint64), column(buffer.defined) == ones, column(buffer.nan) != 0)
+        ones = np.uint64(all_flags(span.stop - span.start))
+        return (column(buffer.data)[rows].astype(np.uint64), column(buffer.defined)[rows] == ones,
+                column(buffer.nan)[rows] != 0)
     return (as_words(buffer.data[rows, span]), all_set(buffer.defined[rows, span]),
             any_set(buffer.nan[rows, span]))
 
@@ -192,7 +198,7 @@ def write_registers(buffer, rows, span, value, defined, nan):
     column = aligned_column(buffer, span)
     if column is not None:
         word = f"<u{nbytes}"
-        ones = np.array(int.from_bytes(b"\x01" * nbytes, "little"), word)
+        ones = np.array(all_flags(nbytes), word)
         column(buffer.data)[rows] = value.astype(word)
         column(buffer.defined)[rows] = np.where(defined, ones, 0)
         column(buffer.nan)[rows] = np.where(nan, ones, 0)

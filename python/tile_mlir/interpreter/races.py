@@ -148,10 +148,10 @@ def has_repeats(interp, at):
     return bool((mark[at] != positions).any())
 
 
-def accessors(interp, at, lanes):
-    """The bytes `at` touches, once each, and per byte the one thread
-    that touches it (MANY for two or more) and its block (MANY)."""
-    groups = Groups(interp, at)
+def accessors(interp, groups, lanes):
+    """The bytes an access touches (`groups`: its bytes by address), once
+    each, and per byte the one thread of `lanes` that touches it (MANY
+    for two or more) and its block (MANY)."""
     low, high = groups.reduce(lanes, np.minimum), groups.reduce(lanes, np.maximum)
     thread = np.where(low == high, low, MANY)
     low_block = interp.block_of(low)
@@ -260,8 +260,8 @@ def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
         T.check_target_access(interp, buffer, at, "reads")
     against_last_write(interp, "read-after-write", buffer, at, lanes, strength, span)
     clocks = interp.clocks
-    all_at, all_lanes = at, lanes
-    at, thread, block = accessors(interp, at, lanes)
+    all_at, all_lanes, groups = at, lanes, Groups(interp, at)
+    at, thread, block = accessors(interp, groups, lanes)
     epoch = interp.epoch[np.where(block == MANY, 0, block)]
     old, old_block = buffer.reader[at], buffer.reader_block[at]
     # Reads of the block before its last barrier are ordered before
@@ -279,8 +279,8 @@ def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     buffer.read_span = record_span(buffer.read_span, buffer.data.size, all_at, span)
     if interp.cluster != (1, 1, 1):
         # The most arrivals any of this access's readers of a byte had
-        # made (`at` is the sorted unique bytes _accessors gave).
-        stamps = Groups(interp, all_at).reduce(interp.cluster_arrivals[all_lanes], np.maximum)
+        # made (per byte of `at`, the groups' unique bytes).
+        stamps = groups.reduce(interp.cluster_arrivals[all_lanes], np.maximum)
         buffer.read_stamp[at] = np.where(fresh, stamps, np.maximum(buffer.read_stamp[at], stamps))
         if buffer.block_bytes:
             track_remote_read(interp, buffer, all_at, all_lanes)
@@ -322,13 +322,13 @@ def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
         same = np.flatnonzero(at[order][1:] == at[order][:-1])
     if same.size:
         firsts, seconds = lanes[order[same]], lanes[order[same + 1]]
-        strong = morally_strong(interp, np.full(same.size, strength), firsts, firsts // interp.per_block,
+        strong = morally_strong(interp, np.full(same.size, strength), firsts, interp.block_of(firsts),
                                       strength, seconds)
         same = same if strong is None else same[~strong]
     if same.size:
         first, second = order[same[0]], order[same[0] + 1]
         report_race(interp, "write-after-write", buffer, at[[second]], np.array([interp.point]),
-                     lanes[[first]], lanes[[first]] // interp.per_block, np.array([interp.epoch.max() + 1]),
+                     lanes[[first]], interp.block_of(lanes[[first]]), np.array([interp.epoch.max() + 1]),
                      lanes[[second]])
     buffer.writer[at] = lanes
     if interp.clocks:

@@ -67,7 +67,7 @@ def bits_of(kind):
 # encoded by a view and an exact conversion, as the general code below
 # would (a NaN's payload aside: encode makes every NaN the quiet one).
 NATIVE = {"f64": (np.uint64, np.float64), "f32": (np.uint32, np.float32), "f16": (np.uint16, np.float16)}
-ENCODED_NAN = {"f64": 0x7FF8000000000000, "f32": 0x7FC00000, "f16": 0x7E00, "bf16": 0x7FC0}
+ENCODED_NAN = {"f64": 0x7FF8000000000000, "f32": 0x7FC00000, "f16": 0x7E00}
 
 
 def decode(bits, kind):
@@ -115,13 +115,12 @@ def max_finite(kind):
 def encode(values, kind):
     """Exactly representable float64 values (or inf/nan) to bit patterns."""
     values = np.asarray(values, dtype=np.float64)
-    if kind in NATIVE or kind == "bf16":
-        uint, real = NATIVE.get(kind, (np.uint32, np.float32))
+    if kind == "bf16":  # an f32 whose low half is zero (its NaN's too)
+        return (encode(values, "f32") >> np.uint32(16)).astype(np.uint16)
+    if kind in NATIVE:
+        uint, real = NATIVE[kind]
         with np.errstate(invalid="ignore"):
             out = values.astype(real).view(uint)
-        if kind == "bf16":
-            out = (out >> np.uint32(16)).astype(np.uint16)
-            uint = np.uint16
         return np.where(np.isnan(values), uint(ENCODED_NAN[kind]), out)
     return encode_fields(values, kind)
 
