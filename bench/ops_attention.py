@@ -1,17 +1,22 @@
 """tile_mlir.ops.attention across grouped-query shapes: 32 query heads over
 4 of K and V (GQA 8:1), 16k tokens a batch (B x S), S 512 to 8192 and 1000
 (a tail), d 64 and 128, causal and not; and decode, one query of 32 heads
-over 8 (B 8, d 128) against S_k 1k to 64k keys; bf16, against every torch
+over 8 (d 128) against S_k 1k to 128k keys, B 1, 8 and 64 (up to 1M
+tokens of cache), where the op splits the keys (split-KV) when its tiles
+leave SMs idle, its K and V read rate beside a device copy's (the
+bandwidth it is bound by); bf16, against every torch
 scaled_dot_product_attention backend the device has (flash, cuDNN,
 efficient; enable_gqa, or K and V expanded beforehand, untimed, where a
 backend refuses it). The op is called as a user calls it, its kernel loaded
 from the ops cache that `build` filled. Each entry's error is against
 float64 (the first batch), relative to the output's largest element,
-beside the backends'."""
+beside the backends'. `TILE_MLIR_SWEEP_ONLY` (a regular expression)
+selects entries by name, in build and run."""
 
 import json
 import math
 import os
+import re
 
 import torch
 import torch.nn.functional as F
@@ -21,7 +26,8 @@ from .timing import timed_rounds
 
 HEADS, KV_HEADS, TOKENS = 32, 4, 16384
 SEQS = (512, 1000, 2048, 4096, 8192)
-DECODE_KEYS, DECODE_BATCH, DECODE_KV_HEADS = (1024, 4096, 16384, 65536), 8, 8
+DECODE_KEYS, DECODE_BATCHES, DECODE_KV_HEADS = (1024, 4096, 16384, 65536, 131072), (1, 8, 64), 8
+DECODE_TOKENS = 1 << 20  # the largest cache a batch (B x S_k): K and V 4 GiB, 16 expanded for SDPA
 ROUNDS, REPEATS = 3, 10
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
             "efficient": SDPBackend.EFFICIENT_ATTENTION}
@@ -38,16 +44,24 @@ def cases():
                 b = max(1, TOKENS // s)
                 yield (f"attention_d{d}_b{b}_h{HEADS}kv{KV_HEADS}_s{s}{'_causal' if causal else ''}",
                        (b, KV_HEADS, s, s, d), causal)
-    for s_k in DECODE_KEYS:
-        yield (f"attention_decode_d128_b{DECODE_BATCH}_h{HEADS}kv{DECODE_KV_HEADS}_q1_k{s_k}",
-               (DECODE_BATCH, DECODE_KV_HEADS, 1, s_k, 128), False)
+    for b in DECODE_BATCHES:
+        for s_k in (s_k for s_k in DECODE_KEYS if b * s_k <= DECODE_TOKENS):
+            yield (f"attention_decode_d128_b{b}_h{HEADS}kv{DECODE_KV_HEADS}_q1_k{s_k}",
+                   (b, DECODE_KV_HEADS, 1, s_k, 128), False)
+
+
+def selected():
+    """The cases whose names `TILE_MLIR_SWEEP_ONLY` (a regular expression;
+    unset: all) matches."""
+    only = os.environ.get("TILE_MLIR_SWEEP_ONLY", "")
+    return [case for case in cases() if not only or re.search(only, case[0])]
 
 
 def build(out):
     """Every entry's kernel, compiled into `out` as an ops cache."""
     os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(out)
     import tile_mlir.ops as ops
-    for name, (b, h_kv, s, s_k, d), causal in cases():
+    for name, (b, h_kv, s, s_k, d), causal in selected():
         q = torch.empty(b, HEADS, s, d, dtype=torch.bfloat16, device="meta")
         kv = torch.empty(b, h_kv, s_k, d, dtype=torch.bfloat16, device="meta")
         ops.precompile("attention", q, kv, kv, causal=causal)
@@ -99,20 +113,45 @@ def entry_of(shape, causal, ops):
     entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
     # Decode reads K and V once: their bytes over the time.
     entry["kv_GBps"] = {key: 2 * k.numel() * 2 / ms / 1e6 for key, ms in entry["ms"].items()}
+    entry["config"] = chosen_config(ops, q, k)
     entry["ratio_vs_best_sdpa"] = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir") / \
         entry["ms"]["tile_mlir"]
     return entry
+
+
+def chosen_config(ops, q, k):
+    """The configuration the op's tuner picked for this entry's signature
+    (the kernel's heads: a group's query heads packed as one head's rows)."""
+    from tile_mlir.ops import launch
+    b, h, s, d = q.shape
+    shapes = {(b * k.shape[1], h // k.shape[1] * s, d), (b * h, s, d)}  # packed or not
+    for (signature, _), config in launch.chosen_configs().items():
+        if signature[0] == "attention" and tuple(signature[1:4]) in shapes and signature[7] == k.shape[2]:
+            return str(config)
+    return None
+
+
+def copy_GBps():
+    """A device copy's rate over 4 GiB (read and write: bytes moved over
+    the time), the bandwidth decode is bound by."""
+    src = torch.empty(1 << 31, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    entry = {}
+    timed_rounds(entry, {"copy": lambda: dst.copy_(src)}, ROUNDS, REPEATS)
+    return 2 * src.numel() / entry["ms"]["copy"] / 1e6
 
 
 def run(artifacts, report_path):
     os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(artifacts)
     import tile_mlir.ops as ops
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
-              "repeats": REPEATS, "kernels": {}}
-    for name, shape, causal in cases():
+              "repeats": REPEATS, "copy_GBps": copy_GBps(), "kernels": {}}
+    for name, shape, causal in selected():
         entry = report["kernels"][name] = entry_of(shape, causal, ops)
+        entry["kv_fraction_of_copy"] = entry["kv_GBps"]["tile_mlir"] / report["copy_GBps"]
         print(name, "x%.3f best SDPA" % entry["ratio_vs_best_sdpa"],
-              {key: round(v, 1) for key, v in entry["TFLOPs"].items()},
+              {key: round(v, 1) for key, v in entry["TFLOPs"].items()}, entry["config"],
+              "kv %.0f GB/s (%.2f of copy)" % (entry["kv_GBps"]["tile_mlir"], entry["kv_fraction_of_copy"]),
               "rel err %.2e" % entry["max_error_relative_to_max"], flush=True)
         report["summary"] = {kind: summary({n: e for n, e in report["kernels"].items() if ("decode" in n) == decode})
                              for kind, decode in (("prefill", False), ("decode", True))}

@@ -26,6 +26,7 @@ import pytest
 import tile_mlir
 from tile_mlir.kernels import attention as attention_module
 from tile_mlir.kernels.attention import AttentionConfig, attention
+from tile_mlir.kernels.attention_combine import attention_combine
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
@@ -247,3 +248,99 @@ def test_tails_and_the_rows_statistics_assemble_with_no_stack(causal, seq_k):
     kernel = attention(8, 200, 64, causal, group=2, seq_k=seq_k, stats=True)
     resources = sass.ptxas_resources(tile_mlir.compile(kernel, target="sm_90a").ptx, arch="sm_90a")
     assert sass.NO_SPILLS.search(resources) and "Used 168 registers" in resources, resources
+
+
+# -- Split-KV (decode): parts of the keys, merged by attention_combine ---------------
+
+def split_case(shape, causal, splits, seed, blocks=132, stats=False):
+    """The kernel with config.splits = `splits` and attention_combine on
+    exact data (as ragged_case) for shape (heads, group, queries, keys,
+    d): the parts' float32 O, m and l, then O merged and rounded. Returns
+    (O, want, merged (m, l) or None, (m, l) of float64)."""
+    bh, group, seq, seq_k, d = shape
+    rng = np.random.default_rng(seed)
+    q = np.zeros((bh, seq, d))
+    for h in range(bh):
+        q[h, np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
+    k = rng.integers(-2, 3, (bh // group, seq_k, d)).astype(np.float64)
+    v = rng.integers(-4, 5, (bh // group, seq_k, d)).astype(np.float64)
+    bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
+    config = AttentionConfig(stages=3, blocks=blocks, splits=splits)
+    partial = np.full((splits * bh, seq, d), np.nan, np.float32)
+    parts = np.full((splits * bh, seq, 2), np.nan, np.float32)
+    out = np.full((bh * seq, d), 0xDEAD, np.uint16)
+    merged = np.full((bh * seq, 2), np.nan, np.float32)
+    with no_interpret_warning():
+        tile_mlir.interpret(attention(bh, seq, d, causal, scale_log2=1.0, config=config, group=group, seq_k=seq_k),
+                            *bits, partial, parts)
+        tile_mlir.interpret(attention_combine(splits, bh * seq, d, stats=stats), partial.reshape(splits, -1, d),
+                            parts.reshape(splits, -1, 2), out, *((merged,) if stats else ()))
+    s = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1)
+    if causal:
+        s[:, np.arange(seq)[:, None] + seq_k - seq < np.arange(seq_k)[None, :]] = -np.inf
+    m = s.max(axis=2, keepdims=True)
+    p = np.exp2(s - m)
+    l = p.sum(axis=2, keepdims=True)
+    want = (p @ np.repeat(v, group, axis=0)).astype(np.float32) * (np.float32(1) / l.astype(np.float32))
+    u = want.view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return out.reshape(bh, seq, d), rounded, merged if stats else None, (m[..., 0], l[..., 0])
+
+
+@pytest.mark.parametrize("shape, causal, splits, blocks", [
+    # Two heads of 5 queries over 700 keys (6 key blocks) in 3 parts of 2,
+    # the last one's second block a tail of 60 keys: six units on as many
+    # blocks.
+    ((2, 1, 5, 700, 64), False, 3, 132),
+    # GQA over 1024 keys in 3 parts of 3 blocks (the last part's second
+    # and third blocks past the keys: masked whole), two blocks taking
+    # three units each (the rings run on across parts).
+    ((2, 2, 3, 1024, 64), False, 3, 2),
+    # Causal, 4 queries over 600 keys at d 128 in 2 parts: the diagonal
+    # crosses the last part's last block; each part starts at a key every
+    # row sees.
+    ((2, 2, 4, 600, 128), True, 2, 132)])
+def test_split_keys_merge_to_the_unsplit_result(shape, causal, splits, blocks):
+    # Exact data: each part's O, m and l exact, so the merge's powers of
+    # two and sums are too, and O is float64's rounded as the unsplit
+    # kernel rounds it (by the reciprocal of l, then to bf16); the merged m
+    # and l are the whole row's.
+    out, want, merged, (m, l) = split_case(shape, causal, splits, 11, blocks, stats=True)
+    assert np.array_equal(out, want)
+    assert np.array_equal(merged[:, 0], m.ravel().astype(np.float32))
+    assert np.array_equal(merged[:, 1], l.ravel().astype(np.float32))
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"seq_k": 300, "splits": 3}, r"3 key blocks do not split in 3 parts of whole key blocks, each with a key"),
+    ({"seq_k": 500, "splits": 3}, r"4 key blocks do not split in 3 parts of whole key blocks, each with a key"),
+    ({"seq_k": 300, "splits": 2, "causal": True}, r"causal, the last of 2 parts of the keys starts at key 256, "
+     r"which query 0 does not see \(it sees keys up to 44\): every row sees a key of every part")])
+def test_splits_it_cannot_take_are_refused(kw, message):
+    # 3 blocks in 3 parts is one a part; 4 blocks in 3 parts of 2 leave the
+    # last part no key; causal 256 queries over 300 keys: query 0 sees
+    # keys 0-44 only, none of the second part's.
+    splits, causal = kw.pop("splits"), kw.pop("causal", False)
+    config = AttentionConfig(splits=splits)
+    if kw["seq_k"] == 300 and splits == 3:
+        attention(4, 256, 64, causal, config=config, **kw)  # three parts of one block: taken
+        return
+    with pytest.raises(ValueError, match=message):
+        attention(4, 256, 64, causal, config=config, **kw)
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_split_parts_assemble_with_no_stack(d):
+    # The parts' O from the registers (st.global.v2.f32, predicated on the
+    # row: d / 4 a thread), no stmatrix or TMA store; the rows' m and l one
+    # more (LLVM sinks the two rows' branches' stores into one); the bench
+    # kernels' 168 registers and no spills. The merge: the parts unrolled
+    # (all 8 parts' 16-byte loads in flight together), no stack.
+    compiled = tile_mlir.compile(attention(32, 4, d, config=AttentionConfig(splits=8), seq_k=8192), target="sm_90a")
+    resources = sass.ptxas_resources(compiled.ptx, arch="sm_90a")
+    assert sass.NO_SPILLS.search(resources) and "Used 168 registers" in resources, resources
+    assert compiled.ptx.count("st.global.v2.f32") == d // 4 + 1 and "stmatrix" not in compiled.ptx
+    assert "cp.async.bulk.tensor.3d.global.shared" not in compiled.ptx
+    merge = tile_mlir.compile(attention_combine(8, 128, d, stats=True), target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(merge.ptx, arch="sm_90a"))
+    assert merge.ptx.count("ld.global.v4.f32") == 8 and merge.ptx.count("ex2.approx.ftz.f32") == 2 * 8

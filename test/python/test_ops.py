@@ -228,7 +228,12 @@ def test_rms_norm_and_softmax_are_their_stated_order(dtype):
     (True, 1, 1, 129, "bfloat16"), (False, 1, 3, 200, "float16"),
     # Fewer keys than one block (128), not causal: the one block is the
     # last, masked unconditionally.
-    (False, 2, 64, 100, "bfloat16"), (False, 1, 3, 100, "float16")])
+    (False, 2, 64, 100, "bfloat16"), (False, 1, 3, 100, "float16"),
+    # Decode over 600 keys (5 key blocks) in one or two query tiles: the
+    # keys split in two parts of 3 blocks (the last one past the keys),
+    # merged by the second kernel; one query packed with its group's, or
+    # causal with 3 queries (each part starts at a key every row sees).
+    (False, 1, 1, 600, "bfloat16"), (True, 2, 3, 600, "float16")])
 def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv, s, s_k, dtype):
     # One nonzero of 0-2 per row of Q, K in -2..2, scale 1 / log2 e (the
     # kernel's base-2 scale 1): S in -4..4, P's powers of two, their sums
@@ -387,6 +392,23 @@ def test_attention_is_tuned_among_the_benchmarks_winning_configurations(tmp_path
     kv = torch.empty(1, 2, 300, 64, dtype=torch.bfloat16, device="meta")
     ops.precompile("attention", q, kv, kv, causal=True)
     assert len(os.listdir(tmp_path / "ops")) == 3
+
+
+def test_decode_splits_the_keys_where_its_tiles_leave_the_sms_idle():
+    # 8 tiles (one query of 32 heads over 8, B 1) over 128k keys (1024
+    # blocks): parts that fill the 132 SMs (16 of 64 blocks) and half as
+    # many; 1k keys: parts of 2 blocks at most; 64 tiles: 2 parts; 512
+    # tiles, or 3 blocks: none. Causal, only counts whose last part
+    # starts at a key every row sees (S_k - S_q).
+    import importlib
+    from tile_mlir.kernels.configs import AttentionConfig
+    attention_module = importlib.import_module("tile_mlir.ops.attention")
+    split_counts = attention_module.split_counts
+    assert split_counts(8, 131072) == [16, 8] and split_counts(8, 1024) == [4]
+    assert split_counts(64, 16384) == [2] and split_counts(512, 131072) == [] and split_counts(1, 384) == []
+    assert split_counts(2, 600, diagonal=597) == [2] and split_counts(2, 600, diagonal=300) == []
+    plans = attention_module.candidates(128, False, 4, (8, 131072, None))
+    assert [p.splits for p in plans] == [16, 8, 1, 1] and plans[2] == AttentionConfig.best(128, False, 4)
 
 
 def test_a_float32_c_is_the_accumulators_themselves(monkeypatch):

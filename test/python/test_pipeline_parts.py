@@ -563,7 +563,7 @@ def test_head_tiles_take_every_tile_once_and_causal_units_equal_work(heads, plac
         for i in range(tiles.count(bid)):
             work = 0
             for h in range(tiles.per_unit):
-                first_row, head, steps, first_step = tiles.tile(bid, i, h)
+                first_row, head, steps, first_step, _ = tiles.tile(bid, i, h)
                 assert first_step == step
                 step += steps
                 work += steps
@@ -578,6 +578,26 @@ def test_head_tiles_take_every_tile_once_and_causal_units_equal_work(heads, plac
         P.HeadTiles(1, 3, 128, 128, True, 4)
     with pytest.raises(ValueError, match="extra_steps moves the causal diagonal: it takes causal tiles only"):
         P.HeadTiles(1, 2, 128, 128, False, 4, extra_steps=1)
+
+
+@pytest.mark.parametrize("heads, places, splits, blocks", [(3, 2, 4, 5), (2, 1, 3, 132), (1, 1, 7, 2)])
+def test_head_tiles_split_the_keys_of_each_tile(heads, places, splits, blocks):
+    # Split-KV: every (head, tile, part of the keys) once; a tile's parts
+    # in adjacent units; the ring's steps run on across a block's units.
+    tiles = P.HeadTiles(heads, places, tile_m=128, tile_n=128, causal=False, blocks=blocks, kv_steps=3,
+                        splits=splits)
+    assert tiles.units == heads * places * splits and tiles.grid == min(blocks, tiles.units)
+    seen = []
+    for bid in range(tiles.grid):
+        for i in range(tiles.count(bid)):
+            tile = tiles.tile(bid, i)
+            assert (tile.steps, tile.first_step) == (3, 3 * i)
+            seen.append(((tile.head, tile.first_row), tile.split))
+            assert bid + i * tiles.grid == ((tile.head * places + tile.first_row // 128) * splits + tile.split)
+    assert sorted(seen) == [((h, 128 * p), s) for h in range(heads) for p in range(places) for s in range(splits)]
+    for kw in ({"causal": True}, {"kv_steps": None}):
+        with pytest.raises(ValueError, match="2 splits of the keys: splits take tiles not causal, of kv_steps"):
+            P.HeadTiles(1, 2, 128, 128, **{"causal": False, "blocks": 4, "kv_steps": 2, "splits": 2, **kw})
 
 
 # -- The cp.async ring ------------------------------------------------------------------
@@ -696,7 +716,7 @@ def test_head_tiles_with_their_own_key_blocks():
     # ring's steps run on by them.
     tiles = P.HeadTiles(2, 3, tile_m=128, tile_n=128, causal=False, blocks=4, kv_steps=5)
     firsts = [tiles.tile(bid, i) for bid in range(tiles.grid) for i in range(tiles.count(bid))]
-    assert all(steps == 5 for _, _, steps, _ in firsts)
-    assert [first for _, _, _, first in (tiles.tile(0, i) for i in range(tiles.count(0)))] == [0, 5]
+    assert all(tile.steps == 5 for tile in firsts)
+    assert [tiles.tile(0, i).first_step for i in range(tiles.count(0))] == [0, 5]
     with pytest.raises(ValueError, match="kv_steps takes no causal tiles"):
         P.HeadTiles(2, 2, 128, 128, True, 4, kv_steps=3)

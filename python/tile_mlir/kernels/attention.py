@@ -75,6 +75,14 @@ class _Problem:
             raise ValueError(f"{self.bh} query heads do not share heads of K and V in groups of {self.group}")
         if self.config.q_buffers not in (1, 2):
             raise ValueError(f"Q takes 1 or 2 buffers, not {self.config.q_buffers}")
+        splits = self.splits
+        if splits < 1 or (splits - 1) * self.chunk >= self.kv_steps:
+            raise ValueError(f"{self.kv_steps} key blocks do not split in {splits} parts of whole key blocks, "
+                             "each with a key")
+        if splits > 1 and self.causal and (splits - 1) * self.chunk * BN > self.diagonal:
+            raise ValueError(f"causal, the last of {splits} parts of the keys starts at key "
+                             f"{(splits - 1) * self.chunk * BN}, which query 0 does not see (it sees keys up to "
+                             f"{self.diagonal}): every row sees a key of every part")
 
     halves = property(lambda self: self.d // 64)
     kind = property(lambda self: KINDS[self.dtype])
@@ -82,40 +90,55 @@ class _Problem:
     kv_heads = property(lambda self: self.bh // self.group)
     kv_steps = property(lambda self: -(-self.kv_seq // BN))
     diagonal = property(lambda self: self.kv_seq - self.seq if self.causal else 0)
+    splits = property(lambda self: self.config.splits)
+    chunk = property(lambda self: -(-self.kv_steps // self.splits))  # key blocks a part of the keys
+    # Causal tiles paired by their work (HeadTiles); split, every tile
+    # takes a part's blocks and the mask hides the keys past the diagonal.
+    paired = property(lambda self: self.causal and self.splits == 1)
 
     @property
     def places(self) -> int:
-        """Query tiles a head: causal, an even number (a tile past the rows
+        """Query tiles a head: paired, an even number (a tile past the rows
         pairs with the middle one; it loads zeros and stores nothing)."""
         places = -(-self.seq // BM)
-        return places + places % 2 if self.causal else places
+        return places + places % 2 if self.paired else places
 
     @property
     def keys(self) -> KeyMask:
         """The keys a row sees: causal, up to the diagonal (a row inside
-        the sequence never sees past the last key); else a tail's."""
+        the sequence never sees past the last key); else a tail's, or the
+        last part's blocks past the keys (split)."""
         if self.causal:
             return KeyMask(causal=True, diagonal=self.diagonal)
-        return KeyMask(keys=self.kv_seq if self.kv_seq % BN else None)
+        return KeyMask(keys=self.kv_seq if self.kv_seq % BN or self.padded else None)
 
-    def mask(self, rows_from, steps):
-        """Whether key block j needs the mask, for the warpgroup's rows
-        from `rows_from`: causal, where it crosses their diagonal; else
-        the last block of a tail; None where no block does."""
+    padded = property(lambda self: self.splits * self.chunk > self.kv_steps)  # the last part's blocks past the keys
+
+    def mask(self, rows_from, steps, first_block=0):
+        """Whether key block j (of a part from `first_block`) needs the
+        mask, for the warpgroup's rows from `rows_from`: causal, where it
+        crosses their diagonal; else a block past the last key; None where
+        no block does."""
         if self.causal:
-            return lambda j: j * BN + BN - 1 > rows_from + self.diagonal
+            return lambda j: (first_block + j) * BN + BN - 1 > rows_from + self.diagonal
         if self.keys.keys is None:
             return lambda j: None
+        if self.splits > 1:
+            return lambda j: (first_block + j) * BN + BN > self.kv_seq
         return lambda j: (j == steps - 1) if not isinstance(j, int) else (j == steps - 1) or None
     split = property(lambda self: self.config.v_stages not in (None, self.config.stages))
     box_bytes = property(lambda self: self.halves * BN * 128)  # K's (or V's) boxes of a key block
 
     @property
     def tiles(self) -> HeadTiles:
-        if self.causal:
+        if self.paired:
             return HeadTiles(self.bh, self.places, BM, BN, True, self.config.blocks,
                              extra_steps=-(-self.diagonal // BN))
-        return HeadTiles(self.bh, self.places, BM, BN, False, self.config.blocks, self.kv_steps)
+        return HeadTiles(self.bh, self.places, BM, BN, False, self.config.blocks, self.chunk, splits=self.splits)
+
+    def first_block(self, tile):
+        """The key block a tile's part of the keys starts at."""
+        return tile.split * self.chunk if self.splits > 1 else 0
 
 
 class _KeyValueRing:
@@ -225,10 +248,11 @@ class _Consumer:
     p: object
     scale_log2: float
 
-    def key_blocks(self, q_tile, q_row, g0, steps, rows_from, mask, after_first_issue=None):
-        """Key blocks 0 to steps - 1 (block j: the ring's step g0 + j) in
-        FlashAttention 3's order; leaves the last block's P in the
-        fragments for finish(), every S retired."""
+    def key_blocks(self, q_tile, q_row, g0, steps, rows_from, mask, after_first_issue=None, first_block=0):
+        """Key blocks 0 to steps - 1 of the tile's part of the keys (from
+        `first_block`; block j: the ring's step g0 + j) in FlashAttention
+        3's order; leaves the last block's P in the fragments for finish(),
+        every S retired."""
         rows, kv, p = self.rows, self.kv, self.p
         kv.wait_k(g0)
         self.turns.wait_turn()
@@ -237,7 +261,7 @@ class _Consumer:
         if after_first_issue:
             after_first_issue()
         T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
-        rows.softmax(p, 0, rows_from, self.scale_log2, mask(0))
+        rows.softmax(p, _key_block(first_block, 0), rows_from, self.scale_log2, mask(0))
         rows.p_fragments()
         for j in T.serial(1, steps):
             kv.wait_k(g0 + j)
@@ -248,7 +272,7 @@ class _Consumer:
             self.turns.pass_turn()
             kv.free_k(g0 + j - 1, p)  # its S retired at the wait before
             T.cuda.tile.apply(T.ptx[WAIT], T.uint32(1))
-            rows.softmax(p, j, rows_from, self.scale_log2, mask(j))
+            rows.softmax(p, _key_block(first_block, j), rows_from, self.scale_log2, mask(j))
             T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
             kv.free_v(g0 + j - 1, p)
             rows.rescale_o()
@@ -266,10 +290,16 @@ class _Consumer:
         self.kv.free_v(g, self.p, keep_k=True)
 
 
+def _key_block(first_block, j):
+    """Key block j of a part of the keys from `first_block` (j itself
+    where the keys are one part)."""
+    return j if isinstance(first_block, int) and first_block == 0 else first_block + j
+
+
 def _each_tile(pb: _Problem, count):
     """(i, h) over the block's units and their tiles."""
     for i in T.serial(0, count):
-        for h in (T.serial(0, 2) if pb.causal else (0,)):
+        for h in (T.serial(0, 2) if pb.paired else (0,)):
             yield i, h
 
 
@@ -288,7 +318,7 @@ def _produce(pb: _Problem, Q, K, V, q_s, q_ring, kv, bid):
 
     def load_next_q(n, i, h):
         """The block's tile n + 1's Q, if it has one."""
-        i1, h1 = (i + h, 1 - h) if pb.causal else (i + 1, 0)
+        i1, h1 = (i + h, 1 - h) if pb.paired else (i + 1, 0)
         with T.if_(n + 1 < tiles.per_unit * tiles.count(bid)):
             load_q(n + 1, tiles.tile(bid, i1, h1))
 
@@ -301,8 +331,9 @@ def _produce(pb: _Problem, Q, K, V, q_s, q_ring, kv, bid):
         if q_buffers == 1:
             load_q(n, tile)
         kv_head = tile.head // pb.group if pb.group > 1 else tile.head
+        first_block = pb.first_block(tile)
         for j in T.serial(0, steps):
-            kv.produce(K, V, g0 + j, j * BN, kv_head)
+            kv.produce(K, V, g0 + j, _key_block(first_block, j) * BN, kv_head)
             if q_buffers == 2:
                 # Past key block 1 the consumers have retired the tile
                 # before's last S, which freed the buffer (a tile of one
@@ -311,10 +342,9 @@ def _produce(pb: _Problem, Q, K, V, q_s, q_ring, kv, bid):
                     load_next_q(n, i, h)
 
 
-def _consume(pb: _Problem, O, Stats, q_s, q_ring, kv, t, bid, c):
-    """Consumer c's tiles: Q's wait, the key blocks, then O through K's
-    rows of the last key block's slot, once both consumers' last S
-    retired (each tells the other at its barrier of `handoff`)."""
+def _consume(pb: _Problem, outputs, q_s, q_ring, kv, t, bid, c):
+    """Consumer c's tiles: Q's wait, the key blocks, then O (`outputs`:
+    (O, Stats) or, split, (Partial, Stats): _store_o or _store_partial)."""
     p, tiles, cfg = t % 128, pb.tiles, pb.config
     named = NamedBarriers()
     turns = ConsumerTurns(c, named.allocate("turns", threads=256, count=2))
@@ -324,29 +354,59 @@ def _consume(pb: _Problem, O, Stats, q_s, q_ring, kv, t, bid, c):
     for i, h in _each_tile(pb, tiles.count(bid)):
         tile = tiles.tile(bid, i, h)
         steps, g0 = tile.steps, tile.first_step
-        rows_from = tile.first_row + 64 * c
+        rows_from, first_block = tile.first_row + 64 * c, pb.first_block(tile)
         q_get = PipelineState(cfg.q_buffers, tiles.per_unit * i + h)
         q_ring.wait(q_get)
         # The ring runs on: the tile before's last key block, whose K's
         # slot held its O, was step g0 - 1.
-        free_before = (lambda: kv.free_once_read(g0 - 1 + cfg.stages, p, g0 > 0)) if cfg.defer_free else None
-        consumer.key_blocks(q_s[q_get.stage], 64 * c, g0, steps, rows_from, pb.mask(rows_from, steps), free_before)
+        defer = cfg.defer_free and pb.splits == 1
+        free_before = (lambda: kv.free_once_read(g0 - 1 + cfg.stages, p, g0 > 0)) if defer else None
+        consumer.key_blocks(q_s[q_get.stage], 64 * c, g0, steps, rows_from, pb.mask(rows_from, steps, first_block),
+                            free_before, first_block)
         q_ring.release(q_get, where=p == 0)
-        handoff.arrive(c)
         last = g0 + steps - 1
-        consumer.finish(last, (i < tiles.count(bid) - 1) | (h == 0) if pb.causal else i < tiles.count(bid) - 1)
-        handoff.sync(1 - c)
-        if Stats is not None:
-            consumer.rows.store_stats(Stats[tile.head], t, rows_from, pb.seq)
-        consumer.rows.divide()
-        rows_of_k = kv.k(last).reshape((pb.halves, 2, 64, 64))[:, c]
-        stage_and_store(O, rows_of_k, consumer.rows.o.reshape((1, 1, 32 * pb.halves)), rows_from, 0,
-                        64 * pb.halves, (t // 32) % 4, t % 32, p, pb.kind, T.uint32(stores.id(c)), outer=(tile.head,))
-        if not cfg.defer_free:
-            kv.free_once_read(last, p)
+        more = (i < tiles.count(bid) - 1) | (h == 0) if pb.paired else i < tiles.count(bid) - 1
+        if pb.splits > 1:
+            consumer.finish(last, more)
+            _store_partial(pb, consumer, outputs, tile, t, rows_from)
+        else:
+            handoff.arrive(c)
+            consumer.finish(last, more)
+            handoff.sync(1 - c)
+            _store_o(pb, consumer, outputs, tile, t, c, rows_from, stores.id(c))
         consumer.rows.reset()
     with T.if_(p == 0):
         T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
+
+
+def _store_o(pb: _Problem, consumer: _Consumer, outputs, tile, t, c, rows_from, barrier):
+    """The rows' m and l (with Stats), then O / l, rounded, through the
+    consumer's rows of K in the stage of the tile's last key block (both
+    consumers' last S retired: each told the other at `handoff`), by
+    stmatrix and TMA boxes; the stage freed once they read it, or after
+    the next tile's first S (`defer_free`)."""
+    (O, Stats), p, kv = outputs, consumer.p, consumer.kv
+    last = tile.first_step + tile.steps - 1
+    if Stats is not None:
+        consumer.rows.store_stats(Stats[tile.head], t, rows_from, pb.seq)
+    consumer.rows.divide()
+    rows_of_k = kv.k(last).reshape((pb.halves, 2, 64, 64))[:, c]
+    stage_and_store(O, rows_of_k, consumer.rows.o.reshape((1, 1, 32 * pb.halves)), rows_from, 0,
+                    64 * pb.halves, (t // 32) % 4, t % 32, p, pb.kind, T.uint32(barrier), outer=(tile.head,))
+    if not pb.config.defer_free:
+        kv.free_once_read(last, p)
+
+
+def _store_partial(pb: _Problem, consumer: _Consumer, outputs, tile, t, rows_from):
+    """A part of the keys (split): its rows' m and l, and O not divided,
+    in float32 from the registers, at unit split x bh + head of Partial
+    and Stats; K's slot of its last key block freed at once (it holds no
+    O)."""
+    Partial, Stats = outputs
+    unit = tile.split * pb.bh + tile.head
+    consumer.rows.store_stats(Stats[unit], t, rows_from, pb.seq)
+    consumer.rows.store_o(Partial[unit], t, rows_from, pb.seq)
+    consumer.kv.k_ring.release(consumer.kv.k_state(tile.first_step + tile.steps - 1), where=consumer.p == 0)
 
 
 def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optional[float] = None,
@@ -359,7 +419,11 @@ def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optio
     (causal: at least `seq`; the bottom-right diagonal). The softmax scale is `scale`
     (1 / sqrt(d) by default), or `scale_log2` = scale x log2 e directly.
     With `stats`, of (Q, K, V, O, Stats): Stats (bh, seq, 2) float32, each
-    row's m and l (OnlineSoftmax.store_stats)."""
+    row's m and l (OnlineSoftmax.store_stats). With config.splits > 1, of
+    (Q, K, V, Partial, Stats): each part s of the keys' O not divided,
+    Partial (splits x bh, seq, d) float32, and its rows' m and l, Stats
+    (splits x bh, seq, 2), at s x bh + head; attention_combine merges
+    them."""
     if scale_log2 is None:
         scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
     pb = _Problem(bh, seq, d, causal, scale_log2, config or AttentionConfig.best(d, causal, seq), group, seq_k,
@@ -368,6 +432,14 @@ def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optio
     q_param = T.Tensor((bh, seq, d), "uint16", tma=T.TensorMap((1, BM, 64), "128B"))
     kv_param = T.Tensor((pb.kv_heads, pb.kv_seq, d), "uint16", tma=box)
     o_param = T.Tensor((bh, seq, d), "uint16", tma=T.TensorMap((1, 64, 64), "128B"))
+    if pb.splits > 1:
+        units = pb.splits * bh
+
+        @T.function
+        def attention_split(Q: q_param, K: kv_param, V: kv_param, Partial: T.Tensor((units, seq, d), "float32"),
+                            Stats: T.Tensor((units, seq, 2), "float32")):
+            _body(pb, Q, K, V, Partial, Stats)
+        return attention_split
     if not stats:
         @T.function
         def attention(Q: q_param, K: kv_param, V: kv_param, O: o_param):
@@ -399,4 +471,4 @@ def _body(pb: _Problem, Q, K, V, O, Stats):
         with T.if_(roles.p == 0):
             _produce(pb, Q, K, V, q_s, q_ring, kv, bid)
     with roles.consumers() as c:
-        _consume(pb, O, Stats, q_s, q_ring, kv, t, bid, c)
+        _consume(pb, (O, Stats), q_s, q_ring, kv, t, bid, c)

@@ -44,7 +44,10 @@ class AttentionConfig:
     `v_stages` of its own), `q_buffers` of Q (2: the next tile's Q loaded
     a tile ahead), whether O's stage is freed after the next tile's first
     S (`defer_free`) or at once, `blocks` persistent blocks, setmaxnreg's
-    registers for the producer and the consumers."""
+    registers for the producer and the consumers; `splits` > 1: each
+    tile's keys in that many parts, each a unit of work whose float32 O, m
+    and l a second kernel merges (split-KV, flash-decoding: a few query
+    rows over many keys spread over the SMs; kernels/attention_combine.py)."""
 
     stages: int = 3
     v_stages: Optional[int] = None
@@ -53,6 +56,7 @@ class AttentionConfig:
     blocks: int = 132
     producer_regs: int = 24
     consumer_regs: int = 240
+    splits: int = 1
 
     @classmethod
     def best(cls, d: int, causal: bool, seq: int):

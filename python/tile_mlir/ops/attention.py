@@ -17,6 +17,7 @@ from typing import Optional, Tuple
 import torch
 
 from . import autotune, launch
+from .launch import SMS
 
 
 def check_flags(causal, scale):
@@ -72,14 +73,13 @@ def _prepare(q, k, v, causal, scale, with_lse):
     if not all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v)):
         impl = attention_lse_impl if with_lse else attention_impl
         return lambda q, k, v: impl(q, k, v, causal, scale)
-    _, (launcher,) = launch.prepared(run.signature, q, lambda: run.choose(run.arguments(q, k, v)), run.stages)
-    device, index = q.device, q.device.index
+    config, launchers = launch.prepared(run.signature, q, lambda: run.choose(run.arguments(q, k, v)), run.stages)
+    index = q.device.index
 
     def call(q, k, v):
-        out, stats = run.outputs(device)
-        launcher(q.data_ptr(), k.data_ptr(), v.data_ptr(), *[t.data_ptr() for t in (out, *stats)],
-                 stream=launch.stream(index))
-        result = run.results(out, stats)
+        args = run.arguments(q, k, v)
+        launch.launch_all(launchers, run.operands(config, args), index)
+        result = run.results(args[3], args[4:])
         return result if with_lse else result[0]
     return call
 
@@ -90,7 +90,8 @@ def forward(q, k, v, causal, scale, with_lse):
     run = _AttentionRun(q, k, v, causal, scale, with_lse)
     args = run.arguments(*(launch.aligned(t.contiguous()) for t in (q, k, v)))
     bits = tuple(launch.bits(t) for t in args)  # 16-bit floats as the interpreter's arrays take them
-    launch.by_signature(run.signature, q, lambda: run.choose(args), run.stages, lambda config: [bits])
+    launch.by_signature(run.signature, q, lambda: run.choose(args), run.stages,
+                        lambda config: run.operands(config, bits))
     return run.results(args[3], args[4:])
 
 
@@ -143,30 +144,81 @@ class _AttentionRun:
         return out.view(b, h, s, self.d), lse.view(b, h, s)
 
     def stages(self, config):
+        """(spec, build) of each kernel `config` launches: the attention
+        kernel; split, the one of the parts, then their merge."""
         fields, d = self.fields, self.d
+        stats = self.with_lse and config.splits == 1
 
         def build():
             from ..kernels.attention import attention as kernel
             return kernel(self.heads, self.rows, d, fields["causal"], scale=fields["scale"], config=config,
-                          group=self.group, seq_k=self.s_k, dtype=self.dtype, stats=self.with_lse)
-        return [({"op": "attention", "kernel": "attention", **fields, "config": dataclasses.asdict(config)}, build)]
+                          group=self.group, seq_k=self.s_k, dtype=self.dtype, stats=stats)
+        spec = {"op": "attention", "kernel": "attention", **fields, "stats": stats, "config": dataclasses.asdict(config)}
+        if config.splits == 1:
+            return [(spec, build)]
+        rows = self.heads * self.rows
+
+        def combine():
+            from ..kernels.attention_combine import attention_combine
+            return attention_combine(config.splits, rows, d, self.dtype, stats=self.with_lse)
+        return [(spec, build), ({"op": "attention", "kernel": "attention_combine", "splits": config.splits,
+                                 "rows": rows, "d": d, "dtype": self.dtype, "stats": self.with_lse}, combine)]
+
+    def operands(self, config, args):
+        """Each kernel's arguments under `config`, from the call's (q, k, v,
+        out, *stats): split, the parts' O, m and l in fresh float32
+        workspaces between the two kernels."""
+        if config.splits == 1:
+            return [args]
+        splits, d, rows = config.splits, self.d, self.heads * self.rows
+        q, k, v, out, *stats = args
+        partial = torch.empty((splits * self.heads, self.rows, d), dtype=torch.float32, device=q.device)
+        parts = torch.empty((splits * self.heads, self.rows, 2), dtype=torch.float32, device=q.device)
+        return [(q, k, v, partial, parts), (partial.view(splits, rows, d), parts.view(splits, rows, 2),
+                                            out.view(rows, d), *(s.view(rows, 2) for s in stats))]
 
     def choose(self, args):
         bucket = [self.d, self.fields["causal"], self.group, autotune.bucket(self.rows), autotune.bucket(self.s_k),
                   autotune.bucket(self.heads)]
+        tiles = self.heads * -(-self.rows // 128)
+        diagonal = self.s_k - self.rows if self.fields["causal"] else None
         return launch.tuned({"op": "attention", "bucket": bucket, "dtypes": [self.dtype]},
-                            candidates(self.d, self.fields["causal"], self.rows), self.stages, lambda config: [args],
-                            args[0])
+                            candidates(self.d, self.fields["causal"], self.rows, (tiles, self.s_k, diagonal)),
+                            self.stages, lambda config: self.operands(config, args), args[0])
 
 
-def candidates(d, causal, seq):
+def candidates(d, causal, seq, keys=None):
     """The configurations the autotuner times, the kernel's best() for the
     shape first, then the others that won an entry of the attention
-    benchmark at this d (AttentionConfig.best's table)."""
+    benchmark at this d (AttentionConfig.best's table). `keys`: (query
+    tiles, S_k, the causal diagonal or None); where the tiles leave most
+    SMs idle (decode), the keys split in parts first (split_counts)."""
     from ..kernels.configs import AttentionConfig
     best = AttentionConfig.best(d, causal, seq)
     table = [AttentionConfig.best(d, c, n) for c in (False, True) for n in (1024, 8192)]
-    return [best] + [c for i, c in enumerate(table) if c != best and c not in table[:i]]
+    unsplit = [best] + [c for i, c in enumerate(table) if c != best and c not in table[:i]]
+    split = [dataclasses.replace(best, splits=n) for n in split_counts(*keys)] if keys else []
+    return split + unsplit
+
+
+BN = 128  # the attention kernel's keys a step
+
+
+def split_counts(tiles, s_k, diagonal=None):
+    """The parts of the keys worth timing where `tiles` query tiles fill
+    at most half the SMs: about as many as fill them, and half that, of 2
+    key blocks or more each; causal (`diagonal`, S_k - S_q), only counts
+    whose last part starts at a key every row sees (the kernel's rule)."""
+    steps = -(-s_k // BN)
+    if tiles * 2 > SMS or steps < 4:
+        return []
+    counts = []
+    for target in (SMS // tiles, SMS // tiles // 2):
+        chunk = -(-steps // max(2, min(target, steps // 2)))
+        n = -(-steps // chunk)
+        if n > 1 and n not in counts and (diagonal is None or (n - 1) * chunk * BN <= diagonal):
+            counts.append(n)
+    return counts
 
 
 def attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,

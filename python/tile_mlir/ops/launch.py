@@ -101,6 +101,7 @@ def require(condition: bool, name: str, rule: str) -> None:
 
 
 PRECOMPILE_TARGET = "sm_90a"
+SMS = 132  # an H100's (and H200's) multiprocessors: the units a split fills
 
 
 @functools.lru_cache(maxsize=None)
@@ -175,6 +176,12 @@ def prepared(signature: tuple, device_tensor: torch.Tensor, choose: Callable, st
         launchers = [kernel_cache.launcher(spec, build, target(device_tensor.device)) for spec, build in stages(config)]
         hit = _BY_SIGNATURE[key] = (config, launchers)
     return hit
+
+
+def chosen_configs() -> Dict[tuple, object]:
+    """{(signature, device index): configuration} of each signature this
+    process prepared (what the tuner picked: the benchmarks report it)."""
+    return {key: config for key, (config, _) in _BY_SIGNATURE.items()}
 
 
 def _raw_stream(index: int) -> int:

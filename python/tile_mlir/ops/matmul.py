@@ -12,7 +12,7 @@ from typing import Optional
 import torch
 
 from . import autotune, launch
-from .launch import require
+from .launch import SMS, require
 
 DTYPES = (torch.bfloat16, torch.float16)
 OUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32)
@@ -285,7 +285,6 @@ def _plans(dtype, m, n, k):
 SWAP_AB_M = 128
 
 
-SMS = 132  # an H100's (and H200's) multiprocessors: the units a split-K fills
 
 
 matmul_op = torch.library.custom_op("tile_mlir::matmul", mutates_args=())(matmul_impl)

@@ -169,6 +169,18 @@ class OnlineSoftmax:
             with T.if_((lane % 4 == 0) & (row < seq)):
                 T.cuda.tile.apply(T.ptx["st.global.v2.f32"], stats[row:row + 1], pair)
 
+    def store_o(self, out, t, first_row, seq):
+        """O as it is (not divided: a part of the keys' sum, split-KV) into
+        out[first_row + its row] (a (seq, 64 x halves) float32 view), each
+        pair of adjacent columns by one st.global.v2.f32, for the rows
+        below `seq`."""
+        warp, lane, places = (t // 32) % 4, t % 32, WgmmaAccumulator(64)
+        for hf in range(self.halves):
+            for e in range(0, 32, 2):
+                row, col = places.place(e, warp, lane, first_row, 64 * hf)
+                T.cuda.tile.apply(T.ptx["st.global.v2.f32"], out[row:row + 1, col:col + 2], self.o[hf, 0:1, e:e + 2],
+                                  pred=row < seq)
+
     def divide(self):
         """O / l in place, row by row: times rcp.rn.f32 of l, one reciprocal
         a row (within an ulp of the quotient; div.rn.f32 would take

@@ -49,6 +49,7 @@ class HeadTile(NamedTuple):
     head: object
     steps: object
     first_step: object
+    split: object = 0  # which of the key sequence's `splits` parts its key blocks are (split-KV)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,10 @@ class HeadTiles:
     """The query tiles of `heads` heads of `places` tiles of `tile_m` rows,
     each tile's key blocks of `tile_n` keys, dealt to `blocks` persistent
     blocks: block b takes units b, b + blocks, ... Not causal, a unit is
-    one tile, of places x tile_m / tile_n key blocks (or `kv_steps`).
+    one tile, of places x tile_m / tile_n key blocks (or `kv_steps`); with
+    `splits`, a unit is a tile's part of the keys, `kv_steps` key blocks
+    from key block split x kv_steps (flash-decoding's split-KV: a head's
+    few query rows spread over blocks), a tile's parts in adjacent units.
     Causal (a tile attends to the keys up to its last row, and
     `extra_steps` key blocks more: the bottom-right diagonal of S_q
     queries over S_k > S_q keys), a unit is a pair of one head's tiles,
@@ -78,8 +82,12 @@ class HeadTiles:
     blocks: int
     kv_steps: Optional[int] = None  # key blocks a tile, when not places x tile_m / tile_n (not causal)
     extra_steps: int = 0  # causal: key blocks each tile sees past its own rows' diagonal
+    splits: int = 1  # not causal: parts of the keys, kv_steps key blocks each
 
     def __post_init__(self):
+        if self.splits < 1 or (self.splits > 1 and (self.causal or self.kv_steps is None)):
+            raise ValueError(f"{self.splits} splits of the keys: splits take tiles not causal, of kv_steps "
+                             "key blocks a part")
         if self.causal and self.kv_steps is not None:
             raise ValueError("a causal tile's key blocks follow its rows: kv_steps takes no causal tiles")
         if self.extra_steps and not self.causal:
@@ -91,7 +99,7 @@ class HeadTiles:
 
     @property
     def units(self) -> int:
-        return self.heads * self.places // 2 if self.causal else self.heads * self.places
+        return self.heads * self.places // 2 if self.causal else self.heads * self.places * self.splits
 
     @property
     def per_unit(self) -> int:
@@ -110,9 +118,10 @@ class HeadTiles:
         """Tile h of block bid's unit i."""
         unit, per_tile = bid + i * self.grid, self.tile_m // self.tile_n
         if not self.causal:
-            head, place = unit // self.places, unit % self.places
+            tile, split = (unit // self.splits, unit % self.splits) if self.splits > 1 else (unit, 0)
+            head, place = tile // self.places, tile % self.places
             steps = self.places * per_tile if self.kv_steps is None else self.kv_steps
-            return HeadTile(place * self.tile_m, head, steps, i * steps)
+            return HeadTile(place * self.tile_m, head, steps, i * steps, split)
         head, p = unit // (self.places // 2), unit % (self.places // 2)
         place = (self.places - 1 - p) + h * (2 * p + 1 - self.places)
         extra = self.extra_steps
