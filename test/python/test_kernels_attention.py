@@ -27,6 +27,7 @@ import tile_mlir
 from tile_mlir.kernels import attention as attention_module
 from tile_mlir.kernels.attention import AttentionConfig, attention
 from tile_mlir.kernels.attention_combine import attention_combine
+from tile_mlir.kernels.attention_keys import PagedKeys
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
@@ -344,3 +345,83 @@ def test_split_parts_assemble_with_no_stack(d):
     merge = tile_mlir.compile(attention_combine(8, 128, d, stats=True), target="sm_90a")
     assert sass.NO_SPILLS.search(sass.ptxas_resources(merge.ptx, arch="sm_90a"))
     assert merge.ptx.count("ld.global.v4.f32") == 8 and merge.ptx.count("ex2.approx.ftz.f32") == 2 * 8
+
+
+# -- A paged KV cache (attention_keys.PagedKeys) -----------------------------------------
+
+def paged_case(shape, page_size, splits, seed):
+    """The kernel over a paged cache on exact data: shape (batch, cache
+    heads, group, queries, keys, d); each sequence's pages scattered over
+    the cache by a random block table (a few pages spare). Returns (O,
+    want) as ragged_case's."""
+    batch, h_kv, group, seq, seq_k, d = shape
+    rng = np.random.default_rng(seed)
+    width = -(-seq_k // page_size)
+    pages = batch * width + 3
+    bh = batch * h_kv * group
+    q = np.zeros((bh, seq, d))
+    for h in range(bh):
+        q[h, np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
+    k = rng.integers(-2, 3, (batch * h_kv, seq_k, d)).astype(np.float64)
+    v = rng.integers(-4, 5, (batch * h_kv, seq_k, d)).astype(np.float64)
+    table = rng.permutation(pages)[:batch * width].reshape(batch, width).astype(np.int32)
+    caches = [np.zeros((pages, page_size, h_kv, d)) for _ in range(2)]
+    for b in range(batch):
+        for key in range(seq_k):
+            for cache, x in zip(caches, (k, v)):
+                cache[table[b, key // page_size], key % page_size] = x[b * h_kv:(b + 1) * h_kv, key]
+    bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, *caches)]
+    paging = PagedKeys(pages, page_size, h_kv, batch, width, seq_k)
+    kernel = attention(bh, seq, d, scale_log2=1.0, config=AttentionConfig(stages=3, splits=splits), group=group,
+                       seq_k=seq_k, paging=paging)
+    out = np.full((bh * seq, d), 0xDEAD, np.uint16)
+    with no_interpret_warning():
+        if splits == 1:
+            tile_mlir.interpret(kernel, *bits, table, out.reshape(bh, seq, d))
+        else:
+            partial = np.full((splits * bh, seq, d), np.nan, np.float32)
+            parts = np.full((splits * bh, seq, 2), np.nan, np.float32)
+            tile_mlir.interpret(kernel, *bits, table, partial, parts)
+            tile_mlir.interpret(attention_combine(splits, bh * seq, d), partial.reshape(splits, -1, d),
+                                parts.reshape(splits, -1, 2), out)
+    s = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1)
+    p = np.exp2(s - s.max(axis=2, keepdims=True))
+    l = p.sum(axis=2, keepdims=True)
+    want = (p @ np.repeat(v, group, axis=0)).astype(np.float32) * (np.float32(1) / l.astype(np.float32))
+    u = want.view(np.uint32).astype(np.uint64)
+    return out.reshape(bh, seq, d), ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+@pytest.mark.parametrize("shape, page_size, splits", [
+    # Pages of 16 keys: a key block is 8 boxes of whole pages; 300 keys end
+    # inside the third block (its page slots past the table read the last
+    # page, whose keys past 300 are masked).
+    ((2, 1, 1, 4, 300, 64), 16, 1),
+    # Pages of 256 keys (a block is half a page), GQA, 600 keys in 2 parts.
+    ((2, 2, 2, 3, 600, 64), 256, 2)])
+def test_a_paged_cache_equals_float64(shape, page_size, splits):
+    out, want = paged_case(shape, page_size, splits, 13)
+    assert np.array_equal(out, want)
+
+
+def test_a_page_past_the_cache_is_reported():
+    # A block table entry past the cache's pages: the interpreter names the
+    # kernel's line (the user's call that built it), the thread and the
+    # value it reads as a page (a GPU would clamp it: a wrong page).
+    paging = PagedKeys(4, 128, 1, 1, 2, 256)
+    kernel = attention(1, 2, 64, scale_log2=1.0, config=AttentionConfig(stages=3), seq_k=256, paging=paging)
+    cache = np.zeros((4, 128, 1, 64), np.uint16)
+    table = np.array([[0, 4]], np.int32)
+    with pytest.raises(tile_mlir.InterpretError, match=r"attention: .*test_kernels_attention.py:\d+: thread \(0\) of "
+                       r"block \(0\) reads the value 4 as an index of an axis of 4: out of bounds"):
+        tile_mlir.interpret(kernel, np.zeros((1, 2, 64), np.uint16), cache, cache, table,
+                            np.zeros((1, 2, 64), np.uint16))
+
+
+def test_pages_it_cannot_take_are_refused():
+    with pytest.raises(ValueError, match=r"a page of 12 keys: a power of two from 8"):
+        PagedKeys(4, 12, 1, 1, 2, 24)
+    with pytest.raises(ValueError, match=r"300 keys a sequence do not fit its 2 pages of 128"):
+        PagedKeys(4, 128, 1, 1, 2, 300)
+    with pytest.raises(ValueError, match=r"a paged cache of 1 x 2 heads of 256 keys serves 1 heads of 256 keys"):
+        attention(1, 2, 64, seq_k=256, paging=PagedKeys(4, 128, 2, 1, 2, 256))

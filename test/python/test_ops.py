@@ -394,6 +394,71 @@ def test_attention_is_tuned_among_the_benchmarks_winning_configurations(tmp_path
     assert len(os.listdir(tmp_path / "ops")) == 3
 
 
+def paged_cache(k, v, page_size, spare, g):
+    """k and v (B, H_kv, S_k, D) as a paged cache (pages, page_size, H_kv,
+    D) with `spare` pages unused, and the block table (B, S_k / page_size)
+    that scatters each sequence's pages at random."""
+    b, h_kv, s_k, d = k.shape
+    width = s_k // page_size
+    pages = b * width + spare
+    table = torch.randperm(pages, generator=g)[:b * width].view(b, width).int()
+    caches = [torch.zeros(pages, page_size, h_kv, d, dtype=k.dtype) for _ in range(2)]
+    for cache, x in zip(caches, (k, v)):
+        cache[table.flatten().long()] = x.unflatten(2, (width, page_size)).permute(0, 2, 3, 1, 4).flatten(0, 1)
+    return caches, table
+
+
+@pytest.mark.parametrize("h_kv, s, causal", [(2, 1, False), (1, 3, True)])
+def test_attention_reads_a_paged_cache_through_its_block_table(h_kv, s, causal):
+    # Exact data (as above) over 640 keys in pages of 16 scattered by the
+    # table: decode packed with its group (the keys split in 2 parts), or 3
+    # causal queries; the log-sum-exp too.
+    g = torch.Generator().manual_seed(3)
+    b, h, d, s_k = 2, 4, 64, 640
+    q = torch.zeros(b, h, s, d, dtype=torch.float64)
+    q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
+        torch.randint(0, 3, (b * h * s,), generator=g).double()
+    k = torch.randint(-2, 3, (b, h_kv, s_k, d), generator=g).double()
+    v = torch.randint(-4, 5, (b, h_kv, s_k, d), generator=g).double()
+    (k_cache, v_cache), table = paged_cache(k, v, 16, 5, g)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ex2.approx as its correctly rounded result
+        out, lse = ops.attention(q.bfloat16(), k_cache.bfloat16(), v_cache.bfloat16(), causal=causal,
+                                 scale=1 / math.log2(math.e), return_lse=True, block_table=table)
+    k, v = (t.repeat_interleave(h // h_kv, dim=1) for t in (k, v))
+    scores = q @ k.transpose(-1, -2)
+    if causal:
+        scores = scores.masked_fill(torch.ones(s, s_k, dtype=torch.bool).triu(s_k - s + 1), float("-inf"))
+    p = torch.exp2(scores - scores.amax(-1, keepdim=True))
+    want = ((p @ v).float() * (1 / p.sum(-1, keepdim=True).float())).bfloat16()
+    assert torch.equal(out, want)
+    assert torch.allclose(lse.double(), torch.logsumexp(scores * math.log(2.0), dim=-1), rtol=4e-7, atol=2e-6)
+
+
+def test_a_paged_cache_names_the_bad_argument():
+    q = torch.zeros(2, 4, 1, 64, dtype=torch.bfloat16)
+    cache = torch.zeros(10, 16, 2, 64, dtype=torch.bfloat16)
+    table = torch.zeros(2, 4, dtype=torch.int32)
+    cases = [((q, cache, cache), {"block_table": table.long()}, ValueError, r"block_table is torch.int64; the op "
+              r"takes torch.int32"),
+             ((q, cache[:, :12], cache[:, :12]), {"block_table": table}, ValueError, r"k: pages of 12 keys; the "
+              r"kernel takes a power of two from 8"),
+             ((q, cache, cache), {"block_table": table[:1]}, ValueError, r"block_table: its shape \(1, 4\) is not "
+              r"\(B, pages a sequence\) for q's B 2"),
+             ((q, cache[..., :1, :], cache[..., :1, :]), {"block_table": table}, ValueError, r"k: a paged cache is "
+              r"taken as it is: contiguous"),
+             ((q, cache, cache), {"block_table": [[0]]}, TypeError, r"block_table is a torch.Tensor, got list")]
+    for args, kwargs, error, message in cases:
+        with pytest.raises(error, match=message):
+            ops.attention(*args, **kwargs)
+    # The fake: out's shape and dtype, under FakeTensorMode as torch.compile traces it.
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode() as mode:
+        fake = [mode.from_tensor(t) for t in (q, cache, cache, table)]
+        out = torch.ops.tile_mlir.attention(*fake[:3], False, None, fake[3])
+    assert out.shape == q.shape and out.dtype == q.dtype
+
+
 def test_decode_splits_the_keys_where_its_tiles_leave_the_sms_idle():
     # 8 tiles (one query of 32 heads over 8, B 1) over 128k keys (1024
     # blocks): parts that fill the 132 SMs (16 of 64 blocks) and half as

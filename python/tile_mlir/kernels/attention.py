@@ -31,6 +31,7 @@ On data where every step is exact, O equals float64 rounded once by the
 final division, in the interpreter (test_kernels_attention.py).
 """
 
+import inspect
 import math
 from dataclasses import dataclass
 from typing import Optional
@@ -40,13 +41,14 @@ from .configs import AttentionConfig
 from ..pipelining import (ConsumerTurns, HeadTiles, KeyMask, NamedBarriers, OnlineSoftmax, PipelineState, TmaRing,
                           WarpgroupRoles, sync_block)
 from ..pipelining.epilogues import stage_and_store
+from .attention_keys import ContiguousKeys, PagedKeys
 
 # No `from __future__ import annotations`: T.function reads the kernel's
 # parameter annotations as objects.
 
 KINDS = {"bfloat16": "bf16", "float16": "f16"}  # Q, K, V and O's type: the wgmma's and P's rounding
 BM, BN, CONSUMERS = 128, 128, 2  # query rows a tile, keys a step, consumer warpgroups
-TMA_LOAD = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+TMA_LOAD = ContiguousKeys.opcode
 WAIT = "wgmma.wait_group.sync.aligned"
 
 
@@ -62,6 +64,7 @@ class _Problem:
     seq_k: Optional[int] = None  # keys a head, when not `seq`
     dtype: str = "bfloat16"
     stats: bool = False  # each row's m and l stored (the log-sum-exp's)
+    paging: Optional[PagedKeys] = None  # K and V as a paged cache and its block table
 
     def __post_init__(self):
         if self.seq < 1 or self.d not in (64, 128):
@@ -75,6 +78,10 @@ class _Problem:
             raise ValueError(f"{self.bh} query heads do not share heads of K and V in groups of {self.group}")
         if self.config.q_buffers not in (1, 2):
             raise ValueError(f"Q takes 1 or 2 buffers, not {self.config.q_buffers}")
+        if self.paging and (self.paging.batch * self.paging.cache_heads, self.paging.keys) != (self.kv_heads,
+                                                                                               self.kv_seq):
+            raise ValueError(f"a paged cache of {self.paging.batch} x {self.paging.cache_heads} heads of "
+                             f"{self.paging.keys} keys serves {self.kv_heads} heads of {self.kv_seq} keys")
         splits = self.splits
         if splits < 1 or (splits - 1) * self.chunk >= self.kv_steps:
             raise ValueError(f"{self.kv_steps} key blocks do not split in {splits} parts of whole key blocks, "
@@ -127,6 +134,9 @@ class _Problem:
             return lambda j: (first_block + j) * BN + BN > self.kv_seq
         return lambda j: (j == steps - 1) if not isinstance(j, int) else (j == steps - 1) or None
     split = property(lambda self: self.config.v_stages not in (None, self.config.stages))
+    source = property(lambda self: self.paging or ContiguousKeys(self.kv_heads, self.kv_seq))
+    # The blocks reach past the last key (a tail, or split parts past it).
+    past_keys = property(lambda self: self.kv_seq % BN != 0 or self.padded)
     box_bytes = property(lambda self: self.halves * BN * 128)  # K's (or V's) boxes of a key block
 
     @property
@@ -168,19 +178,21 @@ class _KeyValueRing:
     def v(self, g):
         return self.v_s[self.v_state(g).stage]
 
-    def produce(self, K, V, g, row, head):
+    def produce(self, K, V, g, where):
         """Step g: once its slots are free, K's and V's boxes of the key
-        block at `row` of `head` into them, completing their full barriers."""
+        block `where` (pb.source.locate's) into them, completing their full
+        barriers."""
         rings = [(self.k_ring, ((self.k_s, K), (self.v_s, V)))] if not self.pb.split else [
             (self.k_ring, ((self.k_s, K),)), (self.v_ring, ((self.v_s, V),))]
         for ring, tiles in rings:
             put = PipelineState.producer(ring.stages, g)
             ring.acquire(put, branch_first_pass=True)
             ring.expect(put, len(tiles) * self.pb.box_bytes)
+            source = self.pb.source
             for tile, tensor in tiles:
                 for hf in range(self.pb.halves):
-                    T.cuda.tile.apply(T.ptx[TMA_LOAD], tile[put.stage, hf].reshape((1, BN, 64)),
-                                      tensor.tensor_map, (64 * hf, row, head), ring.full(put))
+                    for dst, coords in source.boxes(tile[put.stage, hf], hf, where):
+                        T.cuda.tile.apply(T.ptx[source.opcode], dst, tensor.tensor_map, coords, ring.full(put))
 
     def wait_k(self, g):
         self.k_ring.wait(self.k_state(g))
@@ -303,7 +315,7 @@ def _each_tile(pb: _Problem, count):
             yield i, h
 
 
-def _produce(pb: _Problem, Q, K, V, q_s, q_ring, kv, bid):
+def _produce(pb: _Problem, Q, K, V, table, q_s, q_ring, kv, bid):
     """Thread 0 of the producer: each tile's Q, then its key blocks."""
     tiles, q_buffers = pb.tiles, pb.config.q_buffers
 
@@ -333,7 +345,8 @@ def _produce(pb: _Problem, Q, K, V, q_s, q_ring, kv, bid):
         kv_head = tile.head // pb.group if pb.group > 1 else tile.head
         first_block = pb.first_block(tile)
         for j in T.serial(0, steps):
-            kv.produce(K, V, g0 + j, _key_block(first_block, j) * BN, kv_head)
+            where = pb.source.locate(table, _key_block(first_block, j) * BN, kv_head, pb.past_keys)
+            kv.produce(K, V, g0 + j, where)
             if q_buffers == 2:
                 # Past key block 1 the consumers have retired the tile
                 # before's last S, which freed the buffer (a tile of one
@@ -411,7 +424,8 @@ def _store_partial(pb: _Problem, consumer: _Consumer, outputs, tile, t, rows_fro
 
 def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optional[float] = None,
               scale_log2: Optional[float] = None, config: Optional[AttentionConfig] = None, group: int = 1,
-              seq_k: Optional[int] = None, dtype: str = "bfloat16", stats: bool = False):
+              seq_k: Optional[int] = None, dtype: str = "bfloat16", stats: bool = False,
+              paging: Optional[PagedKeys] = None):
     """The kernel for `bh` heads of `seq` rows: a T.function of (Q, K, V, O),
     Q and O (bh, seq, d), K and V (bh / group, seq_k, d), bf16 (or
     `dtype` "float16") bits (uint16); query head h attends to head h / group of K and V (`group`
@@ -423,37 +437,38 @@ def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optio
     (Q, K, V, Partial, Stats): each part s of the keys' O not divided,
     Partial (splits x bh, seq, d) float32, and its rows' m and l, Stats
     (splits x bh, seq, 2), at s x bh + head; attention_combine merges
-    them."""
+    them. With `paging` (attention_keys.PagedKeys), K and V are its paged
+    cache and its block table BlockTable follows them."""
     if scale_log2 is None:
         scale_log2 = (scale if scale is not None else 1.0 / math.sqrt(d)) * math.log2(math.e)
     pb = _Problem(bh, seq, d, causal, scale_log2, config or AttentionConfig.best(d, causal, seq), group, seq_k,
-                  dtype, stats)
-    box = T.TensorMap((1, BN, 64), "128B")
-    q_param = T.Tensor((bh, seq, d), "uint16", tma=T.TensorMap((1, BM, 64), "128B"))
-    kv_param = T.Tensor((pb.kv_heads, pb.kv_seq, d), "uint16", tma=box)
-    o_param = T.Tensor((bh, seq, d), "uint16", tma=T.TensorMap((1, 64, 64), "128B"))
+                  dtype, stats, paging)
+    kv = pb.source.param(d)
+    params = [("Q", T.Tensor((bh, seq, d), "uint16", tma=T.TensorMap((1, BM, 64), "128B"))), ("K", kv), ("V", kv),
+              *pb.source.table_params()]
     if pb.splits > 1:
         units = pb.splits * bh
+        params += [("Partial", T.Tensor((units, seq, d), "float32")), ("Stats", T.Tensor((units, seq, 2), "float32"))]
+    else:
+        params.append(("O", T.Tensor((bh, seq, d), "uint16", tma=T.TensorMap((1, 64, 64), "128B"))))
+        params += [("Stats", T.Tensor((bh, seq, 2), "float32"))] if stats else []
+    names = [name for name, _ in params]
 
-        @T.function
-        def attention_split(Q: q_param, K: kv_param, V: kv_param, Partial: T.Tensor((units, seq, d), "float32"),
-                            Stats: T.Tensor((units, seq, 2), "float32")):
-            _body(pb, Q, K, V, Partial, Stats)
-        return attention_split
-    if not stats:
-        @T.function
-        def attention(Q: q_param, K: kv_param, V: kv_param, O: o_param):
-            _body(pb, Q, K, V, O, None)
-        return attention
-
-    @T.function
-    def attention(Q: q_param, K: kv_param, V: kv_param, O: o_param, Stats: T.Tensor((bh, seq, 2), "float32")):
-        _body(pb, Q, K, V, O, Stats)
-    return attention
+    def kernel(*args):
+        named = dict(zip(names, args))
+        outputs = (named["Partial"], named["Stats"]) if pb.splits > 1 else (named["O"], named.get("Stats"))
+        _body(pb, (named["Q"], named["K"], named["V"], named.get("BlockTable")), outputs)
+    kernel.__signature__ = inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                                annotation=spec) for name, spec in params])
+    kernel.__name__ = kernel.__qualname__ = "attention_split" if pb.splits > 1 else "attention"
+    return T.function(kernel)
 
 
-def _body(pb: _Problem, Q, K, V, O, Stats):
-    """The kernel's body: shared memory, the rings, then the roles."""
+def _body(pb: _Problem, inputs, outputs):
+    """The kernel's body: shared memory, the rings, then the roles;
+    `inputs` (Q, K, V, the block table or None), `outputs` (O, Stats or
+    None) or, split, (Partial, Stats)."""
+    Q, K, V, table = inputs
     cfg, halves = pb.config, pb.halves
     T.device_entry(launch=T.cuda.LaunchConfig(grid=pb.tiles.grid, block=128 * (CONSUMERS + 1)))
     q_s = T.alloc_dynamic_shared((cfg.q_buffers, halves, BM, 64), "uint16", align=1024).swizzle("128B")
@@ -469,6 +484,6 @@ def _body(pb: _Problem, Q, K, V, O, Stats):
     roles = WarpgroupRoles(t, (cfg.producer_regs, cfg.consumer_regs))
     with roles.producer():
         with T.if_(roles.p == 0):
-            _produce(pb, Q, K, V, q_s, q_ring, kv, bid)
+            _produce(pb, Q, K, V, table, q_s, q_ring, kv, bid)
     with roles.consumers() as c:
-        _consume(pb, (O, Stats), q_s, q_ring, kv, t, bid, c)
+        _consume(pb, outputs, q_s, q_ring, kv, t, bid, c)
