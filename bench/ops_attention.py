@@ -4,7 +4,9 @@
 over 8 (d 128) against S_k 1k to 128k keys, B 1, 8 and 64 (up to 1M
 tokens of cache), where the op splits the keys (split-KV) when its tiles
 leave SMs idle, its K and V read rate beside a device copy's (the
-bandwidth it is bound by); bf16, against every torch
+bandwidth it is bound by), and from a paged cache (pages of 16 and 256
+scattered by a random block table; the peers read the same keys
+contiguous); bf16, against every torch
 scaled_dot_product_attention backend the device has (flash, cuDNN,
 efficient; enable_gqa, or K and V expanded beforehand, untimed, where a
 backend refuses it). The op is called as a user calls it, its kernel loaded
@@ -28,6 +30,7 @@ HEADS, KV_HEADS, TOKENS = 32, 4, 16384
 SEQS = (512, 1000, 2048, 4096, 8192)
 DECODE_KEYS, DECODE_BATCHES, DECODE_KV_HEADS = (1024, 4096, 16384, 65536, 131072), (1, 8, 64), 8
 DECODE_TOKENS = 1 << 20  # the largest cache a batch (B x S_k): K and V 4 GiB, 16 expanded for SDPA
+PAGED = ((8, 16384), (8, 65536), (1, 131072))  # (B, S_k) of the paged entries, in pages of 16 and 256
 ROUNDS, REPEATS = 3, 10
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
             "efficient": SDPBackend.EFFICIENT_ATTENTION}
@@ -35,19 +38,24 @@ ENTRIES = {}
 
 
 def cases():
-    """(name, (b, h_kv, s_q, s_k, d), causal) of every entry. Decode's one
-    query sees every key (the bottom-right diagonal): not causal, so that
-    SDPA (whose is_causal is the top-left one) computes the same."""
+    """(name, (b, h_kv, s_q, s_k, d), causal, page size or None) of every
+    entry. Decode's one query sees every key (the bottom-right diagonal):
+    not causal, so that SDPA (whose is_causal is the top-left one)
+    computes the same."""
     for d in (64, 128):
         for causal in (False, True):
             for s in SEQS:
                 b = max(1, TOKENS // s)
                 yield (f"attention_d{d}_b{b}_h{HEADS}kv{KV_HEADS}_s{s}{'_causal' if causal else ''}",
-                       (b, KV_HEADS, s, s, d), causal)
+                       (b, KV_HEADS, s, s, d), causal, None)
     for b in DECODE_BATCHES:
         for s_k in (s_k for s_k in DECODE_KEYS if b * s_k <= DECODE_TOKENS):
             yield (f"attention_decode_d128_b{b}_h{HEADS}kv{DECODE_KV_HEADS}_q1_k{s_k}",
-                   (b, DECODE_KV_HEADS, 1, s_k, 128), False)
+                   (b, DECODE_KV_HEADS, 1, s_k, 128), False, None)
+    for page in (16, 256):
+        for b, s_k in PAGED:
+            yield (f"attention_decode_paged{page}_d128_b{b}_h{HEADS}kv{DECODE_KV_HEADS}_q1_k{s_k}",
+                   (b, DECODE_KV_HEADS, 1, s_k, 128), False, page)
 
 
 def selected():
@@ -61,10 +69,15 @@ def build(out):
     """Every entry's kernel, compiled into `out` as an ops cache."""
     os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(out)
     import tile_mlir.ops as ops
-    for name, (b, h_kv, s, s_k, d), causal in selected():
+    for name, (b, h_kv, s, s_k, d), causal, page in selected():
         q = torch.empty(b, HEADS, s, d, dtype=torch.bfloat16, device="meta")
-        kv = torch.empty(b, h_kv, s_k, d, dtype=torch.bfloat16, device="meta")
-        ops.precompile("attention", q, kv, kv, causal=causal)
+        if page is None:
+            kv = torch.empty(b, h_kv, s_k, d, dtype=torch.bfloat16, device="meta")
+            ops.precompile("attention", q, kv, kv, causal=causal)
+        else:
+            kv = torch.empty(b * s_k // page, page, h_kv, d, dtype=torch.bfloat16, device="meta")
+            table = torch.empty(b, s_k // page, dtype=torch.int32, device="meta")
+            ops.precompile("attention", q, kv, kv, causal=causal, block_table=table)
         print(name, "precompiled", flush=True)
 
 
@@ -95,7 +108,19 @@ def backend_runs(q, k, v, causal, exact, entry):
     return runs
 
 
-def entry_of(shape, causal, ops):
+def paged(k, v, page, gen):
+    """k and v (B, H_kv, S_k, D) as a paged cache (pages, page, H_kv, D)
+    and the block table that scatters each sequence's pages at random."""
+    b, h_kv, s_k, d = k.shape
+    width = s_k // page
+    table = torch.randperm(b * width, device="cuda", generator=gen).view(b, width).int()
+    caches = [torch.empty(b * width, page, h_kv, d, dtype=k.dtype, device="cuda") for _ in range(2)]
+    for cache, x in zip(caches, (k, v)):
+        cache[table.flatten().long()] = x.unflatten(2, (width, page)).permute(0, 2, 3, 1, 4).flatten(0, 1)
+    return caches, table
+
+
+def entry_of(shape, causal, page, ops):
     b, h_kv, s, s_k, d = shape
     gen = torch.Generator(device="cuda").manual_seed(0)
     q = torch.randn(b, HEADS, s, d, device="cuda", generator=gen).to(torch.bfloat16)
@@ -103,30 +128,35 @@ def entry_of(shape, causal, ops):
     group = HEADS // h_kv
     exact = F.scaled_dot_product_attention(q[:1].double(), *(t[:1].double().repeat_interleave(group, dim=1)
                                                                for t in (k, v)), is_causal=causal)
-    got = ops.attention(q, k, v, causal=causal)
-    entry = {"shape": [b, HEADS, h_kv, s, s_k, d], "causal": causal,
+    inputs, kwargs = (q, k, v), {"causal": causal}
+    if page is not None:
+        (k_cache, v_cache), table = paged(k, v, page, gen)
+        inputs, kwargs = (q, k_cache, v_cache), {"causal": causal, "block_table": table}
+    got = ops.attention(*inputs, **kwargs)
+    entry = {"shape": [b, HEADS, h_kv, s, s_k, d], "causal": causal, "page_size": page,
              "max_error_relative_to_max": float((got[:1].double() - exact).abs().max() / exact.abs().max())}
-    runs = {"tile_mlir": lambda: ops.attention(q, k, v, causal=causal), **backend_runs(q, k, v, causal, exact, entry)}
+    runs = {"tile_mlir": lambda: ops.attention(*inputs, **kwargs), **backend_runs(q, k, v, causal, exact, entry)}
     timed_rounds(entry, runs, ROUNDS, REPEATS)
     # Causal: half the products (the convention of FlashAttention's numbers).
     flops = 4.0 * b * HEADS * s * s_k * d / (2 if causal else 1)
     entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
     # Decode reads K and V once: their bytes over the time.
     entry["kv_GBps"] = {key: 2 * k.numel() * 2 / ms / 1e6 for key, ms in entry["ms"].items()}
-    entry["config"] = chosen_config(ops, q, k)
+    entry["config"] = chosen_config(q, h_kv, s_k)
     entry["ratio_vs_best_sdpa"] = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir") / \
         entry["ms"]["tile_mlir"]
     return entry
 
 
-def chosen_config(ops, q, k):
+def chosen_config(q, h_kv, s_k):
     """The configuration the op's tuner picked for this entry's signature
     (the kernel's heads: a group's query heads packed as one head's rows)."""
     from tile_mlir.ops import launch
     b, h, s, d = q.shape
-    shapes = {(b * k.shape[1], h // k.shape[1] * s, d), (b * h, s, d)}  # packed or not
+    shapes = {(b * h_kv, h // h_kv * s, d), (b * h, s, d)}  # packed or not
     for (signature, _), config in launch.chosen_configs().items():
-        if signature[0] == "attention" and tuple(signature[1:4]) in shapes and signature[7] == k.shape[2]:
+        # ("attention", (heads, rows, d), causal, scale, group, seq_k, ...): _AttentionRun.fields.
+        if signature[0] == "attention" and signature[1] in shapes and signature[5] == s_k:
             return str(config)
     return None
 
@@ -146,8 +176,8 @@ def run(artifacts, report_path):
     import tile_mlir.ops as ops
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
               "repeats": REPEATS, "copy_GBps": copy_GBps(), "kernels": {}}
-    for name, shape, causal in selected():
-        entry = report["kernels"][name] = entry_of(shape, causal, ops)
+    for name, shape, causal, page in selected():
+        entry = report["kernels"][name] = entry_of(shape, causal, page, ops)
         entry["kv_fraction_of_copy"] = entry["kv_GBps"]["tile_mlir"] / report["copy_GBps"]
         print(name, "x%.3f best SDPA" % entry["ratio_vs_best_sdpa"],
               {key: round(v, 1) for key, v in entry["TFLOPs"].items()}, entry["config"],

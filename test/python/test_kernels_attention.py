@@ -253,7 +253,7 @@ def test_tails_and_the_rows_statistics_assemble_with_no_stack(causal, seq_k):
 
 # -- Split-KV (decode): parts of the keys, merged by attention_combine ---------------
 
-def split_case(shape, causal, splits, seed, blocks=132, stats=False):
+def split_case(shape, causal, splits, seed, blocks=132, stats=False, one_launch=False):
     """The kernel with config.splits = `splits` and attention_combine on
     exact data (as ragged_case) for shape (heads, group, queries, keys,
     d): the parts' float32 O, m and l, then O merged and rounded. Returns
@@ -266,16 +266,23 @@ def split_case(shape, causal, splits, seed, blocks=132, stats=False):
     k = rng.integers(-2, 3, (bh // group, seq_k, d)).astype(np.float64)
     v = rng.integers(-4, 5, (bh // group, seq_k, d)).astype(np.float64)
     bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
-    config = AttentionConfig(stages=3, blocks=blocks, splits=splits)
+    config = AttentionConfig(stages=3, blocks=blocks, splits=splits, one_launch=one_launch)
     partial = np.full((splits * bh, seq, d), np.nan, np.float32)
     parts = np.full((splits * bh, seq, 2), np.nan, np.float32)
     out = np.full((bh * seq, d), 0xDEAD, np.uint16)
     merged = np.full((bh * seq, 2), np.nan, np.float32)
+    kernel = attention(bh, seq, d, causal, scale_log2=1.0, config=config, group=group, seq_k=seq_k,
+                       stats=stats and one_launch)
     with no_interpret_warning():
-        tile_mlir.interpret(attention(bh, seq, d, causal, scale_log2=1.0, config=config, group=group, seq_k=seq_k),
-                            *bits, partial, parts)
-        tile_mlir.interpret(attention_combine(splits, bh * seq, d, stats=stats), partial.reshape(splits, -1, d),
-                            parts.reshape(splits, -1, 2), out, *((merged,) if stats else ()))
+        if one_launch:  # the counters (two a tile) zero before and after
+            counters = np.zeros((bh * -(-seq // 128) * 2, 1), np.uint32)
+            tile_mlir.interpret(kernel, *bits, partial, parts, out.reshape(bh, seq, d), counters,
+                                *((merged.reshape(bh, seq, 2),) if stats else ()))
+            assert not counters.any()
+        else:
+            tile_mlir.interpret(kernel, *bits, partial, parts)
+            tile_mlir.interpret(attention_combine(splits, bh * seq, d, stats=stats), partial.reshape(splits, -1, d),
+                                parts.reshape(splits, -1, 2), out, *((merged,) if stats else ()))
     s = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1)
     if causal:
         s[:, np.arange(seq)[:, None] + seq_k - seq < np.arange(seq_k)[None, :]] = -np.inf
@@ -301,12 +308,15 @@ def split_case(shape, causal, splits, seed, blocks=132, stats=False):
     # crosses the last part's last block; each part starts at a key every
     # row sees.
     ((2, 2, 4, 600, 128), True, 2, 132)])
-def test_split_keys_merge_to_the_unsplit_result(shape, causal, splits, blocks):
+@pytest.mark.parametrize("one_launch", [False, True])
+def test_split_keys_merge_to_the_unsplit_result(shape, causal, splits, blocks, one_launch):
     # Exact data: each part's O, m and l exact, so the merge's powers of
     # two and sums are too, and O is float64's rounded as the unsplit
     # kernel rounds it (by the reciprocal of l, then to bf16); the merged m
-    # and l are the whole row's.
-    out, want, merged, (m, l) = split_case(shape, causal, splits, 11, blocks, stats=True)
+    # and l are the whole row's. Merged by the second kernel, or in the
+    # same launch by each tile's last part (its counters left zero; the
+    # race check passes the handoff through them).
+    out, want, merged, (m, l) = split_case(shape, causal, splits, 11, blocks, stats=True, one_launch=one_launch)
     assert np.array_equal(out, want)
     assert np.array_equal(merged[:, 0], m.ravel().astype(np.float32))
     assert np.array_equal(merged[:, 1], l.ravel().astype(np.float32))
@@ -342,6 +352,12 @@ def test_split_parts_assemble_with_no_stack(d):
     assert sass.NO_SPILLS.search(resources) and "Used 168 registers" in resources, resources
     assert compiled.ptx.count("st.global.v2.f32") == d // 4 + 1 and "stmatrix" not in compiled.ptx
     assert "cp.async.bulk.tensor.3d.global.shared" not in compiled.ptx
+    # In one launch, the last part's merge is a loop over the parts (16
+    # unrolled would spill): no stack either.
+    merged = tile_mlir.compile(attention(8, 4, d, config=AttentionConfig(splits=16, one_launch=True), seq_k=16384,
+                                         stats=True), target="sm_90a")
+    resources = sass.ptxas_resources(merged.ptx, arch="sm_90a")
+    assert sass.NO_SPILLS.search(resources) and "Used 168 registers" in resources, resources
     merge = tile_mlir.compile(attention_combine(8, 128, d, stats=True), target="sm_90a")
     assert sass.NO_SPILLS.search(sass.ptxas_resources(merge.ptx, arch="sm_90a"))
     assert merge.ptx.count("ld.global.v4.f32") == 8 and merge.ptx.count("ex2.approx.ftz.f32") == 2 * 8
@@ -425,3 +441,16 @@ def test_pages_it_cannot_take_are_refused():
         PagedKeys(4, 128, 1, 1, 2, 300)
     with pytest.raises(ValueError, match=r"a paged cache of 1 x 2 heads of 256 keys serves 1 heads of 256 keys"):
         attention(1, 2, 64, seq_k=256, paging=PagedKeys(4, 128, 2, 1, 2, 256))
+
+
+def test_a_merge_that_does_not_wait_for_the_other_parts_is_a_race(monkeypatch):
+    # In one launch, the last part reads the others' O after its counter
+    # saw them: a merge by every part, at once (no counter), reads the
+    # other blocks' stores unordered, and the interpreter reports it.
+    from tile_mlir.kernels import attention_combine as combine_module
+
+    def merge_at_once(self, rows, tile_index, head, rows_from, t):
+        self._merge(rows, head, rows_from, t)
+    monkeypatch.setattr(combine_module.LaunchMerge, "arrive", merge_at_once)
+    with pytest.raises(tile_mlir.HazardError, match=r"read-after-write race on Partial byte \d+"):
+        split_case((1, 1, 5, 700, 64), False, 3, 11, one_launch=True)

@@ -472,8 +472,11 @@ def test_decode_splits_the_keys_where_its_tiles_leave_the_sms_idle():
     assert split_counts(8, 131072) == [16, 8] and split_counts(8, 1024) == [4]
     assert split_counts(64, 16384) == [2] and split_counts(512, 131072) == [] and split_counts(1, 384) == []
     assert split_counts(2, 600, diagonal=597) == [2] and split_counts(2, 600, diagonal=300) == []
+    # Each count merged by the second kernel, then in the same launch.
     plans = attention_module.candidates(128, False, 4, (8, 131072, None))
-    assert [p.splits for p in plans] == [16, 8, 1, 1] and plans[2] == AttentionConfig.best(128, False, 4)
+    assert [(p.splits, p.one_launch) for p in plans] == [(16, False), (16, True), (8, False), (8, True), (1, False),
+                                                         (1, False)]
+    assert plans[4] == AttentionConfig.best(128, False, 4)
 
 
 def test_a_float32_c_is_the_accumulators_themselves(monkeypatch):

@@ -41,6 +41,7 @@ from .configs import AttentionConfig
 from ..pipelining import (ConsumerTurns, HeadTiles, KeyMask, NamedBarriers, OnlineSoftmax, PipelineState, TmaRing,
                           WarpgroupRoles, sync_block)
 from ..pipelining.epilogues import stage_and_store
+from .attention_combine import LaunchMerge
 from .attention_keys import ContiguousKeys, PagedKeys
 
 # No `from __future__ import annotations`: T.function reads the kernel's
@@ -83,6 +84,8 @@ class _Problem:
             raise ValueError(f"a paged cache of {self.paging.batch} x {self.paging.cache_heads} heads of "
                              f"{self.paging.keys} keys serves {self.kv_heads} heads of {self.kv_seq} keys")
         splits = self.splits
+        if self.config.one_launch and splits < 2:
+            raise ValueError("one_launch merges the parts of split keys: it takes splits of 2 or more")
         if splits < 1 or (splits - 1) * self.chunk >= self.kv_steps:
             raise ValueError(f"{self.kv_steps} key blocks do not split in {splits} parts of whole key blocks, "
                              "each with a key")
@@ -355,15 +358,18 @@ def _produce(pb: _Problem, Q, K, V, table, q_s, q_ring, kv, bid):
                     load_next_q(n, i, h)
 
 
-def _consume(pb: _Problem, outputs, q_s, q_ring, kv, t, bid, c):
+def _consume(pb: _Problem, outputs, q_s, q_ring, kv, t, bid, c, slot=None):
     """Consumer c's tiles: Q's wait, the key blocks, then O (`outputs`:
-    (O, Stats) or, split, (Partial, Stats): _store_o or _store_partial)."""
+    (O, Stats) or, split, (Partial, Stats), and in one launch (O,
+    Counters, Merged) more: _store_o or _store_partial; `slot` the one
+    launch's counts handed round)."""
     p, tiles, cfg = t % 128, pb.tiles, pb.config
     named = NamedBarriers()
     turns = ConsumerTurns(c, named.allocate("turns", threads=256, count=2))
     stores = named.allocate("stores", threads=128, count=2)
     handoff = named.allocate("O in K", threads=256, count=2)
     consumer = _Consumer(OnlineSoftmax(BN, pb.halves, pb.kind, pb.keys), turns, kv, p, pb.scale_log2)
+    merge = LaunchMerge(pb.splits, pb.bh, pb.seq, pb.kind, outputs, slot, stores, c) if slot is not None else None
     for i, h in _each_tile(pb, tiles.count(bid)):
         tile = tiles.tile(bid, i, h)
         steps, g0 = tile.steps, tile.first_step
@@ -381,7 +387,13 @@ def _consume(pb: _Problem, outputs, q_s, q_ring, kv, t, bid, c):
         more = (i < tiles.count(bid) - 1) | (h == 0) if pb.paired else i < tiles.count(bid) - 1
         if pb.splits > 1:
             consumer.finish(last, more)
-            _store_partial(pb, consumer, outputs, tile, t, rows_from)
+            _store_partial(pb, consumer, outputs[:2], tile, t, rows_from)
+            if merge:
+                # A warpgroup whose rows are all past the queries (decode's
+                # second) has nothing to merge in any part.
+                with T.if_(rows_from < pb.seq):
+                    merge.arrive(consumer.rows, tile.head * pb.places + tile.first_row // BM, tile.head, rows_from,
+                                 t)
         else:
             handoff.arrive(c)
             consumer.finish(last, more)
@@ -449,6 +461,10 @@ def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optio
     if pb.splits > 1:
         units = pb.splits * bh
         params += [("Partial", T.Tensor((units, seq, d), "float32")), ("Stats", T.Tensor((units, seq, 2), "float32"))]
+        if pb.config.one_launch:
+            params += [("O", T.Tensor((bh, seq, d), "uint16")),
+                       ("Counters", T.Tensor((bh * pb.places * CONSUMERS, 1), "uint32"))]
+            params += [("Merged", T.Tensor((bh, seq, 2), "float32"))] if stats else []
     else:
         params.append(("O", T.Tensor((bh, seq, d), "uint16", tma=T.TensorMap((1, 64, 64), "128B"))))
         params += [("Stats", T.Tensor((bh, seq, 2), "float32"))] if stats else []
@@ -456,11 +472,16 @@ def attention(bh: int, seq: int, d: int = 64, causal: bool = False, scale: Optio
 
     def kernel(*args):
         named = dict(zip(names, args))
-        outputs = (named["Partial"], named["Stats"]) if pb.splits > 1 else (named["O"], named.get("Stats"))
+        if pb.splits > 1:
+            outputs = (named["Partial"], named["Stats"], named.get("O"), named.get("Counters"), named.get("Merged"))
+        else:
+            outputs = (named["O"], named.get("Stats"))
         _body(pb, (named["Q"], named["K"], named["V"], named.get("BlockTable")), outputs)
     kernel.__signature__ = inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                                                 annotation=spec) for name, spec in params])
     kernel.__name__ = kernel.__qualname__ = "attention_split" if pb.splits > 1 else "attention"
+    if pb.config.one_launch:
+        kernel.__name__ = kernel.__qualname__ = "attention_split_merged"
     return T.function(kernel)
 
 
@@ -475,6 +496,7 @@ def _body(pb: _Problem, inputs, outputs):
     k_s = T.alloc_dynamic_shared((cfg.stages, halves, BN, 64), "uint16", align=1024).swizzle("128B")
     v_s = T.alloc_dynamic_shared((cfg.v_stages or cfg.stages, halves, BN, 64), "uint16",
                                  align=1024).swizzle("128B")
+    slot = T.alloc_dynamic_shared((CONSUMERS, 1), "uint32") if cfg.one_launch else None  # LaunchMerge's counts
     t, bid = T.thread_id(), T.block_id()
     q_ring = TmaRing(cfg.q_buffers, consumers=CONSUMERS, name="q")
     q_ring.init(where=t == 0, fence=False)
@@ -486,4 +508,4 @@ def _body(pb: _Problem, inputs, outputs):
         with T.if_(roles.p == 0):
             _produce(pb, Q, K, V, table, q_s, q_ring, kv, bid)
     with roles.consumers() as c:
-        _consume(pb, outputs, q_s, q_ring, kv, t, bid, c)
+        _consume(pb, outputs, q_s, q_ring, kv, t, bid, c, slot)

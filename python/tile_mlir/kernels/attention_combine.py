@@ -19,6 +19,7 @@ d / 4 threads a row, 128 threads a block.
 """
 
 from .. import script as T
+from ..pipelining.online_softmax import merge_rows
 
 THREADS = 128
 KINDS = {"bfloat16": "bf16", "float16": "f16"}
@@ -45,18 +46,8 @@ class _RowMerge:
         (1, 2) m_s and l_s, `partial` the thread's (1, 4) of O_s."""
         T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], self.part, stats)
         T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], self.o_s.reshape((1, 4)), partial)
-        m_s, l_s = self.part[0:1, 0:1], self.part[0:1, 1:2]
-        merged = self.beta  # m' before beta takes its place
-        T.cuda.tile.apply(T.ptx["max.f32"], merged, self.m, m_s)
-        T.cuda.tile.apply(T.ptx["sub.rn.f32"], self.alpha, self.m, merged)
-        T.cuda.tile.apply(T.ptx["mov.b32"], self.m.view("uint32"), merged.view("uint32"))
-        T.cuda.tile.apply(T.ptx["sub.rn.f32"], self.beta, m_s, self.m)
-        T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], self.alpha, self.alpha)
-        T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], self.beta, self.beta)
-        T.cuda.tile.apply(T.ptx["mul.rn.f32"], l_s, l_s, self.beta)
-        T.cuda.tile.apply(T.ptx["fma.rn.f32"], self.l, self.l, self.alpha, l_s)
-        T.cuda.tile.apply(T.ptx["mul.rn.f32"], self.o, self.o, self.alpha.broadcast((4, 1)))
-        T.cuda.tile.apply(T.ptx["fma.rn.f32"], self.o, self.o_s, self.beta.broadcast((4, 1)), self.o)
+        merge_rows((self.m, self.l, self.o), (self.part[0:1, 0:1], self.part[0:1, 1:2], self.o_s),
+                   (self.alpha, self.beta))
 
 
 def attention_combine(splits: int, rows: int, d: int, dtype: str = "bfloat16", stats: bool = False):
@@ -107,3 +98,58 @@ def attention_combine(splits: int, rows: int, d: int, dtype: str = "bfloat16", s
     def attention_combine(Partial: partial_t, Stats: stats_t, O: o_t, Merged: T.Tensor((rows, 2), "float32")):
         body(Partial, Stats, O, Merged)
     return attention_combine
+
+
+# The arrival at a tile's counter: its release publishes the warpgroup's
+# part (ordered before it by the warpgroup's barrier), its acquire sees
+# every earlier part's (split_k_finish.py's protocol).
+ARRIVE = "atom.acq_rel.gpu.global.add.u32"
+
+
+class LaunchMerge:
+    """Split-KV's merge in the attention kernel's own launch (its config's
+    `one_launch`), as split_k_finish sums a GEMM's slices: after consumer
+    `c` stores its part of a tile (its 64 rows' O not divided, m and l),
+    its warpgroup arrives at the tile's counter (tile x 2 + c); the
+    warpgroup that sees splits - 1 arrivals before its own holds the last
+    part: it sets the counter back to 0, merges every part in part order
+    (OnlineSoftmax.merge_part: the module docstring's steps, the same bits
+    as the combine kernel), divides, and stores O rounded (st.global.b32
+    pairs) and, with Merged, the rows' m and l. `arrays`: (Partial, Stats,
+    O, Counters, Merged or None); `slot` (2, 1) uint32 shared, each
+    consumer's count handed round; `barriers` the consumers' own."""
+
+    def __init__(self, splits, bh, seq, kind, arrays, slot, barriers, c):
+        self.splits, self.bh, self.seq, self.kind, self.c = splits, bh, seq, kind, c
+        self.partial, self.stats, self.out, self.counters, self.merged = arrays
+        self.slot, self.barriers = slot, barriers
+
+    def arrive(self, rows, tile_index, head, rows_from, t):
+        """After the warpgroup's part of tile `tile_index` (of `head`, rows
+        from `rows_from`) is stored: count it; the last part merges."""
+        c, p = self.c, t % 128
+        at = tile_index * 2 + c
+        counter = self.counters[at:at + 1]
+        seen = T.alloc_local((1, 1), "uint32")
+        self.barriers.sync(c)
+        with T.if_(p == 0):
+            T.cuda.tile.apply(T.ptx[ARRIVE], seen, counter, T.uint32(1))
+            T.cuda.tile.apply(T.ptx["st.shared.b32"], self.slot[c:c + 1], seen)
+        self.barriers.sync(c)
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], seen, self.slot[c:c + 1])
+        # A count of splits or more: the counters were not zero at launch
+        # (the interpreter reports it here).
+        with T.if_(seen.as_index(self.splits, "check").eq(self.splits - 1)):
+            with T.if_(p == 0):
+                T.cuda.tile.apply(T.ptx["st.relaxed.gpu.global.b32"], counter, T.uint32(0))
+            self._merge(rows, head, rows_from, t)
+
+    def _merge(self, rows, head, rows_from, t):
+        rows.reset()
+        for s in T.serial(0, self.splits):  # a loop, not unrolled: each part's O is 32 registers a half
+            unit = s * self.bh + head
+            rows.merge_part(t, rows_from, self.seq, self.partial[unit], self.stats[unit])
+        if self.merged is not None:
+            rows.store_stats(self.merged[head], t, rows_from, self.seq)
+        rows.divide()
+        rows.store_o(self.out[head], t, rows_from, self.seq, self.kind)

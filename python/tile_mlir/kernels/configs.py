@@ -47,7 +47,9 @@ class AttentionConfig:
     registers for the producer and the consumers; `splits` > 1: each
     tile's keys in that many parts, each a unit of work whose float32 O, m
     and l a second kernel merges (split-KV, flash-decoding: a few query
-    rows over many keys spread over the SMs; kernels/attention_combine.py)."""
+    rows over many keys spread over the SMs; kernels/attention_combine.py),
+    or with `one_launch`, by each tile's last part in the kernel's own
+    launch (attention_combine.LaunchMerge)."""
 
     stages: int = 3
     v_stages: Optional[int] = None
@@ -57,6 +59,7 @@ class AttentionConfig:
     producer_regs: int = 24
     consumer_regs: int = 240
     splits: int = 1
+    one_launch: bool = False
 
     @classmethod
     def best(cls, d: int, causal: bool, seq: int):

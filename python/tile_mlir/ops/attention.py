@@ -193,16 +193,17 @@ class _AttentionRun:
 
     def stages(self, config):
         """(spec, build) of each kernel `config` launches: the attention
-        kernel; split, the one of the parts, then their merge."""
+        kernel; split, the one of the parts, then their merge (or, in one
+        launch, the kernel that merges them itself)."""
         fields, d = self.fields, self.d
-        stats = self.with_lse and config.splits == 1
+        stats = self.with_lse and (config.splits == 1 or config.one_launch)
 
         def build():
             from ..kernels.attention import attention as kernel
             return kernel(self.heads, self.rows, d, fields["causal"], scale=fields["scale"], config=config,
                           group=self.group, seq_k=self.s_k, dtype=self.dtype, stats=stats, paging=self.paged_keys())
         spec = {"op": "attention", "kernel": "attention", **fields, "stats": stats, "config": dataclasses.asdict(config)}
-        if config.splits == 1:
+        if config.splits == 1 or config.one_launch:
             return [(spec, build)]
         rows = self.heads * self.rows
 
@@ -231,13 +232,16 @@ class _AttentionRun:
         splits, d, rows = config.splits, self.d, self.heads * self.rows
         partial = torch.empty((splits * self.heads, self.rows, d), dtype=torch.float32, device=q.device)
         parts = torch.empty((splits * self.heads, self.rows, 2), dtype=torch.float32, device=q.device)
+        if config.one_launch:
+            counters = launch.counters(q.device, self.heads * -(-self.rows // BM) * 2)
+            return [(*inputs, partial, parts, out, counters, *stats)]
         return [(*inputs, partial, parts), (partial.view(splits, rows, d), parts.view(splits, rows, 2),
                                             out.view(rows, d), *(s.view(rows, 2) for s in stats))]
 
     def choose(self, args):
         bucket = [self.d, self.fields["causal"], self.group, autotune.bucket(self.rows), autotune.bucket(self.s_k),
                   autotune.bucket(self.heads)]
-        tiles = self.heads * -(-self.rows // 128)
+        tiles = self.heads * -(-self.rows // BM)
         diagonal = self.s_k - self.rows if self.fields["causal"] else None
         paged = {"paging": list(self.paging[1:])} if self.paging else {}  # page size and table width
         return launch.tuned({"op": "attention", "bucket": bucket, "dtypes": [self.dtype], **paged},
@@ -250,16 +254,18 @@ def candidates(d, causal, seq, keys=None):
     shape first, then the others that won an entry of the attention
     benchmark at this d (AttentionConfig.best's table). `keys`: (query
     tiles, S_k, the causal diagonal or None); where the tiles leave most
-    SMs idle (decode), the keys split in parts first (split_counts)."""
+    SMs idle (decode), the keys split in parts first (split_counts), each
+    merged by a second kernel or in the same launch."""
     from ..kernels.configs import AttentionConfig
     best = AttentionConfig.best(d, causal, seq)
     table = [AttentionConfig.best(d, c, n) for c in (False, True) for n in (1024, 8192)]
     unsplit = [best] + [c for i, c in enumerate(table) if c != best and c not in table[:i]]
-    split = [dataclasses.replace(best, splits=n) for n in split_counts(*keys)] if keys else []
+    split = [dataclasses.replace(best, splits=n, one_launch=one) for n in (split_counts(*keys) if keys else ())
+             for one in (False, True)]
     return split + unsplit
 
 
-BN = 128  # the attention kernel's keys a step
+BM, BN = 128, 128  # the attention kernel's query rows a tile and keys a step
 
 
 def split_counts(tiles, s_k, diagonal=None):

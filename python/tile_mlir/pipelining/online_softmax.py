@@ -169,17 +169,56 @@ class OnlineSoftmax:
             with T.if_((lane % 4 == 0) & (row < seq)):
                 T.cuda.tile.apply(T.ptx["st.global.v2.f32"], stats[row:row + 1], pair)
 
-    def store_o(self, out, t, first_row, seq):
-        """O as it is (not divided: a part of the keys' sum, split-KV) into
-        out[first_row + its row] (a (seq, 64 x halves) float32 view), each
-        pair of adjacent columns by one st.global.v2.f32, for the rows
-        below `seq`."""
+    def _o_places(self, t, first_row):
+        """(half, register, row, column) of each pair of O's adjacent
+        columns the thread holds (the m64n64 D fragment of each half)."""
         warp, lane, places = (t // 32) % 4, t % 32, WgmmaAccumulator(64)
         for hf in range(self.halves):
             for e in range(0, 32, 2):
-                row, col = places.place(e, warp, lane, first_row, 64 * hf)
-                T.cuda.tile.apply(T.ptx["st.global.v2.f32"], out[row:row + 1, col:col + 2], self.o[hf, 0:1, e:e + 2],
-                                  pred=row < seq)
+                yield (hf, e, *places.place(e, warp, lane, first_row, 64 * hf))
+
+    def store_o(self, out, t, first_row, seq, kind=None):
+        """O into out[first_row + its row] (a (seq, 64 x halves) view) for
+        the rows below `seq`, each pair of adjacent columns by one store: as
+        it is (float32, st.global.v2.f32: a part of the keys' sum,
+        split-KV), or rounded to `kind` (bf16 or f16 bits, st.global.b32)."""
+        packed = T.alloc_local((1, 1), "uint32") if kind else None
+        for hf, e, row, col in self._o_places(t, first_row):
+            pair = self.o[hf, 0:1, e:e + 2]
+            if kind is None:
+                T.cuda.tile.apply(T.ptx["st.global.v2.f32"], out[row:row + 1, col:col + 2], pair, pred=row < seq)
+                continue
+            T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed, pair[0:1, 1:2], pair[0:1, 0:1])
+            T.cuda.tile.apply(T.ptx["st.global.b32"], out[row:row + 1, col:col + 2].view("uint32"), packed,
+                              pred=row < seq)
+
+    def load_o(self, o, src, t, first_row, seq):
+        """store_o's inverse for float32: the thread's places of `src` (a
+        (seq, 64 x halves) float32 view) into `o` (shaped as self.o), for
+        the rows below `seq` (a row past it is never stored, and reads
+        nothing)."""
+        for hf, e, row, col in self._o_places(t, first_row):
+            T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], o[hf, 0:1, e:e + 2], src[row:row + 1, col:col + 2],
+                              pred=row < seq)
+
+    def merge_part(self, t, first_row, seq, part_o, part_stats):
+        """Split-KV's merge: the part of the keys whose O (not divided) and
+        rows' m and l are at part_o and part_stats (store_o's and
+        store_stats' views) merged into this state as the softmax moves
+        from one key block to the next (merge_rows); from reset(), the
+        parts in order give the state of the whole row."""
+        o_s = T.alloc_local((self.halves, 1, 32), "float32")
+        stats = T.alloc_local((2, 2), "float32")  # row h's m_s and l_s
+        self.load_o(o_s, part_o, t, first_row, seq)
+        warp, lane = (t // 32) % 4, t % 32
+        for h in range(2):
+            row = first_row + 16 * warp + lane // 4 + 8 * h
+            T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], stats[h:h + 1], part_stats[row:row + 1], pred=row < seq)
+        o_s_rows = o_s.reshape((self.halves * 8, 2, 2, 1))
+        for h in range(2):
+            merge_rows((self.m[h:h + 1], self.l[h:h + 1], self.o_rows[h]),
+                       (stats[h:h + 1, 0:1], stats[h:h + 1, 1:2], o_s_rows[:, h]),
+                       (self.alpha[h:h + 1], self.max[h:h + 1]))
 
     def divide(self):
         """O / l in place, row by row: times rcp.rn.f32 of l, one reciprocal
@@ -190,3 +229,28 @@ class OnlineSoftmax:
             T.cuda.tile.apply(T.ptx["rcp.rn.f32"], lh, lh)
             T.cuda.tile.apply(T.ptx["mul.rn.f32"], self.o_rows[h], self.o_rows[h],
                               lh.reshape((1, 1, 1)).broadcast((self.halves * 8, 2, 1)))
+
+
+def merge_rows(state, part, scratch):
+    """A row's running (m, l, O) merged with a part's (m_s, l_s, O_s),
+    float32 registers ((1, 1), (1, 1) and O's values of the row, any
+    shape), as the online softmax moves from one key block to the next:
+
+        m' = max(m, m_s); alpha = ex2(m - m'); beta = ex2(m_s - m')
+        l = l alpha + (l_s beta); O = O alpha, then O = O_s beta + O
+
+    (mul.rn, fma.rn; l_s is overwritten). `scratch`: two (1, 1) registers
+    (alpha, beta). From m = -inf, l = 0, O = 0, the first part's alpha is 0
+    and its beta 1; m_s must be finite (a part holds a key the row sees)."""
+    (m, l, o), (m_s, l_s, o_s), (alpha, beta) = state, part, scratch
+    T.cuda.tile.apply(T.ptx["max.f32"], beta, m, m_s)  # m' (beta's register until m takes it)
+    T.cuda.tile.apply(T.ptx["sub.rn.f32"], alpha, m, beta)
+    T.cuda.tile.apply(T.ptx["mov.b32"], m.view("uint32"), beta.view("uint32"))
+    T.cuda.tile.apply(T.ptx["sub.rn.f32"], beta, m_s, m)
+    T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], alpha, alpha)
+    T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], beta, beta)
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], l_s, l_s, beta)
+    T.cuda.tile.apply(T.ptx["fma.rn.f32"], l, l, alpha, l_s)
+    ones = (1,) * len(o.shape)
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], o, o, alpha.reshape(ones).broadcast(o.shape))
+    T.cuda.tile.apply(T.ptx["fma.rn.f32"], o, o_s, beta.reshape(ones).broadcast(o.shape), o)
