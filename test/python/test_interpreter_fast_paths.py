@@ -139,3 +139,18 @@ def test_a_word_many_threads_read_is_read_by_several_and_a_store_races_with_them
     assert hazard.kind == "write-after-read" and hazard.buffer == "A" and hazard.byte == 0
     assert hazard.first == line_of("# the shared read") and hazard.second == line_of("# thread 1's store")
     assert hazard.threads == ("(several)", 1)
+
+
+@pytest.mark.parametrize("spans", [(5, 300, 7), (1 << 40, 1 << 30, 3), (1, 1, 1)])
+def test_rows_made_unique_packed_equal_numpys_unique_rows(spans):
+    # clocks.unique_rows packs each row of non-negative integers into one
+    # int64 where the columns' ranges fit (else numpy's unique along an
+    # axis, as (2^40, 2^30, 3) needs): the same rows, in the same order,
+    # and the same inverse, with repeats and an empty input.
+    from tile_mlir.interpreter.clocks import unique_rows
+    columns = [RNG.integers(0, span, 5000, dtype=np.int64) for span in spans]
+    unique, inverse = unique_rows(columns)
+    want, want_inverse = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
+    assert np.array_equal(unique, want) and np.array_equal(inverse, want_inverse.reshape(-1))
+    empty, empty_inverse = unique_rows([np.zeros(0, np.int64)] * 3)
+    assert empty.shape == (0, 3) and empty_inverse.size == 0

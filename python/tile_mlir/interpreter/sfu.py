@@ -25,13 +25,19 @@ SMALLEST_NORMAL = 2.0 ** -126
 
 @functools.lru_cache(maxsize=None)
 def tables():
-    """(positive, negative): float64 arrays of the 2^23 entries."""
+    """(positive, negative): float32 arrays of the 2^23 entries. The
+    steps add up in uint32 (wrapping as the int64 sum cast to uint32
+    would), and the entries stay float32: the tables are 64 MiB, not 256
+    (a lookup widens only what it reads)."""
     data = np.load(TABLES)
     out = []
     for sign in ("positive", "negative"):
-        first = data[f"{sign}_first"].astype(np.int64)
-        bits = np.concatenate([first, first[0] + np.cumsum(data[f"{sign}_steps"].astype(np.int64))])
-        out.append(bits.astype(np.uint32).view(np.float32).astype(np.float64))
+        steps = data[f"{sign}_steps"]
+        bits = np.empty(steps.size + 1, np.uint32)
+        bits[0] = np.uint32(int(data[f"{sign}_first"][0]) & 0xFFFFFFFF)
+        np.cumsum(steps, dtype=np.uint32, out=bits[1:])
+        bits[1:] += bits[0]
+        out.append(bits.view(np.float32))
     return tuple(out)
 
 
@@ -46,6 +52,7 @@ def ex2_approx_ftz_f32(x: np.ndarray) -> np.ndarray:
     index = np.floor((magnitude - whole) * (1 << FRACTION_BITS)).astype(np.int64)
     exponent = np.minimum(whole, 1000).astype(np.int64)
     with np.errstate(over="ignore"):
-        value = np.where(x >= 0, np.ldexp(positive[index], exponent), np.ldexp(negative[index], -exponent))
+        value = np.where(x >= 0, np.ldexp(positive[index].astype(np.float64), exponent),
+                         np.ldexp(negative[index].astype(np.float64), -exponent))
     value = np.where(value >= 2.0 ** 128, np.inf, np.where(value < SMALLEST_NORMAL, 0.0, value))
     return np.where(finite, value, np.where(np.isnan(x), np.nan, np.where(x > 0, np.inf, 0.0)))

@@ -30,6 +30,8 @@ in registers or, like B, in shared memory that a matrix descriptor
   wgmma.fence's ordering of earlier register accesses is not checked.
 """
 
+import functools
+
 import numpy as np
 
 from . import accumulation as ACC
@@ -185,9 +187,18 @@ def _negate(bits, kind):
     return bits ^ np.uint64(1 << (fragments.ELEMENT_BITS[kind] - 1))
 
 
-def _d_place(e, lane, warp):
-    """(row, column) of D's element e (f32 order) in thread `lane` of `warp`."""
-    return fragments.wgmma_d_place(e, warp, lane)
+@functools.lru_cache(maxsize=None)
+def _d_places(n):
+    """(rows, columns), each (128, n / 2): where D's element e (f32 order)
+    of the warpgroup's thread t sits (fragments.wgmma_d_place), as index
+    arrays, so that a D moves between its matrix and the registers in one
+    gather or scatter."""
+    rows, cols = np.zeros((128, n // 2), np.intp), np.zeros((128, n // 2), np.intp)
+    for t in range(128):
+        for e in range(n // 2):
+            rows[t, e], cols[t, e] = fragments.wgmma_d_place(e, t // 32, t % 32)
+    rows.flags.writeable = cols.flags.writeable = False
+    return rows, cols
 
 
 class WgmmaCall:
@@ -306,13 +317,15 @@ def _accumulator(interp, call, repeat, first):
     c = np.zeros((call.m, call.n), np.uint64)
     c_known = np.ones((call.m, call.n), bool)
     if accumulate:
-        for t in range(128):
-            warp, lane = t // 32, t % 32
-            for e in range(call.n // 2):
-                row, col = _d_place(e, lane, warp)
-                value, defined, _ = regs[e // call.per]
-                c[row, col] = (int(value[first + t]) >> (16 * (e % call.per))) & ((1 << (32 // call.per)) - 1)
-                c_known[row, col] = bool(defined[first + t])
+        rows, cols = _d_places(call.n)
+        elements = range(call.n // 2)
+        threads = slice(first, first + 128)
+        # Element e of each thread: register e / per, its e % per-th half
+        # where two f16 elements share one.
+        values = np.stack([regs[e // call.per][0][threads].astype(np.uint64) for e in elements], axis=1)
+        shifts = (16 * (np.arange(call.n // 2) % call.per)).astype(np.uint64)
+        c[rows, cols] = (values >> shifts) & np.uint64((1 << (32 // call.per)) - 1)
+        c_known[rows, cols] = np.stack([regs[e // call.per][1][threads] for e in elements], axis=1)
     if not sd_known:
         c_known[:] = False
     return c, c_known
@@ -325,13 +338,16 @@ def _write_d(interp, call, repeat, first, members, product):
     count = call.operand["d"].count
     out = [np.zeros(interp.threads, np.uint64) for _ in range(count)]
     out_known = [np.ones(interp.threads, bool) for _ in range(count)]
-    for t in range(128):
-        warp, lane = t // 32, t % 32
-        for e in range(call.n // 2):
-            row, col = _d_place(e, lane, warp)
-            r = e // call.per
-            out[r][first + t] |= np.uint64(int(d[row, col]) << (16 * (e % call.per)))
-            out_known[r][first + t] &= bool(d_known[row, col])
+    rows, cols = _d_places(call.n)
+    # (thread, register, element of the register): each register's
+    # elements ORed at their shifts, defined where all are.
+    values = d[rows, cols].astype(np.uint64).reshape(128, count, call.per)
+    shifts = (16 * np.arange(call.per)).astype(np.uint64)
+    packed = np.bitwise_or.reduce(values << shifts, axis=2)
+    known = d_known[rows, cols].reshape(128, count, call.per).all(axis=2)
+    for r in range(count):
+        out[r][first:first + 128] = packed[:, r]
+        out_known[r][first:first + 128] = known[:, r]
     mask = np.zeros(interp.threads, bool)
     mask[members] = True
     interp.wgmma_own_access = True
