@@ -27,8 +27,17 @@ algorithm, persistent and warp-specialized (issue #31's result):
   (heads, seq, 2) float32 tensor, from which the op takes the
   log-sum-exp.
 
+Decode's few query rows over many keys (config.splits > 1, split-KV):
+each tile's keys in parts of whole key blocks, each part a unit of
+HeadTiles, whose O (not divided) and rows' m and l go to float32
+workspaces from the registers; attention_combine merges them, in a second
+kernel or by each tile's last part in this launch (config.one_launch).
+K and V come from contiguous heads or a paged cache and its block table
+(attention_keys.py: `paging`).
+
 On data where every step is exact, O equals float64 rounded once by the
-final division, in the interpreter (test_kernels_attention.py).
+final division, in the interpreter (test_kernels_attention.py), split
+and paged alike.
 """
 
 import inspect
