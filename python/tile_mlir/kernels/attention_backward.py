@@ -1,0 +1,245 @@
+"""Attention backward on Hopper's warpgroup tensor cores (issue 57, first
+step): dK, dV and dQ of O = softmax(Q K^T scale) V for bf16 Q, K, V and
+dO of head dimension 64, [heads, seq, 64], not causal, whole blocks of 64
+queries and keys. FlashAttention 2's order with keys as the rows of every
+product, so that each operand is one wgmma already takes:
+
+- a block per (head, 64 keys): K and V loaded once by TMA, then each
+  block of 64 queries' Q and dO in a ring of 2 (loaded a step ahead);
+- S^T = K Q^T and dP^T = V dO^T (wgmma, both operands from shared memory);
+- P^T = ex2(S^T scale log2 e - lse2) and dS^T = P^T (dP^T - D), each
+  query column's lse2 (the forward's m + log2 l) and D (rowsum(dO O))
+  from `Rows` (heads, seq, 2) float32;
+- dV += P^T dO and dK += dS^T Q (wgmma, A from the registers: P^T's and
+  dS^T's D fragments rounded to bf16 pairs, as the forward's P);
+- dS^T to shared memory by stmatrix, then dQ_i = dS K (wgmma, A
+  transposed from shared memory) added to `DQ` (float32, zero before) by
+  red.global.add.f32 from the registers;
+- at the end dK times scale and dV rounded to bf16 and stored from the
+  registers; dQ (float32) is the sum of every key block's, unscaled.
+"""
+
+import math
+from typing import Optional
+
+from .. import script as T
+from ..pipelining import PipelineState, TmaRing, WgmmaAccumulator, sync_block
+from ..pipelining.epilogues import stmatrix_place
+
+# No `from __future__ import annotations`: T.function reads the kernel's
+# parameter annotations as objects.
+
+B, D_HEAD = 64, 64  # keys a block, queries a step; the head dimension
+TMA_LOAD = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+MMA = f"wgmma.mma_async.sync.aligned.m64n{B}k16.f32.bf16.bf16"
+WAIT = "wgmma.wait_group.sync.aligned"
+BOX_BYTES = B * D_HEAD * 2
+
+
+def _accumulate(t, c):
+    """wgmma's scale-d: false for the first k chunk (D = A B), true after
+    (a runtime predicate: the block is one warpgroup, t < 128)."""
+    return t < 128 if c else t >= 128
+
+
+def _smem_product(acc, a_tile, b_tile, t):
+    """acc = A B^T over the head dimension: A (64 x 64) and B (64 x 64)
+    K-major shared tiles; issued and committed."""
+    T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+    for c in range(D_HEAD // 16):
+        T.cuda.tile.apply(T.ptx[MMA], acc, a_tile[0:B, 16 * c:16 * c + 16].matrix_descriptor(),
+                          b_tile[0:B, 16 * c:16 * c + 16].matrix_descriptor(), _accumulate(t, c),
+                          T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
+    T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+
+
+def _register_product(acc, fragments, b_tile, t):
+    """acc += A B over the queries: A from the registers (4 k chunks of 16
+    queries), B (queries x 64) read MN-major; issued and committed."""
+    T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+    for c in range(B // 16):
+        T.cuda.tile.apply(T.ptx[MMA], acc, fragments[c:c + 1], b_tile[16 * c:16 * c + 16, 0:D_HEAD].matrix_descriptor(),
+                          _accumulate(t, 1), T.int32(1), T.int32(1), T.uint32(1))
+    T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+
+
+def _fragments(values, fragments):
+    """A thread's 32 float32 D values rounded to bf16 pairs: wgmma A
+    fragments (registers 8c to 8c + 7 make k chunk c)."""
+    pairs = values.reshape((16, 2, 1))
+    T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], fragments.reshape((16, 1)), pairs[:, 1], pairs[:, 0])
+
+
+class _Columns:
+    """lse2 and D of each query column of a thread's S^T fragment, in two
+    (32, 1) registers laid out as the fragment's values."""
+
+    def __init__(self):
+        self.pairs = T.alloc_local((16, 4), "float32")  # (lse2, D) of columns q, q + 1
+        self.lse2 = T.alloc_local((32, 1), "float32")
+        self.d = T.alloc_local((32, 1), "float32")
+
+    def load(self, rows, q0, warp, lane):
+        """From rows (seq, 2) of the head, the step's queries from q0."""
+        places = WgmmaAccumulator(B)
+        for pair in range(16):
+            _, col = places.place(2 * pair, warp, lane, 0, q0)
+            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], self.pairs[pair:pair + 1], rows[col:col + 2].reshape((1, 4)))
+        for e in range(32):
+            pair, half = e // 2, e % 2
+            T.cuda.tile.apply(T.ptx["mov.b32"], self.lse2[e:e + 1].view("uint32"),
+                              self.pairs[pair:pair + 1, 2 * half:2 * half + 1].view("uint32"))
+            T.cuda.tile.apply(T.ptx["mov.b32"], self.d[e:e + 1].view("uint32"),
+                              self.pairs[pair:pair + 1, 2 * half + 1:2 * half + 2].view("uint32"))
+
+
+def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Optional[float] = None):
+    """The kernel for `bh` heads of `seq` queries and `seq_k` keys (both
+    whole blocks of 64): a T.function of (Q, dO, K, V, Rows, DQ, DK, DV),
+    Q and dO (bh, seq, 64), K, V, dK and dV (bh, seq_k, 64) bf16 bits
+    (uint16); Rows (bh, seq, 2) float32 each query's lse2 (base 2, of the
+    scores times scale log2 e) and D; DQ (bh, seq, 64) float32, zero
+    before, dS K summed (dQ is it times scale)."""
+    seq_k = seq if seq_k is None else seq_k
+    if seq % B or seq_k % B or seq < B or seq_k < B:
+        raise ValueError(f"{seq} queries and {seq_k} keys: the backward takes whole blocks of {B}")
+    scale = 1.0 / math.sqrt(D_HEAD) if scale is None else scale
+    box = T.TensorMap((1, B, 64), "128B")
+    q_t = T.Tensor((bh, seq, D_HEAD), "uint16", tma=box)
+    k_t = T.Tensor((bh, seq_k, D_HEAD), "uint16", tma=box)
+    rows_t = T.Tensor((bh, seq, 2), "float32")
+    dq_t = T.Tensor((bh, seq, D_HEAD), "float32")
+    dk_t = T.Tensor((bh, seq_k, D_HEAD), "uint16")
+
+    @T.function
+    def attention_backward(Q: q_t, dO: q_t, K: k_t, V: k_t, Rows: rows_t, DQ: dq_t, DK: dk_t, DV: dk_t):
+        _body(_Shape(bh, seq, seq_k, scale), (Q, dO, K, V, Rows), (DQ, DK, DV))
+    return attention_backward
+
+
+class _Shape:
+    def __init__(self, bh, seq, seq_k, scale):
+        self.bh, self.seq, self.seq_k, self.scale = bh, seq, seq_k, scale
+        self.key_blocks, self.steps = seq_k // B, seq // B
+
+
+def _body(shape: _Shape, inputs, outputs):
+    Q, dO, K, V, Rows = inputs
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=shape.bh * shape.key_blocks, block=128))
+    k_s = T.alloc_dynamic_shared((B, D_HEAD), "uint16", align=1024).swizzle("128B")
+    v_s = T.alloc_dynamic_shared((B, D_HEAD), "uint16", align=1024).swizzle("128B")
+    q_s = T.alloc_dynamic_shared((2, B, D_HEAD), "uint16", align=1024).swizzle("128B")
+    do_s = T.alloc_dynamic_shared((2, B, D_HEAD), "uint16", align=1024).swizzle("128B")
+    ds_s = T.alloc_dynamic_shared((B, B), "uint16", align=1024).swizzle("128B")  # dS^T: keys x queries
+    t, bid = T.thread_id(), T.block_id()
+    head, k0 = bid // shape.key_blocks, (bid % shape.key_blocks) * B
+    kv = TmaRing(1, consumers=1, name="kv")
+    kv.init(where=t == 0, fence=False)
+    ring = TmaRing(2, consumers=1, name="q")
+    ring.init(where=t == 0)
+    sync_block()
+    with T.if_(t == 0):
+        once = PipelineState.producer(1, 0)
+        kv.expect(once, 2 * BOX_BYTES)
+        for tile, tensor in ((k_s, K), (v_s, V)):
+            T.cuda.tile.apply(T.ptx[TMA_LOAD], tile.reshape((1, B, 64)), tensor.tensor_map, (0, k0, head),
+                              kv.full(once))
+        _load_step(ring, (q_s, do_s), (Q, dO), 0, head)
+    kv.wait(PipelineState(1, 0))
+    acc = _Accumulators()
+    for i in T.serial(0, shape.steps):
+        with T.if_((t == 0) & (i + 1 < shape.steps)):
+            _load_step(ring, (q_s, do_s), (Q, dO), i + 1, head)
+        get = PipelineState(2, i)
+        ring.wait(get)
+        _step(shape, acc, (k_s, v_s, q_s[get.stage], do_s[get.stage], ds_s), (Rows[head], outputs[0][head]),
+              i * B, t)
+        ring.release(get, where=t == 0)
+    _store(shape, acc, outputs, head, k0, t)
+
+
+def _load_step(ring, tiles, tensors, i, head):
+    """Step i's Q and dO boxes into their ring slot, once it is free."""
+    put = PipelineState.producer(2, i)
+    ring.acquire(put)
+    ring.expect(put, 2 * BOX_BYTES)
+    for tile, tensor in zip(tiles, tensors):
+        T.cuda.tile.apply(T.ptx[TMA_LOAD], tile[put.stage].reshape((1, B, 64)), tensor.tensor_map, (0, i * B, head),
+                          ring.full(put))
+
+
+class _Accumulators:
+    """A thread's registers: dV and dK (kept over the steps), a step's
+    S^T, dP^T and dQ, and the A fragments of P^T and dS^T."""
+
+    def __init__(self):
+        self.dv = T.alloc_local((1, 1, 32), "float32")
+        self.dk = T.alloc_local((1, 1, 32), "float32")
+        self.st = T.alloc_local((1, 1, 32), "float32")
+        self.dpt = T.alloc_local((1, 1, 32), "float32")
+        self.dq = T.alloc_local((1, 1, 32), "float32")
+        self.p_a = T.alloc_local((4, 1, 4), "uint32")
+        self.ds_a = T.alloc_local((4, 1, 4), "uint32")
+        self.columns = _Columns()
+        for tile in (self.dv, self.dk):
+            T.cuda.tile.apply(T.ptx["mov.b32"], tile.view("uint32").reshape((32, 1)), T.uint32(0))
+
+
+def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, q0, t):
+    """One block of 64 queries (from q0): the module docstring's steps."""
+    k_s, v_s, q_s, do_s, ds_s = tiles
+    rows, dq_out = rows_dq
+    warp, lane = t // 32, t % 32
+    _smem_product(acc.st, k_s, q_s, t)
+    _smem_product(acc.dpt, v_s, do_s, t)
+    acc.columns.load(rows, q0, warp, lane)
+    T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
+    st, dpt = acc.st.reshape((32, 1)), acc.dpt.reshape((32, 1))
+    lse2 = acc.columns.lse2
+    # P^T = ex2(S^T scale log2 e - lse2), one rounding before ex2 (fma)
+    T.cuda.tile.apply(T.ptx["neg.f32"], lse2, lse2)
+    T.cuda.tile.apply(T.ptx["fma.rn.f32"], st, st, T.float32(shape.scale * math.log2(math.e)), lse2)
+    T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], st, st)
+    # dS^T = P^T (dP^T - D)
+    T.cuda.tile.apply(T.ptx["sub.rn.f32"], dpt, dpt, acc.columns.d)
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], dpt, st, dpt)
+    _fragments(st, acc.p_a)
+    _fragments(dpt, acc.ds_a)
+    _register_product(acc.dv, acc.p_a, do_s, t)
+    _register_product(acc.dk, acc.ds_a, q_s, t)
+    # dS^T into shared memory (keys x queries) for dQ = dS K.
+    row, lane_col = stmatrix_place(warp, lane)
+    flat = acc.ds_a.reshape((16, 1))
+    for j in range(B // 16):
+        T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"], ds_s[row:row + 1, 16 * j + lane_col:
+                                                                                   16 * j + lane_col + 8],
+                          flat[4 * j:4 * j + 4].reshape((1, 4)))
+    T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+    sync_block()
+    T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+    for c in range(B // 16):
+        T.cuda.tile.apply(T.ptx[MMA], acc.dq, ds_s[16 * c:16 * c + 16, 0:B].matrix_descriptor(),
+                          k_s[16 * c:16 * c + 16, 0:D_HEAD].matrix_descriptor(), _accumulate(t, c),
+                          T.int32(1), T.int32(1), T.uint32(1), T.uint32(1))
+    T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+    T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
+    places = WgmmaAccumulator(D_HEAD)
+    for e in range(32):
+        r, c = places.place(e, warp, lane, q0, 0)
+        T.cuda.tile.apply(T.ptx["red.global.add.f32"], dq_out[r:r + 1, c:c + 1], acc.dq[0, 0:1, e:e + 1])
+    sync_block()  # every thread's dQ product has read dS^T before the next step writes it
+
+
+def _store(shape: _Shape, acc: _Accumulators, outputs, head, k0, t):
+    """dK times scale and dV, rounded to bf16, from the registers."""
+    _, DK, DV = outputs
+    warp, lane = t // 32, t % 32
+    dk = acc.dk.reshape((32, 1))
+    T.cuda.tile.apply(T.ptx["mul.rn.f32"], dk, dk, T.float32(shape.scale))
+    places = WgmmaAccumulator(D_HEAD)
+    packed = T.alloc_local((1, 1), "uint32")
+    for out, values in ((DK, acc.dk), (DV, acc.dv)):
+        for e in range(0, 32, 2):
+            r, c = places.place(e, warp, lane, k0, 0)
+            T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], packed, values[0, 0:1, e + 1:e + 2], values[0, 0:1, e:e + 1])
+            T.cuda.tile.apply(T.ptx["st.global.b32"], out[head, r:r + 1, c:c + 2].view("uint32"), packed)

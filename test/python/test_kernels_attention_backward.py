@@ -1,0 +1,128 @@
+"""tile_mlir.kernels.attention_backward (issue 57's first step): dK, dV
+and dQ of attention on wgmma, d 64, not causal, whole blocks of 64, in the
+interpreter against float64, within a bound derived from the kernel's
+roundings; and the hazards its waits and fences prevent, reported when
+one is left out."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir.kernels import attention_backward as backward_module
+from tile_mlir.kernels.attention_backward import attention_backward
+from tile_mlir.kernels.reference import gemm as gemm_reference
+
+U = 2.0 ** -8  # bf16's unit roundoff: 8 significant bits (7 stored), round to nearest
+
+
+def case(bh, seq, seq_k, seed):
+    """Integer Q (a nonzero of 0-2 a row), K in -2..2, V in -4..4 and dO in
+    -2..2, scale 1 / log2 e (base-2 scores, exact); the forward's lse2
+    and D = rowsum(dO O) in float64, given to the kernel in float32."""
+    rng = np.random.default_rng(seed)
+    d = 64
+    q = np.zeros((bh, seq, d))
+    for h in range(bh):
+        q[h, np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
+    k = rng.integers(-2, 3, (bh, seq_k, d)).astype(np.float64)
+    v = rng.integers(-4, 5, (bh, seq_k, d)).astype(np.float64)
+    do = rng.integers(-2, 3, (bh, seq, d)).astype(np.float64)
+    s = q @ k.transpose(0, 2, 1)
+    m = s.max(-1, keepdims=True)
+    l = np.exp2(s - m).sum(-1, keepdims=True)
+    p = np.exp2(s - m) / l
+    o = p @ v
+    rows = np.stack([(m + np.log2(l))[..., 0], (do * o).sum(-1)], -1)
+    return (q, k, v, do), p, rows
+
+
+def run(bh, seq, seq_k, seed=0):
+    """The kernel's (dQ, dK, dV) as float64, and float64's with the
+    elementwise bounds of their differences."""
+    (q, k, v, do), p, rows = case(bh, seq, seq_k, seed)
+    scale = 1 / math.log2(math.e)
+    bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, do, k, v)]
+    dq = np.zeros((bh, seq, 64), np.float32)
+    dk, dv = (np.zeros((bh, seq_k, 64), np.uint16) for _ in range(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tile_mlir.InterpretWarning)  # ex2.approx as the GPU's table
+        tile_mlir.interpret(attention_backward(bh, seq, seq_k, scale=scale), *bits, rows.astype(np.float32), dq, dk,
+                            dv)
+    widen = lambda b: (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)  # noqa: E731
+    dp = do @ v.transpose(0, 2, 1)
+    ds = p * (dp - rows[..., 1:])
+    t = lambda x: x.transpose(0, 2, 1)  # noqa: E731
+    want = (ds @ k, scale * t(ds) @ q, t(p) @ do)
+    # P^T and dS^T enter the products rounded to bf16 (u each), dS^T after
+    # float32 steps (ex2.approx, the fma before it, dP - D: 2^-16 covers
+    # them here), the sums in float32 over 64 terms a wgmma and a key block
+    # a step (2^-16 again); dK and dV are rounded once more to bf16 (u of
+    # the result).
+    a = np.abs
+    bounds = ((U + 2 ** -15) * (a(ds) @ a(k)), scale * (U + 2 ** -15) * (t(a(ds)) @ a(q)) + U * a(want[1]),
+              (U + 2 ** -15) * (t(p) @ a(do)) + U * a(want[2]))
+    return (dq.astype(np.float64), widen(dk), widen(dv)), want, bounds
+
+
+@pytest.mark.parametrize("bh, seq, seq_k", [(1, 128, 128), (2, 64, 192)])
+def test_gradients_are_float64s_within_the_rounding_bound(bh, seq, seq_k):
+    # Two steps of 64 queries over two key blocks; two heads of one step
+    # over three key blocks (dQ summed from three blocks by red.add).
+    got, want, bounds = run(bh, seq, seq_k)
+    for name, g, w, b in zip(("dQ", "dK", "dV"), got, want, bounds):
+        assert np.all(np.abs(g - w) <= b), (name, np.max(np.abs(g - w) - b))
+        # The bound is not vacuous: a few bf16 ulps of the largest element.
+        assert b.max() < 2 ** -5 * np.abs(w).max(), (name, b.max() / np.abs(w).max())
+
+
+def test_a_step_that_skips_the_wait_for_its_queries_is_reported(monkeypatch):
+    # The products read Q's and dO's slot before its TMA boxes landed.
+    monkeypatch.setattr(backward_module.TmaRing, "wait", lambda self, state: None)
+    with pytest.raises(tile_mlir.HazardError, match=r"wgmma.mma_async.* touches the dynamic shared memory byte \d+, "
+                       r"which the cp.async.bulk at .* has not delivered"):
+        run(1, 64, 64)
+
+
+def test_ds_written_without_the_proxy_fence_is_reported(monkeypatch):
+    # dS^T is written by stmatrix (the generic proxy) and read by the dQ
+    # wgmma (the async proxy): without fence.proxy.async between them the
+    # interpreter reports the read.
+    real = backward_module.T.cuda.tile.apply
+
+    def without_fence(op, *args, **kw):
+        if "fence.proxy.async" in str(op):
+            return None
+        return real(op, *args, **kw)
+    monkeypatch.setattr(backward_module.T.cuda.tile, "apply", without_fence)
+    with pytest.raises(tile_mlir.HazardError, match=r"proxy"):
+        run(1, 64, 64)
+
+
+def test_blocks_it_cannot_take_are_refused():
+    with pytest.raises(ValueError, match=r"100 queries and 64 keys: the backward takes whole blocks of 64"):
+        attention_backward(1, 100, 64)
+
+
+def test_sass_is_the_products_written_with_no_spills():
+    # Five products of four k chunks a step (S^T, dP^T, dV, dK, dQ): 20
+    # HGMMA 64x64x16; dQ's 32 red.global.add a thread, dS^T's 4
+    # stmatrix.x4, 32 MUFU.EX2, dK's and dV's 32 stores; no local memory.
+    import collections
+    import os
+    import re
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
+    import sass
+    if not sass.available():
+        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
+    compiled = tile_mlir.compile(attention_backward(64, 4096, 4096), target="sm_90a")
+    resources = sass.ptxas_resources(compiled.ptx, arch="sm_90a")
+    assert sass.NO_SPILLS.search(resources), resources
+    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", sass.listing(compiled.cubin))) == \
+        {"64x64x16": 20}
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    assert (counts["REDG"], counts["STSM"], counts["MUFU"], counts["STG"]) == (32, 4, 32, 32)
+    assert counts["LDL"] == counts["STL"] == 0
