@@ -612,3 +612,41 @@ def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():
         ops.scaled_matmul(a, bt.t(), scale_a, scale_b, out_dtype=torch.int32)
     with pytest.raises(ValueError, match=r"a is torch.bfloat16; the op takes torch.float8_e4m3fn"):
         ops.scaled_matmul(a.bfloat16(), bt.t(), scale_a, scale_b)
+
+
+def test_attention_is_differentiable_through_its_backward_kernel():
+    # autograd through tile_mlir::attention_lse and the backward kernel
+    # (interpreted): float64's gradients within a few bf16 ulps of their
+    # largest element (the kernel's bound: test_kernels_attention_backward.py),
+    # dQ scaled and rounded after the kernel's float32 sum.
+    g = torch.Generator().manual_seed(1)
+    b, h, s, d = 1, 2, 128, 64
+    q = torch.zeros(b, h, s, d, dtype=torch.float64)
+    q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
+        torch.randint(0, 3, (b * h * s,), generator=g).double()
+    k = torch.randint(-2, 3, (b, h, s, d), generator=g).double()
+    v = torch.randint(-4, 5, (b, h, s, d), generator=g).double()
+    grad = torch.randint(-2, 3, (b, h, s, d), generator=g).double()
+    scale = 1 / math.log2(math.e)
+    leaves = [t.bfloat16().requires_grad_() for t in (q, k, v)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ex2.approx as the GPU's
+        ops.attention(*leaves, scale=scale).backward(grad.bfloat16())
+    exact = [t.clone().requires_grad_() for t in (q, k, v)]
+    (torch.softmax(exact[0] @ exact[1].transpose(-1, -2) * scale, -1) @ exact[2]).backward(grad)
+    for got, want in zip(leaves, exact):
+        assert got.grad.dtype == torch.bfloat16 and got.grad.shape == want.shape
+        assert (got.grad.double() - want.grad).abs().max() <= 2 ** -6 * want.grad.abs().max()
+
+
+@pytest.mark.parametrize("kwargs, shape, message", [
+    ({"causal": True}, (1, 2, 64, 64), "causal: the backward takes non-causal attention"),
+    ({}, (1, 2, 64, 128), "head dimension 128: the backward takes 64"),
+    ({}, (1, 2, 100, 64), "100 queries and 100 keys: the backward takes whole blocks of 64")])
+def test_a_backward_the_kernel_does_not_take_is_refused_by_name(kwargs, shape, message):
+    q = torch.zeros(shape, dtype=torch.bfloat16, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = ops.attention(q, q, q, **kwargs)
+        with pytest.raises(NotImplementedError, match=f"tile_mlir.ops.attention's backward: {message}"):
+            out.sum().backward()

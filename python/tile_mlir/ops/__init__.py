@@ -10,6 +10,7 @@ CPU tensors run the same kernel in the interpreter.
 """
 
 from .attention import attention
+from . import attention_grad  # noqa: F401 (registers attention's backward)
 from .matmul import matmul, scaled_matmul
 from .norms import rms_norm, softmax
 from .precompile import precompile

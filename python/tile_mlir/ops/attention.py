@@ -100,6 +100,11 @@ def attention(q, k, v, causal=False, scale=None, return_lse=False, block_table=N
     check_flags(causal, scale)
     scale = None if scale is None else float(scale)
     inputs = (q, k, v) if block_table is None else (q, k, v, block_table)
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
+        # The backward (ops/attention_grad.py) takes the forward's
+        # log-sum-exp: the op that returns it is the one autograd follows.
+        out, lse = attention_lse_op(q, k, v, causal, scale, block_table)
+        return (out, lse) if return_lse else out
     if not launch.eager(*inputs):
         return (attention_lse_op if return_lse else attention_op)(q, k, v, causal, scale, block_table)
     key = ("attention", causal, scale, return_lse, *map(launch.signature_of, inputs))

@@ -1,0 +1,94 @@
+"""The backward of tile_mlir.ops.attention (issue 57's first step): the op
+`tile_mlir::attention_backward` runs kernels/attention_backward.py (dK,
+dV and dQ on wgmma) and is registered as the autograd formula of
+`tile_mlir::attention_lse`, which ops.attention calls when an input
+requires grad (its log-sum-exp is what the backward takes).
+
+What the kernel takes today: bf16, d 64, not causal, S_q and S_k whole
+blocks of 64, one query head a head of K and V, no paged cache; any other
+call's backward raises NotImplementedError naming the rule (never a wrong
+gradient). Before the kernel: D = rowsum(dO O) in float32 and lse in base
+2 (torch); after it: dQ, summed in float32 by the key blocks, times the
+scale and rounded (torch).
+"""
+
+import math
+from typing import Optional, Tuple
+
+import torch
+
+from . import launch
+from .attention import attention_lse_op, check
+
+
+def supported(q, k, causal, block_table=None) -> Optional[str]:
+    """Why the backward kernel cannot take this call, or None."""
+    if q.dtype != torch.bfloat16:
+        return f"{q.dtype}: the backward takes bf16"
+    if q.shape[-1] != 64:
+        return f"head dimension {q.shape[-1]}: the backward takes 64"
+    if causal:
+        return "causal: the backward takes non-causal attention"
+    if block_table is not None:
+        return "a paged cache: the backward takes k and v as (B, H_kv, S_k, D)"
+    if k.shape[1] != q.shape[1]:
+        return f"{q.shape[1]} query heads over {k.shape[1]}: the backward takes one query head a head of K and V"
+    if q.shape[2] % 64 or k.shape[2] % 64:
+        return f"{q.shape[2]} queries and {k.shape[2]} keys: the backward takes whole blocks of 64"
+    return None
+
+
+def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
+                  grad_out: torch.Tensor, scale: Optional[float] = None
+                  ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    b, h, s, d = check(q, k, v, False, scale)
+    why = supported(q, k, False)
+    if why:
+        raise NotImplementedError(f"tile_mlir.ops.attention's backward: {why}")
+    scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
+    s_k = k.shape[2]
+    rows = torch.stack([lse.float() * math.log2(math.e), (grad_out.float() * out.float()).sum(-1)], -1)
+    flat = [launch.aligned(t.contiguous().view(b * h, -1, d)) for t in (q, grad_out, k, v)]
+    dq = torch.zeros((b * h, s, d), dtype=torch.float32, device=q.device)
+    dk, dv = (torch.empty((b * h, s_k, d), dtype=q.dtype, device=q.device) for _ in range(2))
+    spec = {"op": "attention_backward", "kernel": "attention_backward", "shape": [b * h, s, s_k], "scale": scale}
+
+    def build():
+        from ..kernels.attention_backward import attention_backward
+        return attention_backward(b * h, s, s_k, scale=scale)
+    args = [launch.bits(t) for t in flat] + [rows.view(b * h, s, 2).contiguous(), dq] + [launch.bits(dk),
+                                                                                          launch.bits(dv)]
+    launch.by_signature(("attention_backward", b * h, s, s_k, scale), q, lambda: None, lambda _: [(spec, build)],
+                        lambda _: [args])
+    return ((dq * scale).to(q.dtype).view(b, h, s, d), dk.view(b, h, s_k, d), dv.view(b, h, s_k, d))
+
+
+backward_op = torch.library.custom_op("tile_mlir::attention_backward", mutates_args=())(backward_impl)
+
+
+@backward_op.register_fake
+def _(q, k, v, out, lse, grad_out, scale=None):
+    check(q, k, v, False, scale)
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def _setup_context(ctx, inputs, output):
+    q, k, v, causal, scale, block_table = inputs
+    out, lse = output
+    why = supported(q, k, causal, block_table)
+    ctx.why = why
+    ctx.scale = scale
+    ctx.save_for_backward(q, k, v, out, lse)
+
+
+def _backward(ctx, grad_out, grad_lse):
+    if ctx.why:
+        raise NotImplementedError(f"tile_mlir.ops.attention's backward: {ctx.why}")
+    if grad_lse is not None and bool(grad_lse.ne(0).any()):
+        raise NotImplementedError("tile_mlir.ops.attention's backward: a gradient of the log-sum-exp is not taken")
+    q, k, v, out, lse = ctx.saved_tensors
+    dq, dk, dv = backward_op(q, k, v, out, lse, grad_out.contiguous(), ctx.scale)
+    return dq, dk, dv, None, None, None
+
+
+attention_lse_op.register_autograd(_backward, setup_context=_setup_context)
