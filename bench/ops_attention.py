@@ -6,7 +6,9 @@ tokens of cache), where the op splits the keys (split-KV) when its tiles
 leave SMs idle, its K and V read rate beside a device copy's (the
 bandwidth it is bound by), and from a paged cache (pages of 16 and 256
 scattered by a random block table; the peers read the same keys
-contiguous); bf16, against every torch
+contiguous); and the backward (dQ, dK and dV through autograd: B 4, H 16,
+d 64, not causal, S 1024-8192, what its kernel takes so far) against each
+backend's backward; bf16, against every torch
 scaled_dot_product_attention backend the device has (flash, cuDNN,
 efficient; enable_gqa, or K and V expanded beforehand, untimed, where a
 backend refuses it). The op is called as a user calls it, its kernel loaded
@@ -31,6 +33,7 @@ SEQS = (512, 1000, 2048, 4096, 8192)
 DECODE_KEYS, DECODE_BATCHES, DECODE_KV_HEADS = (1024, 4096, 16384, 65536, 131072), (1, 8, 64), 8
 DECODE_TOKENS = 1 << 20  # the largest cache a batch (B x S_k): K and V 4 GiB, 16 expanded for SDPA
 PAGED = ((8, 16384), (8, 65536), (1, 131072))  # (B, S_k) of the paged entries, in pages of 16 and 256
+BACKWARD = (4, 16, (1024, 2048, 4096, 8192), 64)  # B, H, S, d of the backward entries
 ROUNDS, REPEATS = 3, 10
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
             "efficient": SDPBackend.EFFICIENT_ATTENTION}
@@ -58,11 +61,18 @@ def cases():
                    (b, DECODE_KV_HEADS, 1, s_k, 128), False, page)
 
 
-def selected():
+def backward_cases():
+    """(name, (b, h, s, d)) of the backward entries."""
+    b, h, seqs, d = BACKWARD
+    for s in seqs:
+        yield f"attention_backward_d{d}_b{b}_h{h}_s{s}", (b, h, s, d)
+
+
+def selected(entries=None):
     """The cases whose names `TILE_MLIR_SWEEP_ONLY` (a regular expression;
-    unset: all) matches."""
+    unset: all) matches, of cases() or `entries`."""
     only = os.environ.get("TILE_MLIR_SWEEP_ONLY", "")
-    return [case for case in cases() if not only or re.search(only, case[0])]
+    return [case for case in (cases() if entries is None else entries) if not only or re.search(only, case[0])]
 
 
 def build(out):
@@ -78,6 +88,11 @@ def build(out):
             kv = torch.empty(b * s_k // page, page, h_kv, d, dtype=torch.bfloat16, device="meta")
             table = torch.empty(b, s_k // page, dtype=torch.int32, device="meta")
             ops.precompile("attention", q, kv, kv, causal=causal, block_table=table)
+        print(name, "precompiled", flush=True)
+    for name, (b, h, s, d) in selected(backward_cases()):
+        q = torch.empty(b, h, s, d, dtype=torch.bfloat16, device="meta")
+        ops.precompile("attention_lse", q, q, q)
+        ops.precompile("attention_backward", q, q, q, q, torch.empty(b, h, s, device="meta"), q)
         print(name, "precompiled", flush=True)
 
 
@@ -148,6 +163,39 @@ def entry_of(shape, causal, page, ops):
     return entry
 
 
+def backward_entry(shape, ops):
+    """The backward through autograd (the forward's graph kept), against
+    each SDPA backend's, and the gradients' error against float64's."""
+    b, h, s, d = shape
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    leaves = [torch.randn(b, h, s, d, device="cuda", generator=gen).to(torch.bfloat16).requires_grad_()
+              for _ in range(3)]
+    grad = torch.randn(b, h, s, d, device="cuda", generator=gen).to(torch.bfloat16)
+    exact = [t[:1].detach().double().requires_grad_() for t in leaves]
+    F.scaled_dot_product_attention(*exact).backward(grad[:1].double())
+    out = ops.attention(*leaves)
+    got = torch.autograd.grad(out, leaves, grad, retain_graph=True)
+    entry = {"shape": [b, h, s, d], "max_error_relative_to_max": {
+        name: float((g[:1].double() - e.grad).abs().max() / e.grad.abs().max())
+        for name, g, e in zip(("dq", "dk", "dv"), got, exact)}}
+    runs = {"tile_mlir": lambda: torch.autograd.grad(out, leaves, grad, retain_graph=True)}
+    for key, backend in BACKENDS.items():
+        try:
+            with sdpa_kernel(backend):
+                peer = F.scaled_dot_product_attention(*leaves)
+            torch.autograd.grad(peer, leaves, grad, retain_graph=True)
+        except RuntimeError as why:
+            entry[f"{key}_unavailable"] = str(why).splitlines()[0][:200]
+            continue
+        runs[key] = lambda peer=peer: torch.autograd.grad(peer, leaves, grad, retain_graph=True)
+    timed_rounds(entry, runs, ROUNDS, REPEATS)
+    flops = 2.5 * 4.0 * b * h * s * s * d  # five products to the forward's two
+    entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
+    entry["ratio_vs_best_sdpa"] = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir") / \
+        entry["ms"]["tile_mlir"]
+    return entry
+
+
 def chosen_config(q, h_kv, s_k):
     """The configuration the op's tuner picked for this entry's signature
     (the kernel's heads: a group's query heads packed as one head's rows)."""
@@ -183,10 +231,22 @@ def run(artifacts, report_path):
               {key: round(v, 1) for key, v in entry["TFLOPs"].items()}, entry["config"],
               "kv %.0f GB/s (%.2f of copy)" % (entry["kv_GBps"]["tile_mlir"], entry["kv_fraction_of_copy"]),
               "rel err %.2e" % entry["max_error_relative_to_max"], flush=True)
-        report["summary"] = {kind: summary({n: e for n, e in report["kernels"].items() if ("decode" in n) == decode})
-                             for kind, decode in (("prefill", False), ("decode", True))}
-        with open(report_path, "w") as f:
-            json.dump(report, f, indent=1)
+        _write(report, report_path)
+    for name, shape in selected(backward_cases()):
+        entry = report["kernels"][name] = backward_entry(shape, ops)
+        print(name, "x%.3f best SDPA" % entry["ratio_vs_best_sdpa"],
+              {key: round(v, 1) for key, v in entry["TFLOPs"].items()}, entry["max_error_relative_to_max"], flush=True)
+        _write(report, report_path)
+
+
+def _write(report, report_path):
+    """The report so far, with each kind's summary."""
+    kinds = {"prefill": lambda n: "decode" not in n and "backward" not in n, "decode": lambda n: "decode" in n,
+             "backward": lambda n: "backward" in n}
+    report["summary"] = {kind: summary({n: e for n, e in report["kernels"].items() if test(n)})
+                         for kind, test in kinds.items()}
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
 
 
 def summary(entries):

@@ -315,8 +315,8 @@ def test_precompile_fills_the_cache_for_a_machine_without_mlir(tmp_path, monkeyp
     assert len(os.listdir(tmp_path / "ops")) == len(candidates("bfloat16")) + 1
     with pytest.raises(ValueError, match="b: its 60 rows do not match a's 64 columns"):
         ops.precompile("matmul", torch.empty(1, 64, **meta), torch.empty(60, 12, **meta))
-    with pytest.raises(ValueError, match=r"op is one of \['attention', 'matmul', 'rms_norm', 'scaled_matmul', "
-                       r"'softmax'\], got 'gemm'"):
+    with pytest.raises(ValueError, match=r"op is one of \['attention', 'attention_backward', 'attention_lse', 'matmul', "
+                       r"'rms_norm', 'scaled_matmul', 'softmax'\], got 'gemm'"):
         ops.precompile("gemm")
 
 

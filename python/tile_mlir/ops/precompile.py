@@ -13,13 +13,15 @@ their shapes and dtypes (moved to the meta device: nothing is computed).
 
 import torch
 
-from .attention import attention_impl
+from .attention import attention_impl, attention_lse_impl
+from .attention_grad import backward_impl
 from .matmul import matmul_impl, scaled_matmul_impl
 from .norms import rms_norm_impl, softmax_impl
 
 # Each op's implementation, which checks its arguments as the op does.
 OPS = {"matmul": matmul_impl, "scaled_matmul": scaled_matmul_impl, "attention": attention_impl,
-       "rms_norm": rms_norm_impl, "softmax": softmax_impl}
+       "attention_lse": attention_lse_impl, "attention_backward": backward_impl, "rms_norm": rms_norm_impl,
+       "softmax": softmax_impl}
 
 
 def precompile(op: str, *args, **kwargs) -> None:
