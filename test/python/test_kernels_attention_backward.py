@@ -18,7 +18,7 @@ from tile_mlir.kernels.reference import gemm as gemm_reference
 U = 2.0 ** -8  # bf16's unit roundoff: 8 significant bits (7 stored), round to nearest
 
 
-def case(bh, seq, seq_k, seed):
+def case(bh, seq, seq_k, seed, causal=False):
     """Integer Q (a nonzero of 0-2 a row), K in -2..2, V in -4..4 and dO in
     -2..2, scale 1 / log2 e (base-2 scores, exact); the forward's lse2
     and D = rowsum(dO O) in float64, given to the kernel in float32."""
@@ -31,6 +31,8 @@ def case(bh, seq, seq_k, seed):
     v = rng.integers(-4, 5, (bh, seq_k, d)).astype(np.float64)
     do = rng.integers(-2, 3, (bh, seq, d)).astype(np.float64)
     s = q @ k.transpose(0, 2, 1)
+    if causal:  # query i sees keys up to i + seq_k - seq
+        s[:, np.arange(seq)[:, None] + seq_k - seq < np.arange(seq_k)[None, :]] = -np.inf
     m = s.max(-1, keepdims=True)
     l = np.exp2(s - m).sum(-1, keepdims=True)
     p = np.exp2(s - m) / l
@@ -39,18 +41,18 @@ def case(bh, seq, seq_k, seed):
     return (q, k, v, do), p, rows
 
 
-def run(bh, seq, seq_k, seed=0):
+def run(bh, seq, seq_k, seed=0, causal=False):
     """The kernel's (dQ, dK, dV) as float64, and float64's with the
     elementwise bounds of their differences."""
-    (q, k, v, do), p, rows = case(bh, seq, seq_k, seed)
+    (q, k, v, do), p, rows = case(bh, seq, seq_k, seed, causal)
     scale = 1 / math.log2(math.e)
     bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, do, k, v)]
     dq = np.zeros((bh, seq, 64), np.float32)
     dk, dv = (np.zeros((bh, seq_k, 64), np.uint16) for _ in range(2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tile_mlir.InterpretWarning)  # ex2.approx as the GPU's table
-        tile_mlir.interpret(attention_backward(bh, seq, seq_k, scale=scale), *bits, rows.astype(np.float32), dq, dk,
-                            dv)
+        tile_mlir.interpret(attention_backward(bh, seq, seq_k, scale=scale, causal=causal), *bits,
+                            rows.astype(np.float32), dq, dk, dv)
     widen = lambda b: (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)  # noqa: E731
     dp = do @ v.transpose(0, 2, 1)
     ds = p * (dp - rows[..., 1:])
@@ -67,11 +69,16 @@ def run(bh, seq, seq_k, seed=0):
     return (dq.astype(np.float64), widen(dk), widen(dv)), want, bounds
 
 
-@pytest.mark.parametrize("bh, seq, seq_k", [(1, 128, 128), (2, 64, 192)])
-def test_gradients_are_float64s_within_the_rounding_bound(bh, seq, seq_k):
+@pytest.mark.parametrize("bh, seq, seq_k, causal", [
     # Two steps of 64 queries over two key blocks; two heads of one step
     # over three key blocks (dQ summed from three blocks by red.add).
-    got, want, bounds = run(bh, seq, seq_k)
+    (1, 128, 128, False), (2, 64, 192, False),
+    # Causal: key block 1 starts at query block 1 (its first step), the
+    # diagonal blocks masked; 128 queries over 192 keys (the bottom-right
+    # diagonal 64 keys on).
+    (1, 128, 128, True), (1, 128, 192, True)])
+def test_gradients_are_float64s_within_the_rounding_bound(bh, seq, seq_k, causal):
+    got, want, bounds = run(bh, seq, seq_k, causal=causal)
     for name, g, w, b in zip(("dQ", "dK", "dV"), got, want, bounds):
         assert np.all(np.abs(g - w) <= b), (name, np.max(np.abs(g - w) - b))
         # The bound is not vacuous: a few bf16 ulps of the largest element.

@@ -614,7 +614,8 @@ def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():
         ops.scaled_matmul(a.bfloat16(), bt.t(), scale_a, scale_b)
 
 
-def test_attention_is_differentiable_through_its_backward_kernel():
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_is_differentiable_through_its_backward_kernel(causal):
     # autograd through tile_mlir::attention_lse and the backward kernel
     # (interpreted): float64's gradients within a few bf16 ulps of their
     # largest element (the kernel's bound: test_kernels_attention_backward.py),
@@ -631,20 +632,24 @@ def test_attention_is_differentiable_through_its_backward_kernel():
     leaves = [t.bfloat16().requires_grad_() for t in (q, k, v)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ex2.approx as the GPU's
-        ops.attention(*leaves, scale=scale).backward(grad.bfloat16())
+        ops.attention(*leaves, causal=causal, scale=scale).backward(grad.bfloat16())
     exact = [t.clone().requires_grad_() for t in (q, k, v)]
-    (torch.softmax(exact[0] @ exact[1].transpose(-1, -2) * scale, -1) @ exact[2]).backward(grad)
+    scores = exact[0] @ exact[1].transpose(-1, -2) * scale
+    if causal:
+        scores = scores.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
+    (torch.softmax(scores, -1) @ exact[2]).backward(grad)
     for got, want in zip(leaves, exact):
         assert got.grad.dtype == torch.bfloat16 and got.grad.shape == want.shape
         assert (got.grad.double() - want.grad).abs().max() <= 2 ** -6 * want.grad.abs().max()
 
 
 @pytest.mark.parametrize("kwargs, shape, message", [
-    ({"causal": True}, (1, 2, 64, 64), "causal: the backward takes non-causal attention"),
+    ({}, (1, 2, 64, 64, "float16"), "torch.float16: the backward takes bf16"),
     ({}, (1, 2, 64, 128), "head dimension 128: the backward takes 64"),
     ({}, (1, 2, 100, 64), "100 queries and 100 keys: the backward takes whole blocks of 64")])
 def test_a_backward_the_kernel_does_not_take_is_refused_by_name(kwargs, shape, message):
-    q = torch.zeros(shape, dtype=torch.bfloat16, requires_grad=True)
+    dtype = getattr(torch, shape[4]) if len(shape) > 4 else torch.bfloat16
+    q = torch.zeros(shape[:4], dtype=dtype, requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = ops.attention(q, q, q, **kwargs)

@@ -1,11 +1,13 @@
 """Attention backward on Hopper's warpgroup tensor cores (issue 57, first
 step): dK, dV and dQ of O = softmax(Q K^T scale) V for bf16 Q, K, V and
-dO of head dimension 64, [heads, seq, 64], not causal, whole blocks of 64
-queries and keys. FlashAttention 2's order with keys as the rows of every
+dO of head dimension 64, [heads, seq, 64], causal (the bottom-right
+diagonal) or not, whole blocks of 64 queries and keys. FlashAttention 2's order with keys as the rows of every
 product, so that each operand is one wgmma already takes:
 
 - a block per (head, 64 keys): K and V loaded once by TMA, then each
   block of 64 queries' Q and dO in a ring of 2 (loaded a step ahead);
+  causal, from the first query block that sees one of its keys, S^T -inf
+  past the diagonal in the blocks it crosses (P and dS 0 there);
 - S^T = K Q^T and dP^T = V dO^T (wgmma, both operands from shared memory);
 - P^T = ex2(S^T scale log2 e - lse2) and dS^T = P^T (dP^T - D), each
   query column's lse2 (the forward's m + log2 l) and D (rowsum(dO O))
@@ -34,6 +36,7 @@ TMA_LOAD = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx
 MMA = f"wgmma.mma_async.sync.aligned.m64n{B}k16.f32.bf16.bf16"
 WAIT = "wgmma.wait_group.sync.aligned"
 BOX_BYTES = B * D_HEAD * 2
+NEG_INF = 0xFF800000
 
 
 def _accumulate(t, c):
@@ -93,7 +96,8 @@ class _Columns:
                               self.pairs[pair:pair + 1, 2 * half + 1:2 * half + 2].view("uint32"))
 
 
-def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Optional[float] = None):
+def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Optional[float] = None,
+                       causal: bool = False):
     """The kernel for `bh` heads of `seq` queries and `seq_k` keys (both
     whole blocks of 64): a T.function of (Q, dO, K, V, Rows, DQ, DK, DV),
     Q and dO (bh, seq, 64), K, V, dK and dV (bh, seq_k, 64) bf16 bits
@@ -103,6 +107,8 @@ def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Op
     seq_k = seq if seq_k is None else seq_k
     if seq % B or seq_k % B or seq < B or seq_k < B:
         raise ValueError(f"{seq} queries and {seq_k} keys: the backward takes whole blocks of {B}")
+    if causal and seq_k < seq:
+        raise ValueError(f"{seq_k} keys for {seq} queries: causal takes at least as many keys as queries")
     scale = 1.0 / math.sqrt(D_HEAD) if scale is None else scale
     box = T.TensorMap((1, B, 64), "128B")
     q_t = T.Tensor((bh, seq, D_HEAD), "uint16", tma=box)
@@ -113,14 +119,25 @@ def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Op
 
     @T.function
     def attention_backward(Q: q_t, dO: q_t, K: k_t, V: k_t, Rows: rows_t, DQ: dq_t, DK: dk_t, DV: dk_t):
-        _body(_Shape(bh, seq, seq_k, scale), (Q, dO, K, V, Rows), (DQ, DK, DV))
+        _body(_Shape(bh, seq, seq_k, scale, causal), (Q, dO, K, V, Rows), (DQ, DK, DV))
     return attention_backward
 
 
 class _Shape:
-    def __init__(self, bh, seq, seq_k, scale):
-        self.bh, self.seq, self.seq_k, self.scale = bh, seq, seq_k, scale
+    def __init__(self, bh, seq, seq_k, scale, causal):
+        self.bh, self.seq, self.seq_k, self.scale, self.causal = bh, seq, seq_k, scale, causal
         self.key_blocks, self.steps = seq_k // B, seq // B
+        self.diagonal = seq_k - seq if causal else 0  # query i sees keys up to i + diagonal
+
+    def first_step(self, k0):
+        """The first query block that sees a key of the block from k0."""
+        if not self.causal:
+            return 0
+        return T.maximum(k0 - self.diagonal, 0) // B
+
+    def crosses(self, k0, q0):
+        """Whether the diagonal crosses block (k0, q0): a key past a query's."""
+        return k0 + B - 1 > q0 + self.diagonal
 
 
 def _body(shape: _Shape, inputs, outputs):
@@ -138,29 +155,34 @@ def _body(shape: _Shape, inputs, outputs):
     ring = TmaRing(2, consumers=1, name="q")
     ring.init(where=t == 0)
     sync_block()
+    first = shape.first_step(k0)
     with T.if_(t == 0):
         once = PipelineState.producer(1, 0)
         kv.expect(once, 2 * BOX_BYTES)
         for tile, tensor in ((k_s, K), (v_s, V)):
             T.cuda.tile.apply(T.ptx[TMA_LOAD], tile.reshape((1, B, 64)), tensor.tensor_map, (0, k0, head),
                               kv.full(once))
-        _load_step(ring, (q_s, do_s), (Q, dO), 0, head)
+        _load_step(ring, (q_s, do_s), (Q, dO), (0, first), head)
     kv.wait(PipelineState(1, 0))
     acc = _Accumulators()
-    for i in T.serial(0, shape.steps):
+    for i in T.serial(first, shape.steps):
+        # The ring counts the block's own steps: query block i is its
+        # step i - first.
         with T.if_((t == 0) & (i + 1 < shape.steps)):
-            _load_step(ring, (q_s, do_s), (Q, dO), i + 1, head)
-        get = PipelineState(2, i)
+            _load_step(ring, (q_s, do_s), (Q, dO), (i + 1 - first, i + 1), head)
+        get = PipelineState(2, i - first)
         ring.wait(get)
         _step(shape, acc, (k_s, v_s, q_s[get.stage], do_s[get.stage], ds_s), (Rows[head], outputs[0][head]),
-              i * B, t)
+              (k0, i * B), t)
         ring.release(get, where=t == 0)
     _store(shape, acc, outputs, head, k0, t)
 
 
-def _load_step(ring, tiles, tensors, i, head):
-    """Step i's Q and dO boxes into their ring slot, once it is free."""
-    put = PipelineState.producer(2, i)
+def _load_step(ring, tiles, tensors, steps, head):
+    """The ring's step n (`steps`: (n, i)): query block i's Q and dO boxes
+    into its slot, once it is free."""
+    n, i = steps
+    put = PipelineState.producer(2, n)
     ring.acquire(put)
     ring.expect(put, 2 * BOX_BYTES)
     for tile, tensor in zip(tiles, tensors):
@@ -185,9 +207,11 @@ class _Accumulators:
             T.cuda.tile.apply(T.ptx["mov.b32"], tile.view("uint32").reshape((32, 1)), T.uint32(0))
 
 
-def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, q0, t):
-    """One block of 64 queries (from q0): the module docstring's steps."""
+def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
+    """One block of 64 queries (origin: (k0, q0), the block's keys and the
+    step's queries): the module docstring's steps."""
     k_s, v_s, q_s, do_s, ds_s = tiles
+    k0, q0 = origin
     rows, dq_out = rows_dq
     warp, lane = t // 32, t % 32
     _smem_product(acc.st, k_s, q_s, t)
@@ -195,6 +219,9 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, q0, t):
     acc.columns.load(rows, q0, warp, lane)
     T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
     st, dpt = acc.st.reshape((32, 1)), acc.dpt.reshape((32, 1))
+    if shape.causal:
+        with T.if_(shape.crosses(k0, q0)):
+            _hide_past_diagonal(st, k0, q0, shape.diagonal, warp, lane)
     lse2 = acc.columns.lse2
     # P^T = ex2(S^T scale log2 e - lse2), one rounding before ex2 (fma)
     T.cuda.tile.apply(T.ptx["neg.f32"], lse2, lse2)
@@ -228,6 +255,16 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, q0, t):
         r, c = places.place(e, warp, lane, q0, 0)
         T.cuda.tile.apply(T.ptx["red.global.add.f32"], dq_out[r:r + 1, c:c + 1], acc.dq[0, 0:1, e:e + 1])
     sync_block()  # every thread's dQ product has read dS^T before the next step writes it
+
+
+def _hide_past_diagonal(st, k0, q0, diagonal, warp, lane):
+    """S^T's elements whose key (row) is past its query's (column)
+    diagonal set to -inf: ex2 makes their P, and so dS, 0."""
+    places = WgmmaAccumulator(B)
+    for e in range(32):
+        key, query = places.place(e, warp, lane, k0, q0)
+        T.cuda.tile.apply(T.ptx["mov.b32"], st[e:e + 1].view("uint32"), T.uint32(NEG_INF),
+                          pred=key > query + diagonal if diagonal else key > query, preserve_dst=True)
 
 
 def _store(shape: _Shape, acc: _Accumulators, outputs, head, k0, t):

@@ -4,7 +4,7 @@ dV and dQ on wgmma) and is registered as the autograd formula of
 `tile_mlir::attention_lse`, which ops.attention calls when an input
 requires grad (its log-sum-exp is what the backward takes).
 
-What the kernel takes today: bf16, d 64, not causal, S_q and S_k whole
+What the kernel takes today: bf16, d 64, causal or not, S_q and S_k whole
 blocks of 64, one query head a head of K and V, no paged cache; any other
 call's backward raises NotImplementedError naming the rule (never a wrong
 gradient). Before the kernel: D = rowsum(dO O) in float32 and lse in base
@@ -27,8 +27,6 @@ def supported(q, k, causal, block_table=None) -> Optional[str]:
         return f"{q.dtype}: the backward takes bf16"
     if q.shape[-1] != 64:
         return f"head dimension {q.shape[-1]}: the backward takes 64"
-    if causal:
-        return "causal: the backward takes non-causal attention"
     if block_table is not None:
         return "a paged cache: the backward takes k and v as (B, H_kv, S_k, D)"
     if k.shape[1] != q.shape[1]:
@@ -39,10 +37,10 @@ def supported(q, k, causal, block_table=None) -> Optional[str]:
 
 
 def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
-                  grad_out: torch.Tensor, scale: Optional[float] = None
+                  grad_out: torch.Tensor, causal: bool = False, scale: Optional[float] = None
                   ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    b, h, s, d = check(q, k, v, False, scale)
-    why = supported(q, k, False)
+    b, h, s, d = check(q, k, v, causal, scale)
+    why = supported(q, k, causal)
     if why:
         raise NotImplementedError(f"tile_mlir.ops.attention's backward: {why}")
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
@@ -51,14 +49,15 @@ def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.
     flat = [launch.aligned(t.contiguous().view(b * h, -1, d)) for t in (q, grad_out, k, v)]
     dq = torch.zeros((b * h, s, d), dtype=torch.float32, device=q.device)
     dk, dv = (torch.empty((b * h, s_k, d), dtype=q.dtype, device=q.device) for _ in range(2))
-    spec = {"op": "attention_backward", "kernel": "attention_backward", "shape": [b * h, s, s_k], "scale": scale}
+    spec = {"op": "attention_backward", "kernel": "attention_backward", "shape": [b * h, s, s_k], "scale": scale,
+            **({"causal": True} if causal else {})}
 
     def build():
         from ..kernels.attention_backward import attention_backward
-        return attention_backward(b * h, s, s_k, scale=scale)
+        return attention_backward(b * h, s, s_k, scale=scale, causal=causal)
     args = [launch.bits(t) for t in flat] + [rows.view(b * h, s, 2).contiguous(), dq] + [launch.bits(dk),
                                                                                           launch.bits(dv)]
-    launch.by_signature(("attention_backward", b * h, s, s_k, scale), q, lambda: None, lambda _: [(spec, build)],
+    launch.by_signature(("attention_backward", b * h, s, s_k, scale, causal), q, lambda: None, lambda _: [(spec, build)],
                         lambda _: [args])
     return ((dq * scale).to(q.dtype).view(b, h, s, d), dk.view(b, h, s_k, d), dv.view(b, h, s_k, d))
 
@@ -67,8 +66,8 @@ backward_op = torch.library.custom_op("tile_mlir::attention_backward", mutates_a
 
 
 @backward_op.register_fake
-def _(q, k, v, out, lse, grad_out, scale=None):
-    check(q, k, v, False, scale)
+def _(q, k, v, out, lse, grad_out, causal=False, scale=None):
+    check(q, k, v, causal, scale)
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
@@ -76,8 +75,7 @@ def _setup_context(ctx, inputs, output):
     q, k, v, causal, scale, block_table = inputs
     out, lse = output
     why = supported(q, k, causal, block_table)
-    ctx.why = why
-    ctx.scale = scale
+    ctx.why, ctx.causal, ctx.scale = why, causal, scale
     ctx.save_for_backward(q, k, v, out, lse)
 
 
@@ -87,7 +85,7 @@ def _backward(ctx, grad_out, grad_lse):
     if grad_lse is not None and bool(grad_lse.ne(0).any()):
         raise NotImplementedError("tile_mlir.ops.attention's backward: a gradient of the log-sum-exp is not taken")
     q, k, v, out, lse = ctx.saved_tensors
-    dq, dk, dv = backward_op(q, k, v, out, lse, grad_out.contiguous(), ctx.scale)
+    dq, dk, dv = backward_op(q, k, v, out, lse, grad_out.contiguous(), ctx.causal, ctx.scale)
     return dq, dk, dv, None, None, None
 
 
