@@ -7,7 +7,7 @@ leave SMs idle, its K and V read rate beside a device copy's (the
 bandwidth it is bound by), and from a paged cache (pages of 16 and 256
 scattered by a random block table; the peers read the same keys
 contiguous); and the backward (dQ, dK and dV through autograd: B 4, H 16,
-d 64, not causal, S 1024-8192, what its kernel takes so far) against each
+d 64, causal and not, S 1024-8192, what its kernel takes so far) against each
 backend's backward; bf16, against every torch
 scaled_dot_product_attention backend the device has (flash, cuDNN,
 efficient; enable_gqa, or K and V expanded beforehand, untimed, where a
@@ -62,10 +62,11 @@ def cases():
 
 
 def backward_cases():
-    """(name, (b, h, s, d)) of the backward entries."""
+    """(name, (b, h, s, d), causal) of the backward entries."""
     b, h, seqs, d = BACKWARD
-    for s in seqs:
-        yield f"attention_backward_d{d}_b{b}_h{h}_s{s}", (b, h, s, d)
+    for causal in (False, True):
+        for s in seqs:
+            yield f"attention_backward_d{d}_b{b}_h{h}_s{s}{'_causal' if causal else ''}", (b, h, s, d), causal
 
 
 def selected(entries=None):
@@ -89,10 +90,10 @@ def build(out):
             table = torch.empty(b, s_k // page, dtype=torch.int32, device="meta")
             ops.precompile("attention", q, kv, kv, causal=causal, block_table=table)
         print(name, "precompiled", flush=True)
-    for name, (b, h, s, d) in selected(backward_cases()):
+    for name, (b, h, s, d), causal in selected(backward_cases()):
         q = torch.empty(b, h, s, d, dtype=torch.bfloat16, device="meta")
-        ops.precompile("attention_lse", q, q, q)
-        ops.precompile("attention_backward", q, q, q, q, torch.empty(b, h, s, device="meta"), q)
+        ops.precompile("attention_lse", q, q, q, causal)
+        ops.precompile("attention_backward", q, q, q, q, torch.empty(b, h, s, device="meta"), q, causal)
         print(name, "precompiled", flush=True)
 
 
@@ -163,7 +164,7 @@ def entry_of(shape, causal, page, ops):
     return entry
 
 
-def backward_entry(shape, ops):
+def backward_entry(shape, causal, ops):
     """The backward through autograd (the forward's graph kept), against
     each SDPA backend's, and the gradients' error against float64's."""
     b, h, s, d = shape
@@ -172,24 +173,24 @@ def backward_entry(shape, ops):
               for _ in range(3)]
     grad = torch.randn(b, h, s, d, device="cuda", generator=gen).to(torch.bfloat16)
     exact = [t[:1].detach().double().requires_grad_() for t in leaves]
-    F.scaled_dot_product_attention(*exact).backward(grad[:1].double())
-    out = ops.attention(*leaves)
+    F.scaled_dot_product_attention(*exact, is_causal=causal).backward(grad[:1].double())
+    out = ops.attention(*leaves, causal=causal)
     got = torch.autograd.grad(out, leaves, grad, retain_graph=True)
-    entry = {"shape": [b, h, s, d], "max_error_relative_to_max": {
+    entry = {"shape": [b, h, s, d], "causal": causal, "max_error_relative_to_max": {
         name: float((g[:1].double() - e.grad).abs().max() / e.grad.abs().max())
         for name, g, e in zip(("dq", "dk", "dv"), got, exact)}}
     runs = {"tile_mlir": lambda: torch.autograd.grad(out, leaves, grad, retain_graph=True)}
     for key, backend in BACKENDS.items():
         try:
             with sdpa_kernel(backend):
-                peer = F.scaled_dot_product_attention(*leaves)
+                peer = F.scaled_dot_product_attention(*leaves, is_causal=causal)
             torch.autograd.grad(peer, leaves, grad, retain_graph=True)
         except RuntimeError as why:
             entry[f"{key}_unavailable"] = str(why).splitlines()[0][:200]
             continue
         runs[key] = lambda peer=peer: torch.autograd.grad(peer, leaves, grad, retain_graph=True)
     timed_rounds(entry, runs, ROUNDS, REPEATS)
-    flops = 2.5 * 4.0 * b * h * s * s * d  # five products to the forward's two
+    flops = 2.5 * 4.0 * b * h * s * s * d / (2 if causal else 1)  # five products to the forward's two
     entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_best_sdpa"] = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir") / \
         entry["ms"]["tile_mlir"]
@@ -232,8 +233,8 @@ def run(artifacts, report_path):
               "kv %.0f GB/s (%.2f of copy)" % (entry["kv_GBps"]["tile_mlir"], entry["kv_fraction_of_copy"]),
               "rel err %.2e" % entry["max_error_relative_to_max"], flush=True)
         _write(report, report_path)
-    for name, shape in selected(backward_cases()):
-        entry = report["kernels"][name] = backward_entry(shape, ops)
+    for name, shape, causal in selected(backward_cases()):
+        entry = report["kernels"][name] = backward_entry(shape, causal, ops)
         print(name, "x%.3f best SDPA" % entry["ratio_vs_best_sdpa"],
               {key: round(v, 1) for key, v in entry["TFLOPs"].items()}, entry["max_error_relative_to_max"], flush=True)
         _write(report, report_path)
