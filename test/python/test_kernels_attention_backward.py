@@ -18,7 +18,7 @@ from tile_mlir.kernels.reference import gemm as gemm_reference
 U = 2.0 ** -8  # bf16's unit roundoff: 8 significant bits (7 stored), round to nearest
 
 
-def case(bh, seq, seq_k, seed, causal=False):
+def case(bh, seq, seq_k, seed, causal=False, group=1):
     """Integer Q (a nonzero of 0-2 a row), K in -2..2, V in -4..4 and dO in
     -2..2, scale 1 / log2 e (base-2 scores, exact); the forward's lse2
     and D = rowsum(dO O) in float64, given to the kernel in float32."""
@@ -27,58 +27,65 @@ def case(bh, seq, seq_k, seed, causal=False):
     q = np.zeros((bh, seq, d))
     for h in range(bh):
         q[h, np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
-    k = rng.integers(-2, 3, (bh, seq_k, d)).astype(np.float64)
-    v = rng.integers(-4, 5, (bh, seq_k, d)).astype(np.float64)
+    k = rng.integers(-2, 3, (bh // group, seq_k, d)).astype(np.float64)
+    v = rng.integers(-4, 5, (bh // group, seq_k, d)).astype(np.float64)
     do = rng.integers(-2, 3, (bh, seq, d)).astype(np.float64)
-    s = q @ k.transpose(0, 2, 1)
+    s = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1)
     if causal:  # query i sees keys up to i + seq_k - seq
         s[:, np.arange(seq)[:, None] + seq_k - seq < np.arange(seq_k)[None, :]] = -np.inf
     m = s.max(-1, keepdims=True)
     l = np.exp2(s - m).sum(-1, keepdims=True)
     p = np.exp2(s - m) / l
-    o = p @ v
+    o = p @ np.repeat(v, group, axis=0)
     rows = np.stack([(m + np.log2(l))[..., 0], (do * o).sum(-1)], -1)
     return (q, k, v, do), p, rows
 
 
-def run(bh, seq, seq_k, seed=0, causal=False):
+def run(bh, seq, seq_k, seed=0, causal=False, group=1):
     """The kernel's (dQ, dK, dV) as float64, and float64's with the
     elementwise bounds of their differences."""
-    (q, k, v, do), p, rows = case(bh, seq, seq_k, seed, causal)
+    (q, k, v, do), p, rows = case(bh, seq, seq_k, seed, causal, group)
     scale = 1 / math.log2(math.e)
     bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, do, k, v)]
     dq = np.zeros((bh, seq, 64), np.float32)
-    dk, dv = (np.zeros((bh, seq_k, 64), np.uint16) for _ in range(2))
+    dk, dv = (np.zeros((bh // group, seq_k, 64), np.uint16) for _ in range(2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tile_mlir.InterpretWarning)  # ex2.approx as the GPU's table
-        tile_mlir.interpret(attention_backward(bh, seq, seq_k, scale=scale, causal=causal), *bits,
+        tile_mlir.interpret(attention_backward(bh, seq, seq_k, scale=scale, causal=causal, group=group), *bits,
                             rows.astype(np.float32), dq, dk, dv)
     widen = lambda b: (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)  # noqa: E731
-    dp = do @ v.transpose(0, 2, 1)
+    wide = [np.repeat(x, group, axis=0) for x in (k, v)]
+    dp = do @ wide[1].transpose(0, 2, 1)
     ds = p * (dp - rows[..., 1:])
     t = lambda x: x.transpose(0, 2, 1)  # noqa: E731
-    want = (ds @ k, scale * t(ds) @ q, t(p) @ do)
+    per_group = lambda x: x.reshape(bh // group, group, *x.shape[1:]).sum(1)  # noqa: E731 (dK, dV over a group)
+    want = (ds @ wide[0], per_group(scale * t(ds) @ q), per_group(t(p) @ do))
     # P^T and dS^T enter the products rounded to bf16 (u each), dS^T after
     # float32 steps (ex2.approx, the fma before it, dP - D: 2^-16 covers
     # them here), the sums in float32 over 64 terms a wgmma and a key block
     # a step (2^-16 again); dK and dV are rounded once more to bf16 (u of
     # the result).
     a = np.abs
-    bounds = ((U + 2 ** -15) * (a(ds) @ a(k)), scale * (U + 2 ** -15) * (t(a(ds)) @ a(q)) + U * a(want[1]),
-              (U + 2 ** -15) * (t(p) @ a(do)) + U * a(want[2]))
+    bounds = ((U + 2 ** -15) * (a(ds) @ a(wide[0])),
+              scale * (U + 2 ** -15) * per_group(t(a(ds)) @ a(q)) + U * a(want[1]),
+              (U + 2 ** -15) * per_group(t(p) @ a(do)) + U * a(want[2]))
     return (dq.astype(np.float64), widen(dk), widen(dv)), want, bounds
 
 
-@pytest.mark.parametrize("bh, seq, seq_k, causal", [
+@pytest.mark.parametrize("bh, seq, seq_k, causal, group", [
     # Two steps of 64 queries over two key blocks; two heads of one step
     # over three key blocks (dQ summed from three blocks by red.add).
-    (1, 128, 128, False), (2, 64, 192, False),
+    (1, 128, 128, False, 1), (2, 64, 192, False, 1),
     # Causal: key block 1 starts at query block 1 (its first step), the
     # diagonal blocks masked; 128 queries over 192 keys (the bottom-right
     # diagonal 64 keys on).
-    (1, 128, 128, True), (1, 128, 192, True)])
-def test_gradients_are_float64s_within_the_rounding_bound(bh, seq, seq_k, causal):
-    got, want, bounds = run(bh, seq, seq_k, causal=causal)
+    (1, 128, 128, True, 1), (1, 128, 192, True, 1),
+    # GQA: two query heads a head of K and V, dK and dV summed over both
+    # (each key block's steps: head 0's query blocks, then head 1's),
+    # causal too (each head from the block's first step).
+    (4, 64, 128, False, 2), (2, 128, 128, True, 2)])
+def test_gradients_are_float64s_within_the_rounding_bound(bh, seq, seq_k, causal, group):
+    got, want, bounds = run(bh, seq, seq_k, causal=causal, group=group)
     for name, g, w, b in zip(("dQ", "dK", "dV"), got, want, bounds):
         assert np.all(np.abs(g - w) <= b), (name, np.max(np.abs(g - w) - b))
         # The bound is not vacuous: a few bf16 ulps of the largest element.

@@ -614,8 +614,8 @@ def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():
         ops.scaled_matmul(a.bfloat16(), bt.t(), scale_a, scale_b)
 
 
-@pytest.mark.parametrize("causal", [False, True])
-def test_attention_is_differentiable_through_its_backward_kernel(causal):
+@pytest.mark.parametrize("causal, h_kv", [(False, 2), (True, 2), (False, 1)])
+def test_attention_is_differentiable_through_its_backward_kernel(causal, h_kv):
     # autograd through tile_mlir::attention_lse and the backward kernel
     # (interpreted): float64's gradients within a few bf16 ulps of their
     # largest element (the kernel's bound: test_kernels_attention_backward.py),
@@ -625,8 +625,8 @@ def test_attention_is_differentiable_through_its_backward_kernel(causal):
     q = torch.zeros(b, h, s, d, dtype=torch.float64)
     q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
         torch.randint(0, 3, (b * h * s,), generator=g).double()
-    k = torch.randint(-2, 3, (b, h, s, d), generator=g).double()
-    v = torch.randint(-4, 5, (b, h, s, d), generator=g).double()
+    k = torch.randint(-2, 3, (b, h_kv, s, d), generator=g).double()
+    v = torch.randint(-4, 5, (b, h_kv, s, d), generator=g).double()
     grad = torch.randint(-2, 3, (b, h, s, d), generator=g).double()
     scale = 1 / math.log2(math.e)
     leaves = [t.bfloat16().requires_grad_() for t in (q, k, v)]
@@ -634,10 +634,11 @@ def test_attention_is_differentiable_through_its_backward_kernel(causal):
         warnings.simplefilter("ignore")  # ex2.approx as the GPU's
         ops.attention(*leaves, causal=causal, scale=scale).backward(grad.bfloat16())
     exact = [t.clone().requires_grad_() for t in (q, k, v)]
-    scores = exact[0] @ exact[1].transpose(-1, -2) * scale
+    wide = [t.repeat_interleave(h // h_kv, dim=1) for t in exact[1:]]  # MQA: both query heads on one
+    scores = exact[0] @ wide[0].transpose(-1, -2) * scale
     if causal:
         scores = scores.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
-    (torch.softmax(scores, -1) @ exact[2]).backward(grad)
+    (torch.softmax(scores, -1) @ wide[1]).backward(grad)
     for got, want in zip(leaves, exact):
         assert got.grad.dtype == torch.bfloat16 and got.grad.shape == want.shape
         assert (got.grad.double() - want.grad).abs().max() <= 2 ** -6 * want.grad.abs().max()

@@ -97,35 +97,40 @@ class _Columns:
 
 
 def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Optional[float] = None,
-                       causal: bool = False):
-    """The kernel for `bh` heads of `seq` queries and `seq_k` keys (both
-    whole blocks of 64): a T.function of (Q, dO, K, V, Rows, DQ, DK, DV),
-    Q and dO (bh, seq, 64), K, V, dK and dV (bh, seq_k, 64) bf16 bits
-    (uint16); Rows (bh, seq, 2) float32 each query's lse2 (base 2, of the
-    scores times scale log2 e) and D; DQ (bh, seq, 64) float32, zero
-    before, dS K summed (dQ is it times scale)."""
+                       causal: bool = False, group: int = 1):
+    """The kernel for `bh` query heads of `seq` queries and `seq_k` keys
+    (both whole blocks of 64), `group` of them a head of K and V (GQA: a
+    key block's dK and dV sum over its group's query heads): a T.function
+    of (Q, dO, K, V, Rows, DQ, DK, DV), Q and dO (bh, seq, 64), K, V, dK
+    and dV (bh / group, seq_k, 64) bf16 bits (uint16); Rows (bh, seq, 2)
+    float32 each query's lse2 (base 2, of the scores times scale log2 e)
+    and D; DQ (bh, seq, 64) float32, zero before, dS K summed (dQ is it
+    times scale)."""
     seq_k = seq if seq_k is None else seq_k
     if seq % B or seq_k % B or seq < B or seq_k < B:
         raise ValueError(f"{seq} queries and {seq_k} keys: the backward takes whole blocks of {B}")
+    if group < 1 or bh % group:
+        raise ValueError(f"{bh} query heads do not share heads of K and V in groups of {group}")
     if causal and seq_k < seq:
         raise ValueError(f"{seq_k} keys for {seq} queries: causal takes at least as many keys as queries")
     scale = 1.0 / math.sqrt(D_HEAD) if scale is None else scale
     box = T.TensorMap((1, B, 64), "128B")
     q_t = T.Tensor((bh, seq, D_HEAD), "uint16", tma=box)
-    k_t = T.Tensor((bh, seq_k, D_HEAD), "uint16", tma=box)
+    k_t = T.Tensor((bh // group, seq_k, D_HEAD), "uint16", tma=box)
     rows_t = T.Tensor((bh, seq, 2), "float32")
     dq_t = T.Tensor((bh, seq, D_HEAD), "float32")
-    dk_t = T.Tensor((bh, seq_k, D_HEAD), "uint16")
+    dk_t = T.Tensor((bh // group, seq_k, D_HEAD), "uint16")
 
     @T.function
     def attention_backward(Q: q_t, dO: q_t, K: k_t, V: k_t, Rows: rows_t, DQ: dq_t, DK: dk_t, DV: dk_t):
-        _body(_Shape(bh, seq, seq_k, scale, causal), (Q, dO, K, V, Rows), (DQ, DK, DV))
+        _body(_Shape(bh, seq, seq_k, scale, causal, group), (Q, dO, K, V, Rows), (DQ, DK, DV))
     return attention_backward
 
 
 class _Shape:
-    def __init__(self, bh, seq, seq_k, scale, causal):
+    def __init__(self, bh, seq, seq_k, scale, causal, group):
         self.bh, self.seq, self.seq_k, self.scale, self.causal = bh, seq, seq_k, scale, causal
+        self.group, self.kv_heads = group, bh // group
         self.key_blocks, self.steps = seq_k // B, seq // B
         self.diagonal = seq_k - seq if causal else 0  # query i sees keys up to i + diagonal
 
@@ -135,6 +140,15 @@ class _Shape:
             return 0
         return T.maximum(k0 - self.diagonal, 0) // B
 
+    def block(self, first, n):
+        """(query head of the group, query block) of the block's step n:
+        the group's heads in turn, each over its query blocks from
+        `first`."""
+        if self.group == 1:
+            return 0, first + n
+        count = self.steps - first
+        return n // count, first + n % count
+
     def crosses(self, k0, q0):
         """Whether the diagonal crosses block (k0, q0): a key past a query's."""
         return k0 + B - 1 > q0 + self.diagonal
@@ -142,7 +156,7 @@ class _Shape:
 
 def _body(shape: _Shape, inputs, outputs):
     Q, dO, K, V, Rows = inputs
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=shape.bh * shape.key_blocks, block=128))
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=shape.kv_heads * shape.key_blocks, block=128))
     k_s = T.alloc_dynamic_shared((B, D_HEAD), "uint16", align=1024).swizzle("128B")
     v_s = T.alloc_dynamic_shared((B, D_HEAD), "uint16", align=1024).swizzle("128B")
     q_s = T.alloc_dynamic_shared((2, B, D_HEAD), "uint16", align=1024).swizzle("128B")
@@ -162,17 +176,21 @@ def _body(shape: _Shape, inputs, outputs):
         for tile, tensor in ((k_s, K), (v_s, V)):
             T.cuda.tile.apply(T.ptx[TMA_LOAD], tile.reshape((1, B, 64)), tensor.tensor_map, (0, k0, head),
                               kv.full(once))
-        _load_step(ring, (q_s, do_s), (Q, dO), (0, first), head)
+        _load_step(ring, (q_s, do_s), (Q, dO), (0, first), head * shape.group)
     kv.wait(PipelineState(1, 0))
     acc = _Accumulators()
-    for i in T.serial(first, shape.steps):
-        # The ring counts the block's own steps: query block i is its
-        # step i - first.
-        with T.if_((t == 0) & (i + 1 < shape.steps)):
-            _load_step(ring, (q_s, do_s), (Q, dO), (i + 1 - first, i + 1), head)
-        get = PipelineState(2, i - first)
+    total = (shape.steps - first) * shape.group
+    # The ring counts the block's own steps n: query head g of the
+    # group, query block i (shape.block).
+    for n in T.serial(0, total):
+        with T.if_((t == 0) & (n + 1 < total)):
+            g, i = shape.block(first, n + 1)
+            _load_step(ring, (q_s, do_s), (Q, dO), (n + 1, i), head * shape.group + g)
+        g, i = shape.block(first, n)
+        q_head = head * shape.group + g
+        get = PipelineState(2, n)
         ring.wait(get)
-        _step(shape, acc, (k_s, v_s, q_s[get.stage], do_s[get.stage], ds_s), (Rows[head], outputs[0][head]),
+        _step(shape, acc, (k_s, v_s, q_s[get.stage], do_s[get.stage], ds_s), (Rows[q_head], outputs[0][q_head]),
               (k0, i * B), t)
         ring.release(get, where=t == 0)
     _store(shape, acc, outputs, head, k0, t)

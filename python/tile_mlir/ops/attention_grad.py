@@ -5,7 +5,8 @@ dV and dQ on wgmma) and is registered as the autograd formula of
 requires grad (its log-sum-exp is what the backward takes).
 
 What the kernel takes today: bf16, d 64, causal or not, S_q and S_k whole
-blocks of 64, one query head a head of K and V, no paged cache; any other
+blocks of 64, grouped query heads (dK and dV summed over a group), no
+paged cache; any other
 call's backward raises NotImplementedError naming the rule (never a wrong
 gradient). Before the kernel: D = rowsum(dO O) in float32 and lse in base
 2 (torch); after it: dQ, summed in float32 by the key blocks, times the
@@ -29,8 +30,6 @@ def supported(q, k, causal, block_table=None) -> Optional[str]:
         return f"head dimension {q.shape[-1]}: the backward takes 64"
     if block_table is not None:
         return "a paged cache: the backward takes k and v as (B, H_kv, S_k, D)"
-    if k.shape[1] != q.shape[1]:
-        return f"{q.shape[1]} query heads over {k.shape[1]}: the backward takes one query head a head of K and V"
     if q.shape[2] % 64 or k.shape[2] % 64:
         return f"{q.shape[2]} queries and {k.shape[2]} keys: the backward takes whole blocks of 64"
     return None
@@ -44,22 +43,23 @@ def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.
     if why:
         raise NotImplementedError(f"tile_mlir.ops.attention's backward: {why}")
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
-    s_k = k.shape[2]
+    s_k, h_kv = k.shape[2], k.shape[1]
+    group = h // h_kv
     rows = torch.stack([lse.float() * math.log2(math.e), (grad_out.float() * out.float()).sum(-1)], -1)
-    flat = [launch.aligned(t.contiguous().view(b * h, -1, d)) for t in (q, grad_out, k, v)]
+    flat = [launch.aligned(t.contiguous().view(-1, t.shape[2], d)) for t in (q, grad_out, k, v)]
     dq = torch.zeros((b * h, s, d), dtype=torch.float32, device=q.device)
-    dk, dv = (torch.empty((b * h, s_k, d), dtype=q.dtype, device=q.device) for _ in range(2))
+    dk, dv = (torch.empty((b * h_kv, s_k, d), dtype=q.dtype, device=q.device) for _ in range(2))
     spec = {"op": "attention_backward", "kernel": "attention_backward", "shape": [b * h, s, s_k], "scale": scale,
-            **({"causal": True} if causal else {})}
+            **({"causal": True} if causal else {}), **({"group": group} if group > 1 else {})}
 
     def build():
         from ..kernels.attention_backward import attention_backward
-        return attention_backward(b * h, s, s_k, scale=scale, causal=causal)
+        return attention_backward(b * h, s, s_k, scale=scale, causal=causal, group=group)
     args = [launch.bits(t) for t in flat] + [rows.view(b * h, s, 2).contiguous(), dq] + [launch.bits(dk),
                                                                                           launch.bits(dv)]
-    launch.by_signature(("attention_backward", b * h, s, s_k, scale, causal), q, lambda: None, lambda _: [(spec, build)],
+    launch.by_signature(("attention_backward", b * h, s, s_k, scale, causal, group), q, lambda: None, lambda _: [(spec, build)],
                         lambda _: [args])
-    return ((dq * scale).to(q.dtype).view(b, h, s, d), dk.view(b, h, s_k, d), dv.view(b, h, s_k, d))
+    return ((dq * scale).to(q.dtype).view(b, h, s, d), dk.view(b, h_kv, s_k, d), dv.view(b, h_kv, s_k, d))
 
 
 backward_op = torch.library.custom_op("tile_mlir::attention_backward", mutates_args=())(backward_impl)
