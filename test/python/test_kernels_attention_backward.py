@@ -15,7 +15,12 @@ from tile_mlir.kernels import attention_backward as backward_module
 from tile_mlir.kernels.attention_backward import attention_backward
 from tile_mlir.kernels.reference import gemm as gemm_reference
 
-U = 2.0 ** -8  # bf16's unit roundoff: 8 significant bits (7 stored), round to nearest
+# Each type's unit roundoff (round to nearest): bf16's 8 significant
+# bits (7 stored), fp16's 11.
+UNIT = {"bfloat16": 2.0 ** -8, "float16": 2.0 ** -11}
+# Half the spacing of each type's subnormals: a rounding's absolute error
+# below the normal range (fp16's starts at 2^-14).
+TINY = {"bfloat16": 2.0 ** -134, "float16": 2.0 ** -25}
 
 
 def case(bh, seq, seq_k, seed, causal=False, group=1):
@@ -41,34 +46,44 @@ def case(bh, seq, seq_k, seed, causal=False, group=1):
     return (q, k, v, do), p, rows
 
 
-def run(bh, seq, seq_k, seed=0, causal=False, group=1):
+def run(bh, seq, seq_k, seed=0, causal=False, group=1, dtype="bfloat16"):
     """The kernel's (dQ, dK, dV) as float64, and float64's with the
     elementwise bounds of their differences."""
     (q, k, v, do), p, rows = case(bh, seq, seq_k, seed, causal, group)
     scale = 1 / math.log2(math.e)
-    bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, do, k, v)]
+    bits = [gemm_reference.bits(x.astype(np.float32), dtype) for x in (q, do, k, v)]
     dq = np.zeros((bh, seq, 64), np.float32)
     dk, dv = (np.zeros((bh // group, seq_k, 64), np.uint16) for _ in range(2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tile_mlir.InterpretWarning)  # ex2.approx as the GPU's table
-        tile_mlir.interpret(attention_backward(bh, seq, seq_k, scale=scale, causal=causal, group=group), *bits,
+        tile_mlir.interpret(attention_backward(bh, seq, seq_k, scale=scale, causal=causal, group=group, dtype=dtype),
+                            *bits,
                             rows.astype(np.float32), dq, dk, dv)
-    widen = lambda b: (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)  # noqa: E731
+    if dtype == "bfloat16":
+        widen = lambda b: (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)  # noqa: E731
+    else:
+        widen = lambda b: b.view(np.float16).astype(np.float64)  # noqa: E731
+    U = UNIT[dtype]
     wide = [np.repeat(x, group, axis=0) for x in (k, v)]
     dp = do @ wide[1].transpose(0, 2, 1)
     ds = p * (dp - rows[..., 1:])
     t = lambda x: x.transpose(0, 2, 1)  # noqa: E731
     per_group = lambda x: x.reshape(bh // group, group, *x.shape[1:]).sum(1)  # noqa: E731 (dK, dV over a group)
     want = (ds @ wide[0], per_group(scale * t(ds) @ q), per_group(t(p) @ do))
-    # P^T and dS^T enter the products rounded to bf16 (u each), dS^T after
-    # float32 steps (ex2.approx, the fma before it, dP - D: 2^-16 covers
-    # them here), the sums in float32 over 64 terms a wgmma and a key block
-    # a step (2^-16 again); dK and dV are rounded once more to bf16 (u of
-    # the result).
+    # P^T and dS^T enter the products rounded to the inputs' type (u of
+    # |P| and |dS|, or half a subnormal step); before that dS^T = P (dP - D) carries float32's
+    # errors: P's (ex2.approx and the fma before it, under 2^-21 relative)
+    # times |dP - D|, and D's rounding and the subtraction's, under
+    # 2^-22 (|dP| + |D|) |P| together; the sums are float32 over 64 terms
+    # a wgmma and a key block a step (2^-15 of the absolute sums covers
+    # them); dK and dV are rounded once more (u of the result, or half a
+    # subnormal step).
     a = np.abs
-    bounds = ((U + 2 ** -15) * (a(ds) @ a(wide[0])),
-              scale * (U + 2 ** -15) * per_group(t(a(ds)) @ a(q)) + U * a(want[1]),
-              (U + 2 ** -15) * per_group(t(p) @ a(do)) + U * a(want[2]))
+    tiny = TINY[dtype]
+    ds_error = (U + 2 ** -15) * a(ds) + a(p) * (a(dp) + a(rows[..., 1:])) * 2.0 ** -22 + tiny
+    p_error = (U + 2 ** -15) * p + tiny
+    bounds = (ds_error @ a(wide[0]), scale * per_group(t(ds_error) @ a(q)) + U * a(want[1]) + tiny,
+              per_group(t(p_error) @ a(do)) + U * a(want[2]) + tiny)
     return (dq.astype(np.float64), widen(dk), widen(dv)), want, bounds
 
 
@@ -86,6 +101,16 @@ def run(bh, seq, seq_k, seed=0, causal=False, group=1):
     (4, 64, 128, False, 2), (2, 128, 128, True, 2)])
 def test_gradients_are_float64s_within_the_rounding_bound(bh, seq, seq_k, causal, group):
     got, want, bounds = run(bh, seq, seq_k, causal=causal, group=group)
+    check(got, want, bounds)
+
+
+def test_fp16_gradients_are_float64s_within_fp16s_bound():
+    # fp16 operands, P and dS rounded to fp16 (u = 2^-11): the bound 8x
+    # tighter, causal GQA.
+    check(*run(2, 128, 128, causal=True, group=2, dtype="float16"))
+
+
+def check(got, want, bounds):
     for name, g, w, b in zip(("dQ", "dK", "dV"), got, want, bounds):
         assert np.all(np.abs(g - w) <= b), (name, np.max(np.abs(g - w) - b))
         # The bound is not vacuous: a few bf16 ulps of the largest element.

@@ -614,8 +614,9 @@ def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():
         ops.scaled_matmul(a.bfloat16(), bt.t(), scale_a, scale_b)
 
 
-@pytest.mark.parametrize("causal, h_kv", [(False, 2), (True, 2), (False, 1)])
-def test_attention_is_differentiable_through_its_backward_kernel(causal, h_kv):
+@pytest.mark.parametrize("causal, h_kv, dtype", [(False, 2, torch.bfloat16), (True, 2, torch.bfloat16),
+                                                 (False, 1, torch.bfloat16), (True, 1, torch.float16)])
+def test_attention_is_differentiable_through_its_backward_kernel(causal, h_kv, dtype):
     # autograd through tile_mlir::attention_lse and the backward kernel
     # (interpreted): float64's gradients within a few bf16 ulps of their
     # largest element (the kernel's bound: test_kernels_attention_backward.py),
@@ -629,10 +630,10 @@ def test_attention_is_differentiable_through_its_backward_kernel(causal, h_kv):
     v = torch.randint(-4, 5, (b, h_kv, s, d), generator=g).double()
     grad = torch.randint(-2, 3, (b, h, s, d), generator=g).double()
     scale = 1 / math.log2(math.e)
-    leaves = [t.bfloat16().requires_grad_() for t in (q, k, v)]
+    leaves = [t.to(dtype).requires_grad_() for t in (q, k, v)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ex2.approx as the GPU's
-        ops.attention(*leaves, causal=causal, scale=scale).backward(grad.bfloat16())
+        ops.attention(*leaves, causal=causal, scale=scale).backward(grad.to(dtype))
     exact = [t.clone().requires_grad_() for t in (q, k, v)]
     wide = [t.repeat_interleave(h // h_kv, dim=1) for t in exact[1:]]  # MQA: both query heads on one
     scores = exact[0] @ wide[0].transpose(-1, -2) * scale
@@ -640,12 +641,11 @@ def test_attention_is_differentiable_through_its_backward_kernel(causal, h_kv):
         scores = scores.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
     (torch.softmax(scores, -1) @ wide[1]).backward(grad)
     for got, want in zip(leaves, exact):
-        assert got.grad.dtype == torch.bfloat16 and got.grad.shape == want.shape
+        assert got.grad.dtype == dtype and got.grad.shape == want.shape
         assert (got.grad.double() - want.grad).abs().max() <= 2 ** -6 * want.grad.abs().max()
 
 
 @pytest.mark.parametrize("kwargs, shape, message", [
-    ({}, (1, 2, 64, 64, "float16"), "torch.float16: the backward takes bf16"),
     ({}, (1, 2, 64, 128), "head dimension 128: the backward takes 64"),
     ({}, (1, 2, 100, 64), "100 queries and 100 keys: the backward takes whole blocks of 64")])
 def test_a_backward_the_kernel_does_not_take_is_refused_by_name(kwargs, shape, message):

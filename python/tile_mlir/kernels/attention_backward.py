@@ -1,6 +1,6 @@
 """Attention backward on Hopper's warpgroup tensor cores (issue 57, first
-step): dK, dV and dQ of O = softmax(Q K^T scale) V for bf16 Q, K, V and
-dO of head dimension 64, [heads, seq, 64], causal (the bottom-right
+step): dK, dV and dQ of O = softmax(Q K^T scale) V for bf16 (or fp16)
+Q, K, V and dO of head dimension 64, [heads, seq, 64], causal (the bottom-right
 diagonal) or not, whole blocks of 64 queries and keys. FlashAttention 2's order with keys as the rows of every
 product, so that each operand is one wgmma already takes:
 
@@ -33,7 +33,7 @@ from ..pipelining.epilogues import stmatrix_place
 
 B, D_HEAD = 64, 64  # keys a block, queries a step; the head dimension
 TMA_LOAD = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
-MMA = f"wgmma.mma_async.sync.aligned.m64n{B}k16.f32.bf16.bf16"
+KINDS = {"bfloat16": "bf16", "float16": "f16"}  # the inputs' type: the wgmma's, P's and dS's rounding
 WAIT = "wgmma.wait_group.sync.aligned"
 BOX_BYTES = B * D_HEAD * 2
 NEG_INF = 0xFF800000
@@ -45,32 +45,36 @@ def _accumulate(t, c):
     return t < 128 if c else t >= 128
 
 
-def _smem_product(acc, a_tile, b_tile, t):
+def _mma(kind):
+    return f"wgmma.mma_async.sync.aligned.m64n{B}k16.f32.{kind}.{kind}"
+
+
+def _smem_product(acc, a_tile, b_tile, t, kind):
     """acc = A B^T over the head dimension: A (64 x 64) and B (64 x 64)
     K-major shared tiles; issued and committed."""
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
     for c in range(D_HEAD // 16):
-        T.cuda.tile.apply(T.ptx[MMA], acc, a_tile[0:B, 16 * c:16 * c + 16].matrix_descriptor(),
+        T.cuda.tile.apply(T.ptx[_mma(kind)], acc, a_tile[0:B, 16 * c:16 * c + 16].matrix_descriptor(),
                           b_tile[0:B, 16 * c:16 * c + 16].matrix_descriptor(), _accumulate(t, c),
                           T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
 
 
-def _register_product(acc, fragments, b_tile, t):
+def _register_product(acc, fragments, b_tile, t, kind):
     """acc += A B over the queries: A from the registers (4 k chunks of 16
     queries), B (queries x 64) read MN-major; issued and committed."""
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
     for c in range(B // 16):
-        T.cuda.tile.apply(T.ptx[MMA], acc, fragments[c:c + 1], b_tile[16 * c:16 * c + 16, 0:D_HEAD].matrix_descriptor(),
+        T.cuda.tile.apply(T.ptx[_mma(kind)], acc, fragments[c:c + 1], b_tile[16 * c:16 * c + 16, 0:D_HEAD].matrix_descriptor(),
                           _accumulate(t, 1), T.int32(1), T.int32(1), T.uint32(1))
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
 
 
-def _fragments(values, fragments):
-    """A thread's 32 float32 D values rounded to bf16 pairs: wgmma A
+def _fragments(values, fragments, kind):
+    """A thread's 32 float32 D values rounded to `kind` pairs: wgmma A
     fragments (registers 8c to 8c + 7 make k chunk c)."""
     pairs = values.reshape((16, 2, 1))
-    T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], fragments.reshape((16, 1)), pairs[:, 1], pairs[:, 0])
+    T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], fragments.reshape((16, 1)), pairs[:, 1], pairs[:, 0])
 
 
 class _Columns:
@@ -97,18 +101,20 @@ class _Columns:
 
 
 def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Optional[float] = None,
-                       causal: bool = False, group: int = 1):
+                       causal: bool = False, group: int = 1, dtype: str = "bfloat16"):
     """The kernel for `bh` query heads of `seq` queries and `seq_k` keys
     (both whole blocks of 64), `group` of them a head of K and V (GQA: a
     key block's dK and dV sum over its group's query heads): a T.function
     of (Q, dO, K, V, Rows, DQ, DK, DV), Q and dO (bh, seq, 64), K, V, dK
-    and dV (bh / group, seq_k, 64) bf16 bits (uint16); Rows (bh, seq, 2)
+    and dV (bh / group, seq_k, 64) bf16 (or `dtype` "float16") bits (uint16); Rows (bh, seq, 2)
     float32 each query's lse2 (base 2, of the scores times scale log2 e)
     and D; DQ (bh, seq, 64) float32, zero before, dS K summed (dQ is it
     times scale)."""
     seq_k = seq if seq_k is None else seq_k
     if seq % B or seq_k % B or seq < B or seq_k < B:
         raise ValueError(f"{seq} queries and {seq_k} keys: the backward takes whole blocks of {B}")
+    if dtype not in KINDS:
+        raise ValueError(f"Q, K, V and dO are one of {sorted(KINDS)}, not {dtype!r}")
     if group < 1 or bh % group:
         raise ValueError(f"{bh} query heads do not share heads of K and V in groups of {group}")
     if causal and seq_k < seq:
@@ -123,13 +129,14 @@ def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Op
 
     @T.function
     def attention_backward(Q: q_t, dO: q_t, K: k_t, V: k_t, Rows: rows_t, DQ: dq_t, DK: dk_t, DV: dk_t):
-        _body(_Shape(bh, seq, seq_k, scale, causal, group), (Q, dO, K, V, Rows), (DQ, DK, DV))
+        _body(_Shape(bh, seq, seq_k, scale, causal, group, KINDS[dtype]), (Q, dO, K, V, Rows), (DQ, DK, DV))
     return attention_backward
 
 
 class _Shape:
-    def __init__(self, bh, seq, seq_k, scale, causal, group):
+    def __init__(self, bh, seq, seq_k, scale, causal, group, kind):
         self.bh, self.seq, self.seq_k, self.scale, self.causal = bh, seq, seq_k, scale, causal
+        self.kind = kind
         self.group, self.kv_heads = group, bh // group
         self.key_blocks, self.steps = seq_k // B, seq // B
         self.diagonal = seq_k - seq if causal else 0  # query i sees keys up to i + diagonal
@@ -232,8 +239,8 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
     k0, q0 = origin
     rows, dq_out = rows_dq
     warp, lane = t // 32, t % 32
-    _smem_product(acc.st, k_s, q_s, t)
-    _smem_product(acc.dpt, v_s, do_s, t)
+    _smem_product(acc.st, k_s, q_s, t, shape.kind)
+    _smem_product(acc.dpt, v_s, do_s, t, shape.kind)
     acc.columns.load(rows, q0, warp, lane)
     T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
     st, dpt = acc.st.reshape((32, 1)), acc.dpt.reshape((32, 1))
@@ -248,10 +255,10 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
     # dS^T = P^T (dP^T - D)
     T.cuda.tile.apply(T.ptx["sub.rn.f32"], dpt, dpt, acc.columns.d)
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], dpt, st, dpt)
-    _fragments(st, acc.p_a)
-    _fragments(dpt, acc.ds_a)
-    _register_product(acc.dv, acc.p_a, do_s, t)
-    _register_product(acc.dk, acc.ds_a, q_s, t)
+    _fragments(st, acc.p_a, shape.kind)
+    _fragments(dpt, acc.ds_a, shape.kind)
+    _register_product(acc.dv, acc.p_a, do_s, t, shape.kind)
+    _register_product(acc.dk, acc.ds_a, q_s, t, shape.kind)
     # dS^T into shared memory (keys x queries) for dQ = dS K.
     row, lane_col = stmatrix_place(warp, lane)
     flat = acc.ds_a.reshape((16, 1))
@@ -263,7 +270,7 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
     sync_block()
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
     for c in range(B // 16):
-        T.cuda.tile.apply(T.ptx[MMA], acc.dq, ds_s[16 * c:16 * c + 16, 0:B].matrix_descriptor(),
+        T.cuda.tile.apply(T.ptx[_mma(shape.kind)], acc.dq, ds_s[16 * c:16 * c + 16, 0:B].matrix_descriptor(),
                           k_s[16 * c:16 * c + 16, 0:D_HEAD].matrix_descriptor(), _accumulate(t, c),
                           T.int32(1), T.int32(1), T.uint32(1), T.uint32(1))
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
@@ -286,7 +293,8 @@ def _hide_past_diagonal(st, k0, q0, diagonal, warp, lane):
 
 
 def _store(shape: _Shape, acc: _Accumulators, outputs, head, k0, t):
-    """dK times scale and dV, rounded to bf16, from the registers."""
+    """dK times scale and dV, rounded to the inputs' type, from the
+    registers."""
     _, DK, DV = outputs
     warp, lane = t // 32, t % 32
     dk = acc.dk.reshape((32, 1))
@@ -296,5 +304,5 @@ def _store(shape: _Shape, acc: _Accumulators, outputs, head, k0, t):
     for out, values in ((DK, acc.dk), (DV, acc.dv)):
         for e in range(0, 32, 2):
             r, c = places.place(e, warp, lane, k0, 0)
-            T.cuda.tile.apply(T.ptx["cvt.rn.bf16x2.f32"], packed, values[0, 0:1, e + 1:e + 2], values[0, 0:1, e:e + 1])
+            T.cuda.tile.apply(T.ptx[f"cvt.rn.{shape.kind}x2.f32"], packed, values[0, 0:1, e + 1:e + 2], values[0, 0:1, e:e + 1])
             T.cuda.tile.apply(T.ptx["st.global.b32"], out[head, r:r + 1, c:c + 2].view("uint32"), packed)

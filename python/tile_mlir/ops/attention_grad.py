@@ -4,7 +4,7 @@ dV and dQ on wgmma) and is registered as the autograd formula of
 `tile_mlir::attention_lse`, which ops.attention calls when an input
 requires grad (its log-sum-exp is what the backward takes).
 
-What the kernel takes today: bf16, d 64, causal or not, S_q and S_k whole
+What the kernel takes today: bf16 or fp16, d 64, causal or not, S_q and S_k whole
 blocks of 64, grouped query heads (dK and dV summed over a group), no
 paged cache; any other
 call's backward raises NotImplementedError naming the rule (never a wrong
@@ -24,8 +24,6 @@ from .attention import attention_lse_op, check
 
 def supported(q, k, causal, block_table=None) -> Optional[str]:
     """Why the backward kernel cannot take this call, or None."""
-    if q.dtype != torch.bfloat16:
-        return f"{q.dtype}: the backward takes bf16"
     if q.shape[-1] != 64:
         return f"head dimension {q.shape[-1]}: the backward takes 64"
     if block_table is not None:
@@ -50,14 +48,16 @@ def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.
     dq = torch.zeros((b * h, s, d), dtype=torch.float32, device=q.device)
     dk, dv = (torch.empty((b * h_kv, s_k, d), dtype=q.dtype, device=q.device) for _ in range(2))
     spec = {"op": "attention_backward", "kernel": "attention_backward", "shape": [b * h, s, s_k], "scale": scale,
-            **({"causal": True} if causal else {}), **({"group": group} if group > 1 else {})}
+            **({"causal": True} if causal else {}), **({"group": group} if group > 1 else {}),
+            **({"dtype": "float16"} if q.dtype == torch.float16 else {})}
 
     def build():
         from ..kernels.attention_backward import attention_backward
-        return attention_backward(b * h, s, s_k, scale=scale, causal=causal, group=group)
+        return attention_backward(b * h, s, s_k, scale=scale, causal=causal, group=group,
+                                  dtype=launch.NAMES[q.dtype])
     args = [launch.bits(t) for t in flat] + [rows.view(b * h, s, 2).contiguous(), dq] + [launch.bits(dk),
                                                                                           launch.bits(dv)]
-    launch.by_signature(("attention_backward", b * h, s, s_k, scale, causal, group), q, lambda: None, lambda _: [(spec, build)],
+    launch.by_signature(("attention_backward", b * h, s, s_k, scale, causal, group, q.dtype), q, lambda: None, lambda _: [(spec, build)],
                         lambda _: [args])
     return ((dq * scale).to(q.dtype).view(b, h, s, d), dk.view(b, h_kv, s_k, d), dv.view(b, h_kv, s_k, d))
 
