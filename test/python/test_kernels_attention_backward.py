@@ -98,7 +98,11 @@ def run(bh, seq, seq_k, seed=0, causal=False, group=1, dtype="bfloat16"):
     # GQA: two query heads a head of K and V, dK and dV summed over both
     # (each key block's steps: head 0's query blocks, then head 1's),
     # causal too (each head from the block's first step).
-    (4, 64, 128, False, 2), (2, 128, 128, True, 2)])
+    (4, 64, 128, False, 2), (2, 128, 128, True, 2),
+    # Tails: 100 queries over 150 keys (the last query block of 36, the
+    # last key block of 22: masked, nothing past either stored or added);
+    # causal 70 over 100 in groups of two.
+    (1, 100, 150, False, 1), (2, 70, 100, True, 2)])
 def test_gradients_are_float64s_within_the_rounding_bound(bh, seq, seq_k, causal, group):
     got, want, bounds = run(bh, seq, seq_k, causal=causal, group=group)
     check(got, want, bounds)
@@ -140,9 +144,13 @@ def test_ds_written_without_the_proxy_fence_is_reported(monkeypatch):
         run(1, 64, 64)
 
 
-def test_blocks_it_cannot_take_are_refused():
-    with pytest.raises(ValueError, match=r"100 queries and 64 keys: the backward takes whole blocks of 64"):
-        attention_backward(1, 100, 64)
+def test_shapes_it_cannot_take_are_refused():
+    with pytest.raises(ValueError, match=r"100 keys for 120 queries: causal takes at least as many keys as queries"):
+        attention_backward(1, 120, 100, causal=True)
+    with pytest.raises(ValueError, match=r"3 query heads do not share heads of K and V in groups of 2"):
+        attention_backward(3, 64, 64, group=2)
+    with pytest.raises(ValueError, match=r"0 queries and 64 keys: the backward takes at least one of each"):
+        attention_backward(1, 0, 64)
 
 
 def test_sass_is_the_products_written_with_no_spills():

@@ -1,7 +1,10 @@
 """Attention backward on Hopper's warpgroup tensor cores (issue 57, first
 step): dK, dV and dQ of O = softmax(Q K^T scale) V for bf16 (or fp16)
 Q, K, V and dO of head dimension 64, [heads, seq, 64], causal (the bottom-right
-diagonal) or not, whole blocks of 64 queries and keys. FlashAttention 2's order with keys as the rows of every
+diagonal) or not, any number of queries and keys (the blocks past them
+load zeros; keys past the last are masked, queries past it see lse2
++inf and D 0, so their P and dS are 0, and nothing past either is
+stored). FlashAttention 2's order with keys as the rows of every
 product, so that each operand is one wgmma already takes:
 
 - a block per (head, 64 keys): K and V loaded once by TMA, then each
@@ -36,7 +39,7 @@ TMA_LOAD = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx
 KINDS = {"bfloat16": "bf16", "float16": "f16"}  # the inputs' type: the wgmma's, P's and dS's rounding
 WAIT = "wgmma.wait_group.sync.aligned"
 BOX_BYTES = B * D_HEAD * 2
-NEG_INF = 0xFF800000
+NEG_INF, POS_INF = 0xFF800000, 0x7F800000
 
 
 def _accumulate(t, c):
@@ -86,12 +89,24 @@ class _Columns:
         self.lse2 = T.alloc_local((32, 1), "float32")
         self.d = T.alloc_local((32, 1), "float32")
 
-    def load(self, rows, q0, warp, lane):
-        """From rows (seq, 2) of the head, the step's queries from q0."""
+    def load(self, rows, q0, warp, lane, seq):
+        """From rows (seq, 2) of the head, the step's queries from q0: two
+        columns a 16-byte load where the queries are whole blocks, else a
+        column a load, a column past `seq` taking lse2 +inf and D 0."""
         places = WgmmaAccumulator(B)
+        if seq % B:
+            by_column = self.pairs.reshape((32, 2))
+            T.cuda.tile.apply(T.ptx["mov.b32"], by_column[:, 0:1].view("uint32"), T.uint32(POS_INF))
+            T.cuda.tile.apply(T.ptx["mov.b32"], by_column[:, 1:2].view("uint32"), T.uint32(0))
         for pair in range(16):
             _, col = places.place(2 * pair, warp, lane, 0, q0)
-            T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], self.pairs[pair:pair + 1], rows[col:col + 2].reshape((1, 4)))
+            if seq % B == 0:
+                T.cuda.tile.apply(T.ptx["ld.global.v4.f32"], self.pairs[pair:pair + 1],
+                                  rows[col:col + 2].reshape((1, 4)))
+                continue
+            for half in range(2):
+                T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], self.pairs[pair:pair + 1, 2 * half:2 * half + 2],
+                                  rows[col + half:col + half + 1], pred=col + half < seq, preserve_dst=True)
         for e in range(32):
             pair, half = e // 2, e % 2
             T.cuda.tile.apply(T.ptx["mov.b32"], self.lse2[e:e + 1].view("uint32"),
@@ -111,8 +126,8 @@ def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Op
     and D; DQ (bh, seq, 64) float32, zero before, dS K summed (dQ is it
     times scale)."""
     seq_k = seq if seq_k is None else seq_k
-    if seq % B or seq_k % B or seq < B or seq_k < B:
-        raise ValueError(f"{seq} queries and {seq_k} keys: the backward takes whole blocks of {B}")
+    if seq < 1 or seq_k < 1:
+        raise ValueError(f"{seq} queries and {seq_k} keys: the backward takes at least one of each")
     if dtype not in KINDS:
         raise ValueError(f"Q, K, V and dO are one of {sorted(KINDS)}, not {dtype!r}")
     if group < 1 or bh % group:
@@ -138,7 +153,7 @@ class _Shape:
         self.bh, self.seq, self.seq_k, self.scale, self.causal = bh, seq, seq_k, scale, causal
         self.kind = kind
         self.group, self.kv_heads = group, bh // group
-        self.key_blocks, self.steps = seq_k // B, seq // B
+        self.key_blocks, self.steps = -(-seq_k // B), -(-seq // B)
         self.diagonal = seq_k - seq if causal else 0  # query i sees keys up to i + diagonal
 
     def first_step(self, k0):
@@ -156,9 +171,26 @@ class _Shape:
         count = self.steps - first
         return n // count, first + n % count
 
-    def crosses(self, k0, q0):
-        """Whether the diagonal crosses block (k0, q0): a key past a query's."""
-        return k0 + B - 1 > q0 + self.diagonal
+    def masked(self, k0, q0):
+        """Whether block (k0, q0) has keys some query does not see: the
+        causal diagonal crosses it, or it reaches past the last key; None
+        where no block has."""
+        crosses = (k0 + B - 1 > q0 + self.diagonal) if self.causal else None
+        if self.seq_k % B == 0:
+            return crosses
+        past = k0 + B > self.seq_k
+        return past if crosses is None else crosses | past
+
+    def hides(self, key, query):
+        """Whether `key` is hidden from `query` (past its diagonal, or past
+        the last key)."""
+        hidden = None
+        if self.causal:
+            hidden = key > (query + self.diagonal if self.diagonal else query)
+        if self.seq_k % B:
+            past = key >= self.seq_k
+            hidden = past if hidden is None else hidden | past
+        return hidden
 
 
 def _body(shape: _Shape, inputs, outputs):
@@ -241,12 +273,13 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
     warp, lane = t // 32, t % 32
     _smem_product(acc.st, k_s, q_s, t, shape.kind)
     _smem_product(acc.dpt, v_s, do_s, t, shape.kind)
-    acc.columns.load(rows, q0, warp, lane)
+    acc.columns.load(rows, q0, warp, lane, shape.seq)
     T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
     st, dpt = acc.st.reshape((32, 1)), acc.dpt.reshape((32, 1))
-    if shape.causal:
-        with T.if_(shape.crosses(k0, q0)):
-            _hide_past_diagonal(st, k0, q0, shape.diagonal, warp, lane)
+    masked = shape.masked(k0, q0)
+    if masked is not None:
+        with T.if_(masked):
+            _hide_keys(st, (k0, q0), shape, warp, lane)
     lse2 = acc.columns.lse2
     # P^T = ex2(S^T scale log2 e - lse2), one rounding before ex2 (fma)
     T.cuda.tile.apply(T.ptx["neg.f32"], lse2, lse2)
@@ -278,18 +311,19 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
     places = WgmmaAccumulator(D_HEAD)
     for e in range(32):
         r, c = places.place(e, warp, lane, q0, 0)
-        T.cuda.tile.apply(T.ptx["red.global.add.f32"], dq_out[r:r + 1, c:c + 1], acc.dq[0, 0:1, e:e + 1])
+        T.cuda.tile.apply(T.ptx["red.global.add.f32"], dq_out[r:r + 1, c:c + 1], acc.dq[0, 0:1, e:e + 1],
+                          **({"pred": r < shape.seq} if shape.seq % B else {}))
     sync_block()  # every thread's dQ product has read dS^T before the next step writes it
 
 
-def _hide_past_diagonal(st, k0, q0, diagonal, warp, lane):
-    """S^T's elements whose key (row) is past its query's (column)
-    diagonal set to -inf: ex2 makes their P, and so dS, 0."""
+def _hide_keys(st, origin, shape: _Shape, warp, lane):
+    """S^T's elements whose key (row) its query (column) does not see
+    (shape.hides) set to -inf: ex2 makes their P, and so dS, 0."""
     places = WgmmaAccumulator(B)
     for e in range(32):
-        key, query = places.place(e, warp, lane, k0, q0)
+        key, query = places.place(e, warp, lane, *origin)
         T.cuda.tile.apply(T.ptx["mov.b32"], st[e:e + 1].view("uint32"), T.uint32(NEG_INF),
-                          pred=key > query + diagonal if diagonal else key > query, preserve_dst=True)
+                          pred=shape.hides(key, query), preserve_dst=True)
 
 
 def _store(shape: _Shape, acc: _Accumulators, outputs, head, k0, t):
@@ -305,4 +339,5 @@ def _store(shape: _Shape, acc: _Accumulators, outputs, head, k0, t):
         for e in range(0, 32, 2):
             r, c = places.place(e, warp, lane, k0, 0)
             T.cuda.tile.apply(T.ptx[f"cvt.rn.{shape.kind}x2.f32"], packed, values[0, 0:1, e + 1:e + 2], values[0, 0:1, e:e + 1])
-            T.cuda.tile.apply(T.ptx["st.global.b32"], out[head, r:r + 1, c:c + 2].view("uint32"), packed)
+            T.cuda.tile.apply(T.ptx["st.global.b32"], out[head, r:r + 1, c:c + 2].view("uint32"), packed,
+                              **({"pred": r < shape.seq_k} if shape.seq_k % B else {}))

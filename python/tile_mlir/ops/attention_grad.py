@@ -4,8 +4,8 @@ dV and dQ on wgmma) and is registered as the autograd formula of
 `tile_mlir::attention_lse`, which ops.attention calls when an input
 requires grad (its log-sum-exp is what the backward takes).
 
-What the kernel takes today: bf16 or fp16, d 64, causal or not, S_q and S_k whole
-blocks of 64, grouped query heads (dK and dV summed over a group), no
+What the kernel takes today: bf16 or fp16, d 64, causal or not, any S_q
+and S_k, grouped query heads (dK and dV summed over a group), no
 paged cache; any other
 call's backward raises NotImplementedError naming the rule (never a wrong
 gradient). Before the kernel: D = rowsum(dO O) in float32 and lse in base
@@ -28,8 +28,6 @@ def supported(q, k, causal, block_table=None) -> Optional[str]:
         return f"head dimension {q.shape[-1]}: the backward takes 64"
     if block_table is not None:
         return "a paged cache: the backward takes k and v as (B, H_kv, S_k, D)"
-    if q.shape[2] % 64 or k.shape[2] % 64:
-        return f"{q.shape[2]} queries and {k.shape[2]} keys: the backward takes whole blocks of 64"
     return None
 
 
