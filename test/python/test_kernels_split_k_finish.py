@@ -16,7 +16,6 @@ import pytest
 import tile_mlir
 from tile_mlir.interpreter import reference as R
 from tile_mlir.interpreter.launch import HazardError
-from tile_mlir.kernels import split_k_finish
 from tile_mlir.kernels.gemm_hopper import HopperGemmConfig, hopper_gemm
 from tile_mlir.kernels.gemm_reduce import split_k_reduce
 from tile_mlir.kernels.reference import gemm as gemm_reference
@@ -129,7 +128,8 @@ def test_random_data_gives_the_two_launch_plans_bits(dtype, how):
 def test_an_arrival_without_acquire_or_release_is_a_race(monkeypatch, arrive):
     # The last block's reads of W are ordered after the other slices'
     # stores only through the counter's release and acquire.
-    monkeypatch.setattr(split_k_finish, "ARRIVE", arrive)
+    from tile_mlir.pipelining import arrivals
+    monkeypatch.setattr(arrivals, "ARRIVE", arrive)  # the part's arrival (pipelining.last_arrival)
     a, b = arrays("bfloat16", 512, "integers")
     with pytest.raises(HazardError, match=r"read-after-write race on W byte \d+"):
         one_launch(a, b, "bfloat16", SplitKFinish("bfloat16"), ())

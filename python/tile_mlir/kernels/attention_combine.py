@@ -19,6 +19,7 @@ d / 4 threads a row, 128 threads a block.
 """
 
 from .. import script as T
+from ..pipelining.arrivals import last_arrival
 from ..pipelining.online_softmax import merge_rows
 
 THREADS = 128
@@ -100,12 +101,6 @@ def attention_combine(splits: int, rows: int, d: int, dtype: str = "bfloat16", s
     return attention_combine
 
 
-# The arrival at a tile's counter: its release publishes the warpgroup's
-# part (ordered before it by the warpgroup's barrier), its acquire sees
-# every earlier part's (split_k_finish.py's protocol).
-ARRIVE = "atom.acq_rel.gpu.global.add.u32"
-
-
 class LaunchMerge:
     """Split-KV's merge in the attention kernel's own launch (its config's
     `one_launch`), as split_k_finish sums a GEMM's slices: after consumer
@@ -126,22 +121,10 @@ class LaunchMerge:
 
     def arrive(self, rows, tile_index, head, rows_from, t):
         """After the warpgroup's part of tile `tile_index` (of `head`, rows
-        from `rows_from`) is stored: count it; the last part merges."""
-        c, p = self.c, t % 128
-        at = tile_index * 2 + c
-        counter = self.counters[at:at + 1]
-        seen = T.alloc_local((1, 1), "uint32")
-        self.barriers.sync(c)
-        with T.if_(p == 0):
-            T.cuda.tile.apply(T.ptx[ARRIVE], seen, counter, T.uint32(1))
-            T.cuda.tile.apply(T.ptx["st.shared.b32"], self.slot[c:c + 1], seen)
-        self.barriers.sync(c)
-        T.cuda.tile.apply(T.ptx["ld.shared.b32"], seen, self.slot[c:c + 1])
-        # A count of splits or more: the counters were not zero at launch
-        # (the interpreter reports it here).
-        with T.if_(seen.as_index(self.splits, "check").eq(self.splits - 1)):
-            with T.if_(p == 0):
-                T.cuda.tile.apply(T.ptx["st.relaxed.gpu.global.b32"], counter, T.uint32(0))
+        from `rows_from`) is stored: count it; the last part merges
+        (pipelining.last_arrival)."""
+        at = tile_index * 2 + self.c
+        with last_arrival(self.counters[at:at + 1], self.slot, self.barriers, self.c, t % 128, self.splits):
             self._merge(rows, head, rows_from, t)
 
     def _merge(self, rows, head, rows_from, t):

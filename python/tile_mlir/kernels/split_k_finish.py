@@ -23,12 +23,9 @@ C's columns and each pair of accumulators lands in two rows of C.
 
 from .. import script as T
 from ..pipelining import WgmmaAccumulator
+from ..pipelining.arrivals import last_arrival
 from .configs import SplitKFinish  # noqa: F401 (the kernels' names for it)
 
-# The arrival: its release publishes the warpgroup's partial, its acquire
-# sees the earlier slices' (each earlier arrival heads a release sequence
-# that the later additions continue).
-ARRIVE = "atom.acq_rel.gpu.global.add.u32"
 
 
 class TileFinisher:
@@ -44,21 +41,10 @@ class TileFinisher:
 
     def arrive(self, tile, warp, lane, p):
         """After this warpgroup's partial of `tile` is stored: count it;
-        the last to arrive finishes the tile."""
+        the last to arrive finishes the tile (pipelining.last_arrival)."""
         g, c = self.g, self.c
         counter = self.counters[tile * g.config.consumers + c:tile * g.config.consumers + c + 1]
-        seen = T.alloc_local((1, 1), "uint32")
-        self.barriers.sync(c)
-        with T.if_(p == 0):
-            T.cuda.tile.apply(T.ptx[ARRIVE], seen, counter, T.uint32(1))
-            T.cuda.tile.apply(T.ptx["st.shared.b32"], self.slot[c:c + 1], seen)
-        self.barriers.sync(c)
-        T.cuda.tile.apply(T.ptx["ld.shared.b32"], seen, self.slot[c:c + 1])
-        # A count of split or more: the counters were not zero at launch
-        # (the interpreter reports it here).
-        with T.if_(seen.as_index(g.split, "check").eq(g.split - 1)):
-            with T.if_(p == 0):
-                T.cuda.tile.apply(T.ptx["st.relaxed.gpu.global.b32"], counter, T.uint32(0))
+        with last_arrival(counter, self.slot, self.barriers, c, p, g.split):
             self._finish(tile, warp, lane)
 
     def _finish(self, tile, warp, lane):
