@@ -179,11 +179,9 @@ def test_without_fold_barriers_ptxas_folds_nothing_into_the_conversions():
     assert floats[0] == floats[1] and floats[0]["F2FP.BF16.F32.PACK_AB"] == cvts
 
 
-def ragged_case(shape, causal, seed, config, stats=False):
-    """The kernel on exact data (as exact_case) for shape (heads, group,
-    queries, keys, d), every head its own data; O's rows are all written
-    (every element starts as a sentinel), and with `stats` each row's
-    (m, l). Returns (O, want, stats, (m, l) of float64)."""
+def exact_inputs(shape, seed):
+    """Exact data (as exact_case's) for shape (heads, group, queries,
+    keys, d), every head its own: float64 q, k and v."""
     bh, group, seq, seq_k, d = shape
     rng = np.random.default_rng(seed)
     q = np.zeros((bh, seq, d))
@@ -191,12 +189,12 @@ def ragged_case(shape, causal, seed, config, stats=False):
         q[h, np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
     k = rng.integers(-2, 3, (bh // group, seq_k, d)).astype(np.float64)
     v = rng.integers(-4, 5, (bh // group, seq_k, d)).astype(np.float64)
-    bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
-    out = np.full((bh, seq, d), 0xDEAD, np.uint16)
-    kernel = attention(bh, seq, d, causal, scale_log2=1.0, config=config, group=group, seq_k=seq_k, stats=stats)
-    got_stats = np.full((bh, seq, 2), np.nan, np.float32)
-    with no_interpret_warning():
-        tile_mlir.interpret(kernel, *bits, out, *((got_stats,) if stats else ()))
+    return q, k, v
+
+
+def exact_reference(q, k, v, group, causal):
+    """float64's O times rcp(l) rounded to bf16 bits, and each row's (m, l)."""
+    seq, seq_k = q.shape[1], k.shape[1]
     s = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1)
     if causal:  # query i sees keys up to i + seq_k - seq
         s[:, np.arange(seq)[:, None] + seq_k - seq < np.arange(seq_k)[None, :]] = -np.inf
@@ -205,7 +203,24 @@ def ragged_case(shape, causal, seed, config, stats=False):
     l = p.sum(axis=2, keepdims=True)
     want = (p @ np.repeat(v, group, axis=0)).astype(np.float32) * (np.float32(1) / l.astype(np.float32))
     u = want.view(np.uint32).astype(np.uint64)
-    return out, ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16), got_stats, (m[..., 0], l[..., 0])
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16), (m[..., 0], l[..., 0])
+
+
+def ragged_case(shape, causal, seed, config, stats=False):
+    """The kernel on exact data (as exact_case) for shape (heads, group,
+    queries, keys, d), every head its own data; O's rows are all written
+    (every element starts as a sentinel), and with `stats` each row's
+    (m, l). Returns (O, want, stats, (m, l) of float64)."""
+    bh, group, seq, seq_k, d = shape
+    q, k, v = exact_inputs(shape, seed)
+    bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
+    out = np.full((bh, seq, d), 0xDEAD, np.uint16)
+    kernel = attention(bh, seq, d, causal, scale_log2=1.0, config=config, group=group, seq_k=seq_k, stats=stats)
+    got_stats = np.full((bh, seq, 2), np.nan, np.float32)
+    with no_interpret_warning():
+        tile_mlir.interpret(kernel, *bits, out, *((got_stats,) if stats else ()))
+    want, rows = exact_reference(q, k, v, group, causal)
+    return out, want, got_stats, rows
 
 
 @pytest.mark.parametrize("shape, causal", [
@@ -259,12 +274,7 @@ def split_case(shape, causal, splits, seed, blocks=132, stats=False, one_launch=
     d): the parts' float32 O, m and l, then O merged and rounded. Returns
     (O, want, merged (m, l) or None, (m, l) of float64)."""
     bh, group, seq, seq_k, d = shape
-    rng = np.random.default_rng(seed)
-    q = np.zeros((bh, seq, d))
-    for h in range(bh):
-        q[h, np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
-    k = rng.integers(-2, 3, (bh // group, seq_k, d)).astype(np.float64)
-    v = rng.integers(-4, 5, (bh // group, seq_k, d)).astype(np.float64)
+    q, k, v = exact_inputs(shape, seed)
     bits = [gemm_reference.bits(x.astype(np.float32), "bfloat16") for x in (q, k, v)]
     config = AttentionConfig(stages=3, blocks=blocks, splits=splits, one_launch=one_launch)
     partial = np.full((splits * bh, seq, d), np.nan, np.float32)
@@ -283,16 +293,8 @@ def split_case(shape, causal, splits, seed, blocks=132, stats=False, one_launch=
             tile_mlir.interpret(kernel, *bits, partial, parts)
             tile_mlir.interpret(attention_combine(splits, bh * seq, d, stats=stats), partial.reshape(splits, -1, d),
                                 parts.reshape(splits, -1, 2), out, *((merged,) if stats else ()))
-    s = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1)
-    if causal:
-        s[:, np.arange(seq)[:, None] + seq_k - seq < np.arange(seq_k)[None, :]] = -np.inf
-    m = s.max(axis=2, keepdims=True)
-    p = np.exp2(s - m)
-    l = p.sum(axis=2, keepdims=True)
-    want = (p @ np.repeat(v, group, axis=0)).astype(np.float32) * (np.float32(1) / l.astype(np.float32))
-    u = want.view(np.uint32).astype(np.uint64)
-    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    return out.reshape(bh, seq, d), rounded, merged if stats else None, (m[..., 0], l[..., 0])
+    want, rows = exact_reference(q, k, v, group, causal)
+    return out.reshape(bh, seq, d), want, merged if stats else None, rows
 
 
 @pytest.mark.parametrize("shape, causal, splits, blocks", [
@@ -371,16 +373,11 @@ def paged_case(shape, page_size, splits, seed):
     the cache by a random block table (a few pages spare). Returns (O,
     want) as ragged_case's."""
     batch, h_kv, group, seq, seq_k, d = shape
-    rng = np.random.default_rng(seed)
     width = -(-seq_k // page_size)
     pages = batch * width + 3
     bh = batch * h_kv * group
-    q = np.zeros((bh, seq, d))
-    for h in range(bh):
-        q[h, np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
-    k = rng.integers(-2, 3, (batch * h_kv, seq_k, d)).astype(np.float64)
-    v = rng.integers(-4, 5, (batch * h_kv, seq_k, d)).astype(np.float64)
-    table = rng.permutation(pages)[:batch * width].reshape(batch, width).astype(np.int32)
+    q, k, v = exact_inputs((bh, group, seq, seq_k, d), seed)
+    table = np.random.default_rng(seed + 1).permutation(pages)[:batch * width].reshape(batch, width).astype(np.int32)
     caches = [np.zeros((pages, page_size, h_kv, d)) for _ in range(2)]
     for b in range(batch):
         for key in range(seq_k):
@@ -400,12 +397,7 @@ def paged_case(shape, page_size, splits, seed):
             tile_mlir.interpret(kernel, *bits, table, partial, parts)
             tile_mlir.interpret(attention_combine(splits, bh * seq, d), partial.reshape(splits, -1, d),
                                 parts.reshape(splits, -1, 2), out)
-    s = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1)
-    p = np.exp2(s - s.max(axis=2, keepdims=True))
-    l = p.sum(axis=2, keepdims=True)
-    want = (p @ np.repeat(v, group, axis=0)).astype(np.float32) * (np.float32(1) / l.astype(np.float32))
-    u = want.view(np.uint32).astype(np.uint64)
-    return out.reshape(bh, seq, d), ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return out.reshape(bh, seq, d), exact_reference(q, k, v, group, False)[0]
 
 
 @pytest.mark.parametrize("shape, page_size, splits", [
