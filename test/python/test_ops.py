@@ -217,6 +217,19 @@ def test_rms_norm_and_softmax_are_their_stated_order(dtype):
         assert np.array_equal(bits(s.reshape(6, 4096)), softmax_reference.softmax_bf16(bits(flat)))
 
 
+def exact_qkv(g, shape, h_kv, s_k):
+    """Exact attention data of q's `shape` (B, H, S, D): one nonzero of
+    0-2 a row of Q, K in -2..2 and V in -4..4 (H_kv heads of S_k keys),
+    float64, drawn from `g` in that order."""
+    b, h, s, d = shape
+    q = torch.zeros(b, h, s, d, dtype=torch.float64)
+    q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
+        torch.randint(0, 3, (b * h * s,), generator=g).double()
+    k = torch.randint(-2, 3, (b, h_kv, s_k, d), generator=g).double()
+    v = torch.randint(-4, 5, (b, h_kv, s_k, d), generator=g).double()
+    return q, k, v
+
+
 @pytest.mark.parametrize("causal, h_kv, s, s_k, dtype", [
     (False, 2, 256, 256, "bfloat16"), (True, 2, 256, 256, "bfloat16"), (True, 1, 256, 256, "float16"),
     (False, 1, 256, 384, "bfloat16"),
@@ -241,12 +254,8 @@ def test_attention_runs_its_kernel_in_the_interpreter_exactly(causal, h_kv, s, s
     g = torch.Generator().manual_seed(7)
     # Two query heads: their own heads of K and V, or one shared (MQA).
     b, h, d = 1, 2, 64
-    q = torch.zeros(b, h, s, d, dtype=torch.float64)
-    q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
-        torch.randint(0, 3, (b * h * s,), generator=g).double()
     # (And 384 keys for 256 queries: more key blocks than query tiles.)
-    k = torch.randint(-2, 3, (b, h_kv, s_k, d), generator=g).double()
-    v = torch.randint(-4, 5, (b, h_kv, s_k, d), generator=g).double()
+    q, k, v = exact_qkv(g, (b, h, s, d), h_kv, s_k)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ex2.approx as its correctly rounded result
         out, lse = ops.attention(*(t.to(getattr(torch, dtype)) for t in (q, k, v)), causal=causal,
@@ -415,11 +424,7 @@ def test_attention_reads_a_paged_cache_through_its_block_table(h_kv, s, causal):
     # causal queries; the log-sum-exp too.
     g = torch.Generator().manual_seed(3)
     b, h, d, s_k = 2, 4, 64, 640
-    q = torch.zeros(b, h, s, d, dtype=torch.float64)
-    q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
-        torch.randint(0, 3, (b * h * s,), generator=g).double()
-    k = torch.randint(-2, 3, (b, h_kv, s_k, d), generator=g).double()
-    v = torch.randint(-4, 5, (b, h_kv, s_k, d), generator=g).double()
+    q, k, v = exact_qkv(g, (b, h, s, d), h_kv, s_k)
     (k_cache, v_cache), table = paged_cache(k, v, 16, 5, g)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ex2.approx as its correctly rounded result
@@ -623,11 +628,7 @@ def test_attention_is_differentiable_through_its_backward_kernel(causal, h_kv, d
     # dQ scaled and rounded after the kernel's float32 sum.
     g = torch.Generator().manual_seed(1)
     b, h, d = 1, 2, 64
-    q = torch.zeros(b, h, s, d, dtype=torch.float64)
-    q.view(-1, d)[torch.arange(b * h * s), torch.randint(0, d, (b * h * s,), generator=g)] = \
-        torch.randint(0, 3, (b * h * s,), generator=g).double()
-    k = torch.randint(-2, 3, (b, h_kv, s, d), generator=g).double()
-    v = torch.randint(-4, 5, (b, h_kv, s, d), generator=g).double()
+    q, k, v = exact_qkv(g, (b, h, s, d), h_kv, s)
     grad = torch.randint(-2, 3, (b, h, s, d), generator=g).double()
     scale = 1 / math.log2(math.e)
     leaves = [t.to(dtype).requires_grad_() for t in (q, k, v)]

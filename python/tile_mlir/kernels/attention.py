@@ -52,11 +52,11 @@ from ..pipelining import (ConsumerTurns, HeadTiles, KeyMask, NamedBarriers, Onli
 from ..pipelining.epilogues import stage_and_store
 from .attention_combine import LaunchMerge
 from .attention_keys import ContiguousKeys, PagedKeys
+from .rows import KINDS  # Q, K, V and O's type: the wgmma's and P's rounding
 
 # No `from __future__ import annotations`: T.function reads the kernel's
 # parameter annotations as objects.
 
-KINDS = {"bfloat16": "bf16", "float16": "f16"}  # Q, K, V and O's type: the wgmma's and P's rounding
 BM, BN, CONSUMERS = 128, 128, 2  # query rows a tile, keys a step, consumer warpgroups
 TMA_LOAD = ContiguousKeys.opcode
 WAIT = "wgmma.wait_group.sync.aligned"
@@ -194,13 +194,13 @@ class _KeyValueRing:
         """Step g: once its slots are free, K's and V's boxes of the key
         block `where` (pb.source.locate's) into them, completing their full
         barriers."""
+        source = self.pb.source
         rings = [(self.k_ring, ((self.k_s, K), (self.v_s, V)))] if not self.pb.split else [
             (self.k_ring, ((self.k_s, K),)), (self.v_ring, ((self.v_s, V),))]
         for ring, tiles in rings:
             put = PipelineState.producer(ring.stages, g)
             ring.acquire(put, branch_first_pass=True)
             ring.expect(put, len(tiles) * self.pb.box_bytes)
-            source = self.pb.source
             for tile, tensor in tiles:
                 for hf in range(self.pb.halves):
                     for dst, coords in source.boxes(tile[put.stage, hf], hf, where):

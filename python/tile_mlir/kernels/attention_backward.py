@@ -29,17 +29,18 @@ from typing import Optional
 
 from .. import script as T
 from ..pipelining import PipelineState, TmaRing, WgmmaAccumulator, sync_block
-from ..pipelining.epilogues import stmatrix_place
+from ..pipelining.epilogues import stmatrix_place, store_pairs
+from ..pipelining.online_softmax import NEG_INF
+from .rows import KINDS  # the inputs' type: the wgmma's, P's and dS's rounding
 
 # No `from __future__ import annotations`: T.function reads the kernel's
 # parameter annotations as objects.
 
 B, D_HEAD = 64, 64  # keys a block, queries a step; the head dimension
 TMA_LOAD = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
-KINDS = {"bfloat16": "bf16", "float16": "f16"}  # the inputs' type: the wgmma's, P's and dS's rounding
 WAIT = "wgmma.wait_group.sync.aligned"
 BOX_BYTES = B * D_HEAD * 2
-NEG_INF, POS_INF = 0xFF800000, 0x7F800000
+POS_INF = 0x7F800000
 
 
 def _accumulate(t, c):
@@ -330,14 +331,8 @@ def _store(shape: _Shape, acc: _Accumulators, outputs, head, k0, t):
     """dK times scale and dV, rounded to the inputs' type, from the
     registers."""
     _, DK, DV = outputs
-    warp, lane = t // 32, t % 32
     dk = acc.dk.reshape((32, 1))
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], dk, dk, T.float32(shape.scale))
-    places = WgmmaAccumulator(D_HEAD)
-    packed = T.alloc_local((1, 1), "uint32")
+    rows = shape.seq_k if shape.seq_k % B else None  # nothing past the last key
     for out, values in ((DK, acc.dk), (DV, acc.dv)):
-        for e in range(0, 32, 2):
-            r, c = places.place(e, warp, lane, k0, 0)
-            T.cuda.tile.apply(T.ptx[f"cvt.rn.{shape.kind}x2.f32"], packed, values[0, 0:1, e + 1:e + 2], values[0, 0:1, e:e + 1])
-            T.cuda.tile.apply(T.ptx["st.global.b32"], out[head, r:r + 1, c:c + 2].view("uint32"), packed,
-                              **({"pred": r < shape.seq_k} if shape.seq_k % B else {}))
+        store_pairs(out[head], values, t // 32, t % 32, k0, rows, shape.kind)

@@ -20,11 +20,10 @@ d / 4 threads a row, 128 threads a block.
 
 from .. import script as T
 from ..pipelining.arrivals import last_arrival
-from ..pipelining.online_softmax import merge_rows
+from ..pipelining.online_softmax import NEG_INF, merge_rows
+from .rows import KINDS
 
 THREADS = 128
-KINDS = {"bfloat16": "bf16", "float16": "f16"}
-NEG_INF = 0xFF800000
 
 
 class _RowMerge:

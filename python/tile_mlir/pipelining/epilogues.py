@@ -14,6 +14,7 @@ step left out).
 """
 
 from .. import script as T
+from .layouts import WgmmaAccumulator
 
 
 def stmatrix_place(warp, lane):
@@ -23,6 +24,38 @@ def stmatrix_place(warp, lane):
     0-7), (0-7, 8-15), (8-15, 8-15) of the wgmma D fragment's block."""
     matrix = lane // 8
     return 16 * warp + lane % 8 + 8 * (matrix % 2), 8 * (matrix // 2)
+
+
+def fragment_pairs(halves, warp, lane, first_row):
+    """(half, register, row, column) of each pair of adjacent columns a
+    thread (`lane` of `warp`) holds of a warpgroup's D of `halves` x 64
+    columns (an m64n64 fragment a half), from row `first_row`."""
+    places = WgmmaAccumulator(64)
+    for hf in range(halves):
+        for e in range(0, 32, 2):
+            yield (hf, e, *places.place(e, warp, lane, first_row, 64 * hf))
+
+
+def store_pairs(out, acc, warp, lane, first_row, rows=None, kind=None):
+    """A warpgroup's D `acc` ((halves, 1, 32) float32) from the registers
+    into out[first_row + its row] (a (rows, 64 x halves) view), each pair
+    of adjacent columns by one store: as it is (st.global.v2.f32), or
+    rounded to `kind` (bf16 or f16 bits, st.global.b32); predicated on the
+    row below `rows` where it is given."""
+    packed = T.alloc_local((1, 1), "uint32") if kind else None
+    for hf, e, row, col in fragment_pairs(acc.shape[0], warp, lane, first_row):
+        pair = acc[hf, 0:1, e:e + 2]
+        if kind is None:
+            T.cuda.tile.apply(T.ptx["st.global.v2.f32"], out[row:row + 1, col:col + 2], pair, **_below(row, rows))
+            continue
+        T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed, pair[0:1, 1:2], pair[0:1, 0:1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], out[row:row + 1, col:col + 2].view("uint32"), packed,
+                          **_below(row, rows))
+
+
+def _below(row, rows):
+    """A store's predicate: the row below `rows`, or none (every row)."""
+    return {} if rows is None else {"pred": row < rows}
 
 
 def stage_and_store(C, buf, acc, row0, col0, cols, warp, lane, p, kind, barrier, outer=()):

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import script as T
+from .epilogues import fragment_pairs, store_pairs
 from .layouts import WgmmaAccumulator
 from .reductions import butterfly
 
@@ -169,35 +170,19 @@ class OnlineSoftmax:
             with T.if_((lane % 4 == 0) & (row < seq)):
                 T.cuda.tile.apply(T.ptx["st.global.v2.f32"], stats[row:row + 1], pair)
 
-    def _o_places(self, t, first_row):
-        """(half, register, row, column) of each pair of O's adjacent
-        columns the thread holds (the m64n64 D fragment of each half)."""
-        warp, lane, places = (t // 32) % 4, t % 32, WgmmaAccumulator(64)
-        for hf in range(self.halves):
-            for e in range(0, 32, 2):
-                yield (hf, e, *places.place(e, warp, lane, first_row, 64 * hf))
-
     def store_o(self, out, t, first_row, seq, kind=None):
         """O into out[first_row + its row] (a (seq, 64 x halves) view) for
         the rows below `seq`, each pair of adjacent columns by one store: as
         it is (float32, st.global.v2.f32: a part of the keys' sum,
         split-KV), or rounded to `kind` (bf16 or f16 bits, st.global.b32)."""
-        packed = T.alloc_local((1, 1), "uint32") if kind else None
-        for hf, e, row, col in self._o_places(t, first_row):
-            pair = self.o[hf, 0:1, e:e + 2]
-            if kind is None:
-                T.cuda.tile.apply(T.ptx["st.global.v2.f32"], out[row:row + 1, col:col + 2], pair, pred=row < seq)
-                continue
-            T.cuda.tile.apply(T.ptx[f"cvt.rn.{kind}x2.f32"], packed, pair[0:1, 1:2], pair[0:1, 0:1])
-            T.cuda.tile.apply(T.ptx["st.global.b32"], out[row:row + 1, col:col + 2].view("uint32"), packed,
-                              pred=row < seq)
+        store_pairs(out, self.o, (t // 32) % 4, t % 32, first_row, seq, kind)
 
     def load_o(self, o, src, t, first_row, seq):
         """store_o's inverse for float32: the thread's places of `src` (a
         (seq, 64 x halves) float32 view) into `o` (shaped as self.o), for
         the rows below `seq` (a row past it is never stored, and reads
         nothing)."""
-        for hf, e, row, col in self._o_places(t, first_row):
+        for hf, e, row, col in fragment_pairs(self.halves, (t // 32) % 4, t % 32, first_row):
             T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], o[hf, 0:1, e:e + 2], src[row:row + 1, col:col + 2],
                               pred=row < seq)
 
