@@ -446,3 +446,25 @@ def test_a_merge_that_does_not_wait_for_the_other_parts_is_a_race(monkeypatch):
     monkeypatch.setattr(combine_module.LaunchMerge, "arrive", merge_at_once)
     with pytest.raises(tile_mlir.HazardError, match=r"read-after-write race on Partial byte \d+"):
         split_case((1, 1, 5, 700, 64), False, 3, 11, one_launch=True)
+
+
+def test_merges_it_cannot_take_are_refused():
+    with pytest.raises(ValueError, match=r"one_launch merges the parts of split keys: it takes splits of 2 or more"):
+        attention(4, 4, 64, seq_k=1024, config=AttentionConfig(one_launch=True))
+    with pytest.raises(ValueError, match=r"O is one of \['bfloat16', 'float16'\], not 'float32'"):
+        attention_combine(2, 64, 64, "float32")
+    with pytest.raises(ValueError, match=r"1 parts of 64 rows of 64 columns: two parts or more, whole 16 bytes a row"):
+        attention_combine(1, 64, 64)
+
+
+@pytest.mark.parametrize("page_size", [16, 256])
+def test_a_paged_kernel_assembles_with_no_stack(page_size):
+    # Pages of 16: 8 four-axis boxes a block for K and for V, each page
+    # index read from the table; of 256: one box a block. Split, through
+    # ptxas with no stack frame and no spills.
+    paging = PagedKeys(512, page_size, 8, 4, 4096 // page_size, 4096)
+    kernel = attention(32, 4, 128, config=AttentionConfig(splits=4, one_launch=True), seq_k=4096, paging=paging)
+    compiled = tile_mlir.compile(kernel, target="sm_90a")
+    resources = sass.ptxas_resources(compiled.ptx, arch="sm_90a")
+    assert sass.NO_SPILLS.search(resources) and "Used 168 registers" in resources, resources
+    assert compiled.ptx.count("cp.async.bulk.tensor.4d") == 2 * 2 * (128 // min(page_size, 128))

@@ -173,3 +173,8 @@ def test_sass_is_the_products_written_with_no_spills():
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
     assert (counts["REDG"], counts["STSM"], counts["MUFU"], counts["STG"]) == (32, 4, 32, 32)
     assert counts["LDL"] == counts["STL"] == 0
+
+
+def test_a_type_it_cannot_take_is_refused():
+    with pytest.raises(ValueError, match=r"Q, K, V and dO are one of \['bfloat16', 'float16'\], not 'float32'"):
+        attention_backward(1, 64, 64, dtype="float32")
