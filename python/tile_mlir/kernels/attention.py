@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import script as T
-from .configs import AttentionConfig
+from .configs import ATTENTION_BM, ATTENTION_BN, AttentionConfig, split_refusal
 from ..pipelining import (ConsumerTurns, HeadTiles, KeyMask, NamedBarriers, OnlineSoftmax, PipelineState, TmaRing,
                           WarpgroupRoles, sync_block)
 from ..pipelining.epilogues import stage_and_store
@@ -57,7 +57,7 @@ from .rows import KINDS  # Q, K, V and O's type: the wgmma's and P's rounding
 # No `from __future__ import annotations`: T.function reads the kernel's
 # parameter annotations as objects.
 
-BM, BN, CONSUMERS = 128, 128, 2  # query rows a tile, keys a step, consumer warpgroups
+BM, BN, CONSUMERS = ATTENTION_BM, ATTENTION_BN, 2  # query rows a tile, keys a step, consumer warpgroups
 TMA_LOAD = ContiguousKeys.opcode
 WAIT = "wgmma.wait_group.sync.aligned"
 
@@ -92,16 +92,11 @@ class _Problem:
                                                                                                self.kv_seq):
             raise ValueError(f"a paged cache of {self.paging.batch} x {self.paging.cache_heads} heads of "
                              f"{self.paging.keys} keys serves {self.kv_heads} heads of {self.kv_seq} keys")
-        splits = self.splits
-        if self.config.one_launch and splits < 2:
+        if self.config.one_launch and self.splits < 2:
             raise ValueError("one_launch merges the parts of split keys: it takes splits of 2 or more")
-        if splits < 1 or (splits - 1) * self.chunk >= self.kv_steps:
-            raise ValueError(f"{self.kv_steps} key blocks do not split in {splits} parts of whole key blocks, "
-                             "each with a key")
-        if splits > 1 and self.causal and (splits - 1) * self.chunk * BN > self.diagonal:
-            raise ValueError(f"causal, the last of {splits} parts of the keys starts at key "
-                             f"{(splits - 1) * self.chunk * BN}, which query 0 does not see (it sees keys up to "
-                             f"{self.diagonal}): every row sees a key of every part")
+        why = split_refusal(self.kv_seq, self.splits, self.diagonal if self.causal else None)
+        if why:
+            raise ValueError(why)
 
     halves = property(lambda self: self.d // 64)
     kind = property(lambda self: KINDS[self.dtype])

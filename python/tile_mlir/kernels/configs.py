@@ -73,6 +73,26 @@ class AttentionConfig:
             return cls(stages=5, q_buffers=2) if seq <= 2048 else cls(stages=5, defer_free=False)
         return cls(stages=3, v_stages=2, q_buffers=2) if seq <= 2048 else cls(stages=3)
 
+ATTENTION_BM, ATTENTION_BN = 128, 128  # the attention kernel's query rows a tile and keys a step
+
+
+def split_refusal(keys: int, splits: int, diagonal: Optional[int] = None) -> Optional[str]:
+    """Why the attention kernel cannot split `keys` keys in `splits` parts
+    of whole key blocks (ceil(blocks / splits) each), or None: every part
+    must hold a key, and causal (`diagonal`, S_k - S_q) the last part must
+    start at a key every row sees. The kernel raises it; the op's tuner
+    times only counts it takes."""
+    steps = -(-keys // ATTENTION_BN)
+    chunk = -(-steps // splits) if splits >= 1 else 0
+    if splits < 1 or (splits - 1) * chunk >= steps:
+        return f"{steps} key blocks do not split in {splits} parts of whole key blocks, each with a key"
+    first = (splits - 1) * chunk * ATTENTION_BN
+    if splits > 1 and diagonal is not None and first > diagonal:
+        return (f"causal, the last of {splits} parts of the keys starts at key {first}, which query 0 does not "
+                f"see (it sees keys up to {diagonal}): every row sees a key of every part")
+    return None
+
+
 @dataclass(frozen=True)
 class MmaGemmConfig:
     """The (M, N, K) block tile (K in elements: 128 bytes), the (M, N) grid

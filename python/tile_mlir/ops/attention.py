@@ -21,6 +21,7 @@ from typing import Optional, Tuple
 import torch
 
 from . import autotune, launch
+from ..kernels.configs import ATTENTION_BM as BM, ATTENTION_BN as BN, split_refusal
 from .launch import SMS
 
 
@@ -270,14 +271,11 @@ def candidates(d, causal, seq, keys=None):
     return split + unsplit
 
 
-BM, BN = 128, 128  # the attention kernel's query rows a tile and keys a step
-
-
 def split_counts(tiles, s_k, diagonal=None):
     """The parts of the keys worth timing where `tiles` query tiles fill
     at most half the SMs: about as many as fill them, and half that, of 2
-    key blocks or more each; causal (`diagonal`, S_k - S_q), only counts
-    whose last part starts at a key every row sees (the kernel's rule)."""
+    key blocks or more each, that the kernel takes (split_refusal: causal,
+    `diagonal` S_k - S_q)."""
     steps = -(-s_k // BN)
     if tiles * 2 > SMS or steps < 4:
         return []
@@ -285,7 +283,7 @@ def split_counts(tiles, s_k, diagonal=None):
     for target in (SMS // tiles, SMS // tiles // 2):
         chunk = -(-steps // max(2, min(target, steps // 2)))
         n = -(-steps // chunk)
-        if n > 1 and n not in counts and (diagonal is None or (n - 1) * chunk * BN <= diagonal):
+        if n > 1 and n not in counts and split_refusal(s_k, n, diagonal) is None:
             counts.append(n)
     return counts
 
