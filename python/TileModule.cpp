@@ -83,6 +83,8 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["observes_warp"] = form.observesWarp;
   result["sink_result"] = form.sinkResult;
   result["orders_memory"] = form.ordersMemory;
+  result["reads_carry"] = form.readsCarry;
+  result["writes_carry"] = form.writesCarry;
   result["lowered"] = form.lowered;
   result["caveat"] = form.caveat;
   return result;

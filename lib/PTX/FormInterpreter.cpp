@@ -332,6 +332,8 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.ordersMemory = record.ordersMemory;
   form.synchronizes = record.synchronizes;
   form.guardIgnored = record.guardIgnored;
+  form.readsCarry = record.readsCarry;
+  form.writesCarry = llvm::is_contained(chosen, StringRef("cc"));
   form.lowered = record.lowered && variant.lowered;
   form.sinkResult = variant.sinkResult;
   for (auto [slot, token] : llvm::zip(slotRecords, chosen))

@@ -1825,6 +1825,22 @@ constexpr VariantRecord kLdmatrixVariants[] = {
      kLdmatrixB8Signature},
     {kPackedRowTuple, kLdmatrixPackedSlots, kLdmatrixPackedRules,
      kMatrixB8Floors, kLdmatrixB8Signature}};
+// movmatrix.sync.aligned.m8n8.trans.b16 d, a: the warp's 8 x 8 matrix of
+// b16, in ldmatrix's fragment (lane l's register holds elements 2(l % 4)
+// and 2(l % 4) + 1 of row l / 4), transposed in registers. Measured with
+// ptxas 13.0: every qualifier required, in any order; no other shape on
+// sm_90.
+constexpr SlotRecord kMovmatrixSlots[] = {{"sync", kSync, true},
+                                          {"aligned", kAligned, true},
+                                          {"shape", kM8N8, true},
+                                          {"trans", kTrans, true}};
+constexpr OperandRecord kMovmatrix[] = {
+    {.name = "d", .role = Role::Dst, .fixedType = "b32"},
+    {.name = "a", .role = Role::Src, .fixedType = "b32"}};
+constexpr Signature kMovmatrixSignature[] = {kMovmatrix};
+constexpr FloorRecord kMovmatrixFloors[] = {{75, 78}};
+constexpr VariantRecord kMovmatrixVariants[] = {
+    {kB16Tuple, kMovmatrixSlots, {}, kMovmatrixFloors, kMovmatrixSignature}};
 constexpr VariantRecord kStmatrixVariants[] = {
     {kB16Tuple, kMatrixSlots, {}, kStmatrixFloors, kStmatrixSignature},
     {kB8Tuple, kStmatrixB8Slots, {}, kMatrixB8Floors, kStmatrixB8Signature}};
@@ -2713,6 +2729,165 @@ constexpr FloorRecord kLop3Floors[] = {{50, 43}};
 constexpr VariantRecord kLop3Variants[] = {
     {kB32Tuple, {}, {}, kLop3Floors, kLop3Signature}};
 
+//===-- mul24, mad24, sad, dp4a, dp2a ----------------------------------------===//
+
+// mul24.mode.type d, a, b and mad24.mode.type d, a, b, c: the 48-bit
+// product of the low 24 bits of a and b (sign-extended for s32), its bits
+// 47..16 (.hi) or 31..0 (.lo), plus c for mad24; .sat on mad24.hi.s32
+// only. Measured with ptxas 13.0: the mode is required and comes first
+// (mul24.s32.lo, mad24.sat.hi.s32 are refused).
+constexpr StringRef kU32S32[] = {"u32", "s32"};
+constexpr Tokens kU32S32Tuple[] = {kU32S32};
+constexpr StringRef kHiLo[] = {"hi", "lo"};
+constexpr SlotRecord kMul24Slots[] = {{"mode", kHiLo, true}};
+constexpr RuleRecord kMul24Rules[] = {
+    {RuleRecord::SlotAfterType, "mode", {}, 0,
+     "'{tok}' must come before the type in {ctx}: ptxas takes "
+     "mul24.{tok}.{type}"}};
+constexpr VariantRecord kMul24Variants[] = {
+    {kU32S32Tuple, kMul24Slots, kMul24Rules, {}, kBinarySignature}};
+constexpr SlotRecord kMad24Slots[] = {{"mode", kHiLo, true},
+                                      {"sat", kSat, false, kS32}};
+constexpr RuleRecord kMad24Rules[] = {
+    {RuleRecord::SlotAfterType, "mode", {}, 0,
+     "'{tok}' must come before the type in {ctx}: ptxas takes the mode "
+     "first"},
+    {RuleRecord::Requires, "sat", "hi", 0,
+     "'sat' needs 'hi' in {ctx}: only mad24.hi.sat.s32 saturates"},
+    {RuleRecord::Before, "mode", "sat", 0,
+     "'{tok}' must come first in {ctx}: ptxas takes mad24.{tok}.sat.s32"}};
+constexpr VariantRecord kMad24Variants[] = {
+    {kU32S32Tuple, kMad24Slots, kMad24Rules, {}, kTernarySignature}};
+
+//===-- addc, subc, madc: the carry chain -------------------------------------===//
+
+// addc{.cc}.type d, a, b: d = a + b + CC.CF; subc{.cc}.type d, a, b:
+// d = a - (b + CC.CF), CC.CF a borrow; madc.mode{.cc}.type d, a, b, c: the
+// half of a * b plus c plus CC.CF. With .cc each writes its carry-out
+// (borrow-out) to CC.CF, as add.cc, sub.cc and mad.lo.cc do. Measured with
+// ptxas 13.0: .cc anywhere (addc.u32.cc) and repeated as one, madc's mode
+// required and before .cc (madc.cc.lo.u32 is refused), no madc.wide; the
+// ISA's 64-bit types are PTX 4.3's, madc PTX 3.0's. ptxas also takes 16-bit
+// types without .cc and .sat on s32 (addc.sat.s32, madc.hi.sat.s32), which
+// the ISA does not define: the table keeps the ISA's forms.
+constexpr StringRef kCarryTypes[] = {"u32", "s32", "u64", "s64"};
+constexpr StringRef kCarry64Types[] = {"u64", "s64"};
+constexpr Tokens kCarryTuple[] = {kCarryTypes};
+constexpr SlotRecord kCarrySlots[] = {{"carry-out", kCc}};
+constexpr FloorRecord kCarryFloors[] = {{.sm = 20, .ptx = 43, .types = kCarry64Types}};
+constexpr VariantRecord kAddcVariants[] = {
+    {kCarryTuple, kCarrySlots, {}, kCarryFloors, kBinarySignature}};
+constexpr SlotRecord kMadcSlots[] = {{"mode", kHiLo, true}, {"carry-out", kCc}};
+constexpr RuleRecord kMadcRules[] = {
+    {RuleRecord::SlotAfterType, "mode", {}, 0,
+     "'{tok}' must come before the type in {ctx}: ptxas takes madc.{tok}.{type}"},
+    {RuleRecord::Before, "mode", "cc", 0,
+     "'{tok}' must come first in {ctx}: ptxas takes madc.{tok}.cc.{type}"}};
+constexpr FloorRecord kMadcFloors[] = {{20, 30},
+                                       {.sm = 20, .ptx = 43, .types = kCarry64Types}};
+constexpr VariantRecord kMadcVariants[] = {
+    {kCarryTuple, kMadcSlots, kMadcRules, kMadcFloors, kTernarySignature}};
+
+// sad.type d, a, b, c: d = c + |a - b|.
+constexpr VariantRecord kSadVariants[] = {
+    {kIntTuple, {}, {}, {}, kTernarySignature}};
+
+// dp4a.atype.btype d, a, b, c and dp2a.mode.atype.btype d, a, b, c: byte
+// (and for dp2a's a, 16-bit) dot products added to c; d and c are u32
+// when both types are, else s32. dp2a's .lo/.hi picks b's bytes 0-1 or
+// 2-3; measured with ptxas 13.0, it is required and comes first.
+constexpr StringRef kU32[] = {"u32"};
+constexpr Tokens kDotUnsignedTuple[] = {kU32, kU32};
+constexpr Tokens kDotSignedATuple[] = {kS32, kU32S32};
+constexpr Tokens kDotSignedBTuple[] = {kU32, kS32};
+constexpr OperandRecord kDotUnsigned[] = {{"dst", Role::Dst},
+                                          {"a", Role::Src},
+                                          {"b", Role::Src, Space::Reg, 1},
+                                          {"c", Role::Src}};
+constexpr OperandRecord kDotSigned[] = {
+    {.name = "dst", .role = Role::Dst, .fixedType = "s32"},
+    {"a", Role::Src},
+    {"b", Role::Src, Space::Reg, 1},
+    {.name = "c", .role = Role::Src, .fixedType = "s32"}};
+constexpr Signature kDotUnsignedSignature[] = {kDotUnsigned};
+constexpr Signature kDotSignedSignature[] = {kDotSigned};
+constexpr FloorRecord kDotFloors[] = {{61, 50}};
+constexpr VariantRecord kDp4aVariants[] = {
+    {kDotUnsignedTuple, {}, {}, kDotFloors, kDotUnsignedSignature},
+    {kDotSignedBTuple, {}, {}, kDotFloors, kDotSignedSignature},
+    {kDotSignedATuple, {}, {}, kDotFloors, kDotSignedSignature}};
+constexpr SlotRecord kDp2aSlots[] = {{"mode", kHiLo, true}};
+constexpr RuleRecord kDp2aRules[] = {
+    {RuleRecord::SlotAfterType, "mode", {}, 0,
+     "'{tok}' must come before the types in {ctx}: ptxas takes "
+     "dp2a.{tok}.atype.btype"}};
+constexpr VariantRecord kDp2aVariants[] = {
+    {kDotUnsignedTuple, kDp2aSlots, kDp2aRules, kDotFloors,
+     kDotUnsignedSignature},
+    {kDotSignedBTuple, kDp2aSlots, kDp2aRules, kDotFloors,
+     kDotSignedSignature},
+    {kDotSignedATuple, kDp2aSlots, kDp2aRules, kDotFloors,
+     kDotSignedSignature}};
+
+//===-- bmsk, szext, fns, shf -------------------------------------------------===//
+
+// bmsk.mode.b32 d, a, b (a mask of b bits from bit a) and
+// szext.mode.type d, a, b (a's low b bits extended): .clamp or .wrap,
+// required, decides a position or width of 32 or more.
+constexpr StringRef kClampWrap[] = {"clamp", "wrap"};
+constexpr SlotRecord kClampWrapSlots[] = {{"mode", kClampWrap, true}};
+constexpr OperandRecord kBmsk[] = {
+    {"dst", Role::Dst},
+    {.name = "a", .role = Role::Src, .fixedType = "u32"},
+    {.name = "b", .role = Role::Src, .fixedType = "u32"}};
+constexpr Signature kBmskSignature[] = {kBmsk};
+constexpr FloorRecord kBmskFloors[] = {{70, 76}};
+constexpr VariantRecord kBmskVariants[] = {
+    {kB32Tuple, kClampWrapSlots, {}, kBmskFloors, kBmskSignature}};
+constexpr OperandRecord kSzext[] = {
+    {"dst", Role::Dst},
+    {"a", Role::Src},
+    {.name = "b", .role = Role::Src, .fixedType = "u32"}};
+constexpr Signature kSzextSignature[] = {kSzext};
+constexpr VariantRecord kSzextVariants[] = {
+    {kU32S32Tuple, kClampWrapSlots, {}, kBmskFloors, kSzextSignature}};
+
+// fns.b32 d, mask, base, offset: the position of mask's offset-th set bit
+// from base (up for a positive offset, down for a negative one), or
+// 0xffffffff; a base past 31 is undefined.
+constexpr OperandRecord kFns[] = {
+    {"dst", Role::Dst},
+    {"mask", Role::Src},
+    {.name = "base", .role = Role::Src, .fixedType = "u32"},
+    {.name = "offset", .role = Role::Src, .fixedType = "s32"}};
+constexpr Signature kFnsSignature[] = {kFns};
+constexpr FloorRecord kFnsFloors[] = {{30, 60}};
+constexpr VariantRecord kFnsVariants[] = {
+    {kB32Tuple, {}, {}, kFnsFloors, kFnsSignature}};
+
+// shf.dir.mode.b32 d, a, b, c: the funnel shift of the 64 bits b:a by c
+// (.clamp: at most 32; .wrap: c mod 32); .l keeps the high 32 bits, .r
+// the low. Measured with ptxas 13.0: both qualifiers are required.
+constexpr StringRef kShfDirections[] = {"l", "r"};
+constexpr SlotRecord kShfSlots[] = {{"direction", kShfDirections, true},
+                                    {"mode", kClampWrap, true}};
+// Measured with ptxas 13.0: the direction comes first (shf.clamp.l.b32 and
+// shf.b32.r.clamp are refused; shf.l.b32.wrap is taken).
+constexpr RuleRecord kShfRules[] = {
+    {RuleRecord::SlotAfterType, "direction", {}, 0,
+     "'{tok}' must come first in {ctx}: ptxas takes shf.{tok}.mode.b32"},
+    {RuleRecord::Before, "direction", "mode", 0,
+     "'{tok}' must come first in {ctx}: ptxas takes shf.{tok}.mode.b32"}};
+constexpr OperandRecord kShf[] = {
+    {"dst", Role::Dst},
+    {"a", Role::Src},
+    {"b", Role::Src},
+    {.name = "c", .role = Role::Src, .fixedType = "u32"}};
+constexpr Signature kShfSignature[] = {kShf};
+constexpr FloorRecord kShfFloors[] = {{32, 31}};
+constexpr VariantRecord kShfVariants[] = {
+    {kB32Tuple, kShfSlots, kShfRules, kShfFloors, kShfSignature}};
+
 //===-- setp, selp ---------------------------------------------------------===//
 
 // setp.CmpOp{.BoolOp}{.ftz}.type p[|q], a, b{, c}: measured with ptxas 13.0,
@@ -2815,6 +2990,84 @@ constexpr VariantRecord kSetpVariants[] = {
      .floors = kSetpFloatFloors, .signatures = kSetpPairCombinedSignatures,
      .extendsPrevious = true}};
 
+// set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}: setp's comparison of
+// a and b (of stype), its result written as a value of dtype: all ones
+// for an integer dtype, 1.0 for a float one, 0 when false; per 16-bit lane
+// for the packed stypes. The dtype/stype pairs are those ptxas 13.0
+// takes (measured): u32, s32 with every stype; f32 with the bit, integer,
+// f32 and f64 ones; f16 with those and f16, bf16 with those, f16 and bf16;
+// u16, s16 with f16 and bf16; f16x2 and bf16x2 with their own.
+constexpr StringRef kSetWideDtypes[] = {"u32", "s32", "f32"};
+constexpr StringRef kSetIntDtypes[] = {"u32", "s32"};
+constexpr StringRef kSetNarrowDtypes[] = {"u16", "s16"};
+constexpr StringRef kSetScalarDtypes[] = {"u32", "s32", "f32", "f16", "bf16"};
+constexpr StringRef kHalfDtypes[] = {"f16", "bf16"};
+constexpr Tokens kSetBitTuple[] = {kSetScalarDtypes, kBitTypes};
+constexpr Tokens kSetUnsignedTuple[] = {kSetScalarDtypes, kUnsignedTypes};
+constexpr Tokens kSetSignedTuple[] = {kSetScalarDtypes, kSignedTypes};
+constexpr Tokens kSetFloatTuple[] = {kSetScalarDtypes, kScalarFloatTypes};
+constexpr Tokens kSetIntHalfTuple[] = {kSetIntDtypes, kHalfOrBf16};
+constexpr Tokens kSetNarrowHalfTuple[] = {kSetNarrowDtypes, kHalfOrBf16};
+constexpr Tokens kSetHalfF16Tuple[] = {kHalfDtypes, kF16};
+constexpr Tokens kSetBf16Tuple[] = {kBf16Only, kBf16Only};
+constexpr Tokens kSetIntPackedTuple[] = {kSetIntDtypes, kPackedFloatTypes};
+constexpr Tokens kSetF16x2Tuple[] = {kF16x2, kF16x2};
+constexpr Tokens kSetBf16x2Tuple[] = {kBf16x2, kBf16x2};
+constexpr OperandRecord kSet[] = {
+    {"dst", Role::Dst}, {"a", Role::Src, Space::Reg, 1}, {"b", Role::Src, Space::Reg, 1}};
+constexpr OperandRecord kSetCombined[] = {
+    {"dst", Role::Dst},
+    {"a", Role::Src, Space::Reg, 1},
+    {"b", Role::Src, Space::Reg, 1},
+    {.name = "c", .role = Role::Src, .fixedType = "pred"}};
+constexpr Signature kSetSignature[] = {kSet};
+constexpr Signature kSetCombinedSignature[] = {kSetCombined};
+constexpr SlotRecord kSetBitSlots[] = {{"comparison", kBitCompares, true}};
+constexpr SlotRecord kSetBitBoolSlots[] = {
+    {"comparison", kBitCompares, true}, {"boolean operation", kBoolOps, true}};
+constexpr SlotRecord kSetUnsignedSlots[] = {{"comparison", kUnsignedCompares, true}};
+constexpr SlotRecord kSetUnsignedBoolSlots[] = {
+    {"comparison", kUnsignedCompares, true}, {"boolean operation", kBoolOps, true}};
+constexpr SlotRecord kSetSignedSlots[] = {{"comparison", kSignedCompares, true}};
+constexpr SlotRecord kSetSignedBoolSlots[] = {
+    {"comparison", kSignedCompares, true}, {"boolean operation", kBoolOps, true}};
+constexpr SlotRecord kSetFloatSlots[] = {
+    {"comparison", kFloatCompares, true}, {"ftz", kFtz, false, kSetpFtzTypes, 1}};
+constexpr SlotRecord kSetFloatBoolSlots[] = {
+    {"comparison", kFloatCompares, true},
+    {"boolean operation", kBoolOps, true},
+    {"ftz", kFtz, false, kSetpFtzTypes, 1}};
+constexpr FloorRecord kSetFloors[] = {{.sm = 53, .ptx = 42, .types = kHalf},
+                                      {.sm = 90, .ptx = 78, .types = kBf16},
+                                      {.sm = 53, .ptx = 42, .types = kHalf, .typeIndex = 1},
+                                      {.sm = 90, .ptx = 78, .types = kBf16, .typeIndex = 1}};
+// Measured with ptxas 13.0: a bf16 result takes no .ftz (ISA 9.0 writes
+// none for it either).
+constexpr RuleRecord kSetRules[] = {
+    {.kind = RuleRecord::Chosen,
+     .token = "ftz",
+     .message = "'ftz' is not available for {ctx}: a bf16 result takes no "
+                ".ftz",
+     .types = kBf16Only}};
+#define SET_VARIANTS(TUPLE, SLOTS, BOOL_SLOTS)                                 \
+  {TUPLE, SLOTS, kSetRules, kSetFloors, kSetSignature},                        \
+      {.types = TUPLE, .slots = BOOL_SLOTS, .rules = kSetRules,                \
+       .floors = kSetFloors, .signatures = kSetCombinedSignature,              \
+       .extendsPrevious = true}
+constexpr VariantRecord kSetVariants[] = {
+    SET_VARIANTS(kSetBitTuple, kSetBitSlots, kSetBitBoolSlots),
+    SET_VARIANTS(kSetUnsignedTuple, kSetUnsignedSlots, kSetUnsignedBoolSlots),
+    SET_VARIANTS(kSetSignedTuple, kSetSignedSlots, kSetSignedBoolSlots),
+    SET_VARIANTS(kSetFloatTuple, kSetFloatSlots, kSetFloatBoolSlots),
+    SET_VARIANTS(kSetIntHalfTuple, kSetFloatSlots, kSetFloatBoolSlots),
+    SET_VARIANTS(kSetNarrowHalfTuple, kSetFloatSlots, kSetFloatBoolSlots),
+    SET_VARIANTS(kSetHalfF16Tuple, kSetFloatSlots, kSetFloatBoolSlots),
+    SET_VARIANTS(kSetBf16Tuple, kSetFloatSlots, kSetFloatBoolSlots),
+    SET_VARIANTS(kSetIntPackedTuple, kSetFloatSlots, kSetFloatBoolSlots),
+    SET_VARIANTS(kSetF16x2Tuple, kSetFloatSlots, kSetFloatBoolSlots),
+    SET_VARIANTS(kSetBf16x2Tuple, kSetFloatSlots, kSetFloatBoolSlots)};
+#undef SET_VARIANTS
+
 // selp.type d, a, b, c: d = c ? a : b.
 constexpr StringRef kSelpTypes[] = {"b16", "b32", "b64", "u16", "u32", "u64",
                                     "s16", "s32", "s64", "f32", "f64"};
@@ -2827,6 +3080,21 @@ constexpr OperandRecord kSelp[] = {
 constexpr Signature kSelpSignature[] = {kSelp};
 constexpr VariantRecord kSelpVariants[] = {
     {kSelpTuple, {}, {}, {}, kSelpSignature}};
+
+// slct.dtype.s32 d, a, b, c and slct{.ftz}.dtype.f32 d, a, b, c:
+// d = c >= 0 ? a : b (-0 and, with .ftz, a negative subnormal select a;
+// NaN selects b); .ftz only with an f32 c.
+constexpr StringRef kSlctSelectors[] = {"s32", "f32"};
+constexpr Tokens kSlctTuple[] = {kSelpTypes, kSlctSelectors};
+constexpr SlotRecord kSlctSlots[] = {{"ftz", kFtz, false, kF32, 1}};
+constexpr OperandRecord kSlct[] = {
+    {"dst", Role::Dst},
+    {"a", Role::Src},
+    {"b", Role::Src},
+    {"c", Role::Src, Space::Reg, 1}};
+constexpr Signature kSlctSignature[] = {kSlct};
+constexpr VariantRecord kSlctVariants[] = {
+    {kSlctTuple, kSlctSlots, {}, {}, kSlctSignature}};
 
 //===-- div, rem, sqrt, rcp -------------------------------------------------===//
 
@@ -2873,6 +3141,15 @@ constexpr RuleRecord kRcpF64Rules[] = {
 constexpr VariantRecord kRcpVariants[] = {
     {kF32Tuple, kApproxF32Slots, {}, {}, kUnarySignature},
     {kF64Tuple, kApproxF32Slots, kRcpF64Rules, {}, kUnarySignature}};
+
+// rsqrt.approx{.ftz}.f32 and rsqrt.approx{.ftz}.f64: .approx required;
+// the .ftz of f64 is PTX 4.0's.
+constexpr SlotRecord kApproxOnlyFtzSlots[] = {{"approx", kApprox, true},
+                                              {"ftz", kFtz}};
+constexpr FloorRecord kRsqrtF64Floors[] = {{.sm = 20, .ptx = 40, .token = "ftz"}};
+constexpr VariantRecord kRsqrtVariants[] = {
+    {kF32Tuple, kApproxOnlyFtzSlots, {}, {}, kUnarySignature},
+    {kF64Tuple, kApproxOnlyFtzSlots, {}, kRsqrtF64Floors, kUnarySignature}};
 
 //===-- ex2, lg2, sin, cos, tanh --------------------------------------------===//
 
@@ -3180,6 +3457,15 @@ std::string wgmmaTypeError(Tokens types) {
          "s8/u8 (s32.s8.u8, ...) or b1 (s32.b1.b1)";
 }
 
+std::string setTypeError(Tokens types) {
+  return "'" + llvm::join(types, ".") +
+         "' are not the types of any set form: set.dtype.stype takes "
+         "u32 or s32 with every stype; f32 with b16..b64, u16..u64, "
+         "s16..s64, f32 and f64; f16 with those and f16; bf16 with those, "
+         "f16 and bf16; u16 or s16 with f16 and bf16; f16x2.f16x2 and "
+         "bf16x2.bf16x2";
+}
+
 const FamilyRecord kRecords[] = {
     {.name = "add", .variants = kAddVariants, .repeatable = kSatCc},
     {.name = "sub", .variants = kSubVariants, .repeatable = kSatCc},
@@ -3225,10 +3511,23 @@ const FamilyRecord kRecords[] = {
     {.name = "bfi", .variants = kBfiVariants},
     {.name = "prmt", .variants = kPrmtVariants},
     {.name = "lop3", .variants = kLop3Variants},
+    {.name = "mul24", .variants = kMul24Variants},
+    {.name = "mad24", .variants = kMad24Variants},
+    {.name = "addc", .variants = kAddcVariants, .repeatable = kCc, .readsCarry = true},
+    {.name = "subc", .variants = kAddcVariants, .repeatable = kCc, .readsCarry = true},
+    {.name = "madc", .variants = kMadcVariants, .repeatable = kCc, .readsCarry = true},
+    {.name = "sad", .variants = kSadVariants},
+    {.name = "dp4a", .variants = kDp4aVariants},
+    {.name = "dp2a", .variants = kDp2aVariants},
+    {.name = "bmsk", .variants = kBmskVariants},
+    {.name = "szext", .variants = kSzextVariants},
+    {.name = "fns", .variants = kFnsVariants},
+    {.name = "shf", .variants = kShfVariants},
     {.name = "div", .variants = kDivVariants, .repeatable = kApprox},
     {.name = "rem", .variants = kRemVariants},
     {.name = "sqrt", .variants = kSqrtVariants, .repeatable = kApprox},
     {.name = "rcp", .variants = kRcpVariants, .repeatable = kApprox},
+    {.name = "rsqrt", .variants = kRsqrtVariants, .repeatable = kApprox},
     {.name = "ex2", .variants = kEx2Variants, .repeatable = kApprox},
     {.name = "lg2", .variants = kApproxF32Variants, .repeatable = kApprox},
     {.name = "sin", .variants = kApproxF32Variants, .repeatable = kApprox},
@@ -3240,6 +3539,8 @@ const FamilyRecord kRecords[] = {
     {.name = "testp", .variants = kTestpVariants, .guardIgnored = true},
     {.name = "setp", .variants = kSetpVariants},
     {.name = "selp", .variants = kSelpVariants},
+    {.name = "set", .variants = kSetVariants, .typeError = setTypeError},
+    {.name = "slct", .variants = kSlctVariants},
     // Before cp.async: a spelling is the first record whose name it begins
     // with. A TMA reads or writes the global tensor its map describes.
     {.name = "cp.async.bulk.tensor",
@@ -3366,6 +3667,7 @@ const FamilyRecord kRecords[] = {
      .variants = kStmatrixVariants,
      .writesMemory = true,
      .warpCollective = true},
+    {.name = "movmatrix", .variants = kMovmatrixVariants, .warpCollective = true},
     {.name = "wgmma.mma_async", .family = "wgmma",
      .variants = kWgmmaVariants, .repeatable = kWgmmaRepeatable,
      .warpCollective = true, .warpgroupCollective = true,

@@ -110,6 +110,10 @@ class Form:
     orders_memory: bool = False
     """A fence (membar, fence): no operands, it orders the thread's memory
     accesses."""
+    reads_carry: bool = False
+    """It reads the carry flag CC.CF (addc, subc, madc)."""
+    writes_carry: bool = False
+    """It writes the carry flag (a .cc form: add.cc, addc.cc, mad.lo.cc)."""
     lowered: bool = True
     """tile.apply takes it; cp.async and mma are parsed and enumerated
     before they are lowered."""

@@ -167,6 +167,13 @@ class _Driver:
         self.lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 6 + [
             ctypes.c_uint, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
 
+    def device_name(self):
+        """The card's name, as cuDeviceGetName gives it (results name the
+        card that measured them)."""
+        name = ctypes.create_string_buffer(256)
+        self.check(self.lib.cuDeviceGetName(name, 256, self.device), "cuDeviceGetName")
+        return name.value.decode()
+
     def check(self, status, what):
         if status != 0:
             name = ctypes.c_char_p()

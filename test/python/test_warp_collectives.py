@@ -134,3 +134,44 @@ def test_floors_are_checked_against_the_target():
                        match=r"requires sm_100a/f to sm_103a/f \(arch- or family-specific targets\)"):
         tile_mlir.ptx.parse("redux.sync.min.f32", target="sm_90a")
     assert tile_mlir.ptx.parse("redux.sync.max.abs.NaN.f32", target="sm_103f").min_sm == 100
+
+
+# -- movmatrix (issue 58) -------------------------------------------------------------
+
+def test_movmatrix_transposes_each_warps_matrix():
+    # The GPU check's kernel and cases (tools/gpu/movmatrix_check.py: two
+    # warps, the ISA's fragment written out there) in the interpreter.
+    import movmatrix_check
+    kernel = movmatrix_check.kernel({"opcode": movmatrix_check.OPCODE})
+    for seed in range(3):
+        given, want = movmatrix_check.case(seed)
+        out = np.zeros_like(want)
+        tile_mlir.interpret(kernel, given, out)
+        assert (out == want).all()
+    ptx_text = tile_mlir.compile(kernel, cache=False).ptx
+    assert len(re.findall(r"movmatrix\.sync\.aligned\.m8n8\.trans\.b16 %r\d+, %r\d+;", ptx_text)) == 1
+
+
+def test_movmatrix_with_lanes_missing_is_a_hazard(line_of):
+    @T.function
+    def k(A: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[t:t + 1])
+        with T.if_(t < 16):
+            T.cuda.tile.apply(T.ptx["movmatrix.sync.aligned.m8n8.trans.b16"], r, r)  # half the warp
+        T.cuda.tile.apply(T.ptx["st.global.b32"], A[t:t + 1], r)
+
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(k, np.zeros((32, 1), "uint32"))
+    assert [str(h) for h in caught.value.hazards] == [
+        f"{line_of('# half the warp')}: movmatrix.sync.aligned.m8n8.trans.b16 in thread 16 (lane 16) leaves "
+        "lanes of its warp out (movmatrix needs all 32)"]
+
+
+def test_committed_gpu_run_of_movmatrix_matches_the_isa():
+    import json
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "tools", "gpu", "results", "movmatrix.json")) as f:
+        report = json.load(f)
+    assert report["device"].startswith("NVIDIA") and report["cases"] == 4 and report["mismatched"] == []

@@ -48,12 +48,14 @@ BOUNDS = {
     "sqrt.f32": [("rel", 2 ** -23, "positive")],
     "rcp.f32": [("ulp", 1, "all")],
     "rcp.f64": [],  # "a fast, gross approximation": no bound stated
+    "rsqrt.f32": [("rel", 2 ** -22.9, "all")],
+    "rsqrt.f64": [],  # measured; no bound checked
     "div.approx.f32": [("ulp", 2, "divisor_normal_range")],
     "div.full.f32": [("ulp", 2, "all")],
 }
 
 FUNCTIONS = {"ex2": np.exp2, "lg2": np.log2, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
-             "sqrt": np.sqrt, "rcp": lambda x: 1.0 / x}
+             "sqrt": np.sqrt, "rcp": lambda x: 1.0 / x, "rsqrt": lambda x: 1.0 / np.sqrt(x)}
 
 # The ISA's corner-case tables: (input, result) per family, as lists (a dict
 # would take -0.0 and 0.0 for one key).
@@ -66,6 +68,7 @@ CORNERS = {
     "tanh": [(-INF, -1.0), (-0.0, -0.0), (0.0, 0.0), (INF, 1.0), (NAN, NAN)],
     "sqrt": [(-INF, NAN), (-1.0, NAN), (-0.0, -0.0), (0.0, 0.0), (INF, INF), (NAN, NAN)],
     "rcp": [(-INF, -0.0), (-0.0, -INF), (0.0, INF), (INF, 0.0), (NAN, NAN)],
+    "rsqrt": [(-INF, NAN), (-1.0, NAN), (-0.0, -INF), (0.0, INF), (INF, 0.0), (NAN, NAN)],
 }
 
 
@@ -86,7 +89,7 @@ def bound_key(opcode):
 def approximate_forms():
     from tile_mlir import ptx
     forms = []
-    for family in ("ex2", "lg2", "sin", "cos", "tanh", "sqrt", "rcp", "div"):
+    for family in ("ex2", "lg2", "sin", "cos", "tanh", "sqrt", "rcp", "rsqrt", "div"):
         for spelling in ptx.forms(family):
             if not set(spelling.split(".")) & {"approx", "full"}:
                 continue
@@ -162,6 +165,7 @@ def domain_values(family, rng, n):
         "tanh": [rng.standard_normal(n) * 4, np.exp2(rng.uniform(-30, 5, n)) * rng.choice([-1, 1], n)],
         "sqrt": [np.exp2(rng.uniform(-149, 128, n))],
         "rcp": [np.exp2(rng.uniform(-140, 127, n)) * rng.choice([-1, 1], n)],
+        "rsqrt": [np.exp2(rng.uniform(-149, 128, n))],
         "div": [np.exp2(rng.uniform(-126, 126, n)) * rng.choice([-1, 1], n)],
     }[family]
     return np.concatenate(parts)

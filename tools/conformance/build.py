@@ -6,7 +6,7 @@ with tile-mlir, to be run by run.py where there is a GPU but no MLIR.
 Each kernel runs GRID x BLOCK threads; each thread applies the form to
 REPEATS repeats loaded from global memory and stores the destinations.
 
-    python tools/conformance/build.py build/conformance
+    python tools/conformance/build.py build/conformance [family,family...]
 """
 
 import base64
@@ -169,7 +169,9 @@ def kernel(index, form, immediates):
             f"      {lines}\n      gpu.return\n    }}")
 
 
-def main(out_dir):
+def main(out_dir, families=None):
+    """Builds the bundle of every exact form, or of `families` only (a
+    comma-separated list: a new family's run on the GPU)."""
     os.makedirs(out_dir, exist_ok=True)
     # Approximations have error bounds, not bit patterns: approx.py.
     # Block barriers have no per-element result (and a counted one would
@@ -186,7 +188,9 @@ def main(out_dir):
              if not set(f.opcode.split(".")) & {"approx", "full"}
              and not (f.block_barrier or f.warp_collective or f.observes_warp or f.orders_memory)
              and f.family not in ("shfl", "atom", "red", "cp.async", "createpolicy", "cp.async.bulk",
-                                  "prefetch.tensormap", "mbarrier")]
+                                  "prefetch.tensormap", "mbarrier")
+             and not f.reads_carry  # a chain, not one form: tools/gpu/carry_check.py
+             and (families is None or f.family in families.split(","))]
     selected = list(instances(exact))
     kernels = "\n".join(kernel(i, f, imm) for i, (f, imm) in enumerate(selected))
     module = (f'module attributes {{gpu.container_module}} {{\n'
@@ -212,4 +216,4 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "build/conformance")
+    main(sys.argv[1] if len(sys.argv) > 1 else "build/conformance", sys.argv[2] if len(sys.argv) > 2 else None)

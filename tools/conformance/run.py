@@ -82,7 +82,10 @@ def make_input(rng, op, n, partner=None):
 
 # Operands that count bits (shift amounts, bit-field positions and lengths):
 # most of their values are near the width, where the instructions clamp.
-BIT_COUNTS = {("shl", "b"), ("shr", "b"), ("bfe", "pos"), ("bfe", "len"), ("bfi", "pos"), ("bfi", "len")}
+BIT_COUNTS = {("shl", "b"), ("shr", "b"), ("bfe", "pos"), ("bfe", "len"), ("bfi", "pos"), ("bfi", "len"),
+              ("bmsk", "a"), ("bmsk", "b"), ("szext", "b"), ("shf", "c"), ("fns", "base")}
+# Signed counts (fns's offset: which set bit, up or down): mostly small.
+SIGNED_COUNTS = {("fns", "offset")}
 
 
 def bit_counts(rng, n):
@@ -90,6 +93,12 @@ def bit_counts(rng, n):
     small = rng.integers(0, 72, n, dtype=np.uint64)
     small = np.where(rng.random(n) < 0.1, small + np.uint64(256), small)
     return np.where(rng.random(n) < 0.85, small, rng.integers(0, 1 << 32, n, dtype=np.uint64)).astype(np.uint32)
+
+
+def signed_counts(rng, n):
+    """Small signed counts (-34..34), some random words."""
+    small = rng.integers(-34, 35, n).astype(np.int64).astype(np.uint64)
+    return np.where(rng.random(n) < 0.9, small, rng.integers(0, 1 << 32, n, dtype=np.uint64)).astype(np.uint32)
 
 
 def predicate_words(rng, n):
@@ -117,6 +126,8 @@ def prepare(entry, rng, threads, repeats, make=make_input):
             continue
         if (entry["family"], op["name"]) in BIT_COUNTS:
             inputs[i] = bit_counts(rng, int(np.prod(shape))).reshape(shape)
+        elif (entry["family"], op["name"]) in SIGNED_COUNTS:
+            inputs[i] = signed_counts(rng, int(np.prod(shape))).reshape(shape)
         elif op["type"] == "pred" and op["role"] in ("src", "rw"):
             inputs[i] = predicate_words(rng, int(np.prod(shape))).reshape(shape)
         elif op["space"] == "reg" and op["role"] in ("src", "rw"):
@@ -202,6 +213,15 @@ class Interpreted:
             array.reshape(-1).view(np.uint8)[defined] = data[defined]
 
 
+def _device_name(args):
+    """The GPU that judges (the report names its card); none for a run
+    without one."""
+    if args.dry_run or args.interpret:
+        return None
+    from tile_mlir import runtime
+    return runtime.driver().device_name()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("bundle")
@@ -222,7 +242,7 @@ def main():
         from tile_mlir import runtime
         drv = runtime.driver()
         module = drv.load_module(image)
-    report = {"target": bundle["target"], "forms": 0, "elements": 0, "mismatched_forms": [],
+    report = {"device": _device_name(args), "target": bundle["target"], "forms": 0, "elements": 0, "mismatched_forms": [],
               "not_covered": [], "passed": []}
     start = time.time()
     for index, entry in enumerate(bundle["kernels"]):

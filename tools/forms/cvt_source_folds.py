@@ -74,7 +74,9 @@ def _forms(family):
             form = ptx.parse(spelling, target=TARGET)
         except ptx.PTXFormError:
             continue
-        if _simple(form):
+        # A reader of the carry flag is a link of a chain, not a producer
+        # alone (the verifier wants a writer before it).
+        if _simple(form) and not form.reads_carry:
             found.append(form)
     return found
 

@@ -190,6 +190,11 @@ def kernel(index, form):
     names = ", ".join(name for name, _ in operands)
     types = ", ".join(ty for _, ty in operands)
     scope = ' {scope = "warp"}' if any(op.axes for op in form.operands) and not form.warpgroup_collective else ""
+    if form.reads_carry:
+        # A reader of the carry flag needs a writer before it in its block:
+        # add.cc over its destination and first two sources (one type).
+        body.append(f'tile.apply "add.cc.{form.opcode.rsplit(".", 1)[1]}"({", ".join(n for n, _ in operands[:3])})'
+                    f' : {", ".join(t for _, t in operands[:3])}')
     body.append(f'tile.apply "{form.opcode}"({names}){scope}' + (f" : {types}" if types else ""))
     for arg, lines in after:
         args.append(arg)

@@ -236,6 +236,100 @@ def bit_spellings():
             yield f"{family}.{ty}.{'shiftamt' if family == 'bfind' else 'f4e'}"
 
 
+def extended_int_spellings():
+    """PTX ISA 9.0, the rest of the integer instructions (mul24, mad24,
+    addc, subc, madc, sad, dp4a, dp2a, bmsk, szext, fns, shf, slct),
+    movmatrix and rsqrt: each family's
+    qualifiers, with none, doubled and out of order, on its types and on
+    near ones."""
+    ints = ["u16", "u32", "u64", "s16", "s32", "s64", "b32", "b64", "f32"]
+    for family in ("mul24", "mad24"):
+        for ty in ints:
+            for q in [(), ("hi",), ("lo",), ("wide",), ("hi", "sat"), ("sat", "hi"), ("lo", "sat"),
+                      ("sat",), ("hi", "lo"), ("hi", "cc")]:
+                yield ".".join((family,) + q + (ty,))
+            yield f"{family}.{ty}.lo"
+    for ty in ints + ["b16"]:
+        for family in ("addc", "subc"):
+            for q in [(), ("cc",), ("sat",), ("cc", "cc"), ("lo",)]:
+                yield ".".join((family,) + q + (ty,))
+            yield f"{family}.{ty}.cc"
+        for q in [(), ("lo",), ("hi",), ("cc",), ("lo", "cc"), ("cc", "hi"), ("wide",), ("hi", "sat"),
+                  ("lo", "cc", "cc")]:
+            yield ".".join(("madc",) + q + (ty,))
+        yield f"madc.lo.{ty}.cc"
+    for ty in ints + ["u8", "s8", "b16"]:
+        yield f"sad.{ty}"
+        yield f"sad.sat.{ty}"
+        yield f"sad.lo.{ty}"
+    dot = ["u32", "s32", "b32", "u16", "s8"]
+    for a in dot:
+        for b in dot:
+            yield f"dp4a.{a}.{b}"
+            yield f"dp4a.lo.{a}.{b}"
+            yield f"dp2a.{a}.{b}"
+            yield f"dp2a.{a}.{b}.lo"
+            for mode in ("lo", "hi"):
+                yield f"dp2a.{mode}.{a}.{b}"
+        yield f"dp4a.{a}"
+        yield f"dp2a.lo.{a}"
+    for family in ("bmsk", "szext"):
+        for ty in ["b32", "u32", "s32", "b64", "u64", "s64", "b16"]:
+            for q in [(), ("clamp",), ("wrap",), ("clamp", "wrap"), ("sat",)]:
+                yield ".".join((family,) + q + (ty,))
+            yield f"{family}.{ty}.wrap"
+    for ty in ["b32", "u32", "s32", "b64", "b16"]:
+        yield f"fns.{ty}"
+        yield f"fns.clamp.{ty}"
+    for ty in ["b32", "u32", "s32", "b64", "u64"]:
+        for direction in ("l", "r", None):
+            for mode in ("clamp", "wrap", None):
+                yield ".".join(t for t in ("shf", direction, mode, ty) if t)
+        yield f"shf.clamp.l.{ty}"
+        yield f"shf.l.{ty}.wrap"
+        yield f"shf.{ty}.r.clamp"
+    for dtype in ["b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64", "f16", "b8",
+                  "pred"]:
+        for ctype in ["s32", "f32", "u32", "f64", "s64", "f16"]:
+            yield f"slct.{dtype}.{ctype}"
+            yield f"slct.ftz.{dtype}.{ctype}"
+            yield f"slct.{dtype}.ftz.{ctype}"
+        yield f"slct.{dtype}"
+    for quals in itertools.permutations(("sync", "aligned", "m8n8", "trans")):
+        yield ".".join(("movmatrix",) + quals + ("b16",))
+    for drop in ("sync", "aligned", "m8n8", "trans"):
+        yield ".".join(["movmatrix"] + [q for q in ("sync", "aligned", "m8n8", "trans") if q != drop] + ["b16"])
+    for shape, ty in (("m16n8", "b16"), ("m8n8", "b32"), ("m8n8", "b8"), ("m16n16", "b16")):
+        yield f"movmatrix.sync.aligned.{shape}.trans.{ty}"
+    for ty in ["f16", "bf16", "f32", "f64", "f16x2"]:
+        for q in [(), ("approx",), ("approx", "ftz"), ("ftz", "approx"), ("rn",), ("approx", "rn"),
+                  ("ftz",)]:
+            yield ".".join(("rsqrt",) + q + (ty,))
+
+
+def set_spellings():
+    """PTX ISA 9.0, set.CmpOp{.BoolOp}{.ftz}.dtype.stype: every comparison
+    on every destination and source type token, and a few with a boolean
+    operation, ftz, or out of order."""
+    compares = ["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
+                "gtu", "geu", "num", "nan"]
+    dtypes = ["u16", "s16", "u32", "s32", "f32", "f16", "bf16", "f16x2", "bf16x2", "b32", "u64"]
+    stypes = ["b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f16", "bf16", "f32", "f64",
+              "f16x2", "bf16x2"]
+    for dtype in dtypes:
+        for stype in stypes:
+            for cmp in compares:
+                yield f"set.{cmp}.{dtype}.{stype}"
+            for cmp in ("eq", "lt", "lo", "ltu", "num"):
+                yield f"set.{cmp}.ftz.{dtype}.{stype}"
+                yield f"set.{cmp}.and.{dtype}.{stype}"
+                yield f"set.{cmp}.xor.ftz.{dtype}.{stype}"
+            yield f"set.{dtype}.{stype}"
+            yield f"set.{dtype}.lt.{stype}"
+            yield f"set.lt.{stype}.{dtype}"
+        yield f"set.lt.{dtype}"
+
+
 def setp_selp_spellings():
     """PTX ISA 9.0, setp.CmpOp{.BoolOp}{.ftz}.type and selp.type: every
     comparison on every type, with and without a boolean operation and ftz,
@@ -794,6 +888,7 @@ def spellings():
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
+                extended_int_spellings, set_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
                 cache_hint_spellings, createpolicy_spellings, async_copy_spellings):
@@ -946,6 +1041,26 @@ def natural_operands(spelling):
         return [u32] * 4
     if family == "lop3":
         return [reg] * 4 + [IMMEDIATE]
+    if family == "slct":
+        dtype = types[0] if len(types) == 2 else types[-1]
+        data = (1, 1, False) if dtype == "pred" else (max(BITS[dtype], 16), 1, False)
+        return [data] * 3 + [(max(BITS.get(types[-1], 32), 16), 1, False)]
+    if family == "set":
+        if len(types) < 2:
+            return [u32] * 3
+        width = {t: (1, 1, False) if t == "pred" else (max(BITS.get(t, 32), 16), 1, False) for t in types[:2]}
+        combined = any(t in ("and", "or", "xor") for t in tokens)
+        return [width[types[0]], width[types[1]], width[types[1]]] + ([(1, 1, False)] if combined else [])
+    if family in ("mul24", "rsqrt", "addc", "subc"):
+        return [reg] * (2 if family == "rsqrt" else 3)
+    if family in ("mad24", "sad", "madc"):
+        return [reg] * 4
+    if family == "movmatrix":
+        return [u32, u32]
+    if family in ("dp4a", "dp2a", "fns", "shf"):
+        return [u32] * 4
+    if family in ("bmsk", "szext"):
+        return [reg, u32, u32]
     pred = (1, 1, False)
     if family == "setp":
         combined = any(t in ("and", "or", "xor") for t in tokens)
@@ -1002,6 +1117,10 @@ def table_operands(form):
 
 # Disagreements that are decisions, not bugs: the spelling, and why.
 EXPLAINED = [
+    (re.compile(r"^(addc|subc|madc)\.((hi|lo)\.)?([us]16|sat\.s32|s32\.sat)$"),
+     "the PTX ISA defines addc, subc and madc on u32, s32, u64 and s64 without .sat; ptxas (CUDA 13.0) "
+     "also takes 16-bit types (without .cc) and .sat on s32, with no semantics written: the table keeps "
+     "the ISA's forms"),
     (re.compile(r"^(ld|st)\..*\bv8\.[bus](8|16)$"),
      "PTX defines .v8 for 32-bit elements; ptxas (CUDA 13.0) accepts 8- and 16-bit "
      "elements in a toy kernel but crashes (SIGSEGV) on a real 16-bit load and "

@@ -206,6 +206,12 @@ struct Form {
   /// instruction has but does not return (an mbarrier arrival on
   /// .shared::cluster); no operand stands for it.
   bool sinkResult = false;
+  /// It reads the carry flag CC.CF (addc, subc, madc) or writes it (a .cc
+  /// form: add.cc, addc.cc, mad.lo.cc, ...). The flag is state between
+  /// instructions: the verifier wants a writer before each reader in its
+  /// block, and the lowering keeps the chain's asm in order.
+  bool readsCarry = false;
+  bool writesCarry = false;
   /// A measured way in which ptxas or the hardware departs from the PTX ISA
   /// for this form, which the lowering reports as a warning; "" for none.
   std::string caveat;

@@ -139,6 +139,13 @@ def _per_register(interp, apply):
         instruction(interp, apply.form, apply.values, coord, executing, apply.preserve, known)
 
 
+def _move_matrix(interp, apply):
+    """movmatrix per repeat (warp_collectives.py): the whole warp runs it."""
+    for coord in apply.repeats():
+        executing, known = apply.executing(interp, coord)
+        WC.move_matrix(interp, apply.form, apply.values, coord, executing if known is None else executing & known)
+
+
 def _wgmma(interp, apply):
     """wgmma.mma_async, commit_group and wait_group (wgmma.py); its fence
     orders nothing the interpreter runs out of order."""
@@ -170,6 +177,7 @@ EXECUTORS = {
     "ldmatrix": _matrix_move,
     "stmatrix": _matrix_move,
     **{family: _warp_collective for family in ("shfl", "vote", "match", "redux", "elect", "activemask")},
+    "movmatrix": _move_matrix,
 }
 
 

@@ -3,7 +3,8 @@ its own, executors.py), for one repeat: its sources read (registers,
 immediates, memory, each with its defined bits and NaN marks), the result
 from reference.py (a move keeps its bytes as they are), and its
 destinations written, under its guard (a false guard leaves them
-undefined, or as they were with preserve_dst)."""
+undefined, or as they were with preserve_dst); a form of a carry chain
+reads or writes the thread's carry flag (carry.py)."""
 
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -11,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import atomics as A
+from . import carry as C
 from . import fragment_origins as O
 from . import memory_model as MM
 from . import reference as R
@@ -77,10 +79,16 @@ def instruction(interp, form, values, coord, execute, preserve, pred_defined=Non
     if form.family in ("atom", "red"):
         return A.atomic(interp, form, values, coord, execute if pred_defined is None else maybe)
     sources = read_sources(interp, form, values, coord, execute if pred_defined is None else maybe)
-    results, made_nan, per_register = compute(interp, form, values, coord, sources)
+    if form.reads_carry or form.writes_carry:
+        bits, carry_out, defined = C.carried(interp.carry, form, sources)
+        results, made_nan, per_register = [bits], [np.zeros(interp.threads, bool)], [defined]
+    else:
+        results, made_nan, per_register = compute(interp, form, values, coord, sources)
     if pred_defined is not None:
         per_register = [d & pred_defined for d in per_register]
         execute = maybe
+    if form.writes_carry:  # the flag of the threads that (may) run it
+        interp.carry.write(carry_out, per_register[0], interp.active & execute)
     write_results(interp, form, values, coord, execute, preserve, sources, (results, made_nan, per_register))
 
 

@@ -31,6 +31,7 @@ import re
 import numpy as np
 
 from . import arith_ops as AR
+from . import carry as C
 from . import context as CX
 from . import control_flow as CF
 from . import cp_async as CP
@@ -130,6 +131,7 @@ class Interpreter:
         # for the async proxy yet (proxy.py).
         self.unfenced = P.UnfencedWrites()
         self.mbarriers = M.Mbarriers()
+        self.carry = C.CarryFlag(threads)  # CC.CF of each thread (carry.py)
         # Happens-before through mbarrier phases (clocks.py), in a kernel
         # that has mbarrier operations; None otherwise.
         self.clocks = None

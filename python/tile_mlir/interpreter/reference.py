@@ -18,6 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from .reference_bits import BIT_FAMILIES, bit_reference, int_minmax
+from .reference_ints import INT_FAMILIES, int_reference, slct
 
 
 class NotCovered(Exception):
@@ -744,27 +745,60 @@ def compare_values(cmp, ty, quals, a_bits, b_bits):
         return ORDERED[cmp[:-1]](a, b) | unordered
 
 
+COMBINE = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+
+
+def comparison_of(quals):
+    """setp's and set's comparison and boolean operation (or None)."""
+    cmp = next(q for q in quals if q in ORDERED or q in UNSIGNED_NAMES or q in
+               ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"))
+    return cmp, next((q for q in quals if q in ("and", "or", "xor")), None)
+
+
 def setp(form, types, quals, srcs):
     """Predicates of setp: p = t BoolOp c, and with p|q q = !t BoolOp c, or
     for a packed type the high lanes' comparison."""
     ty = types[0]
-    cmp = next(q for q in quals if q in ORDERED or q in UNSIGNED_NAMES or q in
-               ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"))
-    bool_op = next((q for q in quals if q in ("and", "or", "xor")), None)
-    combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+    cmp, bool_op = comparison_of(quals)
     c = np.asarray(srcs[2]).astype(bool) if bool_op else None
     if ty in LANES:
         kind, lane_bits, lanes = LANES[ty]
         parts = [compare_values(cmp, kind, quals, x, y)
                  for x, y in zip(split_lanes(srcs[0], lane_bits, lanes), split_lanes(srcs[1], lane_bits, lanes))]
         if bool_op:
-            parts = [combine[bool_op](t, c) for t in parts]
+            parts = [COMBINE[bool_op](t, c) for t in parts]
         return np.stack(parts, axis=-1).reshape(-1).astype(np.uint16)
     t = compare_values(cmp, ty, quals, srcs[0], srcs[1])
-    p, q = (t, ~t) if not bool_op else (combine[bool_op](t, c), combine[bool_op](~t, c))
+    p, q = (t, ~t) if not bool_op else (COMBINE[bool_op](t, c), COMBINE[bool_op](~t, c))
     if form.operands[0].count == 2:
         return np.stack([p, q], axis=-1).reshape(-1).astype(np.uint16)
     return p.astype(np.uint16)
+
+
+# What set writes for true: all ones for an integer result, 1.0 for a
+# float one (per 16-bit lane for a packed source); 0 for false.
+SET_TRUE = {"u32": 0xFFFFFFFF, "s32": 0xFFFFFFFF, "u16": 0xFFFF, "s16": 0xFFFF, "f32": 0x3F800000,
+            "f16": 0x3C00, "bf16": 0x3F80, "f16x2": 0x3C00, "bf16x2": 0x3F80}
+
+
+def set_values(types, quals, srcs):
+    """set.CmpOp{.BoolOp}.dtype.stype: setp's t (BoolOp c) as a value of
+    dtype; a packed stype compares and writes each 16-bit lane apart."""
+    dtype, stype = types
+    cmp, bool_op = comparison_of(quals)
+    c = np.asarray(srcs[2]).astype(bool) if bool_op else None
+    if stype in LANES:
+        kind, lane_bits, lanes = LANES[stype]
+        true = SET_TRUE[dtype] if dtype in LANES else 0xFFFF
+        parts = []
+        for x, y in zip(split_lanes(srcs[0], lane_bits, lanes), split_lanes(srcs[1], lane_bits, lanes)):
+            t = compare_values(cmp, kind, quals, x, y)
+            t = COMBINE[bool_op](t, c) if bool_op else t
+            parts.append(np.where(t, np.uint64(true), np.uint64(0)))
+        return join_lanes(parts, lane_bits, lane_bits * lanes).astype(np.uint32)
+    t = compare_values(cmp, stype, quals, srcs[0], srcs[1])
+    t = COMBINE[bool_op](t, c) if bool_op else t
+    return np.where(t, SET_TRUE[dtype], 0).astype(UINT[32 if dtype in ("u32", "s32", "f32") else 16])
 
 
 # -- conversions ----------------------------------------------------------------
@@ -905,7 +939,7 @@ F64_NAN_ORDER = {"add": (1, 0), "sub": (1, 0), "mul": (1, 0), "min": (1, 0), "ma
                  "div": (0, 1), "fma": (1, 2, 0), "mad": (1, 2, 0)}
 F64_MADE_NAN = 0xFFF8000000000000
 # Families whose result is bits of an input, not arithmetic.
-NAN_KEEPING = {"mov", "selp", "copysign", "testp", "setp", "ld", "st"} | set(BIT_FAMILIES)
+NAN_KEEPING = {"mov", "selp", "slct", "copysign", "testp", "setp", "set", "ld", "st"} | BIT_FAMILIES | INT_FAMILIES
 
 
 def _quiet(bits, kind):
@@ -1081,10 +1115,17 @@ def _values(form, tokens, types, quals, srcs):
         return testp(types[0], quals, srcs[0])
     if family == "setp":
         return setp(form, types, quals, srcs)
+    if family == "set":
+        return set_values(types, quals, srcs)
     if family == "selp":
         return np.where(np.asarray(srcs[2]).astype(bool), srcs[0], srcs[1])
     if family in BIT_FAMILIES:
         return bit_reference(family, types[0], quals, srcs, getattr(form, "immediates", {}))
+    if family in INT_FAMILIES:
+        values, defined = int_reference(family, types, quals, srcs)
+        return values if defined is None else Partial(values, defined)
+    if family == "slct":
+        return slct(types[1], quals, *srcs)
     if family in ("min", "max") and len(srcs) == 2:
         ty = types[0]
         if ty in INT_TYPES or ty in ("u16x2", "s16x2"):

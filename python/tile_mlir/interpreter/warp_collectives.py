@@ -178,6 +178,29 @@ def _redux(form, mode, members, values_of, own):
     return {"d": (result & 0xFFFFFFFF).astype(np.uint64)}
 
 
+def move_matrix(interp, form, values, coord, executing):
+    """movmatrix.sync.aligned.m8n8.trans.b16 (PTX ISA 9.0, 9.7.14.5.16):
+    the warp's 8 x 8 matrix of b16, lane l's register holding elements
+    2(l % 4) and 2(l % 4) + 1 of row l / 4, transposed: lane l gets those
+    of column l / 4, the result's element (i, j) being the source's (j, i),
+    which lane 4j + i / 2 holds in its half i % 2. Every lane executes it
+    (.aligned): a missing lane is a hazard and its warp's result
+    undefined."""
+    d, a = values
+    if not isinstance(a, View):
+        raise NotCovered(f"{form.opcode}: a constant source (a register tile is the warp's matrix)")
+    lane, _, partial = whole_warps(interp, form, executing)
+    bits, read_defined, _ = interp.read(a, coord + [0])
+    first = interp.lanes - lane
+    shift = np.uint64(16) * ((lane // 4) % 2).astype(np.uint64)  # column l / 4's half
+    out, defined = np.zeros(interp.threads, np.uint64), np.ones(interp.threads, bool)
+    for half in (0, 1):
+        source = first + 4 * (2 * (lane % 4) + half) + lane // 8  # row 2(l % 4) + half's lane
+        out |= ((bits[source] >> shift) & np.uint64(0xFFFF)) << np.uint64(16 * half)
+        defined &= read_defined[source]
+    interp.write(d, coord + [0], out, defined & ~partial, executing, None)
+
+
 def whole_warps(interp, form, executing):
     """(each thread's lane, the first thread of every warp, the threads
     of warps that run a .sync.aligned instruction with lanes missing):

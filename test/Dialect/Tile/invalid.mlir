@@ -794,3 +794,22 @@ func.func @rw_overlapping(%acc: memref<2x1xf32, strided<[0, 1]>, 5>, %a: f32) {
   tile.apply "fma.rn.f32"(%acc, %a, %a) : memref<2x1xf32, strided<[0, 1]>, 5>, f32, f32
   return
 }
+
+// -----
+
+func.func @carry_reader_without_writer(%d: memref<4x1xi32, 5>, %a: memref<4x1xi32, 5>) {
+  // expected-error @+1 {{'tile.apply' op addc.cc.u32 reads the carry flag (CC.CF), which no instruction before it in its block writes: begin the chain in the same block with a form that writes it (add.cc, sub.cc, mad.lo.cc, addc.cc, ...)}}
+  tile.apply "addc.cc.u32"(%d, %a, %a) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  return
+}
+
+// -----
+
+func.func @carry_writer_in_another_block(%d: memref<4x1xi32, 5>, %a: memref<4x1xi32, 5>, %p: i1) {
+  tile.apply "add.cc.u32"(%d, %a, %a) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  scf.if %p {
+    // expected-error @+1 {{'tile.apply' op madc.hi.u32 reads the carry flag (CC.CF), which no instruction before it in its block writes}}
+    tile.apply "madc.hi.u32"(%d, %a, %a, %a) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  }
+  return
+}

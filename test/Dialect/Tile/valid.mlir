@@ -448,3 +448,20 @@ func.func @cvt_pack(%d: memref<4x1xi32, 5>, %a: memref<4x1xi32, 5>) {
   tile.apply "cvt.pack.sat.u4.s32.b32"(%d, %a, %a, %d) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
   return
 }
+
+// -----
+
+// A carry chain: the writer before its readers in one block, other
+// instructions between them.
+// CHECK-LABEL: func.func @carry_chain
+// CHECK: tile.apply "add.cc.u32"
+// CHECK: tile.apply "mul.lo.u32"
+// CHECK: tile.apply "addc.cc.u32"
+// CHECK: tile.apply "madc.hi.u32"
+func.func @carry_chain(%d: memref<4x1xi32, 5>, %a: memref<4x1xi32, 5>) {
+  tile.apply "add.cc.u32"(%d, %a, %a) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  tile.apply "mul.lo.u32"(%d, %a, %a) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  tile.apply "addc.cc.u32"(%d, %a, %a) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  tile.apply "madc.hi.u32"(%d, %a, %a, %a) : memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>, memref<4x1xi32, 5>
+  return
+}

@@ -756,6 +756,39 @@ static LogicalResult verifyTensorBox(DiagFn diag, Value tile,
                                      StringRef opcode, TensorMapOp map,
                                      unsigned dims);
 
+/// Whether `op` is a tile.apply or tile.instr whose opcode writes the carry
+/// flag (a .cc form).
+static bool writesCarry(Operation *op) {
+  StringRef opcode;
+  if (auto apply = dyn_cast<ApplyOp>(op))
+    opcode = apply.getOpcode();
+  else if (auto instr = dyn_cast<InstrOp>(op))
+    opcode = instr.getOpcode();
+  else
+    return false;
+  std::string error;
+  ArrayRef<ptx::Form> forms = ptx::lookupForms(opcode, error);
+  return !forms.empty() && forms.front().writesCarry;
+}
+
+/// A reader of the carry flag (addc, subc, madc) needs a writer before it
+/// in its block: the flag is state between instructions, and one set in
+/// another block (before a branch, in a loop's previous trip) is not
+/// proven to reach it.
+static LogicalResult verifyCarryChain(Operation *op, StringRef opcode,
+                                      const ptx::Form &form) {
+  if (!form.readsCarry)
+    return success();
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
+    if (writesCarry(prev))
+      return success();
+  return op->emitOpError()
+         << opcode << " reads the carry flag (CC.CF), which no instruction "
+         << "before it in its block writes: begin the chain in the same "
+         << "block with a form that writes it (add.cc, sub.cc, mad.lo.cc, "
+         << "addc.cc, ...)";
+}
+
 LogicalResult ApplyOp::verify() {
   std::string error;
   ArrayRef<ptx::Form> forms = ptx::lookupForms(getOpcode(), error);
@@ -785,6 +818,8 @@ LogicalResult ApplyOp::verify() {
   }
 
   if (failed(verifyTargets(*this, *form)))
+    return failure();
+  if (failed(verifyCarryChain(*this, getOpcode(), *form)))
     return failure();
 
   ValueRange args = getArgs();
@@ -1110,6 +1145,8 @@ LogicalResult InstrOp::verify() {
   const ptx::Form *form = lookupForm(error);
   if (!form)
     return emitOpError() << error;
+  if (failed(verifyCarryChain(*this, getOpcode(), *form)))
+    return failure();
   InstrRegisters registers = getInstrRegisters(*form);
   if (getResults().size() != registers.written.size() ||
       getInputs().size() != registers.read.size()) {
@@ -1207,6 +1244,16 @@ LogicalResult InstrOp::verify() {
   return success();
 }
 
+namespace {
+/// The carry flag CC.CF: state between instructions that no operand shows.
+/// Its readers read and its writers write this resource, so MLIR keeps a
+/// chain's order and never merges or drops a link of it.
+struct CarryFlagResource
+    : public SideEffects::Resource::Base<CarryFlagResource> {
+  StringRef getName() final { return "CC.CF"; }
+};
+} // namespace
+
 void InstrOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
@@ -1228,6 +1275,10 @@ void InstrOp::getEffects(
     effects.emplace_back(MemoryEffects::Write::get());
     return;
   }
+  if (form && form->readsCarry)
+    effects.emplace_back(MemoryEffects::Read::get(), CarryFlagResource::get());
+  if (form && form->writesCarry)
+    effects.emplace_back(MemoryEffects::Write::get(), CarryFlagResource::get());
   if (!getMemref())
     return;
   if (!form || form->readsMemory)
