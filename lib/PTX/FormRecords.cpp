@@ -630,6 +630,25 @@ constexpr VariantRecord kBulkVariants[] = {
     {.slots = kBulkAnySlots, .floors = kTmaFloors,
      .signatures = kBulkLoadSignature}};
 
+// cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [srcMem], size{,
+// cache-policy} (PTX ISA 9.0): `size` bytes of global memory into L2,
+// asynchronously; nothing the kernel can see changes. Measured with ptxas
+// 13.0: .L2 and .global both required, in either order; the size a
+// multiple of 16.
+constexpr StringRef kL2[] = {"L2"};
+constexpr SlotRecord kBulkPrefetchSlots[] = {{"level", kL2, true},
+                                             {"source state space", kGlobal, true},
+                                             {"cache hint", kCacheHint}};
+constexpr OperandRecord kBulkPrefetch[] = {
+    {.name = "srcMem", .role = Role::Src, .space = Space::Global,
+     .fixedType = "b8", .sizedBy = "size", .bulk = true},
+    kBulkSize,
+    kCachePolicy};
+constexpr Signature kBulkPrefetchSignature[] = {kBulkPrefetch};
+constexpr VariantRecord kBulkPrefetchVariants[] = {
+    {.slots = kBulkPrefetchSlots, .floors = kTmaFloors,
+     .signatures = kBulkPrefetchSignature}};
+
 // cp.reduce.async.bulk.tensor.{1d..5d} (PTX ISA 9.0), tile mode: a TMA
 // store that reduces the box into the tensor element by element,
 //   .global.shared::cta.redOp{.tile}.bulk_group{.L2::cache_hint}
@@ -1511,6 +1530,39 @@ constexpr VariantRecord kFenceVariants[] = {
      .signatures = kNoOperands,
      .whenToken = "mbarrier_init"},
     {.slots = kFenceSlots, .floors = kFenceFloors, .signatures = kNoOperands}};
+
+//===-- griddepcontrol: programmatic dependent launch ------------------------===//
+
+// griddepcontrol.wait waits until the grids this one depends on have
+// completed and their memory is visible; griddepcontrol.launch_dependents
+// lets the grid that depends on this one start (its wait still waits for
+// all of this grid). sm_90, PTX 7.8; measured with ptxas 13.0: one of the
+// two is required, nothing else. Each orders memory: a load of what the
+// kernel before wrote must not move above the wait.
+constexpr StringRef kGridDependencyActions[] = {"wait", "launch_dependents"};
+constexpr SlotRecord kGridDependencySlots[] = {
+    {"control", kGridDependencyActions, true}};
+constexpr FloorRecord kGridDependencyFloors[] = {{90, 78}};
+constexpr VariantRecord kGridDependencyVariants[] = {
+    {.slots = kGridDependencySlots,
+     .floors = kGridDependencyFloors,
+     .signatures = kNoOperands}};
+
+// nanosleep.u32 t: the thread sleeps for about t nanoseconds (at most 1
+// ms). sm_70, PTX 6.3; measured with ptxas 13.0: .u32 alone. It orders
+// memory for MLIR and LLVM, so that a spin loop's load is not hoisted past
+// its backoff and the sleep is never dropped (it has no result).
+constexpr OperandRecord kNanosleep[] = {
+    {.name = "t", .role = Role::Src, .fixedType = "u32"}};
+constexpr Signature kNanosleepSignature[] = {kNanosleep};
+constexpr FloorRecord kNanosleepFloors[] = {{70, 63}};
+constexpr VariantRecord kNanosleepVariants[] = {
+    {kU32Tuple, {}, {}, kNanosleepFloors, kNanosleepSignature}};
+
+// trap: the kernel stops with an error (the launch fails; its context is
+// lost). No operands; ptxas 13.0 takes `trap` alone. Side-effecting asm
+// that orders memory, so nothing moves past it and it is never dropped.
+constexpr VariantRecord kTrapVariants[] = {{.signatures = kNoOperands}};
 
 //===-- mma ----------------------------------------------------------------===//
 
@@ -2796,10 +2848,9 @@ constexpr VariantRecord kSadVariants[] = {
 // (and for dp2a's a, 16-bit) dot products added to c; d and c are u32
 // when both types are, else s32. dp2a's .lo/.hi picks b's bytes 0-1 or
 // 2-3; measured with ptxas 13.0, it is required and comes first.
-constexpr StringRef kU32[] = {"u32"};
-constexpr Tokens kDotUnsignedTuple[] = {kU32, kU32};
+constexpr Tokens kDotUnsignedTuple[] = {kU32Type, kU32Type};
 constexpr Tokens kDotSignedATuple[] = {kS32, kU32S32};
-constexpr Tokens kDotSignedBTuple[] = {kU32, kS32};
+constexpr Tokens kDotSignedBTuple[] = {kU32Type, kS32};
 constexpr OperandRecord kDotUnsigned[] = {{"dst", Role::Dst},
                                           {"a", Role::Src},
                                           {"b", Role::Src, Space::Reg, 1},
@@ -3563,6 +3614,12 @@ const FamilyRecord kRecords[] = {
      .family = "cp.async.bulk",
      .variants = kTmaPrefetchVariants,
      .accessesDescribedMemory = true},
+    // After prefetch.tensor and before cp.async.bulk, whose names begin
+    // its own and its. It reads its source (into L2 only).
+    {.name = "cp.async.bulk.prefetch",
+     .family = "cp.async.bulk",
+     .variants = kBulkPrefetchVariants,
+     .readsMemory = true},
     {.name = "cp.reduce.async.bulk.tensor",
      .family = "cp.async.bulk",
      .variants = kTmaReduceVariants,
@@ -3668,6 +3725,11 @@ const FamilyRecord kRecords[] = {
      .writesMemory = true,
      .warpCollective = true},
     {.name = "movmatrix", .variants = kMovmatrixVariants, .warpCollective = true},
+    {.name = "griddepcontrol",
+     .variants = kGridDependencyVariants,
+     .ordersMemory = true},
+    {.name = "nanosleep", .variants = kNanosleepVariants, .ordersMemory = true},
+    {.name = "trap", .variants = kTrapVariants, .ordersMemory = true},
     {.name = "wgmma.mma_async", .family = "wgmma",
      .variants = kWgmmaVariants, .repeatable = kWgmmaRepeatable,
      .warpCollective = true, .warpgroupCollective = true,

@@ -260,6 +260,9 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     if fn.cluster is not None and int(re.match(r"sm_(\d+)", chip).group(1)) < 90:
         raise CompileError(f"{fn.name} runs in clusters of {fn.cluster} blocks, which need sm_90 or newer; "
                            f"the target is {chip}")
+    if fn.dependent and int(re.match(r"sm_(\d+)", chip).group(1)) < 90:
+        raise CompileError(f"{fn.name} is launched as a programmatic dependent, which needs sm_90 or newer; "
+                           f"the target is {chip}")
     # Options are checked before the cache is asked: a hit must not accept
     # what a miss rejects.
     passes = pipeline(chip, 0, opt_level, "isa", bare_pointers=not fn.dynamic,
@@ -274,7 +277,7 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
         # kernel (the IR does not hold the parameters' names).
         if hit is not None and hit.name == fn.name and hit.convention == convention:
             kernel = CompiledKernel(fn.name, hit.ptx, hit.cubin, chip, params, fn.grid, fn.block,
-                                    convention, fn.dynamic_shared_bytes, fn.cluster)
+                                    convention, fn.dynamic_shared_bytes, fn.cluster, dependent=fn.dependent)
             kernel.mlir, kernel.stages, kernel.from_cache = str(fn.module), {}, True
             return kernel
     # A clone, not a printed and re-parsed copy: diagnostics keep the
@@ -292,7 +295,7 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
     ptx_text = _objects(module)["kernels"].decode()
     binary = assemble(ptx_text, chip) if cubin else None
     kernel = CompiledKernel(fn.name, ptx_text, binary, chip, params, fn.grid, fn.block, convention,
-                            fn.dynamic_shared_bytes, fn.cluster)
+                            fn.dynamic_shared_bytes, fn.cluster, dependent=fn.dependent)
     kernel.mlir = str(fn.module)
     kernel.stages = recorded
     kernel.from_cache = False

@@ -57,9 +57,9 @@ def _addresses(words) -> ctypes.Array:
 
 class PreparedLauncher:
     def __init__(self, kernel: runtime.Kernel):
-        if kernel.convention != "bare" or kernel.grid is None or kernel.cluster:
+        if kernel.convention != "bare" or kernel.grid is None or kernel.cluster or kernel.dependent:
             raise ValueError(f"{kernel.name}: a prepared launcher takes a kernel of the bare convention with its "
-                             "grid compiled in and no cluster")
+                             "grid compiled in, no cluster and no dependent launch")
         if any(p.kind != "tensor" or None in p.shape for p in kernel.params):
             raise ValueError(f"{kernel.name}: a prepared launcher takes tensor parameters of static shapes")
         self.kernel, self.function = kernel, kernel.function()
@@ -96,9 +96,9 @@ class ExtentLauncher:
     C-contiguous strides) is written into one argument array."""
 
     def __init__(self, kernel: runtime.Kernel):
-        if kernel.convention != "descriptor" or kernel.cluster or kernel.grid is not None:
+        if kernel.convention != "descriptor" or kernel.cluster or kernel.dependent or kernel.grid is not None:
             raise ValueError(f"{kernel.name}: an extent launcher takes a kernel of the descriptor convention, "
-                             "compiled with LaunchConfig(grid=None) and no cluster")
+                             "compiled with LaunchConfig(grid=None), no cluster and no dependent launch")
         if any(p.kind != "tensor" or p.tensor_maps for p in kernel.params):
             raise ValueError(f"{kernel.name}: an extent launcher takes tensor parameters without tensor maps")
         self.kernel, self.function = kernel, kernel.function()

@@ -118,10 +118,11 @@ SCALAR_TYPES = {"int32": ctypes.c_int32, "int64": ctypes.c_int64, "float32": cty
 
 # cuda.h: CUlaunchConfig, CUlaunchAttribute and its 64-byte value union.
 _CLUSTER_DIMENSION = 4  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+_PROGRAMMATIC_STREAM_SERIALIZATION = 6  # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
 
 
 class _LaunchAttributeValue(ctypes.Union):
-    _fields_ = [("pad", ctypes.c_char * 64), ("cluster", ctypes.c_uint * 3)]
+    _fields_ = [("pad", ctypes.c_char * 64), ("cluster", ctypes.c_uint * 3), ("allowed", ctypes.c_int)]
 
 
 class _LaunchAttribute(ctypes.Structure):
@@ -242,21 +243,29 @@ class _Driver:
                     "cuFuncSetAttribute")
 
     def launch(self, function, grid, block, arguments: Sequence, sync: bool = True,
-               stream: Optional[int] = None, shared_bytes: int = 0, cluster=None):
+               stream: Optional[int] = None, shared_bytes: int = 0, cluster=None, dependent: bool = False):
         """`arguments` are ctypes values (pointers as c_uint64, scalars by
         value), or ints for pointers; `shared_bytes` the dynamic shared
         memory of each block; `cluster` the blocks of a thread block
-        cluster (cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)."""
+        cluster (cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+        `dependent` a programmatic dependent launch (with
+        CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)."""
         values = [a if isinstance(a, (ctypes._SimpleCData, TensorMapBytes)) else ctypes.c_uint64(a)
                   for a in arguments]
         params = (ctypes.c_void_p * len(values))(*[
             ctypes.c_void_p(v.address) if isinstance(v, TensorMapBytes) else
             ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
         handle = ctypes.c_void_p(stream) if stream else None
+        attributes = []
         if cluster:
-            attribute = _LaunchAttribute(id=_CLUSTER_DIMENSION)
-            attribute.value.cluster = (ctypes.c_uint * 3)(*cluster)
-            config = _LaunchConfig(*grid, *block, shared_bytes, handle, ctypes.pointer(attribute), 1)
+            attributes.append(_LaunchAttribute(id=_CLUSTER_DIMENSION))
+            attributes[-1].value.cluster = (ctypes.c_uint * 3)(*cluster)
+        if dependent:
+            attributes.append(_LaunchAttribute(id=_PROGRAMMATIC_STREAM_SERIALIZATION))
+            attributes[-1].value.allowed = 1
+        if attributes:
+            array = (_LaunchAttribute * len(attributes))(*attributes)
+            config = _LaunchConfig(*grid, *block, shared_bytes, handle, array, len(attributes))
             self.check(self.lib.cuLaunchKernelEx(ctypes.byref(config), function, params, None),
                         "cuLaunchKernelEx")
         else:
@@ -364,10 +373,12 @@ class Kernel:
     def __init__(self, name: str, ptx: str, cubin: Optional[bytes], target: str,
                  params: List[Param], grid: Tuple[int, int, int], block: Tuple[int, int, int],
                  convention: str = "bare", dynamic_shared_bytes: int = 0,
-                 cluster: Optional[Tuple[int, int, int]] = None):
+                 cluster: Optional[Tuple[int, int, int]] = None, *, dependent: bool = False):
         self.name, self.ptx, self.cubin, self.target = name, ptx, cubin, target
         # Blocks per thread block cluster, launched with cuLaunchKernelEx.
         self.cluster = None if cluster is None else tuple(cluster)
+        # A programmatic dependent launch (LaunchConfig(dependent=True)).
+        self.dependent = dependent
         # The dynamic shared memory every launch gives a block
         # (T.alloc_dynamic_shared).
         self.dynamic_shared_bytes = dynamic_shared_bytes
@@ -393,6 +404,7 @@ class Kernel:
             "convention": self.convention,
             "dynamic_shared_bytes": self.dynamic_shared_bytes,
             **({"cluster": list(self.cluster)} if self.cluster else {}),
+            **({"dependent": True} if self.dependent else {}),
             "params": [{"name": p.name, "kind": p.kind, "shape": list(p.shape), "dtype": p.dtype,
                         "written": p.written,
                         **({"tensor_maps": [{"box": list(box), "swizzle": swizzle}
@@ -554,7 +566,8 @@ class Kernel:
                 pointers += self._tensor_arguments(param, entry[0], value.shape, value.dtype)
             drv.launch(self._function, launch_grid, self.block, pointers,
                        sync=sync or bool(owned), stream=handle, shared_bytes=self.dynamic_shared_bytes,
-                       **({"cluster": self.cluster} if self.cluster else {}))
+                       **({"cluster": self.cluster} if self.cluster else {}),
+                       **({"dependent": True} if self.dependent else {}))
             for pointer, value, written in owned.values():
                 if written:
                     drv.to_host(value, pointer)
@@ -708,5 +721,8 @@ def load(path: str) -> Kernel:
             fail("cluster", str(error))
         if grid is None or any(g % c for g, c in zip(grid, cluster)):
             fail("cluster", f"the grid {grid} does not hold whole clusters of {cluster}")
+    dependent = artifact.get("dependent", False)
+    if not isinstance(dependent, bool):
+        fail("dependent", f"expected true or false, got {dependent!r}")
     return Kernel(artifact["name"], artifact["ptx"], cubin or None, target, params, grid, block, convention,
-                  dynamic, cluster)
+                  dynamic, cluster, dependent=dependent)

@@ -346,7 +346,7 @@ def test_a_prepared_launcher_takes_only_what_it_can_launch_unchecked():
         T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], r)
 
     with pytest.raises(ValueError, match="copy: a prepared launcher takes a kernel of the bare convention with its "
-                       "grid compiled in and no cluster"):
+                       "grid compiled in, no cluster and no dependent launch"):
         PreparedLauncher(tile_mlir.compile(copy, target="sm_90"))
 
 

@@ -371,3 +371,30 @@ def test_an_l2_prefetch_takes_as_many_coordinates_as_its_dimensions():
     with pytest.raises(T.TileError, match=r"test_tma.py:\d+: cp\.async\.bulk\.prefetch\.tensor\.3d\.L2\.global\.tile: "
                                           r"operand tensorCoords: .* takes 3 registers of s32, got 2 values"):
         _prefetch_then_copy("3d")
+
+
+@T.function
+def warm_then_read(W: T.Tensor((1024,), "uint32"), Out: T.Tensor((32, 1), "uint32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    T.cuda.tile.apply(T.ptx["cp.async.bulk.prefetch.L2.global"], W[0:1024], T.uint32(4096), pred=t == 0)
+    v = T.alloc_local((1, 1), "uint32")
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], v, W[t:t + 1].reshape((1, 1)))
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], v)
+
+
+def test_a_bulk_prefetch_into_l2_is_emitted_and_changes_nothing():
+    # cp.async.bulk.prefetch.L2 (issue 58): one instruction as written; it
+    # reads W (a read-only W is accepted: it is not written) and nothing
+    # the kernel can see changes.
+    kernel = tile_mlir.compile(warm_then_read, cache=False)
+    assert re.findall(r"cp\.async\.bulk\.prefetch\.L2\.global \[%rd\d+\], 4096;", kernel.ptx) and kernel.cubin
+    assert warm_then_read.written == ("Out",)
+    w, out = np.arange(1024, dtype=np.uint32), np.zeros((32, 1), np.uint32)
+    tile_mlir.interpret(warm_then_read, w, out)
+    assert (out[:, 0] == np.arange(32)).all()
+    with pytest.raises(T.TileError, match=r"size: immediate 24 is not legal for cp.async.bulk.prefetch.L2.global"):
+        @T.function
+        def odd(W: T.Tensor((1024,), "uint32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.prefetch.L2.global"], W[0:6], T.uint32(24))

@@ -330,6 +330,18 @@ def set_spellings():
         yield f"set.lt.{dtype}"
 
 
+def grid_dependency_spellings():
+    """PTX ISA 9.0, griddepcontrol.{wait,launch_dependents}, nanosleep.u32
+    and trap: each, with none, both or near qualifiers and types."""
+    for quals in [("wait",), ("launch_dependents",), (), ("wait", "launch_dependents"), ("wait", "aligned"),
+                  ("sync", "wait"), ("launch_dependents", "wait"), ("wait", "wait"), ("launch",), ("signal",)]:
+        yield ".".join(("griddepcontrol",) + quals)
+    for rest in ("u32", "s32", "b32", "u64", "u16", "sync.u32", "u32.u32"):
+        yield f"nanosleep.{rest}"
+    for rest in ("", ".u32", ".sync", ".aligned"):
+        yield f"trap{rest}"
+
+
 def setp_selp_spellings():
     """PTX ISA 9.0, setp.CmpOp{.BoolOp}{.ftz}.type and selp.type: every
     comparison on every type, with and without a boolean operation and ftz,
@@ -803,6 +815,12 @@ def bulk_spellings():
         if completion:
             yield ".".join(["cp.async.bulk", completion] + [q for q in quals if q != completion])
 
+    # cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [srcMem], size{, policy}
+    for quals in (("L2", "global"), ("global", "L2"), ("L2",), ("global",), ("L1", "global"),
+                  ("L2", "shared::cta"), ("L2", "global", "L2::cache_hint"), ("L2::cache_hint", "L2", "global"),
+                  ("L2", "global", "bulk_group"), ("L2", "global", "mbarrier::complete_tx::bytes")):
+        yield ".".join(("cp.async.bulk.prefetch",) + quals)
+
 
 def reduce_spellings():
     """PTX ISA 9.0, cp.reduce.async.bulk.tensor: 0d to 6d, each reduction
@@ -829,6 +847,8 @@ def bulk_operands(tokens):
     [dstMem], [srcMem], size, [mbar]{, ctaMask}{, cache-policy} or a
     store's [dstMem], [srcMem], size{, cache-policy}{, byteMask}."""
     memory, policy, size = (8, 1, True), (64, 1, False), ("imm", 16, False)
+    if "prefetch" in tokens:
+        return [memory, size] + ([policy] if "L2::cache_hint" in tokens else [])
     if "bulk_group" in tokens:
         return ([memory, memory, size] + ([policy] if "L2::cache_hint" in tokens else [])
                 + ([(16, 1, False)] if "cp_mask" in tokens else []))
@@ -888,7 +908,7 @@ def spellings():
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
-                extended_int_spellings, set_spellings,
+                extended_int_spellings, set_spellings, grid_dependency_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
                 cache_hint_spellings, createpolicy_spellings, async_copy_spellings):
@@ -950,8 +970,10 @@ def natural_operands(spelling):
         return [u32, (1, 1, False, False, True), u32]
     if family == "activemask":
         return [u32]
-    if family in ("membar", "fence"):
+    if family in ("membar", "fence", "griddepcontrol", "trap"):
         return []
+    if family == "nanosleep":
+        return [(max(BITS.get(types[-1], 32), 16), 1, False)] if types else [(32, 1, False)]
     if family == "prefetch" or tokens[:4] == ["cp", "async", "bulk", "tensor"] or \
             tokens[:5] == ["cp", "async", "bulk", "prefetch", "tensor"] or \
             tokens[:5] == ["cp", "reduce", "async", "bulk", "tensor"]:

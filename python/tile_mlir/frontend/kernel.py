@@ -114,6 +114,8 @@ class PrimFunc:
         self.grid, self.block = (1, 1, 1), (1, 1, 1)
         # Blocks per thread block cluster (LaunchConfig(cluster=...)), or None.
         self.cluster = None
+        # Launched as a programmatic dependent (LaunchConfig(dependent=True)).
+        self.dependent = False
         self.written: Tuple[str, ...] = ()
         # The bytes of dynamic shared memory each launch gives a block.
         self.dynamic_shared_bytes = 0
@@ -174,6 +176,7 @@ class PrimFunc:
                          else _dim3(builder.launch.grid, "the grid's", _GRID_LIMITS))
             self.block = _dim3(builder.launch.block, "the block's", _BLOCK_LIMITS)
             self.cluster = self._cluster(builder.launch.cluster)
+            self.dependent = self._dependent(builder.launch.dependent, func)
             threads = self.block[0] * self.block[1] * self.block[2]
             if threads > _MAX_BLOCK_THREADS:
                 raise TileError(f"a block of {self.block} has {threads} threads; "
@@ -187,6 +190,28 @@ class PrimFunc:
             if self.grid is not None:
                 func.attributes["known_grid_size"] = ir.DenseI32ArrayAttr.get(list(self.grid))
         return module
+
+    def _dependent(self, dependent, func):
+        """LaunchConfig(dependent=True): the kernel may start before the one
+        it follows has finished, so it must wait (griddepcontrol.wait)
+        before it reads that kernel's results; one without a wait is
+        refused."""
+        if not isinstance(dependent, bool):
+            raise TileError(f"{self.name}: LaunchConfig(dependent=...) takes True or False, got {dependent!r}")
+        if not dependent:
+            return False
+        waits = []
+
+        def find_wait(op):
+            if op.name == "tile.apply" and ir.StringAttr(op.attributes["opcode"]).value == "griddepcontrol.wait":
+                waits.append(op)
+            return ir.WalkResult.ADVANCE
+        func.operation.walk(find_wait)
+        if not waits:
+            raise TileError(f"{self.name}: LaunchConfig(dependent=True) lets it start while the kernel before it "
+                            "still runs; it reads what that kernel wrote only after griddepcontrol.wait, and it "
+                            "has none")
+        return True
 
     def _cluster(self, cluster):
         """The launch's cluster, checked against the grid: CUDA guarantees

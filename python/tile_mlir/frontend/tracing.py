@@ -160,10 +160,15 @@ class LaunchConfig:
     (``kernel[grid](...)`` or ``kernel(..., grid=...)``); a fixed grid is
     compiled in (the lowering may assume it) and a call must keep it.
     ``cluster`` groups blocks into thread block clusters (sm_90 and newer):
-    1 to 3 extents, at most 8 blocks, dividing a fixed grid."""
+    1 to 3 extents, at most 8 blocks, dividing a fixed grid. ``dependent``
+    launches it as a programmatic dependent (sm_90 and newer): it may start
+    while the kernel before it in its stream still runs, and reads what
+    that kernel wrote only after ``griddepcontrol.wait``, which it must
+    have."""
     grid: Any = 1
     block: Any = 1
     cluster: Any = None
+    dependent: bool = False
 
 
 class _Builder(threading.local):

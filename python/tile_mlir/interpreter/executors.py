@@ -146,6 +146,27 @@ def _move_matrix(interp, apply):
         WC.move_matrix(interp, apply.form, apply.values, coord, executing if known is None else executing & known)
 
 
+def _no_visible_effect(interp, apply):
+    """What an interpreted launch cannot see: griddepcontrol (it has no
+    grid before or after it, so wait has nothing to wait for and
+    launch_dependents nothing to start; docs/families/griddepcontrol.md)
+    and nanosleep (time passes; the threads' turns are the machine's)."""
+
+
+class Trap(Exception):
+    """A thread executed trap: the launch stops with an error."""
+
+
+def _trap(interp, apply):
+    """trap: the kernel stops with an error where any thread executes it
+    (on the GPU the launch fails and its context is lost)."""
+    executing, known = apply.executing(interp)
+    threads = np.flatnonzero(executing if known is None else executing | (interp.active & ~known))
+    if threads.size:
+        raise Trap(f"{interp.points[interp.point]}: thread {int(threads[0])} executed trap: the launch stops "
+                   "with an error")
+
+
 def _wgmma(interp, apply):
     """wgmma.mma_async, commit_group and wait_group (wgmma.py); its fence
     orders nothing the interpreter runs out of order."""
@@ -178,6 +199,9 @@ EXECUTORS = {
     "stmatrix": _matrix_move,
     **{family: _warp_collective for family in ("shfl", "vote", "match", "redux", "elect", "activemask")},
     "movmatrix": _move_matrix,
+    "griddepcontrol": _no_visible_effect,
+    "nanosleep": _no_visible_effect,
+    "trap": _trap,
 }
 
 

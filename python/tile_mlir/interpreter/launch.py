@@ -22,7 +22,7 @@ from typing import List
 import numpy as np
 
 from .. import runtime
-from . import fragment_origins, machine, mbarrier, streams, tma
+from . import executors, fragment_origins, machine, mbarrier, streams, tma
 from .hazards import Hazard, LoopFault
 from .accumulation import MODELS as ACCUMULATION_MODELS
 
@@ -129,7 +129,7 @@ def interpret(fn, *args, grid=None, shared_banks=None, fragment_layouts=True, ta
         raise InterpretError(f"{fn.name}: {why}") from None
     except fragment_origins.FragmentLayoutFault as why:
         raise FragmentLayoutError(f"{fn.name}: {why}") from None
-    except (mbarrier.MbarrierFault, LoopFault, streams.Stuck, tma.TmaFault) as why:
+    except (mbarrier.MbarrierFault, LoopFault, streams.Stuck, tma.TmaFault, executors.Trap) as why:
         before = getattr(why, "hazards_before", [])
         found = "".join(f"\n  {hazard}" for hazard in before)
         raise InterpretError(f"{fn.name}: {why}" + (f"\nbefore it, the interpreter found {len(before)} "

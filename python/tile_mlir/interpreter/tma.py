@@ -94,6 +94,8 @@ def execute(interp, form, values, executing):
         _release(interp, executing, int(values[0][0][0]), writes="read" not in tokens)
         return
     named = {o.name: v for o, v in zip(form.operands, values)}
+    if "prefetch" in tokens and "tensorMap" not in named:
+        return  # bytes into L2 only: nothing the kernel can see changes
     masks = _scalar(interp, named["ctaMask"]) if "multicast::cluster" in tokens else None
     if "tensorMap" not in named:
         _bulk(interp, form, named, masks, executing)

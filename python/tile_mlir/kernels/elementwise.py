@@ -5,7 +5,10 @@
   a bf16 is the top half of an f32), computes with ex2.approx.ftz.f32 and
   rcp.approx.ftz.f32, rounds once (cvt.rn.bf16x2.f32) and stores one
   vector;
-- `add_f16`: a + b over packed halves (add.rn.f16x2);
+- `add_f16`: a + b over packed halves (add.rn.f16x2); with `dependent`, a
+  link of a chain of launches (programmatic dependent launch): it lets the
+  next kernel start (griddepcontrol.launch_dependents), then waits for the
+  one before (griddepcontrol.wait) before it reads;
 - `narrow_f16`: float32 to packed halves (cvt.rn.f16x2.f32), two vectors
   of floats in, one out.
 
@@ -67,16 +70,20 @@ def swiglu(elements: int, block: int = BLOCK):
     return swiglu
 
 
-def add_f16(halves: int, block: int = BLOCK):
+def add_f16(halves: int, block: int = BLOCK, dependent: bool = False):
     """a + b over `halves` fp16 values of each array: a T.function of (A,
-    B, Out)."""
+    B, Out); `dependent` launches it as a programmatic dependent of the
+    kernel before it (sm_90)."""
     threads = halves // 8
     grid = _blocks(threads, block)
 
     @T.function
     def stream_add(A: T.Tensor((threads, 1, 4), "int32"), B: T.Tensor((threads, 1, 4), "int32"),
                    Out: T.Tensor((threads, 1, 4), "int32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=block))
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=block, dependent=dependent))
+        if dependent:
+            T.cuda.tile.apply(T.ptx["griddepcontrol.launch_dependents"])
+            T.cuda.tile.apply(T.ptx["griddepcontrol.wait"])  # A may be the kernel before's Out
         t = T.block_id() * block + T.thread_id()
         a = T.alloc_local((1, 4), "int32")
         b = T.alloc_local((1, 4), "int32")
