@@ -1564,6 +1564,11 @@ constexpr VariantRecord kNanosleepVariants[] = {
 // that orders memory, so nothing moves past it and it is never dropped.
 constexpr VariantRecord kTrapVariants[] = {{.signatures = kNoOperands}};
 
+// exit: the thread ends; a barrier of all the block's (or cluster's)
+// threads waits for those that have not exited. No operands; it orders
+// memory, so nothing after it moves before it.
+constexpr VariantRecord kExitVariants[] = {{.signatures = kNoOperands}};
+
 //===-- mma ----------------------------------------------------------------===//
 
 // mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype
@@ -3730,6 +3735,7 @@ const FamilyRecord kRecords[] = {
      .ordersMemory = true},
     {.name = "nanosleep", .variants = kNanosleepVariants, .ordersMemory = true},
     {.name = "trap", .variants = kTrapVariants, .ordersMemory = true},
+    {.name = "exit", .variants = kExitVariants, .ordersMemory = true},
     {.name = "wgmma.mma_async", .family = "wgmma",
      .variants = kWgmmaVariants, .repeatable = kWgmmaRepeatable,
      .warpCollective = true, .warpgroupCollective = true,

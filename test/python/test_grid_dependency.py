@@ -139,3 +139,33 @@ def test_trap_stops_the_launch_where_a_thread_executes_it():
     with pytest.raises(tile_mlir.InterpretError):
         tile_mlir.interpret(checked, b)
     assert (b == a).all()  # nothing is copied back from a launch that failed
+
+
+@T.function
+def tail_exit(A: T.Tensor((64, 1), "uint32"), Out: T.Tensor((64, 1), "uint32")):
+    # Threads past 40 exit; the others pass a barrier of the whole block
+    # (it waits for the threads that have not exited) and read a neighbour.
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+    t = T.thread_id()
+    S = T.alloc_shared((64, 1), "uint32")
+    v = T.alloc_local((1, 1), "uint32")
+    with T.if_(t >= 40):
+        T.cuda.tile.apply(T.ptx["exit"])
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], v, A[t:t + 1])
+    T.cuda.tile.apply(T.ptx["st.shared.b32"], S[t:t + 1], v)
+    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+    T.cuda.tile.apply(T.ptx["ld.shared.b32"], v, S[(t + 1) % 40:(t + 1) % 40 + 1])
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], v)
+
+
+def test_exit_ends_threads_and_the_barrier_waits_for_the_others():
+    # PTX ISA 9.0: an exited thread runs nothing more, also after its
+    # branch rejoins; bar.sync without a count waits for the threads that
+    # have not exited. The PTX is the guarded exit as written.
+    ptx_text = tile_mlir.compile(tail_exit, cache=False).ptx
+    assert len(re.findall(r"^\s*exit;$", ptx_text, re.M)) == 1
+    a = np.arange(64, dtype=np.uint32).reshape(64, 1) + 100
+    out = np.full((64, 1), 7, np.uint32)
+    tile_mlir.interpret(tail_exit, a, out)
+    assert (out[:40, 0] == 100 + (np.arange(40) + 1) % 40).all()
+    assert (out[40:, 0] == 7).all()  # never stored

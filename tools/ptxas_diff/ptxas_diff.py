@@ -331,8 +331,8 @@ def set_spellings():
 
 
 def grid_dependency_spellings():
-    """PTX ISA 9.0, griddepcontrol.{wait,launch_dependents}, nanosleep.u32
-    and trap: each, with none, both or near qualifiers and types."""
+    """PTX ISA 9.0, griddepcontrol.{wait,launch_dependents}, nanosleep.u32,
+    trap and exit: each, with none, both or near qualifiers and types."""
     for quals in [("wait",), ("launch_dependents",), (), ("wait", "launch_dependents"), ("wait", "aligned"),
                   ("sync", "wait"), ("launch_dependents", "wait"), ("wait", "wait"), ("launch",), ("signal",)]:
         yield ".".join(("griddepcontrol",) + quals)
@@ -340,6 +340,7 @@ def grid_dependency_spellings():
         yield f"nanosleep.{rest}"
     for rest in ("", ".u32", ".sync", ".aligned"):
         yield f"trap{rest}"
+        yield f"exit{rest}"
 
 
 def setp_selp_spellings():
@@ -970,7 +971,7 @@ def natural_operands(spelling):
         return [u32, (1, 1, False, False, True), u32]
     if family == "activemask":
         return [u32]
-    if family in ("membar", "fence", "griddepcontrol", "trap"):
+    if family in ("membar", "fence", "griddepcontrol", "trap", "exit"):
         return []
     if family == "nanosleep":
         return [(max(BITS.get(types[-1], 32), 16), 1, False)] if types else [(32, 1, False)]

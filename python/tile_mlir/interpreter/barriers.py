@@ -23,6 +23,8 @@ def cluster_barrier(interp, form, executing):
     away until then."""
     tokens = form.opcode.split(".")
     where = interp.points[interp.point]
+    if interp.exited.any():
+        raise NotCovered(f"{form.opcode} after threads exited")
     if "arrive" in tokens:
         twice = executing & (interp.cluster_arrivals > interp.cluster_waits)
         if twice.any():
@@ -92,9 +94,14 @@ def barrier(interp, form, immediates, executing):
     arrived = np.bincount(interp.block_linear[executing], minlength=blocks)
     # With a count of fewer threads (a warpgroup's barrier), those that
     # reach it together, all in lockstep; it orders their accesses only,
-    # through the clocks.
+    # through the clocks. Without a count it waits for the block's threads
+    # that have not exited (PTX ISA 9.0, exit and barrier).
     count = immediates[1] if len(immediates) == 2 else interp.per_block
     partial = count != interp.per_block
+    if not partial:
+        count = interp.per_block - np.bincount(interp.block_linear[interp.exited], minlength=blocks)
+    elif interp.exited.any():
+        raise NotCovered(f"{form.opcode} with a count of threads after threads exited")
     if partial and interp.clocks is None:
         raise NotCovered(f"{form.opcode} with a count of {count} threads in a block of "
                          f"{interp.per_block}, in a kernel without mbarriers")
@@ -102,7 +109,7 @@ def barrier(interp, form, immediates, executing):
         key = ("barrier", interp.point)
         if interp.first_report(key):
             interp.hazards.append(DivergentBarrier(form.opcode, interp.points[interp.point], int(block),
-                                                 int(arrived[block]), count))
+                                                 int(arrived[block]), int(np.broadcast_to(count, blocks)[block])))
     if partial:
         interp.clocks.join(np.flatnonzero(executing))
         return
@@ -117,6 +124,8 @@ def stream_barrier(interp, form, immediates, executing):
     barrier of the whole block also starts the next epoch."""
     if not executing.any():
         return  # none of this stream's threads reach it
+    if interp.exited.any():
+        raise NotCovered(f"{form.opcode} between warpgroups that take turns, after threads exited")
     barrier_id = immediates[0] if immediates else 0
     count = immediates[1] if len(immediates) == 2 else interp.per_block
     if "red" in form.opcode.split("."):

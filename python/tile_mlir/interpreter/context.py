@@ -23,3 +23,11 @@ def delegated(name: str) -> property:
     return property(lambda machine: getattr(machine.context, name),
                     lambda machine, value: setattr(machine.context, name, value),
                     doc=f"The running stream's {name} (ExecutionContext).")
+
+
+def active_threads() -> property:
+    """The machine's `active`: its context's, never again a thread that
+    executed exit (machine.exited), whatever mask control flow restores."""
+    return property(lambda machine: machine.context.active,
+                    lambda machine, value: setattr(machine.context, "active", value & ~machine.exited),
+                    doc="The running stream's threads that run now, less those that exited.")

@@ -167,6 +167,20 @@ def _trap(interp, apply):
                    "with an error")
 
 
+def _exit(interp, apply):
+    """exit: the executing threads run nothing more; a barrier of all the
+    block's threads waits for the others only (PTX ISA 9.0, exit). A guard
+    the interpreter does not know is refused (the thread may or may not
+    go on), and so is exit while warpgroups take turns."""
+    executing, known = apply.executing(interp)
+    if known is not None and (interp.active & ~known).any():
+        raise NotCovered(f"{apply.opcode} under a guard some threads do not know")
+    if interp.streams is not None:
+        raise NotCovered(f"{apply.opcode} while warpgroups take turns")
+    interp.exited |= executing
+    interp.active = interp.active  # less the threads that exited
+
+
 def _wgmma(interp, apply):
     """wgmma.mma_async, commit_group and wait_group (wgmma.py); its fence
     orders nothing the interpreter runs out of order."""
@@ -202,6 +216,7 @@ EXECUTORS = {
     "griddepcontrol": _no_visible_effect,
     "nanosleep": _no_visible_effect,
     "trap": _trap,
+    "exit": _exit,
 }
 
 

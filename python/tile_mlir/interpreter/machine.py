@@ -75,7 +75,7 @@ class Interpreter:
     # loops the threads are in (a wait in one goes round until its phase
     # completes, so its outcome does not depend on how the threads happen
     # to run) and the opcode.
-    values, active, condition = CX.delegated("values"), CX.delegated("active"), CX.delegated("condition")
+    values, active, condition = CX.delegated("values"), CX.active_threads(), CX.delegated("condition")
     point, spinning, current_opcode = CX.delegated("point"), CX.delegated("spinning"), CX.delegated("current_opcode")
 
     def __init__(self, threads, grid, block, accumulation="sm_90"):
@@ -93,6 +93,7 @@ class Interpreter:
         self.bid = (self.block_linear % grid[0], self.block_linear // grid[0] % grid[1],
                     self.block_linear // (grid[0] * grid[1]))
         self.context = CX.ExecutionContext(np.ones(threads, bool))
+        self.exited = np.zeros(threads, bool)  # the threads that executed exit
         self.lanes = np.arange(threads)
         # Program points by number (a buffer's written_at/read_at index them)
         # and the hazards found, one per pair of points and kind.
