@@ -635,8 +635,7 @@ constexpr VariantRecord kBulkVariants[] = {
 // asynchronously; nothing the kernel can see changes. Measured with ptxas
 // 13.0: .L2 and .global both required, in either order; the size a
 // multiple of 16.
-constexpr StringRef kL2[] = {"L2"};
-constexpr SlotRecord kBulkPrefetchSlots[] = {{"level", kL2, true},
+constexpr SlotRecord kBulkPrefetchSlots[] = {{"level", kL2Level, true},
                                              {"source state space", kGlobal, true},
                                              {"cache hint", kCacheHint}};
 constexpr OperandRecord kBulkPrefetch[] = {
@@ -3053,20 +3052,17 @@ constexpr VariantRecord kSetpVariants[] = {
 // takes (measured): u32, s32 with every stype; f32 with the bit, integer,
 // f32 and f64 ones; f16 with those and f16, bf16 with those, f16 and bf16;
 // u16, s16 with f16 and bf16; f16x2 and bf16x2 with their own.
-constexpr StringRef kSetWideDtypes[] = {"u32", "s32", "f32"};
-constexpr StringRef kSetIntDtypes[] = {"u32", "s32"};
 constexpr StringRef kSetNarrowDtypes[] = {"u16", "s16"};
 constexpr StringRef kSetScalarDtypes[] = {"u32", "s32", "f32", "f16", "bf16"};
-constexpr StringRef kHalfDtypes[] = {"f16", "bf16"};
 constexpr Tokens kSetBitTuple[] = {kSetScalarDtypes, kBitTypes};
 constexpr Tokens kSetUnsignedTuple[] = {kSetScalarDtypes, kUnsignedTypes};
 constexpr Tokens kSetSignedTuple[] = {kSetScalarDtypes, kSignedTypes};
 constexpr Tokens kSetFloatTuple[] = {kSetScalarDtypes, kScalarFloatTypes};
-constexpr Tokens kSetIntHalfTuple[] = {kSetIntDtypes, kHalfOrBf16};
+constexpr Tokens kSetIntHalfTuple[] = {kU32S32, kHalfOrBf16};
 constexpr Tokens kSetNarrowHalfTuple[] = {kSetNarrowDtypes, kHalfOrBf16};
-constexpr Tokens kSetHalfF16Tuple[] = {kHalfDtypes, kF16};
+constexpr Tokens kSetHalfF16Tuple[] = {kHalfOrBf16, kF16};
 constexpr Tokens kSetBf16Tuple[] = {kBf16Only, kBf16Only};
-constexpr Tokens kSetIntPackedTuple[] = {kSetIntDtypes, kPackedFloatTypes};
+constexpr Tokens kSetIntPackedTuple[] = {kU32S32, kPackedFloatTypes};
 constexpr Tokens kSetF16x2Tuple[] = {kF16x2, kF16x2};
 constexpr Tokens kSetBf16x2Tuple[] = {kBf16x2, kBf16x2};
 constexpr OperandRecord kSet[] = {

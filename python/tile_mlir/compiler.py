@@ -257,10 +257,11 @@ def compile(fn, target="sm_90", opt_level: int = 3, stages: bool = False,
         chip = resolve_target(target)
     except TargetError as why:
         raise TargetError(f"{fn.name}: compile(target={target!r}): {why}") from None
-    if fn.cluster is not None and int(re.match(r"sm_(\d+)", chip).group(1)) < 90:
+    before_sm_90 = int(re.match(r"sm_(\d+)", chip).group(1)) < 90
+    if fn.cluster is not None and before_sm_90:
         raise CompileError(f"{fn.name} runs in clusters of {fn.cluster} blocks, which need sm_90 or newer; "
                            f"the target is {chip}")
-    if fn.dependent and int(re.match(r"sm_(\d+)", chip).group(1)) < 90:
+    if fn.dependent and before_sm_90:
         raise CompileError(f"{fn.name} is launched as a programmatic dependent, which needs sm_90 or newer; "
                            f"the target is {chip}")
     # Options are checked before the cache is asked: a hit must not accept

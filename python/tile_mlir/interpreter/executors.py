@@ -178,7 +178,7 @@ def _exit(interp, apply):
     if interp.streams is not None:
         raise NotCovered(f"{apply.opcode} while warpgroups take turns")
     interp.exited |= executing
-    interp.active = interp.active  # less the threads that exited
+    interp.active = interp.active & ~executing
 
 
 def _wgmma(interp, apply):

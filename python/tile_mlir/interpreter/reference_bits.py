@@ -14,15 +14,18 @@ BIT_FAMILIES = {"and", "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", 
                 "bfe", "bfi", "prmt", "lop3"}
 
 
-def _ints(bits):
+def as_ints(bits):
+    """Bit patterns as Python integers (the integer semantics' values)."""
     return [int(v) for v in np.asarray(bits).astype(np.uint64)]
 
 
-def _signed(value, width):
+def signed(value, width):
+    """A `width`-bit pattern read as two's complement."""
     return value - (1 << width) if value >> (width - 1) & 1 else value
 
 
-def _out(values, width):
+def to_bits(values, width):
+    """Python integers as unsigned `width`-bit patterns (wrapping)."""
     mask = (1 << width) - 1
     return np.array([v & mask for v in values], dtype=np.uint64).astype(UINT[width])
 
@@ -33,7 +36,7 @@ def _shift(family, ty, a, b):
     if family == "shl":
         return [x << min(s, width) for x, s in zip(a, b)]
     if ty[0] == "s":
-        return [_signed(x, width) >> min(s, width) for x, s in zip(a, b)]
+        return [signed(x, width) >> min(s, width) for x, s in zip(a, b)]
     return [x >> min(s, width) for x, s in zip(a, b)]
 
 
@@ -132,33 +135,33 @@ def bit_reference(family, ty, quals, srcs, immediates):
     """Destination bits of a logic, shift or bit-field instruction; a
     predicate (.pred) is a 1-bit value."""
     width = 1 if ty == "pred" else int(ty[1:])
-    args = [_ints(s) for s in srcs]
+    args = [as_ints(s) for s in srcs]
     if family in ("and", "or", "xor"):
         op = {"and": int.__and__, "or": int.__or__, "xor": int.__xor__}[family]
-        return _out([op(x, y) for x, y in zip(*args)], width)
+        return to_bits([op(x, y) for x, y in zip(*args)], width)
     if family == "not":
-        return _out([~x for x in args[0]], width)
+        return to_bits([~x for x in args[0]], width)
     if family == "cnot":
-        return _out([int(x == 0) for x in args[0]], width)
+        return to_bits([int(x == 0) for x in args[0]], width)
     if family in ("shl", "shr"):
-        return _out(_shift(family, ty, *args), width)
+        return to_bits(_shift(family, ty, *args), width)
     if family == "popc":
-        return _out([bin(x).count("1") for x in args[0]], 32)
+        return to_bits([bin(x).count("1") for x in args[0]], 32)
     if family == "clz":
-        return _out([width - x.bit_length() for x in args[0]], 32)
+        return to_bits([width - x.bit_length() for x in args[0]], 32)
     if family == "brev":
-        return _out([int(format(x, f"0{width}b")[::-1], 2) for x in args[0]], width)
+        return to_bits([int(format(x, f"0{width}b")[::-1], 2) for x in args[0]], width)
     if family == "bfind":
-        return _out(_bfind(ty, "shiftamt" in quals, args[0]), 32)
+        return to_bits(_bfind(ty, "shiftamt" in quals, args[0]), 32)
     if family == "bfe":
-        return _out(_bfe(ty, *args), width)
+        return to_bits(_bfe(ty, *args), width)
     if family == "bfi":
-        return _out(_bfi(ty, *args), width)
+        return to_bits(_bfi(ty, *args), width)
     if family == "prmt":
         mode = next((q for q in quals if q in PRMT_MODES), None)
-        return _out(_prmt(mode, *args), 32)
+        return to_bits(_prmt(mode, *args), 32)
     if family == "lop3":
-        return _out(_lop3(next(iter(immediates.values())), *args), 32)
+        return to_bits(_lop3(next(iter(immediates.values())), *args), 32)
     raise KeyError(family)
 
 
@@ -170,16 +173,16 @@ def int_minmax(family, ty, quals, a_bits, b_bits):
     lane_width = int(lane_ty[1:])
     pick = min if family == "min" else max
     out = []
-    for x, y in zip(_ints(a_bits), _ints(b_bits)):
+    for x, y in zip(as_ints(a_bits), as_ints(b_bits)):
         d = 0
         for lane in range(lanes):
             u = x >> (lane * lane_width) & ((1 << lane_width) - 1)
             v = y >> (lane * lane_width) & ((1 << lane_width) - 1)
             if lane_ty[0] == "s":
-                u, v = _signed(u, lane_width), _signed(v, lane_width)
+                u, v = signed(u, lane_width), signed(v, lane_width)
             r = pick(u, v)
             if "relu" in quals:
                 r = max(r, 0)
             d |= (r & ((1 << lane_width) - 1)) << (lane * lane_width)
         out.append(d)
-    return _out(out, lane_width * lanes)
+    return to_bits(out, lane_width * lanes)

@@ -9,49 +9,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from .reference_bits import as_ints, signed, to_bits
+
 INT_FAMILIES = {"mul24", "mad24", "sad", "dp4a", "dp2a", "bmsk", "szext", "fns", "shf"}
 MASK32 = (1 << 32) - 1
 
 
-def _ints(bits):
-    return [int(v) for v in np.asarray(bits).astype(np.uint64)]
-
-
-def _signed(value, width):
-    return value - (1 << width) if value >> (width - 1) & 1 else value
-
-
-def _u32(values):
-    return np.array([v & MASK32 for v in values], dtype=np.uint64).astype(np.uint32)
-
-
-def _int24(value, signed):
+def _int24(value, is_signed):
     """The low 24 bits of a 32-bit register, sign-extended for s32."""
     low = value & 0xFFFFFF
-    return _signed(low, 24) if signed else low
-
-
-def _product24(ty, quals, a, b):
-    """The 48-bit product's bits 47..16 (.hi) or 31..0 (.lo), as an
-    unsigned 32-bit value."""
-    signed = ty == "s32"
-    out = []
-    for x, y in zip(a, b):
-        t = (_int24(x, signed) * _int24(y, signed)) & ((1 << 48) - 1)
-        out.append(t >> 16 if "hi" in quals else t)
-    return [v & MASK32 for v in out]
+    return signed(low, 24) if is_signed else low
 
 
 def mul24(ty, quals, a, b):
-    return _product24(ty, quals, a, b)
+    """The 48-bit product's bits 47..16 (.hi) or 31..0 (.lo), as an
+    unsigned 32-bit value."""
+    is_signed = ty == "s32"
+    out = []
+    for x, y in zip(a, b):
+        t = (_int24(x, is_signed) * _int24(y, is_signed)) & ((1 << 48) - 1)
+        out.append(t >> 16 if "hi" in quals else t)
+    return [v & MASK32 for v in out]
 
 
 def mad24(ty, quals, a, b, c):
     """The half of mul24 plus c; .hi.sat.s32 adds them as signed values
     and clamps to the s32 range."""
-    half = _product24(ty, quals, a, b)
+    half = mul24(ty, quals, a, b)
     if "sat" in quals:
-        sums = [_signed(h, 32) + _signed(z, 32) for h, z in zip(half, c)]
+        sums = [signed(h, 32) + signed(z, 32) for h, z in zip(half, c)]
         return [min(max(v, -(1 << 31)), (1 << 31) - 1) for v in sums]
     return [h + z for h, z in zip(half, c)]
 
@@ -60,12 +46,12 @@ def sad(ty, a, b, c):
     """c + |a - b| in the type's width (wrapping)."""
     width = int(ty[1:])
     if ty[0] == "s":
-        a, b = [_signed(x, width) for x in a], [_signed(y, width) for y in b]
+        a, b = [signed(x, width) for x in a], [signed(y, width) for y in b]
     return [z + abs(x - y) for x, y, z in zip(a, b, c)]
 
 
-def _parts(value, width, count, signed):
-    return [_signed(value >> (width * i) & ((1 << width) - 1), width) if signed
+def _parts(value, width, count, is_signed):
+    return [signed(value >> (width * i) & ((1 << width) - 1), width) if is_signed
             else value >> (width * i) & ((1 << width) - 1) for i in range(count)]
 
 
@@ -129,7 +115,7 @@ def fns(mask, base, offset):
     if set), else 0xffffffff. A base past 31 is undefined (not compared)."""
     out, defined = [], []
     for m, start, off in zip(mask, base, offset):
-        off = _signed(off, 32)
+        off = signed(off, 32)
         defined.append(start <= 31)
         found = MASK32
         if start > 31:
@@ -163,28 +149,25 @@ def shf(quals, a, b, c):
 def int_reference(family, types, quals, srcs):
     """Destination bits of one of INT_FAMILIES: an unsigned array of the
     destination's width, and for fns where each is defined."""
-    args = [_ints(s) for s in srcs]
+    args = [as_ints(s) for s in srcs]
     ty = types[-1]
-    if family == "mul24":
-        return _u32(mul24(ty, quals, *args)), None
-    if family == "mad24":
-        return _u32(mad24(ty, quals, *args)), None
-    if family == "sad":
-        width = int(ty[1:])
-        out = sad(ty, *args)
-        return np.array([v & ((1 << width) - 1) for v in out], dtype=np.uint64).astype(
-            np.asarray(srcs[0]).dtype), None
-    if family in ("dp4a", "dp2a"):
-        return _u32(dot(family, types, quals, *args)), None
-    if family == "bmsk":
-        return _u32(bmsk(quals, *args)), None
-    if family == "szext":
-        return _u32(szext(ty, quals, *args)), None
     if family == "fns":
         values, defined = fns(*args)
-        return _u32(values), np.array(defined, dtype=bool)
+        return to_bits(values, 32), np.array(defined, dtype=bool)
+    if family == "sad":
+        return to_bits(sad(ty, *args), int(ty[1:])), None
+    if family in ("dp4a", "dp2a"):
+        return to_bits(dot(family, types, quals, *args), 32), None
+    if family == "mul24":
+        return to_bits(mul24(ty, quals, *args), 32), None
+    if family == "mad24":
+        return to_bits(mad24(ty, quals, *args), 32), None
+    if family == "bmsk":
+        return to_bits(bmsk(quals, *args), 32), None
+    if family == "szext":
+        return to_bits(szext(ty, quals, *args), 32), None
     if family == "shf":
-        return _u32(shf(quals, *args)), None
+        return to_bits(shf(quals, *args), 32), None
     raise KeyError(family)
 
 
@@ -204,16 +187,12 @@ def slct(selector_type, quals, a_bits, b_bits, c_bits):
     return np.where(pick_a, a_bits, b_bits)
 
 
-# Families that read the carry flag; a .cc form of these or of add, sub
-# and mad writes it.
-CARRY_FAMILIES = {"addc", "subc", "madc"}
-
 
 def _half_product(ty, quals, a, b, width):
     """mad's and madc's .lo or .hi half of a * b (signed for s types), as
     an unsigned pattern of `width` bits."""
     if ty[0] == "s":
-        a, b = [_signed(x, width) for x in a], [_signed(y, width) for y in b]
+        a, b = [signed(x, width) for x in a], [signed(y, width) for y in b]
     mask = (1 << width) - 1
     return [(x * y >> width if "hi" in quals else x * y) & mask for x, y in zip(a, b)]
 
@@ -229,8 +208,8 @@ def carry_reference(family, ty, quals, srcs, carry_in):
     that read none."""
     width = int(ty[1:])
     mask = (1 << width) - 1
-    args = [_ints(s) for s in srcs]
-    cin = _ints(carry_in) if carry_in is not None else [None] * len(args[0])
+    args = [as_ints(s) for s in srcs]
+    cin = as_ints(carry_in) if carry_in is not None else [None] * len(args[0])
     if family in ("add", "addc"):
         sums = [x + y + (c or 0) for x, y, c in zip(args[0], args[1], cin)]
     elif family in ("sub", "subc"):
