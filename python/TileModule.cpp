@@ -74,6 +74,8 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["min_sm"] = form.minSm;
   result["min_ptx"] = form.minPtx;
   result["arch_specific"] = form.archSpecific;
+  result["arch_only"] = form.archOnly;
+  result["max_sm"] = form.maxSm;
   result["reads_memory"] = form.readsMemory;
   result["writes_memory"] = form.writesMemory;
   result["warp_collective"] = form.warpCollective;

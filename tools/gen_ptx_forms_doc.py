@@ -11,6 +11,12 @@ from tile_mlir import ptx
 
 def floor(form):
     text = f"sm_{form.min_sm}" + ("a" if form.arch_specific else "+") if form.min_sm else "all"
+    if form.max_sm:
+        # A bounded range: sm_100a-sm_103a (arch-specific targets), or
+        # sm_100a/f-sm_110a/f (arch- or family-specific ones).
+        suffix = "a" if form.arch_only else "a/f" if form.arch_specific else ""
+        text = (f"up to sm_{form.max_sm}" if not form.min_sm else f"sm_{form.min_sm}{suffix}" +
+                (" only" if form.max_sm == form.min_sm else f"-sm_{form.max_sm}{suffix}"))
     return f"{text}, PTX {form.min_ptx // 10}.{form.min_ptx % 10}" if form.min_ptx else text
 
 

@@ -237,6 +237,8 @@ Operand buildOperand(const OperandRecord &spec, ArrayRef<StringRef> types,
   if (!spec.countDoubledBy.empty() &&
       llvm::is_contained(chosen, spec.countDoubledBy))
     count *= 2;
+  if (spec.countOf)
+    count = spec.countOf(chosen);
   Space space = spec.spaceFrom.empty()
                     ? spec.space
                     : spaceOf(chosenOf(spec.spaceFrom, slots, chosen));

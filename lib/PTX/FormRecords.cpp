@@ -3518,6 +3518,8 @@ std::string setTypeError(Tokens types) {
          "bf16x2.bf16x2";
 }
 
+#include "Tcgen05Records.inc"
+
 const FamilyRecord kRecords[] = {
     {.name = "add", .variants = kAddVariants, .repeatable = kSatCc},
     {.name = "sub", .variants = kSubVariants, .repeatable = kSatCc},
@@ -3788,6 +3790,44 @@ const FamilyRecord kRecords[] = {
      .repeatable = kMmaRepeatable,
      .warpCollective = true,
      .typeError = mmaTypeError},
+    // Blackwell's tensor memory (Tcgen05Records.inc): parsed and
+    // enumerated, not lowered yet. The .sync.aligned operations are warp
+    // collectives (ptxas takes .sync repeated, as one); commit arrives on
+    // an mbarrier; cp reads the shared memory its descriptor names.
+    {.name = "tcgen05.alloc", .family = "tcgen05",
+     .variants = kTmemAllocVariants, .repeatable = kSync,
+     .writesMemory = true, .warpCollective = true, .lowered = false},
+    {.name = "tcgen05.dealloc", .family = "tcgen05",
+     .variants = kTmemDeallocVariants, .repeatable = kSync,
+     .warpCollective = true, .lowered = false},
+    {.name = "tcgen05.relinquish_alloc_permit", .family = "tcgen05",
+     .variants = kTmemRelinquishVariants, .repeatable = kSync,
+     .warpCollective = true, .lowered = false},
+    {.name = "tcgen05.fence::before_thread_sync", .family = "tcgen05",
+     .variants = kTcgen05FenceVariants, .ordersMemory = true,
+     .lowered = false},
+    {.name = "tcgen05.fence::after_thread_sync", .family = "tcgen05",
+     .variants = kTcgen05FenceVariants, .ordersMemory = true,
+     .lowered = false},
+    {.name = "tcgen05.wait::ld", .family = "tcgen05",
+     .variants = kTcgen05WaitVariants, .repeatable = kSync,
+     .warpCollective = true, .ordersMemory = true, .lowered = false},
+    {.name = "tcgen05.wait::st", .family = "tcgen05",
+     .variants = kTcgen05WaitVariants, .repeatable = kSync,
+     .warpCollective = true, .ordersMemory = true, .lowered = false},
+    {.name = "tcgen05.ld", .family = "tcgen05",
+     .variants = kTmemLoadVariants, .repeatable = kSync,
+     .warpCollective = true, .lowered = false},
+    {.name = "tcgen05.st", .family = "tcgen05",
+     .variants = kTmemStoreVariants, .repeatable = kSync,
+     .warpCollective = true, .lowered = false},
+    {.name = "tcgen05.commit", .family = "tcgen05",
+     .variants = kTcgen05CommitVariants, .readsMemory = true,
+     .writesMemory = true, .synchronizes = true, .lowered = false},
+    {.name = "tcgen05.shift", .family = "tcgen05",
+     .variants = kTmemShiftVariants, .lowered = false},
+    {.name = "tcgen05.cp", .family = "tcgen05", .variants = kTmemCopyVariants,
+     .accessesDescribedMemory = true, .lowered = false},
 };
 
 } // namespace

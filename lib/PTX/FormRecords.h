@@ -166,7 +166,10 @@ struct OperandRecord {
   bool bulk = false;
   /// See Operand::matrixType: the variant's type at this index (wgmma's d
   /// 0, a and a-desc 1, b-desc 2); -1 for an operand of no matrix.
-  int matrixTypeIndex = -1;
+  int matrixTypeIndex = -1;  /// Escape hook: the register count from the chosen tokens, where no
+  /// single slot's digits give it (tcgen05.ld: the .num times the shape's
+  /// registers).
+  unsigned (*countOf)(Tokens chosen) = nullptr;
 };
 
 /// Several operand signatures of one spelling; which one an instruction

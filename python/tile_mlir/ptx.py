@@ -120,6 +120,12 @@ class Form:
     sink_result: bool = False
     """Its PTX operand list starts with the sink ``_`` (an mbarrier arrival
     on .shared::cluster returns no state); no operand stands for it."""
+    arch_only: bool = False
+    """Only on ``a`` targets from min_sm to max_sm (cvt.rs: sm_100a to
+    sm_103a); ``arch_specific`` with a ``max_sm``: on ``a`` or ``f``
+    targets in that range (tcgen05)."""
+    max_sm: int = 0
+    """The newest SM that has it (0: every later one)."""
     caveat: str = ""
     """A measured way in which ptxas or the hardware departs from the PTX
     ISA for this form (tile-expand warns with it); "" for none."""

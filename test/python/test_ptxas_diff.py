@@ -88,3 +88,27 @@ def test_hopper_groups_agree_with_ptxas_on_sm_90a():
     report = ptxas_diff.run(spellings, targets=("sm_90a",))
     assert report["disagreements"] == [] and report["table_legal"] == 10
     assert len(report["explained"]) == 7
+
+
+def test_committed_sm100_runs_have_no_disagreement():
+    # tcgen05 (tools/ptxas_diff/tcgen05.py): judged on sm_100a, sm_100f and
+    # sm_103a, which have it, and on sm_90a and sm_120a, which do not; its
+    # forms' qualifier orders and single-token edits too (orders.py --sm100).
+    import tcgen05
+    with open(os.path.join(ROOT, "tools", "ptxas_diff", "results_sm100.json")) as f:
+        report = json.load(f)
+    assert report["targets"] == list(tcgen05.TARGETS)
+    assert report["spellings"] == len(list(tcgen05.spellings()))
+    assert report["table_legal"] > 600 and report["disagreements"] == []
+    with open(os.path.join(ROOT, "tools", "ptxas_diff", "orders_sm100.json")) as f:
+        orders = json.load(f)
+    assert orders["targets"] == list(tcgen05.TARGETS)
+    assert orders["spellings"] > 10000 and orders["disagreements"] == []
+
+
+def test_tcgen05_sample_agrees_with_ptxas():
+    import tcgen05
+    spellings = random.Random(7).sample(list(tcgen05.spellings()), 200)
+    report = ptxas_diff.run(spellings, targets=("sm_100a", "sm_90a"))
+    assert report["table_legal"] > 20
+    assert report["disagreements"] == [], report["disagreements"][:3]

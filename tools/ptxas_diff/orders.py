@@ -11,6 +11,7 @@ on sm_80, sm_90 and sm_100a at the newest PTX version. A spelling where the
 table and ptxas disagree is listed.
 
     python tools/ptxas_diff/orders.py --out tools/ptxas_diff/orders.json [--sample N]
+    python tools/ptxas_diff/orders.py --sm100 --out tools/ptxas_diff/orders_sm100.json
 """
 
 from __future__ import annotations
@@ -35,7 +36,15 @@ VOCABULARY = ["rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "ftz", 
               "lu", "cv", "wb", "wt", "L1::evict_last", "L2::64B", "f16", "f32", "s32", "u32", "b32"]
 
 
-def edits(form, rng, permutations=24, others=24):
+# The tcgen05 qualifiers, for its edits (--sm100).
+TCGEN05_VOCABULARY = VOCABULARY + ["sync", "aligned", "cta_group::1", "cta_group::2", "shared::cta",
+                                   "shared::cluster", "multicast::cluster", "mbarrier::arrive::one", "down",
+                                   "pack::16b", "unpack::16b", "x1", "x4", "x128", "32x32b", "16x256b",
+                                   "16x32bx2", "128x256b", "64x128b", "warpx4", "warpx2::02_13", "b8x16",
+                                   "b6x16_p32", "b64"]
+
+
+def edits(form, rng, permutations=24, others=24, vocabulary=VOCABULARY):
     tokens = form.opcode.split(".")
     family, rest = tokens[0], tokens[1:]
     out = set()
@@ -47,7 +56,7 @@ def edits(form, rng, permutations=24, others=24):
     edits_made = 0
     while edits_made < others:
         i = rng.randrange(len(rest) + 1)
-        token = rng.choice(VOCABULARY)
+        token = rng.choice(vocabulary)
         if rng.random() < 0.5:
             out.add(".".join([family] + rest[:i] + [token] + rest[i:]))
         elif i < len(rest):
@@ -57,11 +66,11 @@ def edits(form, rng, permutations=24, others=24):
     return sorted(out)
 
 
-def run(forms, rng, targets=D.TARGETS, batch=800):
+def run(forms, rng, targets=D.TARGETS, batch=800, vocabulary=VOCABULARY):
     cases = []
     seen = set()
     for form in forms:
-        for spelling in edits(form, rng):
+        for spelling in edits(form, rng, vocabulary=vocabulary):
             # A spelling the table accepts is written with its own operands,
             # any other with its source form's: an edit that changes no
             # operand is then judged on its spelling alone.
@@ -112,13 +121,19 @@ def main(argv=None):
     parser.add_argument("--out")
     parser.add_argument("--sample", type=int, default=0, help="check this many form classes")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sm100", action="store_true",
+                        help="tcgen05's forms and edits, on the targets that have it and two that do not")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    forms = D.legal_forms(one_per_qualifier_set=True)
-    forms = [f for f in forms if all(o.count == 1 or o.space != "reg" for o in f.operands) or f.family != "mov"]
+    if args.sm100:
+        forms = [ptx.parse(spelling) for spelling in ptx.forms("tcgen05")]
+    else:
+        forms = D.legal_forms(one_per_qualifier_set=True)
+        forms = [f for f in forms if all(o.count == 1 or o.space != "reg" for o in f.operands) or f.family != "mov"]
     if args.sample:
         forms = rng.sample(forms, min(args.sample, len(forms)))
-    report = run(forms, rng)
+    report = run(forms, rng, targets=D.tcgen05.TARGETS, vocabulary=TCGEN05_VOCABULARY) if args.sm100 else \
+        run(forms, rng)
     if args.out:
         with open(args.out, "w") as f:
             json.dump(report, f, indent=1)

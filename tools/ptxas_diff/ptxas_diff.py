@@ -25,10 +25,13 @@ import tempfile
 
 from tile_mlir import ptx
 
+import tcgen05  # noqa: E402  (beside this file)
+
 TARGETS = ("sm_80", "sm_90", "sm_100a")
 # The newest PTX ISA version tile-mlir emits, and the oldest each target has.
 PTX_VERSION = 88
-TARGET_PTX = {"sm_80": 70, "sm_90": 78, "sm_90a": 80, "sm_100a": 86}
+TARGET_PTX = {"sm_80": 70, "sm_90": 78, "sm_90a": 80, "sm_100a": 86, "sm_100f": 88, "sm_103a": 88,
+              "sm_120a": 87}
 
 BITS = {
     "b8": 8, "b16": 16, "b32": 32, "b64": 64, "b128": 128,
@@ -1108,6 +1111,9 @@ def natural_operand_choices(spelling):
     cvt in 8-bit registers: the PTX ISA lets an 8-bit type sit in a
     register of 8 bits or more; an mbarrier operation's every shape."""
     tokens = spelling.split(".")
+    if tokens[0] == "tcgen05":
+        yield from tcgen05.operand_choices(tokens)
+        return
     if tokens[0] == "mbarrier" or tokens[:3] == ["cp", "async", "mbarrier"]:
         yield from mbarrier_operand_choices(tokens)
         return
@@ -1179,6 +1185,14 @@ EXPLAINED.append(
     (re.compile(r"^wgmma\.mma_async\.(?!(.*\.)?aligned(\.|$))(.*\.)?sync(\.|$)"),
      "the PTX ISA spells wgmma.mma_async .sync.aligned; ptxas 13.0 also takes it without .aligned "
      "(sm_90a), which the ISA does not define, so the table keeps its rule"))
+EXPLAINED.append(
+    (re.compile(r"^tcgen05\.(ld|st)\.(?!(.*\.)?aligned(\.|$))(.*\.)?sync(\.|$)"),
+     "the PTX ISA spells tcgen05.ld and tcgen05.st .sync.aligned; ptxas 13.0 also takes them without "
+     ".aligned (sm_100a, sm_100f, sm_103a), which the ISA does not define, so the table keeps its rule"))
+EXPLAINED.append(
+    (re.compile(r"^tcgen05\.(?!cp\.)(.*\.)?(b8x16|b6x16_p32|b4x16_p64)(\.|$)"),
+     "ptxas 13.0 ignores tcgen05.cp's decompression formats (.b8x16, .b6x16_p32, .b4x16_p64) written on "
+     "another tcgen05 instruction; the PTX ISA defines them on tcgen05.cp alone, so the table rejects them"))
 EXPLAINED.append(
     (re.compile(r"^setmaxnreg\.(inc|dec)\.(sync\.aligned|aligned\.sync)\.s32$"),
      "the PTX ISA defines setmaxnreg with .u32; ptxas 13.0 also takes .s32, which the table rejects"))
@@ -1273,11 +1287,11 @@ def run(spelling_list, targets=TARGETS, batch=800):
         except ptx.PTXFormError as error:
             cases.append((spelling, None, list(natural_operand_choices(spelling)), str(error)))
             continue
-        if form.family in ("mbarrier", "wgmma", "createpolicy"):
+        if form.family in ("mbarrier", "wgmma", "createpolicy", "tcgen05"):
             # Each operand shape of an mbarrier operation is a form of its
             # own, with its own floor (an arrival's count needs sm_90); so
-            # is a wgmma's A in registers, and a fractional policy with its
-            # fraction written.
+            # is a wgmma's A in registers, a fractional policy with its
+            # fraction written, and a tcgen05 column count in a register.
             for other in ptx.overloads(spelling)[1:]:
                 cases.append((spelling, other, [table_operands(other)], None))
     report = {"spellings": len(spelling_list), "cases": len(cases), "targets": list(targets), "table_legal": 0,
@@ -1343,13 +1357,16 @@ def main(argv=None):
     parser.add_argument("--out", help="write the JSON report here")
     parser.add_argument("--sm90a", action="store_true",
                         help="judge the sm_90a-only families (wgmma, setmaxnreg) on sm_90a instead")
+    parser.add_argument("--sm100", action="store_true",
+                        help="judge tcgen05 (tcgen05.py) on the targets that have it and two that do not")
     parser.add_argument("--sample", type=int, default=0,
                         help="check a deterministic sample of this many spellings")
     args = parser.parse_args(argv)
-    cases = list(sm90a_spellings() if args.sm90a else spellings())
+    cases = list(sm90a_spellings() if args.sm90a else tcgen05.spellings() if args.sm100 else spellings())
     if args.sample:
         cases = random.Random(1).sample(cases, min(args.sample, len(cases)))
-    report = run(cases, targets=("sm_90a",) if args.sm90a else TARGETS)
+    targets = ("sm_90a",) if args.sm90a else tcgen05.TARGETS if args.sm100 else TARGETS
+    report = run(cases, targets=targets)
     text = json.dumps(report, indent=1)
     if args.out:
         with open(args.out, "w") as f:
