@@ -354,7 +354,10 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
     form.minPtx = std::max(form.minPtx, floor.ptx);
     form.archSpecific |= floor.archSpecific || floor.archOnly;
     form.archOnly |= floor.archOnly;
-    form.maxSm = std::max(form.maxSm, floor.maxSm);
+    // The narrowest bound of the floors that apply (tcgen05.mma.kind::i8:
+    // the family's sm_110 and the kind's sm_100).
+    if (floor.maxSm)
+      form.maxSm = form.maxSm ? std::min(form.maxSm, floor.maxSm) : floor.maxSm;
   }
   std::vector<Form> forms;
   for (Signature signature : variant.signatures) {

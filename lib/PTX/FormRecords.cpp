@@ -3828,6 +3828,15 @@ const FamilyRecord kRecords[] = {
      .variants = kTmemShiftVariants, .lowered = false},
     {.name = "tcgen05.cp", .family = "tcgen05", .variants = kTmemCopyVariants,
      .accessesDescribedMemory = true, .lowered = false},
+    // A single thread issues the MMA; it reads the shared tiles its
+    // descriptors name. .ws first: a spelling is the first record whose
+    // name it begins with.
+    {.name = "tcgen05.mma.ws", .family = "tcgen05",
+     .variants = kTcgen05MmaWsVariants, .accessesDescribedMemory = true,
+     .lowered = false, .splitTypes = splitMmaKinds, .typeError = mmaKindError},
+    {.name = "tcgen05.mma", .family = "tcgen05",
+     .variants = kTcgen05MmaVariants, .accessesDescribedMemory = true,
+     .lowered = false, .splitTypes = splitMmaKinds, .typeError = mmaKindError},
 };
 
 } // namespace

@@ -87,3 +87,74 @@ def test_targets():
     form = ptx.parse(fence)
     assert (form.min_sm, form.max_sm, form.min_ptx, form.arch_specific) == (100, 110, 86, True)
     assert not form.lowered and form.orders_memory
+
+
+def names(form):
+    return [op.name for op in form.operands]
+
+
+def test_mma_signatures():
+    # PTX ISA 9.7.16.10.9: A through a descriptor or from tensor memory;
+    # disable-output-lane optional (4 registers for cta_group::1, 8 for
+    # ::2); scale-input-d, an immediate 0-15, for kind::f16 and tf32 only.
+    head = ["d-tmem", "a-desc", "b-desc", "idesc"]
+    f16 = ptx.overloads("tcgen05.mma.cta_group::2.kind::f16")
+    assert len(f16) == 8
+    assert names(f16[0]) == head + ["enable-input-d"]
+    assert names(f16[1])[1] == "a-tmem" and f16[1].operands[1].address
+    lanes = f16[2].operands[4]
+    assert (lanes.name, lanes.count, lanes.type) == ("disable-output-lane", 8, "b32")
+    scale = f16[-1].operands[-1]
+    assert (scale.name, scale.role, scale.max_immediate) == ("scale-input-d", "imm", 15)
+    assert ptx.overloads("tcgen05.mma.cta_group::1.kind::tf32")[2].operands[4].count == 4
+    assert len(ptx.overloads("tcgen05.mma.cta_group::1.kind::f8f6f4")) == 4
+    assert all("scale-input-d" not in names(f) for f in ptx.overloads("tcgen05.mma.cta_group::1.kind::i8"))
+    # .ashift: A in tensor memory only.
+    assert all(names(f)[1] == "a-tmem" for f in ptx.overloads("tcgen05.mma.cta_group::1.kind::f16.ashift"))
+    block = ptx.overloads("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale")
+    assert [names(f) for f in block] == [head + ["scale-A-tmem", "scale-B-tmem", "enable-input-d"],
+                                         ["d-tmem", "a-tmem", "b-desc", "idesc", "scale-A-tmem", "scale-B-tmem",
+                                          "enable-input-d"]]
+    ws = ptx.overloads("tcgen05.mma.ws.cta_group::1.kind::i8.collector::b3::discard")
+    assert [names(f)[-1] for f in ws] == ["enable-input-d"] * 2 + ["zero-column-mask-desc"] * 2
+    assert all(f.accesses_described_memory and not f.warp_collective for f in ws)
+
+
+@pytest.mark.parametrize("spelling, target, message", [
+    # ptxas 13.0: kind::i8 on sm_100a (and sm_110a) only.
+    ("tcgen05.mma.cta_group::1.kind::i8", "sm_103a", r"requires sm_100a \(an arch-specific target, and no later one\)"),
+    ("tcgen05.mma.ws.cta_group::1.kind::i8", "sm_100f", r"requires sm_100a \(an arch-specific target, and no later one\)"),
+    # scale_vec::NX on the arch-specific targets; blockN (or none) from PTX 8.8.
+    ("tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X", "sm_100f",
+     r"requires sm_100a to sm_110a \(arch-specific targets\) and PTX ISA 8\.6"),
+])
+def test_mma_floors(spelling, target, message):
+    with pytest.raises(ptx.PTXFormError, match=message):
+        ptx.parse(spelling, target=target)
+
+
+def test_mma_ptx_versions():
+    versions = {s: ptx.parse(s).min_ptx for s in (
+        "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X",
+        "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale",
+        "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32",
+        "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X",
+        "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16")}
+    assert list(versions.values()) == [86, 88, 88, 87, 88]
+    ptx.parse("tcgen05.mma.cta_group::1.kind::mxf4.block_scale.block32", target="sm_100f")
+
+
+@pytest.mark.parametrize("spelling, message", [
+    ("tcgen05.mma.cta_group::1", "tcgen05.mma needs a kind"),
+    ("tcgen05.mma.cta_group::1.kind::mxf4", r"needs \.block_scale"),
+    ("tcgen05.mma.cta_group::1.kind::f16.block_scale", r"block_scale takes \.kind::mxf8f6f4"),
+    ("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale",
+     "needs a scale_vectorsize: one of scale_vec::2X, scale_vec::4X, block16, block32"),
+    ("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::2X", "'scale_vec::2X' is not a qualifier"),
+    ("tcgen05.mma.cta_group::1.kind::f16.ashift.collector::a::fill", "'collector::a::fill' is not a qualifier"),
+    ("tcgen05.mma.ws.cta_group::2.kind::f16", "'cta_group::2' is not a qualifier"),
+    ("tcgen05.mma.ws.cta_group::1.kind::f16.collector::a::fill", "'collector::a::fill' is not a qualifier"),
+])
+def test_mma_refusals(spelling, message):
+    with pytest.raises(ptx.PTXFormError, match=message):
+        ptx.parse(spelling)

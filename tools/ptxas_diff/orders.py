@@ -41,7 +41,9 @@ TCGEN05_VOCABULARY = VOCABULARY + ["sync", "aligned", "cta_group::1", "cta_group
                                    "shared::cluster", "multicast::cluster", "mbarrier::arrive::one", "down",
                                    "pack::16b", "unpack::16b", "x1", "x4", "x128", "32x32b", "16x256b",
                                    "16x32bx2", "128x256b", "64x128b", "warpx4", "warpx2::02_13", "b8x16",
-                                   "b6x16_p32", "b64"]
+                                   "b6x16_p32", "b64", "kind::f16", "kind::i8", "kind::mxf4", "block_scale",
+                                   "scale_vec::2X", "block16", "block32", "ashift", "collector::a::fill",
+                                   "collector::a::discard", "collector::b0::use", "ws"]
 
 
 def edits(form, rng, permutations=24, others=24, vocabulary=VOCABULARY):

@@ -1252,7 +1252,7 @@ HEADER = """.version {version}
 .target {target}
 .address_size 64
 .visible .entry k() {{
-  .reg .b8 %b<40>; .reg .b16 %h<80>; .reg .b32 %r<160>; .reg .b64 %rd<80>; .reg .b128 %q<40>; .reg .pred %p<40>;
+  .reg .b8 %b<40>; .reg .b16 %h<80>; .reg .b32 %r<160>; .reg .b64 %rd<80>; .reg .b128 %q<40>; .reg .pred %p<80>;
 """
 
 

@@ -91,11 +91,40 @@ def _copy_spellings():
         yield _join("tcgen05.cp", group, "sync", "aligned", "128x256b")
 
 
+KINDS = ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8")
+BLOCK_KINDS = ("kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4")
+SCALE_VECTORS = ("scale_vec::1X", "scale_vec::2X", "scale_vec::4X", "block16", "block32")
+
+
+def _mma_spellings():
+    """tcgen05.mma (9.7.16.10.9) and .ws: every kind with and without
+    .block_scale and each scale vector size, each collector usage of the
+    other form, .ashift with each, the CTA groups (and .ws's cta_group::2),
+    a kind missing or doubled, .sync.aligned that ptxas refuses."""
+    for group in CTA_GROUPS + ("",):
+        for kind in KINDS + BLOCK_KINDS + ("",):
+            for block in ((), ("block_scale",)) + tuple(("block_scale", v) for v in SCALE_VECTORS):
+                yield _join("tcgen05.mma", group, kind, *block)
+            for usage in ("collector::a::fill", "collector::a::discard", "collector::b0::use", "collector::b3::fill"):
+                yield _join("tcgen05.mma", group, kind, usage)
+                yield _join("tcgen05.mma.ws", group, kind, usage)
+                yield _join("tcgen05.mma", group, kind, "ashift", usage)
+                yield _join("tcgen05.mma", group, kind, "block_scale", "block32", usage)
+            yield _join("tcgen05.mma", group, kind, "ashift")
+            yield _join("tcgen05.mma", group, kind, "block_scale", "ashift")
+            yield _join("tcgen05.mma.ws", group, kind)
+            yield _join("tcgen05.mma.ws", group, kind, "block_scale")
+            yield _join("tcgen05.mma", group, kind, "sync", "aligned")
+            yield _join("tcgen05.mma", group, kind, "f32")
+        yield _join("tcgen05.mma", group, "kind::f16", "kind::tf32")
+        yield _join("tcgen05.mma", group, "kind::f16", "block_scale", "kind::mxf4")
+
+
 def spellings():
     """Every legal tcgen05 form, then the near misses, once each."""
     seen = set()
     for spelling in itertools.chain(ptx.forms("tcgen05"), _allocation_spellings(), _synchronization_spellings(),
-                                    _move_spellings(), _copy_spellings()):
+                                    _move_spellings(), _copy_spellings(), _mma_spellings()):
         if spelling not in seen:
             seen.add(spelling)
             yield spelling
@@ -128,4 +157,11 @@ def operand_choices(tokens):
         return [[taddr]]
     if name == "cp":
         return [[taddr, b64]]
+    if name == "mma":
+        pred = (1, 1, False)
+        head = [taddr, b64, b64, u32]
+        lanes = (32, 8 if "cta_group::2" in tokens else 4, False, False, False, True)
+        if "block_scale" in tokens:
+            return [head + [taddr, taddr, pred], [taddr, taddr] + head[2:] + [taddr, taddr, pred]]
+        return [head + [pred], [taddr, taddr] + head[2:] + [pred], head + [lanes, pred]]
     return [[]]
