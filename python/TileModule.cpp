@@ -87,6 +87,7 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["orders_memory"] = form.ordersMemory;
   result["reads_carry"] = form.readsCarry;
   result["writes_carry"] = form.writesCarry;
+  result["accesses_tensor_memory"] = form.accessesTensorMemory;
   result["lowered"] = form.lowered;
   result["caveat"] = form.caveat;
   return result;

@@ -335,6 +335,7 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.synchronizes = record.synchronizes;
   form.guardIgnored = record.guardIgnored;
   form.readsCarry = record.readsCarry;
+  form.accessesTensorMemory = record.accessesTensorMemory;
   form.writesCarry = llvm::is_contained(chosen, StringRef("cc"));
   form.lowered = record.lowered && variant.lowered;
   form.sinkResult = variant.sinkResult;

@@ -227,6 +227,8 @@ struct FamilyRecord {
   bool guardIgnored = false;
   /// See Form::readsCarry (Form::writesCarry follows from a chosen "cc").
   bool readsCarry = false;
+  /// See Form::accessesTensorMemory.
+  bool accessesTensorMemory = false;
   /// Escape hooks for cvt, whose type tokens are positional among free
   /// qualifiers and whose errors name a destination or a source type:
   /// split the spelling after the name into types and qualifiers (false

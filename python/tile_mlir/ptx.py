@@ -114,6 +114,9 @@ class Form:
     """It reads the carry flag CC.CF (addc, subc, madc)."""
     writes_carry: bool = False
     """It writes the carry flag (a .cc form: add.cc, addc.cc, mad.lo.cc)."""
+    accesses_tensor_memory: bool = False
+    """It reads or writes Blackwell's tensor memory (tcgen05), which no
+    operand names."""
     lowered: bool = True
     """tile.apply takes it; cp.async and mma are parsed and enumerated
     before they are lowered."""

@@ -78,6 +78,33 @@ def move(family, op):
     return f"{family}.global{vec}.b{op.bits}"
 
 
+# The widest vector a global load or store moves; a longer operand
+# (tcgen05.ld's up to 128 registers) moves one register a repeat.
+WIDEST_MOVE = 4
+
+
+def moves(family, op, tile, tile_type, memory, memory_type, name):
+    """The lines that load (family "ld") or store ("st") the whole register
+    tile `tile` from or to the global `memory`: one vector move, or, past
+    WIDEST_MOVE registers, one register a repeat through (REPEATS, count,
+    1) views of both."""
+    if op.count <= WIDEST_MOVE:
+        operands = (tile, memory) if family == "ld" else (memory, tile)
+        types = (tile_type, memory_type) if family == "ld" else (memory_type, tile_type)
+        return [f'tile.apply "{move(family, op)}"({", ".join(operands)}) : {", ".join(types)}']
+    views = []
+    for value, ty, suffix in ((tile, tile_type, "r"), (memory, memory_type, "g")):
+        viewed = ty.replace(f"x{op.count}x", f"x{op.count}x1x")
+        views.append((f"%{suffix}{name}", viewed))
+    lines = [f"{v} = memref.expand_shape {value} [[0], [1, 2]] output_shape [{REPEATS}, {op.count}, 1] : {ty} into {vt}"
+             for (v, vt), value, ty in zip(views, (tile, memory), (tile_type, memory_type))]
+    (r, rt), (g, gt) = views
+    scalar = f"{family}.global.b{op.bits}"
+    lines.append(f'tile.apply "{scalar}"({r}, {g}) : {rt}, {gt}' if family == "ld" else
+                 f'tile.apply "{scalar}"({g}, {r}) : {gt}, {rt}')
+    return lines
+
+
 def fragment_types(op, lanes):
     """A fragment's register tile, its register-by-register view and the
     global tensor it travels through: with `lanes` (32) a warp's mma
@@ -104,7 +131,7 @@ def kernel(index, form):
     dims = next((op.count for op in form.operands if op.within_address), 1)
     box_type = None
     for i, op in enumerate(sized(form)):
-        if op.address:
+        if op.address and op.bits == 64:  # a tensor map (a tensor-memory address is a b32)
             box_type = tensor_map(i, op, dims, args, body)
             operands.append((f"%tm{i}", "i64"))
         elif op.within_address:
@@ -165,8 +192,7 @@ def kernel(index, form):
             body.append(f"%t{i} = memref.alloca() : {tile}")
             if op.role in ("src", "rw"):
                 args.append(f"%in{i}: {memref(op, '1', repeated)}")
-                body.append(f'tile.apply "{move("ld", op)}"(%t{i}, %in{i}) : {tile}, '
-                            f'{memref(op, "1", repeated)}')
+                body += moves("ld", op, f"%t{i}", tile, f"%in{i}", memref(op, "1", repeated), f"in{i}")
             operands.append((f"%t{i}", tile))
         elif op.space == "global":
             args.append(f"%m{i}: {memref(op, '1', repeated)}")
@@ -202,7 +228,7 @@ def kernel(index, form):
     for i, op in enumerate(form.operands):
         if op.type != "pred" and op.space == "reg" and op.role in ("dst", "rw") and not op.axes:
             args.append(f"%out{i}: {memref(op, '1')}")
-            body.append(f'tile.apply "{move("st", op)}"(%out{i}, %t{i}) : {memref(op, "1")}, {memref(op, "5")}')
+            body += moves("st", op, f"%t{i}", memref(op, "5"), f"%out{i}", memref(op, "1"), f"out{i}")
     workgroup = f" workgroup({', '.join(attributions)})" if attributions else ""
     lines = "\n      ".join(body)
     return (f"    gpu.func @k{index}({', '.join(args)}){workgroup} kernel {{\n"
@@ -266,15 +292,16 @@ def run(target, forms=None, workdir=None):
             continue
         asm = re.findall(r"// begin inline asm\n(.*?)// end inline asm", by_name.get(f"k{i}", ""), re.S)
         pattern = re.compile(r"(^|\s)" + re.escape(form.opcode) + r"[\s;]")
-        # A form without tiles (a fence, cp.async.wait_group's immediate) has
-        # nothing to repeat over; an mma's fragments here are one (m, n, k)
+        # A form without tiles (a fence, cp.async.wait_group's immediate; a
+        # tensor map is not one, a tensor-memory address is) has nothing to
+        # repeat over; an mma's fragments here are one (m, n, k)
         # step, a TMA's box (or a prefetch's) and a bulk copy's bytes one copy.
-        tiles = [o for o in form.operands if o.role != "imm" and not o.address]
+        tiles = [o for o in form.operands if o.role != "imm" and not (o.address and o.bits == 64)]
         # A register form is pure (docs/design.md): with no source, its
         # repeats are one computation, which LLVM keeps once
         # (createpolicy.fractional without a fraction).
         pure = not (form.reads_memory or form.writes_memory or form.warp_collective or form.observes_warp
-                    or form.orders_memory or form.accesses_described_memory)
+                    or form.orders_memory or form.accesses_described_memory or form.accesses_tensor_memory)
         sourceless = not any(o.role in ("src", "rw") for o in form.operands)
         expected = 1 if not tiles or any(o.axes or o.box or o.bulk or o.within_address for o in form.operands) or (
             pure and sourceless) else REPEATS

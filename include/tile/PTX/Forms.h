@@ -212,6 +212,11 @@ struct Form {
   /// block, and the lowering keeps the chain's asm in order.
   bool readsCarry = false;
   bool writesCarry = false;
+  /// It reads or writes Blackwell's tensor memory (every tcgen05 form),
+  /// which no operand names (its addresses are b32 values): MLIR sees it
+  /// read and write a TMEM resource, and its asm has side effects, so
+  /// nothing reorders, merges or drops it (tcgen05.shift has no result).
+  bool accessesTensorMemory = false;
   /// A measured way in which ptxas or the hardware departs from the PTX ISA
   /// for this form, which the lowering reports as a warning; "" for none.
   std::string caveat;

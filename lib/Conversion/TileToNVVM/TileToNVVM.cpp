@@ -425,12 +425,13 @@ public:
                    !op.getKeep().empty(), addressOffset, barriers);
     auto inlineAsm = LLVM::InlineAsmOp::create(
         builder, loc, resultType, asmOperands, text, constraints,
-        // The carry flag is state no operand shows: its readers and writers
-        // keep their order and are never merged or dropped.
+        // The carry flag and tensor memory are state no operand shows: their
+        // readers and writers keep their order and are never merged or
+        // dropped.
         /*has_side_effects=*/form->accessesMemory() || form->warpCollective ||
                 form->observesWarp || form->ordersMemory ||
                 form->accessesDescribedMemory || form->readsCarry ||
-                form->writesCarry
+                form->writesCarry || form->accessesTensorMemory
             ? sideEffects
             : UnitAttr(),
         /*is_align_stack=*/UnitAttr(), noTailCall, LLVM::AsmDialectAttr(),

@@ -153,6 +153,13 @@ def _no_visible_effect(interp, apply):
     and nanosleep (time passes; the threads' turns are the machine's)."""
 
 
+def _tensor_memory(interp, apply):
+    """tcgen05: Blackwell's tensor memory is not modelled yet (issue 58,
+    item 3). Every tcgen05 form is refused at its line, its fences too:
+    run as plain fences they would order what the hardware does not."""
+    raise NotCovered(f"tensor memory ({apply.opcode}; docs/families/tcgen05.md)")
+
+
 class Trap(Exception):
     """A thread executed trap: the launch stops with an error."""
 
@@ -217,6 +224,7 @@ EXECUTORS = {
     "nanosleep": _no_visible_effect,
     "trap": _trap,
     "exit": _exit,
+    "tcgen05": _tensor_memory,
 }
 
 

@@ -898,9 +898,11 @@ LogicalResult ApplyOp::verify() {
         return failure();
       continue;
     }
-    if (operand.address && form->accessesDescribedMemory) {
+    if (operand.address && operand.bits == 64 &&
+        form->accessesDescribedMemory) {
       // The only address of a tensor map a kernel has is its parameter's,
-      // a generic one. (createpolicy.range's address only bounds a range.)
+      // a generic one. (createpolicy.range's address only bounds a range;
+      // a tensor-memory address, tcgen05's [taddr], is a b32.)
       if (!value.getDefiningOp<TensorMapOp>())
         return diag() << "expected the address of a tensor map, which "
                          "tile.tensor_map gives";
@@ -1252,6 +1254,12 @@ struct CarryFlagResource
     : public SideEffects::Resource::Base<CarryFlagResource> {
   StringRef getName() final { return "CC.CF"; }
 };
+/// Blackwell's tensor memory: tcgen05's addresses are b32 values, not
+/// memrefs, so its readers and writers name this resource instead.
+struct TensorMemoryResource
+    : public SideEffects::Resource::Base<TensorMemoryResource> {
+  StringRef getName() final { return "TMEM"; }
+};
 } // namespace
 
 void InstrOp::getEffects(
@@ -1274,6 +1282,12 @@ void InstrOp::getEffects(
     effects.emplace_back(MemoryEffects::Read::get());
     effects.emplace_back(MemoryEffects::Write::get());
     return;
+  }
+  if (form && form->accessesTensorMemory) {
+    effects.emplace_back(MemoryEffects::Read::get(),
+                         TensorMemoryResource::get());
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         TensorMemoryResource::get());
   }
   if (form && form->readsCarry)
     effects.emplace_back(MemoryEffects::Read::get(), CarryFlagResource::get());
