@@ -912,8 +912,11 @@ struct MatrixDescriptorLowering
     Value start = LLVM::LShrOp::create(
         rewriter, loc, LLVM::AndOp::create(rewriter, loc, address, constant(0x3FFFF)),
         constant(4));
+    // The sm_100 format (tcgen05) adds its version, 1 in bits 46-47; its
+    // three-bit layout types at 61 are wgmma's two-bit ones at 62.
     int64_t fields = ((op.getLeadingByteOffset() / 16) << 16) |
                      ((8 * op.getRowBytes() / 16) << 32) |
+                     (int64_t(op.isTcgen05()) << 46) |
                      (op.getLayoutType() << 62);
     rewriter.replaceOp(op, LLVM::OrOp::create(rewriter, loc, start, constant(fields)));
     return success();

@@ -382,17 +382,19 @@ class Buffer:
             _raise(error)
         return Buffer(op.result, self.dtype, self.name)
 
-    def matrix_descriptor(self) -> "Scalar":
+    def matrix_descriptor(self, format: str = "wgmma") -> "Scalar":
         """The wgmma matrix descriptor (a uint64) of this K-major shared
         tile: its rows are A's M or B's N, its columns K, in a buffer
         swizzled "32B", "64B" or "128B" and aligned to eight of its rows
         (align=1024 for "128B"). The compiler derives every field and
         proves that the descriptor addresses each element where the tile
-        holds it (tile.matrix_descriptor)."""
+        holds it (tile.matrix_descriptor). format="tcgen05": the same in
+        sm_100's layout, which tcgen05.mma and tcgen05.cp read."""
         _check_owned(self)
         try:
             with _location():
-                op = _tile_ops.MatrixDescriptorOp(ir.IntegerType.get_signless(64), self.value)
+                op = _tile_ops.MatrixDescriptorOp(ir.IntegerType.get_signless(64), self.value,
+                                                  format=None if format == "wgmma" else format)
                 op.operation.verify()
         except ir.MLIRError as error:
             _raise(error)

@@ -61,7 +61,11 @@ MemoryFault = R.MemoryFault
 # Every MLIR op the interpreter runs, by name (T.ewise's float operations:
 # ewise_ops.handles).
 def _matrix_descriptor(interp, op):
-    """tile.matrix_descriptor: a wgmma operand's shared-memory descriptor."""
+    """tile.matrix_descriptor: a wgmma operand's shared-memory descriptor;
+    sm_100's (tcgen05's) is refused with tensor memory."""
+    from mlir import ir
+    if "format" in op.attributes and ir.StringAttr(op.attributes["format"]).value == "tcgen05":
+        raise NotCovered("sm_100's matrix descriptor (tcgen05; docs/families/tcgen05.md)")
     interp.values[op.results[0]] = W.descriptor(interp, interp.values[op.operands[0]])
 
 

@@ -749,6 +749,28 @@ static LogicalResult verifyDescriptorShapes(ApplyOp op,
   return success();
 }
 
+/// Checks that each descriptor operand made by tile.matrix_descriptor has
+/// the format its instruction reads: wgmma sm_90's, tcgen05 (mma's a-desc
+/// and b-desc, cp's s-desc) sm_100's, whose version field differs.
+static LogicalResult verifyDescriptorFormats(ApplyOp op,
+                                             const ptx::Form &form) {
+  StringRef wanted = form.family == "tcgen05" ? "tcgen05" : "wgmma";
+  for (auto [value, operand] : llvm::zip(op.getArgs(), form.operands)) {
+    auto descriptor = value.getDefiningOp<MatrixDescriptorOp>();
+    if (!descriptor ||
+        (operand.name != "a-desc" && operand.name != "b-desc" &&
+         operand.name != "s-desc"))
+      continue;
+    if (descriptor.getFormat() != wanted)
+      return op.emitOpError()
+             << operand.name << " is a " << descriptor.getFormat()
+             << " descriptor, but " << form.opcode << " reads "
+             << (wanted == "tcgen05" ? "sm_100's" : "sm_90's")
+             << ": tile.matrix_descriptor {format = \"" << wanted << "\"}";
+  }
+  return success();
+}
+
 /// Checks that `tile`, the box operand of a TMA of `dims` dimensions, is
 /// the box of `map`: its shape, element width, layout, swizzle and
 /// alignment.
@@ -854,6 +876,8 @@ LogicalResult ApplyOp::verify() {
                             "membermask executes it (a guard false in one "
                             "lane leaves the others waiting)";
   if (form->warpCollective && failed(verifyMemberMask(*this, *form)))
+    return failure();
+  if (failed(verifyDescriptorFormats(*this, *form)))
     return failure();
   if (form->warpgroupCollective && failed(verifyDescriptorShapes(*this, *form)))
     return failure();
@@ -1759,6 +1783,10 @@ int64_t MatrixDescriptorOp::getLeadingByteOffset() {
 }
 
 LogicalResult MatrixDescriptorOp::verify() {
+  if (getFormat() != "wgmma" && getFormat() != "tcgen05")
+    return emitOpError() << "format is \"wgmma\" (sm_90's descriptor) or "
+                            "\"tcgen05\" (sm_100's), got \""
+                         << getFormat() << "\"";
   MemRefType type = getTile().getType();
   if (getAddressSpace(type) != kSharedAddressSpace)
     return emitOpError() << "a matrix descriptor describes a shared tile, got "

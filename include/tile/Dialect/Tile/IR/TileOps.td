@@ -201,11 +201,23 @@ def Tile_MatrixDescriptorOp : Tile_Op<"matrix_descriptor", [Pure]> {
         : memref<64x64xbf16, 3> to memref<64x16xbf16, strided<[64, 1]>, 3>
     %d = tile.matrix_descriptor %k0 : memref<64x16xbf16, strided<[64, 1]>, 3>
     ```
+
+    `{format = "tcgen05"}` gives the same fields in the sm_100 layout that
+    tcgen05.mma's a-desc and b-desc and tcgen05.cp's s-desc read (PTX ISA
+    9.7.16.4.1): the version field (bits 46-47) is 1. The verifier's walk
+    is the same; a wgmma reads only the default format and a tcgen05
+    instruction only this one.
   }];
-  let arguments = (ins AnyMemRef:$tile);
+  let arguments = (ins AnyMemRef:$tile,
+                       DefaultValuedStrAttr<StrAttr, "wgmma">:$format);
   let results = (outs I64:$descriptor);
   let assemblyFormat = "$tile attr-dict `:` type($tile)";
   let extraClassDeclaration = [{
+    /// Whether it is the sm_100 shared-memory descriptor that tcgen05.mma
+    /// and tcgen05.cp read ({format = "tcgen05"}): wgmma's fields, and the
+    /// version field (bits 46-47) set to 1; the three swizzles' layout
+    /// types (bits 61-63: 2, 4, 6) are wgmma's (bits 62-63: 1, 2, 3).
+    bool isTcgen05() { return getFormat() == "tcgen05"; }
     /// The bytes between consecutive rows of one group of eight: 32, 64 or
     /// 128 (the swizzle's mode).
     int64_t getRowBytes();
