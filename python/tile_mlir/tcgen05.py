@@ -1,0 +1,127 @@
+"""tcgen05.mma's instruction descriptor (idesc, a b32 operand; PTX ISA 9.0,
+9.7.16.4.2), built from the instruction's form and its operands' element
+types, never written by hand:
+
+    idesc = instruction_descriptor("tcgen05.mma.cta_group::1.kind::f16",
+                                   d="f32", a="bf16", b="bf16", m=128, n=256)
+    T.cuda.tile.apply(T.ptx["tcgen05.mma.cta_group::1.kind::f16"], d_tmem, a_desc, b_desc,
+                      T.uint32(idesc), accumulate)
+
+Fields (the dense kinds; the block-scaled ones differ where noted):
+
+    bits 0-1   sparsity selector (0: dense)      bit 2  sparsity (0)
+    bit 3      saturate (kind::i8)               bits 4-5  D's type: f16 0, f32 1, s32 2
+                                                           (block-scaled: B's scale id)
+    bits 7-9   A's type                          bits 10-12  B's type
+    bit 13     negate A                          bit 14  negate B
+    bit 15     A MN-major (transposed)           bit 16  B MN-major
+    bits 17-22 N >> 3                            bit 23  (block-scaled: the scale type,
+                                                          ue4m3 0, ue8m0 1)
+    bits 24-28 M >> 4                            bits 30-31  .ws's maximum shift
+                                                 (block-scaled: bits 29-30 A's scale id)
+
+The element types per kind are the ISA's: f16 and bf16 (D f16 or f32;
+bf16 into f32 only), tf32 (D f32), e4m3 / e5m2 / e2m3 / e3m2 / e2m1 (D f16
+or f32), s8 / u8 (D s32); block-scaled mxf8f6f4 the same five, mxf4 and
+mxf4nvf4 e2m1 (D f32). MN-major operands are 16-bit, tf32, e4m3, e5m2 or
+8-bit integers. The (M, N) pairs a CTA group takes are not checked yet
+beyond what the fields hold (M a multiple of 16 to 256, N of 8 to 256);
+tensor memory is not interpreted yet (docs/families/tcgen05.md).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from . import ptx
+
+_FLOAT16 = {"f16": 0, "bf16": 1, "tf32": 2}
+_FP8F6F4 = {"e4m3": 0, "e5m2": 1, "e2m3": 3, "e3m2": 4, "e2m1": 5}
+_INT8 = {"u8": 0, "s8": 1}
+# kind -> (A/B type codes, D type codes).
+_KINDS = {
+    "kind::f16": ({"f16": 0, "bf16": 1}, {"f16": 0, "f32": 1}),
+    "kind::tf32": ({"tf32": 2}, {"f32": 1}),
+    "kind::f8f6f4": (_FP8F6F4, {"f16": 0, "f32": 1}),
+    "kind::i8": (_INT8, {"s32": 2}),
+    "kind::mxf8f6f4": (_FP8F6F4, {"f32": 1}),
+    "kind::mxf4": ({"e2m1": 1}, {"f32": 1}),
+    "kind::mxf4nvf4": ({"e2m1": 1}, {"f32": 1}),
+}
+_MN_MAJOR = {"f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8"}
+# The scale factors' type per block-scaled kind: MX kinds ue8m0; NVFP4
+# (mxf4nvf4) ue4m3 or ue8m0.
+_SCALE_TYPES = {"kind::mxf8f6f4": {"ue8m0": 1}, "kind::mxf4": {"ue8m0": 1},
+                "kind::mxf4nvf4": {"ue4m3": 0, "ue8m0": 1}}
+_MAX_SHIFTS = {0: 0, 8: 1, 16: 2, 32: 3}
+
+
+class DescriptorError(ValueError):
+    """An instruction descriptor the form cannot take, naming the field."""
+
+
+def _kind_of(form: ptx.Form) -> str:
+    if form.family != "tcgen05" or not form.opcode.startswith("tcgen05.mma"):
+        raise DescriptorError(f"{form.opcode} takes no instruction descriptor: tcgen05.mma and "
+                              "tcgen05.mma.ws do")
+    return next(t for t in form.opcode.split(".") if t.startswith("kind::"))
+
+
+def _code(table: dict, value: str, name: str, opcode: str) -> int:
+    if value not in table:
+        raise DescriptorError(f"{name} is {value!r}, which {opcode} does not take: one of "
+                              f"{', '.join(sorted(table))}")
+    return table[value]
+
+
+def _shape_fields(m: int, n: int) -> int:
+    if not (isinstance(m, int) and 16 <= m <= 256 and m % 16 == 0):
+        raise DescriptorError(f"m is {m!r}: the descriptor holds M >> 4, a multiple of 16 from 16 to 256")
+    if not (isinstance(n, int) and 8 <= n <= 256 and n % 8 == 0):
+        raise DescriptorError(f"n is {n!r}: the descriptor holds N >> 3, a multiple of 8 from 8 to 256")
+    return (n >> 3) << 17 | (m >> 4) << 24
+
+
+def instruction_descriptor(opcode: str, *, d: str, a: str, b: str, m: int, n: int, a_major: str = "K",
+                           b_major: str = "K", negate_a: bool = False, negate_b: bool = False,
+                           saturate: bool = False, max_shift: int = 0, scale_type: Optional[str] = None,
+                           a_scale_id: int = 0, b_scale_id: int = 0) -> int:
+    """The 32-bit idesc of `opcode` (a tcgen05.mma or .ws spelling) for D,
+    A and B of these PTX element types, an M x N result and the operands'
+    majors ("K" or "MN"); a bad field raises DescriptorError naming it."""
+    form = ptx.parse(opcode)
+    kind = _kind_of(form)
+    inputs, outputs = _KINDS[kind]
+    block_scaled = kind.startswith("kind::mx")
+    word = _code(inputs, a, "a", opcode) << 7 | _code(inputs, b, "b", opcode) << 10
+    d_code = _code(outputs, d, "d", opcode)
+    if kind == "kind::f16" and d == "f16" and "bf16" in (a, b):
+        raise DescriptorError(f"d is 'f16', but bf16 multiplies into f32 only ({opcode})")
+    for name, major, element in (("a_major", a_major, a), ("b_major", b_major, b)):
+        if major not in ("K", "MN"):
+            raise DescriptorError(f"{name} is {major!r}: 'K' or 'MN'")
+        if major == "MN" and element not in _MN_MAJOR:
+            raise DescriptorError(f"{name} is 'MN', which {element} operands do not take (16-bit, tf32, "
+                                  "e4m3, e5m2 and 8-bit integers do)")
+    word |= (a_major == "MN") << 15 | (b_major == "MN") << 16
+    if (negate_a or negate_b) and kind == "kind::i8":
+        raise DescriptorError(f"negate_a/negate_b: {opcode} multiplies integers, which are not negated")
+    word |= bool(negate_a) << 13 | bool(negate_b) << 14
+    if saturate and kind != "kind::i8":
+        raise DescriptorError(f"saturate: only kind::i8 saturates its s32 D, not {kind}")
+    word |= bool(saturate) << 3
+    word |= _shape_fields(m, n)
+    ws = ".ws." in opcode + "."
+    if max_shift and not ws:
+        raise DescriptorError(f"max_shift is {max_shift}: only tcgen05.mma.ws shifts B")
+    word |= _code(_MAX_SHIFTS, max_shift, "max_shift", opcode) << 30
+    if not block_scaled:
+        if scale_type is not None or a_scale_id or b_scale_id:
+            raise DescriptorError(f"scale_type/a_scale_id/b_scale_id: {opcode} is not block-scaled")
+        return word | d_code << 4
+    # Block-scaled: no D type field; the scale type and each scale's id.
+    word |= _code(_SCALE_TYPES[kind], scale_type, "scale_type", opcode) << 23
+    for name, ident in (("a_scale_id", a_scale_id), ("b_scale_id", b_scale_id)):
+        if ident not in (0, 1, 2, 3):
+            raise DescriptorError(f"{name} is {ident!r}: 0 to 3")
+    return word | a_scale_id << 29 | b_scale_id << 4

@@ -1,0 +1,95 @@
+"""tcgen05.mma's instruction descriptor against the PTX ISA's field table
+(9.7.16.4.2), decoded here bit by bit, independently of the encoder."""
+
+import pytest
+
+from tile_mlir.tcgen05 import DescriptorError, instruction_descriptor
+
+F16 = "tcgen05.mma.cta_group::1.kind::f16"
+
+
+def field(word, low, width):
+    return (word >> low) & ((1 << width) - 1)
+
+
+def decode(word, block_scaled=False):
+    """The ISA's fields, by bit position."""
+    out = {"sparse": field(word, 0, 3), "a": field(word, 7, 3), "b": field(word, 10, 3),
+           "negate_a": field(word, 13, 1), "negate_b": field(word, 14, 1), "a_mn": field(word, 15, 1),
+           "b_mn": field(word, 16, 1), "n": field(word, 17, 6) << 3, "m": field(word, 24, 5) << 4}
+    if block_scaled:
+        out.update(b_scale_id=field(word, 4, 2), scale_type=field(word, 23, 1), a_scale_id=field(word, 29, 2))
+    else:
+        out.update(saturate=field(word, 3, 1), d=field(word, 4, 2), max_shift=field(word, 30, 2),
+                   reserved=field(word, 6, 1) | field(word, 23, 1) | field(word, 29, 1))
+    return out
+
+
+def test_bf16_into_f32():
+    word = instruction_descriptor(F16, d="f32", a="bf16", b="bf16", m=128, n=256)
+    assert word == 0x08400490
+    assert decode(word) == {"sparse": 0, "a": 1, "b": 1, "negate_a": 0, "negate_b": 0, "a_mn": 0, "b_mn": 0,
+                            "n": 256, "m": 128, "saturate": 0, "d": 1, "max_shift": 0, "reserved": 0}
+
+
+@pytest.mark.parametrize("kind, d, a, b, codes", [
+    ("kind::f16", "f16", "f16", "f16", (0, 0, 0)),
+    ("kind::tf32", "f32", "tf32", "tf32", (1, 2, 2)),
+    ("kind::f8f6f4", "f16", "e4m3", "e5m2", (0, 0, 1)),
+    ("kind::f8f6f4", "f32", "e2m3", "e3m2", (1, 3, 4)),
+    ("kind::f8f6f4", "f32", "e2m1", "e4m3", (1, 5, 0)),
+    ("kind::i8", "s32", "s8", "u8", (2, 1, 0)),
+])
+def test_type_codes(kind, d, a, b, codes):
+    word = instruction_descriptor(f"tcgen05.mma.cta_group::2.{kind}", d=d, a=a, b=b, m=256, n=16)
+    fields = decode(word)
+    assert (fields["d"], fields["a"], fields["b"], fields["m"], fields["n"]) == (*codes, 256, 16)
+
+
+def test_majors_negation_saturation_and_shift():
+    fields = decode(instruction_descriptor(F16, d="f32", a="f16", b="f16", m=64, n=8, a_major="MN", b_major="MN",
+                                           negate_a=True, negate_b=True))
+    assert (fields["a_mn"], fields["b_mn"], fields["negate_a"], fields["negate_b"]) == (1, 1, 1, 1)
+    fields = decode(instruction_descriptor("tcgen05.mma.cta_group::1.kind::i8", d="s32", a="s8", b="s8", m=128,
+                                           n=64, saturate=True))
+    assert fields["saturate"] == 1
+    fields = decode(instruction_descriptor("tcgen05.mma.ws.cta_group::1.kind::f16", d="f32", a="f16", b="f16",
+                                           m=64, n=128, max_shift=16))
+    assert fields["max_shift"] == 2
+
+
+def test_block_scaled():
+    word = instruction_descriptor("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16", d="f32",
+                                  a="e2m1", b="e2m1", m=128, n=128, scale_type="ue4m3", a_scale_id=2, b_scale_id=3)
+    assert decode(word, block_scaled=True) == {
+        "sparse": 0, "a": 1, "b": 1, "negate_a": 0, "negate_b": 0, "a_mn": 0, "b_mn": 0, "n": 128, "m": 128,
+        "b_scale_id": 3, "scale_type": 0, "a_scale_id": 2}
+    word = instruction_descriptor("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale", d="f32", a="e4m3",
+                                  b="e2m1", m=128, n=64, scale_type="ue8m0")
+    assert decode(word, block_scaled=True)["scale_type"] == 1 and field(word, 7, 3) == 0 and field(word, 10, 3) == 5
+
+
+@pytest.mark.parametrize("opcode, fields, message", [
+    (F16, dict(d="f16", a="bf16", b="bf16"), "bf16 multiplies into f32 only"),
+    (F16, dict(d="f32", a="e4m3", b="e4m3"), "a is 'e4m3', which tcgen05.mma.cta_group::1.kind::f16 does not take"),
+    ("tcgen05.mma.cta_group::1.kind::i8", dict(d="f32", a="s8", b="s8"), "d is 'f32'"),
+    ("tcgen05.mma.cta_group::1.kind::f8f6f4", dict(d="f32", a="e2m1", b="e4m3", a_major="MN"),
+     "a_major is 'MN', which e2m1 operands do not take"),
+    (F16, dict(d="f32", a="f16", b="f16", saturate=True), "only kind::i8 saturates"),
+    ("tcgen05.mma.cta_group::1.kind::i8", dict(d="s32", a="s8", b="s8", negate_a=True), "not negated"),
+    (F16, dict(d="f32", a="f16", b="f16", max_shift=8), "only tcgen05.mma.ws shifts B"),
+    ("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale", dict(d="f32", a="e4m3", b="e4m3", scale_type="ue4m3"),
+     "scale_type is 'ue4m3'"),
+    (F16, dict(d="f32", a="f16", b="f16", scale_type="ue8m0"), "is not block-scaled"),
+    ("tcgen05.ld.sync.aligned.32x32b.x1.b32", dict(d="f32", a="f16", b="f16"), "takes no instruction descriptor"),
+])
+def test_refusals_name_the_field(opcode, fields, message):
+    with pytest.raises(DescriptorError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        instruction_descriptor(opcode, **{"m": 128, "n": 64, **fields})
+
+
+@pytest.mark.parametrize("m, n, message", [(100, 64, "m is 100"), (512, 64, "m is 512"), (128, 12, "n is 12"),
+                                           (128, 264, "n is 264")])
+def test_shape_fields(m, n, message):
+    with pytest.raises(DescriptorError, match=message):
+        instruction_descriptor(F16, d="f32", a="f16", b="f16", m=m, n=n)
