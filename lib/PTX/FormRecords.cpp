@@ -1547,6 +1547,43 @@ constexpr VariantRecord kGridDependencyVariants[] = {
      .floors = kGridDependencyFloors,
      .signatures = kNoOperands}};
 
+//===-- discard, applypriority: L2 cache lines ------------------------------===//
+
+// discard{.global}.L2 [a], 128 and applypriority{.global}.L2::evict_normal
+// [a], 128 (PTX ISA 9.0, 9.7.9.16-17): one 128-byte line of global memory
+// (a generic address without .global), `a` aligned to 128. discard
+// behaves as a weak write of unstable indeterminate values to [a, a + 128)
+// (reads see undefined bytes until they are written); applypriority sets
+// the line's L2 eviction priority, which no thread can see. sm_80, PTX
+// 7.4; measured with ptxas 13.0: the qualifiers in either order, 128 the
+// only size, evict_normal the only priority.
+constexpr unsigned kCacheLineBytes[] = {128};
+constexpr StringRef kEvictNormalL2[] = {"L2::evict_normal"};
+constexpr SlotRecord kDiscardSlots[] = {{"state space", kGlobal},
+                                        {"level", kL2Level, true}};
+constexpr SlotRecord kApplyPrioritySlots[] = {
+    {"state space", kGlobal}, {"eviction priority", kEvictNormalL2, true}};
+constexpr OperandRecord kCacheLineSize = {.name = "size", .role = Role::Imm,
+                                          .fixedType = "b32",
+                                          .immediates = kCacheLineBytes};
+constexpr OperandRecord kDiscard[] = {
+    {.name = "a", .role = Role::Dst, .fixedType = "b8", .sizedBy = "size",
+     .spaceFrom = "state space"},
+    kCacheLineSize};
+constexpr OperandRecord kApplyPriority[] = {
+    {.name = "a", .role = Role::Src, .fixedType = "b8", .sizedBy = "size",
+     .spaceFrom = "state space"},
+    kCacheLineSize};
+constexpr Signature kDiscardSignature[] = {kDiscard};
+constexpr Signature kApplyPrioritySignature[] = {kApplyPriority};
+constexpr FloorRecord kCacheLineFloors[] = {{80, 74}};
+constexpr VariantRecord kDiscardVariants[] = {
+    {.slots = kDiscardSlots, .floors = kCacheLineFloors,
+     .signatures = kDiscardSignature}};
+constexpr VariantRecord kApplyPriorityVariants[] = {
+    {.slots = kApplyPrioritySlots, .floors = kCacheLineFloors,
+     .signatures = kApplyPrioritySignature}};
+
 // nanosleep.u32 t: the thread sleeps for about t nanoseconds (at most 1
 // ms). sm_70, PTX 6.3; measured with ptxas 13.0: .u32 alone. It orders
 // memory for MLIR and LLVM, so that a spin loop's load is not hoisted past
@@ -3732,6 +3769,12 @@ const FamilyRecord kRecords[] = {
      .variants = kGridDependencyVariants,
      .ordersMemory = true},
     {.name = "nanosleep", .variants = kNanosleepVariants, .ordersMemory = true},
+    // discard writes undefined bytes; applypriority touches the line's
+    // cache state only, which it reads for MLIR so that nothing moves a
+    // store of the line across it.
+    {.name = "discard", .variants = kDiscardVariants, .writesMemory = true},
+    {.name = "applypriority", .variants = kApplyPriorityVariants,
+     .readsMemory = true},
     {.name = "trap", .variants = kTrapVariants, .ordersMemory = true},
     {.name = "exit", .variants = kExitVariants, .ordersMemory = true},
     {.name = "wgmma.mma_async", .family = "wgmma",

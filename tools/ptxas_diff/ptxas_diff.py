@@ -346,6 +346,23 @@ def grid_dependency_spellings():
         yield f"exit{rest}"
 
 
+def cache_line_spellings():
+    """PTX ISA 9.0, 9.7.9.16-17: discard{.global}.L2 and
+    applypriority{.global}.L2::evict_normal, in both orders, with other
+    spaces, levels and priorities, a type, and the level missing."""
+    for space in ("global", "", "shared", "local", "const"):
+        for level in ("L2", "L1", "L2::evict_normal", ""):
+            yield ".".join(t for t in ("discard", space, level) if t)
+            yield ".".join(t for t in ("discard", level, space) if t)
+        for priority in ("L2::evict_normal", "L2::evict_last", "L2::evict_first", "L2::evict_unchanged",
+                         "L1::evict_normal", "L2", ""):
+            yield ".".join(t for t in ("applypriority", space, priority) if t)
+            yield ".".join(t for t in ("applypriority", priority, space) if t)
+    yield "discard.global.L2.b32"
+    yield "discard.global.L2.L2"
+    yield "applypriority.global.L2::evict_normal.b8"
+
+
 def setp_selp_spellings():
     """PTX ISA 9.0, setp.CmpOp{.BoolOp}{.ftz}.type and selp.type: every
     comparison on every type, with and without a boolean operation and ftz,
@@ -912,7 +929,7 @@ def spellings():
                 minmax_spellings, bit_spellings, setp_selp_spellings, math_spellings,
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
-                extended_int_spellings, set_spellings, grid_dependency_spellings,
+                extended_int_spellings, set_spellings, grid_dependency_spellings, cache_line_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
                 cache_hint_spellings, createpolicy_spellings, async_copy_spellings):
@@ -956,11 +973,25 @@ def legal_forms(target=None, one_per_qualifier_set=False):
 
 def natural_operands(spelling):
     """Operand (register bits, count, is_memory) guesses from the type tokens,
-    for spellings the table rejects."""
+    for spellings the table rejects: the ISA's operands of the collective,
+    asynchronous and barrier families, else of the arithmetic ones by
+    their types, else of the register families."""
     tokens = spelling.split(".")
-    family = tokens[0]
     types = [t for t in tokens[1:] if t in BITS or t == "pred"]
     vec = next((int(t[1:]) for t in tokens if re.fullmatch(r"v[248]", t)), 1)
+    control = _control_operands(tokens, types, vec)
+    if control is not None:
+        return control
+    if not types:
+        return [(32, 1, False)] * 3
+    arithmetic = _arithmetic_operands(tokens, types)
+    return arithmetic if arithmetic is not None else _register_operands(tokens, types, vec)
+
+
+def _control_operands(tokens, types, vec):
+    """Warp collectives, fences, asynchronous copies, matrix moves, atomics
+    and barriers; None for another family."""
+    family = tokens[0]
     if family == "shfl":
         return [(32, 1, False)] * 5
     pred, u32 = (1, 1, False), (32, 1, False)
@@ -976,6 +1007,8 @@ def natural_operands(spelling):
         return [u32]
     if family in ("membar", "fence", "griddepcontrol", "trap", "exit"):
         return []
+    if family in ("discard", "applypriority"):
+        return [(8, 128, True), ("imm", 128, False)]  # one 128-byte line
     if family == "nanosleep":
         return [(max(BITS.get(types[-1], 32), 16), 1, False)] if types else [(32, 1, False)]
     if family == "prefetch" or tokens[:4] == ["cp", "async", "bulk", "tensor"] or \
@@ -1020,8 +1053,13 @@ def natural_operands(spelling):
             dst = (1, 1, False) if "pred" in tokens else (32, 1, False)
             return [dst, barrier, count, (1, 1, False)]
         return [barrier, count] if "arrive" in tokens else [barrier]
-    if not types:
-        return [(32, 1, False)] * 3
+    return None
+
+
+def _arithmetic_operands(tokens, types):
+    """add/sub/mul, abs/neg/mov and cvt by their types; None for another
+    family."""
+    family = tokens[0]
     if family in ("add", "sub", "mul"):
         if len(types) == 2:
             return [(BITS[types[0]], 1, False), (BITS[types[1]], 1, False), (BITS[types[0]], 1, False)]
@@ -1042,6 +1080,12 @@ def natural_operands(spelling):
         if dst in PACKED_FROM_F32 and src == "f32":
             return [(width[dst], 1, False), (32, 1, False), (32, 1, False)]
         return [(width[dst], 1, False), (width[src], 1, False)]
+    return None
+
+
+def _register_operands(tokens, types, vec):
+    """The register families (and ld/st, the fallback) by their last type."""
+    family = tokens[0]
     reg = (max(BITS.get(types[-1], 1), 16), 1, False)
     if "pred" in tokens:
         reg = (1, 1, False)

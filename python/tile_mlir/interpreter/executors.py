@@ -153,6 +153,22 @@ def _no_visible_effect(interp, apply):
     and nanosleep (time passes; the threads' turns are the machine's)."""
 
 
+def _cache_line(interp, apply):
+    """discard.L2 (PTX ISA 9.7.9.16): a weak write of unstable
+    indeterminate bytes over the 128-byte line (later reads see them
+    undefined, and another thread's access of the line races with it);
+    applypriority: the line's L2 priority, which no thread sees. A line
+    not aligned to 128 bytes faults, as on the chip."""
+    executing, _ = apply.executing(interp)
+    line = apply.values[0]
+    nothing, undefined = np.zeros(interp.threads, np.uint64), np.zeros(interp.threads, bool)
+    for coord in apply.repeats():
+        interp.check_alignment(line, coord + [0], 128, executing)
+        if apply.form.family == "discard":
+            for byte in range(128):
+                interp.write(line, coord + [byte], nothing, undefined, executing)
+
+
 def _tensor_memory(interp, apply):
     """tcgen05: Blackwell's tensor memory is not modelled yet (issue 58,
     item 3). Every tcgen05 form is refused at its line, its fences too:
@@ -225,6 +241,8 @@ EXECUTORS = {
     "trap": _trap,
     "exit": _exit,
     "tcgen05": _tensor_memory,
+    "discard": _cache_line,
+    "applypriority": _cache_line,
 }
 
 
