@@ -160,30 +160,6 @@ def test_mma_refusals(spelling, message):
         ptx.parse(spelling)
 
 
-def test_the_interpreter_refuses_tensor_memory_at_its_line():
-    # Tensor memory is not modelled yet: every tcgen05 form, its fences
-    # too (run as plain fences they would order what the hardware does
-    # not), is refused where it stands, naming the instruction.
-    import numpy as np
-
-    import tile_mlir
-    from tile_mlir import script as T
-    from tile_mlir.interpreter.launch import InterpretError
-
-    @T.function
-    def fenced(A: T.Tensor((32, 1), "uint32")):
-        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
-        t = T.thread_id()
-        v = T.alloc_local((1, 1), "uint32")
-        T.cuda.tile.apply(T.ptx["ld.global.b32"], v, A[t:t + 1])
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["st.global.b32"], A[t:t + 1], v)
-
-    with pytest.raises(InterpretError, match=r"test_tcgen05_forms\.py:\d+: the interpreter does not model tensor "
-                                             r"memory \(tcgen05\.fence::before_thread_sync"):
-        tile_mlir.interpret(fenced, np.zeros((32, 1), np.uint32), target="sm_100a")
-
-
 def test_sm100_descriptor_from_python():
     # buffer[...].matrix_descriptor(format="tcgen05"): the fields of wgmma's
     # (128-byte swizzle: stride 1024, layout 2 at bit 61) with the version

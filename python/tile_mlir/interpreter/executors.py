@@ -16,6 +16,7 @@ from . import cp_async as CP
 from . import mbarrier as M
 from . import memory_model as MM
 from . import mma_sync as MS
+from . import tensor_memory as TM
 from . import tma as T
 from . import warp_collectives as WC
 from . import wgmma as W
@@ -169,13 +170,6 @@ def _cache_line(interp, apply):
                 interp.write(line, coord + [byte], nothing, undefined, executing)
 
 
-def _tensor_memory(interp, apply):
-    """tcgen05: Blackwell's tensor memory is not modelled yet (issue 58,
-    item 3). Every tcgen05 form is refused at its line, its fences too:
-    run as plain fences they would order what the hardware does not."""
-    raise NotCovered(f"tensor memory ({apply.opcode}; docs/families/tcgen05.md)")
-
-
 class Trap(Exception):
     """A thread executed trap: the launch stops with an error."""
 
@@ -240,7 +234,7 @@ EXECUTORS = {
     "nanosleep": _no_visible_effect,
     "trap": _trap,
     "exit": _exit,
-    "tcgen05": _tensor_memory,
+    "tcgen05": TM.execute,
     "discard": _cache_line,
     "applypriority": _cache_line,
 }

@@ -46,6 +46,7 @@ from . import reference as R
 from . import special_registers as SR
 from . import setup as SU
 from . import streams as S
+from . import tensor_memory as TM
 from . import view_ops as VO
 from . import wgmma as W
 from .hazards import LoopFault, Stalled
@@ -105,6 +106,9 @@ class Interpreter:
         # The hazards found, each reported once by its key (kind and
         # program points): first_report.
         self.hazards, self._hazard_keys = [], set()
+        # Blackwell's tensor memory, made by its first tcgen05 instruction
+        # (tensor_memory.py).
+        self.tensor_memory = None
         self._scratch = np.empty(0, np.int32)
         # Each block's barrier epoch: how many barriers it has passed.
         self.per_block = per_block
@@ -321,6 +325,8 @@ class Interpreter:
         if buffer.private:
             if buffer.in_flight is not None:
                 W.check_registers(self, buffer, address, writing=False)
+            if buffer.tmem_pending is not None:
+                TM.check_registers(self, buffer, address, writing=False)
             span = uniform_span(buffer, address, nbytes)
             if span is not None:
                 return read_registers(buffer, slice(None), span)
@@ -352,6 +358,8 @@ class Interpreter:
         nbytes = element_bytes(view.bits)
         if view.buffer.private and view.buffer.in_flight is not None:
             W.check_registers(self, view.buffer, view.addresses(coord), writing=True)
+        if view.buffer.private and view.buffer.tmem_pending is not None:
+            TM.check_registers(self, view.buffer, view.addresses(coord), writing=True)
         if view.buffer.private and view.buffer.a_in_flight is not None:
             W.check_a_registers(self, view.buffer, view.addresses(coord))
         address = view.addresses(coord)[where]
@@ -506,6 +514,7 @@ def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, bank
         # wait, a wait on the wrong phase): the faults carry what was found.
         fault.hazards_before = list(interp.hazards)
         raise
+    TM.check_exit(interp)
     if interp.origins is not None:
         O.check_stores(interp.origins)
     if hazards is not None:

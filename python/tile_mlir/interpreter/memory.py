@@ -67,6 +67,10 @@ class Buffer:
         # byte as its A (0: none), until its wait_group.
         self.a_in_flight = None
         self.wgmma_reading = None
+        # The program point of the tcgen05.ld that still loads each register
+        # byte (0: none), until its warp's tcgen05.wait::ld
+        # (tensor_memory.py).
+        self.tmem_pending = None
         # The program point of the TMA store that still reads each byte
         # (0: none), once a store reads the buffer (tma.py).
         self.store_reading = None

@@ -1,0 +1,274 @@
+"""Blackwell's tensor memory (PTX ISA 9.0, 9.7.16), the first part: each
+block's 128 lanes x 512 columns of 32-bit words; tcgen05.alloc, dealloc and
+relinquish_alloc_permit with cta_group::1; tcgen05.st and tcgen05.ld of the
+32x32b shape; their waits. A TMEM address is the lane in its high half and
+the column in its low half.
+
+- alloc: nCols (a power of two from 32 to 512) columns at the lowest
+  multiple of nCols free in the block, owned by the allocating warp; the
+  address (lane 0) is written to the shared destination by the warp's
+  first thread. An allocation that cannot be met waits forever on the chip:
+  here it is a MemoryFault naming the columns held. alloc after the block
+  relinquished its permit is a fault too.
+- dealloc: the allocation that starts at taddr, with its nCols, by the
+  warp that made it. Another warp's, an address that starts none or a
+  wrong size are hazards; one never freed when the kernel ends is one.
+- st / ld .32x32b.xN: warp w of the block reaches the lanes 32 (w % 4) to
+  32 (w % 4) + 31 only (its quadrant), thread l lane 32 (w % 4) + l,
+  register r column c + r. Another quadrant's lanes, columns outside the
+  warp's block's allocations and a freed allocation are hazards, reported
+  at the instruction's line; nothing is moved there.
+- ld's registers are the load's until tcgen05.wait::ld: a read or write of
+  them before it is a hazard at that line.
+
+Not yet: the other shapes, .pack/.unpack, cta_group::2, tcgen05.mma, cp,
+shift and commit (refused, NotCovered); the fences' hand-off rule (the
+fences run as no-ops, and a missing one is not reported yet)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .reference import NotCovered
+
+LANES, COLUMNS = 128, 512
+
+
+class TensorMemoryHazard:
+    """A tensor-memory rule broken at a program point."""
+
+    kind = "tensor memory"
+
+    def __init__(self, point, opcode, problem):
+        self.point, self.opcode, self.problem = point, opcode, problem
+
+    def __str__(self):
+        return f"{self.point}: {self.opcode}: {self.problem}"
+
+
+class State:
+    """Each block's words and their defined bits, its allocations (start
+    column -> (columns, owning warp, program point)), what was freed (start
+    -> columns) and whether it relinquished its permit; each warp's
+    loads not yet waited for."""
+
+    def __init__(self, blocks):
+        self.words = np.zeros((blocks, LANES, COLUMNS), np.uint32)
+        self.defined = np.zeros((blocks, LANES, COLUMNS), bool)
+        self.allocations = [dict() for _ in range(blocks)]
+        self.freed = [dict() for _ in range(blocks)]
+        self.relinquished = np.zeros(blocks, bool)
+        self.loads = {}
+
+
+def state(interp) -> State:
+    if interp.tensor_memory is None:
+        interp.tensor_memory = State(max(interp.threads // interp.per_block, 1))
+    return interp.tensor_memory
+
+
+def report(interp, problem, key=None):
+    if interp.first_report(("tensor memory", interp.point, key or problem)):
+        interp.hazards.append(TensorMemoryHazard(interp.points[interp.point], interp.current_opcode, problem))
+
+
+def execute(interp, apply):
+    """One tcgen05 tile.apply."""
+    tokens = apply.opcode.split(".")
+    name = tokens[1]
+    if name.startswith("fence::"):
+        return
+    if "cta_group::2" in tokens:
+        raise NotCovered(f"tensor memory of a CTA pair ({apply.opcode}; docs/families/tcgen05.md)")
+    handler = _HANDLERS.get(name, False)
+    if handler is False or (name in ("ld", "st") and ("32x32b" not in tokens or "pack::16b" in tokens
+                                                      or "unpack::16b" in tokens)):
+        raise NotCovered(f"tensor memory ({apply.opcode}; docs/families/tcgen05.md)")
+    executing, _ = apply.executing(interp)
+    for coord in apply.repeats():
+        if name == "ld":
+            _load(interp, apply, coord, _warps(interp, executing))
+            continue
+        for first in _warps(interp, executing):
+            handler(interp, apply, coord, first)
+
+
+def _warps(interp, executing):
+    """The first thread of each warp that executes the instruction."""
+    lane = (interp.lanes % interp.per_block) % 32
+    return [int(t) for t in np.flatnonzero(executing & (lane == 0))]
+
+
+def _value(interp, value, coord, thread):
+    """A scalar operand's (register's) value in `thread`, or None where it
+    is undefined."""
+    if isinstance(value, tuple):
+        return int(np.asarray(value[0]).reshape(-1)[thread if np.asarray(value[0]).size > 1 else 0])
+    bits, known, _ = interp.read(value, coord + [0])
+    return int(bits[thread]) if known[thread] else None
+
+
+def _block_and_warp(interp, first):
+    block = int(interp.block_of(np.array([first]))[0])
+    return block, (first % interp.per_block) // 32
+
+
+def _alloc(interp, apply, coord, first):
+    st = state(interp)
+    block, warp = _block_and_warp(interp, first)
+    columns = _value(interp, apply.values[1], coord, first)
+    if columns not in (32, 64, 128, 256, 512):
+        raise interp.fault(interp.lanes == first, f"allocates {columns} columns: a power of two from 32 to 512")
+    if st.relinquished[block]:
+        raise interp.fault(interp.lanes == first, "allocates after its block relinquished the permit "
+                                                  "(tcgen05.relinquish_alloc_permit)")
+    held = st.allocations[block]
+    used = np.zeros(COLUMNS, bool)
+    for start, (width, _, _) in held.items():
+        used[start:start + width] = True
+    start = next((s for s in range(0, COLUMNS, columns) if not used[s:s + columns].any()), None)
+    if start is None:
+        raise interp.fault(interp.lanes == first, f"waits forever for {columns} columns: the block's "
+                                                  f"allocations hold {int(used.sum())} of {COLUMNS}")
+    held[start] = (columns, warp, interp.point)
+    st.freed[block].pop(start, None)
+    where = interp.lanes == first
+    address = np.full(interp.threads, start, np.uint64)
+    interp.write(apply.values[0], coord + [0], address, np.ones(interp.threads, bool), where)
+
+
+def _dealloc(interp, apply, coord, first):
+    st = state(interp)
+    block, warp = _block_and_warp(interp, first)
+    taddr = _value(interp, apply.values[0], coord, first)
+    columns = _value(interp, apply.values[1], coord, first)
+    held = st.allocations[block]
+    start = None if taddr is None else taddr & 0xFFFF
+    if start not in held or taddr >> 16:
+        report(interp, f"frees address {taddr if taddr is None else hex(taddr)}, which starts no allocation of "
+                       "its block")
+        return
+    width, owner, _ = held[start]
+    if owner != warp:
+        report(interp, f"warp {warp} frees the columns {start}-{start + width - 1} that warp {owner} allocated")
+        return
+    if columns != width:
+        report(interp, f"frees {columns} columns of an allocation of {width}")
+        return
+    del held[start]
+    st.freed[block][start] = width
+
+
+def _relinquish(interp, apply, coord, first):
+    block, _ = _block_and_warp(interp, first)
+    state(interp).relinquished[block] = True
+
+
+def _reach(interp, apply, coord, first, registers):
+    """(block, lane, column) of the warp's access at taddr, or None where a
+    rule is broken (reported)."""
+    st = state(interp)
+    block, warp = _block_and_warp(interp, first)
+    taddr = _value(interp, apply.values[0 if apply.opcode.startswith("tcgen05.st") else 1], coord, first)
+    if taddr is None:
+        report(interp, "reads its address from a register never written")
+        return None
+    lane, column = taddr >> 16, taddr & 0xFFFF
+    quadrant = 32 * (warp % 4)
+    if lane != quadrant:
+        report(interp, f"warp {warp} reaches lanes {lane}-{lane + 31}, outside its quadrant {quadrant}-"
+                       f"{quadrant + 31} (warp w reaches lanes 32 (w % 4) to 32 (w % 4) + 31)")
+        return None
+    last = column + registers - 1
+    for start, (width, _, _) in st.allocations[block].items():
+        if start <= column and last < start + width:
+            return block, lane, column
+    freed = any(s <= column < s + width for s, width in st.freed[block].items())
+    what = "a freed allocation" if freed else "no allocation of its block"
+    report(interp, f"reaches columns {column}-{last}, in {what}")
+    return None
+
+
+def _store(interp, apply, coord, first):
+    registers = apply.form.operands[-1].count
+    reached = _reach(interp, apply, coord, first, registers)
+    if reached is None:
+        return
+    block, lane, column = reached
+    st, warp = state(interp), np.arange(first, first + 32)
+    for r in range(registers):
+        bits, known, _ = interp.read(apply.values[-1], coord + [r])
+        st.words[block, lane:lane + 32, column + r] = bits[warp].astype(np.uint32)
+        st.defined[block, lane:lane + 32, column + r] = known[warp]
+
+
+def _load(interp, apply, coord, firsts):
+    """The warps' loads, written to the registers at once (one write a
+    register for every warp, so that no warp's pending load is taken for
+    another's access)."""
+    registers = apply.form.operands[0].count
+    st, view = state(interp), apply.values[0]
+    reached = [(first, _reach(interp, apply, coord, first, registers)) for first in firsts]
+    reached = [(first, at) for first, at in reached if at is not None]
+    where = np.zeros(interp.threads, bool)
+    for first, _ in reached:
+        where[first:first + 32] = True
+    for r in range(registers):
+        bits = np.zeros(interp.threads, np.uint64)
+        known = np.zeros(interp.threads, bool)
+        for first, (block, lane, column) in reached:
+            bits[first:first + 32] = st.words[block, lane:lane + 32, column + r]
+            known[first:first + 32] = st.defined[block, lane:lane + 32, column + r]
+        interp.write(view, coord + [r], bits, known, where)
+    for first, _ in reached:
+        own = np.zeros(interp.threads, bool)
+        own[first:first + 32] = True
+        for r in range(registers):
+            _pending(interp, view, coord + [r], own)
+        st.loads.setdefault(first, []).append((view.buffer, own))
+
+
+def _pending(interp, view, coord, where):
+    """Marks the load's destination bytes as the load's until wait::ld."""
+    buffer, nbytes = view.buffer, max(view.bits, 8) // 8
+    if buffer.tmem_pending is None:
+        buffer.tmem_pending = np.zeros(buffer.data.shape, np.int32)
+    threads = np.flatnonzero(where)
+    at = view.addresses(coord)[threads][:, None] + np.arange(nbytes)
+    buffer.tmem_pending[threads[:, None], at] = interp.point
+
+
+def _wait(interp, apply, coord, first):
+    if apply.opcode.startswith("tcgen05.wait::ld"):
+        for buffer, where in state(interp).loads.pop(first, []):
+            buffer.tmem_pending[where] = 0
+
+
+def check_registers(interp, buffer, at, writing):
+    """A read or write, by the active threads, of registers a tcgen05.ld
+    still holds (before its tcgen05.wait::ld)."""
+    pending = buffer.tmem_pending[interp.lanes, at]
+    bad = (pending != 0) & interp.active
+    if bad.any():
+        issued = interp.points[int(pending[bad][0])]
+        verb = "writes" if writing else "reads"
+        report(interp, f"{verb} a register that the tcgen05.ld at {issued} loads: no tcgen05.wait::ld.sync.aligned "
+                       "since", key=("pending", issued))
+
+
+def check_exit(interp):
+    """At the kernel's end: every allocation freed."""
+    if interp.tensor_memory is None:
+        return
+    for block, held in enumerate(interp.tensor_memory.allocations):
+        for start, (width, warp, point) in held.items():
+            key = ("never freed", point)
+            if interp.first_report(key):
+                interp.hazards.append(TensorMemoryHazard(
+                    interp.points[point], "tcgen05.alloc",
+                    f"block {block}'s columns {start}-{start + width - 1} (warp {warp}) are never freed: the "
+                    "kernel ends without tcgen05.dealloc"))
+
+
+_HANDLERS = {"alloc": _alloc, "dealloc": _dealloc, "relinquish_alloc_permit": _relinquish, "st": _store,
+             "ld": None, "wait::ld": _wait, "wait::st": _wait}
