@@ -705,6 +705,37 @@ constexpr VariantRecord kPrefetchTensormapVariants[] = {
      .signatures = kPrefetchTensormapSignature, .extendsPrevious = true,
      .lowered = false}};
 
+// prefetch{.space}.level [a], prefetch.global.L2::evict_last/normal [a]
+// and prefetchu.L1 [a] (PTX ISA 9.0, 9.7.9.15): the line holding `a` into
+// the data cache (.L1, .L2) or the uniform cache; nothing a thread can see
+// changes. .global or .local, or a generic address without. Measured with
+// ptxas 13.0: a level required, one; the eviction priority with .global
+// (ptxas also takes it with no space, which the ISA does not write, so the
+// table keeps .global) and from sm_80 and PTX 7.4; prefetchu .L1 alone,
+// with no space.
+constexpr StringRef kPrefetchSpaces[] = {"global", "local"};
+constexpr StringRef kPrefetchLevels[] = {"L1", "L2"};
+constexpr StringRef kPrefetchPriorities[] = {"L2::evict_last",
+                                             "L2::evict_normal"};
+constexpr StringRef kL1Level[] = {"L1"};
+constexpr SlotRecord kPrefetchSlots[] = {{"state space", kPrefetchSpaces},
+                                         {"level", kPrefetchLevels, true}};
+constexpr SlotRecord kPrefetchPrioritySlots[] = {
+    {"state space", kGlobal, true},
+    {"eviction priority", kPrefetchPriorities, true}};
+constexpr SlotRecord kPrefetchUniformSlots[] = {{"level", kL1Level, true}};
+constexpr OperandRecord kPrefetchLine[] = {
+    {.name = "a", .role = Role::Src, .fixedType = "b8",
+     .spaceFrom = "state space"}};
+constexpr Signature kPrefetchSignature[] = {kPrefetchLine};
+constexpr FloorRecord kPrefetchPriorityFloors[] = {{80, 74}};
+constexpr VariantRecord kPrefetchVariants[] = {
+    {.slots = kPrefetchSlots, .signatures = kPrefetchSignature},
+    {.slots = kPrefetchPrioritySlots, .floors = kPrefetchPriorityFloors,
+     .signatures = kPrefetchSignature, .extendsPrevious = true}};
+constexpr VariantRecord kPrefetchUniformVariants[] = {
+    {.slots = kPrefetchUniformSlots, .signatures = kPrefetchSignature}};
+
 //===-- mbarrier -----------------------------------------------------------===//
 
 // mbarrier.{init,inval,arrive,arrive_drop,expect_tx,complete_tx,test_wait,
@@ -3671,11 +3702,18 @@ const FamilyRecord kRecords[] = {
      .variants = kBulkVariants,
      .readsMemory = true,
      .writesMemory = true},
-    // It reads the tensor map its address names.
+    // It reads the tensor map its address names. Before plain prefetch,
+    // whose name it shares: the record of spellings with .tensormap.
     {.name = "prefetch",
      .family = "prefetch.tensormap",
+     .whenToken = "tensormap",
      .variants = kPrefetchTensormapVariants,
      .accessesDescribedMemory = true},
+    // A line into a cache: it reads its address's line for MLIR, so that
+    // nothing moves a store of it across the prefetch.
+    {.name = "prefetch", .variants = kPrefetchVariants, .readsMemory = true},
+    {.name = "prefetchu", .variants = kPrefetchUniformVariants,
+     .readsMemory = true},
     {.name = "cp.async.mbarrier.arrive",
      .family = "cp.async",
      .variants = kCpAsyncArriveVariants,
@@ -3893,6 +3931,9 @@ mlir::tile::ptx::records::findRecord(llvm::ArrayRef<StringRef> tokens) {
   for (const FamilyRecord &record : kRecords) {
     llvm::SmallVector<StringRef, 2> name;
     record.name.split(name, '.');
+    if (!record.whenToken.empty() &&
+        !llvm::is_contained(tokens, record.whenToken))
+      continue;
     if (tokens.size() >= name.size() &&
         tokens.take_front(name.size()) == llvm::ArrayRef<StringRef>(name))
       return &record;

@@ -205,6 +205,9 @@ struct FamilyRecord {
   llvm::StringRef name;
   /// The family its forms belong to, when not `name`: cvt.pack is a cvt.
   llvm::StringRef family = {};
+  /// A record only for spellings with this token, before another of the
+  /// same name (prefetch.tensormap's "tensormap", before plain prefetch).
+  llvm::StringRef whenToken = {};
   llvm::ArrayRef<VariantRecord> variants;
   /// Qualifiers ptxas takes repeated, as one (add.sat.sat.f32).
   Tokens repeatable = {};

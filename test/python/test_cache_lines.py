@@ -68,3 +68,24 @@ def test_lowered_as_written_and_assembled(tmp_path):
     path = tmp_path / "k.ptx"
     path.write_text(text)
     subprocess.run(["ptxas", "-arch=sm_80", str(path), "-o", str(tmp_path / "k.cubin")], check=True)
+
+
+def test_prefetch_lowered_and_changes_nothing(tmp_path):
+    # prefetch{.space}.level and prefetchu.L1 (PTX ISA 9.7.9.15): a line
+    # into a cache, lowered as written; the interpreter sees no change.
+    @T.function
+    def fetched(A: T.Tensor((64,), "uint32"), Out: T.Tensor((64,), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+        t = T.thread_id()
+        T.cuda.tile.apply(T.ptx["prefetch.global.L2::evict_last"], A.view("uint8")[4 * t:4 * t + 1])
+        T.cuda.tile.apply(T.ptx["prefetchu.L1"], A.view("uint8")[4 * t:4 * t + 1].generic())
+        word = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], word, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], word)
+
+    data, out = np.arange(64, dtype=np.uint32) * 7, np.zeros(64, np.uint32)
+    tile_mlir.interpret(fetched, data, out, target="sm_80")
+    assert (out == data).all()
+    text = tile_mlir.compile(fetched, target="sm_80").ptx
+    assert re.search(r"^\s*prefetch\.global\.L2::evict_last \[%rd\d+\];$", text, re.M)
+    assert re.search(r"^\s*prefetchu\.L1 \[%rd\d+\];$", text, re.M)

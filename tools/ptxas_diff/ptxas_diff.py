@@ -363,6 +363,22 @@ def cache_line_spellings():
     yield "applypriority.global.L2::evict_normal.b8"
 
 
+def prefetch_spellings():
+    """PTX ISA 9.0, 9.7.9.15: prefetch{.space}.level, prefetch.global with
+    an L2 eviction priority and prefetchu.L1, in both orders, with other
+    spaces, levels and priorities, two levels, none, and a type."""
+    for space in ("global", "local", "", "shared", "const"):
+        for level in ("L1", "L2", "L2::evict_last", "L2::evict_normal", "L2::evict_first", "L1::evict_last",
+                      "L3", ""):
+            yield ".".join(t for t in ("prefetch", space, level) if t)
+            yield ".".join(t for t in ("prefetch", level, space) if t)
+            yield ".".join(t for t in ("prefetchu", space, level) if t)
+    yield "prefetch.global.L1.L2"
+    yield "prefetch.global.L2::evict_last.L2"
+    yield "prefetch.global.L1.b32"
+    yield "prefetchu.L1.b8"
+
+
 def setp_selp_spellings():
     """PTX ISA 9.0, setp.CmpOp{.BoolOp}{.ftz}.type and selp.type: every
     comparison on every type, with and without a boolean operation and ftz,
@@ -930,6 +946,7 @@ def spellings():
                 fma_mad_spellings, barrier_spellings, shfl_spellings, atomic_spellings,
                 warp_collective_spellings, fence_spellings, mma_spellings, matrix_spellings,
                 extended_int_spellings, set_spellings, grid_dependency_spellings, cache_line_spellings,
+                prefetch_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
                 cache_hint_spellings, createpolicy_spellings, async_copy_spellings):
@@ -1009,6 +1026,8 @@ def _control_operands(tokens, types, vec):
         return []
     if family in ("discard", "applypriority"):
         return [(8, 128, True), ("imm", 128, False)]  # one 128-byte line
+    if family in ("prefetch", "prefetchu") and "tensormap" not in tokens:
+        return [(8, 1, True)]  # the line's address
     if family == "nanosleep":
         return [(max(BITS.get(types[-1], 32), 16), 1, False)] if types else [(32, 1, False)]
     if family == "prefetch" or tokens[:4] == ["cp", "async", "bulk", "tensor"] or \
@@ -1237,6 +1256,10 @@ EXPLAINED.append(
     (re.compile(r"^tcgen05\.(?!cp\.)(.*\.)?(b8x16|b6x16_p32|b4x16_p64)(\.|$)"),
      "ptxas 13.0 ignores tcgen05.cp's decompression formats (.b8x16, .b6x16_p32, .b4x16_p64) written on "
      "another tcgen05 instruction; the PTX ISA defines them on tcgen05.cp alone, so the table rejects them"))
+EXPLAINED.append(
+    (re.compile(r"^prefetch\.(L2::evict_(last|normal))$"),
+     "the PTX ISA writes prefetch's eviction priority with .global (prefetch.global.L2::evict_last); ptxas "
+     "13.0 also takes it with no space, which the table refuses"))
 EXPLAINED.append(
     (re.compile(r"^setmaxnreg\.(inc|dec)\.(sync\.aligned|aligned\.sync)\.s32$"),
      "the PTX ISA defines setmaxnreg with .u32; ptxas 13.0 also takes .s32, which the table rejects"))

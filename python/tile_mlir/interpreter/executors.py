@@ -150,8 +150,9 @@ def _move_matrix(interp, apply):
 def _no_visible_effect(interp, apply):
     """What an interpreted launch cannot see: griddepcontrol (it has no
     grid before or after it, so wait has nothing to wait for and
-    launch_dependents nothing to start; docs/families/griddepcontrol.md)
-    and nanosleep (time passes; the threads' turns are the machine's)."""
+    launch_dependents nothing to start; docs/families/griddepcontrol.md),
+    nanosleep (time passes; the threads' turns are the machine's) and
+    prefetch / prefetchu (a line into a cache)."""
 
 
 def _cache_line(interp, apply):
@@ -232,6 +233,8 @@ EXECUTORS = {
     "movmatrix": _move_matrix,
     "griddepcontrol": _no_visible_effect,
     "nanosleep": _no_visible_effect,
+    "prefetch": _no_visible_effect,
+    "prefetchu": _no_visible_effect,
     "trap": _trap,
     "exit": _exit,
     "tcgen05": TM.execute,
