@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from tile_mlir import compile_module
@@ -119,120 +120,165 @@ def words(op):
     return SimpleNamespace(bits=16, count=op.count)
 
 
+@dataclass
+class Parts:
+    """A kernel's text as it is built: its arguments, workgroup
+    attributions, body lines, the apply's operands (name, type; None: the
+    box's), and each destination's (argument, lines) stored after it."""
+
+    args: list = field(default_factory=list)
+    attributions: list = field(default_factory=list)
+    body: list = field(default_factory=list)
+    operands: list = field(default_factory=list)
+    after: list = field(default_factory=list)
+
+
+def _coordinates(k, i, op, repeated):
+    """A TMA's coordinates: a tile of zeros inside the address."""
+    tile = memref(op, "5", repeated)
+    k.body.append(f"%t{i} = memref.alloca() : {tile}")
+    k.body.append(f"%zero{i} = arith.constant 0 : i32")
+    k.body += [f"%at{i}_{c} = arith.constant {c} : index\n      "
+               f"memref.store %zero{i}, %t{i}[%at{i}_{c}] : {tile}" for c in range(op.count)]
+    k.operands.append((f"%t{i}", tile))
+
+
+def _predicate(k, i, op):
+    """A predicate tile, staged through 16-bit words in global memory."""
+    tile, word = predicates.predicate_tile(REPEATS, op.count), memref(words(op), "5")
+    k.body.append(f"%t{i} = memref.alloca() : {tile}")
+    if op.role in ("src", "rw"):
+        k.args.append(f"%in{i}: {memref(words(op), '1')}")
+        k.body.append(f"%w{i} = memref.alloca() : {word}")
+        k.body.append(f'tile.apply "{move("ld", words(op))}"(%w{i}, %in{i}) : {word}, '
+                      f'{memref(words(op), "1")}')
+        k.body += predicates.from_words(f"%t{i}", f"%w{i}", REPEATS, op.count)
+    if op.role in ("dst", "rw"):
+        args_out = f"%out{i}: {memref(words(op), '1')}"
+        k.after.append((args_out, [f"%o{i} = memref.alloca() : {word}"]
+                        + predicates.to_words(f"%o{i}", f"%t{i}", REPEATS, op.count)
+                        + [f'tile.apply "{move("st", words(op))}"(%out{i}, %o{i}) : '
+                           f'{memref(words(op), "1")}, {word}']))
+    k.operands.append((f"%t{i}", tile))
+
+
+def _fragment(k, i, op, form):
+    """A fragment: (a warp's lanes for an mma, none for a wgmma at scope
+    thread; one repeat per axis; registers), loaded and stored register by
+    register."""
+    warp = not form.warpgroup_collective
+    tile, regs, glob = fragment_types(op, 32 if warp else 0)
+    alloca_attr, scope_attr = (' {tile.scope = "warp"}', ' {scope = "warp"}') if warp else ("", "")
+    dims = [32, 1, 1] if warp else [1, 1]
+    groups = ", ".join(f"[{d}]" for d in range(len(dims))) + f", [{len(dims)}, {len(dims) + 1}]"
+    k.body.append(f"%t{i} = memref.alloca(){alloca_attr} : {tile}")
+    k.body.append(f"%r{i} = memref.expand_shape %t{i} [{groups}] output_shape "
+                  f"[{', '.join(map(str, dims))}, {op.count}, 1] : {tile} into {regs}")
+    if op.role in ("src", "rw"):
+        k.args.append(f"%in{i}: {glob}")
+        k.body.append(f'tile.apply "ld.global.b{op.bits}"(%r{i}, %in{i}){scope_attr} : {regs}, {glob}')
+    if op.role in ("dst", "rw"):
+        k.after.append((f"%out{i}: {glob}", [f'tile.apply "st.global.b{op.bits}"(%out{i}, %r{i})'
+                                             f'{scope_attr} : {glob}, {regs}']))
+    k.operands.append((f"%t{i}", tile))
+
+
+def _memory(k, i, op, repeated):
+    """A register tile loaded from global memory, or a memory operand in
+    its state space."""
+    if op.space == "reg":
+        tile = memref(op, "5", repeated)
+        k.body.append(f"%t{i} = memref.alloca() : {tile}")
+        if op.role in ("src", "rw"):
+            k.args.append(f"%in{i}: {memref(op, '1', repeated)}")
+            k.body += moves("ld", op, f"%t{i}", tile, f"%in{i}", memref(op, "1", repeated), f"in{i}")
+        k.operands.append((f"%t{i}", tile))
+    elif op.space == "global":
+        k.args.append(f"%m{i}: {memref(op, '1', repeated)}")
+        k.operands.append((f"%m{i}", memref(op, "1", repeated)))
+    elif op.space == "generic":
+        k.args.append(f"%m{i}: {memref(op, None)}")
+        k.operands.append((f"%m{i}", memref(op, None)))
+    elif op.space in ("shared", "shared::cluster"):
+        ty = memref(op, "#gpu.address_space<workgroup>", repeated)
+        k.attributions.append(f"%m{i}: {ty}")
+        k.operands.append((f"%m{i}", ty))
+    else:  # local memory
+        ty = memref(op, "5")
+        k.body.append(f"%m{i} = memref.alloca() : {ty}")
+        k.operands.append((f"%m{i}", ty))
+
+
+def _operand(k, i, op, form, repeated, dims):
+    """One operand's lines; a tensor map's box type, else None."""
+    if op.address and op.bits == 64:  # a tensor map (a tensor-memory address is a b32)
+        k.operands.append((f"%tm{i}", "i64"))
+        return tensor_map(i, op, dims, k.args, k.body)
+    if op.within_address:
+        _coordinates(k, i, op, repeated)
+    elif op.box:
+        k.operands.append((f"%m{i}", None))
+    elif form.warpgroup_collective and op.type == "pred":
+        # wgmma's scale-d: a condition, the same for every step.
+        k.body.append(f"%p{i} = arith.constant true")
+        k.operands.append((f"%p{i}", "i1"))
+    elif op.type == "pred":
+        _predicate(k, i, op)
+    elif op.role == "imm":
+        sizes = any(o.sized_by == op.name for o in form.operands)
+        value = copy_bytes(op) if sizes else (op.immediates or (op.max_immediate,))[0]
+        k.body.append(f"%imm{i} = arith.constant {value} : i32")
+        k.operands.append((f"%imm{i}", "i32"))
+    elif op.axes:
+        _fragment(k, i, op, form)
+    else:
+        _memory(k, i, op, repeated)
+    return None
+
+
 def kernel(index, form):
     """MLIR text of one kernel applying `form`, or None if the lowering does
     not support one of its operands (reported by the caller)."""
-    args, attributions, body, operands, after = [], [], [], [], []
+    k = Parts()
     if any(op.type == "pred" for op in form.operands):
-        body += predicates.SCALARS
+        k.body += predicates.SCALARS
     # A TMA copies (or prefetches) one box, a bulk copy one run of bytes
     # beside its mbarrier: their operands are not repeated.
     repeated = not any(op.box or op.bulk or op.within_address for op in form.operands)
     dims = next((op.count for op in form.operands if op.within_address), 1)
     box_type = None
     for i, op in enumerate(sized(form)):
-        if op.address and op.bits == 64:  # a tensor map (a tensor-memory address is a b32)
-            box_type = tensor_map(i, op, dims, args, body)
-            operands.append((f"%tm{i}", "i64"))
-        elif op.within_address:
-            tile = memref(op, "5", repeated)
-            body.append(f"%t{i} = memref.alloca() : {tile}")
-            body.append(f"%zero{i} = arith.constant 0 : i32")
-            body += [f"%at{i}_{c} = arith.constant {c} : index\n      "
-                     f"memref.store %zero{i}, %t{i}[%at{i}_{c}] : {tile}" for c in range(op.count)]
-            operands.append((f"%t{i}", tile))
-        elif op.box:
-            operands.append((f"%m{i}", None))
-        elif form.warpgroup_collective and op.type == "pred":
-            # wgmma's scale-d: a condition, the same for every step.
-            body.append(f"%p{i} = arith.constant true")
-            operands.append((f"%p{i}", "i1"))
-        elif op.type == "pred":
-            tile, word = predicates.predicate_tile(REPEATS, op.count), memref(words(op), "5")
-            body.append(f"%t{i} = memref.alloca() : {tile}")
-            if op.role in ("src", "rw"):
-                args.append(f"%in{i}: {memref(words(op), '1')}")
-                body.append(f"%w{i} = memref.alloca() : {word}")
-                body.append(f'tile.apply "{move("ld", words(op))}"(%w{i}, %in{i}) : {word}, '
-                            f'{memref(words(op), "1")}')
-                body += predicates.from_words(f"%t{i}", f"%w{i}", REPEATS, op.count)
-            if op.role in ("dst", "rw"):
-                args_out = f"%out{i}: {memref(words(op), '1')}"
-                after.append((args_out, [f"%o{i} = memref.alloca() : {word}"]
-                              + predicates.to_words(f"%o{i}", f"%t{i}", REPEATS, op.count)
-                              + [f'tile.apply "{move("st", words(op))}"(%out{i}, %o{i}) : '
-                                 f'{memref(words(op), "1")}, {word}']))
-            operands.append((f"%t{i}", tile))
-        elif op.role == "imm":
-            sizes = any(o.sized_by == op.name for o in form.operands)
-            value = copy_bytes(op) if sizes else (op.immediates or (op.max_immediate,))[0]
-            body.append(f"%imm{i} = arith.constant {value} : i32")
-            operands.append((f"%imm{i}", "i32"))
-        elif op.axes:
-            # A fragment: (a warp's lanes for an mma, none for a wgmma at
-            # scope thread; one repeat per axis; registers), loaded and
-            # stored register by register.
-            warp = not form.warpgroup_collective
-            tile, regs, glob = fragment_types(op, 32 if warp else 0)
-            alloca_attr, scope_attr = (' {tile.scope = "warp"}', ' {scope = "warp"}') if warp else ("", "")
-            dims = [32, 1, 1] if warp else [1, 1]
-            groups = ", ".join(f"[{d}]" for d in range(len(dims))) + f", [{len(dims)}, {len(dims) + 1}]"
-            body.append(f"%t{i} = memref.alloca(){alloca_attr} : {tile}")
-            body.append(f"%r{i} = memref.expand_shape %t{i} [{groups}] output_shape "
-                        f"[{', '.join(map(str, dims))}, {op.count}, 1] : {tile} into {regs}")
-            if op.role in ("src", "rw"):
-                args.append(f"%in{i}: {glob}")
-                body.append(f'tile.apply "ld.global.b{op.bits}"(%r{i}, %in{i}){scope_attr} : {regs}, {glob}')
-            if op.role in ("dst", "rw"):
-                after.append((f"%out{i}: {glob}", [f'tile.apply "st.global.b{op.bits}"(%out{i}, %r{i})'
-                                                   f'{scope_attr} : {glob}, {regs}']))
-            operands.append((f"%t{i}", tile))
-        elif op.space == "reg":
-            tile = memref(op, "5", repeated)
-            body.append(f"%t{i} = memref.alloca() : {tile}")
-            if op.role in ("src", "rw"):
-                args.append(f"%in{i}: {memref(op, '1', repeated)}")
-                body += moves("ld", op, f"%t{i}", tile, f"%in{i}", memref(op, "1", repeated), f"in{i}")
-            operands.append((f"%t{i}", tile))
-        elif op.space == "global":
-            args.append(f"%m{i}: {memref(op, '1', repeated)}")
-            operands.append((f"%m{i}", memref(op, "1", repeated)))
-        elif op.space == "generic":
-            args.append(f"%m{i}: {memref(op, None)}")
-            operands.append((f"%m{i}", memref(op, None)))
-        elif op.space in ("shared", "shared::cluster"):
-            ty = memref(op, "#gpu.address_space<workgroup>", repeated)
-            attributions.append(f"%m{i}: {ty}")
-            operands.append((f"%m{i}", ty))
-        else:  # local memory
-            ty = memref(op, "5")
-            body.append(f"%m{i} = memref.alloca() : {ty}")
-            operands.append((f"%m{i}", ty))
+        box_type = _operand(k, i, op, form, repeated, dims) or box_type
     if any(op.box for op in form.operands):
         # The box, in a buffer aligned as an unswizzled box must start.
         box = next(i for i, op in enumerate(form.operands) if op.box)
-        attributions.append(f"%m{box}: {box_type} {{llvm.align = 128 : i64}}")
-        operands = [(name, ty or box_type) for name, ty in operands]
-    names = ", ".join(name for name, _ in operands)
-    types = ", ".join(ty for _, ty in operands)
+        k.attributions.append(f"%m{box}: {box_type} {{llvm.align = 128 : i64}}")
+        k.operands = [(name, ty or box_type) for name, ty in k.operands]
+    _apply(k, form)
+    workgroup = f" workgroup({', '.join(k.attributions)})" if k.attributions else ""
+    lines = "\n      ".join(k.body)
+    return (f"    gpu.func @k{index}({', '.join(k.args)}){workgroup} kernel {{\n"
+            f"      {lines}\n      gpu.return\n    }}")
+
+
+def _apply(k, form):
+    """The apply of `form` on the operands, then its destinations stored."""
+    names = ", ".join(name for name, _ in k.operands)
+    types = ", ".join(ty for _, ty in k.operands)
     scope = ' {scope = "warp"}' if any(op.axes for op in form.operands) and not form.warpgroup_collective else ""
     if form.reads_carry:
         # A reader of the carry flag needs a writer before it in its block:
         # add.cc over its destination and first two sources (one type).
-        body.append(f'tile.apply "add.cc.{form.opcode.rsplit(".", 1)[1]}"({", ".join(n for n, _ in operands[:3])})'
-                    f' : {", ".join(t for _, t in operands[:3])}')
-    body.append(f'tile.apply "{form.opcode}"({names}){scope}' + (f" : {types}" if types else ""))
-    for arg, lines in after:
-        args.append(arg)
-        body += lines
+        k.body.append(f'tile.apply "add.cc.{form.opcode.rsplit(".", 1)[1]}"'
+                      f'({", ".join(n for n, _ in k.operands[:3])}) : {", ".join(t for _, t in k.operands[:3])}')
+    k.body.append(f'tile.apply "{form.opcode}"({names}){scope}' + (f" : {types}" if types else ""))
+    for arg, lines in k.after:
+        k.args.append(arg)
+        k.body += lines
     for i, op in enumerate(form.operands):
         if op.type != "pred" and op.space == "reg" and op.role in ("dst", "rw") and not op.axes:
-            args.append(f"%out{i}: {memref(op, '1')}")
-            body += moves("st", op, f"%t{i}", memref(op, "5"), f"%out{i}", memref(op, "1"), f"out{i}")
-    workgroup = f" workgroup({', '.join(attributions)})" if attributions else ""
-    lines = "\n      ".join(body)
-    return (f"    gpu.func @k{index}({', '.join(args)}){workgroup} kernel {{\n"
-            f"      {lines}\n      gpu.return\n    }}")
+            k.args.append(f"%out{i}: {memref(op, '1')}")
+            k.body += moves("st", op, f"%t{i}", memref(op, "5"), f"%out{i}", memref(op, "1"), f"out{i}")
 
 
 def run(target, forms=None, workdir=None):
