@@ -11,7 +11,8 @@ from tile_mlir import script as T
 from tile_mlir.interpreter.launch import HazardError, InterpretError
 
 
-def kernel(columns=32, registers=4, quadrant=True, wait=True, free=True, store_after_free=False):
+def kernel(columns=32, registers=4, quadrant=True, wait=True, free=True, store_after_free=False, fence_before=True,
+           fence_after=True):
     @T.function
     def through_tmem(In: T.Tensor((128, 4), "uint32"), Out: T.Tensor((128, 4), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
@@ -21,9 +22,11 @@ def kernel(columns=32, registers=4, quadrant=True, wait=True, free=True, store_a
         with T.if_(t < 32):
             T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot,
                               T.uint32(columns))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        if fence_before:
+            T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        if fence_after:
+            T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
         base = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
         taddr = T.alloc_local((1,), "uint32")
@@ -44,6 +47,7 @@ def kernel(columns=32, registers=4, quadrant=True, wait=True, free=True, store_a
         T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
         T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
         T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
         if free:
             with T.if_(t < 32):
                 T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(columns))
@@ -96,6 +100,19 @@ def test_an_allocation_never_freed():
 def test_a_store_after_the_dealloc():
     text = hazard(kernel(store_after_free=True))
     assert "tcgen05.st.sync.aligned.32x32b.x4.b32: reaches columns 0-3, in a freed allocation" in text
+
+
+def test_a_hand_off_without_fence_before():
+    # Warp 0's alloc, the barrier, warp 1's store: the alloc's side needs
+    # tcgen05.fence::before_thread_sync before the barrier (PTX ISA 9.7.16.6).
+    text = hazard(kernel(fence_before=False))
+    assert "warp 1 uses the tensor memory that warp 0 used at" in text
+    assert "with no tcgen05.fence::before_thread_sync between that use and the barrier" in text
+
+
+def test_a_hand_off_without_fence_after():
+    text = hazard(kernel(fence_after=False))
+    assert "with no tcgen05.fence::after_thread_sync since the barrier" in text
 
 
 def test_what_is_not_modelled_is_refused():

@@ -21,9 +21,13 @@ the column in its low half.
 - ld's registers are the load's until tcgen05.wait::ld: a read or write of
   them before it is a hazard at that line.
 
+- The hand-off (9.7.16.6): a warp's use of an allocation after another
+  warp's, across a barrier, needs tcgen05.fence::before_thread_sync after
+  the first use and tcgen05.fence::after_thread_sync after the barrier;
+  a missing one is a hazard at the second use.
+
 Not yet: the other shapes, .pack/.unpack, cta_group::2, tcgen05.mma, cp,
-shift and commit (refused, NotCovered); the fences' hand-off rule (the
-fences run as no-ops, and a missing one is not reported yet)."""
+shift and commit (refused, NotCovered)."""
 
 from __future__ import annotations
 
@@ -59,6 +63,15 @@ class State:
         self.freed = [dict() for _ in range(blocks)]
         self.relinquished = np.zeros(blocks, bool)
         self.loads = {}
+        # The hand-off rule: per (block, allocation start), each warp's last
+        # access (barrier epoch, program point, whether a
+        # fence::before_thread_sync followed it); per (block, warp), the
+        # epoch of its last fence::after_thread_sync.
+        self.accesses = {}
+        self.fenced_after = {}
+        # The accesses of the instruction running now, recorded when every
+        # warp of it was checked against the accesses before it.
+        self.recording = []
 
 
 def state(interp) -> State:
@@ -77,6 +90,9 @@ def execute(interp, apply):
     tokens = apply.opcode.split(".")
     name = tokens[1]
     if name.startswith("fence::"):
+        executing, _ = apply.executing(interp)
+        for first in _warps(interp, executing):
+            _fence(interp, first, before=name == "fence::before_thread_sync")
         return
     if "cta_group::2" in tokens:
         raise NotCovered(f"tensor memory of a CTA pair ({apply.opcode}; docs/families/tcgen05.md)")
@@ -88,9 +104,13 @@ def execute(interp, apply):
     for coord in apply.repeats():
         if name == "ld":
             _load(interp, apply, coord, _warps(interp, executing))
-            continue
-        for first in _warps(interp, executing):
-            handler(interp, apply, coord, first)
+        else:
+            for first in _warps(interp, executing):
+                handler(interp, apply, coord, first)
+    st = state(interp)
+    for key, warp, entry in st.recording:
+        st.accesses.setdefault(key, {})[warp] = entry
+    st.recording.clear()
 
 
 def _warps(interp, executing):
@@ -106,6 +126,44 @@ def _value(interp, value, coord, thread):
         return int(np.asarray(value[0]).reshape(-1)[thread if np.asarray(value[0]).size > 1 else 0])
     bits, known, _ = interp.read(value, coord + [0])
     return int(bits[thread]) if known[thread] else None
+
+
+def _fence(interp, first, before):
+    """fence::before_thread_sync marks the warp's accesses so far as
+    released to a later thread sync; fence::after_thread_sync acquires
+    what a barrier since handed over."""
+    st = state(interp)
+    block, warp = _block_and_warp(interp, first)
+    if not before:
+        st.fenced_after[block, warp] = int(interp.epoch[block])
+        return
+    for (b, _), by_warp in st.accesses.items():
+        if b == block and warp in by_warp:
+            epoch, point, _ = by_warp[warp]
+            by_warp[warp] = (epoch, point, True)
+
+
+def _hand_off(interp, first, start):
+    """The warp's access of the allocation at `start` after another warp's
+    across a barrier (PTX ISA 9.7.16.6): the other's access, then
+    fence::before_thread_sync, the barrier, then this warp's
+    fence::after_thread_sync. A missing fence is a hazard here."""
+    st = state(interp)
+    block, warp = _block_and_warp(interp, first)
+    epoch = int(interp.epoch[block])
+    by_warp = st.accesses.setdefault((block, start), {})
+    for other, (then, point, fenced) in sorted(by_warp.items()):
+        if other == warp or then == epoch:
+            continue
+        if not fenced:
+            report(interp, f"warp {warp} uses the tensor memory that warp {other} used at "
+                           f"{interp.points[point]} across a barrier, with no tcgen05.fence::before_thread_sync "
+                           "between that use and the barrier", key=("before", point))
+        elif st.fenced_after.get((block, warp), -1) != epoch:
+            report(interp, f"warp {warp} uses the tensor memory that warp {other} used at "
+                           f"{interp.points[point]} across a barrier, with no tcgen05.fence::after_thread_sync "
+                           "since the barrier", key=("after", warp, point))
+    st.recording.append(((block, start), warp, (epoch, interp.point, False)))
 
 
 def _block_and_warp(interp, first):
@@ -132,6 +190,8 @@ def _alloc(interp, apply, coord, first):
                                                   f"allocations hold {int(used.sum())} of {COLUMNS}")
     held[start] = (columns, warp, interp.point)
     st.freed[block].pop(start, None)
+    st.accesses.pop((block, start), None)
+    _hand_off(interp, first, start)
     where = interp.lanes == first
     address = np.full(interp.threads, start, np.uint64)
     interp.write(apply.values[0], coord + [0], address, np.ones(interp.threads, bool), where)
@@ -155,6 +215,7 @@ def _dealloc(interp, apply, coord, first):
     if columns != width:
         report(interp, f"frees {columns} columns of an allocation of {width}")
         return
+    _hand_off(interp, first, start)
     del held[start]
     st.freed[block][start] = width
 
@@ -182,6 +243,7 @@ def _reach(interp, apply, coord, first, registers):
     last = column + registers - 1
     for start, (width, _, _) in st.allocations[block].items():
         if start <= column and last < start + width:
+            _hand_off(interp, first, start)
             return block, lane, column
     freed = any(s <= column < s + width for s, width in st.freed[block].items())
     what = "a freed allocation" if freed else "no allocation of its block"
