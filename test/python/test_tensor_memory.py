@@ -12,14 +12,14 @@ from tile_mlir.interpreter.launch import HazardError, InterpretError
 
 
 def kernel(columns=32, registers=4, quadrant=True, wait=True, free=True, store_after_free=False, fence_before=True,
-           fence_after=True):
+           fence_after=True, allocating=32):
     @T.function
     def through_tmem(In: T.Tensor((128, 4), "uint32"), Out: T.Tensor((128, 4), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
         t = T.thread_id()
         warp = t // 32
         slot = T.alloc_shared((1,), "uint32", align=16)
-        with T.if_(t < 32):
+        with T.if_(t < allocating):
             T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot,
                               T.uint32(columns))
         if fence_before:
@@ -113,6 +113,12 @@ def test_a_hand_off_without_fence_before():
 def test_a_hand_off_without_fence_after():
     text = hazard(kernel(fence_after=False))
     assert "with no tcgen05.fence::after_thread_sync since the barrier" in text
+
+
+def test_an_allocation_by_part_of_a_warp():
+    # .sync.aligned: the whole warp allocates.
+    text = hazard(kernel(allocating=16))
+    assert "leaves lanes of its warp out (tcgen05 needs all 32)" in text
 
 
 def test_what_is_not_modelled_is_refused():

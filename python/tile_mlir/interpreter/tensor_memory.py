@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import warp_collectives as WC
 from .reference import NotCovered
 
 LANES, COLUMNS = 128, 512
@@ -94,19 +95,24 @@ def execute(interp, apply):
         for first in _warps(interp, executing):
             _fence(interp, first, before=name == "fence::before_thread_sync")
         return
+    if interp.per_block % 32:
+        raise NotCovered(f"tensor memory in a block that is not whole warps ({apply.opcode})")
     if "cta_group::2" in tokens:
         raise NotCovered(f"tensor memory of a CTA pair ({apply.opcode}; docs/families/tcgen05.md)")
-    handler = _HANDLERS.get(name, False)
-    if handler is False or (name in ("ld", "st") and ("32x32b" not in tokens or "pack::16b" in tokens
-                                                      or "unpack::16b" in tokens)):
+    moved = name in ("ld", "st")
+    if (name not in _HANDLERS and name != "ld") or (
+            moved and ("32x32b" not in tokens or "pack::16b" in tokens or "unpack::16b" in tokens)):
         raise NotCovered(f"tensor memory ({apply.opcode}; docs/families/tcgen05.md)")
     executing, _ = apply.executing(interp)
+    # .sync.aligned: every lane of a warp executes it (a missing one is a
+    # hazard, and its warp is run as the lanes that did).
+    WC.whole_warps(interp, apply.form, executing)
     for coord in apply.repeats():
         if name == "ld":
             _load(interp, apply, coord, _warps(interp, executing))
-        else:
-            for first in _warps(interp, executing):
-                handler(interp, apply, coord, first)
+            continue
+        for first in _warps(interp, executing):
+            _HANDLERS[name](interp, apply, coord, first)
     st = state(interp)
     for key, warp, entry in st.recording:
         st.accesses.setdefault(key, {})[warp] = entry
@@ -114,9 +120,10 @@ def execute(interp, apply):
 
 
 def _warps(interp, executing):
-    """The first thread of each warp that executes the instruction."""
+    """The first thread of each warp of which a thread executes the
+    instruction."""
     lane = (interp.lanes % interp.per_block) % 32
-    return [int(t) for t in np.flatnonzero(executing & (lane == 0))]
+    return sorted({int(t) for t in (interp.lanes - lane)[executing]})
 
 
 def _value(interp, value, coord, thread):
@@ -332,5 +339,7 @@ def check_exit(interp):
                     "kernel ends without tcgen05.dealloc"))
 
 
+# The instructions run warp by warp (tcgen05.ld runs its warps at once:
+# _load).
 _HANDLERS = {"alloc": _alloc, "dealloc": _dealloc, "relinquish_alloc_permit": _relinquish, "st": _store,
-             "ld": None, "wait::ld": _wait, "wait::st": _wait}
+             "wait::ld": _wait, "wait::st": _wait}
