@@ -129,8 +129,9 @@ def _warps(interp, executing):
 def _value(interp, value, coord, thread):
     """A scalar operand's (register's) value in `thread`, or None where it
     is undefined."""
-    if isinstance(value, tuple):
-        return int(np.asarray(value[0]).reshape(-1)[thread if np.asarray(value[0]).size > 1 else 0])
+    if isinstance(value, tuple):  # a constant: one value, or one a thread
+        bits = np.asarray(value[0]).reshape(-1)
+        return int(bits[thread if bits.size > 1 else 0])
     bits, known, _ = interp.read(value, coord + [0])
     return int(bits[thread]) if known[thread] else None
 
