@@ -154,3 +154,50 @@ def test_rows_made_unique_packed_equal_numpys_unique_rows(spans):
     assert np.array_equal(unique, want) and np.array_equal(inverse, want_inverse.reshape(-1))
     empty, empty_inverse = unique_rows([np.zeros(0, np.int64)] * 3)
     assert empty.shape == (0, 3) and empty_inverse.size == 0
+
+
+# The race check keeps its state per cell of up to 16 bytes while every
+# access covers whole cells (memory.MAX_GRAIN); a narrower access refines
+# the cells. These kernels mix word and half-word accesses of one tensor,
+# so the verdicts and the bytes reported are those of a byte-wise check.
+
+def words_and_halves(half_reader, barrier):
+    """Thread 0 stores word 0 (bytes 0-3); threads 2 and 3 store the
+    halves of word 1 (bytes 4-5 and 6-7); then thread `half_reader`
+    loads the half at bytes 2-3 and thread 0 loads word 1, after a
+    bar.sync or not."""
+    @T.function
+    def mixed(A: T.Tensor((16,), "uint32"), Out: T.Tensor((32,), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        halves = A.view("uint16")
+        word = T.alloc_local((1,), "uint32")
+        half = T.alloc_local((1,), "uint16")
+        T.cuda.tile.apply(T.ptx["mov.b32"], word, T.uint32(0x11223344))
+        T.cuda.tile.apply(T.ptx["mov.b16"], half, T.uint16(0x5566))
+        T.cuda.tile.apply(T.ptx["st.global.b32"], A[0:1], word, pred=(t == 0))  # the word store
+        T.cuda.tile.apply(T.ptx["st.global.b16"], halves[t:t + 1], half, pred=(t == 2) | (t == 3))  # the half stores
+        if barrier:
+            T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["ld.global.b16"], half, halves[1:2], pred=(t == half_reader))  # the half load
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], word, A[1:2], pred=(t == 0))  # the word load
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t:t + 1], word, pred=(t == 0))
+    return mixed
+
+
+def test_a_half_of_another_threads_word_races_at_its_own_bytes(line_of):
+    a, out = np.zeros(16, "uint32"), np.zeros(32, "uint32")
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(words_and_halves(half_reader=1, barrier=False), a, out)
+    found = {(h.kind, h.first, h.second): h for h in caught.value.hazards}
+    half = found["read-after-write", line_of("# the word store"), line_of("# the half load")]
+    assert half.byte == 2 and half.threads == (0, 1)
+    word = found["read-after-write", line_of("# the half stores"), line_of("# the word load")]
+    assert word.byte == 4 and word.threads == (2, 0)
+    assert len(found) == 2
+
+
+def test_halves_and_words_of_one_thread_or_across_a_barrier_do_not_race():
+    a, out = np.zeros(16, "uint32"), np.zeros(32, "uint32")
+    tile_mlir.interpret(words_and_halves(half_reader=0, barrier=True), a, out)
+    assert a[0] == 0x11223344 and a[1] == 0x55665566 and out[0] == 0x55665566

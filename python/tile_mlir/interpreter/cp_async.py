@@ -79,13 +79,12 @@ def async_copy(interp, form, values, group, executing):
         buffer = dst.buffer
         if not buffer.private:
             for e in range(dst.shape[-1]):
-                address = dst.addresses(coord + [e])[executing]
-                for byte in range(nbytes):
-                    # The copy may land as soon as it is issued: every
-                    # access before it must be ordered before the issue,
-                    # not only before the wait that delivers it.
-                    interp.track_write(buffer, address + byte, interp.lanes[executing])
-                    buffer.pending_at[address + byte] = point
+                # The copy may land as soon as it is issued: every access
+                # before it must be ordered before the issue, not only
+                # before the wait that delivers it.
+                at = (dst.addresses(coord + [e])[executing][:, None] + np.arange(nbytes)).reshape(-1)
+                interp.track_write(buffer, at, np.repeat(interp.lanes[executing], nbytes))
+                buffer.pending_at[at] = point
 
 
 def deliver_copies(interp, threads, up_to=None, below=None, tracked=True):

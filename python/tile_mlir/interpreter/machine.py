@@ -32,6 +32,7 @@ import numpy as np
 
 from . import arith_ops as AR
 from . import carry as C
+from . import cells as CE
 from . import context as CX
 from . import control_flow as CF
 from . import cp_async as CP
@@ -252,6 +253,9 @@ class Interpreter:
     def track_write(self, buffer, at, lanes, strength=MM.WEAK, span=None):
         RC.track_write(self, buffer, at, lanes, strength, span)
 
+    def forget(self, buffer, at):
+        RC.forget(buffer, at)
+
     def scope_needed(self, lanes, others, other_blocks=None):
         return RC.scope_needed(self, lanes, others, other_blocks)
 
@@ -343,10 +347,9 @@ class Interpreter:
                                                       f"{buffer.name or 'a tensor'}, which has {buffer.data.size}")
         safe = np.where(inside, at, 0)
         if where is not None:
-            flat, each = at[where].reshape(-1), np.repeat(self.lanes[where], nbytes)
-            RC.track_read(self, buffer, flat, each, order.strength)
+            RC.track_element_read(self, buffer, address[where], nbytes, self.lanes[where], order.strength)
             if self.sync is not None:
-                self.sync.after_read(buffer, flat, each, order)
+                self.sync.after_read(buffer, *CE.byte_run(address[where], nbytes, self.lanes[where]), order)
         return as_words(buffer.data[safe]), all_set(buffer.defined[safe] & inside), any_set(buffer.nan[safe])
 
     def write(self, view, coord, value, defined, where, nan=None, origin=None, tracked=True, order=MM.WEAK_ORDER):
@@ -393,9 +396,8 @@ class Interpreter:
         bytes (thread by thread), and the release it may make."""
         value, defined, nan = element
         at = (address[:, None] + np.arange(nbytes)).reshape(-1)
-        each = np.repeat(lanes, nbytes)
         if tracked:
-            RC.track_write(self, buffer, at, each, order.strength)
+            RC.track_element_write(self, buffer, address, nbytes, lanes, order.strength)
         if buffer.wgmma_reading is not None:
             W.check_shared_write(self, buffer, at)
         if buffer.shared:
@@ -407,7 +409,7 @@ class Interpreter:
         # not defined.
         buffer.defined[RC.Groups(self, at).repeated()] = False
         if tracked and self.sync is not None:
-            self.sync.after_write(buffer, at, each, order, rmw=False)
+            self.sync.after_write(buffer, at, np.repeat(lanes, nbytes), order, rmw=False)
         self.progress()
 
     def progress(self):

@@ -6,6 +6,19 @@ import numpy as np
 # Hazard bookkeeping of a shared byte: no thread, or several.
 NOBODY, MANY = -1, -2
 
+# The race check's shadow state is kept per cell of `grain` bytes, a
+# power of two up to this: every access so far covered whole cells, each
+# cell's bytes by one thread, so all bytes of a cell share one history
+# (a float32 store is one entry, not four). An access that splits a cell
+# refines the buffer's grain (Buffer.refine).
+MAX_GRAIN = 16
+
+# The shadow fields kept per cell (memory_model's release ids and the
+# copies in flight, pending_at, stay per byte).
+SHADOW_FIELDS = ("writer", "reader", "reader_block", "written_epoch", "read_epoch", "written_at", "read_at",
+                 "written_stamp", "read_stamp", "written_strength", "read_strength", "written_span", "read_span",
+                 "written_clock", "read_clock", "read_set", "remote_reader", "remote_read_stamp", "remote_read_at")
+
 def element_bytes(bits):
     """Bytes of one element: a predicate (i1) takes one."""
     return max(bits, 8) // 8
@@ -33,6 +46,13 @@ class Zeros:
         if self.values is None and not np.any(value):
             return
         self.array()[index] = value
+
+    def repeated(self, factor):
+        """Each value `factor` times (a finer grain)."""
+        out = Zeros(self.size * factor, self.dtype)
+        if self.values is not None:
+            out.values = np.repeat(self.values, factor)
+        return out
 
     def array(self):
         """The values as an array (made now if none was stored)."""
@@ -80,35 +100,37 @@ class Buffer:
         self.store_writing = None
         self.nan = np.zeros_like(defined)
         if not private:
-            # Who touched each byte since the last barrier, for the hazard
-            # check: the last writer and one reader (MANY: two or more), as
+            self.grain = initial_grain(data.size, block_bytes)
+            cells = data.size // self.grain
+            # Who touched each cell (MAX_GRAIN) since the last barrier, for
+            # the hazard check: the last writer and one reader (MANY: two or more), as
             # thread numbers, and the program points that did it.
             # With each, the block's barrier epoch it happened in (a barrier
             # orders the accesses of its block's threads before it against
             # those after it), and for the readers their block (MANY: two).
             # (Filled, not np.zeros: pages touched in order here cost less
             # than the same first touches scattered by the accesses.)
-            self.writer = np.full(data.size, NOBODY, np.int32)
-            self.reader = np.full(data.size, NOBODY, np.int32)
-            self.reader_block = np.full(data.size, NOBODY, np.int32)
-            self.written_epoch = np.full(data.size, 0, np.int32)
-            self.read_epoch = np.full(data.size, 0, np.int32)
-            self.written_at = np.full(data.size, 0, np.int32)
-            self.read_at = np.full(data.size, 0, np.int32)
+            self.writer = np.full(cells, NOBODY, np.int32)
+            self.reader = np.full(cells, NOBODY, np.int32)
+            self.reader_block = np.full(cells, NOBODY, np.int32)
+            self.written_epoch = np.full(cells, 0, np.int32)
+            self.read_epoch = np.full(cells, 0, np.int32)
+            self.written_at = np.full(cells, 0, np.int32)
+            self.read_at = np.full(cells, 0, np.int32)
             # In a kernel with clusters: the cluster arrivals the writer
             # (and the readers, the most of them) had made when it touched
             # the byte; a thread whose barrier.cluster.wait completed more
             # phases than that is ordered after the access.
-            self.written_stamp = Zeros(data.size, np.int64)
-            self.read_stamp = Zeros(data.size, np.int64)
+            self.written_stamp = Zeros(cells, np.int64)
+            self.read_stamp = Zeros(cells, np.int64)
             # Reads by other blocks of a block's shared bytes (tile.mapa),
             # made when the first one happens (_track_remote_read).
             self.remote_reader = self.remote_read_stamp = self.remote_read_at = None
             # The strength of the last write and the weakest of the reads
             # since (memory_model.py): morally strong accesses do not race
             # with each other.
-            self.written_strength = np.zeros(data.size, np.int8)
-            self.read_strength = np.zeros(data.size, np.int8)
+            self.written_strength = np.zeros(cells, np.int8)
+            self.read_strength = np.zeros(cells, np.int8)
             # The span (start * 16 + bytes) of the atomic that last wrote
             # and read each byte, once an atomic touches the buffer (-1:
             # not an atomic's): atomics are morally strong only where they
@@ -118,13 +140,35 @@ class Buffer:
             # (memory_model.py), made at the first release.
             self.release_id = None
             # The program point of the cp.async whose bytes are in flight to
-            # each byte (0: none).
+            # each byte (0: none): per byte, as the copies land.
             self.pending_at = Zeros(data.size, np.int32)
             # With mbarrier ordering (clocks.py): the writer's and the
             # single reader's counts, and each byte's set of readers.
-            self.written_clock = Zeros(data.size, np.int64)
-            self.read_clock = Zeros(data.size, np.int64)
-            self.read_set = Zeros(data.size, np.int64)
+            self.written_clock = Zeros(cells, np.int64)
+            self.read_clock = Zeros(cells, np.int64)
+            self.read_set = Zeros(cells, np.int64)
+
+    def refine(self, grain):
+        """Keeps the shadow state per cell of `grain` bytes (a divisor of
+        the current grain): each cell's entries repeated."""
+        factor = self.grain // grain
+        if factor <= 1:
+            return
+        for field in SHADOW_FIELDS:
+            values = getattr(self, field)
+            if values is not None:
+                setattr(self, field, values.repeated(factor) if isinstance(values, Zeros) else
+                        np.repeat(values, factor))
+        self.grain = grain
+
+
+def initial_grain(size, block_bytes):
+    """The largest power of two up to MAX_GRAIN that divides the buffer
+    (and each block's copy of a shared one)."""
+    grain = MAX_GRAIN
+    while size % grain or block_bytes % grain:
+        grain //= 2
+    return grain
 
 
 def uniform_span(buffer, address, nbytes):

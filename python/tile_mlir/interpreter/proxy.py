@@ -63,9 +63,10 @@ class UnfencedWrites:
             marked = np.flatnonzero(points)
             if marked.size == 0:
                 continue
-            writers = buffer.writer[marked]
+            cell = marked // buffer.grain  # the byte's race-check entry (memory.MAX_GRAIN)
+            writers = buffer.writer[cell]
             block = np.where(writers >= 0, writers // per_block, -1)
-            before_barrier = np.isin(block, blocks) & (buffer.written_epoch[marked] < epoch[np.maximum(block, 0)])
+            before_barrier = np.isin(block, blocks) & (buffer.written_epoch[cell] < epoch[np.maximum(block, 0)])
             points[marked[np.isin(writers, lanes) | before_barrier]] = 0
 
     def unfenced_at(self, buffer, at):

@@ -1,5 +1,5 @@
 """The race check: each access of shared or global memory recorded per
-byte (its writer, readers, their blocks, barrier epochs, clocks and
+cell of the buffer's grain (memory.MAX_GRAIN; each a byte's history: its writer, readers, their blocks, barrier epochs, clocks and
 atomic spans), and checked against the accesses before it: two threads
 touching one byte, at least one writing, with nothing ordering them (a
 barrier of the block, an mbarrier phase, release and acquire through
@@ -11,6 +11,7 @@ import numpy as np
 
 from . import memory_model as MM
 from .hazards import AsyncHazard, Hazard
+from . import cells as C
 from . import tma as T
 from .memory import MANY, NOBODY
 
@@ -67,7 +68,7 @@ def report_race(interp, kind, buffer, at, before, others, other_blocks, other_ep
         if not interp.first_report(key):
             continue
         other = int(others[i]) if others[i] != MANY else "(several)"
-        interp.hazards.append(Hazard(kind, buffer.name, int(at[i]), interp.points[before[i]],
+        interp.hazards.append(Hazard(kind, buffer.name, int(at[i]) * buffer.grain, interp.points[before[i]],
                                    interp.points[interp.point], (other, int(lanes[i])),
                                    untracked_releases(interp, int(others[i]), int(lanes[i]))))
 
@@ -252,12 +253,42 @@ def against_last_reads(interp, buffer, at, lanes, strength, span):
                 buffer.read_epoch[at], lanes, strong, ordered)
 
 
+def forget(buffer, at):
+    """No thread has touched the bytes `at` (a multicast's remote copy:
+    the AsyncHazard of an access before it lands covers it)."""
+    at, _, _ = C.cells(buffer, at, np.zeros(at.size, np.int64))
+    buffer.writer[at] = NOBODY
+    buffer.reader[at] = NOBODY
+
+
 def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
+    """A read of the bytes `at` by `lanes` (per byte), of `strength`, an
+    atomic's `span` (per byte, or one for all)."""
     if buffer.private or at.size == 0:
         return
+    check_read_bytes(interp, buffer, at, lanes)
+    read_cells(interp, buffer, *C.cells(buffer, at, lanes, span), strength)
+
+
+def track_element_read(interp, buffer, address, nbytes, lanes, strength):
+    """A read of `nbytes` from `address` by each of `lanes` (an
+    instruction's element: the bytes are only made where a check needs
+    them)."""
+    if buffer.private or address.size == 0:
+        return
+    if C.checks_bytes(buffer, writing=False):
+        check_read_bytes(interp, buffer, *C.byte_run(address, nbytes, lanes))
+    read_cells(interp, buffer, *C.element_cells(buffer, address, nbytes, lanes), None, strength)
+
+
+def check_read_bytes(interp, buffer, at, lanes):
+    """The checks kept per byte: copies in flight, TMA stores."""
     pending_hazard(interp, buffer, at, lanes)
     if buffer.store_writing is not None:
         T.check_target_access(interp, buffer, at, "reads")
+
+
+def read_cells(interp, buffer, at, lanes, span, strength):
     against_last_write(interp, "read-after-write", buffer, at, lanes, strength, span)
     clocks = interp.clocks
     all_at, all_lanes, groups = at, lanes, Groups(interp, at)
@@ -276,7 +307,7 @@ def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     buffer.read_strength[at] = np.where(fresh, strength, np.minimum(buffer.read_strength[at], strength))
     buffer.read_epoch[at] = epoch
     buffer.read_at[at] = interp.point
-    buffer.read_span = record_span(buffer.read_span, buffer.data.size, all_at, span)
+    buffer.read_span = record_span(buffer.read_span, buffer.writer.size, all_at, span)
     if interp.cluster != (1, 1, 1):
         # The most arrivals any of this access's readers of a byte had
         # made (per byte of `at`, the groups' unique bytes).
@@ -287,17 +318,17 @@ def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
 
 
 def track_remote_read(interp, buffer, at, lanes):
-    """For the check at the kernel's end: per shared byte, the reads
+    """For the check at the kernel's end: per shared cell, the reads
     by threads of other blocks than its owner (through tile.mapa), the
     most arrivals any of them had made, and the last one's thread and
     program point."""
-    remote = interp.block_of(lanes) != at // buffer.block_bytes
+    remote = interp.block_of(lanes) != at * buffer.grain // buffer.block_bytes
     if not remote.any():
         return
     if buffer.remote_reader is None:
-        buffer.remote_reader = np.full(buffer.data.size, NOBODY, np.int64)
-        buffer.remote_read_stamp = np.zeros(buffer.data.size, np.int64)
-        buffer.remote_read_at = np.zeros(buffer.data.size, np.int32)
+        buffer.remote_reader = np.full(buffer.writer.size, NOBODY, np.int64)
+        buffer.remote_read_stamp = np.zeros(buffer.writer.size, np.int64)
+        buffer.remote_read_at = np.zeros(buffer.writer.size, np.int32)
     at, lanes = at[remote], lanes[remote]
     np.maximum.at(buffer.remote_read_stamp, at, interp.cluster_arrivals[lanes])
     buffer.remote_reader[at] = lanes
@@ -305,13 +336,31 @@ def track_remote_read(interp, buffer, at, lanes):
 
 
 def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
+    """A write of the bytes `at` by `lanes` (track_read's arguments)."""
     if buffer.private or at.size == 0:
         return
+    check_write_bytes(interp, buffer, at, lanes)
+    write_cells(interp, buffer, *C.cells(buffer, at, lanes, span), strength)
+
+
+def track_element_write(interp, buffer, address, nbytes, lanes, strength):
+    """track_element_read's write."""
+    if buffer.private or address.size == 0:
+        return
+    if C.checks_bytes(buffer, writing=True):
+        check_write_bytes(interp, buffer, *C.byte_run(address, nbytes, lanes))
+    write_cells(interp, buffer, *C.element_cells(buffer, address, nbytes, lanes), None, strength)
+
+
+def check_write_bytes(interp, buffer, at, lanes):
     pending_hazard(interp, buffer, at, lanes)
     if buffer.store_reading is not None:
         T.check_source_write(interp, buffer, at)
     if buffer.store_writing is not None:
         T.check_target_access(interp, buffer, at, "writes")
+
+
+def write_cells(interp, buffer, at, lanes, span, strength):
     against_last_write(interp, "write-after-write", buffer, at, lanes, strength, span)
     against_last_reads(interp, buffer, at, lanes, strength, span)
     # Two threads storing one byte in one instruction: morally strong
@@ -337,7 +386,7 @@ def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     buffer.written_epoch[at] = interp.epoch[interp.block_of(lanes)]
     buffer.written_at[at] = interp.point
     buffer.written_stamp[at] = interp.cluster_arrivals[lanes]
-    buffer.written_span = record_span(buffer.written_span, buffer.data.size, at, span)
+    buffer.written_span = record_span(buffer.written_span, buffer.writer.size, at, span)
 
 
 def pending_hazard(interp, buffer, at, lanes):

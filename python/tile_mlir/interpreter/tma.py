@@ -423,8 +423,7 @@ def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mb
     from . import wgmma as W
     lane = interp.lanes[thread]
     if remote:
-        buffer.writer[at] = -1  # NOBODY (machine.py)
-        buffer.reader[at] = -1
+        interp.forget(buffer, at)
     else:
         interp.track_write(buffer, at, np.full(at.size, lane))
     if buffer.wgmma_reading is not None:
