@@ -20,8 +20,10 @@ def cells(buffer, at, lanes, span=None):
                     (lanes.reshape(-1, grain) == lanes[::grain, None]).all():
                 if isinstance(span, np.ndarray) and span.shape == at.shape:
                     span = span[::grain]
+                buffer.touched = True
                 return first >> (grain.bit_length() - 1), lanes[::grain], span
         buffer.refine(grain // 2)
+    buffer.touched = True
     return at, lanes, span
 
 
@@ -34,6 +36,7 @@ def element_cells(buffer, address, nbytes, lanes):
     while grain > 1 and (address & (grain - 1)).any():
         grain //= 2
     buffer.refine(grain)
+    buffer.touched = True
     per = nbytes // grain
     first = address >> (grain.bit_length() - 1)
     if per == 1:

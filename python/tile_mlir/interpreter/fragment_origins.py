@@ -108,6 +108,22 @@ def first_misplaced(origin: np.ndarray, by_rows: bool) -> Optional[Tuple[int, in
     return row, col, int(expected[i, j])
 
 
+def in_place(origins: np.ndarray, by_rows: bool) -> np.ndarray:
+    """Per matrix of `origins` (matrices, rows, cols): whether
+    first_misplaced finds it in place (None): it cannot be judged, or
+    each row (by_rows) or column is a line of memory with one nonzero
+    stride shared by all."""
+    flat = origins.reshape(origins.shape[0], -1)
+    unknown = (flat == UNKNOWN).any(axis=1)
+    uniform = (flat == flat[:, :1]).all(axis=1)
+    mixed = ~(_source(flat) == _source(flat[:, :1])).all(axis=1)
+    lines = origins if by_rows else origins.transpose(0, 2, 1)
+    stride = lines[:, 0, 1] - lines[:, 0, 0]
+    expected = lines[:, :, :1] + stride[:, None, None] * np.arange(lines.shape[2], dtype=np.int64)
+    straight = (stride != 0) & (lines == expected).all(axis=(1, 2))
+    return unknown | uniform | mixed | straight
+
+
 def affine(coords: np.ndarray, values: np.ndarray) -> bool:
     """Whether integer `values` are an affine function of the integer
     coordinates (rows of `coords`) exactly."""

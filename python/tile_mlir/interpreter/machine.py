@@ -51,7 +51,8 @@ from . import tensor_memory as TM
 from . import view_ops as VO
 from . import wgmma as W
 from .hazards import LoopFault, Stalled
-from .memory import all_set, any_set, as_bytes, as_words, element_bytes, read_registers, uniform_span, write_registers
+from .memory import (all_set, any_set, as_bytes, as_words, element_bytes, read_registers, read_words, undefine_words,
+                     uniform_span, word_indices, write_registers, write_words)
 
 
 # The kernel uses something the interpreter does not model: one class for
@@ -267,7 +268,7 @@ class Interpreter:
         if view.buffer.private or nbytes <= 1 or not executing.any():
             return
         start = view.addresses(coord)[executing]
-        if view.buffer.block_bytes:
+        if view.buffer.block_bytes % nbytes:
             start = start % view.buffer.block_bytes  # from the start of the block's copy
         align = view.buffer.align
         if align is not None and align < nbytes:
@@ -276,7 +277,8 @@ class Interpreter:
             raise self.fault(executing, f"accesses {nbytes} bytes of {view.buffer.name}, which is declared "
                                         f"align={align}: the chip may place it at an address that is not a "
                                         f"multiple of {nbytes} (misaligned address); declare align={nbytes} or more")
-        bad = start % nbytes != 0
+        # A mask for the power-of-two sizes (numpy's int64 modulo is slow).
+        bad = (start & (nbytes - 1) if nbytes & (nbytes - 1) == 0 else start % nbytes) != 0
         if bad.any():
             where = np.zeros(self.threads, bool)
             where[np.flatnonzero(executing)[bad]] = True
@@ -319,10 +321,25 @@ class Interpreter:
         entry[1] += int(wavefronts.sum())
         entry[2] += int((-(-per_group // 32)).sum())
 
-    def read(self, view, coord, where=None, order=MM.WEAK_ORDER):
+    def read_row(self, view, coord, count, where):
+        """(bits, defined, nan) of elements `coord` + [0 .. count) for every
+        thread, which the threads `where` read as one access (an ldmatrix
+        row): the race check sees the row's bytes once, where they are
+        contiguous."""
+        nbytes = element_bytes(view.bits)
+        starts = [view.addresses(coord + [e])[where] for e in range(count)]
+        contiguous = all(np.array_equal(start, starts[0] + e * nbytes) for e, start in enumerate(starts))
+        if not contiguous or view.buffer.private or self.sync is not None:
+            return [self.read(view, coord + [e], where) for e in range(count)]
+        elements = [self.read(view, coord + [e], where, tracked=False) for e in range(count)]
+        RC.track_element_read(self, view.buffer, starts[0], count * nbytes, self.lanes[where], MM.WEAK)
+        return elements
+
+    def read(self, view, coord, where=None, order=MM.WEAK_ORDER, tracked=True):
         """(bits, defined, nan) of one element for every thread; `where`
         marks the threads that really access memory (for the hazard
-        check), with the semantics `order` (memory_model.py)."""
+        check, unless not `tracked`: read_row), with the semantics `order`
+        (memory_model.py)."""
         nbytes = element_bytes(view.bits)
         address = view.addresses(coord)
         buffer = view.buffer
@@ -335,21 +352,26 @@ class Interpreter:
             if span is not None:
                 return read_registers(buffer, slice(None), span)
             return read_registers(buffer, self.lanes[:, None], address[:, None] + np.arange(nbytes))
-        # An element's bytes, thread by thread (each thread's in order).
-        at = address[:, None] + np.arange(nbytes)
-        inside = (at >= 0) & (at < buffer.data.size)
+        inside = (address >= 0) & (address + nbytes <= buffer.data.size)
         if where is not None:
             # A thread that does not access memory (inactive, or past a
             # tensor's runtime extent in a loop it left) reads nothing.
-            outside = where[:, None] & ~inside
+            outside = where & ~inside
             if outside.any():
-                raise self.fault(outside.any(axis=1), f"reads byte {int(at[outside][0])} of "
-                                                      f"{buffer.name or 'a tensor'}, which has {buffer.data.size}")
-        safe = np.where(inside, at, 0)
-        if where is not None:
-            RC.track_element_read(self, buffer, address[where], nbytes, self.lanes[where], order.strength)
-            if self.sync is not None:
+                first = int(address[outside][0])
+                raise self.fault(outside, f"reads byte {first if first < 0 else max(first, buffer.data.size)} of "
+                                          f"{buffer.name or 'a tensor'}, which has {buffer.data.size}")
+            if tracked:
+                RC.track_element_read(self, buffer, address[where], nbytes, self.lanes[where], order.strength)
+            if tracked and self.sync is not None:
                 self.sync.after_read(buffer, *CE.byte_run(address[where], nbytes, self.lanes[where]), order)
+        words = word_indices(buffer, address, nbytes) if inside.all() else None
+        if words is not None:
+            return read_words(buffer, words, nbytes)
+        # An element's bytes, thread by thread (each thread's in order).
+        at = address[:, None] + np.arange(nbytes)
+        inside = (at >= 0) & (at < buffer.data.size)
+        safe = np.where(inside, at, 0)
         return as_words(buffer.data[safe]), all_set(buffer.defined[safe] & inside), any_set(buffer.nan[safe])
 
     def write(self, view, coord, value, defined, where, nan=None, origin=None, tracked=True, order=MM.WEAK_ORDER):
@@ -395,21 +417,26 @@ class Interpreter:
         `address` of a tensor or shared buffer: the race check, the
         bytes (thread by thread), and the release it may make."""
         value, defined, nan = element
-        at = (address[:, None] + np.arange(nbytes)).reshape(-1)
         if tracked:
             RC.track_element_write(self, buffer, address, nbytes, lanes, order.strength)
         if buffer.wgmma_reading is not None:
-            W.check_shared_write(self, buffer, at)
+            W.check_shared_write(self, buffer, CE.byte_run(address, nbytes, lanes)[0])
         if buffer.shared:
-            self.unfenced.generic_write(buffer, at, self.point)
-        buffer.data[at] = as_bytes(value, nbytes).reshape(-1)
-        buffer.defined[at] = np.repeat(defined, nbytes)
-        buffer.nan[at] = np.repeat(nan, nbytes)
+            self.unfenced.generic_write(buffer, address, nbytes, self.point)
         # Two threads storing one byte in one instruction: which wins is
         # not defined.
-        buffer.defined[RC.Groups(self, at).repeated()] = False
+        words = word_indices(buffer, address, nbytes)
+        if words is not None:
+            write_words(buffer, words, nbytes, value, defined, nan)
+            undefine_words(buffer, RC.Groups(self, words).repeated(), nbytes)
+        else:
+            at = CE.byte_run(address, nbytes, lanes)[0]
+            buffer.data[at] = as_bytes(value, nbytes).reshape(-1)
+            buffer.defined[at] = np.repeat(defined, nbytes)
+            buffer.nan[at] = np.repeat(nan, nbytes)
+            buffer.defined[RC.Groups(self, at).repeated()] = False
         if tracked and self.sync is not None:
-            self.sync.after_write(buffer, at, np.repeat(lanes, nbytes), order, rmw=False)
+            self.sync.after_write(buffer, *CE.byte_run(address, nbytes, lanes), order, rmw=False)
         self.progress()
 
     def progress(self):
@@ -494,6 +521,7 @@ def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, bank
     if fragment_layouts and SU.has_apply(func, ("mma",)):
         interp.origins = O.Origins()
     SU.order_clocks(interp, func, through_memory, as_streams)
+    interp.unfenced.recording = SU.reads_through_async_proxy(func)
     if banks is not None:
         interp.bank_stats = {}
     if "nvvm.cluster_dim" in func.attributes:

@@ -101,58 +101,78 @@ class Buffer:
         self.nan = np.zeros_like(defined)
         if not private:
             self.grain = initial_grain(data.size, block_bytes)
-            cells = data.size // self.grain
-            # Who touched each cell (MAX_GRAIN) since the last barrier, for
-            # the hazard check: the last writer and one reader (MANY: two or more), as
-            # thread numbers, and the program points that did it.
-            # With each, the block's barrier epoch it happened in (a barrier
-            # orders the accesses of its block's threads before it against
-            # those after it), and for the readers their block (MANY: two).
-            # (Filled, not np.zeros: pages touched in order here cost less
-            # than the same first touches scattered by the accesses.)
-            self.writer = np.full(cells, NOBODY, np.int32)
-            self.reader = np.full(cells, NOBODY, np.int32)
-            self.reader_block = np.full(cells, NOBODY, np.int32)
-            self.written_epoch = np.full(cells, 0, np.int32)
-            self.read_epoch = np.full(cells, 0, np.int32)
-            self.written_at = np.full(cells, 0, np.int32)
-            self.read_at = np.full(cells, 0, np.int32)
-            # In a kernel with clusters: the cluster arrivals the writer
-            # (and the readers, the most of them) had made when it touched
-            # the byte; a thread whose barrier.cluster.wait completed more
-            # phases than that is ordered after the access.
-            self.written_stamp = Zeros(cells, np.int64)
-            self.read_stamp = Zeros(cells, np.int64)
-            # Reads by other blocks of a block's shared bytes (tile.mapa),
-            # made when the first one happens (_track_remote_read).
-            self.remote_reader = self.remote_read_stamp = self.remote_read_at = None
-            # The strength of the last write and the weakest of the reads
-            # since (memory_model.py): morally strong accesses do not race
-            # with each other.
-            self.written_strength = np.zeros(cells, np.int8)
-            self.read_strength = np.zeros(cells, np.int8)
-            # The span (start * 16 + bytes) of the atomic that last wrote
-            # and read each byte, once an atomic touches the buffer (-1:
-            # not an atomic's): atomics are morally strong only where they
-            # cover the same bytes (PTX ISA memory model, 8.6.3).
-            self.written_span = self.read_span = None
             # The release each byte's last write heads or continues
             # (memory_model.py), made at the first release.
             self.release_id = None
             # The program point of the cp.async whose bytes are in flight to
             # each byte (0: none): per byte, as the copies land.
             self.pending_at = Zeros(data.size, np.int32)
-            # With mbarrier ordering (clocks.py): the writer's and the
-            # single reader's counts, and each byte's set of readers.
-            self.written_clock = Zeros(cells, np.int64)
-            self.read_clock = Zeros(cells, np.int64)
-            self.read_set = Zeros(cells, np.int64)
+            # The shadow fields are made at their first use (__getattr__),
+            # at the grain the first access leaves: a buffer no access
+            # touches costs nothing, and one refined before its first
+            # access is not made twice.
+            self.touched = False  # by an access: refine repeats the cells, else makes new ones
+
+    def __getattr__(self, name):
+        """A shadow field read before any is made: all are made now (only
+        attributes not found otherwise come here)."""
+        if name not in SHADOW_FIELDS or self.private:
+            raise AttributeError(name)
+        self.new_shadow(self.data.size // self.grain)
+        return getattr(self, name)
+
+    def new_shadow(self, cells):
+        """The race check's state of `cells` cells that no access has touched."""
+        # Who touched each cell (MAX_GRAIN) since the last barrier, for
+        # the hazard check: the last writer and one reader (MANY: two or
+        # more), as thread numbers, and the program points that did it.
+        # With each, the block's barrier epoch it happened in (a barrier
+        # orders the accesses of its block's threads before it against
+        # those after it), and for the readers their block (MANY: two).
+        # (Filled, not np.zeros: pages touched in order here cost less
+        # than the same first touches scattered by the accesses.)
+        self.writer = np.full(cells, NOBODY, np.int32)
+        self.reader = np.full(cells, NOBODY, np.int32)
+        self.reader_block = np.full(cells, NOBODY, np.int32)
+        self.written_epoch = np.full(cells, 0, np.int32)
+        self.read_epoch = np.full(cells, 0, np.int32)
+        self.written_at = np.full(cells, 0, np.int32)
+        self.read_at = np.full(cells, 0, np.int32)
+        # In a kernel with clusters: the cluster arrivals the writer
+        # (and the readers, the most of them) had made when it touched
+        # the byte; a thread whose barrier.cluster.wait completed more
+        # phases than that is ordered after the access.
+        self.written_stamp = Zeros(cells, np.int64)
+        self.read_stamp = Zeros(cells, np.int64)
+        # Reads by other blocks of a block's shared bytes (tile.mapa),
+        # made when the first one happens (_track_remote_read).
+        self.remote_reader = self.remote_read_stamp = self.remote_read_at = None
+        # The strength of the last write and the weakest of the reads
+        # since (memory_model.py): morally strong accesses do not race
+        # with each other.
+        self.written_strength = np.zeros(cells, np.int8)
+        self.read_strength = np.zeros(cells, np.int8)
+        # The span (start * 16 + bytes) of the atomic that last wrote
+        # and read each byte, once an atomic touches the buffer (-1:
+        # not an atomic's): atomics are morally strong only where they
+        # cover the same bytes (PTX ISA memory model, 8.6.3).
+        self.written_span = self.read_span = None
+        # With mbarrier ordering (clocks.py): the writer's and the
+        # single reader's counts, and each byte's set of readers.
+        self.written_clock = Zeros(cells, np.int64)
+        self.read_clock = Zeros(cells, np.int64)
+        self.read_set = Zeros(cells, np.int64)
 
     def refine(self, grain):
         """Keeps the shadow state per cell of `grain` bytes (a divisor of
         the current grain): each cell's entries repeated."""
         factor = self.grain // grain
         if factor <= 1:
+            return
+        if not self.touched:
+            for field in SHADOW_FIELDS:
+                self.__dict__.pop(field, None)  # made anew at the new grain when used
+            self.grain = grain
             return
         for field in SHADOW_FIELDS:
             values = getattr(self, field)
@@ -213,6 +233,37 @@ def all_set(flag_rows):
 
 def any_set(flag_rows):
     return as_words(flag_rows.view(np.uint8)) != 0
+
+
+def word_indices(buffer, address, nbytes):
+    """Where every address is a multiple of `nbytes` (1, 2, 4 or 8) of a
+    tensor or shared buffer whose size is one too: each one's word index,
+    so that the element is one word of the buffer's arrays viewed as
+    words (read and written without per-byte arrays); else None."""
+    if nbytes not in (1, 2, 4, 8) or buffer.data.size % nbytes or (address & (nbytes - 1)).any():
+        return None
+    return address >> (nbytes.bit_length() - 1)
+
+
+def read_words(buffer, words, nbytes):
+    """(value as uint64, defined, nan) of the words at `words`
+    (word_indices)."""
+    kind = f"<u{nbytes}"
+    ones = np.uint64(all_flags(nbytes))
+    return (buffer.data.view(kind)[words].astype(np.uint64), buffer.defined.view(kind)[words] == ones,
+            buffer.nan.view(kind)[words] != 0)
+
+
+def write_words(buffer, words, nbytes, value, defined, nan):
+    kind = f"<u{nbytes}"
+    ones = np.array(all_flags(nbytes), kind)
+    buffer.data.view(kind)[words] = value.astype(kind)
+    buffer.defined.view(kind)[words] = np.where(defined, ones, 0)
+    buffer.nan.view(kind)[words] = np.where(nan, ones, 0)
+
+
+def undefine_words(buffer, words, nbytes):
+    buffer.defined.view(f"<u{nbytes}")[words] = 0
 
 
 def read_registers(buffer, rows, span):

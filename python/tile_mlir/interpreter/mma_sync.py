@@ -40,7 +40,7 @@ def matrix_move(interp, form, values, coord):
     interp.check_alignment(memory, coord + [0], 16, supplies)
     interp.bank_requests(memory, coord + [0], 16, supplies, phase_lanes=8)
     if form.family == "ldmatrix":
-        rows = [interp.read(memory, coord + [e], supplies) for e in range(8)]
+        rows = interp.read_row(memory, coord, 8, supplies)
         row_origins = [interp.byte_origins(memory, coord + [e]) for e in range(8)]
         for j in range(count):
             word = np.zeros(interp.threads, np.uint64)
@@ -122,13 +122,24 @@ def mma(interp, form, values, group):
 
     m, n, k = shape
     ranges = [range(extents.get(letter, 1)) for letter in letters]
+    a_op, a_view = named["a"]
+    b_op, b_view = named["b"]
+    # A's fragment at (k, m) serves every n, B's at (k, n) every m: each
+    # is read and checked once, unless D's registers are theirs.
+    sources = {}
+    reused = dst[1].buffer is not a_view.buffer and dst[1].buffer is not b_view.buffer
+
+    def source(operand_name, view, coord, kind, count, rows, cols):
+        key = (operand_name, tuple(coord))
+        if not reused or key not in sources:
+            sources[key] = fragment(operand_name, view, coord, kind, count, rows, cols)
+        return sources[key]
+
     for kk, mm, nn in itertools.product(*ranges):
         point = {"k": kk, "m": mm, "n": nn}
-        a_op, a_view = named["a"]
-        b_op, b_view = named["b"]
         c_op, c_view = src_c if kk == 0 else dst
-        a_f, a_along_k = fragment("a", a_view, [point[x] for x in a_op.axes], akind, a_op.count, m, k)
-        b_f, b_along_k = fragment("b", b_view, [point[x] for x in b_op.axes], bkind, b_op.count, k, n)
+        a_f, a_along_k = source("a", a_view, [point[x] for x in a_op.axes], akind, a_op.count, m, k)
+        b_f, b_along_k = source("b", b_view, [point[x] for x in b_op.axes], bkind, b_op.count, k, n)
         c_f, _ = fragment("c", c_view, [point[x] for x in c_op.axes], ckind, c_op.count, m, n)
         for w in a_along_k:
             O.check_k_order(interp.points[interp.point], form.opcode, a_along_k[w], b_along_k.get(w))
@@ -240,8 +251,12 @@ def _checked_fragment(interp, form, shape, operand, view, coord, regs, first_thr
     placed = np.full((len(first_threads), rows, cols), O.UNKNOWN, np.int64)
     placed[np.arange(len(first_threads))[:, None, None, None], at_rows, at_cols] = origins[members]
     where = holders(shape, operand_name, kind, count, rows, cols)
+    # Warps whose fragment is plainly in place (O.in_place) need no
+    # check, and C's have no offsets along K to return.
+    judged = ~O.in_place(placed, by_rows=operand_name != "b") if operand_name == "c" else \
+        np.ones(len(first_threads), bool)
     along_k = {w: O.check_fragment(interp.origins, interp.points[interp.point], form.opcode, operand_name, kind,
-                                   placed[w], where) for w in range(len(first_threads))}
+                                   placed[w], where) if judged[w] else None for w in range(len(first_threads))}
     return (matrices, known), along_k
 
 

@@ -37,17 +37,35 @@ class ProxyHazard:
                 "fence.proxy.async between them")
 
 
+# The families whose instructions read shared memory through the async
+# proxy (the form table's `family`): TMA stores and bulk copies, wgmma's
+# operands, tcgen05's.
+ASYNC_PROXY_READERS = ("cp.async.bulk", "wgmma", "tcgen05")
+
+
 class UnfencedWrites:
-    """The shared buffers with generic writes not yet fenced, per byte."""
+    """The shared buffers with generic writes not yet fenced, per byte;
+    `recording` off where no instruction of the kernel reads through the
+    async proxy (setup.reads_through_async_proxy)."""
 
     def __init__(self):
         self.buffers = {}  # id(buffer) -> (buffer, program point per byte)
+        self.recording = True
 
-    def generic_write(self, buffer, at, point):
+    def generic_write(self, buffer, address, nbytes, point):
+        """A store of `nbytes` at each of `address` through the generic
+        proxy."""
+        if not self.recording:
+            return
         entry = self.buffers.get(id(buffer))
         if entry is None:
             entry = self.buffers[id(buffer)] = (buffer, np.zeros(buffer.data.size, np.int32))
-        entry[1][at] = point
+        if nbytes & (nbytes - 1) == 0 and buffer.data.size % nbytes == 0 and not (address & (nbytes - 1)).any():
+            # Whole rows, no per-byte indices (a shift: numpy's int64
+            # floor division is slower).
+            entry[1].reshape(-1, nbytes)[address >> (nbytes.bit_length() - 1)] = point
+        else:
+            entry[1][(address[:, None] + np.arange(nbytes)).reshape(-1)] = point
 
     def async_write(self, buffer, at):
         entry = self.buffers.get(id(buffer))

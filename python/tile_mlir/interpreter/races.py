@@ -99,7 +99,7 @@ class Groups:
     addresses."""
 
     def __init__(self, interp, at):
-        self.size, self.inverse, self.order = at.size, None, None
+        self.at, self.size, self.inverse, self.order = at, at.size, None, None
         if not has_repeats(interp, at):
             self.unique = at
             return
@@ -153,6 +153,8 @@ def accessors(interp, groups, lanes):
     """The bytes an access touches (`groups`: its bytes by address), once
     each, and per byte the one thread of `lanes` that touches it (MANY
     for two or more) and its block (MANY)."""
+    if groups.unique is groups.at:  # no byte repeats: each its one thread's
+        return groups.unique, lanes, interp.block_of(lanes)
     low, high = groups.reduce(lanes, np.minimum), groups.reduce(lanes, np.maximum)
     thread = np.where(low == high, low, MANY)
     low_block = interp.block_of(low)
@@ -293,18 +295,23 @@ def read_cells(interp, buffer, at, lanes, span, strength):
     clocks = interp.clocks
     all_at, all_lanes, groups = at, lanes, Groups(interp, at)
     at, thread, block = accessors(interp, groups, lanes)
-    epoch = interp.epoch[np.where(block == MANY, 0, block)]
+    single = thread is lanes  # each cell one thread's (no MANY in thread or block)
+    epoch = interp.epoch[block if single else np.where(block == MANY, 0, block)]
     old, old_block = buffer.reader[at], buffer.reader_block[at]
     # Reads of the block before its last barrier are ordered before
     # everything of the block after it: the new reader stands for them.
-    fresh = (old == NOBODY) | ((block != MANY) & (old_block == block) & (buffer.read_epoch[at] < epoch))
-    same = (thread != MANY) & (old == thread)
+    same_block = old_block == block
+    earlier = same_block & (buffer.read_epoch[at] < epoch)
+    fresh = (old == NOBODY) | (earlier if single else earlier & (block != MANY))
+    same = old == thread if single else (thread != MANY) & (old == thread)
     if clocks:
         buffer.read_set[at] = clocks.add_readers(buffer.read_set[at], fresh, at, all_at, all_lanes)
         buffer.read_clock[at] = np.where(thread >= 0, clocks.own(np.maximum(thread, 0)), 0)
     buffer.reader[at] = np.where(fresh | same, thread, MANY)
-    buffer.reader_block[at] = np.where(fresh | (old_block == block), block, MANY)
-    buffer.read_strength[at] = np.where(fresh, strength, np.minimum(buffer.read_strength[at], strength))
+    buffer.reader_block[at] = np.where(fresh | same_block, block, MANY)
+    # The weakest read since the last write (a weak one is the weakest).
+    buffer.read_strength[at] = strength if strength == MM.WEAK else \
+        np.where(fresh, strength, np.minimum(buffer.read_strength[at], strength))
     buffer.read_epoch[at] = epoch
     buffer.read_at[at] = interp.point
     buffer.read_span = record_span(buffer.read_span, buffer.writer.size, all_at, span)

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import clocks as C
 from . import memory_model as MM
+from . import proxy as P
 from . import races as RC
 from . import view_ops as VO
 from .memory import Buffer, View, element_bytes
@@ -37,6 +38,15 @@ def has_apply_where(op, predicate):
                 if has_apply_where(inner, predicate):
                     return True
     return False
+
+
+def reads_through_async_proxy(op):
+    """Whether `op` holds an instruction of a family that reads shared
+    memory through the async proxy (proxy.ASYNC_PROXY_READERS): only then
+    need generic writes be remembered until a fence.proxy.async."""
+    from .. import ptx
+    return has_apply_where(op, lambda opcode: any(form.family in P.ASYNC_PROXY_READERS
+                                                  for form in ptx.overloads(opcode)))
 
 
 def synchronizes_through_memory(op):
