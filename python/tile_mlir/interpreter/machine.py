@@ -206,14 +206,14 @@ class Interpreter:
         if buffer.origin is None:
             return out
         address = view.addresses(coord)
-        for byte in range(nbytes):
-            at = address + byte
-            if buffer.private:
-                out[byte] = buffer.origin[self.lanes, at]
-            else:
-                inside = (at >= 0) & (at < buffer.data.size)
-                out[byte] = np.where(inside, buffer.origin[np.where(inside, at, 0)], O.UNKNOWN)
-        return out
+        if buffer.private:
+            span = uniform_span(buffer, address, nbytes)
+            if span is not None:  # every thread's same bytes: a column block, no gather
+                return buffer.origin[:, span].T.copy()
+            return buffer.origin[self.lanes[None, :], address[None, :] + np.arange(nbytes)[:, None]]
+        at = address[None, :] + np.arange(nbytes)[:, None]
+        inside = (at >= 0) & (at < buffer.data.size)
+        return np.where(inside, buffer.origin[np.where(inside, at, 0)], O.UNKNOWN)
 
     # -- hazards ---------------------------------------------------------
     def enter(self, op):
@@ -394,11 +394,13 @@ class Interpreter:
         lanes = self.lanes[where]
         if buffer.origin is not None:
             placed = np.full((nbytes, lanes.size), O.UNKNOWN, np.int64) if origin is None else origin[:, where]
-            for byte in range(nbytes):
-                if buffer.private:
-                    buffer.origin[lanes, address + byte] = placed[byte]
-                else:
-                    buffer.origin[address + byte] = placed[byte]
+            span = uniform_span(buffer, address, nbytes) if buffer.private else None
+            if span is not None and lanes.size == self.threads:
+                buffer.origin[:, span] = placed.T  # every thread's same bytes: a column block
+            elif buffer.private:
+                buffer.origin[lanes[None, :], address[None, :] + np.arange(nbytes)[:, None]] = placed
+            else:
+                buffer.origin[address[None, :] + np.arange(nbytes)[:, None]] = placed
             if not buffer.private and not buffer.shared and (placed >= O.VIRTUAL).any():
                 made = placed >= O.VIRTUAL
                 at = address[None, :] + np.arange(nbytes)[:, None]

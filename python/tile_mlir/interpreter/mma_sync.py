@@ -5,6 +5,7 @@ where each element came from (fragment_origins) where the run tracks it."""
 
 import functools
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,10 +42,13 @@ def matrix_move(interp, form, values, coord):
     interp.bank_requests(memory, coord + [0], 16, supplies, phase_lanes=8)
     if form.family == "ldmatrix":
         rows = interp.read_row(memory, coord, 8, supplies)
-        row_origins = [interp.byte_origins(memory, coord + [e]) for e in range(8)]
+        # (8, threads): element e of the row each thread's address reads.
+        values = np.stack([bits for bits, _, _ in rows]) & np.uint64(0xFFFF)
+        defined = np.stack([known for _, known, _ in rows])
+        row_origins = np.stack([interp.byte_origins(memory, coord + [e]) for e in range(8)])  # (8, 2, threads)
         for j in range(count):
             word = np.zeros(interp.threads, np.uint64)
-            origin = np.full((4, interp.threads), O.UNKNOWN, np.int64)
+            origin = np.empty((4, interp.threads), np.int64)
             known = ~partial
             for h in range(2):
                 if trans:
@@ -52,15 +56,9 @@ def matrix_move(interp, form, values, coord):
                 else:
                     r, c = lane // 4, 2 * (lane % 4) + h
                 src = source(j, r)
-                part = np.zeros(interp.threads, np.uint64)
-                part_known = np.ones(interp.threads, bool)
-                for e in range(8):
-                    pick = c == e
-                    part = np.where(pick, rows[e][0][src] & np.uint64(0xFFFF), part)
-                    part_known = np.where(pick, rows[e][1][src], part_known)
-                    origin[2 * h:2 * h + 2] = np.where(pick, row_origins[e][:, src], origin[2 * h:2 * h + 2])
-                word |= part << np.uint64(16 * h)
-                known = known & part_known
+                word |= values[c, src] << np.uint64(16 * h)
+                known = known & defined[c, src]
+                origin[2 * h:2 * h + 2] = row_origins[c, :, src].T
             interp.write(regs, coord + [j], word, known, executing, None, origin)
         return
     # stmatrix: memory element (r, c) of matrix j, written through lane
@@ -87,6 +85,30 @@ def matrix_move(interp, form, values, coord):
         interp.write(memory, coord + [e], value, known, supplies, origin=origin)
 
 
+@dataclass
+class _Issue:
+    """One mma.sync apply: what each product of its repeat space needs."""
+    interp: object
+    form: object
+    group: list
+    shape: tuple
+    kinds: tuple  # (d, a, b, c)
+    first_threads: list
+    partial: np.ndarray
+    executing: np.ndarray
+
+    def fragment(self, operand_name, view, coord, count, rows, cols):
+        """Every warp's matrices of bits and defined bits (warps, rows,
+        cols), and, in a tracked run, each warp's fragment checked against
+        the ISA's layout (fragment_origins): its offsets along K by warp."""
+        interp, kind = self.interp, self.kinds["dabc".index(operand_name)]
+        regs = [interp.read(view, self.group + coord + [r]) for r in range(count)]
+        if interp.origins is not None and fragments.ELEMENT_BITS[kind] % 8 == 0:
+            return _checked_fragment(interp, self.form, self.shape, (operand_name, kind, count, rows, cols), view,
+                                     self.group + coord, regs, self.first_threads)
+        return gather(self.shape, operand_name, kind, regs, self.first_threads, rows, cols), {}
+
+
 def mma(interp, form, values, group):
     """mma.sync over the repeat space (m, n, k) of a warp-scope apply,
     k outermost, C feeding k = 0 and D each later k, as tile-expand
@@ -95,8 +117,6 @@ def mma(interp, form, values, group):
     and each lane gets its D registers back. Every lane of the warp must
     execute it (.aligned); otherwise each lane's D is undefined and the
     missing lanes are a hazard."""
-    shape = fragments.shape_of(form.opcode)
-    dkind, akind, bkind, ckind = fragments.kinds_of(form.opcode)
     named = {o.name: (o, v) for o, v in zip(form.operands, values)}
     if not all(isinstance(v, View) for v in values):
         raise NotCovered(f"{form.opcode}: a scalar fragment register")
@@ -106,67 +126,83 @@ def mma(interp, form, values, group):
     for operand, view in zip(form.operands, values):
         for letter, extent in zip(operand.axes, view.shape[len(group):-1]):
             extents[letter] = extent
-    letters = "k" + "mn"
     executing = interp.active
     _, first_threads, partial = WC.whole_warps(interp, form, executing)
-
-    def fragment(operand_name, view, coord, kind, count, rows, cols):
-        """Every warp's matrices of bits and defined bits (warps, rows,
-        cols), and, in a tracked run, each warp's fragment checked against
-        the ISA's layout (fragment_origins): its offsets along K by warp."""
-        regs = [interp.read(view, group + coord + [r]) for r in range(count)]
-        if interp.origins is not None and fragments.ELEMENT_BITS[kind] % 8 == 0:
-            return _checked_fragment(interp, form, shape, (operand_name, kind, count, rows, cols), view,
-                                     group + coord, regs, first_threads)
-        return gather(shape, operand_name, kind, regs, first_threads, rows, cols), {}
-
-    m, n, k = shape
-    ranges = [range(extents.get(letter, 1)) for letter in letters]
-    a_op, a_view = named["a"]
-    b_op, b_view = named["b"]
+    issue = _Issue(interp, form, group, fragments.shape_of(form.opcode), fragments.kinds_of(form.opcode),
+                   first_threads, partial, executing)
+    (a_op, a_view), (b_op, b_view) = named["a"], named["b"]
     # A's fragment at (k, m) serves every n, B's at (k, n) every m: each
-    # is read and checked once, unless D's registers are theirs.
-    sources = {}
+    # is read and checked once, and the products of one k are one batch
+    # (they read C before any writes D), unless D's registers are A's or
+    # B's, or C's other than as the same view.
     reused = dst[1].buffer is not a_view.buffer and dst[1].buffer is not b_view.buffer
+    batched = reused and (src_c[1] is dst[1] or src_c[1].buffer is not dst[1].buffer)
+    m, n, k = issue.shape
+    sources = {}
 
-    def source(operand_name, view, coord, kind, count, rows, cols):
-        key = (operand_name, tuple(coord))
+    def source(operand, view, coord, rows, cols):
+        key = (operand.name, tuple(coord))
         if not reused or key not in sources:
-            sources[key] = fragment(operand_name, view, coord, kind, count, rows, cols)
+            sources[key] = issue.fragment(operand.name, view, coord, operand.count, rows, cols)
         return sources[key]
 
-    for kk, mm, nn in itertools.product(*ranges):
-        point = {"k": kk, "m": mm, "n": nn}
+    for kk in range(extents.get("k", 1)):
         c_op, c_view = src_c if kk == 0 else dst
-        a_f, a_along_k = source("a", a_view, [point[x] for x in a_op.axes], akind, a_op.count, m, k)
-        b_f, b_along_k = source("b", b_view, [point[x] for x in b_op.axes], bkind, b_op.count, k, n)
-        c_f, _ = fragment("c", c_view, [point[x] for x in c_op.axes], ckind, c_op.count, m, n)
-        for w in a_along_k:
-            O.check_k_order(interp.points[interp.point], form.opcode, a_along_k[w], b_along_k.get(w))
-        d_op, d_view = dst
-        d_coord = group + [point[x] for x in d_op.axes]
-        per = fragments.per_register(dkind)
-        bits_each = fragments.ELEMENT_BITS[dkind]
-        tracked = interp.origins is not None and bits_each % 8 == 0
-        d_size = bits_each // 8
-        d, d_known = _products(interp.accumulation, form, (dkind, akind, bkind, ckind), a_f, b_f, c_f)
-        out_bits, out_def = scatter(shape, dkind, d_op.count, (d, d_known), first_threads, interp.threads)
-        out_def = [known & ~partial for known in out_def]
-        out_origin = [np.full((per * d_size, interp.threads), O.UNKNOWN, np.int64) for _ in range(d_op.count)]
-        if tracked:
-            # D's bytes are this mma's (row, column), for the checks of
-            # the mma it feeds and of its stores.
-            at_rows, at_cols = layout(shape, "d", dkind, d_op.count)
-            cell = (at_rows * n + at_cols) * d_size  # (32, count, per)
-            for first in first_threads:
-                base = interp.origins.new_instance(interp.points[interp.point], form.opcode, n, d_size)
-                for r in range(d_op.count):
-                    # (per, d_size, 32) -> rows e * d_size + byte, columns the lanes
-                    placed = base + cell[:, r, :].T[:, None, :] + np.arange(d_size)[None, :, None]
-                    out_origin[r][:, first:first + 32] = placed.reshape(per * d_size, 32)
+        batch = []
+        for mm, nn in itertools.product(range(extents.get("m", 1)), range(extents.get("n", 1))):
+            point = {"k": kk, "m": mm, "n": nn}
+            a_f, a_along_k = source(a_op, a_view, [point[x] for x in a_op.axes], m, k)
+            b_f, b_along_k = source(b_op, b_view, [point[x] for x in b_op.axes], k, n)
+            c_f, _ = issue.fragment("c", c_view, [point[x] for x in c_op.axes], c_op.count, m, n)
+            for w in a_along_k:
+                O.check_k_order(interp.points[interp.point], form.opcode, a_along_k[w], b_along_k.get(w))
+            batch.append((point, a_f, b_f, c_f))
+            if not batched:
+                _multiply(issue, dst, batch)
+                batch = []
+        _multiply(issue, dst, batch)
+
+
+def _multiply(issue, dst, batch):
+    """The products of `batch` ((point, A, B, C) fragments) in one call
+    of the accumulation model, each D written to its registers."""
+    if not batch:
+        return
+    stacked = [tuple(np.concatenate([job[i][j] for job in batch]) for j in range(2)) for i in (1, 2, 3)]
+    d, d_known = _products(issue.interp.accumulation, issue.form, issue.kinds, *stacked)
+    warps = len(issue.first_threads)
+    for i, (point, *_) in enumerate(batch):
+        _write_d(issue, dst, point, (d[i * warps:(i + 1) * warps], d_known[i * warps:(i + 1) * warps]))
+
+
+def _write_d(issue, dst, point, product):
+    """Each lane's D registers at `point` of the repeat space, from its
+    warp's product, with their origins in a tracked run."""
+    interp, shape, dkind = issue.interp, issue.shape, issue.kinds[0]
+    d_op, d_view = dst
+    d_coord = issue.group + [point[x] for x in d_op.axes]
+    per, bits_each = fragments.per_register(dkind), fragments.ELEMENT_BITS[dkind]
+    tracked = interp.origins is not None and bits_each % 8 == 0
+    d_size = bits_each // 8
+    out_bits, out_def = scatter(shape, dkind, d_op.count, product, issue.first_threads, interp.threads)
+    out_def = [known & ~issue.partial for known in out_def]
+    out_origin = [np.full((per * d_size, interp.threads), O.UNKNOWN, np.int64) for _ in range(d_op.count)]
+    if tracked:
+        # D's bytes are this mma's (row, column), for the checks of
+        # the mma it feeds and of its stores.
+        at_rows, at_cols = layout(shape, "d", dkind, d_op.count)
+        cell = (at_rows * shape[1] + at_cols) * d_size  # (32, count, per)
+        bases = np.array([interp.origins.new_instance(interp.points[interp.point], issue.form.opcode, shape[1],
+                                                      d_size) for _ in issue.first_threads], np.int64)
+        members = (np.asarray(issue.first_threads)[:, None] + np.arange(32)).reshape(-1)
         for r in range(d_op.count):
-            interp.write(d_view, d_coord + [r], out_bits[r], out_def[r], executing, None,
-                       out_origin[r] if tracked else None)
+            # (warps, per, d_size, 32) -> rows e * d_size + byte, columns the warps' lanes
+            placed = bases[:, None, None, None] + cell[:, r, :].T[None, :, None, :] + \
+                np.arange(d_size)[None, None, :, None]
+            out_origin[r][:, members] = placed.transpose(1, 2, 0, 3).reshape(per * d_size, -1)
+    for r in range(d_op.count):
+        interp.write(d_view, d_coord + [r], out_bits[r], out_def[r], issue.executing, None,
+                     out_origin[r] if tracked else None)
 
 
 @functools.lru_cache(maxsize=None)
