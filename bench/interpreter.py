@@ -127,7 +127,24 @@ def _tree(rev, into):
     for path in built:
         if "__pycache__" not in path:
             shutil.copy(os.path.join(ROOT, path), os.path.join(into, path))
+    with open(os.path.join(into, "python", "tile_mlir", "ptx.py"), "a") as ptx:
+        ptx.write(EXTENSION_FIELDS)
     return into
+
+
+# The baseline's Python runs on this tree's compiled extension, whose form
+# records may carry fields added since (e.g. arch_only): its ptx._form
+# keeps only the fields its own dataclasses have (nothing else of the
+# baseline is changed; a tree with the same fields is unaffected).
+EXTENSION_FIELDS = """
+
+def _form(raw, _baseline_form=_form):  # appended by bench/interpreter.py
+    import dataclasses
+    known, known_operand = ({f.name for f in dataclasses.fields(c)} for c in (Form, Operand))
+    raw = {k: v for k, v in raw.items() if k in known}
+    raw["operands"] = [{k: v for k, v in op.items() if k in known_operand} for op in raw["operands"]]
+    return _baseline_form(raw)
+"""
 
 
 def _measured(tree):
