@@ -112,3 +112,25 @@ def test_no_module_reaches_into_another_objects_private_fields():
                     and root(node.value) not in own):
                 offenders.append(f"{os.path.relpath(path, PACKAGE)}:{node.lineno}: .{node.attr}")
     assert offenders == []
+
+
+def test_only_the_race_engine_touches_race_state():
+    # The race check's shadow state (memory.SHADOW_FIELDS, kept per cell
+    # of the buffer's grain, and the copies in flight) is read and written
+    # by the engine alone (races.py, cells.py for the cells, memory.py,
+    # which makes it): an executor declares its accesses through the
+    # machine's entry points (track_read, track_write, forget,
+    # copy_in_flight, copy_landed, last_writes), so the grain and the
+    # fields can change in one place.
+    from tile_mlir.interpreter.memory import SHADOW_FIELDS
+    engine = {"races.py", "cells.py", "memory.py"}
+    fields = set(SHADOW_FIELDS) | {"pending_at"}
+    offenders = []
+    folder = os.path.join(PACKAGE, "interpreter")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py") or name in engine:
+            continue
+        for node in ast.walk(ast.parse(open(os.path.join(folder, name)).read())):
+            if isinstance(node, ast.Attribute) and node.attr in fields:
+                offenders.append(f"interpreter/{name}:{node.lineno}: .{node.attr}")
+    assert offenders == []

@@ -9,8 +9,7 @@ import numpy as np
 
 from . import arith_ops as AR
 from . import races as RC
-from .hazards import Hazard, LoopFault, Stalled
-from .memory import View
+from .hazards import LoopFault, Stalled
 from .reference import NotCovered
 
 
@@ -18,44 +17,7 @@ def gpu_return(interp, op):
     # Streams return one at a time: their blocks end with the last
     # (_run checks there).
     if interp.cluster != (1, 1, 1) and interp.streams is None:
-        check_shared_memory_outlives_access(interp)
-
-
-def check_shared_memory_outlives_access(interp):
-    """A block's shared memory ends when the block exits (PTX ISA 9.0, the state
-    spaces' distributed shared memory: accessible while its block
-    runs), so another block's access to it must be ordered before the
-    exit: the accessor arrives at a barrier.cluster (not .relaxed)
-    that the owner's threads have waited on since. Each byte a thread
-    of another block wrote or read last and no such barrier orders is
-    a race of kind "access-before-exit"."""
-    buffers = {id(v.buffer): v.buffer for v in interp.values.values()
-               if isinstance(v, View) and v.buffer.shared and v.buffer.block_bytes}
-    for buffer in buffers.values():
-        buffer.refine(1)  # byte by byte: the check runs once, at the end
-        owner = np.arange(buffer.data.size) // buffer.block_bytes
-        # Each owner block's first thread stands for it: its threads
-        # leave together at the kernel's end.
-        owner_thread = owner * interp.per_block
-        accesses = [(buffer.writer, buffer.written_stamp.array(), buffer.written_at)]
-        if buffer.remote_reader is not None:
-            accesses.append((buffer.remote_reader, buffer.remote_read_stamp, buffer.remote_read_at))
-        for others, stamps, point in accesses:
-            remote = (others >= 0) & (others // interp.per_block != owner)
-            bad = np.flatnonzero(remote & ~RC.cluster_ordered(interp, owner_thread, others, stamps))
-            if bad.size:
-                hazard_at_exit(interp, buffer, bad, others, point)
-
-
-def hazard_at_exit(interp, buffer, bad, others, point):
-    points, firsts = np.unique(point[bad], return_index=True)
-    for at_point, i in zip(points, bad[firsts]):
-        key = ("access-before-exit", int(at_point), interp.point)
-        if not interp.first_report(key):
-            continue
-        owner = int(i // buffer.block_bytes * interp.per_block)
-        interp.hazards.append(Hazard("access-before-exit", buffer.name, int(i % buffer.block_bytes),
-                                   interp.points[int(at_point)], "the kernel's end", (int(others[i]), owner)))
+        RC.check_shared_memory_outlives_access(interp)
 
 
 def scf_yield(interp, op):

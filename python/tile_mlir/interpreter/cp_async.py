@@ -84,7 +84,7 @@ def async_copy(interp, form, values, group, executing):
                 # before the wait that delivers it.
                 at = (dst.addresses(coord + [e])[executing][:, None] + np.arange(nbytes)).reshape(-1)
                 interp.track_write(buffer, at, np.repeat(interp.lanes[executing], nbytes))
-                buffer.pending_at[at] = point
+                interp.copy_in_flight(buffer, at, point)
 
 
 def deliver_copies(interp, threads, up_to=None, below=None, tracked=True):
@@ -103,8 +103,8 @@ def deliver_copies(interp, threads, up_to=None, below=None, tracked=True):
             for e, (bits, defined, origin) in enumerate(zip(data, known, origins)):
                 if not dst.buffer.private:
                     nbytes = element_bytes(dst.bits)
-                    for byte in range(nbytes):
-                        dst.buffer.pending_at[dst.addresses(coord + [e])[now] + byte] = 0
+                    interp.copy_landed(dst.buffer, (dst.addresses(coord + [e])[now][:, None] +
+                                                    np.arange(nbytes)).reshape(-1))
                 interp.write(dst, coord + [e], bits, defined, now, origin=origin, tracked=tracked)
         rest = issued & ~now
         if rest.any():

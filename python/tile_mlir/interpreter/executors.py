@@ -98,7 +98,7 @@ def _fence(interp, apply):
     if interp.sync is not None:
         interp.sync.fence(np.flatnonzero(executing), MM.order_of(apply.form))
     if apply.opcode.startswith("fence.proxy.async"):
-        interp.unfenced.fence(interp.lanes[executing], interp.epoch, interp.per_block)
+        interp.unfenced.fence(interp, interp.lanes[executing])
 
 
 def _mbarrier(interp, apply):

@@ -257,6 +257,15 @@ class Interpreter:
     def forget(self, buffer, at):
         RC.forget(buffer, at)
 
+    def copy_in_flight(self, buffer, at, point):
+        RC.copy_in_flight(buffer, at, point)
+
+    def copy_landed(self, buffer, at):
+        RC.copy_landed(buffer, at)
+
+    def last_writes(self, buffer, at):
+        return RC.last_writes(buffer, at)
+
     def scope_needed(self, lanes, others, other_blocks=None):
         return RC.scope_needed(self, lanes, others, other_blocks)
 
@@ -538,7 +547,7 @@ def _run(func, inputs, grid, block, aliases, hazards, approximated, shapes, bank
             interp.named_barriers = S.NamedBarriers(interp)
             interp.streams.run(body, func.context)
             if interp.cluster != (1, 1, 1):
-                CF.check_shared_memory_outlives_access(interp)
+                RC.check_shared_memory_outlives_access(interp)
         else:
             interp.run_block(body)
     except (LoopFault, S.Stuck) as fault:

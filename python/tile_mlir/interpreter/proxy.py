@@ -72,19 +72,19 @@ class UnfencedWrites:
         if entry is not None:
             entry[1][at] = 0
 
-    def fence(self, lanes, epoch, per_block):
+    def fence(self, interp, lanes):
         """fence.proxy.async in the threads `lanes`: their own writes, and
         the writes of their blocks before the block's current barrier
         epoch, are fenced."""
+        epoch, per_block = interp.epoch, interp.per_block
         blocks = np.unique(lanes // per_block)
         for buffer, points in self.buffers.values():
             marked = np.flatnonzero(points)
             if marked.size == 0:
                 continue
-            cell = marked // buffer.grain  # the byte's race-check entry (memory.MAX_GRAIN)
-            writers = buffer.writer[cell]
+            writers, epochs = interp.last_writes(buffer, marked)
             block = np.where(writers >= 0, writers // per_block, -1)
-            before_barrier = np.isin(block, blocks) & (buffer.written_epoch[cell] < epoch[np.maximum(block, 0)])
+            before_barrier = np.isin(block, blocks) & (epochs < epoch[np.maximum(block, 0)])
             points[marked[np.isin(writers, lanes) | before_barrier]] = 0
 
     def unfenced_at(self, buffer, at):

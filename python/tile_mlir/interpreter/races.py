@@ -13,7 +13,7 @@ from . import memory_model as MM
 from .hazards import AsyncHazard, Hazard
 from . import cells as C
 from . import tma as T
-from .memory import MANY, NOBODY
+from .memory import MANY, NOBODY, View
 
 # Clocks over every thread (release and acquire between blocks) are kept
 # in launches of up to this many threads.
@@ -411,3 +411,56 @@ def pending_hazard(interp, buffer, at, lanes):
 
 # The copies an mbarrier phase completes (mbarrier.py, which the copy
 # modules build on) land through the machine.
+
+
+def copy_in_flight(buffer, at, point):
+    """The bytes `at` of a copy issued at `point` are in flight until it
+    lands (copy_landed): an access before then is an AsyncHazard."""
+    buffer.pending_at[at] = point
+
+
+def copy_landed(buffer, at):
+    buffer.pending_at[at] = 0
+
+
+def last_writes(buffer, at):
+    """(writer, barrier epoch) of the last write of each byte `at`."""
+    cell = at >> (buffer.grain.bit_length() - 1)
+    return buffer.writer[cell], buffer.written_epoch[cell]
+
+
+def check_shared_memory_outlives_access(interp):
+    """A block's shared memory ends when the block exits (PTX ISA 9.0, the state
+    spaces' distributed shared memory: accessible while its block
+    runs), so another block's access to it must be ordered before the
+    exit: the accessor arrives at a barrier.cluster (not .relaxed)
+    that the owner's threads have waited on since. Each byte a thread
+    of another block wrote or read last and no such barrier orders is
+    a race of kind "access-before-exit"."""
+    buffers = {id(v.buffer): v.buffer for v in interp.values.values()
+               if isinstance(v, View) and v.buffer.shared and v.buffer.block_bytes}
+    for buffer in buffers.values():
+        buffer.refine(1)  # byte by byte: the check runs once, at the end
+        owner = np.arange(buffer.data.size) // buffer.block_bytes
+        # Each owner block's first thread stands for it: its threads
+        # leave together at the kernel's end.
+        owner_thread = owner * interp.per_block
+        accesses = [(buffer.writer, buffer.written_stamp.array(), buffer.written_at)]
+        if buffer.remote_reader is not None:
+            accesses.append((buffer.remote_reader, buffer.remote_read_stamp, buffer.remote_read_at))
+        for others, stamps, point in accesses:
+            remote = (others >= 0) & (others // interp.per_block != owner)
+            bad = np.flatnonzero(remote & ~cluster_ordered(interp, owner_thread, others, stamps))
+            if bad.size:
+                hazard_at_exit(interp, buffer, bad, others, point)
+
+
+def hazard_at_exit(interp, buffer, bad, others, point):
+    points, firsts = np.unique(point[bad], return_index=True)
+    for at_point, i in zip(points, bad[firsts]):
+        key = ("access-before-exit", int(at_point), interp.point)
+        if not interp.first_report(key):
+            continue
+        owner = int(i // buffer.block_bytes * interp.per_block)
+        interp.hazards.append(Hazard("access-before-exit", buffer.name, int(i % buffer.block_bytes),
+                                   interp.points[int(at_point)], "the kernel's end", (int(others[i]), owner)))

@@ -432,7 +432,7 @@ def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mb
     sequence = interp.copy_sequence
     interp.bulk_copies[sequence] = (buffer, at, data, defined)
     interp.bulk_points.add(interp.point)
-    buffer.pending_at[at] = interp.point
+    interp.copy_in_flight(buffer, at, interp.point)
     state = interp.mbarriers
     barrier = state.get(where, state.key(mbar, mbar.addresses([0])[thread] + mbar_shift), form.opcode)
     barrier.bulk.append((barrier.phase, sequence))
@@ -450,4 +450,4 @@ def deliver(interp, sequence):
     buffer.data[at] = data
     buffer.defined[at] = defined
     buffer.nan[at] = False
-    buffer.pending_at[at] = 0
+    interp.copy_landed(buffer, at)
