@@ -19,7 +19,8 @@ product, so that each operand is one wgmma already takes:
   dS^T's D fragments rounded to bf16 pairs, as the forward's P);
 - dS^T to shared memory by stmatrix, then dQ_i = dS K (wgmma, A
   transposed from shared memory) added to `DQ` (float32, zero before) by
-  red.global.add.f32 from the registers;
+  red.global.add.v2.f32 from the registers (a row's two adjacent
+  columns an instruction);
 - at the end dK times scale and dV rounded to bf16 and stored from the
   registers; dQ (float32) is the sum of every key block's, unscaled.
 """
@@ -309,10 +310,12 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
                           T.int32(1), T.int32(1), T.uint32(1), T.uint32(1))
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
     T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
+    # Registers 2i and 2i + 1 are one row's adjacent columns (the m16n8 D
+    # table): one 8-byte vector reduction a pair, half the instructions.
     places = WgmmaAccumulator(D_HEAD)
-    for e in range(32):
+    for e in range(0, 32, 2):
         r, c = places.place(e, warp, lane, q0, 0)
-        T.cuda.tile.apply(T.ptx["red.global.add.f32"], dq_out[r:r + 1, c:c + 1], acc.dq[0, 0:1, e:e + 1],
+        T.cuda.tile.apply(T.ptx["red.global.add.v2.f32"], dq_out[r:r + 1, c:c + 2], acc.dq[0, 0:1, e:e + 2],
                           **({"pred": r < shape.seq} if shape.seq % B else {}))
     sync_block()  # every thread's dQ product has read dS^T before the next step writes it
 
