@@ -266,28 +266,52 @@ def forget(buffer, at):
 def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
     """A read of the bytes `at` by `lanes` (per byte), of `strength`, an
     atomic's `span` (per byte, or one for all)."""
-    if buffer.private or at.size == 0:
-        return
-    check_read_bytes(interp, buffer, at, lanes)
-    read_cells(interp, buffer, *C.cells(buffer, at, lanes, span), strength)
+    _track(interp, buffer, (at, lanes), strength, span, writing=False)
+
+
+def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
+    """A write of the bytes `at` by `lanes` (track_read's arguments)."""
+    _track(interp, buffer, (at, lanes), strength, span, writing=True)
 
 
 def track_element_read(interp, buffer, address, nbytes, lanes, strength):
     """A read of `nbytes` from `address` by each of `lanes` (an
     instruction's element: the bytes are only made where a check needs
     them)."""
+    _track_element(interp, buffer, (address, nbytes, lanes), strength, writing=False)
+
+
+def track_element_write(interp, buffer, address, nbytes, lanes, strength):
+    """track_element_read's write."""
+    _track_element(interp, buffer, (address, nbytes, lanes), strength, writing=True)
+
+
+def _track(interp, buffer, access, strength, span, writing):
+    at, lanes = access
+    if buffer.private or at.size == 0:
+        return
+    check_bytes(interp, buffer, at, lanes, writing)
+    (write_cells if writing else read_cells)(interp, buffer, *C.cells(buffer, at, lanes, span), strength)
+
+
+def _track_element(interp, buffer, access, strength, writing):
+    address, nbytes, lanes = access
     if buffer.private or address.size == 0:
         return
-    if C.checks_bytes(buffer, writing=False):
-        check_read_bytes(interp, buffer, *C.byte_run(address, nbytes, lanes))
-    read_cells(interp, buffer, *C.element_cells(buffer, address, nbytes, lanes), None, strength)
+    if C.checks_bytes(buffer, writing):
+        check_bytes(interp, buffer, *C.byte_run(address, nbytes, lanes), writing)
+    (write_cells if writing else read_cells)(interp, buffer, *C.element_cells(buffer, address, nbytes, lanes), None,
+                                             strength)
 
 
-def check_read_bytes(interp, buffer, at, lanes):
-    """The checks kept per byte: copies in flight, TMA stores."""
+def check_bytes(interp, buffer, at, lanes, writing):
+    """The checks kept per byte: copies in flight, TMA stores reading
+    (a write's) or writing the bytes."""
     pending_hazard(interp, buffer, at, lanes)
+    if writing and buffer.store_reading is not None:
+        T.check_source_write(interp, buffer, at)
     if buffer.store_writing is not None:
-        T.check_target_access(interp, buffer, at, "reads")
+        T.check_target_access(interp, buffer, at, "writes" if writing else "reads")
 
 
 def read_cells(interp, buffer, at, lanes, span, strength):
@@ -340,31 +364,6 @@ def track_remote_read(interp, buffer, at, lanes):
     np.maximum.at(buffer.remote_read_stamp, at, interp.cluster_arrivals[lanes])
     buffer.remote_reader[at] = lanes
     buffer.remote_read_at[at] = interp.point
-
-
-def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
-    """A write of the bytes `at` by `lanes` (track_read's arguments)."""
-    if buffer.private or at.size == 0:
-        return
-    check_write_bytes(interp, buffer, at, lanes)
-    write_cells(interp, buffer, *C.cells(buffer, at, lanes, span), strength)
-
-
-def track_element_write(interp, buffer, address, nbytes, lanes, strength):
-    """track_element_read's write."""
-    if buffer.private or address.size == 0:
-        return
-    if C.checks_bytes(buffer, writing=True):
-        check_write_bytes(interp, buffer, *C.byte_run(address, nbytes, lanes))
-    write_cells(interp, buffer, *C.element_cells(buffer, address, nbytes, lanes), None, strength)
-
-
-def check_write_bytes(interp, buffer, at, lanes):
-    pending_hazard(interp, buffer, at, lanes)
-    if buffer.store_reading is not None:
-        T.check_source_write(interp, buffer, at)
-    if buffer.store_writing is not None:
-        T.check_target_access(interp, buffer, at, "writes")
 
 
 def write_cells(interp, buffer, at, lanes, span, strength):
