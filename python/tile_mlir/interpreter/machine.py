@@ -396,11 +396,14 @@ class Interpreter:
             TM.check_registers(self, view.buffer, view.addresses(coord), writing=True)
         if view.buffer.private and view.buffer.a_in_flight is not None:
             W.check_a_registers(self, view.buffer, view.addresses(coord))
-        address = view.addresses(coord)[where]
-        value, defined = value[where], defined[where]
-        nan = np.zeros(value.size, bool) if nan is None else nan[where]
+        address = view.addresses(coord)
+        if where.all():  # every thread: no copies through the mask
+            lanes = self.lanes
+        else:
+            address, value, defined, lanes = address[where], value[where], defined[where], self.lanes[where]
+            nan = None if nan is None else nan[where]
+        nan = np.zeros(value.size, bool) if nan is None else nan
         buffer = view.buffer
-        lanes = self.lanes[where]
         if buffer.origin is not None:
             placed = np.full((nbytes, lanes.size), O.UNKNOWN, np.int64) if origin is None else origin[:, where]
             span = uniform_span(buffer, address, nbytes) if buffer.private else None
