@@ -201,3 +201,18 @@ def test_halves_and_words_of_one_thread_or_across_a_barrier_do_not_race():
     a, out = np.zeros(16, "uint32"), np.zeros(32, "uint32")
     tile_mlir.interpret(words_and_halves(half_reader=0, barrier=True), a, out)
     assert a[0] == 0x11223344 and a[1] == 0x55665566 and out[0] == 0x55665566
+
+
+def test_epochs_and_program_points_widen_past_int16():
+    # The race state keeps barrier epochs and program points as int16
+    # until one does not fit: then the field is int32 with every earlier
+    # entry kept (a kernel past 32,767 barriers still orders by epoch).
+    from tile_mlir.interpreter.memory import Buffer
+    buffer = Buffer(np.zeros(64, np.uint8), np.ones(64, bool), False, "A")
+    epochs = buffer.widen("read_epoch", 32767)
+    epochs[:] = np.arange(epochs.size) * 1000
+    assert epochs.dtype == np.int16
+    wide = buffer.widen("read_epoch", 40000)
+    wide[1] = 40000
+    assert buffer.read_epoch.dtype == np.int32 and buffer.read_epoch[1] == 40000
+    assert list(buffer.read_epoch[[0, 2, 3]]) == [0, 2000, 3000]

@@ -336,8 +336,8 @@ def read_cells(interp, buffer, at, lanes, span, strength):
     # The weakest read since the last write (a weak one is the weakest).
     buffer.read_strength[at] = strength if strength == MM.WEAK else \
         np.where(fresh, strength, np.minimum(buffer.read_strength[at], strength))
-    buffer.read_epoch[at] = epoch
-    buffer.read_at[at] = interp.point
+    buffer.widen("read_epoch", int(interp.epoch.max(initial=0)))[at] = epoch
+    buffer.widen("read_at", interp.point)[at] = interp.point
     buffer.read_span = record_span(buffer.read_span, buffer.writer.size, all_at, span)
     if interp.cluster != (1, 1, 1):
         # The most arrivals any of this access's readers of a byte had
@@ -389,8 +389,8 @@ def write_cells(interp, buffer, at, lanes, span, strength):
     if interp.clocks:
         buffer.written_clock[at] = interp.clocks.own(lanes)
     buffer.written_strength[at] = strength
-    buffer.written_epoch[at] = interp.epoch[interp.block_of(lanes)]
-    buffer.written_at[at] = interp.point
+    buffer.widen("written_epoch", int(interp.epoch.max(initial=0)))[at] = interp.epoch[interp.block_of(lanes)]
+    buffer.widen("written_at", interp.point)[at] = interp.point
     buffer.written_stamp[at] = interp.cluster_arrivals[lanes]
     buffer.written_span = record_span(buffer.written_span, buffer.writer.size, at, span)
 
