@@ -381,7 +381,8 @@ class Interpreter:
         at = address[:, None] + np.arange(nbytes)
         inside = (at >= 0) & (at < buffer.data.size)
         safe = np.where(inside, at, 0)
-        return as_words(buffer.data[safe]), all_set(buffer.defined[safe] & inside), any_set(buffer.nan[safe])
+        nan = any_set(buffer.nan[safe]) if buffer.has_nan() else np.zeros(address.size, bool)
+        return as_words(buffer.data[safe]), all_set(buffer.defined[safe] & inside), nan
 
     def write(self, view, coord, value, defined, where, nan=None, origin=None, tracked=True, order=MM.WEAK_ORDER):
         """Writes one element for the threads `where`, with the semantics
@@ -447,7 +448,8 @@ class Interpreter:
             at = CE.byte_run(address, nbytes, lanes)[0]
             buffer.data[at] = as_bytes(value, nbytes).reshape(-1)
             buffer.defined[at] = np.repeat(defined, nbytes)
-            buffer.nan[at] = np.repeat(nan, nbytes)
+            if buffer.has_nan() or nan.any():
+                buffer.nan[at] = np.repeat(nan, nbytes)
             buffer.defined[RC.Groups(self, at).repeated()] = False
         if tracked and self.sync is not None:
             self.sync.after_write(buffer, *CE.byte_run(address, nbytes, lanes), order, rmw=False)

@@ -98,7 +98,10 @@ class Buffer:
         # writing each byte (0: none), until a cp.async.bulk.wait_group
         # (not .read) in its thread covers its bulk group (tma.py).
         self.store_writing = None
-        self.nan = np.zeros_like(defined)
+        if private:
+            self.nan = np.zeros_like(defined)
+        # A tensor's or shared buffer's NaN marks are made when first used
+        # (__getattr__; has_nan: whether they have been): most hold none.
         if not private:
             self.grain = initial_grain(data.size, block_bytes)
             # The release each byte's last write heads or continues
@@ -114,12 +117,19 @@ class Buffer:
             self.touched = False  # by an access: refine repeats the cells, else makes new ones
 
     def __getattr__(self, name):
-        """A shadow field read before any is made: all are made now (only
-        attributes not found otherwise come here)."""
+        """A shadow field, or the NaN marks, read before any is made: made
+        now (only attributes not found otherwise come here)."""
+        if name == "nan" and not self.private:
+            self.nan = np.zeros_like(self.defined)
+            return self.nan
         if name not in SHADOW_FIELDS or self.private:
             raise AttributeError(name)
         self.new_shadow(self.data.size // self.grain)
         return getattr(self, name)
+
+    def has_nan(self):
+        """Whether any NaN mark has been made (else none is set)."""
+        return "nan" in self.__dict__
 
     def new_shadow(self, cells):
         """The race check's state of `cells` cells that no access has touched."""
@@ -260,8 +270,8 @@ def read_words(buffer, words, nbytes):
     (word_indices)."""
     kind = f"<u{nbytes}"
     ones = np.uint64(all_flags(nbytes))
-    return (buffer.data.view(kind)[words].astype(np.uint64), buffer.defined.view(kind)[words] == ones,
-            buffer.nan.view(kind)[words] != 0)
+    nan = buffer.nan.view(kind)[words] != 0 if buffer.has_nan() else np.zeros(words.size, bool)
+    return buffer.data.view(kind)[words].astype(np.uint64), buffer.defined.view(kind)[words] == ones, nan
 
 
 def write_words(buffer, words, nbytes, value, defined, nan):
@@ -269,7 +279,8 @@ def write_words(buffer, words, nbytes, value, defined, nan):
     ones = np.array(all_flags(nbytes), kind)
     buffer.data.view(kind)[words] = value.astype(kind)
     buffer.defined.view(kind)[words] = np.where(defined, ones, 0)
-    buffer.nan.view(kind)[words] = np.where(nan, ones, 0)
+    if buffer.has_nan() or nan.any():
+        buffer.nan.view(kind)[words] = np.where(nan, ones, 0)
 
 
 def undefine_words(buffer, words, nbytes):
