@@ -155,10 +155,9 @@ def test_shapes_it_cannot_take_are_refused():
 
 def test_sass_is_the_products_written_with_no_spills():
     # Five products of four k chunks a step (S^T, dP^T, dV, dK, dQ): 20
-    # HGMMA 64x64x16; dQ's 8 red.global.add.v4 a thread (REDG .F32x4, a
-    # row's four adjacent columns each, after 16 SHFL.BFLY swapping pairs
-    # between lanes t and t ^ 1), dS^T's 4 stmatrix.x4, 32 MUFU.EX2, dK's
-    # and dV's 32 stores; no local memory.
+    # HGMMA 64x64x16; dQ's 16 red.global.add.v2 a thread (REDG .F32x2, a
+    # row's two adjacent columns each), dS^T's 4 stmatrix.x4, 32 MUFU.EX2,
+    # dK's and dV's 32 stores; no local memory.
     import collections
     import os
     import re
@@ -173,8 +172,8 @@ def test_sass_is_the_products_written_with_no_spills():
     assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", sass.listing(compiled.cubin))) == \
         {"64x64x16": 20}
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
-    assert (counts["REDG"], counts["STSM"], counts["MUFU"], counts["STG"], counts["SHFL"]) == (8, 4, 32, 32, 16)
-    assert len(re.findall(r"\bREDG\.E\.ADD\.F32x4\.", sass.listing(compiled.cubin))) == 8
+    assert (counts["REDG"], counts["STSM"], counts["MUFU"], counts["STG"]) == (16, 4, 32, 32)
+    assert len(re.findall(r"\bREDG\.E\.ADD\.F32x2\.", sass.listing(compiled.cubin))) == 16
     assert counts["LDL"] == counts["STL"] == 0
 
 

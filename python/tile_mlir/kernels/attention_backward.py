@@ -19,8 +19,8 @@ product, so that each operand is one wgmma already takes:
   dS^T's D fragments rounded to bf16 pairs, as the forward's P);
 - dS^T to shared memory by stmatrix, then dQ_i = dS K (wgmma, A
   transposed from shared memory) added to `DQ` (float32, zero before) by
-  red.global.add.v4.f32 from the registers (a row's four adjacent
-  columns an instruction, lane pairs swapping a pair first: _add_dq);
+  red.global.add.v2.f32 from the registers (a row's two adjacent
+  columns an instruction);
 - at the end dK times scale and dV rounded to bf16 and stored from the
   registers; dQ (float32) is the sum of every key block's, unscaled.
 """
@@ -259,9 +259,6 @@ class _Accumulators:
         self.st = T.alloc_local((1, 1, 32), "float32")
         self.dpt = T.alloc_local((1, 1, 32), "float32")
         self.dq = T.alloc_local((1, 1, 32), "float32")
-        self.dq_sent = T.alloc_local((2, 1), "float32")  # _add_dq's exchange
-        self.dq_got = T.alloc_local((2, 1), "float32")
-        self.dq_quad = T.alloc_local((4, 1), "float32")
         self.p_a = T.alloc_local((4, 1, 4), "uint32")
         self.ds_a = T.alloc_local((4, 1, 4), "uint32")
         self.columns = _Columns()
@@ -313,41 +310,14 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
                           T.int32(1), T.int32(1), T.uint32(1), T.uint32(1))
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
     T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
-    _add_dq(acc, dq_out, (warp, lane, q0), shape.seq)
-    sync_block()  # every thread's dQ product has read dS^T before the next step writes it
-
-
-def _add_dq(acc: _Accumulators, dq_out, place, seq):
-    """The step's dQ added to `dq_out` by 16-byte vector reductions (dQ's
-    sums are bound by L2's reduction requests: one a 4 columns, not one a
-    2 or a column). In the m16n8 D table, registers 4j, 4j + 1 hold row g
-    and 4j + 2, 4j + 3 row g + 8 of columns 8j + 2t, + 1 (t: lane % 4);
-    lane pairs (t, t ^ 1) swap a pair by shfl.sync.bfly 1, so that an even
-    t holds row g's columns 8j + 2t .. + 3, an odd t row g + 8's from
-    8j + 2t - 2."""
-    warp, lane, q0 = place
-    odd = lane % 2 == 1
-    dq = acc.dq.reshape((32, 1))
-    sent, quad = acc.dq_sent, acc.dq_quad
+    # Registers 2i and 2i + 1 are one row's adjacent columns (the m16n8 D
+    # table): one 8-byte vector reduction a pair, half the instructions.
     places = WgmmaAccumulator(D_HEAD)
-    for j in range(8):
-        row_g, row_g8 = dq[4 * j:4 * j + 2], dq[4 * j + 2:4 * j + 4]
-        # An even t sends row g + 8's pair, an odd t row g's.
-        T.cuda.tile.apply(T.ptx["mov.b32"], sent.view("uint32"), row_g8.view("uint32"))
-        T.cuda.tile.apply(T.ptx["mov.b32"], sent.view("uint32"), row_g.view("uint32"), pred=odd, preserve_dst=True)
-        T.cuda.tile.apply(T.ptx["shfl.sync.bfly.b32"], acc.dq_got.view("uint32"), sent.view("uint32"), T.uint32(1),
-                          T.uint32(31), T.uint32(0xFFFFFFFF))
-        low, high = quad[0:2], quad[2:4]
-        T.cuda.tile.apply(T.ptx["mov.b32"], low.view("uint32"), row_g.view("uint32"))
-        T.cuda.tile.apply(T.ptx["mov.b32"], high.view("uint32"), acc.dq_got.view("uint32"))
-        T.cuda.tile.apply(T.ptx["mov.b32"], low.view("uint32"), acc.dq_got.view("uint32"), pred=odd,
-                          preserve_dst=True)
-        T.cuda.tile.apply(T.ptx["mov.b32"], high.view("uint32"), row_g8.view("uint32"), pred=odd,
-                          preserve_dst=True)
-        r, c = places.place(4 * j, warp, lane, q0, 0)
-        r, c = r + 8 * (lane % 2), c - 2 * (lane % 2)
-        T.cuda.tile.apply(T.ptx["red.global.add.v4.f32"], dq_out[r:r + 1, c:c + 4], quad.reshape((1, 4)),
-                          **({"pred": r < seq} if seq % B else {}))
+    for e in range(0, 32, 2):
+        r, c = places.place(e, warp, lane, q0, 0)
+        T.cuda.tile.apply(T.ptx["red.global.add.v2.f32"], dq_out[r:r + 1, c:c + 2], acc.dq[0, 0:1, e:e + 2],
+                          **({"pred": r < shape.seq} if shape.seq % B else {}))
+    sync_block()  # every thread's dQ product has read dS^T before the next step writes it
 
 
 def _hide_keys(st, origin, shape: _Shape, warp, lane):
