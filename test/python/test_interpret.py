@@ -285,6 +285,28 @@ def test_a_misaligned_vector_access_is_a_fault():
         tile_mlir.interpret(shifted, a, out, 2)
 
 
+def test_a_misaligned_shared_access_names_the_byte_in_its_blocks_copy():
+    # Block 1's threads read .v4 at 8 bytes past a multiple of 16; the byte
+    # named is the one in block 1's shared buffer, not past block 0's.
+    import tile_mlir
+    from tile_mlir import script as T
+
+    @T.function
+    def shifted(A: T.Tensor((32, 4), "uint32"), skip: T.int32):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=16))
+        t, b = T.thread_id(), T.block_id()
+        tile = T.alloc_shared((80,), "uint32", align=16)
+        r = T.alloc_local((1, 4), "uint32")
+        off = 4 * t + skip * b
+        T.cuda.tile.apply(T.ptx["ld.shared.v4.b32"], r, tile[off:off + 4].reshape((1, 4)))
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], A[16 * b + t:16 * b + t + 1], r)
+
+    with pytest.raises(tile_mlir.InterpretError, match=r"ld\.shared\.v4\.b32: thread 16: accesses 16 bytes at "
+                                                       r"byte 8 of the shared buffer of \S*test_interpret\.py:\d+, "
+                                                       r"which is not a multiple of 16"):
+        tile_mlir.interpret(shifted, np.zeros((32, 4), np.uint32), 2)
+
+
 def test_a_provably_misaligned_runtime_offset_is_a_located_error():
     # 4 t + 2 words never starts a .v4 at a multiple of 4: the verifier
     # proves it (the residue of the runtime offset), at the line.

@@ -277,8 +277,9 @@ class Interpreter:
         if view.buffer.private or nbytes <= 1 or not executing.any():
             return
         start = view.addresses(coord)[executing]
-        if view.buffer.block_bytes % nbytes:
-            start = start % view.buffer.block_bytes  # from the start of the block's copy
+        block_bytes = view.buffer.block_bytes
+        if block_bytes % nbytes:
+            start = start % block_bytes  # from the start of the block's copy (else the residue is the same)
         align = view.buffer.align
         if align is not None and align < nbytes:
             # ptxas may place the buffer at any multiple of its alignment
@@ -291,7 +292,8 @@ class Interpreter:
         if bad.any():
             where = np.zeros(self.threads, bool)
             where[np.flatnonzero(executing)[bad]] = True
-            raise self.fault(where, f"accesses {nbytes} bytes at byte {int(start[bad][0])} of "
+            byte = int(start[bad][0]) % block_bytes if block_bytes else int(start[bad][0])  # in the block's copy
+            raise self.fault(where, f"accesses {nbytes} bytes at byte {byte} of "
                                     f"{view.buffer.name or 'a tensor'}, which is not a multiple of {nbytes} (the "
                                     "GPU faults: misaligned address)")
 
