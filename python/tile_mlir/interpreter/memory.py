@@ -268,19 +268,33 @@ def word_indices(buffer, address, nbytes):
 def read_words(buffer, words, nbytes):
     """(value as uint64, defined, nan) of the words at `words`
     (word_indices)."""
-    kind = f"<u{nbytes}"
-    ones = np.uint64(all_flags(nbytes))
-    nan = buffer.nan.view(kind)[words] != 0 if buffer.has_nan() else np.zeros(words.size, bool)
-    return buffer.data.view(kind)[words].astype(np.uint64), buffer.defined.view(kind)[words] == ones, nan
+    return _read_in_words(buffer, lambda array: array.view(f"<u{nbytes}"), words, nbytes)
 
 
 def write_words(buffer, words, nbytes, value, defined, nan):
+    _write_in_words(buffer, lambda array: array.view(f"<u{nbytes}"), words, nbytes, (value, defined, nan))
+
+
+def _read_in_words(buffer, as_words_of, index, nbytes):
+    """(value as uint64, defined, nan) of elements `index` of the buffer's
+    arrays seen as words by `as_words_of` (a view: flat words, or a
+    register column); NaN marks not made yet are none."""
+    value = as_words_of(buffer.data)[index].astype(np.uint64)
+    defined = as_words_of(buffer.defined)[index] == np.uint64(all_flags(nbytes))
+    nan = as_words_of(buffer.nan)[index] != 0 if buffer.has_nan() else np.zeros(value.shape, bool)
+    return value, defined, nan
+
+
+def _write_in_words(buffer, as_words_of, index, nbytes, element):
+    """_read_in_words' write of `element` (value, defined, nan); NaN marks
+    are made only where a NaN is stored."""
+    value, defined, nan = element
     kind = f"<u{nbytes}"
     ones = np.array(all_flags(nbytes), kind)
-    buffer.data.view(kind)[words] = value.astype(kind)
-    buffer.defined.view(kind)[words] = np.where(defined, ones, 0)
+    as_words_of(buffer.data)[index] = value.astype(kind)
+    as_words_of(buffer.defined)[index] = np.where(defined, ones, 0)
     if buffer.has_nan() or nan.any():
-        buffer.nan.view(kind)[words] = np.where(nan, ones, 0)
+        as_words_of(buffer.nan)[index] = np.where(nan, ones, 0)
 
 
 def undefine_words(buffer, words, nbytes):
@@ -293,9 +307,7 @@ def read_registers(buffer, rows, span):
     (little-endian bytes)."""
     column = aligned_column(buffer, span)
     if column is not None:
-        ones = np.uint64(all_flags(span.stop - span.start))
-        return (column(buffer.data)[rows].astype(np.uint64), column(buffer.defined)[rows] == ones,
-                column(buffer.nan)[rows] != 0)
+        return _read_in_words(buffer, column, rows, span.stop - span.start)
     return (as_words(buffer.data[rows, span]), all_set(buffer.defined[rows, span]),
             any_set(buffer.nan[rows, span]))
 
@@ -317,11 +329,7 @@ def write_registers(buffer, rows, span, value, defined, nan):
     nbytes = span.stop - span.start if isinstance(span, slice) else span.shape[1]
     column = aligned_column(buffer, span)
     if column is not None:
-        word = f"<u{nbytes}"
-        ones = np.array(all_flags(nbytes), word)
-        column(buffer.data)[rows] = value.astype(word)
-        column(buffer.defined)[rows] = np.where(defined, ones, 0)
-        column(buffer.nan)[rows] = np.where(nan, ones, 0)
+        _write_in_words(buffer, column, rows, nbytes, (value, defined, nan))
         return
     buffer.data[rows, span] = as_bytes(value, nbytes)
     buffer.defined[rows, span] = defined[:, None]
