@@ -3,6 +3,7 @@ check's clocks (mbarriers, release and acquire through memory, clusters),
 and its arguments bound to buffers: tensors (aliases sharing one), scalar
 parameters' bits, and the static shared buffers, one copy per block."""
 
+import functools
 import re
 
 import numpy as np
@@ -40,24 +41,26 @@ def has_apply_where(op, predicate):
     return False
 
 
+@functools.lru_cache(maxsize=None)
+def forms_of(opcode):
+    """The forms an opcode names (ptx.overloads), parsed once a process:
+    the set-up's walks ask of every tile.apply of a kernel, each run."""
+    from .. import ptx
+    return ptx.overloads(opcode)
+
+
 def reads_through_async_proxy(op):
     """Whether `op` holds an instruction of a family that reads shared
     memory through the async proxy (proxy.ASYNC_PROXY_READERS): only then
     need generic writes be remembered until a fence.proxy.async."""
-    from .. import ptx
-    return has_apply_where(op, lambda opcode: any(form.family in P.ASYNC_PROXY_READERS
-                                                  for form in ptx.overloads(opcode)))
+    return has_apply_where(op, lambda opcode: any(form.family in P.ASYNC_PROXY_READERS for form in forms_of(opcode)))
 
 
 def synchronizes_through_memory(op):
     """Whether `op` holds an instruction that may order other threads'
     accesses through memory: a fence, an acquire, a release or a strong
     load or store (memory_model.py)."""
-    from .. import ptx
-    return has_apply_where(op, lambda opcode: any(MM.synchronizes(form) for form in ptx.overloads(opcode)))
-
-
-
+    return has_apply_where(op, lambda opcode: any(MM.synchronizes(form) for form in forms_of(opcode)))
 
 
 def order_clocks(interp, func, through_memory, as_streams):
