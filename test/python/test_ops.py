@@ -646,6 +646,40 @@ def test_attention_is_differentiable_through_its_backward_kernel(causal, h_kv, d
         assert (got.grad.double() - want.grad).abs().max() <= 2 ** -6 * want.grad.abs().max()
 
 
+@pytest.mark.parametrize("use_out", [True, False])
+def test_the_log_sum_exps_gradient_flows_through_the_backward_kernel(use_out):
+    # d lse_i / d s_ij = P_ij, so a gradient g of the log-sum-exp is
+    # dS = P (dP - (D - g)): the kernel's D less g. With the output unused
+    # too, only lse's gradient (dO zero). float64's gradients within the
+    # kernel's bound (test_attention_is_differentiable_through_its_backward_kernel).
+    g = torch.Generator().manual_seed(2)
+    b, h, s, d = 1, 2, 128, 64
+    q, k, v = exact_qkv(g, (b, h, s, d), 1, s)
+    grad = torch.randint(-2, 3, (b, h, s, d), generator=g).double()
+    grad_lse = torch.randint(-2, 3, (b, h, s), generator=g).double()
+    scale = 1 / math.log2(math.e)
+    leaves = [t.bfloat16().requires_grad_() for t in (q, k, v)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ex2.approx as the GPU's
+        out, lse = ops.attention(*leaves, causal=True, scale=scale, return_lse=True)
+        loss = (lse.double() * grad_lse).sum() + ((out.double() * grad).sum() if use_out else 0)
+        loss.backward()
+    exact = [t.clone().requires_grad_() for t in (q, k, v)]
+    wide = [t.repeat_interleave(h, dim=1) for t in exact[1:]]
+    scores = (exact[0] @ wide[0].transpose(-1, -2) * scale).masked_fill(
+        torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
+    want = (torch.logsumexp(scores, -1) * grad_lse).sum()
+    if use_out:
+        want = want + ((torch.softmax(scores, -1) @ wide[1]) * grad).sum()
+    want.backward()
+    for got, want in zip(leaves, exact):
+        if want.grad is None:  # V, without the output: lse does not depend on it
+            assert not use_out and torch.equal(got.grad, torch.zeros_like(got.grad))
+            continue
+        assert (got.grad.double() - want.grad).abs().max() <= 2 ** -6 * want.grad.abs().max(), \
+            (got.grad.double() - want.grad).abs().max()
+
+
 @pytest.mark.parametrize("kwargs, shape, message", [
     ({}, (1, 2, 64, 128), "head dimension 128: the backward takes 64")])
 def test_a_backward_the_kernel_does_not_take_is_refused_by_name(kwargs, shape, message):

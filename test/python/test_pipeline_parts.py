@@ -373,6 +373,63 @@ def test_two_stores_to_one_place_without_a_wait_race():
         tile_mlir.interpret(staged_store(2, same_place=True), np.zeros((64, 256), np.uint16))
 
 
+from tile_mlir.pipelining.epilogues import reduce_add_boxes, stage_f32_pairs  # noqa: E402
+
+
+def staged_reduction(wait):
+    """3 blocks each add their warpgroup's D (64 x 64 f32, register e of
+    thread t of block b holding t * 32 + e + b) to C's rows 40 to 103
+    (C has 100: the last 4 fall outside) twice, through one shared
+    buffer; `wait`: thread 0 waits for the first reductions to read it
+    (and a barrier tells the block) before it is written again."""
+    @T.function
+    def reduction(C: T.Tensor((100, 64), "float32", tma=T.TensorMap((64, 32), "128B"))):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=3, block=128))
+        t, b = T.thread_id(), T.block_id()
+        buf = T.alloc_dynamic_shared((2, 64, 32), "float32", align=1024).swizzle("128B")
+        acc = T.alloc_local((1, 1, 32), "float32")
+        for _ in range(2):
+            for e in range(32):
+                T.cuda.tile.apply(T.ptx["cvt.rn.f32.u32"], acc[0, 0:1, e:e + 1], T.uint32(t * 32 + e + b))
+            if wait:
+                with T.if_(t == 0):
+                    T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
+            P.sync_block()
+            stage_f32_pairs(buf, acc, t // 32, t % 32)
+            P.sync_block()
+            with T.if_(t == 0):
+                reduce_add_boxes(C, buf, (0, 40))
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))
+    return reduction
+
+
+def test_staged_f32_pairs_add_each_register_where_the_layout_says():
+    out = np.full((100, 64), 0.5, np.float32)
+    tile_mlir.interpret(staged_reduction(wait=True), out)
+    want, layout = np.full((104, 64), 0.5, np.float64), WgmmaAccumulator(64)
+    for b in range(3):
+        for t in range(128):
+            for e in range(32):
+                row, col = layout.place(e, t // 32, t % 32, 40, 0)
+                want[row, col] += 2 * (t * 32 + e + b)  # small integers: every sum exact
+    assert np.array_equal(out, want[:100].astype(np.float32))
+
+
+def test_staging_again_before_the_reductions_read_the_buffer_races():
+    with pytest.raises(tile_mlir.HazardError, match=r"st.shared.v2.f32 writes the dynamic shared memory byte \d+, "
+                                                    r"which the cp.async.bulk.tensor store at \S+ may still read"):
+        tile_mlir.interpret(staged_reduction(wait=False), np.zeros((100, 64), np.float32))
+
+
+def test_staged_f32_pairs_emit_a_vector_store_a_pair_and_one_reduction_a_box():
+    ptx = tile_mlir.compile(staged_reduction(wait=True), target="sm_90a").ptx
+    assert len(re.findall(r"st\.shared\.v2\.f32", ptx)) == 2 * 16
+    assert len(re.findall(r"cp\.reduce\.async\.bulk\.tensor\.2d\.global\.shared::cta\.add\.tile\.bulk_group",
+                          ptx)) == 2 * 2
+    assert len(re.findall(r"fence\.proxy\.async\.shared::cta", ptx)) == 2
+
+
 # -- Tile schedulers ---------------------------------------------------------------
 
 @pytest.mark.parametrize("tiles_m,tiles_n,group_m", [(16, 16, 8), (32, 16, 16), (6, 5, 3), (4, 7, 1)])

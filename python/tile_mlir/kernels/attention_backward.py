@@ -18,9 +18,12 @@ product, so that each operand is one wgmma already takes:
 - dV += P^T dO and dK += dS^T Q (wgmma, A from the registers: P^T's and
   dS^T's D fragments rounded to bf16 pairs, as the forward's P);
 - dS^T to shared memory by stmatrix, then dQ_i = dS K (wgmma, A
-  transposed from shared memory) added to `DQ` (float32, zero before) by
-  red.global.add.v2.f32 from the registers (a row's two adjacent
-  columns an instruction);
+  transposed from shared memory), staged in shared memory (float32,
+  128-byte swizzled halves of 32 columns) and added to `DQ` (float32,
+  zero before) by TMA (cp.reduce.async.bulk.tensor .add: the sum is made
+  in L2 a line at a time, where per-thread red.global.add made the
+  kernel L2-bound; rows past the last query fall outside the tensor map
+  and are dropped);
 - at the end dK times scale and dV rounded to bf16 and stored from the
   registers; dQ (float32) is the sum of every key block's, unscaled.
 """
@@ -30,7 +33,7 @@ from typing import Optional
 
 from .. import script as T
 from ..pipelining import PipelineState, TmaRing, WgmmaAccumulator, sync_block
-from ..pipelining.epilogues import stmatrix_place, store_pairs
+from ..pipelining.epilogues import reduce_add_boxes, stage_f32_pairs, stmatrix_place, store_pairs
 from ..pipelining.online_softmax import NEG_INF
 from .rows import KINDS  # the inputs' type: the wgmma's, P's and dS's rounding
 
@@ -141,7 +144,7 @@ def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Op
     q_t = T.Tensor((bh, seq, D_HEAD), "uint16", tma=box)
     k_t = T.Tensor((bh // group, seq_k, D_HEAD), "uint16", tma=box)
     rows_t = T.Tensor((bh, seq, 2), "float32")
-    dq_t = T.Tensor((bh, seq, D_HEAD), "float32")
+    dq_t = T.Tensor((bh, seq, D_HEAD), "float32", tma=T.TensorMap((1, B, D_HEAD // 2), "128B"))
     dk_t = T.Tensor((bh // group, seq_k, D_HEAD), "uint16")
 
     @T.function
@@ -203,6 +206,7 @@ def _body(shape: _Shape, inputs, outputs):
     q_s = T.alloc_dynamic_shared((2, B, D_HEAD), "uint16", align=1024).swizzle("128B")
     do_s = T.alloc_dynamic_shared((2, B, D_HEAD), "uint16", align=1024).swizzle("128B")
     ds_s = T.alloc_dynamic_shared((B, B), "uint16", align=1024).swizzle("128B")  # dS^T: keys x queries
+    dq_s = T.alloc_dynamic_shared((2, B, D_HEAD // 2), "float32", align=1024).swizzle("128B")  # dQ's two halves
     t, bid = T.thread_id(), T.block_id()
     head, k0 = bid // shape.key_blocks, (bid % shape.key_blocks) * B
     kv = TmaRing(1, consumers=1, name="kv")
@@ -231,9 +235,12 @@ def _body(shape: _Shape, inputs, outputs):
         q_head = head * shape.group + g
         get = PipelineState(2, n)
         ring.wait(get)
-        _step(shape, acc, (k_s, v_s, q_s[get.stage], do_s[get.stage], ds_s), (Rows[q_head], outputs[0][q_head]),
-              (k0, i * B), t)
+        _step(shape, acc, (k_s, v_s, q_s[get.stage], do_s[get.stage], ds_s, dq_s), Rows[q_head], (k0, i * B), t)
         ring.release(get, where=t == 0)
+        with T.if_(t == 0):
+            reduce_add_boxes(outputs[0], dq_s, (0, i * B, q_head))
+    with T.if_(t == 0):
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group"], T.uint32(0))  # the last reductions done
     _store(shape, acc, outputs, head, k0, t)
 
 
@@ -266,12 +273,12 @@ class _Accumulators:
             T.cuda.tile.apply(T.ptx["mov.b32"], tile.view("uint32").reshape((32, 1)), T.uint32(0))
 
 
-def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
+def _step(shape: _Shape, acc: _Accumulators, tiles, rows, origin, t):
     """One block of 64 queries (origin: (k0, q0), the block's keys and the
-    step's queries): the module docstring's steps."""
-    k_s, v_s, q_s, do_s, ds_s = tiles
+    step's queries): the module docstring's steps, up to dQ staged in
+    `dq_s` for the block's thread 0 to add to DQ after the step."""
+    k_s, v_s, q_s, do_s, ds_s, dq_s = tiles
     k0, q0 = origin
-    rows, dq_out = rows_dq
     warp, lane = t // 32, t % 32
     _smem_product(acc.st, k_s, q_s, t, shape.kind)
     _smem_product(acc.dpt, v_s, do_s, t, shape.kind)
@@ -302,6 +309,10 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
                                                                                    16 * j + lane_col + 8],
                           flat[4 * j:4 * j + 4].reshape((1, 4)))
     T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+    with T.if_(t == 0):
+        # dq_s is free once the last step's reductions have read it; the
+        # barrier tells every thread.
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.wait_group.read"], T.uint32(0))
     sync_block()
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
     for c in range(B // 16):
@@ -310,14 +321,10 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows_dq, origin, t):
                           T.int32(1), T.int32(1), T.uint32(1), T.uint32(1))
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
     T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
-    # Registers 2i and 2i + 1 are one row's adjacent columns (the m16n8 D
-    # table): one 8-byte vector reduction a pair, half the instructions.
-    places = WgmmaAccumulator(D_HEAD)
-    for e in range(0, 32, 2):
-        r, c = places.place(e, warp, lane, q0, 0)
-        T.cuda.tile.apply(T.ptx["red.global.add.v2.f32"], dq_out[r:r + 1, c:c + 2], acc.dq[0, 0:1, e:e + 2],
-                          **({"pred": r < shape.seq} if shape.seq % B else {}))
-    sync_block()  # every thread's dQ product has read dS^T before the next step writes it
+    stage_f32_pairs(dq_s, acc.dq, warp, lane)
+    # Every thread's dQ product has read dS^T before the next step writes
+    # it, and its dQ is in dq_s before thread 0's reductions read it.
+    sync_block()
 
 
 def _hide_keys(st, origin, shape: _Shape, warp, lane):

@@ -11,6 +11,12 @@ call's backward raises NotImplementedError naming the rule (never a wrong
 gradient). Before the kernel: D = rowsum(dO O) in float32 and lse in base
 2 (torch); after it: dQ, summed in float32 by the key blocks, times the
 scale and rounded (torch).
+
+A gradient g of the log-sum-exp (return_lse=True) is taken exactly: d
+lse_i / d s_ij = P_ij, so dS = P (dP - (D - g)), the kernel's D less g.
+Gradients are not materialized (ctx.set_materialize_grads(False)): an
+unused output's is None, so the backward never reads a gradient on the
+host (no device synchronization) and a missing one costs nothing.
 """
 
 import math
@@ -32,8 +38,8 @@ def supported(q, k, causal, block_table=None) -> Optional[str]:
 
 
 def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
-                  grad_out: torch.Tensor, causal: bool = False, scale: Optional[float] = None
-                  ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                  grad_out: torch.Tensor, causal: bool = False, scale: Optional[float] = None,
+                  grad_lse: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     b, h, s, d = check(q, k, v, causal, scale)
     why = supported(q, k, causal)
     if why:
@@ -41,7 +47,10 @@ def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
     s_k, h_kv = k.shape[2], k.shape[1]
     group = h // h_kv
-    rows = torch.stack([lse.float() * math.log2(math.e), (grad_out.float() * out.float()).sum(-1)], -1)
+    d_rows = (grad_out.float() * out.float()).sum(-1)
+    if grad_lse is not None:
+        d_rows = d_rows - grad_lse.float()
+    rows = torch.stack([lse.float() * math.log2(math.e), d_rows], -1)
     flat = [launch.aligned(t.contiguous().view(-1, t.shape[2], d)) for t in (q, grad_out, k, v)]
     dq = torch.zeros((b * h, s, d), dtype=torch.float32, device=q.device)
     dk, dv = (torch.empty((b * h_kv, s_k, d), dtype=q.dtype, device=q.device) for _ in range(2))
@@ -64,7 +73,7 @@ backward_op = torch.library.custom_op("tile_mlir::attention_backward", mutates_a
 
 
 @backward_op.register_fake
-def _(q, k, v, out, lse, grad_out, causal=False, scale=None):
+def _(q, k, v, out, lse, grad_out, causal=False, scale=None, grad_lse=None):
     check(q, k, v, causal, scale)
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
@@ -74,16 +83,19 @@ def _setup_context(ctx, inputs, output):
     out, lse = output
     why = supported(q, k, causal, block_table)
     ctx.why, ctx.causal, ctx.scale = why, causal, scale
+    ctx.set_materialize_grads(False)
     ctx.save_for_backward(q, k, v, out, lse)
 
 
 def _backward(ctx, grad_out, grad_lse):
     if ctx.why:
         raise NotImplementedError(f"tile_mlir.ops.attention's backward: {ctx.why}")
-    if grad_lse is not None and bool(grad_lse.ne(0).any()):
-        raise NotImplementedError("tile_mlir.ops.attention's backward: a gradient of the log-sum-exp is not taken")
     q, k, v, out, lse = ctx.saved_tensors
-    dq, dk, dv = backward_op(q, k, v, out, lse, grad_out.contiguous(), ctx.causal, ctx.scale)
+    if grad_out is None and grad_lse is None:
+        return None, None, None, None, None, None
+    grad_out = torch.zeros_like(out) if grad_out is None else grad_out.contiguous()
+    dq, dk, dv = backward_op(q, k, v, out, lse, grad_out, ctx.causal, ctx.scale,
+                             None if grad_lse is None else grad_lse.contiguous())
     return dq, dk, dv, None, None, None
 
 

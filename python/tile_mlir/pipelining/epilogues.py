@@ -53,6 +53,39 @@ def store_pairs(out, acc, warp, lane, first_row, rows=None, kind=None):
                           **_below(row, rows))
 
 
+def stage_f32_pairs(buf, acc, warp, lane):
+    """A warpgroup's float32 D `acc` ((halves, 1, 32): 64 columns a half)
+    into `buf` (halves x 2 boxes of 64 rows x 32 columns, 128-byte rows,
+    128-byte swizzled), each pair of adjacent columns by one
+    st.shared.v2.f32, then fenced for the async proxy (a TMA store or
+    reduction reads it next). Under the swizzle the 8 rows a warp writes
+    at once fall on distinct 16-byte units: no bank conflict."""
+    for hf, e, row, col in fragment_pairs(acc.shape[0], warp, lane, 0):
+        box = (64 * hf + 8 * (e // 4)) // 32  # the pair's columns are one box's
+        T.cuda.tile.apply(T.ptx["st.shared.v2.f32"], buf[box, row:row + 1, col - 32 * box:col - 32 * box + 2],
+                          acc[hf, 0:1, e:e + 2])
+    T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+
+
+def reduce_add_boxes(C, buf, origin):
+    """Adds the boxes of `buf` (stage_f32_pairs') to C, a float32 tensor
+    whose tensor map's box is 64 rows x 32 columns (1 on outer axes), at
+    `origin` (its coordinates innermost first: column, row, outer...),
+    box b at column + 32 b, by TMA (cp.reduce.async.bulk.tensor .add: each
+    element added atomically in L2; rows and columns outside the tensor
+    are dropped), and commits them as one bulk group. One thread calls
+    it; before `buf` is written again that thread waits for the group to
+    have read it (cp.async.bulk.wait_group.read) and a barrier tells the
+    writers."""
+    column, *rest = origin
+    rank = 1 + len(rest)
+    shape = (1,) * (rank - 2) + buf.shape[1:]
+    for b in range(buf.shape[0]):
+        T.cuda.tile.apply(T.ptx[f"cp.reduce.async.bulk.tensor.{rank}d.global.shared::cta.add.tile.bulk_group"],
+                          C.tensor_map, (column + 32 * b, *rest), buf[b].reshape(shape))
+    T.cuda.tile.apply(T.ptx["cp.async.bulk.commit_group"])
+
+
 def _below(row, rows):
     """A store's predicate: the row below `rows`, or none (every row)."""
     return {} if rows is None else {"pred": row < rows}
