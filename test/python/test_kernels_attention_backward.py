@@ -46,7 +46,7 @@ def case(bh, seq, seq_k, seed, causal=False, group=1):
     return (q, k, v, do), p, rows
 
 
-def run(bh, seq, seq_k, seed=0, causal=False, group=1, dtype="bfloat16"):
+def run(bh, seq, seq_k, seed=0, causal=False, group=1, dtype="bfloat16", warpgroups=1):
     """The kernel's (dQ, dK, dV) as float64, and float64's with the
     elementwise bounds of their differences."""
     (q, k, v, do), p, rows = case(bh, seq, seq_k, seed, causal, group)
@@ -56,7 +56,8 @@ def run(bh, seq, seq_k, seed=0, causal=False, group=1, dtype="bfloat16"):
     dk, dv = (np.zeros((bh // group, seq_k, 64), np.uint16) for _ in range(2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tile_mlir.InterpretWarning)  # ex2.approx as the GPU's table
-        tile_mlir.interpret(attention_backward(bh, seq, seq_k, scale=scale, causal=causal, group=group, dtype=dtype),
+        tile_mlir.interpret(attention_backward(bh, seq, seq_k, scale=scale, causal=causal, group=group, dtype=dtype,
+                                               warpgroups=warpgroups),
                             *bits,
                             rows.astype(np.float32), dq, dk, dv)
     if dtype == "bfloat16":
@@ -106,6 +107,17 @@ def run(bh, seq, seq_k, seed=0, causal=False, group=1, dtype="bfloat16"):
 def test_gradients_are_float64s_within_the_rounding_bound(bh, seq, seq_k, causal, group):
     got, want, bounds = run(bh, seq, seq_k, causal=causal, group=group)
     check(got, want, bounds)
+
+
+@pytest.mark.parametrize("bh, seq, seq_k, causal, group", [
+    # Two warpgroups a block, 64 keys each: 128 keys in one block; 192
+    # (the second block's warpgroup 1 past the last key: its keys all
+    # masked, its dK and dV not stored); causal over 192 keys; GQA; tails
+    # (150 keys: warpgroup 0 of block 1 has 22, warpgroup 1 none).
+    (1, 128, 128, False, 1), (1, 64, 192, False, 1), (1, 128, 192, True, 1), (4, 64, 128, False, 2),
+    (1, 100, 150, False, 1), (2, 70, 100, True, 2)])
+def test_two_warpgroups_give_float64s_gradients_within_the_bound(bh, seq, seq_k, causal, group):
+    check(*run(bh, seq, seq_k, causal=causal, group=group, warpgroups=2))
 
 
 def test_fp16_gradients_are_float64s_within_fp16s_bound():
@@ -168,6 +180,8 @@ def test_shapes_it_cannot_take_are_refused():
         attention_backward(3, 64, 64, group=2)
     with pytest.raises(ValueError, match=r"0 queries and 64 keys: the backward takes at least one of each"):
         attention_backward(1, 0, 64)
+    with pytest.raises(ValueError, match=r"a block is 1 or 2 warpgroups, not 3"):
+        attention_backward(1, 64, 64, warpgroups=3)
 
 
 def test_sass_is_the_products_written_with_no_spills():
@@ -195,6 +209,29 @@ def test_sass_is_the_products_written_with_no_spills():
     assert len(re.findall(r"\bSTS\.64\b", listing)) == counts["STS"] == 16
     assert len(re.findall(r"\bUTMAREDG\.3D\.ADD\b", listing)) == counts["UTMAREDG"] == 2
     assert counts["LDL"] == counts["STL"] == 0
+
+
+def test_two_warpgroups_sum_their_dq_in_shared_memory_before_one_reduction():
+    # Each warpgroup's step is the one-warpgroup kernel's (20 HGMMA, 32
+    # MUFU.EX2, 4 STSM); dQ: warpgroup 0's 16 STS.64, warpgroup 1's 16
+    # LDS.64 and 16 STS.64 (its sums), still 2 TMA reductions a step; no
+    # local memory.
+    import collections
+    import os
+    import re
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
+    import sass
+    if not sass.available():
+        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
+    compiled = tile_mlir.compile(attention_backward(64, 4096, 4096, warpgroups=2), target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    listing = sass.listing(compiled.cubin)
+    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x64x16": 20}
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    assert (counts["STSM"], counts["MUFU"], counts["STS"], counts["LDS"], counts["UTMAREDG"], counts["REDG"]) == \
+        (4, 32, 32, 16, 2, 0)
+    assert len(re.findall(r"\bLDS\.64\b", listing)) == 16 and counts["LDL"] == counts["STL"] == 0
 
 
 def test_a_type_it_cannot_take_is_refused():

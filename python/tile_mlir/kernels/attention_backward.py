@@ -7,8 +7,9 @@ load zeros; keys past the last are masked, queries past it see lse2
 stored). FlashAttention 2's order with keys as the rows of every
 product, so that each operand is one wgmma already takes:
 
-- a block per (head, 64 keys): K and V loaded once by TMA, then each
-  block of 64 queries' Q and dO in a ring of 2 (loaded a step ahead);
+- a block per (head, 64 keys a consumer warpgroup: `warpgroups` 1 or
+  2): K and V loaded once by TMA, then each block of 64 queries' Q and
+  dO in a ring of 2 (loaded a step ahead), shared by the warpgroups;
   causal, from the first query block that sees one of its keys, S^T -inf
   past the diagonal in the blocks it crosses (P and dS 0 there);
 - S^T = K Q^T and dP^T = V dO^T (wgmma, both operands from shared memory);
@@ -23,7 +24,8 @@ product, so that each operand is one wgmma already takes:
   zero before) by TMA (cp.reduce.async.bulk.tensor .add: the sum is made
   in L2 a line at a time, where per-thread red.global.add made the
   kernel L2-bound; rows past the last query fall outside the tensor map
-  and are dropped);
+  and are dropped); with two warpgroups, warpgroup 1 adds its dQ to
+  warpgroup 0's in shared memory first, so one reduction adds 128 keys';
 - at the end dK times scale and dV rounded to bf16 and stored from the
   registers; dQ (float32) is the sum of every key block's, unscaled.
 """
@@ -121,7 +123,7 @@ class _Columns:
 
 
 def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Optional[float] = None,
-                       causal: bool = False, group: int = 1, dtype: str = "bfloat16"):
+                       causal: bool = False, group: int = 1, dtype: str = "bfloat16", warpgroups: int = 1):
     """The kernel for `bh` query heads of `seq` queries and `seq_k` keys
     (both whole blocks of 64), `group` of them a head of K and V (GQA: a
     key block's dK and dV sum over its group's query heads): a T.function
@@ -129,8 +131,12 @@ def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Op
     and dV (bh / group, seq_k, 64) bf16 (or `dtype` "float16") bits (uint16); Rows (bh, seq, 2)
     float32 each query's lse2 (base 2, of the scores times scale log2 e)
     and D; DQ (bh, seq, 64) float32, zero before, dS K summed (dQ is it
-    times scale)."""
+    times scale). `warpgroups` (1 or 2): a block's consumer warpgroups,
+    each 64 keys of its block, sharing each step's Q and dO loads and
+    summing their dQ products in shared memory before one reduction."""
     seq_k = seq if seq_k is None else seq_k
+    if warpgroups not in (1, 2):
+        raise ValueError(f"a block is 1 or 2 warpgroups, not {warpgroups}")
     if seq < 1 or seq_k < 1:
         raise ValueError(f"{seq} queries and {seq_k} keys: the backward takes at least one of each")
     if dtype not in KINDS:
@@ -149,16 +155,18 @@ def attention_backward(bh: int, seq: int, seq_k: Optional[int] = None, scale: Op
 
     @T.function
     def attention_backward(Q: q_t, dO: q_t, K: k_t, V: k_t, Rows: rows_t, DQ: dq_t, DK: dk_t, DV: dk_t):
-        _body(_Shape(bh, seq, seq_k, scale, causal, group, KINDS[dtype]), (Q, dO, K, V, Rows), (DQ, DK, DV))
+        _body(_Shape(bh, seq, seq_k, scale, causal, group, KINDS[dtype], warpgroups), (Q, dO, K, V, Rows),
+              (DQ, DK, DV))
     return attention_backward
 
 
 class _Shape:
-    def __init__(self, bh, seq, seq_k, scale, causal, group, kind):
+    def __init__(self, bh, seq, seq_k, scale, causal, group, kind, warpgroups=1):
         self.bh, self.seq, self.seq_k, self.scale, self.causal = bh, seq, seq_k, scale, causal
-        self.kind = kind
+        self.kind, self.warpgroups = kind, warpgroups
         self.group, self.kv_heads = group, bh // group
-        self.key_blocks, self.steps = -(-seq_k // B), -(-seq // B)
+        # A block's keys: 64 a warpgroup.
+        self.key_blocks, self.steps = -(-seq_k // (B * warpgroups)), -(-seq // B)
         self.diagonal = seq_k - seq if causal else 0  # query i sees keys up to i + diagonal
 
     def first_step(self, k0):
@@ -181,7 +189,7 @@ class _Shape:
         causal diagonal crosses it, or it reaches past the last key; None
         where no block has."""
         crosses = (k0 + B - 1 > q0 + self.diagonal) if self.causal else None
-        if self.seq_k % B == 0:
+        if not self.key_tail:
             return crosses
         past = k0 + B > self.seq_k
         return past if crosses is None else crosses | past
@@ -192,23 +200,31 @@ class _Shape:
         hidden = None
         if self.causal:
             hidden = key > (query + self.diagonal if self.diagonal else query)
-        if self.seq_k % B:
+        if self.key_tail:
             past = key >= self.seq_k
             hidden = past if hidden is None else hidden | past
         return hidden
 
+    @property
+    def key_tail(self):
+        """Whether the last block's keys (64 a warpgroup) reach past the
+        last key: some warpgroup's keys are masked there."""
+        return self.seq_k % (B * self.warpgroups) != 0
+
 
 def _body(shape: _Shape, inputs, outputs):
     Q, dO, K, V, Rows = inputs
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=shape.kv_heads * shape.key_blocks, block=128))
-    k_s = T.alloc_dynamic_shared((B, D_HEAD), "uint16", align=1024).swizzle("128B")
-    v_s = T.alloc_dynamic_shared((B, D_HEAD), "uint16", align=1024).swizzle("128B")
+    wgs = shape.warpgroups
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=shape.kv_heads * shape.key_blocks, block=128 * wgs))
+    # A warpgroup's K, V and dS^T (keys x queries) at its index.
+    k_s = T.alloc_dynamic_shared((wgs, B, D_HEAD), "uint16", align=1024).swizzle("128B")
+    v_s = T.alloc_dynamic_shared((wgs, B, D_HEAD), "uint16", align=1024).swizzle("128B")
     q_s = T.alloc_dynamic_shared((2, B, D_HEAD), "uint16", align=1024).swizzle("128B")
     do_s = T.alloc_dynamic_shared((2, B, D_HEAD), "uint16", align=1024).swizzle("128B")
-    ds_s = T.alloc_dynamic_shared((B, B), "uint16", align=1024).swizzle("128B")  # dS^T: keys x queries
+    ds_s = T.alloc_dynamic_shared((wgs, B, B), "uint16", align=1024).swizzle("128B")
     dq_s = T.alloc_dynamic_shared((2, B, D_HEAD // 2), "float32", align=1024).swizzle("128B")  # dQ's two halves
     t, bid = T.thread_id(), T.block_id()
-    head, k0 = bid // shape.key_blocks, (bid % shape.key_blocks) * B
+    head, k0 = bid // shape.key_blocks, (bid % shape.key_blocks) * B * wgs
     kv = TmaRing(1, consumers=1, name="kv")
     kv.init(where=t == 0, fence=False)
     ring = TmaRing(2, consumers=1, name="q")
@@ -217,10 +233,11 @@ def _body(shape: _Shape, inputs, outputs):
     first = shape.first_step(k0)
     with T.if_(t == 0):
         once = PipelineState.producer(1, 0)
-        kv.expect(once, 2 * BOX_BYTES)
-        for tile, tensor in ((k_s, K), (v_s, V)):
-            T.cuda.tile.apply(T.ptx[TMA_LOAD], tile.reshape((1, B, 64)), tensor.tensor_map, (0, k0, head),
-                              kv.full(once))
+        kv.expect(once, 2 * wgs * BOX_BYTES)
+        for w in range(wgs):
+            for tile, tensor in ((k_s, K), (v_s, V)):
+                T.cuda.tile.apply(T.ptx[TMA_LOAD], tile[w].reshape((1, B, 64)), tensor.tensor_map,
+                                  (0, k0 + B * w, head), kv.full(once))
         _load_step(ring, (q_s, do_s), (Q, dO), (0, first), head * shape.group)
     kv.wait(PipelineState(1, 0))
     acc = _Accumulators()
@@ -274,14 +291,18 @@ class _Accumulators:
 
 
 def _step(shape: _Shape, acc: _Accumulators, tiles, rows, origin, t):
-    """One block of 64 queries (origin: (k0, q0), the block's keys and the
-    step's queries): the module docstring's steps, up to dQ staged in
-    `dq_s` for the block's thread 0 to add to DQ after the step."""
-    k_s, v_s, q_s, do_s, ds_s, dq_s = tiles
-    k0, q0 = origin
-    warp, lane = t // 32, t % 32
-    _smem_product(acc.st, k_s, q_s, t, shape.kind)
-    _smem_product(acc.dpt, v_s, do_s, t, shape.kind)
+    """One block of 64 queries (origin: (k0, q0), the block's first key
+    and the step's queries) for the warpgroup of thread `t` (its 64 keys
+    from k0 + 64 x its index): the module docstring's steps, up to dQ
+    staged in `dq_s` for the block's thread 0 to add to DQ after the
+    step."""
+    k_all, v_all, q_s, do_s, ds_all, dq_s = tiles
+    wg, tw = (t // 128, t % 128) if shape.warpgroups > 1 else (0, t)
+    k_s, v_s, ds_s = k_all[wg], v_all[wg], ds_all[wg]
+    k0, q0 = origin[0] + B * wg, origin[1]
+    warp, lane = tw // 32, tw % 32
+    _smem_product(acc.st, k_s, q_s, tw, shape.kind)
+    _smem_product(acc.dpt, v_s, do_s, tw, shape.kind)
     acc.columns.load(rows, q0, warp, lane, shape.seq)
     T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
     st, dpt = acc.st.reshape((32, 1)), acc.dpt.reshape((32, 1))
@@ -299,8 +320,8 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows, origin, t):
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], dpt, st, dpt)
     _fragments(st, acc.p_a, shape.kind)
     _fragments(dpt, acc.ds_a, shape.kind)
-    _register_product(acc.dv, acc.p_a, do_s, t, shape.kind)
-    _register_product(acc.dk, acc.ds_a, q_s, t, shape.kind)
+    _register_product(acc.dv, acc.p_a, do_s, tw, shape.kind)
+    _register_product(acc.dk, acc.ds_a, q_s, tw, shape.kind)
     # dS^T into shared memory (keys x queries) for dQ = dS K.
     row, lane_col = stmatrix_place(warp, lane)
     flat = acc.ds_a.reshape((16, 1))
@@ -317,14 +338,30 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows, origin, t):
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
     for c in range(B // 16):
         T.cuda.tile.apply(T.ptx[_mma(shape.kind)], acc.dq, ds_s[16 * c:16 * c + 16, 0:B].matrix_descriptor(),
-                          k_s[16 * c:16 * c + 16, 0:D_HEAD].matrix_descriptor(), _accumulate(t, c),
+                          k_s[16 * c:16 * c + 16, 0:D_HEAD].matrix_descriptor(), _accumulate(tw, c),
                           T.int32(1), T.int32(1), T.uint32(1), T.uint32(1))
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
     T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
-    stage_f32_pairs(dq_s, acc.dq, warp, lane)
+    _stage_dq(shape, dq_s, acc.dq, wg, (warp, lane))
     # Every thread's dQ product has read dS^T before the next step writes
     # it, and its dQ is in dq_s before thread 0's reductions read it.
     sync_block()
+
+
+def _stage_dq(shape: _Shape, dq_s, dq, wg, place):
+    """The warpgroups' dQ products into dq_s: one warpgroup's as they are;
+    of two, warpgroup 1 adds its own to warpgroup 0's after a barrier
+    (the same registers of the same threads: the same places), so one
+    reduction a step adds both."""
+    warp, lane = place
+    if shape.warpgroups == 1:
+        stage_f32_pairs(dq_s, dq, warp, lane)
+        return
+    with T.if_(wg == 0):
+        stage_f32_pairs(dq_s, dq, warp, lane)
+    sync_block()
+    with T.if_(wg == 1):
+        stage_f32_pairs(dq_s, dq, warp, lane, add=True)
 
 
 def _hide_keys(st, origin, shape: _Shape, warp, lane):
@@ -339,10 +376,11 @@ def _hide_keys(st, origin, shape: _Shape, warp, lane):
 
 def _store(shape: _Shape, acc: _Accumulators, outputs, head, k0, t):
     """dK times scale and dV, rounded to the inputs' type, from the
-    registers."""
+    registers: each warpgroup its 64 keys from k0 + 64 x its index."""
     _, DK, DV = outputs
     dk = acc.dk.reshape((32, 1))
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], dk, dk, T.float32(shape.scale))
-    rows = shape.seq_k if shape.seq_k % B else None  # nothing past the last key
+    rows = shape.seq_k if shape.key_tail else None  # nothing past the last key
+    wg, tw = (t // 128, t % 128) if shape.warpgroups > 1 else (0, t)
     for out, values in ((DK, acc.dk), (DV, acc.dv)):
-        store_pairs(out[head], values, t // 32, t % 32, k0, rows, shape.kind)
+        store_pairs(out[head], values, tw // 32, tw % 32, k0 + B * wg, rows, shape.kind)

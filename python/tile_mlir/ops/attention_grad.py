@@ -28,6 +28,10 @@ from . import launch
 from .attention import attention_lse_op, check
 
 
+# The kernel's consumer warpgroups a block (64 keys each).
+WARPGROUPS = 2
+
+
 def supported(q, k, causal, block_table=None) -> Optional[str]:
     """Why the backward kernel cannot take this call, or None."""
     if q.shape[-1] != 64:
@@ -54,17 +58,19 @@ def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.
     flat = [launch.aligned(t.contiguous().view(-1, t.shape[2], d)) for t in (q, grad_out, k, v)]
     dq = torch.zeros((b * h, s, d), dtype=torch.float32, device=q.device)
     dk, dv = (torch.empty((b * h_kv, s_k, d), dtype=q.dtype, device=q.device) for _ in range(2))
+    wgs = WARPGROUPS
     spec = {"op": "attention_backward", "kernel": "attention_backward", "shape": [b * h, s, s_k], "scale": scale,
             **({"causal": True} if causal else {}), **({"group": group} if group > 1 else {}),
-            **({"dtype": "float16"} if q.dtype == torch.float16 else {})}
+            **({"dtype": "float16"} if q.dtype == torch.float16 else {}),
+            **({"warpgroups": wgs} if wgs > 1 else {})}
 
     def build():
         from ..kernels.attention_backward import attention_backward
         return attention_backward(b * h, s, s_k, scale=scale, causal=causal, group=group,
-                                  dtype=launch.NAMES[q.dtype])
+                                  dtype=launch.NAMES[q.dtype], warpgroups=wgs)
     args = [launch.bits(t) for t in flat] + [rows.view(b * h, s, 2).contiguous(), dq] + [launch.bits(dk),
                                                                                           launch.bits(dv)]
-    launch.by_signature(("attention_backward", b * h, s, s_k, scale, causal, group, q.dtype), q, lambda: None, lambda _: [(spec, build)],
+    launch.by_signature(("attention_backward", b * h, s, s_k, scale, causal, group, q.dtype, wgs), q, lambda: None, lambda _: [(spec, build)],
                         lambda _: [args])
     return ((dq * scale).to(q.dtype).view(b, h, s, d), dk.view(b, h_kv, s_k, d), dv.view(b, h_kv, s_k, d))
 

@@ -53,17 +53,23 @@ def store_pairs(out, acc, warp, lane, first_row, rows=None, kind=None):
                           **_below(row, rows))
 
 
-def stage_f32_pairs(buf, acc, warp, lane):
+def stage_f32_pairs(buf, acc, warp, lane, add=False):
     """A warpgroup's float32 D `acc` ((halves, 1, 32): 64 columns a half)
     into `buf` (halves x 2 boxes of 64 rows x 32 columns, 128-byte rows,
     128-byte swizzled), each pair of adjacent columns by one
     st.shared.v2.f32, then fenced for the async proxy (a TMA store or
     reduction reads it next). Under the swizzle the 8 rows a warp writes
-    at once fall on distinct 16-byte units: no bank conflict."""
+    at once fall on distinct 16-byte units: no bank conflict. With `add`,
+    each pair is added (add.rn.f32, into `acc`) to what `buf` holds there
+    first (ld.shared.v2.f32): another warpgroup's D staged before it."""
+    held = T.alloc_local((1, 2), "float32") if add else None
     for hf, e, row, col in fragment_pairs(acc.shape[0], warp, lane, 0):
         box = (64 * hf + 8 * (e // 4)) // 32  # the pair's columns are one box's
-        T.cuda.tile.apply(T.ptx["st.shared.v2.f32"], buf[box, row:row + 1, col - 32 * box:col - 32 * box + 2],
-                          acc[hf, 0:1, e:e + 2])
+        place, pair = buf[box, row:row + 1, col - 32 * box:col - 32 * box + 2], acc[hf, 0:1, e:e + 2]
+        if add:
+            T.cuda.tile.apply(T.ptx["ld.shared.v2.f32"], held, place)
+            T.cuda.tile.apply(T.ptx["add.rn.f32"], pair.reshape((2, 1)), pair.reshape((2, 1)), held.reshape((2, 1)))
+        T.cuda.tile.apply(T.ptx["st.shared.v2.f32"], place, pair)
     T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
 
 
