@@ -7,7 +7,7 @@ leave SMs idle, its K and V read rate beside a device copy's (the
 bandwidth it is bound by), and from a paged cache (pages of 16 and 256
 scattered by a random block table; the peers read the same keys
 contiguous); and the backward (dQ, dK and dV through autograd: B 4, H 16,
-d 64, causal and not, S 1024-8192, what its kernel takes so far) against each
+d 64 and 128, causal and not, S 1024-8192) against each
 backend's backward; bf16, against every torch
 scaled_dot_product_attention backend the device has (flash, cuDNN,
 efficient; enable_gqa, or K and V expanded beforehand, untimed, where a
@@ -33,7 +33,7 @@ SEQS = (512, 1000, 2048, 4096, 8192)
 DECODE_KEYS, DECODE_BATCHES, DECODE_KV_HEADS = (1024, 4096, 16384, 65536, 131072), (1, 8, 64), 8
 DECODE_TOKENS = 1 << 20  # the largest cache a batch (B x S_k): K and V 4 GiB, 16 expanded for SDPA
 PAGED = ((8, 16384), (8, 65536), (1, 131072))  # (B, S_k) of the paged entries, in pages of 16 and 256
-BACKWARD = (4, 16, (1024, 2048, 4096, 8192), 64)  # B, H, S, d of the backward entries
+BACKWARD = (4, 16, (1024, 2048, 4096, 8192), (64, 128))  # B, H, S, d of the backward entries
 ROUNDS, REPEATS = 3, 10
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
             "efficient": SDPBackend.EFFICIENT_ATTENTION}
@@ -63,10 +63,11 @@ def cases():
 
 def backward_cases():
     """(name, (b, h, s, d), causal) of the backward entries."""
-    b, h, seqs, d = BACKWARD
-    for causal in (False, True):
-        for s in seqs:
-            yield f"attention_backward_d{d}_b{b}_h{h}_s{s}{'_causal' if causal else ''}", (b, h, s, d), causal
+    b, h, seqs, dims = BACKWARD
+    for d in dims:
+        for causal in (False, True):
+            for s in seqs:
+                yield f"attention_backward_d{d}_b{b}_h{h}_s{s}{'_causal' if causal else ''}", (b, h, s, d), causal
 
 
 def selected(entries=None):

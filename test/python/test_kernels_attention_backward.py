@@ -1,5 +1,5 @@
 """tile_mlir.kernels.attention_backward (issue 57's first step): dK, dV
-and dQ of attention on wgmma, d 64, causal or not, any lengths, in the
+and dQ of attention on wgmma, d 64 and 128, causal or not, any lengths, in the
 interpreter against float64, within a bound derived from the kernel's
 roundings; and the hazards its waits and fences prevent, reported when
 one is left out."""
@@ -23,12 +23,11 @@ UNIT = {"bfloat16": 2.0 ** -8, "float16": 2.0 ** -11}
 TINY = {"bfloat16": 2.0 ** -134, "float16": 2.0 ** -25}
 
 
-def case(bh, seq, seq_k, seed, causal=False, group=1):
+def case(bh, seq, seq_k, seed, causal=False, group=1, d=64):
     """Integer Q (a nonzero of 0-2 a row), K in -2..2, V in -4..4 and dO in
     -2..2, scale 1 / log2 e (base-2 scores, exact); the forward's lse2
     and D = rowsum(dO O) in float64, given to the kernel in float32."""
     rng = np.random.default_rng(seed)
-    d = 64
     q = np.zeros((bh, seq, d))
     for h in range(bh):
         q[h, np.arange(seq), rng.integers(0, d, seq)] = rng.integers(0, 3, seq)
@@ -46,20 +45,29 @@ def case(bh, seq, seq_k, seed, causal=False, group=1):
     return (q, k, v, do), p, rows
 
 
-def run(bh, seq, seq_k, seed=0, causal=False, group=1, dtype="bfloat16", warpgroups=1):
+def row_pairs(rows):
+    """(lse2, D) of each query (bh, seq, 2) as the kernel takes them: a
+    row of pairs a head, float32, an even count of queries (zeros past
+    the last)."""
+    bh, seq, _ = rows.shape
+    pairs = np.zeros((bh, seq + seq % 2, 2), np.float32)
+    pairs[:, :seq] = rows
+    return pairs.reshape(bh, -1)
+
+
+def run(bh, seq, seq_k, seed=0, causal=False, group=1, dtype="bfloat16", warpgroups=1, d=64):
     """The kernel's (dQ, dK, dV) as float64, and float64's with the
     elementwise bounds of their differences."""
-    (q, k, v, do), p, rows = case(bh, seq, seq_k, seed, causal, group)
+    (q, k, v, do), p, rows = case(bh, seq, seq_k, seed, causal, group, d)
     scale = 1 / math.log2(math.e)
     bits = [gemm_reference.bits(x.astype(np.float32), dtype) for x in (q, do, k, v)]
-    dq = np.zeros((bh, seq, 64), np.float32)
-    dk, dv = (np.zeros((bh // group, seq_k, 64), np.uint16) for _ in range(2))
+    dq = np.zeros((bh, seq, d), np.float32)
+    dk, dv = (np.zeros((bh // group, seq_k, d), np.uint16) for _ in range(2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tile_mlir.InterpretWarning)  # ex2.approx as the GPU's table
         tile_mlir.interpret(attention_backward(bh, seq, seq_k, scale=scale, causal=causal, group=group, dtype=dtype,
-                                               warpgroups=warpgroups),
-                            *bits,
-                            rows.astype(np.float32), dq, dk, dv)
+                                               warpgroups=warpgroups, d=d),
+                            *bits, row_pairs(rows), dq, dk, dv)
     if dtype == "bfloat16":
         widen = lambda b: (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)  # noqa: E731
     else:
@@ -118,6 +126,15 @@ def test_gradients_are_float64s_within_the_rounding_bound(bh, seq, seq_k, causal
     (1, 100, 150, False, 1), (2, 70, 100, True, 2)])
 def test_two_warpgroups_give_float64s_gradients_within_the_bound(bh, seq, seq_k, causal, group):
     check(*run(bh, seq, seq_k, causal=causal, group=group, warpgroups=2))
+
+
+@pytest.mark.parametrize("bh, seq, seq_k, causal, group, warpgroups", [
+    # Head dimension 128 (two 64-column boxes a tile, dK, dV and dQ an
+    # m64n64 D a box): whole blocks; causal with tails over 192 keys;
+    # GQA on two warpgroups with a tail.
+    (1, 128, 128, False, 1, 1), (1, 100, 150, True, 1, 1), (2, 70, 100, False, 2, 2)])
+def test_head_dimension_128_gives_float64s_gradients_within_the_bound(bh, seq, seq_k, causal, group, warpgroups):
+    check(*run(bh, seq, seq_k, causal=causal, group=group, warpgroups=warpgroups, d=128))
 
 
 def test_fp16_gradients_are_float64s_within_fp16s_bound():
@@ -188,8 +205,10 @@ def test_sass_is_the_products_written_with_no_spills():
     # Five products of four k chunks a step (S^T, dP^T, dV, dK, dQ): 20
     # HGMMA 64x64x16; dQ staged by 16 STS.64 a thread (a row's two
     # adjacent columns each) and added by 2 TMA reductions (UTMAREDG .ADD,
-    # no per-thread REDG), dS^T's 4 stmatrix.x4, 32 MUFU.EX2, dK's and
-    # dV's 32 stores; no local memory.
+    # no per-thread REDG), dS^T's 4 stmatrix.x4, 32 MUFU.EX2, the
+    # queries' (lse2, D) by 8 LDS.128 from the ring (no global load in
+    # the loop), dK's and dV's 32 stores; no local memory, and at most
+    # 168 registers: three blocks (65,536 registers) an SM.
     import collections
     import os
     import re
@@ -208,7 +227,9 @@ def test_sass_is_the_products_written_with_no_spills():
     listing = sass.listing(compiled.cubin)
     assert len(re.findall(r"\bSTS\.64\b", listing)) == counts["STS"] == 16
     assert len(re.findall(r"\bUTMAREDG\.3D\.ADD\b", listing)) == counts["UTMAREDG"] == 2
+    assert len(re.findall(r"\bLDS\.128\b", listing)) == counts["LDS"] == 8 and counts["LDG"] == 0
     assert counts["LDL"] == counts["STL"] == 0
+    assert int(re.search(r"Used (\d+) registers", resources).group(1)) <= 168, resources
 
 
 def test_two_warpgroups_sum_their_dq_in_shared_memory_before_one_reduction():
@@ -230,8 +251,29 @@ def test_two_warpgroups_sum_their_dq_in_shared_memory_before_one_reduction():
     assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x64x16": 20}
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
     assert (counts["STSM"], counts["MUFU"], counts["STS"], counts["LDS"], counts["UTMAREDG"], counts["REDG"]) == \
-        (4, 32, 32, 16, 2, 0)
+        (4, 32, 32, 16 + 8, 2, 0)
     assert len(re.findall(r"\bLDS\.64\b", listing)) == 16 and counts["LDL"] == counts["STL"] == 0
+
+
+def test_head_dimension_128_fits_the_registers():
+    # d 128 on one warpgroup: dK, dV and dQ an m64n64 D a box (40 HGMMA:
+    # S^T and dP^T over 8 k chunks, dV, dK and dQ two N-64 products each),
+    # 4 TMA reductions a step, and no local memory (dV's and dK's
+    # products retire before dQ's accumulators are written).
+    import collections
+    import os
+    import re
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
+    import sass
+    if not sass.available():
+        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
+    compiled = tile_mlir.compile(attention_backward(64, 4096, 4096, d=128), target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    listing = sass.listing(compiled.cubin)
+    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x64x16": 40}
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    assert (counts["UTMAREDG"], counts["STS"], counts["LDL"], counts["STL"]) == (4, 32, 0, 0)
 
 
 def test_a_type_it_cannot_take_is_refused():

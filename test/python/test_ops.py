@@ -619,15 +619,18 @@ def test_scaled_matmul_is_scaled_mms_product_in_the_interpreter():
         ops.scaled_matmul(a.bfloat16(), bt.t(), scale_a, scale_b)
 
 
-@pytest.mark.parametrize("causal, h_kv, dtype, s", [(False, 2, torch.bfloat16, 128), (True, 2, torch.bfloat16, 128),
-                                                    (False, 1, torch.bfloat16, 128), (True, 1, torch.float16, 100)])
-def test_attention_is_differentiable_through_its_backward_kernel(causal, h_kv, dtype, s):
+@pytest.mark.parametrize("causal, h_kv, dtype, s, d", [
+    (False, 2, torch.bfloat16, 128, 64), (True, 2, torch.bfloat16, 128, 64), (False, 1, torch.bfloat16, 128, 64),
+    (True, 1, torch.float16, 100, 64),
+    # d 128: the kernel on two warpgroups (ops.attention_grad.WARPGROUPS).
+    (True, 1, torch.bfloat16, 130, 128)])
+def test_attention_is_differentiable_through_its_backward_kernel(causal, h_kv, dtype, s, d):
     # autograd through tile_mlir::attention_lse and the backward kernel
     # (interpreted): float64's gradients within a few bf16 ulps of their
     # largest element (the kernel's bound: test_kernels_attention_backward.py),
     # dQ scaled and rounded after the kernel's float32 sum.
     g = torch.Generator().manual_seed(1)
-    b, h, d = 1, 2, 64
+    b, h = 1, 2
     q, k, v = exact_qkv(g, (b, h, s, d), h_kv, s)
     grad = torch.randint(-2, 3, (b, h, s, d), generator=g).double()
     scale = 1 / math.log2(math.e)
@@ -680,12 +683,14 @@ def test_the_log_sum_exps_gradient_flows_through_the_backward_kernel(use_out):
             (got.grad.double() - want.grad).abs().max()
 
 
-@pytest.mark.parametrize("kwargs, shape, message", [
-    ({}, (1, 2, 64, 128), "head dimension 128: the backward takes 64")])
-def test_a_backward_the_kernel_does_not_take_is_refused_by_name(kwargs, shape, message):
-    q = torch.zeros(shape, dtype=torch.bfloat16, requires_grad=True)
+def test_a_backward_the_kernel_does_not_take_is_refused_by_name():
+    # A paged cache: the backward takes K and V contiguous.
+    q = torch.zeros((1, 2, 1, 64), dtype=torch.bfloat16, requires_grad=True)
+    cache = torch.zeros((2, 16, 2, 64), dtype=torch.bfloat16)
+    table = torch.tensor([[1, 0]], dtype=torch.int32)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = ops.attention(q, q, q, **kwargs)
-        with pytest.raises(NotImplementedError, match=f"tile_mlir.ops.attention's backward: {message}"):
+        out = ops.attention(q, cache, cache, block_table=table)
+        with pytest.raises(NotImplementedError, match=r"tile_mlir.ops.attention's backward: a paged cache: the "
+                           r"backward takes k and v as \(B, H_kv, S_k, D\)"):
             out.sum().backward()

@@ -4,7 +4,7 @@ dV and dQ on wgmma) and is registered as the autograd formula of
 `tile_mlir::attention_lse`, which ops.attention calls when an input
 requires grad (its log-sum-exp is what the backward takes).
 
-What the kernel takes today: bf16 or fp16, d 64, causal or not, any S_q
+What the kernel takes today: bf16 or fp16, d 64 or 128, causal or not, any S_q
 and S_k, grouped query heads (dK and dV summed over a group), no
 paged cache; any other
 call's backward raises NotImplementedError naming the rule (never a wrong
@@ -28,14 +28,18 @@ from . import launch
 from .attention import attention_lse_op, check
 
 
-# The kernel's consumer warpgroups a block (64 keys each).
-WARPGROUPS = 2
+# The kernel's consumer warpgroups a block (64 keys each), by head
+# dimension: the most warpgroups an SM holds. d 64 on one takes 168
+# registers and 73 KB of shared memory, three blocks an SM (two of two
+# warpgroups: 183 registers); d 128 needs 137 KB on one (one block an SM),
+# 177 KB on two (two warpgroups an SM).
+WARPGROUPS = {64: 1, 128: 2}
 
 
 def supported(q, k, causal, block_table=None) -> Optional[str]:
     """Why the backward kernel cannot take this call, or None."""
-    if q.shape[-1] != 64:
-        return f"head dimension {q.shape[-1]}: the backward takes 64"
+    if q.shape[-1] not in WARPGROUPS:
+        return f"head dimension {q.shape[-1]}: the backward takes {' or '.join(map(str, WARPGROUPS))}"
     if block_table is not None:
         return "a paged cache: the backward takes k and v as (B, H_kv, S_k, D)"
     return None
@@ -54,12 +58,16 @@ def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.
     d_rows = (grad_out.float() * out.float()).sum(-1)
     if grad_lse is not None:
         d_rows = d_rows - grad_lse.float()
-    rows = torch.stack([lse.float() * math.log2(math.e), d_rows], -1)
+    # (lse2, D) pairs, a row a head, an even count of queries (the
+    # kernel's TMA pitch: whole 16 bytes).
+    rows = torch.zeros((b * h, s + s % 2, 2), dtype=torch.float32, device=q.device)
+    rows[:, :s, 0] = (lse.float() * math.log2(math.e)).view(b * h, s)
+    rows[:, :s, 1] = d_rows.view(b * h, s)
     flat = [launch.aligned(t.contiguous().view(-1, t.shape[2], d)) for t in (q, grad_out, k, v)]
     dq = torch.zeros((b * h, s, d), dtype=torch.float32, device=q.device)
     dk, dv = (torch.empty((b * h_kv, s_k, d), dtype=q.dtype, device=q.device) for _ in range(2))
-    wgs = WARPGROUPS
-    spec = {"op": "attention_backward", "kernel": "attention_backward", "shape": [b * h, s, s_k], "scale": scale,
+    wgs = WARPGROUPS[d]
+    spec = {"op": "attention_backward", "kernel": "attention_backward", "shape": [b * h, s, s_k, d], "scale": scale,
             **({"causal": True} if causal else {}), **({"group": group} if group > 1 else {}),
             **({"dtype": "float16"} if q.dtype == torch.float16 else {}),
             **({"warpgroups": wgs} if wgs > 1 else {})}
@@ -67,8 +75,8 @@ def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.
     def build():
         from ..kernels.attention_backward import attention_backward
         return attention_backward(b * h, s, s_k, scale=scale, causal=causal, group=group,
-                                  dtype=launch.NAMES[q.dtype], warpgroups=wgs)
-    args = [launch.bits(t) for t in flat] + [rows.view(b * h, s, 2).contiguous(), dq] + [launch.bits(dk),
+                                  dtype=launch.NAMES[q.dtype], warpgroups=wgs, d=d)
+    args = [launch.bits(t) for t in flat] + [rows.view(b * h, -1), dq] + [launch.bits(dk),
                                                                                           launch.bits(dv)]
     launch.by_signature(("attention_backward", b * h, s, s_k, scale, causal, group, q.dtype, wgs), q, lambda: None, lambda _: [(spec, build)],
                         lambda _: [args])
