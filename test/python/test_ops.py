@@ -324,7 +324,7 @@ def test_precompile_fills_the_cache_for_a_machine_without_mlir(tmp_path, monkeyp
     assert len(os.listdir(tmp_path / "ops")) == len(candidates("bfloat16")) + 1
     with pytest.raises(ValueError, match="b: its 60 rows do not match a's 64 columns"):
         ops.precompile("matmul", torch.empty(1, 64, **meta), torch.empty(60, 12, **meta))
-    with pytest.raises(ValueError, match=r"op is one of \['attention', 'attention_backward', 'attention_lse', 'matmul', "
+    with pytest.raises(ValueError, match=r"op is one of \['attention', 'attention_backward', 'attention_lse', 'grouped_matmul', 'matmul', "
                        r"'rms_norm', 'scaled_matmul', 'softmax'\], got 'gemm'"):
         ops.precompile("gemm")
 
@@ -694,3 +694,59 @@ def test_a_backward_the_kernel_does_not_take_is_refused_by_name():
         with pytest.raises(NotImplementedError, match=r"tile_mlir.ops.attention's backward: a paged cache: the "
                            r"backward takes k and v as \(B, H_kv, S_k, D\)"):
             out.sum().backward()
+
+
+def test_grouped_matmul_multiplies_each_experts_rows_and_zeros_the_rest():
+    # The masked layout (interpreted): experts of 0, 1 and 129 rows of a
+    # capacity of 130 (two tiles, the second of one row), bit for bit on
+    # exact data; b as a Linear weight's transposed view and as a
+    # contiguous (E, K, N) (copied once) give the same C.
+    g = torch.Generator().manual_seed(5)
+    e, cap, k, n = 3, 130, 64, 128
+    a = torch.randint(-2, 3, (e, cap, k), generator=g).bfloat16()
+    w = torch.randint(-2, 3, (e, n, k), generator=g).bfloat16()
+    counts = torch.tensor([0, 1, 129], dtype=torch.int32)
+    c = ops.grouped_matmul(a, w.transpose(1, 2), counts)
+    want = torch.einsum("erk,enk->ern", a.double(), w.double())
+    assert c.shape == (e, cap, n) and c.dtype == torch.bfloat16
+    for i, m in enumerate(counts.tolist()):
+        assert torch.equal(c[i, :m].double(), want[i, :m]) and not c[i, m:].any(), i
+    assert torch.equal(ops.grouped_matmul(a, w.transpose(1, 2).contiguous(), counts), c)
+
+
+def test_grouped_matmul_refuses_bad_arguments_by_name():
+    meta = dict(device="meta", dtype=torch.bfloat16)
+    a, b = torch.empty(4, 64, 128, **meta), torch.empty(4, 128, 256, **meta)
+    counts = torch.empty(4, dtype=torch.int32, device="meta")
+    assert ops.grouped_matmul(a, b, counts).shape == (4, 64, 256)  # the fake
+    with pytest.raises(ValueError, match=r"a has 2 dimensions; the op takes 3"):
+        ops.grouped_matmul(a[0], b, counts)
+    with pytest.raises(ValueError, match=r"counts is torch.int64; the op takes torch.int32"):
+        ops.grouped_matmul(a, b, counts.long())
+    with pytest.raises(ValueError, match=r"b: 3 experts; a has 4"):
+        ops.grouped_matmul(a, b[:3], counts)
+    with pytest.raises(ValueError, match=r"counts: 3 counts for 4 experts"):
+        ops.grouped_matmul(a, b, counts[:3])
+    with pytest.raises(ValueError, match=r"b: N 96 is not a multiple of 64"):
+        ops.grouped_matmul(a, b[..., :96], counts)
+    with pytest.raises(ValueError, match=r"b: its 64 rows do not match a's 128 columns"):
+        ops.grouped_matmul(a, b[:, :64], counts)
+
+
+def test_grouped_matmul_traces_as_one_node_under_torch_compile():
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return lambda *args: (torch.zeros(4, 64, 256, dtype=torch.bfloat16),)
+
+    def moe(x, w, counts):
+        return ops.grouped_matmul(x, w.transpose(1, 2), counts)
+
+    torch._dynamo.reset()
+    args = (torch.zeros(4, 64, 128, dtype=torch.bfloat16), torch.zeros(4, 256, 128, dtype=torch.bfloat16),
+            torch.zeros(4, dtype=torch.int32))
+    assert torch.compile(moe, fullgraph=True, backend=backend)(*args).shape == (4, 64, 256)
+    (gm,) = graphs
+    assert [str(n.target) for n in gm.graph.nodes if str(n.target).startswith("tile_mlir.")] == \
+        ["tile_mlir.grouped_matmul.default"]

@@ -15,13 +15,14 @@ import torch
 
 from .attention import attention_impl, attention_lse_impl
 from .attention_grad import backward_impl
+from .grouped import grouped_matmul_impl
 from .matmul import matmul_impl, scaled_matmul_impl
 from .norms import rms_norm_impl, softmax_impl
 
 # Each op's implementation, which checks its arguments as the op does.
 OPS = {"matmul": matmul_impl, "scaled_matmul": scaled_matmul_impl, "attention": attention_impl,
        "attention_lse": attention_lse_impl, "attention_backward": backward_impl, "rms_norm": rms_norm_impl,
-       "softmax": softmax_impl}
+       "softmax": softmax_impl, "grouped_matmul": grouped_matmul_impl}
 
 
 def precompile(op: str, *args, **kwargs) -> None:

@@ -1,0 +1,94 @@
+"""tile_mlir.kernels.gemm_grouped (issue 59, first step): the masked
+grouped GEMM in the interpreter, bit for bit against numpy on exact data
+(experts of 0 rows, 1 row, a partial tile, the whole capacity; the rows
+past each count never written), the hazards its waits prevent, a count
+past the capacity reported, and its SASS."""
+
+import collections
+import os
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import tile_mlir
+from tile_mlir.kernels import gemm_grouped as grouped_module
+from tile_mlir.kernels.gemm_grouped import GroupedGemmConfig, MaskedProblem, grouped_gemm_masked
+from tile_mlir.kernels.reference import gemm as gemm_reference
+
+SENTINEL = 0x7777  # what C held before: a row past its count keeps it
+
+
+def run(counts, capacity, n, k, dtype="bfloat16", config=GroupedGemmConfig(), seed=0):
+    """(C as float64, numpy's products, counts): integer data in -2..2
+    (every partial sum exact, so C rounds it exactly)."""
+    rng = np.random.default_rng(seed)
+    e = len(counts)
+    a = rng.integers(-2, 3, (e, capacity, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (e, n, k)).astype(np.float32)
+    c = np.full((e, capacity, n), SENTINEL, np.uint16)
+    held = np.array(counts, np.int32).reshape(e, 1)
+    tile_mlir.interpret(grouped_gemm_masked(MaskedProblem(e, capacity, n, k, dtype), config),
+                        gemm_reference.bits(a, dtype), gemm_reference.bits(b, dtype), c, held)
+    return c, np.einsum("erk,enk->ern", a.astype(np.float64), b.astype(np.float64))
+
+
+def as_float(c, dtype):
+    if dtype == "bfloat16":
+        return (c.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return c.view(np.float16).astype(np.float64)
+
+
+@pytest.mark.parametrize("counts, capacity, n, k, dtype, config", [
+    # 0 rows (its blocks stop at the count), 1 row, 150 (a tile and a
+    # partial one), the whole capacity; K of 96 (a partial step, TMA's
+    # zeros), N of two tiles.
+    ([0, 1, 150, 200], 200, 256, 96, "bfloat16", GroupedGemmConfig()),
+    # fp16; one consumer (64-row tiles) and N 64 tiles; K of 3 steps.
+    ([64, 3], 128, 64, 192, "float16", GroupedGemmConfig(bn=64, consumers=1, stages=2))])
+def test_each_experts_rows_are_numpys_and_the_rest_never_written(counts, capacity, n, k, dtype, config):
+    c, want = run(counts, capacity, n, k, dtype, config)
+    for e, m in enumerate(counts):
+        assert np.array_equal(as_float(c[e, :m], dtype), want[e, :m]), e
+        assert (c[e, m:] == SENTINEL).all(), e
+
+
+def test_a_count_past_the_capacity_is_reported_at_its_load():
+    # (A kernel of the package is located at its caller's line.)
+    with pytest.raises(tile_mlir.InterpretError, match=r"test_kernels_gemm_grouped\.py:\d+: thread \(0\) of block "
+                       r"\(0\) reads the value 129 as an index of an axis of 129: out of bounds"):
+        run([129], 128, 128, 64)
+
+
+def test_a_consumer_that_does_not_wait_for_its_slot_is_reported(monkeypatch):
+    monkeypatch.setattr(grouped_module.TmaRing, "wait", lambda self, state: None)
+    with pytest.raises(tile_mlir.HazardError, match=r"wgmma.mma_async.* touches the dynamic shared memory byte \d+, "
+                       r"which the cp.async.bulk at .* has not delivered"):
+        run([64], 64, 128, 64)
+
+
+def test_problems_it_cannot_take_are_refused():
+    with pytest.raises(ValueError, match=r"N 96 is not a multiple of the tile's 128 columns"):
+        grouped_gemm_masked(MaskedProblem(2, 64, 96, 64))
+    with pytest.raises(ValueError, match=r"K 60: TMA's rows are whole 16 bytes \(K a multiple of 8\)"):
+        grouped_gemm_masked(MaskedProblem(2, 64, 128, 60))
+    with pytest.raises(ValueError, match=r"bn is 64, 128 or 256, got 96"):
+        GroupedGemmConfig(bn=96)
+
+
+def test_sass_is_one_launch_of_the_written_products_with_no_spills():
+    # A step's four HGMMA 64x128x16, written twice (the first step's, whose
+    # first starts the accumulators, and the loop's); two TMA loads a step
+    # (written twice, and the count's one global load); the epilogue's 32
+    # predicated stores of rounded pairs; no local memory.
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
+    import sass
+    if not sass.available():
+        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
+    compiled = tile_mlir.compile(grouped_gemm_masked(MaskedProblem(8, 512, 4096, 7168)), target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    listing = sass.listing(compiled.cubin)
+    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x128x16": 8}
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    assert (counts["UTMALDG"], counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (4, 1, 32, 0, 0)
