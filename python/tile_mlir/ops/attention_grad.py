@@ -9,7 +9,8 @@ and S_k, grouped query heads (dK and dV summed over a group), no
 paged cache; any other
 call's backward raises NotImplementedError naming the rule (never a wrong
 gradient). Before the kernel: D = rowsum(dO O) in float32 and lse in base
-2 (torch); after it: dQ, summed in float32 by the key blocks, times the
+2, and dQ's float32 sum zeroed (kernels/attention_backward_prepare.py, one
+pass); after it: dQ, summed in float32 by the key blocks, times the
 scale and rounded (torch).
 
 A gradient g of the log-sum-exp (return_lse=True) is taken exactly: d
@@ -54,32 +55,37 @@ def backward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.
         raise NotImplementedError(f"tile_mlir.ops.attention's backward: {why}")
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
     s_k, h_kv = k.shape[2], k.shape[1]
-    group = h // h_kv
-    d_rows = (grad_out.float() * out.float()).sum(-1)
-    if grad_lse is not None:
-        d_rows = d_rows - grad_lse.float()
+    group, bh, dtype = h // h_kv, b * h, launch.NAMES[q.dtype]
+    flat = [launch.aligned(t.contiguous().view(-1, t.shape[2], d)) for t in (q, grad_out, k, v, out)]
     # (lse2, D) pairs, a row a head, an even count of queries (the
-    # kernel's TMA pitch: whole 16 bytes).
-    rows = torch.zeros((b * h, s + s % 2, 2), dtype=torch.float32, device=q.device)
-    rows[:, :s, 0] = (lse.float() * math.log2(math.e)).view(b * h, s)
-    rows[:, :s, 1] = d_rows.view(b * h, s)
-    flat = [launch.aligned(t.contiguous().view(-1, t.shape[2], d)) for t in (q, grad_out, k, v)]
-    dq = torch.zeros((b * h, s, d), dtype=torch.float32, device=q.device)
+    # kernel's TMA pitch: whole 16 bytes), and dQ's float32 sum: both
+    # made by the preparation kernel.
+    rows = torch.empty((bh, 2 * (s + s % 2)), dtype=torch.float32, device=q.device)
+    dq = torch.empty((bh, s, d), dtype=torch.float32, device=q.device)
     dk, dv = (torch.empty((b * h_kv, s_k, d), dtype=q.dtype, device=q.device) for _ in range(2))
+    stats = [t.float().contiguous().view(bh, s, 1) for t in (lse, grad_lse) if t is not None]
     wgs = WARPGROUPS[d]
-    spec = {"op": "attention_backward", "kernel": "attention_backward", "shape": [b * h, s, s_k, d], "scale": scale,
+    spec = {"op": "attention_backward", "kernel": "attention_backward", "shape": [bh, s, s_k, d], "scale": scale,
             **({"causal": True} if causal else {}), **({"group": group} if group > 1 else {}),
             **({"dtype": "float16"} if q.dtype == torch.float16 else {}),
             **({"warpgroups": wgs} if wgs > 1 else {})}
+    prepare_spec = {"op": "attention_backward", "kernel": "attention_backward_prepare", "shape": [bh, s, d],
+                    "dtype": dtype, "grad_lse": grad_lse is not None}
 
     def build():
         from ..kernels.attention_backward import attention_backward
-        return attention_backward(b * h, s, s_k, scale=scale, causal=causal, group=group,
-                                  dtype=launch.NAMES[q.dtype], warpgroups=wgs, d=d)
-    args = [launch.bits(t) for t in flat] + [rows.view(b * h, -1), dq] + [launch.bits(dk),
-                                                                                          launch.bits(dv)]
-    launch.by_signature(("attention_backward", b * h, s, s_k, scale, causal, group, q.dtype, wgs), q, lambda: None, lambda _: [(spec, build)],
-                        lambda _: [args])
+        return attention_backward(bh, s, s_k, scale=scale, causal=causal, group=group, dtype=dtype, warpgroups=wgs,
+                                  d=d)
+
+    def build_prepare():
+        from ..kernels.attention_backward_prepare import attention_backward_prepare
+        return attention_backward_prepare(bh, s, d, dtype, grad_lse=grad_lse is not None)
+    q_bits, do_bits, k_bits, v_bits, o_bits = (launch.bits(t) for t in flat)
+    operands = [[o_bits, do_bits, *stats, rows, dq],
+                [q_bits, do_bits, k_bits, v_bits, rows, dq, launch.bits(dk), launch.bits(dv)]]
+    signature = ("attention_backward", bh, s, s_k, d, scale, causal, group, q.dtype, wgs, grad_lse is not None)
+    launch.by_signature(signature, q, lambda: None, lambda _: [(prepare_spec, build_prepare), (spec, build)],
+                        lambda _: operands)
     return ((dq * scale).to(q.dtype).view(b, h, s, d), dk.view(b, h_kv, s_k, d), dv.view(b, h_kv, s_k, d))
 
 
