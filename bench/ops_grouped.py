@@ -1,0 +1,88 @@
+"""tile_mlir.ops.grouped_matmul (the masked layout, issue 59's first
+step) at DeepSeek-V3's expert shapes (hidden 7168, expert intermediate
+2048: gate and up together N 4096 by K 7168, down N 7168 by K 2048), 8
+and 64 experts of a capacity of 256 and 1024 rows, each expert's count
+drawn uniformly from half the capacity to all of it (decode's masked
+layout), bf16, against the peers the device's torch has: torch.bmm and
+torch._grouped_mm on the whole capacity (they take no counts: they
+multiply every row) and a loop of torch.matmul over each expert's counted
+rows (the counts read on the host first, untimed). TFLOP/s count the
+rows in use. Each result is checked against float64 on the counted rows
+(relative to the largest element). The op loads its kernel from the ops
+cache that `build` filled."""
+
+import json
+import os
+
+import torch
+
+from .timing import timed_rounds
+
+SHAPES = {"gate_up": (4096, 7168), "down": (7168, 2048)}  # (N, K) of DeepSeek-V3's experts
+EXPERTS, CAPACITIES = (8, 64), (256, 1024)
+ROUNDS, REPEATS = 3, 10
+ENTRIES = {}
+
+
+def cases():
+    for name, (n, k) in SHAPES.items():
+        for e in EXPERTS:
+            for cap in CAPACITIES:
+                yield f"grouped_{name}_e{e}_cap{cap}", (e, cap, n, k)
+
+
+def build(out):
+    os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(out)
+    import tile_mlir.ops as ops
+    for name, (e, cap, n, k) in cases():
+        meta = dict(device="meta", dtype=torch.bfloat16)
+        ops.precompile("grouped_matmul", torch.empty(e, cap, k, **meta), torch.empty(e, k, n, **meta),
+                       torch.empty(e, dtype=torch.int32, device="meta"))
+        print(name, "precompiled", flush=True)
+
+
+def entry_of(shape, ops):
+    e, cap, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn(e, cap, k, device="cuda", generator=gen).bfloat16()
+    w = torch.randn(e, n, k, device="cuda", generator=gen).bfloat16()  # a Linear weight's layout
+    counts = torch.randint(cap // 2, cap + 1, (e,), device="cuda", generator=gen, dtype=torch.int32)
+    b = w.transpose(1, 2)
+    got = ops.grouped_matmul(a, b, counts)
+    host_counts = counts.tolist()
+    worst = 0.0
+    for i, m in enumerate(host_counts[:2]):
+        exact = a[i, :m].double() @ b[i].double()
+        worst = max(worst, float((got[i, :m].double() - exact).abs().max() / exact.abs().max()))
+    runs = {"tile_mlir": lambda: ops.grouped_matmul(a, b, counts), "bmm": lambda: torch.bmm(a, b),
+            "matmul_loop": lambda: [torch.matmul(a[i, :m], b[i]) for i, m in enumerate(host_counts)]}
+    entry = {"shape": [e, cap, n, k], "rows_in_use": sum(host_counts), "max_error_relative_to_max": worst}
+    if hasattr(torch, "_grouped_mm"):
+        try:
+            torch._grouped_mm(a, b)
+            runs["grouped_mm"] = lambda: torch._grouped_mm(a, b)
+        except RuntimeError as why:
+            entry["grouped_mm_unavailable"] = str(why).splitlines()[0][:200]
+    timed_rounds(entry, runs, ROUNDS, REPEATS)
+    flops = 2.0 * sum(host_counts) * n * k
+    entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
+    entry["ratio_vs_best_peer"] = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir") / \
+        entry["ms"]["tile_mlir"]
+    return entry
+
+
+def run(artifacts, report_path):
+    os.environ["TILE_MLIR_CACHE_DIR"] = os.path.abspath(artifacts)
+    import tile_mlir.ops as ops
+    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rounds": ROUNDS,
+              "repeats": REPEATS, "kernels": {}}
+    for name, shape in cases():
+        entry = report["kernels"][name] = entry_of(shape, ops)
+        print(name, "x%.3f best peer" % entry["ratio_vs_best_peer"],
+              {key: round(v, 1) for key, v in entry["TFLOPs"].items()},
+              "rel err %.2e" % entry["max_error_relative_to_max"], flush=True)
+    ratios = [entry["ratio_vs_best_peer"] for entry in report["kernels"].values()]
+    report["summary"] = {"geomean_ratio_vs_best_peer": float(torch.tensor(ratios).log().mean().exp()),
+                         "entries": len(ratios)}
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
