@@ -37,7 +37,7 @@ def build(out):
     for name, (e, cap, n, k) in cases():
         meta = dict(device="meta", dtype=torch.bfloat16)
         ops.precompile("grouped_matmul", torch.empty(e, cap, k, **meta), torch.empty(e, k, n, **meta),
-                       torch.empty(e, dtype=torch.int32, device="meta"))
+                       counts=torch.empty(e, dtype=torch.int32, device="meta"))
         print(name, "precompiled", flush=True)
 
 
@@ -48,13 +48,13 @@ def entry_of(shape, ops):
     w = torch.randn(e, n, k, device="cuda", generator=gen).bfloat16()  # a Linear weight's layout
     counts = torch.randint(cap // 2, cap + 1, (e,), device="cuda", generator=gen, dtype=torch.int32)
     b = w.transpose(1, 2)
-    got = ops.grouped_matmul(a, b, counts)
+    got = ops.grouped_matmul(a, b, counts=counts)
     host_counts = counts.tolist()
     worst = 0.0
     for i, m in enumerate(host_counts[:2]):
         exact = a[i, :m].double() @ b[i].double()
         worst = max(worst, float((got[i, :m].double() - exact).abs().max() / exact.abs().max()))
-    runs = {"tile_mlir": lambda: ops.grouped_matmul(a, b, counts), "bmm": lambda: torch.bmm(a, b),
+    runs = {"tile_mlir": lambda: ops.grouped_matmul(a, b, counts=counts), "bmm": lambda: torch.bmm(a, b),
             "matmul_loop": lambda: [torch.matmul(a[i, :m], b[i]) for i, m in enumerate(host_counts)]}
     entry = {"shape": [e, cap, n, k], "rows_in_use": sum(host_counts), "max_error_relative_to_max": worst}
     if hasattr(torch, "_grouped_mm"):

@@ -92,3 +92,41 @@ def test_sass_is_one_launch_of_the_written_products_with_no_spills():
     assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x128x16": 8}
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
     assert (counts["UTMALDG"], counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (4, 1, 32, 0, 0)
+
+
+def contiguous_table(offsets, rows, experts, bm, table_rows):
+    """The contiguous layout's schedule, written out: each expert's rows
+    (from the last expert's end to its own) in tiles of bm, a row
+    (expert, first row, end, 0) a tile; unused rows end at 0."""
+    table, start = [], 0
+    for e, end in enumerate(offsets):
+        for row0 in range(start, end, bm):
+            table.append((e, row0, end, 0))
+        start = end
+    table += [(0, 0, 0, 0)] * (table_rows - len(table))
+    return np.array(table, np.int32)
+
+
+@pytest.mark.parametrize("offsets, rows", [
+    # Experts of 0, 1, 150 (a tile and a partial one) and 49 rows, 10 rows
+    # past the last expert (never written); a tile that reaches into the
+    # next expert's rows (loaded, not stored).
+    ([0, 1, 151, 200], 210),
+    # One expert with every row; then two experts on one tile's rows.
+    ([256], 256), ([3, 5], 64)])
+def test_the_contiguous_layout_multiplies_each_experts_rows_and_nothing_else(offsets, rows):
+    config, n, k = GroupedGemmConfig(), 128, 96
+    problem = grouped_module.ContiguousProblem(len(offsets), rows, n, k)
+    rng = np.random.default_rng(rows)
+    a = rng.integers(-2, 3, (rows, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (len(offsets), n, k)).astype(np.float32)
+    c = np.full((rows, n), SENTINEL, np.uint16)
+    table = contiguous_table(offsets, rows, len(offsets), 128, problem.table_rows(config))
+    tile_mlir.interpret(grouped_module.grouped_gemm_contiguous(problem, config), gemm_reference.bits(a, "bfloat16"),
+                        gemm_reference.bits(b, "bfloat16"), c, table)
+    start = 0
+    for e, end in enumerate(offsets):
+        want = a[start:end].astype(np.float64) @ b[e].T.astype(np.float64)
+        assert np.array_equal(as_float(c[start:end], "bfloat16"), want), e
+        start = end
+    assert (c[offsets[-1]:] == SENTINEL).all()

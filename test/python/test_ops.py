@@ -706,31 +706,60 @@ def test_grouped_matmul_multiplies_each_experts_rows_and_zeros_the_rest():
     a = torch.randint(-2, 3, (e, cap, k), generator=g).bfloat16()
     w = torch.randint(-2, 3, (e, n, k), generator=g).bfloat16()
     counts = torch.tensor([0, 1, 129], dtype=torch.int32)
-    c = ops.grouped_matmul(a, w.transpose(1, 2), counts)
+    c = ops.grouped_matmul(a, w.transpose(1, 2), counts=counts)
     want = torch.einsum("erk,enk->ern", a.double(), w.double())
     assert c.shape == (e, cap, n) and c.dtype == torch.bfloat16
     for i, m in enumerate(counts.tolist()):
         assert torch.equal(c[i, :m].double(), want[i, :m]) and not c[i, m:].any(), i
-    assert torch.equal(ops.grouped_matmul(a, w.transpose(1, 2).contiguous(), counts), c)
+    assert torch.equal(ops.grouped_matmul(a, w.transpose(1, 2).contiguous(), counts=counts), c)
 
 
 def test_grouped_matmul_refuses_bad_arguments_by_name():
     meta = dict(device="meta", dtype=torch.bfloat16)
     a, b = torch.empty(4, 64, 128, **meta), torch.empty(4, 128, 256, **meta)
     counts = torch.empty(4, dtype=torch.int32, device="meta")
-    assert ops.grouped_matmul(a, b, counts).shape == (4, 64, 256)  # the fake
-    with pytest.raises(ValueError, match=r"a has 2 dimensions; the op takes 3"):
-        ops.grouped_matmul(a[0], b, counts)
+    assert ops.grouped_matmul(a, b, counts=counts).shape == (4, 64, 256)  # the fakes
+    assert ops.grouped_matmul(a[0], b, offs=counts).shape == (64, 256)
+    with pytest.raises(ValueError, match=r"a has 4 dimensions; the op takes 2 or 3"):
+        ops.grouped_matmul(a[None], b, counts=counts)
+    with pytest.raises(ValueError, match=r"counts: missing: a of 3 dimensions takes counts"):
+        ops.grouped_matmul(a, b, offs=counts)
+    with pytest.raises(ValueError, match=r"counts: given with a of 2 dimensions \(it takes offs\)"):
+        ops.grouped_matmul(a[0], b, counts=counts, offs=counts)
     with pytest.raises(ValueError, match=r"counts is torch.int64; the op takes torch.int32"):
-        ops.grouped_matmul(a, b, counts.long())
+        ops.grouped_matmul(a, b, counts=counts.long())
     with pytest.raises(ValueError, match=r"b: 3 experts; a has 4"):
-        ops.grouped_matmul(a, b[:3], counts)
-    with pytest.raises(ValueError, match=r"counts: 3 counts for 4 experts"):
-        ops.grouped_matmul(a, b, counts[:3])
+        ops.grouped_matmul(a, b[:3], counts=counts)
+    with pytest.raises(ValueError, match=r"offs: 3 offs for 4 experts"):
+        ops.grouped_matmul(a[0], b, offs=counts[:3])
     with pytest.raises(ValueError, match=r"b: N 96 is not a multiple of 64"):
-        ops.grouped_matmul(a, b[..., :96], counts)
+        ops.grouped_matmul(a, b[..., :96], counts=counts)
     with pytest.raises(ValueError, match=r"b: its 64 rows do not match a's 128 columns"):
-        ops.grouped_matmul(a, b[:, :64], counts)
+        ops.grouped_matmul(a, b[:, :64], counts=counts)
+
+
+@pytest.mark.parametrize("offsets", [[0, 1, 151, 200], [130, 130, 130]])
+def test_grouped_matmul_multiplies_each_experts_contiguous_rows(offsets):
+    # The contiguous layout (interpreted), torch._grouped_mm's offsets:
+    # experts of 0, 1, 150 and 49 rows of 210 (the last 10 in none: zeros);
+    # one expert with every row and two empty ones.
+    g = torch.Generator().manual_seed(6)
+    rows, k, n = (210 if offsets[-1] == 200 else 130), 64, 128
+    a = torch.randint(-2, 3, (rows, k), generator=g).bfloat16()
+    w = torch.randint(-2, 3, (len(offsets), n, k), generator=g).bfloat16()
+    c = ops.grouped_matmul(a, w.transpose(1, 2), offs=torch.tensor(offsets, dtype=torch.int32))
+    start = 0
+    for e, end in enumerate(offsets):
+        assert torch.equal(c[start:end].double(), a[start:end].double() @ w[e].double().t()), e
+        start = end
+    assert c.shape == (rows, n) and not c[offsets[-1]:].any()
+
+
+def test_grouped_matmul_offsets_that_decrease_fail_the_device_assertion():
+    a = torch.zeros(64, 64, dtype=torch.bfloat16)
+    w = torch.zeros(2, 64, 128, dtype=torch.bfloat16)
+    with pytest.raises(RuntimeError):
+        ops.grouped_matmul(a, w, offs=torch.tensor([40, 20], dtype=torch.int32))
 
 
 def test_grouped_matmul_traces_as_one_node_under_torch_compile():
@@ -741,7 +770,7 @@ def test_grouped_matmul_traces_as_one_node_under_torch_compile():
         return lambda *args: (torch.zeros(4, 64, 256, dtype=torch.bfloat16),)
 
     def moe(x, w, counts):
-        return ops.grouped_matmul(x, w.transpose(1, 2), counts)
+        return ops.grouped_matmul(x, w.transpose(1, 2), counts=counts)
 
     torch._dynamo.reset()
     args = (torch.zeros(4, 64, 128, dtype=torch.bfloat16), torch.zeros(4, 256, 128, dtype=torch.bfloat16),

@@ -22,6 +22,13 @@ would write the unused rows. Rows past the count that a tile loads are
 other tokens' or zeros (A's map ends at the capacity) and are never
 stored.
 
+The contiguous layout (grouped_gemm_contiguous: torch._grouped_mm's)
+has the experts' rows back to back, A (rows, K) and C (rows, N); a
+schedule table gives each block its tile (expert, first row, end of the
+expert's rows), made from the offsets by the op on the device. A tile
+that reaches into the next expert's rows loads them and stores nothing
+there.
+
 On integer-valued data small enough that every partial sum is exact, C
 equals numpy bit for bit (test_kernels_gemm_grouped.py).
 """
@@ -84,18 +91,87 @@ class MaskedProblem:
             raise ValueError(f"N {self.n} is not a multiple of the tile's {config.bn} columns")
 
 
-class _Tiles:
-    """Block `bid`'s tile: its expert, first row and first column."""
+@dataclass(frozen=True)
+class ContiguousProblem:
+    """E experts' rows back to back (`rows` in all), N by K weights, and
+    the inputs' type."""
+
+    experts: int
+    rows: int
+    n: int
+    k: int
+    dtype: str = "bfloat16"
+
+    def check(self, config: GroupedGemmConfig):
+        MaskedProblem(self.experts, self.rows, self.n, self.k, self.dtype).check(config)
+
+    def table_rows(self, config: GroupedGemmConfig) -> int:
+        """The schedule's tiles, at most: each expert's rows in tiles of
+        64 x consumers, the last partial, so one tile an expert more than
+        the rows make."""
+        return -(-self.rows // (64 * config.consumers)) + self.experts
+
+
+class _MaskedTiles:
+    """Block `bid`'s tile of the masked layout: its expert, first row
+    (within the expert's capacity) and first column; the expert's count
+    (`read`) bounds its rows."""
 
     def __init__(self, problem: MaskedProblem, config: GroupedGemmConfig, bid):
-        self.bm = 64 * config.consumers
-        self.tiles_m = -(-problem.capacity // self.bm)
-        self.tiles_n = problem.n // config.bn
-        per_expert = self.tiles_m * self.tiles_n
+        self.problem, self.bn, bm = problem, config.bn, 64 * config.consumers
+        tiles_m, tiles_n = -(-problem.capacity // bm), problem.n // config.bn
+        per_expert = tiles_m * tiles_n
         self.count = problem.experts * per_expert
         self.expert = bid // per_expert
         within = bid % per_expert
-        self.row0, self.col0 = within // self.tiles_n * self.bm, within % self.tiles_n * config.bn
+        self.row0, self.col0 = within // tiles_n * bm, within % tiles_n * config.bn
+        self.end = None
+
+    def read(self, Counts):
+        """The expert's count, the rows' bound. A count past the capacity
+        (or negative) is a caller's bug: the interpreter reports it at
+        this line; the GPU takes it clamped."""
+        held = T.alloc_local((1, 1), "int32")
+        T.cuda.tile.apply(T.ptx["ld.global.s32"], held, Counts[self.expert:self.expert + 1])
+        self.end = held.as_index(self.problem.capacity + 1)
+
+    def a_origin(self, k):
+        return (k, self.row0, self.expert)
+
+    def rows(self, C):
+        """C's rows of the tile's expert, the tile's columns."""
+        return C[self.expert, :, self.col0:self.col0 + self.bn]
+
+
+class _TableTiles:
+    """Block `bid`'s tile of the contiguous layout: row bid / tiles_n of
+    the schedule table, columns from bid % tiles_n. A row is (expert,
+    first row, end of the expert's rows, unused), made by the op from the
+    offsets on the device (ops.grouped.schedule); a row past the last
+    tile has end 0 (nothing to do)."""
+
+    def __init__(self, problem: ContiguousProblem, config: GroupedGemmConfig, bid):
+        self.problem, self.bn, tiles_n = problem, config.bn, problem.n // config.bn
+        self.count = problem.table_rows(config) * tiles_n
+        self.tile, self.col0 = bid // tiles_n, bid % tiles_n * config.bn
+        self.expert = self.row0 = self.end = None
+
+    def read(self, Table):
+        """The tile's row of the table, as indices (clamped: the op makes
+        every entry in range)."""
+        held = T.alloc_local((1, 4), "int32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], held.view("uint32"),
+                          Table[self.tile:self.tile + 1].view("uint32"))
+        self.expert = held[0:1, 0:1].as_index(self.problem.experts, mode="clamp")
+        self.row0 = held[0:1, 1:2].as_index(self.problem.rows, mode="clamp")
+        self.end = held[0:1, 2:3].as_index(self.problem.rows + 1, mode="clamp")
+
+    def a_origin(self, k):
+        return (k, self.row0)
+
+    def rows(self, C):
+        """C's rows (all experts'), the tile's columns."""
+        return C[:, self.col0:self.col0 + self.bn]
 
 
 def grouped_gemm_masked(problem: MaskedProblem, config: GroupedGemmConfig = GroupedGemmConfig()):
@@ -110,56 +186,75 @@ def grouped_gemm_masked(problem: MaskedProblem, config: GroupedGemmConfig = Grou
 
     @T.function
     def grouped_gemm(A: a_param, B: b_param, C: c_param, Counts: T.Tensor((e, 1), "int32")):
-        _body(problem, config, (A, B, Counts), C)
+        _body(_MaskedTiles(problem, config, T.block_id()), config, (A, B, Counts), C)
     return grouped_gemm
 
 
-def _body(problem: MaskedProblem, config: GroupedGemmConfig, inputs, C):
-    A, B, Counts = inputs
+def grouped_gemm_contiguous(problem: ContiguousProblem, config: GroupedGemmConfig = GroupedGemmConfig()):
+    """The kernel of the contiguous layout: a T.function of (A, Bt, C,
+    Table), A (rows, K) and C (rows, N), each expert's rows back to back;
+    Table (problem.table_rows(config), 4) int32 (_TableTiles)."""
+    problem.check(config)
+    e, rows, n, k = problem.experts, problem.rows, problem.n, problem.k
     bm = 64 * config.consumers
-    t, bid = T.thread_id(), T.block_id()
-    tiles = _Tiles(problem, config, bid)
+    a_param = T.Tensor((rows, k), "uint16", tma=T.TensorMap((bm, BK), "128B"))
+    b_param = T.Tensor((e, n, k), "uint16", tma=T.TensorMap((1, config.bn, BK), "128B"))
+    c_param = T.Tensor((rows, n), "uint16")
+    table = T.Tensor((problem.table_rows(config), 4), "int32")
+
+    @T.function
+    def grouped_gemm(A: a_param, B: b_param, C: c_param, Table: table):
+        _body(_TableTiles(problem, config, T.block_id()), config, (A, B, Table), C)
+    return grouped_gemm
+
+
+def _body(tiles, config: GroupedGemmConfig, inputs, C):
+    """Shared memory, the ring and the roles of a block whose tile
+    (`tiles`) has rows below its bound; a tile at or past it does
+    nothing."""
+    A, B, schedule = inputs
+    bm = 64 * config.consumers
+    t = T.thread_id()
     T.device_entry(launch=T.cuda.LaunchConfig(grid=tiles.count, block=128 * (config.consumers + 1)))
     a_s = T.alloc_dynamic_shared((config.stages, bm, BK), "uint16", align=1024).swizzle("128B")
     b_s = T.alloc_dynamic_shared((config.stages, config.bn, BK), "uint16", align=1024).swizzle("128B")
-    held = T.alloc_local((1, 1), "int32")
-    T.cuda.tile.apply(T.ptx["ld.global.s32"], held, Counts[tiles.expert:tiles.expert + 1])
-    # A count past the capacity (or negative) is a caller's bug: the
-    # interpreter reports it at this line; the GPU takes it clamped.
-    count = held.as_index(problem.capacity + 1)
+    tiles.read(schedule)
     ring = TmaRing(config.stages, consumers=config.consumers)
     ring.init(where=t == 0)
     sync_block()
-    steps = -(-problem.k // BK)
+    steps = -(-tiles.problem.k // BK)
     roles = WarpgroupRoles(t, (config.producer_regs, config.consumer_regs))
-    with T.if_(tiles.row0 < count):
+    with T.if_(tiles.row0 < tiles.end):
         with roles.producer():
             with T.if_(roles.p == 0):
                 _produce(tiles, (A, B), (a_s, b_s), ring, steps)
         with roles.consumers() as c:
-            _consume(problem, config, (a_s, b_s, ring), (tiles, c, t), (C, count, steps))
+            _consume(tiles, config, (a_s, b_s, ring), (c, t), (C, steps))
 
 
-def _produce(tiles: _Tiles, tensors, buffers, ring, steps):
+def _produce(tiles, tensors, buffers, ring, steps):
     """Each step of K, once its slot is free: the A and Bt boxes."""
     (A, B), (a_s, b_s) = tensors, buffers
+    rank = len(tiles.a_origin(0))
+    a_box = (1,) * (rank - 2) + (a_s.shape[1], BK)
+    a_load = f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes"
     for kt in T.serial(0, steps):
         put = PipelineState.producer(ring.stages, kt)
         ring.acquire(put)
         ring.expect(put, (a_s.shape[1] + b_s.shape[1]) * BK * 2)
-        T.cuda.tile.apply(T.ptx[TMA_LOAD], a_s[put.stage].reshape((1, a_s.shape[1], BK)), A.tensor_map,
-                          (kt * BK, tiles.row0, tiles.expert), ring.full(put))
+        T.cuda.tile.apply(T.ptx[a_load], a_s[put.stage].reshape(a_box), A.tensor_map, tiles.a_origin(kt * BK),
+                          ring.full(put))
         T.cuda.tile.apply(T.ptx[TMA_LOAD], b_s[put.stage].reshape((1, b_s.shape[1], BK)), B.tensor_map,
                           (kt * BK, tiles.col0, tiles.expert), ring.full(put))
 
 
-def _consume(problem: MaskedProblem, config: GroupedGemmConfig, pipeline, who, outputs):
+def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     """Consumer `c`'s 64 rows: each step waits for its slot, issues four
     wgmma (the first step's first starts the accumulators at A B) and
     frees the step before's slot once it has retired; then the rows below
     the count, rounded, from the registers."""
-    (a_s, b_s, ring), (tiles, c, t), (C, count, steps) = pipeline, who, outputs
-    kind = KINDS[problem.dtype]
+    (a_s, b_s, ring), (c, t), (C, steps) = pipeline, who, outputs
+    kind = KINDS[tiles.problem.dtype]
     wgmma = f"wgmma.mma_async.sync.aligned.m64n{config.bn}k16.f32.{kind}.{kind}"
     threads = 128 * (config.consumers + 1)
     accumulate, fresh = t < threads, t >= threads  # a true and a false predicate
@@ -186,5 +281,5 @@ def _consume(problem: MaskedProblem, config: GroupedGemmConfig, pipeline, who, o
         step(kt, False)
     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
     ring.release(PipelineState(ring.stages, steps - 1), where=p == 0)
-    out = C[tiles.expert, :, tiles.col0:tiles.col0 + config.bn]
-    store_pairs(out, acc.reshape((config.bn // 64, 1, 32)), p // 32, p % 32, tiles.row0 + 64 * c, count, kind)
+    store_pairs(tiles.rows(C), acc.reshape((config.bn // 64, 1, 32)), p // 32, p % 32, tiles.row0 + 64 * c,
+                tiles.end, kind)

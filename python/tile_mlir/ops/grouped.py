@@ -1,20 +1,32 @@
-"""tile_mlir.ops.grouped_matmul(a, b, counts): the mixture-of-experts
-GEMM of each expert's rows by its own weights, in the masked layout
-(issue 59, first step; kernels/gemm_grouped.py):
+"""tile_mlir.ops.grouped_matmul: the mixture-of-experts GEMM of each
+expert's rows by its own weights (issue 59; kernels/gemm_grouped.py), in
+the two layouts DeepGEMM and torch._grouped_mm take:
 
-    a (E, capacity, K), b (E, K, N): bf16 or fp16; counts (E,) int32, the
-    rows of each expert in use (0 to capacity);
-    C (E, capacity, N) = a_e @ b_e on each expert's first counts[e] rows,
-    rounded once to the inputs' type; the rows past the count are zeros
-    (C is allocated zeroed: the kernel never writes them).
+- masked, `grouped_matmul(a, b, counts=counts)`: a (E, capacity, K),
+  counts (E,) int32, the rows of each expert in use (0 to capacity); C
+  (E, capacity, N), each expert's first counts[e] rows a_e @ b_e (decode:
+  a fixed grid for any counts, so a CUDA graph captures it);
+- contiguous, `grouped_matmul(a, b, offs=offs)`: a (M, K), the experts'
+  rows back to back, offs (E,) int32 the end of each expert's rows
+  (torch._grouped_mm's convention: expert e has rows offs[e - 1] to
+  offs[e], the first from 0); C (M, N). The schedule (each tile's expert,
+  first row and end) is made from the offsets on the device by torch
+  (searchsorted over the tiles' cumulative counts: no host
+  synchronization).
 
-b is taken as it is where it is the transposed view of a contiguous (E, N,
-K) (a Linear weight's layout, out by in), else copied once to it; N a
-multiple of 64 and K of 8 (TMA's rows: whole 16 bytes). The counts stay
-on the device: one launch with a fixed grid serves any counts, so a
-CUDA graph captures it (decode). A count past the capacity is a caller's
-bug: the interpreter reports it; the GPU takes it clamped.
+b (E, K, N), bf16 or fp16 as a, is taken as it is where it is the
+transposed view of a contiguous (E, N, K) (a Linear weight's layout, out
+by in), else copied once to it; N a multiple of 64 and K of 8 (TMA's
+rows: whole 16 bytes). C is rounded once to the inputs' type; its rows
+in no expert (past the count, or past offs[-1]) are zeros (C is
+allocated zeroed: the kernel never writes them). A count past the
+capacity, or offsets that decrease or pass M, are the caller's bug: the
+interpreter reports a count (the GPU takes it clamped) and offsets fail
+an asynchronous device assertion (torch._assert_async: no
+synchronization); nothing is written out of bounds either way.
 """
+
+from typing import Optional
 
 import torch
 
@@ -24,22 +36,28 @@ from .launch import require
 DTYPES = (torch.bfloat16, torch.float16)
 
 
-def check(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor):
-    """(E, capacity, N, K) of a valid call, or the error naming the
-    argument."""
-    launch.tensor(a, "a", (3,), DTYPES)
+def check(a: torch.Tensor, b: torch.Tensor, counts=None, offs=None):
+    """(E, rows, N, K) of a valid call (rows: the capacity, or M), or the
+    error naming the argument."""
+    launch.tensor(a, "a", (2, 3), DTYPES)
     launch.tensor(b, "b", (3,), DTYPES)
-    launch.tensor(counts, "counts", (1,), (torch.int32,))
     launch.same_placement(a=a, b=b)
-    require(counts.device == a.device, "counts", f"on {counts.device}; a is on {a.device}")
-    (e, cap, k), (e_b, k_b, n) = a.shape, b.shape
-    require(e_b == e, "b", f"{e_b} experts; a has {e}")
+    name, groups = ("counts", counts) if a.dim() == 3 else ("offs", offs)
+    other = "offs" if a.dim() == 3 else "counts"
+    require(groups is not None, name, f"missing: a of {a.dim()} dimensions takes {name}")
+    require((offs if a.dim() == 3 else counts) is None, other, f"given with a of {a.dim()} dimensions (it takes "
+            f"{name})")
+    launch.tensor(groups, name, (1,), (torch.int32,))
+    require(groups.device == a.device, name, f"on {groups.device}; a is on {a.device}")
+    *lead, rows, k = a.shape
+    e, k_b, n = b.shape
+    require(not lead or lead[0] == e, "b", f"{e} experts; a has {lead[0] if lead else 0}")
     require(k_b == k, "b", f"its {k_b} rows do not match a's {k} columns")
-    require(counts.shape[0] == e, "counts", f"{counts.shape[0]} counts for {e} experts")
-    require(min(e, cap, n, k) >= 1, "a", f"an empty problem: {e} experts of {cap} rows, {n} x {k}")
+    require(groups.shape[0] == e, name, f"{groups.shape[0]} {name} for {e} experts")
+    require(min(e, rows, n, k) >= 1, "a", f"an empty problem: {e} experts, {rows} rows, {n} x {k}")
     require(n % 64 == 0, "b", f"N {n} is not a multiple of 64 (the kernel's tiles)")
     require(k % 8 == 0, "a", f"K {k} is not a multiple of 8 (TMA's rows are whole 16 bytes)")
-    return e, cap, n, k
+    return e, rows, n, k
 
 
 def _config(n):
@@ -47,22 +65,51 @@ def _config(n):
     return GroupedGemmConfig(bn=128 if n % 128 == 0 else 64)
 
 
-def grouped_matmul_impl(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
-    e, cap, n, k = check(a, b, counts)
+def schedule(offs: torch.Tensor, rows: int, bm: int, table_rows: int) -> torch.Tensor:
+    """The contiguous layout's tiles (table_rows, 4) int32: (expert, first
+    row, end of its rows, 0), each expert's rows in tiles of bm in order;
+    rows past the last tile end at 0. On the device, without reading the
+    offsets on the host; offsets that decrease or pass `rows` fail
+    torch._assert_async."""
+    ends = offs.long()
+    starts = torch.cat([ends.new_zeros(1), ends[:-1]])
+    torch._assert_async(((ends >= starts).all() & (ends[-1] <= rows)))
+    tiles = (ends - starts + bm - 1) // bm
+    last = torch.cumsum(tiles, 0)
+    tau = torch.arange(table_rows, device=offs.device)
+    expert = torch.searchsorted(last, tau, right=True).clamp(max=ends.numel() - 1)
+    row0 = starts[expert] + (tau - (last - tiles)[expert]) * bm
+    live = tau < last[-1]
+    table = torch.stack([expert, torch.where(live, row0, 0), torch.where(live, ends[expert], 0),
+                         torch.zeros_like(tau)], -1)
+    return table.int()
+
+
+def grouped_matmul_impl(a: torch.Tensor, b: torch.Tensor, counts: Optional[torch.Tensor] = None,
+                        offs: Optional[torch.Tensor] = None) -> torch.Tensor:
+    e, rows, n, k = check(a, b, counts, offs)
     a_rows = launch.aligned(a.contiguous())
     bt = b.transpose(1, 2)
     bt = launch.aligned(bt if bt.is_contiguous() else bt.contiguous())
-    c = torch.zeros((e, cap, n), dtype=a.dtype, device=a.device)
-    config = _config(n)
-    spec = {"op": "grouped_matmul", "kernel": "grouped_gemm_masked", "shape": [e, cap, n, k],
+    c = torch.zeros((*a.shape[:-1], n), dtype=a.dtype, device=a.device)
+    config, dtype = _config(n), launch.NAMES[a.dtype]
+    layout = "masked" if a.dim() == 3 else "contiguous"
+    spec = {"op": "grouped_matmul", "kernel": f"grouped_gemm_{layout}", "shape": [e, rows, n, k],
             "bn": config.bn, **({"dtype": "float16"} if a.dtype == torch.float16 else {})}
 
     def build():
-        from ..kernels.gemm_grouped import MaskedProblem, grouped_gemm_masked
-        return grouped_gemm_masked(MaskedProblem(e, cap, n, k, launch.NAMES[a.dtype]), config)
-    args = [launch.bits(a_rows), launch.bits(bt), launch.bits(c), counts.view(e, 1)]
-    launch.by_signature(("grouped_matmul", e, cap, n, k, a.dtype), a, lambda: None, lambda _: [(spec, build)],
-                        lambda _: [args])
+        from ..kernels import gemm_grouped as G
+        if layout == "masked":
+            return G.grouped_gemm_masked(G.MaskedProblem(e, rows, n, k, dtype), config)
+        return G.grouped_gemm_contiguous(G.ContiguousProblem(e, rows, n, k, dtype), config)
+    if layout == "masked":
+        groups = counts.view(e, 1)
+    else:
+        bm = 64 * config.consumers
+        groups = schedule(offs, rows, bm, -(-rows // bm) + e)
+    args = [launch.bits(a_rows), launch.bits(bt), launch.bits(c), groups]
+    launch.by_signature(("grouped_matmul", layout, e, rows, n, k, a.dtype), a, lambda: None,
+                        lambda _: [(spec, build)], lambda _: [args])
     return c
 
 
@@ -70,13 +117,13 @@ grouped_matmul_op = torch.library.custom_op("tile_mlir::grouped_matmul", mutates
 
 
 @grouped_matmul_op.register_fake
-def _(a, b, counts):
-    e, cap, n, _ = check(a, b, counts)
-    return a.new_empty((e, cap, n))
+def _(a, b, counts=None, offs=None):
+    _, _, n, _ = check(a, b, counts, offs)
+    return a.new_empty((*a.shape[:-1], n))
 
 
-def grouped_matmul(a, b, counts):
+def grouped_matmul(a, b, counts=None, offs=None):
     """The module docstring's product, through the op (torch.compile
     traces it; autograd does not follow it)."""
-    launch.tensors(a=a, b=b, counts=counts)
-    return grouped_matmul_op(a, b, counts)
+    launch.tensors(a=a, b=b, **{name: t for name, t in (("counts", counts), ("offs", offs)) if t is not None})
+    return grouped_matmul_op(a, b, counts, offs)
