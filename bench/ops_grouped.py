@@ -7,8 +7,10 @@ layout), bf16, against the peers the device's torch has: torch.bmm and
 torch._grouped_mm on the whole capacity (they take no counts: they
 multiply every row) and a loop of torch.matmul over each expert's counted
 rows (the counts read on the host first, untimed). TFLOP/s count the
-rows in use. Each result is checked against float64 on the counted rows
-(relative to the largest element). The op loads its kernel from the ops
+rows in use. And the contiguous layout: 4096 and 16,384 tokens split
+among the experts at random ends, against torch._grouped_mm on the same
+offsets and a loop of torch.matmul. Each result is checked against
+float64 on the first experts' rows (relative to the largest element). The op loads its kernel from the ops
 cache that `build` filled."""
 
 import json
@@ -24,11 +26,16 @@ ROUNDS, REPEATS = 3, 10
 ENTRIES = {}
 
 
+TOKENS = (4096, 16384)  # the contiguous layout's rows, all experts'
+
+
 def cases():
     for name, (n, k) in SHAPES.items():
         for e in EXPERTS:
             for cap in CAPACITIES:
                 yield f"grouped_{name}_e{e}_cap{cap}", (e, cap, n, k)
+            for tokens in TOKENS:
+                yield f"grouped_contiguous_{name}_e{e}_m{tokens}", (e, -tokens, n, k)
 
 
 def build(out):
@@ -36,12 +43,47 @@ def build(out):
     import tile_mlir.ops as ops
     for name, (e, cap, n, k) in cases():
         meta = dict(device="meta", dtype=torch.bfloat16)
-        ops.precompile("grouped_matmul", torch.empty(e, cap, k, **meta), torch.empty(e, k, n, **meta),
-                       counts=torch.empty(e, dtype=torch.int32, device="meta"))
+        groups = torch.empty(e, dtype=torch.int32, device="meta")
+        if cap > 0:
+            ops.precompile("grouped_matmul", torch.empty(e, cap, k, **meta), torch.empty(e, k, n, **meta),
+                           counts=groups)
+        else:
+            ops.precompile("grouped_matmul", torch.empty(-cap, k, **meta), torch.empty(e, k, n, **meta), offs=groups)
         print(name, "precompiled", flush=True)
 
 
+def contiguous_entry(shape, ops):
+    """The contiguous layout: `tokens` rows split among the experts at
+    random ends (multiples of 16), against torch._grouped_mm on the same
+    offsets and a loop of torch.matmul."""
+    e, tokens, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn(tokens, k, device="cuda", generator=gen).bfloat16()
+    b = torch.randn(e, n, k, device="cuda", generator=gen).bfloat16().transpose(1, 2)
+    cuts = torch.sort(torch.randint(0, tokens // 16 + 1, (e - 1,), device="cuda", generator=gen)).values * 16
+    offs = torch.cat([cuts, torch.tensor([tokens], device="cuda")]).int()
+    got = ops.grouped_matmul(a, b, offs=offs)
+    ends = offs.tolist()
+    starts = [0] + ends[:-1]
+    exact = a[starts[0]:ends[0]].double() @ b[0].double()
+    entry = {"shape": [e, tokens, n, k], "rows_in_use": tokens, "max_error_relative_to_max":
+             float((got[starts[0]:ends[0]].double() - exact).abs().max() / exact.abs().max().clamp(min=1e-30))}
+    runs = {"tile_mlir": lambda: ops.grouped_matmul(a, b, offs=offs),
+            "matmul_loop": lambda: [torch.matmul(a[s:t], b[i]) for i, (s, t) in enumerate(zip(starts, ends))]}
+    if hasattr(torch, "_grouped_mm"):
+        try:
+            torch._grouped_mm(a, b, offs=offs)
+            runs["grouped_mm"] = lambda: torch._grouped_mm(a, b, offs=offs)
+        except RuntimeError as why:
+            entry["grouped_mm_unavailable"] = str(why).splitlines()[0][:200]
+    return entry, runs, 2.0 * tokens * n * k
+
+
 def entry_of(shape, ops):
+    if shape[1] < 0:
+        entry, runs, flops = contiguous_entry((shape[0], -shape[1], *shape[2:]), ops)
+        timed_rounds(entry, runs, ROUNDS, REPEATS)
+        return _rates(entry, flops)
     e, cap, n, k = shape
     gen = torch.Generator(device="cuda").manual_seed(0)
     a = torch.randn(e, cap, k, device="cuda", generator=gen).bfloat16()
@@ -64,7 +106,10 @@ def entry_of(shape, ops):
         except RuntimeError as why:
             entry["grouped_mm_unavailable"] = str(why).splitlines()[0][:200]
     timed_rounds(entry, runs, ROUNDS, REPEATS)
-    flops = 2.0 * sum(host_counts) * n * k
+    return _rates(entry, 2.0 * sum(host_counts) * n * k)
+
+
+def _rates(entry, flops):
     entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
     entry["ratio_vs_best_peer"] = min(ms for key, ms in entry["ms"].items() if key != "tile_mlir") / \
         entry["ms"]["tile_mlir"]
