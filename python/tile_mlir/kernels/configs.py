@@ -186,3 +186,24 @@ class SplitKFinish:
         """ScaleA's and ScaleB's: (1, 1) each, or rowwise (C's rows, 1) and (1, C's columns)."""
         rows, cols = self.c_shape(m, n)
         return ((1, 1), (1, 1)) if self.scales == "tensor" else ((rows, 1), (1, cols))
+
+
+@dataclass(frozen=True)
+class GroupedGemmConfig:
+    """The block tile: `consumers` warpgroups of 64 rows by `bn` columns, a
+    ring of `stages` slots; setmaxnreg's registers for the producer and
+    the consumers."""
+
+    bn: int = 128
+    consumers: int = 2
+    stages: int = 4
+    producer_regs: int = 40
+    consumer_regs: int = 232
+
+    def __post_init__(self):
+        if self.bn not in (64, 128, 256):
+            raise ValueError(f"bn is 64, 128 or 256, got {self.bn}")
+        if self.consumers not in (1, 2):
+            raise ValueError(f"a block has 1 or 2 consumer warpgroups, got {self.consumers}")
+        if self.stages < 2:
+            raise ValueError(f"the ring has at least 2 slots, got {self.stages}")

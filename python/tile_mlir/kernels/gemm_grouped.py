@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from .. import script as T
 from ..pipelining import PipelineState, TmaRing, WarpgroupRoles, sync_block
 from ..pipelining.epilogues import store_pairs
+from .configs import GroupedGemmConfig
 from .rows import KINDS
 
 # No `from __future__ import annotations`: T.function reads the kernel's
@@ -45,27 +46,6 @@ from .rows import KINDS
 
 BK = 64  # a step of K: one 128-byte row of 16-bit elements
 TMA_LOAD = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
-
-
-@dataclass(frozen=True)
-class GroupedGemmConfig:
-    """The block tile: `consumers` warpgroups of 64 rows by `bn` columns, a
-    ring of `stages` slots; setmaxnreg's registers for the producer and
-    the consumers."""
-
-    bn: int = 128
-    consumers: int = 2
-    stages: int = 4
-    producer_regs: int = 40
-    consumer_regs: int = 232
-
-    def __post_init__(self):
-        if self.bn not in (64, 128, 256):
-            raise ValueError(f"bn is 64, 128 or 256, got {self.bn}")
-        if self.consumers not in (1, 2):
-            raise ValueError(f"a block has 1 or 2 consumer warpgroups, got {self.consumers}")
-        if self.stages < 2:
-            raise ValueError(f"the ring has at least 2 slots, got {self.stages}")
 
 
 @dataclass(frozen=True)
