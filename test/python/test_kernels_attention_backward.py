@@ -4,7 +4,11 @@ interpreter against float64, within a bound derived from the kernel's
 roundings; and the hazards its waits and fences prevent, reported when
 one is left out."""
 
+import collections
 import math
+import os
+import re
+import sys
 import warnings
 
 import numpy as np
@@ -201,6 +205,27 @@ def test_shapes_it_cannot_take_are_refused():
         attention_backward(1, 64, 64, warpgroups=3)
 
 
+class Sass:
+    """A kernel's ptxas resources, SASS listing, instruction counts (by
+    mnemonic) and HGMMA shapes; skips where the disassemblers are not
+    installed."""
+
+    def __init__(self, kernel):
+        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
+        import sass
+        if not sass.available():
+            pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
+        compiled = tile_mlir.compile(kernel, target="sm_90a")
+        self.resources = sass.ptxas_resources(compiled.ptx, arch="sm_90a")
+        self.no_spills = bool(sass.NO_SPILLS.search(self.resources))
+        self.listing = sass.listing(compiled.cubin)
+        self.counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+        self.hgmma = collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", self.listing))
+
+    def spelled(self, pattern):
+        return len(re.findall(pattern, self.listing))
+
+
 def test_sass_is_the_products_written_with_no_spills():
     # Five products of four k chunks a step (S^T, dP^T, dV, dK, dQ): 20
     # HGMMA 64x64x16; dQ staged by 16 STS.64 a thread (a row's two
@@ -209,27 +234,15 @@ def test_sass_is_the_products_written_with_no_spills():
     # queries' (lse2, D) by 8 LDS.128 from the ring (no global load in
     # the loop), dK's and dV's 32 stores; no local memory, and at most
     # 168 registers: three blocks (65,536 registers) an SM.
-    import collections
-    import os
-    import re
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
-    import sass
-    if not sass.available():
-        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
-    compiled = tile_mlir.compile(attention_backward(64, 4096, 4096), target="sm_90a")
-    resources = sass.ptxas_resources(compiled.ptx, arch="sm_90a")
-    assert sass.NO_SPILLS.search(resources), resources
-    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", sass.listing(compiled.cubin))) == \
-        {"64x64x16": 20}
-    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    code = Sass(attention_backward(64, 4096, 4096))
+    counts = code.counts
+    assert code.no_spills and code.hgmma == {"64x64x16": 20}
     assert (counts["REDG"], counts["STSM"], counts["MUFU"], counts["STG"]) == (0, 4, 32, 32)
-    listing = sass.listing(compiled.cubin)
-    assert len(re.findall(r"\bSTS\.64\b", listing)) == counts["STS"] == 16
-    assert len(re.findall(r"\bUTMAREDG\.3D\.ADD\b", listing)) == counts["UTMAREDG"] == 2
-    assert len(re.findall(r"\bLDS\.128\b", listing)) == counts["LDS"] == 8 and counts["LDG"] == 0
+    assert code.spelled(r"\bSTS\.64\b") == counts["STS"] == 16
+    assert code.spelled(r"\bUTMAREDG\.3D\.ADD\b") == counts["UTMAREDG"] == 2
+    assert code.spelled(r"\bLDS\.128\b") == counts["LDS"] == 8 and counts["LDG"] == 0
     assert counts["LDL"] == counts["STL"] == 0
-    assert int(re.search(r"Used (\d+) registers", resources).group(1)) <= 168, resources
+    assert int(re.search(r"Used (\d+) registers", code.resources).group(1)) <= 168, code.resources
 
 
 def test_two_warpgroups_sum_their_dq_in_shared_memory_before_one_reduction():
@@ -237,22 +250,12 @@ def test_two_warpgroups_sum_their_dq_in_shared_memory_before_one_reduction():
     # MUFU.EX2, 4 STSM); dQ: warpgroup 0's 16 STS.64, warpgroup 1's 16
     # LDS.64 and 16 STS.64 (its sums), still 2 TMA reductions a step; no
     # local memory.
-    import collections
-    import os
-    import re
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
-    import sass
-    if not sass.available():
-        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
-    compiled = tile_mlir.compile(attention_backward(64, 4096, 4096, warpgroups=2), target="sm_90a")
-    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
-    listing = sass.listing(compiled.cubin)
-    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x64x16": 20}
-    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    code = Sass(attention_backward(64, 4096, 4096, warpgroups=2))
+    counts = code.counts
+    assert code.no_spills and code.hgmma == {"64x64x16": 20}
     assert (counts["STSM"], counts["MUFU"], counts["STS"], counts["LDS"], counts["UTMAREDG"], counts["REDG"]) == \
         (4, 32, 32, 16 + 8, 2, 0)
-    assert len(re.findall(r"\bLDS\.64\b", listing)) == 16 and counts["LDL"] == counts["STL"] == 0
+    assert code.spelled(r"\bLDS\.64\b") == 16 and counts["LDL"] == counts["STL"] == 0
 
 
 def test_head_dimension_128_fits_the_registers():
@@ -260,20 +263,9 @@ def test_head_dimension_128_fits_the_registers():
     # S^T and dP^T over 8 k chunks, dV, dK and dQ two N-64 products each),
     # 4 TMA reductions a step, and no local memory (dV's and dK's
     # products retire before dQ's accumulators are written).
-    import collections
-    import os
-    import re
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
-    import sass
-    if not sass.available():
-        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
-    compiled = tile_mlir.compile(attention_backward(64, 4096, 4096, d=128), target="sm_90a")
-    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
-    listing = sass.listing(compiled.cubin)
-    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x64x16": 40}
-    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
-    assert (counts["UTMAREDG"], counts["STS"], counts["LDL"], counts["STL"]) == (4, 32, 0, 0)
+    code = Sass(attention_backward(64, 4096, 4096, d=128))
+    assert code.no_spills and code.hgmma == {"64x64x16": 40}
+    assert tuple(code.counts[m] for m in ("UTMAREDG", "STS", "LDL", "STL")) == (4, 32, 0, 0)
 
 
 def test_a_type_it_cannot_take_is_refused():
