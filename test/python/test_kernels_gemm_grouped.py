@@ -130,3 +130,22 @@ def test_the_contiguous_layout_multiplies_each_experts_rows_and_nothing_else(off
         assert np.array_equal(as_float(c[start:end], "bfloat16"), want), e
         start = end
     assert (c[offsets[-1]:] == SENTINEL).all()
+
+
+def test_the_contiguous_kernel_reads_its_tile_once_and_loads_a_by_a_2d_box():
+    # The schedule's row by one 16-byte load (LDG.E.128), A's boxes by 2D
+    # TMA and Bt's by 3D (two a step, written twice), the same products and
+    # predicated stores as the masked kernel; no local memory.
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
+    import sass
+    if not sass.available():
+        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
+    problem = grouped_module.ContiguousProblem(64, 16384, 4096, 7168)
+    compiled = tile_mlir.compile(grouped_module.grouped_gemm_contiguous(problem), target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    listing = sass.listing(compiled.cubin)
+    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x128x16": 8}
+    assert collections.Counter(re.findall(r"\bUTMALDG\.(\dD)\b", listing)) == {"2D": 2, "3D": 2}
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    assert (counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (1, 32, 0, 0)
+    assert re.search(r"\bLDG\.E\.128\b", listing)
