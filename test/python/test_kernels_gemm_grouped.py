@@ -149,3 +149,83 @@ def test_the_contiguous_kernel_reads_its_tile_once_and_loads_a_by_a_2d_box():
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
     assert (counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (1, 32, 0, 0)
     assert re.search(r"\bLDG\.E\.128\b", listing)
+
+
+def scaled_expected(a, b, scale_a, scale_b):
+    """C (rows, N) of one expert in the stated order: per block of 128 of
+    K, the exact partial times the scales' product (rounded once), added
+    to the total in float32 from +0; rounded to bf16 (to nearest even)."""
+    total = np.zeros((a.shape[0], b.shape[0]), np.float32)
+    for kb in range(a.shape[1] // 128):
+        ks = slice(128 * kb, 128 * kb + 128)
+        part = (a[:, ks].astype(np.float64) @ b[:, ks].T.astype(np.float64)).astype(np.float32)
+        factor = (scale_a[:, kb:kb + 1] * np.repeat(scale_b[:, kb], 128)[None, :]).astype(np.float32)
+        total = (part.astype(np.float64) * factor + total).astype(np.float32)  # exact here: one rounding
+    bits = total.view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def powers_of_two(rng, shape):
+    """Scales of 2^-4 to 2^4: every product and sum exact."""
+    return np.exp2(rng.integers(-4, 5, shape)).astype(np.float32)
+
+
+def test_block_scaled_e4m3_masked_is_the_stated_promotion_bit_for_bit():
+    # Experts of 0, 70 (a partial tile) and 128 rows; N of two 128-column
+    # blocks (each its own Bt scale), K of three 128-blocks; scales 2^-4 to
+    # 2^4 (issue 59: 2^-k and 2^k); rows past each count never written.
+    rng = np.random.default_rng(9)
+    counts, cap, n, k = [0, 70, 128], 128, 256, 384
+    e = len(counts)
+    a = rng.integers(-2, 3, (e, cap, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (e, n, k)).astype(np.float32)
+    scale_a, scale_b = powers_of_two(rng, (e, cap, k // 128)), powers_of_two(rng, (e, n // 128, k // 128))
+    c = np.full((e, cap, n), SENTINEL, np.uint16)
+    kernel = grouped_gemm_masked(MaskedProblem(e, cap, n, k, "e4m3"))
+    tile_mlir.interpret(kernel, gemm_reference.bits(a, "e4m3"), gemm_reference.bits(b, "e4m3"), c,
+                        np.array(counts, np.int32).reshape(e, 1), scale_a, scale_b)
+    for i, m in enumerate(counts):
+        assert np.array_equal(c[i, :m], scaled_expected(a[i], b[i], scale_a[i], scale_b[i])[:m]), i
+        assert (c[i, m:] == SENTINEL).all(), i
+
+
+def test_block_scaled_e4m3_contiguous_is_the_stated_promotion_bit_for_bit():
+    rng = np.random.default_rng(10)
+    offsets, rows, n, k = [50, 200], 256, 128, 256
+    problem = grouped_module.ContiguousProblem(2, rows, n, k, "e4m3")
+    config = GroupedGemmConfig()
+    a = rng.integers(-2, 3, (rows, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (2, n, k)).astype(np.float32)
+    scale_a, scale_b = powers_of_two(rng, (rows, k // 128)), powers_of_two(rng, (2, n // 128, k // 128))
+    c = np.full((rows, n), SENTINEL, np.uint16)
+    table = contiguous_table(offsets, rows, 2, 128, problem.table_rows(config))
+    tile_mlir.interpret(grouped_module.grouped_gemm_contiguous(problem, config), gemm_reference.bits(a, "e4m3"),
+                        gemm_reference.bits(b, "e4m3"), c, table, scale_a, scale_b)
+    start = 0
+    for e, end in enumerate(offsets):
+        want = scaled_expected(a[start:end], b[e], scale_a[start:end], scale_b[e])
+        assert np.array_equal(c[start:end], want), e
+        start = end
+    assert (c[offsets[-1]:] == SENTINEL).all()
+
+
+def test_e4m3_without_whole_scale_blocks_is_refused():
+    with pytest.raises(ValueError, match=r"e4m3 takes block scales of 128: K \(192\) a multiple of 128 and tiles "
+                       r"of 128 columns \(bn 128\)"):
+        grouped_gemm_masked(MaskedProblem(2, 64, 128, 192, "e4m3"))
+
+
+def test_block_scaled_sass_is_four_qgmma_a_step_and_one_ffma_a_register():
+    # A step's four QGMMA 64x128x32 (e4m3) into the partial, then the
+    # promotion: one FFMA a register of the 64 (total = partial x scale +
+    # total); three scale loads a step and the count's; no local memory.
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
+    import sass
+    if not sass.available():
+        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
+    compiled = tile_mlir.compile(grouped_gemm_masked(MaskedProblem(8, 512, 4096, 7168, "e4m3")), target="sm_90a")
+    assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
+    listing = sass.listing(compiled.cubin)
+    assert len(re.findall(r"\bQGMMA\.64x128x32\.F32\.E4M3\.E4M3\b", listing)) == 4
+    counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
+    assert (counts["FFMA"], counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (64, 4, 32, 0, 0)

@@ -779,3 +779,29 @@ def test_grouped_matmul_traces_as_one_node_under_torch_compile():
     (gm,) = graphs
     assert [str(n.target) for n in gm.graph.nodes if str(n.target).startswith("tile_mlir.")] == \
         ["tile_mlir.grouped_matmul.default"]
+
+
+def test_grouped_matmul_takes_block_scaled_e4m3():
+    # The masked layout in e4m3 (interpreted): 1 x 128 scales of a's rows
+    # and 128 x 128 of b, powers of two (every step exact); C bf16, each
+    # 128-block's partial times its scales, summed: float64's here.
+    g = torch.Generator().manual_seed(7)
+    e, cap, k, n = 2, 64, 256, 128
+    a = torch.randint(-2, 3, (e, cap, k), generator=g).float()
+    w = torch.randint(-2, 3, (e, n, k), generator=g).float()
+    scale_a = torch.exp2(torch.randint(-3, 4, (e, cap, k // 128), generator=g).float())
+    scale_b = torch.exp2(torch.randint(-3, 4, (e, n // 128, k // 128), generator=g).float())
+    counts = torch.tensor([64, 5], dtype=torch.int32)
+    c = ops.grouped_matmul(a.to(torch.float8_e4m3fn), w.to(torch.float8_e4m3fn).transpose(1, 2), counts=counts,
+                           scale_a=scale_a, scale_b=scale_b)
+    want = sum(torch.einsum("erk,enk->ern", a[..., 128 * j:128 * j + 128].double(), w[..., 128 * j:128 * j + 128].double())
+               * scale_a[..., j:j + 1].double() * scale_b[:, None, :, j].repeat_interleave(128, -1).double()
+               for j in range(k // 128))
+    assert c.dtype == torch.bfloat16
+    for i, m in enumerate(counts.tolist()):
+        assert torch.equal(c[i, :m], want[i, :m].bfloat16()) and not c[i, m:].any(), i
+    with pytest.raises(ValueError, match=r"scale_b: shape \(2, 1, 1\); the blocks make \(2, 1, 2\)"):
+        ops.grouped_matmul(a.to(torch.float8_e4m3fn), w.to(torch.float8_e4m3fn).transpose(1, 2), counts=counts,
+                           scale_a=scale_a, scale_b=scale_b[..., :1])
+    with pytest.raises(ValueError, match=r"scale_a: given for torch.bfloat16: only e4m3 takes block scales"):
+        ops.grouped_matmul(a.bfloat16(), w.bfloat16().transpose(1, 2), counts=counts, scale_a=scale_a)

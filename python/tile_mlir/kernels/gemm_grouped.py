@@ -29,8 +29,18 @@ expert's rows), made from the offsets by the op on the device. A tile
 that reaches into the next expert's rows loads them and stores nothing
 there.
 
-On integer-valued data small enough that every partial sum is exact, C
-equals numpy bit for bit (test_kernels_gemm_grouped.py).
+Block-scaled e4m3 (either layout; DeepSeek-V3's format): ScaleA, A's
+1 x 128 scales (its rows by K / 128), and ScaleB, Bt's 128 x 128 ((E, N /
+128, K / 128)); a step is one block of 128 of K (four wgmma k32 into a
+fresh float32 partial); once it retires, the promotion outside the
+tensor cores: total = fma(partial, scale_a[row] x scale_b[block], total),
+the scales' product rounded once, the total from +0 (DeepGEMM promotes
+at the same interval). C is bf16. K and N are multiples of 128, the
+tiles 128 columns (one block of Bt's scales).
+
+On integer-valued data small enough that every partial sum is exact
+(and scales that are powers of two), C equals numpy bit for bit in the
+stated order (test_kernels_gemm_grouped.py).
 """
 
 from dataclasses import dataclass
@@ -44,8 +54,25 @@ from .rows import KINDS
 # No `from __future__ import annotations`: T.function reads the kernel's
 # parameter annotations as objects.
 
-BK = 64  # a step of K: one 128-byte row of 16-bit elements
+STEP_BYTES = 128  # a step of K: one 128-byte swizzled row (64 16-bit elements, 128 e4m3)
+SCALE_BLOCK = 128  # e4m3's block scales: 1 x 128 of A, 128 x 128 of Bt
 TMA_LOAD = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+
+
+class _Types:
+    """What the inputs' type makes of a step: the elements' bits, a step's
+    elements, the wgmma's K and spelling, its transpose immediates (16-bit
+    only), and C's 16-bit type (bf16 for e4m3)."""
+
+    def __init__(self, dtype: str, bn: int):
+        self.fp8 = dtype == "e4m3"
+        self.bits = "uint8" if self.fp8 else "uint16"
+        self.bk = STEP_BYTES if self.fp8 else STEP_BYTES // 2
+        self.k_step = 32 if self.fp8 else 16
+        kind = "e4m3" if self.fp8 else KINDS[dtype]
+        self.wgmma = f"wgmma.mma_async.sync.aligned.m64n{bn}k{self.k_step}.f32.{kind}.{kind}"
+        self.transposes = () if self.fp8 else (0, 0)
+        self.out_kind = "bf16" if self.fp8 else kind
 
 
 @dataclass(frozen=True)
@@ -60,8 +87,11 @@ class MaskedProblem:
     dtype: str = "bfloat16"
 
     def check(self, config: GroupedGemmConfig):
-        if self.dtype not in KINDS:
-            raise ValueError(f"dtype is one of {sorted(KINDS)}, got {self.dtype!r}")
+        if self.dtype not in (*KINDS, "e4m3"):
+            raise ValueError(f"dtype is one of {sorted((*KINDS, 'e4m3'))}, got {self.dtype!r}")
+        if self.dtype == "e4m3" and (self.k % SCALE_BLOCK or config.bn != SCALE_BLOCK):
+            raise ValueError(f"e4m3 takes block scales of 128: K ({self.k}) a multiple of 128 and tiles of 128 "
+                             f"columns (bn {config.bn})")
         if min(self.experts, self.capacity, self.n, self.k) < 1:
             raise ValueError(f"an empty problem: {self.experts} experts of {self.capacity} rows, "
                              f"{self.n} x {self.k}")
@@ -122,6 +152,10 @@ class _MaskedTiles:
         """C's rows of the tile's expert, the tile's columns."""
         return C[self.expert, :, self.col0:self.col0 + self.bn]
 
+    def scale_rows(self, ScaleA):
+        """A's block scales of the expert's rows (capacity, K / 128)."""
+        return ScaleA[self.expert]
+
 
 class _TableTiles:
     """Block `bid`'s tile of the contiguous layout: row bid / tiles_n of
@@ -153,79 +187,107 @@ class _TableTiles:
         """C's rows (all experts'), the tile's columns."""
         return C[:, self.col0:self.col0 + self.bn]
 
+    def scale_rows(self, ScaleA):
+        """A's block scales (rows, K / 128)."""
+        return ScaleA
+
 
 def grouped_gemm_masked(problem: MaskedProblem, config: GroupedGemmConfig = GroupedGemmConfig()):
     """The kernel of `problem` (module docstring): a T.function of (A, Bt,
-    C, Counts)."""
+    C, Counts), and for e4m3 (ScaleA, ScaleB) after them: ScaleA (E,
+    capacity, K / 128) and ScaleB (E, N / 128, K / 128) float32."""
     problem.check(config)
     e, cap, n, k = problem.experts, problem.capacity, problem.n, problem.k
-    bm = 64 * config.consumers
-    a_param = T.Tensor((e, cap, k), "uint16", tma=T.TensorMap((1, bm, BK), "128B"))
-    b_param = T.Tensor((e, n, k), "uint16", tma=T.TensorMap((1, config.bn, BK), "128B"))
+    types, bm = _Types(problem.dtype, config.bn), 64 * config.consumers
+    a_param = T.Tensor((e, cap, k), types.bits, tma=T.TensorMap((1, bm, types.bk), "128B"))
+    b_param = T.Tensor((e, n, k), types.bits, tma=T.TensorMap((1, config.bn, types.bk), "128B"))
     c_param = T.Tensor((e, cap, n), "uint16")
+    counts = T.Tensor((e, 1), "int32")
+    if not types.fp8:
+        @T.function
+        def grouped_gemm(A: a_param, B: b_param, C: c_param, Counts: counts):
+            _body(_MaskedTiles(problem, config, T.block_id()), config, (A, B, Counts), C)
+        return grouped_gemm
+    scales_a, scales_b = T.Tensor((e, cap, k // SCALE_BLOCK), "float32"), _scales_b(problem)
 
     @T.function
-    def grouped_gemm(A: a_param, B: b_param, C: c_param, Counts: T.Tensor((e, 1), "int32")):
-        _body(_MaskedTiles(problem, config, T.block_id()), config, (A, B, Counts), C)
-    return grouped_gemm
+    def grouped_gemm_scaled(A: a_param, B: b_param, C: c_param, Counts: counts, ScaleA: scales_a, ScaleB: scales_b):
+        _body(_MaskedTiles(problem, config, T.block_id()), config, (A, B, Counts), C, (ScaleA, ScaleB))
+    return grouped_gemm_scaled
 
 
 def grouped_gemm_contiguous(problem: ContiguousProblem, config: GroupedGemmConfig = GroupedGemmConfig()):
     """The kernel of the contiguous layout: a T.function of (A, Bt, C,
     Table), A (rows, K) and C (rows, N), each expert's rows back to back;
-    Table (problem.table_rows(config), 4) int32 (_TableTiles)."""
+    Table (problem.table_rows(config), 4) int32 (_TableTiles); for e4m3
+    (ScaleA, ScaleB) after them: ScaleA (rows, K / 128) and ScaleB (E,
+    N / 128, K / 128) float32."""
     problem.check(config)
     e, rows, n, k = problem.experts, problem.rows, problem.n, problem.k
-    bm = 64 * config.consumers
-    a_param = T.Tensor((rows, k), "uint16", tma=T.TensorMap((bm, BK), "128B"))
-    b_param = T.Tensor((e, n, k), "uint16", tma=T.TensorMap((1, config.bn, BK), "128B"))
+    types, bm = _Types(problem.dtype, config.bn), 64 * config.consumers
+    a_param = T.Tensor((rows, k), types.bits, tma=T.TensorMap((bm, types.bk), "128B"))
+    b_param = T.Tensor((e, n, k), types.bits, tma=T.TensorMap((1, config.bn, types.bk), "128B"))
     c_param = T.Tensor((rows, n), "uint16")
     table = T.Tensor((problem.table_rows(config), 4), "int32")
+    if not types.fp8:
+        @T.function
+        def grouped_gemm(A: a_param, B: b_param, C: c_param, Table: table):
+            _body(_TableTiles(problem, config, T.block_id()), config, (A, B, Table), C)
+        return grouped_gemm
+    scales_a, scales_b = T.Tensor((rows, k // SCALE_BLOCK), "float32"), _scales_b(problem)
 
     @T.function
-    def grouped_gemm(A: a_param, B: b_param, C: c_param, Table: table):
-        _body(_TableTiles(problem, config, T.block_id()), config, (A, B, Table), C)
-    return grouped_gemm
+    def grouped_gemm_scaled(A: a_param, B: b_param, C: c_param, Table: table, ScaleA: scales_a, ScaleB: scales_b):
+        _body(_TableTiles(problem, config, T.block_id()), config, (A, B, Table), C, (ScaleA, ScaleB))
+    return grouped_gemm_scaled
 
 
-def _body(tiles, config: GroupedGemmConfig, inputs, C):
+def _scales_b(problem):
+    """Bt's 128 x 128 block scales: (E, N / 128, K / 128) float32."""
+    return T.Tensor((problem.experts, problem.n // SCALE_BLOCK, problem.k // SCALE_BLOCK), "float32")
+
+
+def _body(tiles, config: GroupedGemmConfig, inputs, C, scales=None):
     """Shared memory, the ring and the roles of a block whose tile
     (`tiles`) has rows below its bound; a tile at or past it does
-    nothing."""
+    nothing. `scales`: e4m3's (ScaleA, ScaleB)."""
     A, B, schedule = inputs
-    bm = 64 * config.consumers
+    types, bm = _Types(tiles.problem.dtype, config.bn), 64 * config.consumers
     t = T.thread_id()
     T.device_entry(launch=T.cuda.LaunchConfig(grid=tiles.count, block=128 * (config.consumers + 1)))
-    a_s = T.alloc_dynamic_shared((config.stages, bm, BK), "uint16", align=1024).swizzle("128B")
-    b_s = T.alloc_dynamic_shared((config.stages, config.bn, BK), "uint16", align=1024).swizzle("128B")
+    a_s = T.alloc_dynamic_shared((config.stages, bm, types.bk), types.bits, align=1024).swizzle("128B")
+    b_s = T.alloc_dynamic_shared((config.stages, config.bn, types.bk), types.bits, align=1024).swizzle("128B")
     tiles.read(schedule)
     ring = TmaRing(config.stages, consumers=config.consumers)
     ring.init(where=t == 0)
     sync_block()
-    steps = -(-tiles.problem.k // BK)
+    steps = -(-tiles.problem.k // types.bk)
     roles = WarpgroupRoles(t, (config.producer_regs, config.consumer_regs))
     with T.if_(tiles.row0 < tiles.end):
         with roles.producer():
             with T.if_(roles.p == 0):
                 _produce(tiles, (A, B), (a_s, b_s), ring, steps)
         with roles.consumers() as c:
-            _consume(tiles, config, (a_s, b_s, ring), (c, t), (C, steps))
+            if scales is None:
+                _consume(tiles, config, (a_s, b_s, ring), (c, t), (C, steps))
+            else:
+                _consume_scaled(tiles, config, (a_s, b_s, ring), (c, t), (C, steps, scales))
 
 
 def _produce(tiles, tensors, buffers, ring, steps):
     """Each step of K, once its slot is free: the A and Bt boxes."""
     (A, B), (a_s, b_s) = tensors, buffers
-    rank = len(tiles.a_origin(0))
-    a_box = (1,) * (rank - 2) + (a_s.shape[1], BK)
+    rank, bk = len(tiles.a_origin(0)), a_s.shape[2]
+    a_box = (1,) * (rank - 2) + (a_s.shape[1], bk)
     a_load = f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes"
     for kt in T.serial(0, steps):
         put = PipelineState.producer(ring.stages, kt)
         ring.acquire(put)
-        ring.expect(put, (a_s.shape[1] + b_s.shape[1]) * BK * 2)
-        T.cuda.tile.apply(T.ptx[a_load], a_s[put.stage].reshape(a_box), A.tensor_map, tiles.a_origin(kt * BK),
+        ring.expect(put, (a_s.shape[1] + b_s.shape[1]) * STEP_BYTES)
+        T.cuda.tile.apply(T.ptx[a_load], a_s[put.stage].reshape(a_box), A.tensor_map, tiles.a_origin(kt * bk),
                           ring.full(put))
-        T.cuda.tile.apply(T.ptx[TMA_LOAD], b_s[put.stage].reshape((1, b_s.shape[1], BK)), B.tensor_map,
-                          (kt * BK, tiles.col0, tiles.expert), ring.full(put))
+        T.cuda.tile.apply(T.ptx[TMA_LOAD], b_s[put.stage].reshape((1, b_s.shape[1], bk)), B.tensor_map,
+                          (kt * bk, tiles.col0, tiles.expert), ring.full(put))
 
 
 def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
@@ -236,6 +298,7 @@ def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     (a_s, b_s, ring), (c, t), (C, steps) = pipeline, who, outputs
     kind = KINDS[tiles.problem.dtype]
     wgmma = f"wgmma.mma_async.sync.aligned.m64n{config.bn}k16.f32.{kind}.{kind}"
+    bk = a_s.shape[2]
     threads = 128 * (config.consumers + 1)
     accumulate, fresh = t < threads, t >= threads  # a true and a false predicate
     p = t % 128
@@ -247,7 +310,7 @@ def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
         get = PipelineState(ring.stages, kt)
         ring.wait(get)
         T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
-        for kk in range(BK // 16):
+        for kk in range(bk // 16):
             a_desc = a_s[get.stage, 64 * c:64 * c + 64, 16 * kk:16 * kk + 16].matrix_descriptor()
             b_desc = b_s[get.stage, 0:config.bn, 16 * kk:16 * kk + 16].matrix_descriptor()
             T.cuda.tile.apply(T.ptx[wgmma], acc, a_desc, b_desc, fresh if first and kk == 0 else accumulate,
@@ -263,3 +326,49 @@ def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     ring.release(PipelineState(ring.stages, steps - 1), where=p == 0)
     store_pairs(tiles.rows(C), acc.reshape((config.bn // 64, 1, 32)), p // 32, p % 32, tiles.row0 + 64 * c,
                 tiles.end, kind)
+
+
+def _consume_scaled(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
+    """Consumer `c`'s 64 rows of e4m3 with block scales (DeepGEMM's
+    promotion): each step (128 of K, one scale block) multiplies into a
+    fresh float32 partial (four wgmma k32), waits for it, frees its slot,
+    and adds it to the total outside the tensor cores: total = fma(partial,
+    scale_a[row, step] x scale_b[tile's 128 columns, step], total), the
+    scales' product rounded once, the total from +0. Then the rows below
+    the bound, rounded to bf16, from the registers."""
+    (a_s, b_s, ring), (c, t), (C, steps, (ScaleA, ScaleB)) = pipeline, who, outputs
+    types = _Types(tiles.problem.dtype, config.bn)
+    threads, p = 128 * (config.consumers + 1), t % 128
+    accumulate, fresh = t < threads, t >= threads  # a true and a false predicate
+    regs = config.bn // 2
+    part, total = T.alloc_local((1, 1, regs), "float32"), T.alloc_local((1, 1, regs), "float32")
+    T.cuda.tile.apply(T.ptx["mov.b32"], total.view("uint32").reshape((regs, 1)), T.uint32(0))
+    scale_rows, bound = tiles.scale_rows(ScaleA), tiles.scale_rows(ScaleA).shape[0]
+    factor, other = T.alloc_local((2, 1), "float32"), T.alloc_local((1, 1), "float32")
+    first_row = tiles.row0 + 64 * c + 16 * (p // 32) + (p % 32) // 4
+    for kt in T.serial(0, steps):
+        get = PipelineState(ring.stages, kt)
+        ring.wait(get)
+        T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
+        for kk in range(types.bk // types.k_step):
+            ks = slice(types.k_step * kk, types.k_step * (kk + 1))
+            T.cuda.tile.apply(T.ptx[types.wgmma], part, a_s[get.stage, 64 * c:64 * c + 64, ks].matrix_descriptor(),
+                              b_s[get.stage, 0:config.bn, ks].matrix_descriptor(), fresh if kk == 0 else accumulate,
+                              T.int32(1), T.int32(1))
+        T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+        T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+        ring.release(get, where=p == 0)
+        # The thread's two rows (r and r + 8; past the bound: the last
+        # row's, never stored) and the tile's column block.
+        for h in range(2):
+            row = T.minimum(first_row + 8 * h, bound - 1)
+            T.cuda.tile.apply(T.ptx["ld.global.f32"], factor[h:h + 1], scale_rows[row:row + 1, kt:kt + 1])
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], other,
+                          ScaleB[tiles.expert, tiles.col0 // SCALE_BLOCK:tiles.col0 // SCALE_BLOCK + 1, kt:kt + 1])
+        T.cuda.tile.apply(T.ptx["mul.rn.f32"], factor, factor, other.broadcast((2, 1)))
+        for e in range(regs):  # register e's row: r + 8 for e % 4 in 2, 3
+            h = (e % 4) // 2
+            T.cuda.tile.apply(T.ptx["fma.rn.f32"], total[0, 0:1, e:e + 1], part[0, 0:1, e:e + 1], factor[h:h + 1],
+                              total[0, 0:1, e:e + 1])
+    store_pairs(tiles.rows(C), total.reshape((config.bn // 64, 1, 32)), p // 32, p % 32, tiles.row0 + 64 * c,
+                tiles.end, types.out_kind)

@@ -14,6 +14,13 @@ the two layouts DeepGEMM and torch._grouped_mm take:
   (searchsorted over the tiles' cumulative counts: no host
   synchronization).
 
+Block-scaled e4m3 (DeepSeek-V3's format, DeepGEMM's promotion): a and b
+torch.float8_e4m3fn with float32 `scale_a` (a's rows by K / 128: 1 x 128
+blocks) and `scale_b` (E, N / 128, K / 128: 128 x 128 blocks); each block
+of 128 of K multiplied on the tensor cores into a fresh partial, which is
+added to the total outside them, times the blocks' scales' product
+(rounded once); C bf16. N and K multiples of 128.
+
 b (E, K, N), bf16 or fp16 as a, is taken as it is where it is the
 transposed view of a contiguous (E, N, K) (a Linear weight's layout, out
 by in), else copied once to it; N a multiple of 64 and K of 8 (TMA's
@@ -33,10 +40,18 @@ import torch
 from . import launch
 from .launch import require
 
-DTYPES = (torch.bfloat16, torch.float16)
+DTYPES = (torch.bfloat16, torch.float16, torch.float8_e4m3fn)
+E4M3 = torch.float8_e4m3fn
+BLOCK = 128  # e4m3's scale blocks: 1 x 128 of a, 128 x 128 of b
 
 
-def check(a: torch.Tensor, b: torch.Tensor, counts=None, offs=None):
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    """The tensor as the kernels take it: 16-bit floats as uint16, e4m3 as
+    uint8."""
+    return t.view(torch.uint8) if t.dtype == E4M3 else launch.bits(t)
+
+
+def check(a: torch.Tensor, b: torch.Tensor, counts=None, offs=None, scale_a=None, scale_b=None):
     """(E, rows, N, K) of a valid call (rows: the capacity, or M), or the
     error naming the argument."""
     launch.tensor(a, "a", (2, 3), DTYPES)
@@ -57,12 +72,32 @@ def check(a: torch.Tensor, b: torch.Tensor, counts=None, offs=None):
     require(min(e, rows, n, k) >= 1, "a", f"an empty problem: {e} experts, {rows} rows, {n} x {k}")
     require(n % 64 == 0, "b", f"N {n} is not a multiple of 64 (the kernel's tiles)")
     require(k % 8 == 0, "a", f"K {k} is not a multiple of 8 (TMA's rows are whole 16 bytes)")
+    _check_scales(a, (e, rows, n, k), scale_a, scale_b)
     return e, rows, n, k
+
+
+def _check_scales(a, extents, scale_a, scale_b):
+    """e4m3 takes float32 block scales, scale_a of a's rows by K / 128 (a's
+    leading dimensions first) and scale_b (E, N / 128, K / 128); the 16-bit
+    types take none."""
+    e, rows, n, k = extents
+    if a.dtype != E4M3:
+        require(scale_a is None and scale_b is None, "scale_a" if scale_a is not None else "scale_b",
+                f"given for {a.dtype}: only e4m3 takes block scales")
+        return
+    require(k % BLOCK == 0 and n % BLOCK == 0, "b", f"N {n} and K {k}: e4m3's scale blocks are 128 x 128")
+    want = {"scale_a": (*a.shape[:-1], k // BLOCK), "scale_b": (e, n // BLOCK, k // BLOCK)}
+    for name, scale in (("scale_a", scale_a), ("scale_b", scale_b)):
+        require(scale is not None, name, "missing: e4m3 takes block scales")
+        launch.tensor(scale, name, (len(want[name]),), (torch.float32,))
+        require(tuple(scale.shape) == want[name], name, f"shape {tuple(scale.shape)}; the blocks make "
+                f"{want[name]}")
+        require(scale.device == a.device, name, f"on {scale.device}; a is on {a.device}")
 
 
 def _config(n):
     from ..kernels.configs import GroupedGemmConfig  # no MLIR: the GPU machine runs precompiled kernels
-    return GroupedGemmConfig(bn=128 if n % 128 == 0 else 64)
+    return GroupedGemmConfig(bn=128 if n % 128 == 0 else 64)  # e4m3: N a multiple of 128, checked
 
 
 def schedule(offs: torch.Tensor, rows: int, bm: int, table_rows: int) -> torch.Tensor:
@@ -86,16 +121,17 @@ def schedule(offs: torch.Tensor, rows: int, bm: int, table_rows: int) -> torch.T
 
 
 def grouped_matmul_impl(a: torch.Tensor, b: torch.Tensor, counts: Optional[torch.Tensor] = None,
-                        offs: Optional[torch.Tensor] = None) -> torch.Tensor:
-    e, rows, n, k = check(a, b, counts, offs)
+                        offs: Optional[torch.Tensor] = None, scale_a: Optional[torch.Tensor] = None,
+                        scale_b: Optional[torch.Tensor] = None) -> torch.Tensor:
+    e, rows, n, k = check(a, b, counts, offs, scale_a, scale_b)
     a_rows = launch.aligned(a.contiguous())
     bt = b.transpose(1, 2)
     bt = launch.aligned(bt if bt.is_contiguous() else bt.contiguous())
-    c = torch.zeros((*a.shape[:-1], n), dtype=a.dtype, device=a.device)
-    config, dtype = _config(n), launch.NAMES[a.dtype]
+    c = torch.zeros((*a.shape[:-1], n), dtype=_out_dtype(a), device=a.device)
+    config, dtype = _config(n), "e4m3" if a.dtype == E4M3 else launch.NAMES[a.dtype]
     layout = "masked" if a.dim() == 3 else "contiguous"
     spec = {"op": "grouped_matmul", "kernel": f"grouped_gemm_{layout}", "shape": [e, rows, n, k],
-            "bn": config.bn, **({"dtype": "float16"} if a.dtype == torch.float16 else {})}
+            "bn": config.bn, **({"dtype": dtype} if dtype != "bfloat16" else {})}
 
     def build():
         from ..kernels import gemm_grouped as G
@@ -107,7 +143,8 @@ def grouped_matmul_impl(a: torch.Tensor, b: torch.Tensor, counts: Optional[torch
     else:
         bm = 64 * config.consumers
         groups = schedule(offs, rows, bm, -(-rows // bm) + e)
-    args = [launch.bits(a_rows), launch.bits(bt), launch.bits(c), groups]
+    scales = [] if scale_a is None else [scale_a.contiguous(), scale_b.contiguous()]
+    args = [_bits(a_rows), _bits(bt), launch.bits(c), groups, *scales]
     launch.by_signature(("grouped_matmul", layout, e, rows, n, k, a.dtype), a, lambda: None,
                         lambda _: [(spec, build)], lambda _: [args])
     return c
@@ -117,13 +154,19 @@ grouped_matmul_op = torch.library.custom_op("tile_mlir::grouped_matmul", mutates
 
 
 @grouped_matmul_op.register_fake
-def _(a, b, counts=None, offs=None):
-    _, _, n, _ = check(a, b, counts, offs)
-    return a.new_empty((*a.shape[:-1], n))
+def _(a, b, counts=None, offs=None, scale_a=None, scale_b=None):
+    _, _, n, _ = check(a, b, counts, offs, scale_a, scale_b)
+    return a.new_empty((*a.shape[:-1], n), dtype=_out_dtype(a))
 
 
-def grouped_matmul(a, b, counts=None, offs=None):
+def _out_dtype(a):
+    """C's type: the inputs' 16-bit type, bf16 for e4m3."""
+    return torch.bfloat16 if a.dtype == E4M3 else a.dtype
+
+
+def grouped_matmul(a, b, counts=None, offs=None, scale_a=None, scale_b=None):
     """The module docstring's product, through the op (torch.compile
     traces it; autograd does not follow it)."""
-    launch.tensors(a=a, b=b, **{name: t for name, t in (("counts", counts), ("offs", offs)) if t is not None})
-    return grouped_matmul_op(a, b, counts, offs)
+    given = (("counts", counts), ("offs", offs), ("scale_a", scale_a), ("scale_b", scale_b))
+    launch.tensors(a=a, b=b, **{name: t for name, t in given if t is not None})
+    return grouped_matmul_op(a, b, counts, offs, scale_a, scale_b)
