@@ -805,3 +805,24 @@ def test_grouped_matmul_takes_block_scaled_e4m3():
                            scale_a=scale_a, scale_b=scale_b[..., :1])
     with pytest.raises(ValueError, match=r"scale_a: given for torch.bfloat16: only e4m3 takes block scales"):
         ops.grouped_matmul(a.bfloat16(), w.bfloat16().transpose(1, 2), counts=counts, scale_a=scale_a)
+
+
+def test_scaled_matmul_takes_block_scales():
+    # 1 x 128 scales of a's rows and 128 x 128 of b's (N, K) storage
+    # (interpreted, one expert of the grouped kernel's contiguous layout):
+    # 100 rows (a partial tile), K of two blocks; powers of two, so C is
+    # float64's rounded to bf16.
+    g = torch.Generator().manual_seed(8)
+    m, k, n = 100, 256, 256
+    a = torch.randint(-2, 3, (m, k), generator=g).float()
+    bt = torch.randint(-2, 3, (n, k), generator=g).float()
+    scale_a = torch.exp2(torch.randint(-3, 4, (m, k // 128), generator=g).float())
+    scale_b = torch.exp2(torch.randint(-3, 4, (n // 128, k // 128), generator=g).float())
+    c = ops.scaled_matmul(a.to(torch.float8_e4m3fn), bt.to(torch.float8_e4m3fn).t(), scale_a, scale_b)
+    want = sum((a[:, 128 * j:128 * j + 128].double() @ bt[:, 128 * j:128 * j + 128].double().t())
+               * scale_a[:, j:j + 1].double() * scale_b[:, j].repeat_interleave(128)[None].double() for j in range(2))
+    assert c.dtype == torch.bfloat16 and torch.equal(c, want.bfloat16())
+    with pytest.raises(ValueError, match=r"out_dtype: torch.float16: block-scaled products are rounded to "
+                       r"torch.bfloat16"):
+        ops.scaled_matmul(a.to(torch.float8_e4m3fn), bt.to(torch.float8_e4m3fn).t(), scale_a, scale_b,
+                          out_dtype=torch.float16)

@@ -4,7 +4,8 @@ M, N and K (N and K not multiples of 8 take zero-padded copies, `padded`),
 C rounded once to the inputs' type (or `out_dtype`, bf16 or fp16) as
 torch.matmul rounds it, or float32 (the accumulators as they are).
 scaled_matmul: e4m3 with per-tensor or rowwise scales, as
-torch._scaled_mm takes them."""
+torch._scaled_mm takes them, or 1 x 128 and 128 x 128 block scales
+(DeepSeek-V3's; the grouped GEMM's kernel, one expert)."""
 
 import dataclasses
 from typing import Optional
@@ -299,7 +300,10 @@ def _(a, b, out_dtype=None):
 def check_scaled(a, b, scale_a, scale_b):
     """(m, n, k, the scales' kind) of a valid scaled_matmul, or the error
     naming the argument: one float32 scale each ("tensor"), or scale_a
-    (M, 1) and scale_b (1, N) ("row"), as torch._scaled_mm takes them."""
+    (M, 1) and scale_b (1, N) ("row"), as torch._scaled_mm takes them; or
+    block scales ("block", DeepSeek-V3's and DeepGEMM's): scale_a (M, K /
+    128), 1 x 128 blocks of a's rows, and scale_b (N / 128, K / 128), 128 x
+    128 blocks of b's (N, K) storage, N and K multiples of 128."""
     launch.tensor(a, "a", (2,), (torch.float8_e4m3fn,))
     launch.tensor(b, "b", (2,), (torch.float8_e4m3fn,))
     launch.same_placement(a=a, b=b)
@@ -308,6 +312,11 @@ def check_scaled(a, b, scale_a, scale_b):
         launch.tensor(scale, name, (0, 1, 2), (torch.float32,))
         launch.require(scale.device == a.device, name, f"on {scale.device}, a on {a.device}")
     rowwise = (tuple(scale_a.shape), tuple(scale_b.shape)) == ((m, 1), (1, n))
+    blocks = (tuple(scale_a.shape), tuple(scale_b.shape)) == ((m, -(-k // 128)), (-(-n // 128), -(-k // 128)))
+    if blocks and not rowwise:
+        launch.require(k == k_b, "b", f"its {k_b} rows do not match a's {k} columns")
+        launch.require(n % 128 == 0 and k % 128 == 0, "b", f"N {n} and K {k}: block scales take multiples of 128")
+        return m, n, k, "block"
     if not rowwise and scale_a.numel() * scale_b.numel() != 1:
         # Name the one that does not match the other's kind.
         a_ok = scale_a.numel() == 1 if scale_b.numel() == 1 else tuple(scale_a.shape) == (m, 1)
@@ -340,7 +349,7 @@ def _prepare_scaled(a, b, scale_a, scale_b, out_dtype):
     m, n, k, kind = check_scaled(a, b, scale_a, scale_b)
     out = check_out_dtype(out_dtype, torch.bfloat16)
     general = lambda *inputs: scaled_matmul_impl(*inputs, out_dtype)  # noqa: E731
-    if not (as_is(a, b) and n % 8 == 0 and k % 16 == 0 and scale_a.is_contiguous() and scale_b.is_contiguous()):
+    if kind == "block" or not (as_is(a, b) and n % 8 == 0 and k % 16 == 0 and scale_a.is_contiguous() and scale_b.is_contiguous()):
         return general
     run = _GemmRun("scaled_matmul", (m, n, k), "e4m3", True if kind == "tensor" else "row",
                    None if out == torch.bfloat16 else launch.NAMES[out])
@@ -354,6 +363,8 @@ def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, 
                        out_dtype: Optional[torch.dtype] = torch.bfloat16) -> torch.Tensor:
     m, n, k, kind = check_scaled(a, b, scale_a, scale_b)
     out = check_out_dtype(out_dtype, torch.bfloat16)
+    if kind == "block":
+        return _block_scaled(a, b, (scale_a, scale_b), out)
     # e4m3 pads in its bits (float8 has no pad kernel): a zero byte is +0.
     (a_rows, bt), (n_to, k_to) = padded(*(t.view(torch.uint8) for t in k_major(a, b)), 8, 16)
     c = torch.empty((m, n_to), dtype=out, device=a.device)
@@ -365,6 +376,17 @@ def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, 
               scaled=True if kind == "tensor" else "row",
               out_dtype=None if out == torch.bfloat16 else launch.NAMES[out])
     return c if n_to == n else c[:, :n].contiguous()
+
+
+def _block_scaled(a, b, scales, out):
+    """Block scales: the grouped GEMM's contiguous layout with one expert
+    of every row (kernels/gemm_grouped.py: each 128-block of K's partial
+    promoted outside the tensor cores), C bf16."""
+    from .grouped import grouped_matmul_impl
+    launch.require(out == torch.bfloat16, "out_dtype", f"{out}: block-scaled products are rounded to "
+                   "torch.bfloat16")
+    offs = torch.full((1,), a.shape[0], dtype=torch.int32, device=a.device)  # a fill: no copy from the host
+    return grouped_matmul_impl(a, b.unsqueeze(0), offs=offs, scale_a=scales[0], scale_b=scales[1].unsqueeze(0))
 
 
 scaled_matmul_op = torch.library.custom_op("tile_mlir::scaled_matmul", mutates_args=())(scaled_matmul_impl)
