@@ -29,6 +29,12 @@ expert's rows), made from the offsets by the op on the device. A tile
 that reaches into the next expert's rows loads them and stores nothing
 there.
 
+No tensor map is edited on the device (tensormap.replace): Bt's map
+spans every expert's weights, (E, N, K), the expert one of its
+coordinates; A's map spans all rows, an expert's rows a range of them;
+and C is stored from the registers, bounded by the expert's rows. One
+map each serves every expert of any size.
+
 Block-scaled e4m3 (either layout; DeepSeek-V3's format): ScaleA, A's
 1 x 128 scales (its rows by K / 128), and ScaleB, Bt's 128 x 128 ((E, N /
 128, K / 128)); a step is one block of 128 of K (four wgmma k32 into a
