@@ -191,12 +191,14 @@ class SplitKFinish:
 @dataclass(frozen=True)
 class GroupedGemmConfig:
     """The block tile: `consumers` warpgroups of 64 rows by `bn` columns, a
-    ring of `stages` slots; setmaxnreg's registers for the producer and
-    the consumers."""
+    ring of `stages` slots; `blocks` persistent blocks taking the tiles in
+    turn (one an SM of an H100); setmaxnreg's registers for the producer
+    and the consumers."""
 
     bn: int = 128
     consumers: int = 2
     stages: int = 4
+    blocks: int = 132
     producer_regs: int = 40
     consumer_regs: int = 232
 
@@ -207,3 +209,5 @@ class GroupedGemmConfig:
             raise ValueError(f"a block has 1 or 2 consumer warpgroups, got {self.consumers}")
         if self.stages < 2:
             raise ValueError(f"the ring has at least 2 slots, got {self.stages}")
+        if self.blocks < 1:
+            raise ValueError(f"at least one block, got {self.blocks}")

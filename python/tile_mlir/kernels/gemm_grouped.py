@@ -9,13 +9,16 @@ device, so one launch with a fixed grid serves any counts.
     C (E, capacity, N) of the inputs' type: rows below the count written,
     the others never touched.
 
-A block a tile of one expert: `consumers` warpgroups of 64 rows by `bn`
-columns. A tile whose first row is at or past its expert's count does
-nothing past reading the count (an expert of 0 tokens costs its blocks a
-load each). Otherwise warpgroup 0's thread 0 loads each step of K (64
-elements, one 128-byte swizzled row) of A's and Bt's tiles by TMA into a
-ring of `stages` slots, and each consumer multiplies its 64 rows (four
-wgmma a step, the step before retired before its slot is freed). The
+A tile is one expert's `consumers` warpgroups of 64 rows by `bn`
+columns; `config.blocks` persistent blocks (one launch) take the tiles in
+turn. A tile whose first row is at or past its expert's count is skipped
+after reading the count (an expert of 0 tokens costs a load a tile).
+Otherwise warpgroup 0's thread 0 loads each step of K (64 elements, one
+128-byte swizzled row) of A's and Bt's tiles by TMA into a ring of
+`stages` slots that runs on across the block's tiles (each role counts
+the tiles it worked, so both agree on the ring's steps), and each
+consumer multiplies its 64 rows (four wgmma a step, the step before
+retired before its slot is freed). The
 epilogue rounds each pair of accumulators once and stores it from the
 registers, predicated on the row being below the count: a TMA box
 would write the unused rows. Rows past the count that a tile loads are
@@ -129,19 +132,21 @@ class ContiguousProblem:
 
 
 class _MaskedTiles:
-    """Block `bid`'s tile of the masked layout: its expert, first row
-    (within the expert's capacity) and first column; the expert's count
-    (`read`) bounds its rows."""
+    """The masked layout's tiles (`count`, each expert's in turn); at(unit):
+    tile `unit`'s expert, first row (within the expert's capacity) and
+    first column; the expert's count (`read`) bounds its rows."""
 
-    def __init__(self, problem: MaskedProblem, config: GroupedGemmConfig, bid):
-        self.problem, self.bn, bm = problem, config.bn, 64 * config.consumers
-        tiles_m, tiles_n = -(-problem.capacity // bm), problem.n // config.bn
-        per_expert = tiles_m * tiles_n
-        self.count = problem.experts * per_expert
-        self.expert = bid // per_expert
-        within = bid % per_expert
-        self.row0, self.col0 = within // tiles_n * bm, within % tiles_n * config.bn
-        self.end = None
+    def __init__(self, problem: MaskedProblem, config: GroupedGemmConfig):
+        self.problem, self.bn, self.bm = problem, config.bn, 64 * config.consumers
+        self.tiles_m, self.tiles_n = -(-problem.capacity // self.bm), problem.n // config.bn
+        self.count = problem.experts * self.tiles_m * self.tiles_n
+        self.expert = self.row0 = self.col0 = self.end = None
+
+    def at(self, unit):
+        per_expert = self.tiles_m * self.tiles_n
+        self.expert = unit // per_expert
+        within = unit % per_expert
+        self.row0, self.col0 = within // self.tiles_n * self.bm, within % self.tiles_n * self.bn
 
     def read(self, Counts):
         """The expert's count, the rows' bound. A count past the capacity
@@ -164,17 +169,19 @@ class _MaskedTiles:
 
 
 class _TableTiles:
-    """Block `bid`'s tile of the contiguous layout: row bid / tiles_n of
-    the schedule table, columns from bid % tiles_n. A row is (expert,
-    first row, end of the expert's rows, unused), made by the op from the
-    offsets on the device (ops.grouped.schedule); a row past the last
-    tile has end 0 (nothing to do)."""
+    """The contiguous layout's tiles (`count`); at(unit): row unit /
+    tiles_n of the schedule table, columns from unit % tiles_n. A row is
+    (expert, first row, end of the expert's rows, unused), made by the op
+    from the offsets on the device (ops.grouped.schedule); a row past the
+    last tile has end 0 (nothing to do)."""
 
-    def __init__(self, problem: ContiguousProblem, config: GroupedGemmConfig, bid):
-        self.problem, self.bn, tiles_n = problem, config.bn, problem.n // config.bn
-        self.count = problem.table_rows(config) * tiles_n
-        self.tile, self.col0 = bid // tiles_n, bid % tiles_n * config.bn
-        self.expert = self.row0 = self.end = None
+    def __init__(self, problem: ContiguousProblem, config: GroupedGemmConfig):
+        self.problem, self.bn, self.tiles_n = problem, config.bn, problem.n // config.bn
+        self.count = problem.table_rows(config) * self.tiles_n
+        self.tile = self.col0 = self.expert = self.row0 = self.end = None
+
+    def at(self, unit):
+        self.tile, self.col0 = unit // self.tiles_n, unit % self.tiles_n * self.bn
 
     def read(self, Table):
         """The tile's row of the table, as indices (clamped: the op makes
@@ -212,13 +219,13 @@ def grouped_gemm_masked(problem: MaskedProblem, config: GroupedGemmConfig = Grou
     if not types.fp8:
         @T.function
         def grouped_gemm(A: a_param, B: b_param, C: c_param, Counts: counts):
-            _body(_MaskedTiles(problem, config, T.block_id()), config, (A, B, Counts), C)
+            _body(_MaskedTiles(problem, config), config, (A, B, Counts), C)
         return grouped_gemm
     scales_a, scales_b = T.Tensor((e, cap, k // SCALE_BLOCK), "float32"), _scales_b(problem)
 
     @T.function
     def grouped_gemm_scaled(A: a_param, B: b_param, C: c_param, Counts: counts, ScaleA: scales_a, ScaleB: scales_b):
-        _body(_MaskedTiles(problem, config, T.block_id()), config, (A, B, Counts), C, (ScaleA, ScaleB))
+        _body(_MaskedTiles(problem, config), config, (A, B, Counts), C, (ScaleA, ScaleB))
     return grouped_gemm_scaled
 
 
@@ -238,13 +245,13 @@ def grouped_gemm_contiguous(problem: ContiguousProblem, config: GroupedGemmConfi
     if not types.fp8:
         @T.function
         def grouped_gemm(A: a_param, B: b_param, C: c_param, Table: table):
-            _body(_TableTiles(problem, config, T.block_id()), config, (A, B, Table), C)
+            _body(_TableTiles(problem, config), config, (A, B, Table), C)
         return grouped_gemm
     scales_a, scales_b = T.Tensor((rows, k // SCALE_BLOCK), "float32"), _scales_b(problem)
 
     @T.function
     def grouped_gemm_scaled(A: a_param, B: b_param, C: c_param, Table: table, ScaleA: scales_a, ScaleB: scales_b):
-        _body(_TableTiles(problem, config, T.block_id()), config, (A, B, Table), C, (ScaleA, ScaleB))
+        _body(_TableTiles(problem, config), config, (A, B, Table), C, (ScaleA, ScaleB))
     return grouped_gemm_scaled
 
 
@@ -254,40 +261,60 @@ def _scales_b(problem):
 
 
 def _body(tiles, config: GroupedGemmConfig, inputs, C, scales=None):
-    """Shared memory, the ring and the roles of a block whose tile
-    (`tiles`) has rows below its bound; a tile at or past it does
-    nothing. `scales`: e4m3's (ScaleA, ScaleB)."""
+    """Shared memory, the ring and the roles of a persistent block: each
+    role takes the block's tiles in turn (_each_tile), the producer's
+    thread 0 loading them, the consumers multiplying them. `scales`:
+    e4m3's (ScaleA, ScaleB)."""
     A, B, schedule = inputs
     types, bm = _Types(tiles.problem.dtype, config.bn), 64 * config.consumers
     t = T.thread_id()
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=tiles.count, block=128 * (config.consumers + 1)))
+    grid = min(config.blocks, tiles.count)
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=128 * (config.consumers + 1)))
     a_s = T.alloc_dynamic_shared((config.stages, bm, types.bk), types.bits, align=1024).swizzle("128B")
     b_s = T.alloc_dynamic_shared((config.stages, config.bn, types.bk), types.bits, align=1024).swizzle("128B")
-    tiles.read(schedule)
     ring = TmaRing(config.stages, consumers=config.consumers)
     ring.init(where=t == 0)
     sync_block()
     steps = -(-tiles.problem.k // types.bk)
     roles = WarpgroupRoles(t, (config.producer_regs, config.consumer_regs))
-    with T.if_(tiles.row0 < tiles.end):
-        with roles.producer():
-            with T.if_(roles.p == 0):
-                _produce(tiles, (A, B), (a_s, b_s), ring, steps)
-        with roles.consumers() as c:
-            if scales is None:
-                _consume(tiles, config, (a_s, b_s, ring), (c, t), (C, steps))
-            else:
-                _consume_scaled(tiles, config, (a_s, b_s, ring), (c, t), (C, steps, scales))
+    walk = (tiles, schedule, grid, steps)
+    with roles.producer():
+        with T.if_(roles.p == 0):
+            _each_tile(walk, lambda first: _produce(tiles, (A, B), (a_s, b_s), ring, (first, steps)))
+    with roles.consumers() as c:
+        if scales is None:
+            _each_tile(walk, lambda first: _consume(tiles, config, (a_s, b_s, ring), (c, t), (C, first, steps)))
+        else:
+            _each_tile(walk, lambda first: _consume_scaled(tiles, config, (a_s, b_s, ring), (c, t),
+                                                           (C, first, steps, scales)))
 
 
-def _produce(tiles, tensors, buffers, ring, steps):
-    """Each step of K, once its slot is free: the A and Bt boxes."""
-    (A, B), (a_s, b_s) = tensors, buffers
+def _each_tile(walk, work):
+    """work(first) for each of the block's tiles (bid, bid + grid, ...)
+    that has rows below its bound (`first`: the ring's step of its first
+    step of K); a tile at or past its bound is skipped. Each role counts
+    the tiles it worked in a register, so the producer's and the
+    consumers' ring steps agree without the skipped ones."""
+    tiles, schedule, grid, steps = walk
+    worked = T.alloc_local((1, 1), "uint32")
+    T.cuda.tile.apply(T.ptx["mov.b32"], worked, T.uint32(0))
+    for unit in T.serial(T.block_id(), tiles.count, grid):
+        tiles.at(unit)
+        tiles.read(schedule)
+        with T.if_(tiles.row0 < tiles.end):
+            work(worked.as_index(tiles.count + 1, mode="clamp") * steps)
+            T.cuda.tile.apply(T.ptx["add.u32"], worked, worked, T.uint32(1))
+
+
+def _produce(tiles, tensors, buffers, ring, counts):
+    """Each step of the tile's K (the ring's steps from `first`), once its
+    slot is free: the A and Bt boxes."""
+    (A, B), (a_s, b_s), (first, steps) = tensors, buffers, counts
     rank, bk = len(tiles.a_origin(0)), a_s.shape[2]
     a_box = (1,) * (rank - 2) + (a_s.shape[1], bk)
     a_load = f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes"
     for kt in T.serial(0, steps):
-        put = PipelineState.producer(ring.stages, kt)
+        put = PipelineState.producer(ring.stages, first + kt)
         ring.acquire(put)
         ring.expect(put, (a_s.shape[1] + b_s.shape[1]) * STEP_BYTES)
         T.cuda.tile.apply(T.ptx[a_load], a_s[put.stage].reshape(a_box), A.tensor_map, tiles.a_origin(kt * bk),
@@ -301,7 +328,7 @@ def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     wgmma (the first step's first starts the accumulators at A B) and
     frees the step before's slot once it has retired; then the rows below
     the count, rounded, from the registers."""
-    (a_s, b_s, ring), (c, t), (C, steps) = pipeline, who, outputs
+    (a_s, b_s, ring), (c, t), (C, first_step, steps) = pipeline, who, outputs
     kind = KINDS[tiles.problem.dtype]
     wgmma = f"wgmma.mma_async.sync.aligned.m64n{config.bn}k16.f32.{kind}.{kind}"
     bk = a_s.shape[2]
@@ -313,7 +340,7 @@ def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     def step(kt, first):
         """Step kt: wait for its slot, four wgmma (the first step's first
         with a false scale-d: D = A B), commit, retire the step before."""
-        get = PipelineState(ring.stages, kt)
+        get = PipelineState(ring.stages, first_step + kt)
         ring.wait(get)
         T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
         for kk in range(bk // 16):
@@ -329,7 +356,7 @@ def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     for kt in T.serial(1, steps):
         step(kt, False)
     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-    ring.release(PipelineState(ring.stages, steps - 1), where=p == 0)
+    ring.release(PipelineState(ring.stages, first_step + steps - 1), where=p == 0)
     store_pairs(tiles.rows(C), acc.reshape((config.bn // 64, 1, 32)), p // 32, p % 32, tiles.row0 + 64 * c,
                 tiles.end, kind)
 
@@ -342,7 +369,7 @@ def _consume_scaled(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     scale_a[row, step] x scale_b[tile's 128 columns, step], total), the
     scales' product rounded once, the total from +0. Then the rows below
     the bound, rounded to bf16, from the registers."""
-    (a_s, b_s, ring), (c, t), (C, steps, (ScaleA, ScaleB)) = pipeline, who, outputs
+    (a_s, b_s, ring), (c, t), (C, first_step, steps, (ScaleA, ScaleB)) = pipeline, who, outputs
     types = _Types(tiles.problem.dtype, config.bn)
     threads, p = 128 * (config.consumers + 1), t % 128
     accumulate, fresh = t < threads, t >= threads  # a true and a false predicate
@@ -353,7 +380,7 @@ def _consume_scaled(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     factor, other = T.alloc_local((2, 1), "float32"), T.alloc_local((1, 1), "float32")
     first_row = tiles.row0 + 64 * c + 16 * (p // 32) + (p % 32) // 4
     for kt in T.serial(0, steps):
-        get = PipelineState(ring.stages, kt)
+        get = PipelineState(ring.stages, first_step + kt)
         ring.wait(get)
         T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
         for kk in range(types.bk // types.k_step):
