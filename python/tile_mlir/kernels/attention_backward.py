@@ -1,11 +1,12 @@
-"""Attention backward on Hopper's warpgroup tensor cores (issue 57, first
-step): dK, dV and dQ of O = softmax(Q K^T scale) V for bf16 (or fp16)
-Q, K, V and dO of head dimension 64, [heads, seq, 64], causal (the bottom-right
-diagonal) or not, any number of queries and keys (the blocks past them
-load zeros; keys past the last are masked, queries past it see lse2
-+inf and D 0, so their P and dS are 0, and nothing past either is
-stored). FlashAttention 2's order with keys as the rows of every
-product, so that each operand is one wgmma already takes:
+"""Attention backward on Hopper's warpgroup tensor cores (issue 57): dK,
+dV and dQ of O = softmax(Q K^T scale) V for bf16 (or fp16) Q, K, V and
+dO of head dimension 64 or 128 ([heads, seq, d], the head dimension in
+boxes of 64 columns), causal (the bottom-right diagonal) or not, any
+number of queries and keys (the blocks past them load zeros; keys past
+the last are masked; queries past it have zero Q and dO rows, so what
+they add is 0, and nothing past either is stored). FlashAttention 2's
+order with keys as the rows of every product, so that each operand is
+one wgmma already takes:
 
 - a block per (head, 64 keys a consumer warpgroup: `warpgroups` 1 or
   2): K and V loaded once by TMA, then each block of 64 queries' Q and
@@ -29,6 +30,9 @@ product, so that each operand is one wgmma already takes:
   warpgroup 0's in shared memory first, so one reduction adds 128 keys';
 - at the end dK times scale and dV rounded to bf16 and stored from the
   registers; dQ (float32) is the sum of every key block's, unscaled.
+
+d 128 holds dV, dK and dQ as an m64n64 D a box; dV's and dK's products
+retire before dQ's accumulators are written, or the registers spill.
 """
 
 import math
