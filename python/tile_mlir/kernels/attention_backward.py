@@ -333,12 +333,14 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows, origin, t):
     _smem_product(acc.st, k_s, q_s, tw, shape.kind)
     _smem_product(acc.dpt, v_s, do_s, tw, shape.kind)
     T.cuda.tile.apply(T.ptx[WAIT], T.uint32(0))
-    acc.columns.load(rows, warp, lane)
     st, dpt = acc.st.reshape((32, 1)), acc.dpt.reshape((32, 1))
     masked = shape.masked(k0, q0)
     if masked is not None:
         with T.if_(masked):
             _hide_keys(st, (k0, q0), shape, warp, lane)
+    # The columns' (lse2, D) after the mask: d 128's registers hold both
+    # only without the mask's predicates live beside them.
+    acc.columns.load(rows, warp, lane)
     # P^T = ex2(S^T scale log2 e - lse2), one rounding before ex2 (fma)
     T.cuda.tile.apply(T.ptx["fma.rn.f32"], st, st, T.float32(shape.scale * math.log2(math.e)), acc.columns.lse2)
     T.cuda.tile.apply(T.ptx["ex2.approx.ftz.f32"], st, st)
