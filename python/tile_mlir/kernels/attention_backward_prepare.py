@@ -20,7 +20,7 @@ import math
 
 from .. import script as T
 from ..pipelining import butterfly
-from .rows import KINDS
+from .rows import KINDS, widen
 
 THREADS = 256
 LOG2E = math.log2(math.e)
@@ -57,21 +57,6 @@ def attention_backward_prepare(bh: int, seq: int, d: int, dtype: str = "bfloat16
     return attention_backward_prepare
 
 
-def _widen(words, dtype):
-    """4 words of 16-bit pairs as 8 float32 values, in order (the low
-    half first), exactly."""
-    wide = T.alloc_local((4, 2), "float32")
-    halves = words.reshape((4, 1))
-    if dtype == "bfloat16":
-        T.cuda.tile.apply(T.ptx["shl.b32"], wide[:, 0:1].view("uint32"), halves, T.uint32(16))
-        T.cuda.tile.apply(T.ptx["and.b32"], wide[:, 1:2].view("uint32"), halves, T.uint32(0xFFFF0000))
-    else:
-        f16 = words.view("float16").reshape((4, 2))
-        for h in range(2):
-            T.cuda.tile.apply(T.ptx["cvt.f32.f16"], wide[:, h:h + 1], f16[:, h:h + 1])
-    return wide.reshape((8, 1))
-
-
 def _body(shape, blocks, inputs, outputs):
     bh, seq, d, dtype = shape
     O, dO, LSE, GradLSE = inputs
@@ -89,7 +74,7 @@ def _body(shape, blocks, inputs, outputs):
         T.cuda.tile.apply(T.ptx["mov.b32"], words.reshape((4, 1)), T.uint32(0))
         T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], words, tensor[head, qi:qi + 1, 8 * j:8 * j + 8].view("uint32"),
                           pred=live, preserve_dst=True)
-    a, b = _widen(o, dtype), _widen(do, dtype)
+    a, b = (widen(words, dtype).reshape((8, 1)) for words in (o, do))
     total, partner = T.alloc_local((1, 1), "float32"), T.alloc_local((1, 1), "float32")
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], total, a[0:1], b[0:1])
     for e in range(1, 8):

@@ -22,6 +22,23 @@ def _f32_bits(value: float) -> int:
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
+def widen(words, dtype):
+    """Words of 16-bit pairs ((vectors, 4) uint32 registers) as float32
+    (vectors, 4, 2), exactly: [.., 0] the low half, [.., 1] the high one
+    (bf16: a shift and a mask; fp16: cvt.f32.f16)."""
+    vectors = words.shape[0]
+    wide = T.alloc_local((vectors, 4, 2), "float32")
+    halves = words.reshape((vectors, 4, 1))
+    if dtype == "bfloat16":
+        T.cuda.tile.apply(T.ptx["shl.b32"], wide[:, :, 0:1].view("uint32"), halves, T.uint32(16))
+        T.cuda.tile.apply(T.ptx["and.b32"], wide[:, :, 1:2].view("uint32"), halves, T.uint32(0xFFFF0000))
+    else:
+        f16 = words.view("float16").reshape((vectors, 4, 2))
+        for h in range(2):
+            T.cuda.tile.apply(T.ptx["cvt.f32.f16"], wide[:, :, h:h + 1], f16[:, :, h:h + 1])
+    return wide
+
+
 class HeldRow:
     """A row's held values under `layout`; float32 loads and stores go
     through `access` (a VectorAccess: its L2 policies), 16-bit ones are
@@ -86,20 +103,9 @@ class HeldRow:
                    load=False)
 
     def _widen(self):
-        """The words' 16-bit halves as float32 (vectors, 4, 2): [.., 0] the
-        low half (value 8 k + 2 i), [.., 1] the high one."""
-        lay = self.layout
-        wide = T.alloc_local((lay.vectors, 4, 2), "float32")
-        halves = self.words.reshape((lay.vectors, 4, 1))
-        if lay.dtype == "bfloat16":
-            T.cuda.tile.apply(T.ptx["shl.b32"], wide[:, :, 0:1].view("uint32"), halves, T.uint32(16))
-            T.cuda.tile.apply(T.ptx["and.b32"], wide[:, :, 1:2].view("uint32"), halves,
-                              T.uint32(0xFFFF0000))
-        else:
-            f16 = self.words.view("float16").reshape((lay.vectors, 4, 2))
-            for h in range(2):
-                T.cuda.tile.apply(T.ptx["cvt.f32.f16"], wide[:, :, h:h + 1], f16[:, :, h:h + 1])
-        return wide.reshape((lay.per_thread, 1))
+        """The words' 16-bit halves as float32 (per_thread, 1), value 8 k +
+        2 i + h from vector k's word i (widen)."""
+        return widen(self.words, self.layout.dtype).reshape((self.layout.per_thread, 1))
 
 
 class ValueRow:
