@@ -45,12 +45,6 @@ E4M3 = torch.float8_e4m3fn
 BLOCK = 128  # e4m3's scale blocks: 1 x 128 of a, 128 x 128 of b
 
 
-def _bits(t: torch.Tensor) -> torch.Tensor:
-    """The tensor as the kernels take it: 16-bit floats as uint16, e4m3 as
-    uint8."""
-    return t.view(torch.uint8) if t.dtype == E4M3 else launch.bits(t)
-
-
 def check(a: torch.Tensor, b: torch.Tensor, counts=None, offs=None, scale_a=None, scale_b=None):
     """(E, rows, N, K) of a valid call (rows: the capacity, or M), or the
     error naming the argument."""
@@ -128,7 +122,7 @@ def grouped_matmul_impl(a: torch.Tensor, b: torch.Tensor, counts: Optional[torch
     bt = b.transpose(1, 2)
     bt = launch.aligned(bt if bt.is_contiguous() else bt.contiguous())
     c = torch.zeros((*a.shape[:-1], n), dtype=_out_dtype(a), device=a.device)
-    config, dtype = _config(n), "e4m3" if a.dtype == E4M3 else launch.NAMES[a.dtype]
+    config, dtype = _config(n), launch.NAMES[a.dtype]
     layout = "masked" if a.dim() == 3 else "contiguous"
     spec = {"op": "grouped_matmul", "kernel": f"grouped_gemm_{layout}", "shape": [e, rows, n, k],
             "bn": config.bn, **({"dtype": dtype} if dtype != "bfloat16" else {})}
@@ -144,7 +138,7 @@ def grouped_matmul_impl(a: torch.Tensor, b: torch.Tensor, counts: Optional[torch
         bm = 64 * config.consumers
         groups = schedule(offs, rows, bm, -(-rows // bm) + e)
     scales = [] if scale_a is None else [scale_a.contiguous(), scale_b.contiguous()]
-    args = [_bits(a_rows), _bits(bt), launch.bits(c), groups, *scales]
+    args = [launch.bits(a_rows), launch.bits(bt), launch.bits(c), groups, *scales]
     launch.by_signature(("grouped_matmul", layout, e, rows, n, k, a.dtype), a, lambda: None,
                         lambda _: [(spec, build)], lambda _: [args])
     return c

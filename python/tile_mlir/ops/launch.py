@@ -14,8 +14,9 @@ import torch
 
 from . import kernel_cache
 
-BITS = {torch.bfloat16: torch.uint16, torch.float16: torch.uint16, torch.float32: torch.float32}
-NAMES = {torch.bfloat16: "bfloat16", torch.float16: "float16", torch.float32: "float32"}
+BITS = {torch.bfloat16: torch.uint16, torch.float16: torch.uint16, torch.float32: torch.float32,
+        torch.float8_e4m3fn: torch.uint8}
+NAMES = {torch.bfloat16: "bfloat16", torch.float16: "float16", torch.float32: "float32", torch.float8_e4m3fn: "e4m3"}
 
 
 def tensor(value, name: str, dims: Iterable[int], dtypes: Iterable[torch.dtype]) -> torch.Tensor:
@@ -115,7 +116,8 @@ def target(device: torch.device) -> str:
 
 
 def bits(t: torch.Tensor) -> torch.Tensor:
-    """The tensor as the kernels take it: 16-bit floats as their bits."""
+    """The tensor as the kernels take it: 16-bit floats and e4m3 as their
+    bits."""
     return t.view(BITS[t.dtype])
 
 

@@ -349,7 +349,8 @@ def _prepare_scaled(a, b, scale_a, scale_b, out_dtype):
     m, n, k, kind = check_scaled(a, b, scale_a, scale_b)
     out = check_out_dtype(out_dtype, torch.bfloat16)
     general = lambda *inputs: scaled_matmul_impl(*inputs, out_dtype)  # noqa: E731
-    if kind == "block" or not (as_is(a, b) and n % 8 == 0 and k % 16 == 0 and scale_a.is_contiguous() and scale_b.is_contiguous()):
+    as_they_are = as_is(a, b) and n % 8 == 0 and k % 16 == 0 and scale_a.is_contiguous() and scale_b.is_contiguous()
+    if kind == "block" or not as_they_are:
         return general
     run = _GemmRun("scaled_matmul", (m, n, k), "e4m3", True if kind == "tensor" else "row",
                    None if out == torch.bfloat16 else launch.NAMES[out])
@@ -366,7 +367,7 @@ def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, 
     if kind == "block":
         return _block_scaled(a, b, (scale_a, scale_b), out)
     # e4m3 pads in its bits (float8 has no pad kernel): a zero byte is +0.
-    (a_rows, bt), (n_to, k_to) = padded(*(t.view(torch.uint8) for t in k_major(a, b)), 8, 16)
+    (a_rows, bt), (n_to, k_to) = padded(*(launch.bits(t) for t in k_major(a, b)), 8, 16)
     c = torch.empty((m, n_to), dtype=out, device=a.device)
     shapes = ((1, 1), (1, 1)) if kind == "tensor" else ((m, 1), (1, n))
     scales = [s.reshape(shape).contiguous() for s, shape in zip((scale_a, scale_b), shapes)]
