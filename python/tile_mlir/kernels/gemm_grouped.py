@@ -55,7 +55,7 @@ stated order (test_kernels_gemm_grouped.py).
 from dataclasses import dataclass
 
 from .. import script as T
-from ..pipelining import PipelineState, TmaRing, WarpgroupRoles, sync_block
+from ..pipelining import PipelineState, TmaRing, WarpgroupRoles, WgmmaAccumulator, sync_block
 from ..pipelining.epilogues import store_pairs
 from .configs import GroupedGemmConfig
 from .rows import KINDS
@@ -80,7 +80,8 @@ class _Types:
         self.k_step = 32 if self.fp8 else 16
         kind = "e4m3" if self.fp8 else KINDS[dtype]
         self.wgmma = f"wgmma.mma_async.sync.aligned.m64n{bn}k{self.k_step}.f32.{kind}.{kind}"
-        self.transposes = () if self.fp8 else (0, 0)
+        # wgmma's transpose immediates (16-bit inputs only): both K-major.
+        self.transposes = () if self.fp8 else (T.uint32(0), T.uint32(0))
         self.out_kind = "bf16" if self.fp8 else kind
 
 
@@ -329,9 +330,7 @@ def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     frees the step before's slot once it has retired; then the rows below
     the count, rounded, from the registers."""
     (a_s, b_s, ring), (c, t), (C, first_step, steps) = pipeline, who, outputs
-    kind = KINDS[tiles.problem.dtype]
-    wgmma = f"wgmma.mma_async.sync.aligned.m64n{config.bn}k16.f32.{kind}.{kind}"
-    bk = a_s.shape[2]
+    types = _Types(tiles.problem.dtype, config.bn)
     threads = 128 * (config.consumers + 1)
     accumulate, fresh = t < threads, t >= threads  # a true and a false predicate
     p = t % 128
@@ -343,11 +342,12 @@ def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
         get = PipelineState(ring.stages, first_step + kt)
         ring.wait(get)
         T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
-        for kk in range(bk // 16):
-            a_desc = a_s[get.stage, 64 * c:64 * c + 64, 16 * kk:16 * kk + 16].matrix_descriptor()
-            b_desc = b_s[get.stage, 0:config.bn, 16 * kk:16 * kk + 16].matrix_descriptor()
-            T.cuda.tile.apply(T.ptx[wgmma], acc, a_desc, b_desc, fresh if first and kk == 0 else accumulate,
-                              T.int32(1), T.int32(1), T.uint32(0), T.uint32(0))
+        for kk in range(types.bk // types.k_step):
+            ks = slice(types.k_step * kk, types.k_step * (kk + 1))
+            a_desc = a_s[get.stage, 64 * c:64 * c + 64, ks].matrix_descriptor()
+            b_desc = b_s[get.stage, 0:config.bn, ks].matrix_descriptor()
+            T.cuda.tile.apply(T.ptx[types.wgmma], acc, a_desc, b_desc, fresh if first and kk == 0 else accumulate,
+                              T.int32(1), T.int32(1), *types.transposes)
         T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
         if not first:
@@ -358,7 +358,7 @@ def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
     ring.release(PipelineState(ring.stages, first_step + steps - 1), where=p == 0)
     store_pairs(tiles.rows(C), acc.reshape((config.bn // 64, 1, 32)), p // 32, p % 32, tiles.row0 + 64 * c,
-                tiles.end, kind)
+                tiles.end, types.out_kind)
 
 
 def _consume_scaled(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
@@ -376,9 +376,12 @@ def _consume_scaled(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     regs = config.bn // 2
     part, total = T.alloc_local((1, 1, regs), "float32"), T.alloc_local((1, 1, regs), "float32")
     T.cuda.tile.apply(T.ptx["mov.b32"], total.view("uint32").reshape((regs, 1)), T.uint32(0))
-    scale_rows, bound = tiles.scale_rows(ScaleA), tiles.scale_rows(ScaleA).shape[0]
+    scale_rows = tiles.scale_rows(ScaleA)
     factor, other = T.alloc_local((2, 1), "float32"), T.alloc_local((1, 1), "float32")
-    first_row = tiles.row0 + 64 * c + 16 * (p // 32) + (p % 32) // 4
+    # The thread's two rows: registers 0 (row r) and 2 (row r + 8) of the
+    # D table; register e is on the second where e % 4 is 2 or 3.
+    places = WgmmaAccumulator(config.bn)
+    rows = [places.place(2 * h, p // 32, p % 32, tiles.row0 + 64 * c)[0] for h in range(2)]
     for kt in T.serial(0, steps):
         get = PipelineState(ring.stages, first_step + kt)
         ring.wait(get)
@@ -393,13 +396,13 @@ def _consume_scaled(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
         ring.release(get, where=p == 0)
         # The thread's two rows (r and r + 8; past the bound: the last
         # row's, never stored) and the tile's column block.
-        for h in range(2):
-            row = T.minimum(first_row + 8 * h, bound - 1)
+        for h, row in enumerate(rows):
+            row = T.minimum(row, scale_rows.shape[0] - 1)
             T.cuda.tile.apply(T.ptx["ld.global.f32"], factor[h:h + 1], scale_rows[row:row + 1, kt:kt + 1])
         T.cuda.tile.apply(T.ptx["ld.global.f32"], other,
                           ScaleB[tiles.expert, tiles.col0 // SCALE_BLOCK:tiles.col0 // SCALE_BLOCK + 1, kt:kt + 1])
         T.cuda.tile.apply(T.ptx["mul.rn.f32"], factor, factor, other.broadcast((2, 1)))
-        for e in range(regs):  # register e's row: r + 8 for e % 4 in 2, 3
+        for e in range(regs):
             h = (e % 4) // 2
             T.cuda.tile.apply(T.ptx["fma.rn.f32"], total[0, 0:1, e:e + 1], part[0, 0:1, e:e + 1], factor[h:h + 1],
                               total[0, 0:1, e:e + 1])
