@@ -223,6 +223,11 @@ class _Shape:
             hidden = past if hidden is None else hidden | past
         return hidden
 
+    def warpgroup_of(self, t):
+        """(warpgroup, thread within it) of block thread `t`: its keys
+        are the block's from 64 x the warpgroup."""
+        return (t // 128, t % 128) if self.warpgroups > 1 else (0, t)
+
     @property
     def key_tail(self):
         """Whether the last block's keys (64 a warpgroup) reach past the
@@ -326,7 +331,7 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows, origin, t):
     staged in `dq_s` for the block's thread 0 to add to DQ after the
     step."""
     k_all, v_all, q_s, do_s, ds_all, dq_s = tiles
-    wg, tw = (t // 128, t % 128) if shape.warpgroups > 1 else (0, t)
+    wg, tw = shape.warpgroup_of(t)
     k_s, v_s, ds_s = k_all[wg], v_all[wg], ds_all[wg]
     k0, q0 = origin[0] + B * wg, origin[1]
     warp, lane = tw // 32, tw % 32
@@ -371,7 +376,8 @@ def _step(shape: _Shape, acc: _Accumulators, tiles, rows, origin, t):
     T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
     for bx in range(shape.boxes):
         for c in range(B // 16):
-            T.cuda.tile.apply(T.ptx[_mma(shape.kind)], acc.dq[bx:bx + 1], ds_s[16 * c:16 * c + 16, 0:B].matrix_descriptor(),
+            ds_t = ds_s[16 * c:16 * c + 16, 0:B].matrix_descriptor()  # dS^T's keys, read transposed
+            T.cuda.tile.apply(T.ptx[_mma(shape.kind)], acc.dq[bx:bx + 1], ds_t,
                               k_s[bx, 16 * c:16 * c + 16, 0:BOX].matrix_descriptor(), _accumulate(tw, c),
                               T.int32(1), T.int32(1), T.uint32(1), T.uint32(1))
     T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
@@ -415,6 +421,6 @@ def _store(shape: _Shape, acc: _Accumulators, outputs, head, k0, t):
     dk = acc.dk.reshape((32 * shape.boxes, 1))
     T.cuda.tile.apply(T.ptx["mul.rn.f32"], dk, dk, T.float32(shape.scale))
     rows = shape.seq_k if shape.key_tail else None  # nothing past the last key
-    wg, tw = (t // 128, t % 128) if shape.warpgroups > 1 else (0, t)
+    wg, tw = shape.warpgroup_of(t)
     for out, values in ((DK, acc.dk), (DV, acc.dv)):
         store_pairs(out[head], values, tw // 32, tw % 32, k0 + B * wg, rows, shape.kind)
