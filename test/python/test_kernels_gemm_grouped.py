@@ -17,6 +17,10 @@ from tile_mlir.kernels import gemm_grouped as grouped_module
 from tile_mlir.kernels.gemm_grouped import GroupedGemmConfig, MaskedProblem, grouped_gemm_masked
 from tile_mlir.kernels.reference import gemm as gemm_reference
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
+import sass  # noqa: E402
+
+NEEDS_SASS = pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
 SENTINEL = 0x7777  # what C held before: a row past its count keeps it
 
 
@@ -81,16 +85,13 @@ def test_problems_it_cannot_take_are_refused():
         GroupedGemmConfig(bn=96)
 
 
+@NEEDS_SASS
 def test_sass_is_one_launch_of_the_written_products_with_no_spills():
     # A step's four HGMMA 64x128x16, written twice (the first step's, whose
     # first starts the accumulators, and the loop's); two TMA loads a step
     # (twice in the SASS: ptxas peels the producer's loop); the count's global load in each role's walk over the block's tiles
     # (persistent: the producer's and the consumers'); the epilogue's 32
     # predicated stores of rounded pairs; no local memory.
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
-    import sass
-    if not sass.available():
-        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
     compiled = tile_mlir.compile(grouped_gemm_masked(MaskedProblem(8, 512, 4096, 7168)), target="sm_90a")
     assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
     listing = sass.listing(compiled.cubin)
@@ -137,15 +138,12 @@ def test_the_contiguous_layout_multiplies_each_experts_rows_and_nothing_else(off
     assert (c[offsets[-1]:] == SENTINEL).all()
 
 
+@NEEDS_SASS
 def test_the_contiguous_kernel_reads_its_tile_once_and_loads_a_by_a_2d_box():
     # The schedule's row read in each role's walk (the producer's one
     # 16-byte LDG.E.128; ptxas splits the consumers' into two), A's boxes
     # by 2D TMA and Bt's by 3D (twice: the peeled loop), the same products and predicated stores as
     # the masked kernel; no local memory.
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
-    import sass
-    if not sass.available():
-        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
     problem = grouped_module.ContiguousProblem(64, 16384, 4096, 7168)
     compiled = tile_mlir.compile(grouped_module.grouped_gemm_contiguous(problem), target="sm_90a")
     assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
@@ -221,15 +219,12 @@ def test_e4m3_without_whole_scale_blocks_is_refused():
         grouped_gemm_masked(MaskedProblem(2, 64, 128, 192, "e4m3"))
 
 
+@NEEDS_SASS
 def test_block_scaled_sass_is_four_qgmma_a_step_and_one_ffma_a_register():
     # A step's four QGMMA 64x128x32 (e4m3) into the partial, then the
     # promotion: one FFMA a register of the 64 (total = partial x scale +
     # total); three scale loads a step and the count's in each role's
     # walk; no local memory.
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "sass"))
-    import sass
-    if not sass.available():
-        pytest.skip("needs cuobjdump and nvdisasm (the test extra)")
     compiled = tile_mlir.compile(grouped_gemm_masked(MaskedProblem(8, 512, 4096, 7168, "e4m3")), target="sm_90a")
     assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
     listing = sass.listing(compiled.cubin)
