@@ -231,3 +231,8 @@ def test_block_scaled_sass_is_four_qgmma_a_step_and_one_ffma_a_register():
     assert len(re.findall(r"\bQGMMA\.64x128x32\.F32\.E4M3\.E4M3\b", listing)) == 4
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
     assert (counts["FFMA"], counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (64, 5, 32, 0, 0)
+    # The step's three scale loads are issued before its wgmma, so that
+    # their latency passes while the tensor cores run.
+    mnemonics = [i.mnemonic for i in sass.instructions(compiled.cubin)]
+    loads = [n for n, m in enumerate(mnemonics) if m == "LDG"][-3:]
+    assert max(loads) < mnemonics.index("QGMMA")

@@ -383,6 +383,18 @@ def _consume_scaled(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
     places = WgmmaAccumulator(config.bn)
     rows = [places.place(2 * h, p // 32, p % 32, tiles.row0 + 64 * c)[0] for h in range(2)]
     for kt in T.serial(0, steps):
+        # The step's scales first, so that their loads' latency passes
+        # while the wgmma run: the thread's two rows (r and r + 8; past
+        # the bound: the last row's, never stored) and the tile's column
+        # block. (A second partial, to promote a step while the next one's
+        # wgmma run, takes 64 more registers than a block of 384 threads
+        # has: it spills, and ptxas serializes the wgmma that the
+        # promotion's reads overlap.)
+        for h, row in enumerate(rows):
+            row = T.minimum(row, scale_rows.shape[0] - 1)
+            T.cuda.tile.apply(T.ptx["ld.global.f32"], factor[h:h + 1], scale_rows[row:row + 1, kt:kt + 1])
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], other,
+                          ScaleB[tiles.expert, tiles.col0 // SCALE_BLOCK:tiles.col0 // SCALE_BLOCK + 1, kt:kt + 1])
         get = PipelineState(ring.stages, first_step + kt)
         ring.wait(get)
         T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
@@ -394,13 +406,6 @@ def _consume_scaled(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
         T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
         ring.release(get, where=p == 0)
-        # The thread's two rows (r and r + 8; past the bound: the last
-        # row's, never stored) and the tile's column block.
-        for h, row in enumerate(rows):
-            row = T.minimum(row, scale_rows.shape[0] - 1)
-            T.cuda.tile.apply(T.ptx["ld.global.f32"], factor[h:h + 1], scale_rows[row:row + 1, kt:kt + 1])
-        T.cuda.tile.apply(T.ptx["ld.global.f32"], other,
-                          ScaleB[tiles.expert, tiles.col0 // SCALE_BLOCK:tiles.col0 // SCALE_BLOCK + 1, kt:kt + 1])
         T.cuda.tile.apply(T.ptx["mul.rn.f32"], factor, factor, other.broadcast((2, 1)))
         for e in range(regs):
             h = (e % 4) // 2
