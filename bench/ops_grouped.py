@@ -158,8 +158,9 @@ def _ours(case, ops, a, b, groups, scale_a, scale_b):
     return lambda: ops.grouped_matmul(a, b, scale_a=scale_a, scale_b=scale_b, **given)
 
 
-def _peers(case, a, b, groups, spans, entry):
+def _peers(case, inputs, groups, spans, entry):
     """The torch operators the device has for the case, by name."""
+    a, b, scale_a, scale_b = inputs
     offs = {} if case.layout == "masked" else {"offs": groups}
     if case.dtype != E4M3:
         runs = {"matmul_loop": lambda: [torch.matmul((a[i] if case.layout == "masked" else a)[s:t], b[i])
@@ -175,6 +176,11 @@ def _peers(case, a, b, groups, spans, entry):
     if case.layout == "dense":
         _try(entry, runs, "scaled_mm_rowwise", lambda: torch._scaled_mm(
             a, b[0], row_scale[:, None], col_scale[0][None, :], out_dtype=torch.bfloat16))
+        # cuBLAS's 1 x 128 by 128 x 128 scaling (CUDA 12.9 on): a's scales
+        # outer-dimension-major, b's as (K / 128, N / 128).
+        outer = scale_a.t().contiguous().t()
+        _try(entry, runs, "scaled_mm_blockwise", lambda: torch._scaled_mm(
+            a, b[0], outer, scale_b[0].t(), out_dtype=torch.bfloat16))
         return runs
     a16, b16 = a.to(torch.bfloat16), b.to(torch.bfloat16)
     _try(entry, runs, "grouped_mm_bf16", lambda: torch._grouped_mm(a16, b16, **offs))
@@ -214,7 +220,7 @@ def entry_of(case, ops):
     entry = {"shape": [case.experts, case.rows, case.n, case.k], "layout": case.layout,
              "dtype": str(case.dtype).removeprefix("torch."), "rows_in_use": sum(t - s for s, t in spans),
              "max_error_relative_to_max": float((mine - exact).abs().max() / exact.abs().max())}
-    runs = {"tile_mlir": ours, **_peers(case, a, b, groups, spans, entry)}
+    runs = {"tile_mlir": ours, **_peers(case, (a, b, scale_a, scale_b), groups, spans, entry)}
     timed_rounds(entry, runs, ROUNDS, REPEATS)
     flops = 2.0 * entry["rows_in_use"] * case.n * case.k
     entry["TFLOPs"] = {key: flops / ms / 1e9 for key, ms in entry["ms"].items()}
