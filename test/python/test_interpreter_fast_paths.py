@@ -216,3 +216,53 @@ def test_epochs_and_program_points_widen_past_int16():
     wide[1] = 40000
     assert buffer.read_epoch.dtype == np.int32 and buffer.read_epoch[1] == 40000
     assert list(buffer.read_epoch[[0, 2, 3]]) == [0, 2000, 3000]
+
+
+# Reads of a tensor that no instruction of the kernel may write are not
+# race-checked (setup.written_tensors): they cannot race. A tensor written
+# through a view of a view, by an atomic, or through another parameter
+# that aliases it is written, and its reads are checked.
+
+def read_then_written(writer):
+    """Every thread loads A[0]; then thread 1 writes it (`writer`), with no
+    barrier between."""
+    @T.function
+    def kernel(A: T.Tensor((32, 1), "uint32"), B: T.Tensor((32, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], r, A[0:1])  # the read
+        if writer == "view":
+            halves = A.view("uint16")
+            T.cuda.tile.apply(T.ptx["st.global.b16"], halves[0:1, 0:1],  # the view's write
+                              r.view("uint16")[0:1, 0:1], pred=(t == 1))
+        elif writer == "atomic":
+            T.cuda.tile.apply(T.ptx["red.global.add.u32"], A[0:1], r, pred=(t == 1))  # the atomic's write
+        else:
+            T.cuda.tile.apply(T.ptx["st.global.b32"], B[0:1], r, pred=(t == 1))  # the alias's write
+    return kernel
+
+
+@pytest.mark.parametrize("writer", ["view", "atomic", "alias"])
+def test_reads_of_a_tensor_written_by_a_view_an_atomic_or_an_alias_are_race_checked(writer, line_of):
+    a = np.arange(32, dtype="uint32").reshape(32, 1)
+    b = a if writer == "alias" else np.zeros_like(a)
+    with pytest.raises(tile_mlir.HazardError) as caught:
+        tile_mlir.interpret(read_then_written(writer), a, b)
+    (hazard,) = caught.value.hazards
+    assert hazard.kind == "write-after-read" and hazard.byte == 0
+    assert hazard.second == line_of(f"# the {writer}'s write")
+    # (An atomic's own read joins the reads its write is checked against,
+    # so its report names its line for the readers too.)
+    assert hazard.first == line_of("# the atomic's write" if writer == "atomic" else "# the read")
+
+
+def test_a_tensor_only_loaded_is_read_only_and_one_stored_to_is_not():
+    from tile_mlir.interpreter.setup import written_tensors
+    for writer, written in (("alias", ["B"]), ("view", ["A"]), ("atomic", ["A"])):
+        kernel = read_then_written(writer)
+        func = kernel.module.body.operations[0].regions[0].blocks[0].operations[0]
+        with kernel.context:
+            tensors = list(func.regions[0].blocks[0].arguments)
+            names = dict(zip(tensors, "AB"))
+            assert sorted(names[t] for t in written_tensors(func, tensors)) == written, writer

@@ -22,7 +22,9 @@ def constant_op(interp, op):
     attr = op.attributes["value"]
     result = op.results[0]
     if isinstance(result.type, ir.IndexType):
-        interp.values[result] = np.full(interp.threads, ir.IntegerAttr(attr).value, np.int64)
+        # Every thread's one value, as a read-only view of it (no array a
+        # thread: index arithmetic makes new arrays, nothing writes one).
+        interp.values[result] = np.broadcast_to(np.int64(ir.IntegerAttr(attr).value), (interp.threads,))
     elif isinstance(result.type, ir.IntegerType):
         width = ir.IntegerType(result.type).width
         bits = ir.IntegerAttr(attr).value & ((1 << width) - 1)

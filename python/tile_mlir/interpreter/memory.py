@@ -74,6 +74,9 @@ class Buffer:
         # buffer's declared alignment (None: 16 bytes or more, as a tensor's
         # allocation and the dynamic region are).
         self.align = align
+        # A tensor no instruction of the kernel may write (setup.py's
+        # written_tensors): its reads cannot race, so they are not tracked.
+        self.read_only = False
         self.shared = shared  # a block's shared memory: its accesses go through the banks
         # Where each byte came from (fragment_origins), when the run tracks it.
         self.origin = None
@@ -345,14 +348,24 @@ class View:
     def __init__(self, buffer, offset, strides, shape, bits, swizzle=None):
         self.buffer, self.offset, self.strides, self.shape, self.bits = buffer, offset, strides, shape, bits
         self.swizzle = swizzle
+        # The last constant coordinate's addresses: an access asks for
+        # them three times (alignment, banks, the bytes). A view is not
+        # changed once made, nor are the arrays it returns written.
+        self.last = None
 
     def addresses(self, coord):
         """The byte address of element `coord` for every thread: through
         the swizzle, the byte at offset o from the swizzled buffer's start
         is at o ^ ((o >> shift) & (2^bits - 1) << base) (tile.swizzle)."""
+        key = tuple(coord) if all(isinstance(c, int) for c in coord) else None
+        if key is not None and self.last is not None and self.last[0] == key:
+            return self.last[1]
         address = self.offset + sum(c * s for c, s in zip(coord, self.strides))
-        if self.swizzle is None:
-            return address
-        start, bits, base, shift = self.swizzle
-        offset = address - start
-        return start + (offset ^ ((offset >> shift) & (((1 << bits) - 1) << base)))
+        if self.swizzle is not None:
+            start, bits, base, shift = self.swizzle
+            offset = address - start
+            address = start + (offset ^ ((offset >> shift) & (((1 << bits) - 1) << base)))
+        if key is not None and isinstance(address, np.ndarray):
+            address.flags.writeable = False  # shared by the callers: none may write it
+            self.last = (key, address)
+        return address

@@ -286,9 +286,18 @@ def track_element_write(interp, buffer, address, nbytes, lanes, strength):
     _track_element(interp, buffer, (address, nbytes, lanes), strength, writing=True)
 
 
+def _untracked(buffer, writing):
+    """Whether the access needs no race check: a register's, or a read of
+    a tensor the kernel never writes (a write to one is the set-up's
+    error, never skipped)."""
+    if writing and buffer.read_only:
+        raise AssertionError(f"the interpreter's set-up took {buffer.name} for read-only, but it is written")
+    return buffer.private or buffer.read_only
+
+
 def _track(interp, buffer, access, strength, span, writing):
     at, lanes = access
-    if buffer.private or at.size == 0:
+    if _untracked(buffer, writing) or at.size == 0:
         return
     check_bytes(interp, buffer, at, lanes, writing)
     (write_cells if writing else read_cells)(interp, buffer, *C.cells(buffer, at, lanes, span), strength)
@@ -296,7 +305,7 @@ def _track(interp, buffer, access, strength, span, writing):
 
 def _track_element(interp, buffer, access, strength, writing):
     address, nbytes, lanes = access
-    if buffer.private or address.size == 0:
+    if _untracked(buffer, writing) or address.size == 0:
         return
     if C.checks_bytes(buffer, writing):
         check_bytes(interp, buffer, *C.byte_run(address, nbytes, lanes), writing)

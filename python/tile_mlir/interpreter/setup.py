@@ -63,6 +63,42 @@ def synchronizes_through_memory(op):
     return has_apply_where(op, lambda opcode: any(MM.synchronizes(form) for form in forms_of(opcode)))
 
 
+# Ops whose result is a view of their first operand's bytes.
+VIEWS = ("memref.subview", "memref.view", "memref.cast", "memref.reinterpret_cast", "memref.memory_space_cast",
+         "memref.expand_shape", "memref.collapse_shape", "tile.view", "tile.broadcast", "tile.swizzle")
+# The instruction families that only read the memory they name.
+LOADS = frozenset(("ld", "ldmatrix", "prefetch", "prefetchu"))
+# Uses of a tensor that neither write nor hand it on.
+READS = ("memref.load", "memref.dim")
+
+
+def written_tensors(func, tensors):
+    """The tensor parameters of `tensors` that the kernel may write: every
+    one that a view of reaches an op other than a view, a load
+    instruction (LOADS: every form of its opcode) or READS (a store, an
+    atomic, a copy, a tensor map, a loop's carried value, ...). The others
+    are only read: their reads cannot race."""
+    from mlir import ir
+    root = {tensor: tensor for tensor in tensors}
+    written = set()
+
+    def walk(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    inner = inner.operation
+                    roots = {root[v] for v in inner.operands if v in root}
+                    if inner.name in VIEWS and inner.operands and inner.operands[0] in root:
+                        root[inner.results[0]] = root[inner.operands[0]]
+                    elif roots and not (inner.name in READS or inner.name == "tile.apply" and all(
+                            form.family in LOADS
+                            for form in forms_of(ir.StringAttr(inner.attributes["opcode"]).value))):
+                        written.update(roots)
+                    walk(inner)
+    walk(func)
+    return written
+
+
 def order_clocks(interp, func, through_memory, as_streams):
     """The clocks the race check orders accesses by (clocks.py), where the
     kernel can order them: over every thread where a release may reach
@@ -115,6 +151,7 @@ def bind_arguments(interp, func, inputs, aliases, shapes):
     parameters = list(body.arguments)[:len(ir.FunctionType(
         ir.TypeAttr(func.attributes["function_type"]).value).inputs)]
     tensor_args = [a for a in parameters if not str(a.type).startswith("!llvm.ptr")]
+    written = written_tensors(func, [a for a in tensor_args if isinstance(a.type, ir.MemRefType)])
     for argument, (name, data) in zip(tensor_args, inputs.items()):
         if not isinstance(argument.type, ir.MemRefType):
             # A scalar parameter: its bits, as the integers and floats of
@@ -124,9 +161,11 @@ def bind_arguments(interp, func, inputs, aliases, shapes):
             continue
         if name in aliases:
             buffer = buffers[name] = buffers[aliases[name]]
+            buffer.read_only = buffer.read_only and argument not in written
         else:
             data = np.frombuffer(data, np.uint8).copy()
             buffer = buffers[name] = Buffer(data, np.ones(data.size, bool), False, name)
+            buffer.read_only = argument not in written
         memref_type = ir.MemRefType(argument.type)
         if memref_type.has_static_shape:
             shape, strides, bits = VO.layout(argument.type)

@@ -54,12 +54,15 @@ def memref_subview(interp, op):
         shape, strides, bits = layout(op.results[0].type)
     static = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
     dynamic = iter(op.operands[1:])
-    offset = source.offset.copy()
+    # The static offsets' bytes summed first: one pass over the threads
+    # for them, one for each dynamic offset.
+    constant, offset = 0, source.offset
     for value, stride in zip(static, source.strides):
         if value == ir.ShapedType.get_dynamic_stride_or_offset():
             offset = offset + interp.values[next(dynamic)] * stride
         else:
-            offset = offset + value * stride
+            constant += value * stride
+    offset = offset + constant if constant or offset is source.offset else offset
     interp.values[op.results[0]] = View(source.buffer, offset, strides, shape, bits, source.swizzle)
 
 
