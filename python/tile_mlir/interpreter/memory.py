@@ -77,6 +77,10 @@ class Buffer:
         # A tensor no instruction of the kernel may write (setup.py's
         # written_tensors): its reads cannot race, so they are not tracked.
         self.read_only = False
+        # Whether a strong access (memory_model.py) has touched the buffer:
+        # until one does, every cell's strengths are weak (0) and a weak
+        # access leaves them as they are.
+        self.strong_accessed = False
         self.shared = shared  # a block's shared memory: its accesses go through the banks
         # Where each byte came from (fragment_origins), when the run tracks it.
         self.origin = None

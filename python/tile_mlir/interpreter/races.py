@@ -137,10 +137,20 @@ class Groups:
 
 def has_repeats(interp, at):
     """Whether an address of `at` occurs twice: not where they strictly
-    increase; else each position marks its address in a scratch array,
-    and a repeated one finds another's mark (linear; a sort is not)."""
-    if at.size < 2 or (at[1:] > at[:-1]).all():
+    increase, nor where they are a few strictly increasing runs whose
+    ranges do not overlap (a warp's row of each block); else each position
+    marks its address in a scratch array, and a repeated one finds
+    another's mark (linear; a sort is not)."""
+    if at.size < 2:
         return False
+    descents = np.flatnonzero(at[1:] <= at[:-1])
+    if descents.size == 0:
+        return False
+    if descents.size <= at.size // 8:
+        low, high = at[np.r_[0, descents + 1]], at[np.r_[descents, at.size - 1]]
+        order = np.argsort(low, kind="stable")
+        if (high[order[:-1]] < low[order[1:]]).all():
+            return False
     if at.min() < 0:
         return True
     mark = interp.scratch(int(at.max()) + 1)
@@ -216,12 +226,23 @@ def against_last_write(interp, kind, buffer, at, lanes, strength, span):
     if at.size == 0:
         return
     blocks = interp.block_of(writers)
+    if barrier_ordered(interp, blocks, buffer.written_epoch[at], lanes):
+        return
     strong = same_span(morally_strong(interp, buffer.written_strength[at], writers, blocks, strength, lanes),
                        buffer.written_span, at, span)
     known = interp.clocks.knows(lanes, writers, buffer.written_clock[at]) if interp.clocks else None
     ordered = either(known, cluster_ordered(interp, lanes, writers, buffer.written_stamp[at]))
     report_race(interp, kind, buffer, at, buffer.written_at[at], writers, blocks, buffer.written_epoch[at], lanes,
                 strong, ordered)
+
+
+def barrier_ordered(interp, other_blocks, other_epochs, lanes):
+    """Whether every earlier access (of `other_blocks`, in their barrier
+    `other_epochs`) is of the block of the thread of `lanes` that touches
+    its byte now, before a barrier it has passed since: then none can
+    race (report_race's first test, made before what the others need)."""
+    blocks = interp.block_of(lanes)
+    return bool(((other_blocks == blocks) & (other_epochs < interp.epoch[blocks])).all())
 
 
 def others_only(at, lanes, others, span):
@@ -248,6 +269,8 @@ def against_last_reads(interp, buffer, at, lanes, strength, span):
         readers_known = np.where(readers == MANY, clocks.readers_known(lanes, buffer.read_set[at]),
                                  clocks.knows(lanes, readers, buffer.read_clock[at]))
     blocks = buffer.reader_block[at]
+    if barrier_ordered(interp, blocks, buffer.read_epoch[at], lanes):
+        return
     strong = same_span(morally_strong(interp, buffer.read_strength[at], readers, blocks, strength, lanes),
                        buffer.read_span, at, span)
     ordered = either(readers_known, cluster_ordered(interp, lanes, readers, buffer.read_stamp[at]))
@@ -343,8 +366,10 @@ def read_cells(interp, buffer, at, lanes, span, strength):
     buffer.reader[at] = np.where(fresh | same, thread, MANY)
     buffer.reader_block[at] = np.where(fresh | same_block, block, MANY)
     # The weakest read since the last write (a weak one is the weakest).
-    buffer.read_strength[at] = strength if strength == MM.WEAK else \
-        np.where(fresh, strength, np.minimum(buffer.read_strength[at], strength))
+    if strength != MM.WEAK or buffer.strong_accessed:
+        buffer.strong_accessed = True
+        buffer.read_strength[at] = strength if strength == MM.WEAK else \
+            np.where(fresh, strength, np.minimum(buffer.read_strength[at], strength))
     buffer.widen("read_epoch", int(interp.epoch.max(initial=0)))[at] = epoch
     buffer.widen("read_at", interp.point)[at] = interp.point
     buffer.read_span = record_span(buffer.read_span, buffer.writer.size, all_at, span)
@@ -397,7 +422,9 @@ def write_cells(interp, buffer, at, lanes, span, strength):
     buffer.writer[at] = lanes
     if interp.clocks:
         buffer.written_clock[at] = interp.clocks.own(lanes)
-    buffer.written_strength[at] = strength
+    if strength != MM.WEAK or buffer.strong_accessed:
+        buffer.strong_accessed = True
+        buffer.written_strength[at] = strength
     buffer.widen("written_epoch", int(interp.epoch.max(initial=0)))[at] = interp.epoch[interp.block_of(lanes)]
     buffer.widen("written_at", interp.point)[at] = interp.point
     buffer.written_stamp[at] = interp.cluster_arrivals[lanes]
