@@ -434,18 +434,21 @@ class Interpreter:
         `address` of a tensor or shared buffer: the race check, the
         bytes (thread by thread), and the release it may make."""
         value, defined, nan = element
+        # Two threads storing one byte in one instruction: which wins is
+        # not defined. (Whether a word repeats is asked once: the race
+        # check's cells are these words where its grain is their size.)
+        words = word_indices(buffer, address, nbytes)
+        repeats = None if words is None else RC.has_repeats(self, words)
         if tracked:
-            RC.track_element_write(self, buffer, address, nbytes, lanes, order.strength)
+            RC.track_element_write(self, buffer, address, nbytes, lanes, order.strength, repeats)
         if buffer.wgmma_reading is not None:
             W.check_shared_write(self, buffer, CE.byte_run(address, nbytes, lanes)[0])
         if buffer.shared:
             self.unfenced.generic_write(buffer, address, nbytes, self.point)
-        # Two threads storing one byte in one instruction: which wins is
-        # not defined.
-        words = word_indices(buffer, address, nbytes)
         if words is not None:
             write_words(buffer, words, nbytes, value, defined, nan)
-            undefine_words(buffer, RC.Groups(self, words).repeated(), nbytes)
+            if repeats:
+                undefine_words(buffer, RC.Groups(self, words).repeated(), nbytes)
         else:
             at = CE.byte_run(address, nbytes, lanes)[0]
             buffer.data[at] = as_bytes(value, nbytes).reshape(-1)

@@ -81,6 +81,9 @@ class Buffer:
         # until one does, every cell's strengths are weak (0) and a weak
         # access leaves them as they are.
         self.strong_accessed = False
+        # Whether a read has been tracked: until one is, a write has no
+        # reads to be checked against.
+        self.read_tracked = False
         self.shared = shared  # a block's shared memory: its accesses go through the banks
         # Where each byte came from (fragment_origins), when the run tracks it.
         self.origin = None
@@ -117,10 +120,10 @@ class Buffer:
             # The program point of the cp.async whose bytes are in flight to
             # each byte (0: none): per byte, as the copies land.
             self.pending_at = Zeros(data.size, np.int32)
-            # The shadow fields are made at their first use (__getattr__),
-            # at the grain the first access leaves: a buffer no access
-            # touches costs nothing, and one refined before its first
-            # access is not made twice.
+            # The shadow fields are made at their first use (__getattr__,
+            # SHADOW), at the grain the first access leaves: a buffer no
+            # access touches costs nothing, and one refined before its
+            # first access is not made twice.
             self.touched = False  # by an access: refine repeats the cells, else makes new ones
 
     def __getattr__(self, name):
@@ -129,58 +132,20 @@ class Buffer:
         if name == "nan" and not self.private:
             self.nan = np.zeros_like(self.defined)
             return self.nan
-        if name not in SHADOW_FIELDS or self.private:
+        if name not in SHADOW or self.private:
             raise AttributeError(name)
-        self.new_shadow(self.data.size // self.grain)
+        # All of them at once: made one by one as the accesses first ask,
+        # the 4096^2 transpose ran 25-40% slower (their first touches
+        # among the instructions' temporaries).
+        cells = self.data.size // self.grain
+        for field, make in SHADOW.items():
+            if field not in self.__dict__:
+                setattr(self, field, make(cells))
         return getattr(self, name)
 
     def has_nan(self):
         """Whether any NaN mark has been made (else none is set)."""
         return "nan" in self.__dict__
-
-    def new_shadow(self, cells):
-        """The race check's state of `cells` cells that no access has touched."""
-        # Who touched each cell (MAX_GRAIN) since the last barrier, for
-        # the hazard check: the last writer and one reader (MANY: two or
-        # more), as thread numbers, and the program points that did it.
-        # With each, the block's barrier epoch it happened in (a barrier
-        # orders the accesses of its block's threads before it against
-        # those after it), and for the readers their block (MANY: two).
-        # (Filled, not np.zeros: pages touched in order here cost less
-        # than the same first touches scattered by the accesses.)
-        self.writer = np.full(cells, NOBODY, np.int32)
-        self.reader = np.full(cells, NOBODY, np.int32)
-        self.reader_block = np.full(cells, NOBODY, np.int32)
-        # Epochs and program points are int16 until one does not fit
-        # (widen): 8 bytes a cell less in the common case.
-        self.written_epoch = np.full(cells, 0, np.int16)
-        self.read_epoch = np.full(cells, 0, np.int16)
-        self.written_at = np.full(cells, 0, np.int16)
-        self.read_at = np.full(cells, 0, np.int16)
-        # In a kernel with clusters: the cluster arrivals the writer
-        # (and the readers, the most of them) had made when it touched
-        # the byte; a thread whose barrier.cluster.wait completed more
-        # phases than that is ordered after the access.
-        self.written_stamp = Zeros(cells, np.int64)
-        self.read_stamp = Zeros(cells, np.int64)
-        # Reads by other blocks of a block's shared bytes (tile.mapa),
-        # made when the first one happens (_track_remote_read).
-        self.remote_reader = self.remote_read_stamp = self.remote_read_at = None
-        # The strength of the last write and the weakest of the reads
-        # since (memory_model.py): morally strong accesses do not race
-        # with each other.
-        self.written_strength = np.zeros(cells, np.int8)
-        self.read_strength = np.zeros(cells, np.int8)
-        # The span (start * 16 + bytes) of the atomic that last wrote
-        # and read each byte, once an atomic touches the buffer (-1:
-        # not an atomic's): atomics are morally strong only where they
-        # cover the same bytes (PTX ISA memory model, 8.6.3).
-        self.written_span = self.read_span = None
-        # With mbarrier ordering (clocks.py): the writer's and the
-        # single reader's counts, and each byte's set of readers.
-        self.written_clock = Zeros(cells, np.int64)
-        self.read_clock = Zeros(cells, np.int64)
-        self.read_set = Zeros(cells, np.int64)
 
     def widen(self, field, largest):
         """The int16 shadow `field` made int32 where `largest` does not
@@ -202,12 +167,58 @@ class Buffer:
             self.grain = grain
             return
         for field in SHADOW_FIELDS:
-            values = getattr(self, field)
+            values = self.__dict__.get(field)
             if values is not None:
                 setattr(self, field, values.repeated(factor) if isinstance(values, Zeros) else
                         np.repeat(values, factor))
         self.grain = grain
 
+
+
+def _filled(value, dtype):
+    # (Filled, not np.zeros: pages touched in order here cost less than
+    # the same first touches scattered by the accesses.)
+    return lambda cells: np.full(cells, value, dtype)
+
+
+# How each shadow field of `cells` cells that no access has touched is
+# made (Buffer.__getattr__, at its first use).
+SHADOW = {
+    # Who touched each cell since the last barrier, for the hazard check:
+    # the last writer and one reader (MANY: two or more), as thread
+    # numbers, and for the readers their block (MANY: two).
+    "writer": _filled(NOBODY, np.int32), "reader": _filled(NOBODY, np.int32),
+    "reader_block": _filled(NOBODY, np.int32),
+    # The block's barrier epoch each access happened in (a barrier orders
+    # the accesses of its block's threads before it against those after
+    # it) and the program points that made them: int16 until one does not
+    # fit (widen), 8 bytes a cell less in the common case.
+    "written_epoch": _filled(0, np.int16), "read_epoch": _filled(0, np.int16),
+    "written_at": _filled(0, np.int16), "read_at": _filled(0, np.int16),
+    # In a kernel with clusters: the cluster arrivals the writer (and the
+    # readers, the most of them) had made when it touched the byte; a
+    # thread whose barrier.cluster.wait completed more phases than that is
+    # ordered after the access.
+    "written_stamp": lambda cells: Zeros(cells, np.int64), "read_stamp": lambda cells: Zeros(cells, np.int64),
+    # The strength of the last write and the weakest of the reads since
+    # (memory_model.py): morally strong accesses do not race with each
+    # other.
+    "written_strength": lambda cells: np.zeros(cells, np.int8), "read_strength": lambda cells: np.zeros(cells, np.int8),
+    # The span (start * 16 + bytes) of the atomic that last wrote and read
+    # each byte, once an atomic touches the buffer (None: not an
+    # atomic's): atomics are morally strong only where they cover the same
+    # bytes (PTX ISA memory model, 8.6.3).
+    "written_span": lambda cells: None, "read_span": lambda cells: None,
+    # With mbarrier ordering (clocks.py): the writer's and the single
+    # reader's counts, and each byte's set of readers.
+    "written_clock": lambda cells: Zeros(cells, np.int64), "read_clock": lambda cells: Zeros(cells, np.int64),
+    "read_set": lambda cells: Zeros(cells, np.int64),
+    # Reads by other blocks of a block's shared bytes (tile.mapa), made
+    # when the first one happens (races.track_remote_read).
+    "remote_reader": lambda cells: None, "remote_read_stamp": lambda cells: None,
+    "remote_read_at": lambda cells: None,
+}
+assert set(SHADOW) == set(SHADOW_FIELDS)
 
 def initial_grain(size, block_bytes):
     """The largest power of two up to MAX_GRAIN that divides the buffer

@@ -259,7 +259,10 @@ def others_only(at, lanes, others, span):
 
 def against_last_reads(interp, buffer, at, lanes, strength, span):
     """A write of `at` by `lanes` against each byte's reads since its last
-    write: a write-after-read race unless ordered or morally strong."""
+    write: a write-after-read race unless ordered or morally strong (none
+    where no read of the buffer has been tracked)."""
+    if not buffer.read_tracked:
+        return
     at, lanes, readers, span = others_only(at, lanes, buffer.reader[at], span)
     if at.size == 0:
         return
@@ -304,9 +307,10 @@ def track_element_read(interp, buffer, address, nbytes, lanes, strength):
     _track_element(interp, buffer, (address, nbytes, lanes), strength, writing=False)
 
 
-def track_element_write(interp, buffer, address, nbytes, lanes, strength):
-    """track_element_read's write."""
-    _track_element(interp, buffer, (address, nbytes, lanes), strength, writing=True)
+def track_element_write(interp, buffer, address, nbytes, lanes, strength, repeats=None):
+    """track_element_read's write; `repeats`, where known, whether an
+    element of `address` repeats (each a multiple of `nbytes`)."""
+    _track_element(interp, buffer, (address, nbytes, lanes), strength, writing=True, repeats=repeats)
 
 
 def _untracked(buffer, writing):
@@ -326,14 +330,18 @@ def _track(interp, buffer, access, strength, span, writing):
     (write_cells if writing else read_cells)(interp, buffer, *C.cells(buffer, at, lanes, span), strength)
 
 
-def _track_element(interp, buffer, access, strength, writing):
+def _track_element(interp, buffer, access, strength, writing, repeats=None):
     address, nbytes, lanes = access
     if _untracked(buffer, writing) or address.size == 0:
         return
     if C.checks_bytes(buffer, writing):
         check_bytes(interp, buffer, *C.byte_run(address, nbytes, lanes), writing)
-    (write_cells if writing else read_cells)(interp, buffer, *C.element_cells(buffer, address, nbytes, lanes), None,
-                                             strength)
+    at, lanes = C.element_cells(buffer, address, nbytes, lanes)
+    if not writing:
+        read_cells(interp, buffer, at, lanes, None, strength)
+        return
+    # The cells are the elements where the grain is their size.
+    write_cells(interp, buffer, at, lanes, None, strength, repeats if buffer.grain == nbytes else None)
 
 
 def check_bytes(interp, buffer, at, lanes, writing):
@@ -347,6 +355,7 @@ def check_bytes(interp, buffer, at, lanes, writing):
 
 
 def read_cells(interp, buffer, at, lanes, span, strength):
+    buffer.read_tracked = True
     against_last_write(interp, "read-after-write", buffer, at, lanes, strength, span)
     clocks = interp.clocks
     all_at, all_lanes, groups = at, lanes, Groups(interp, at)
@@ -400,13 +409,15 @@ def track_remote_read(interp, buffer, at, lanes):
     buffer.remote_read_at[at] = interp.point
 
 
-def write_cells(interp, buffer, at, lanes, span, strength):
+def write_cells(interp, buffer, at, lanes, span, strength, repeats=None):
+    """A write of the cells `at` by `lanes` (`repeats`: whether a cell
+    repeats, where the caller knows)."""
     against_last_write(interp, "write-after-write", buffer, at, lanes, strength, span)
     against_last_reads(interp, buffer, at, lanes, strength, span)
     # Two threads storing one byte in one instruction: morally strong
     # accesses may (atomics of a scope that includes both threads).
     same = np.zeros(0, np.int64)
-    if has_repeats(interp, at):
+    if has_repeats(interp, at) if repeats is None else repeats:
         order = np.argsort(at, kind="stable")
         same = np.flatnonzero(at[order][1:] == at[order][:-1])
     if same.size:
