@@ -119,9 +119,9 @@ def test_only_the_race_engine_touches_race_state():
     # of the buffer's grain, and the copies in flight) is read and written
     # by the engine alone (races.py, cells.py for the cells, memory.py,
     # which makes it): an executor declares its accesses through the
-    # machine's entry points (track_read, track_write, forget,
-    # copy_in_flight, copy_landed, last_writes), so the grain and the
-    # fields can change in one place.
+    # machine's entry points (declare, forget, copy_in_flight,
+    # copy_landed, last_writes), so the grain and the fields can change in
+    # one place.
     from tile_mlir.interpreter.memory import SHADOW_FIELDS
     engine = {"races.py", "cells.py", "memory.py"}
     fields = set(SHADOW_FIELDS) | {"pending_at"}
@@ -134,3 +134,25 @@ def test_only_the_race_engine_touches_race_state():
             if isinstance(node, ast.Attribute) and node.attr in fields:
                 offenders.append(f"interpreter/{name}:{node.lineno}: .{node.attr}")
     assert offenders == []
+
+
+def test_executors_declare_their_effects_and_one_engine_checks_them():
+    # Each executor states an instruction's memory accesses as effects
+    # (interpreter/effects.py: read, write, update, element reads and
+    # writes) through the machine's one entry point, Interpreter.declare;
+    # races.apply alone checks them (ConSan's declared memory effects):
+    # no module but machine.py calls the engine's apply, and every module
+    # that touches tensors or shared memory declares.
+    folder = os.path.join(PACKAGE, "interpreter")
+    applying, declaring = set(), set()
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py"):
+            continue
+        for node in ast.walk(ast.parse(open(os.path.join(folder, name)).read())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr == "apply" and isinstance(node.func.value, ast.Name) and node.func.value.id == "RC":
+                    applying.add(name)
+                if node.func.attr == "declare":
+                    declaring.add(name)
+    assert applying == {"machine.py"}
+    assert declaring >= {"machine.py", "atomics.py", "cp_async.py", "mbarrier.py", "tma.py", "wgmma.py"}

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from . import effects as E
 from . import memory_model as MM
 from . import reference as R
 from .memory import View, mask_bits
@@ -123,8 +124,7 @@ def atomic_element(interp, form, values, coord, executing, op, kind, bits, view,
         each = np.repeat(lanes, nbytes)
         order = MM.order_of(form)
         span = np.repeat(address[executing] * 16 + nbytes, nbytes)
-        interp.track_read(buffer, at, each, order.strength, span)
-        interp.track_write(buffer, at, each, order.strength, span)
+        interp.declare(E.update(buffer, at, each, order.strength, span))
         if interp.sync is not None:
             # Each thread's read-modify-write in the order they ran,
             # so that each acquires what those before it released.

@@ -8,6 +8,7 @@ import itertools
 
 import numpy as np
 
+from . import effects as E
 from . import fragment_origins as O
 from . import tma as T
 from .memory import View, element_bytes
@@ -83,7 +84,7 @@ def async_copy(interp, form, values, group, executing):
                 # before it must be ordered before the issue, not only
                 # before the wait that delivers it.
                 at = (dst.addresses(coord + [e])[executing][:, None] + np.arange(nbytes)).reshape(-1)
-                interp.track_write(buffer, at, np.repeat(interp.lanes[executing], nbytes))
+                interp.declare(E.write(buffer, at, np.repeat(interp.lanes[executing], nbytes)))
                 interp.copy_in_flight(buffer, at, point)
 
 

@@ -37,6 +37,7 @@ from . import context as CX
 from . import control_flow as CF
 from . import cp_async as CP
 from . import ewise_ops as F
+from . import effects as E
 from . import executors as EX
 from . import fragment_origins as O
 from . import mbarrier as M
@@ -248,11 +249,10 @@ class Interpreter:
         CP.deliver_bulk(self, sequence)
 
     # The race check's entry points (races.py) for the executor modules.
-    def track_read(self, buffer, at, lanes, strength=MM.WEAK, span=None):
-        RC.track_read(self, buffer, at, lanes, strength, span)
-
-    def track_write(self, buffer, at, lanes, strength=MM.WEAK, span=None):
-        RC.track_write(self, buffer, at, lanes, strength, span)
+    def declare(self, *effects):
+        """The instruction's memory effects (effects.py), checked in order."""
+        for effect in effects:
+            RC.apply(self, effect)
 
     def forget(self, buffer, at):
         RC.forget(buffer, at)
@@ -343,7 +343,7 @@ class Interpreter:
         if not contiguous or view.buffer.private or self.sync is not None:
             return [self.read(view, coord + [e], where) for e in range(count)]
         elements = [self.read(view, coord + [e], where, tracked=False) for e in range(count)]
-        RC.track_element_read(self, view.buffer, starts[0], count * nbytes, self.lanes[where], MM.WEAK)
+        self.declare(E.element_read(view.buffer, starts[0], count * nbytes, self.lanes[where]))
         return elements
 
     def read(self, view, coord, where=None, order=MM.WEAK_ORDER, tracked=True):
@@ -373,7 +373,7 @@ class Interpreter:
                 raise self.fault(outside, f"reads byte {first if first < 0 else max(first, buffer.data.size)} of "
                                           f"{buffer.name or 'a tensor'}, which has {buffer.data.size}")
             if tracked:
-                RC.track_element_read(self, buffer, address[where], nbytes, self.lanes[where], order.strength)
+                self.declare(E.element_read(buffer, address[where], nbytes, self.lanes[where], order.strength))
             if tracked and self.sync is not None:
                 self.sync.after_read(buffer, *CE.byte_run(address[where], nbytes, self.lanes[where]), order)
         words = word_indices(buffer, address, nbytes) if inside.all() else None
@@ -440,7 +440,7 @@ class Interpreter:
         words = word_indices(buffer, address, nbytes)
         repeats = None if words is None else RC.has_repeats(self, words)
         if tracked:
-            RC.track_element_write(self, buffer, address, nbytes, lanes, order.strength, repeats)
+            self.declare(E.element_write(buffer, address, nbytes, lanes, order.strength, repeats))
         if buffer.wgmma_reading is not None:
             W.check_shared_write(self, buffer, CE.byte_run(address, nbytes, lanes)[0])
         if buffer.shared:

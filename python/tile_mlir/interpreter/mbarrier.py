@@ -41,6 +41,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
+from . import effects as E
 from . import memory_model as MM
 
 MAX_COUNT = (1 << 20) - 1
@@ -206,16 +207,15 @@ def declare_accesses(call, operation):
     at = (call.address[call.executing][:, None] + np.arange(8)[None, :]).reshape(-1)
     lanes = np.repeat(interp.lanes[call.executing], 8)
     if operation in ("init", "inval"):
-        interp.track_write(buffer, at, lanes)
+        interp.declare(E.write(buffer, at, lanes))
     elif operation in ("test_wait", "try_wait"):
         # A wait that a loop repeats until the phase completes ends the
         # same however the threads run: only a single wait can race.
         if not interp.spinning:
-            interp.track_read(buffer, at, lanes)
+            interp.declare(E.read(buffer, at, lanes))
     else:
         # An mbarrier operation is atomic on its object, at any scope.
-        interp.track_read(buffer, at, lanes, strength=MM.SYS)
-        interp.track_write(buffer, at, lanes, strength=MM.SYS)
+        interp.declare(E.update(buffer, at, lanes, MM.SYS))
     buffer.defined[at] = False
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from . import memory_model as MM
 from .hazards import AsyncHazard, Hazard
 from . import cells as C
+from . import effects as E
 from . import tma as T
 from .memory import MANY, NOBODY, View
 
@@ -289,28 +290,17 @@ def forget(buffer, at):
     buffer.reader[at] = NOBODY
 
 
-def track_read(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
-    """A read of the bytes `at` by `lanes` (per byte), of `strength`, an
-    atomic's `span` (per byte, or one for all)."""
-    _track(interp, buffer, (at, lanes), strength, span, writing=False)
-
-
-def track_write(interp, buffer, at, lanes, strength=MM.WEAK, span=None):
-    """A write of the bytes `at` by `lanes` (track_read's arguments)."""
-    _track(interp, buffer, (at, lanes), strength, span, writing=True)
-
-
-def track_element_read(interp, buffer, address, nbytes, lanes, strength):
-    """A read of `nbytes` from `address` by each of `lanes` (an
-    instruction's element: the bytes are only made where a check needs
-    them)."""
-    _track_element(interp, buffer, (address, nbytes, lanes), strength, writing=False)
-
-
-def track_element_write(interp, buffer, address, nbytes, lanes, strength, repeats=None):
-    """track_element_read's write; `repeats`, where known, whether an
-    element of `address` repeats (each a multiple of `nbytes`)."""
-    _track_element(interp, buffer, (address, nbytes, lanes), strength, writing=True, repeats=repeats)
+def apply(interp, effect: E.Effect):
+    """The race check of one declared effect (effects.py): an update is
+    its read, then its write."""
+    for writing in (False, True):
+        if not (effect.writes if writing else effect.reads):
+            continue
+        if effect.nbytes:
+            _track_element(interp, effect.buffer, (effect.at, effect.nbytes, effect.lanes), effect.strength, writing,
+                           effect.repeats)
+        else:
+            _track(interp, effect.buffer, (effect.at, effect.lanes), effect.strength, effect.span, writing)
 
 
 def _untracked(buffer, writing):

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import effects as E
 from . import mbarrier as M
 from . import memory_model as MM
 from . import proxy as P
@@ -128,7 +129,7 @@ def execute(interp, form, values, executing):
             mask = np.repeat(inside, nbytes)
             data[mask] = tensor.data[global_bytes]
             defined[mask] &= tensor.defined[global_bytes]
-            interp.track_read(tensor, global_bytes, np.full(global_bytes.size, lane))
+            interp.declare(E.read(tensor, global_bytes, np.full(global_bytes.size, lane)))
             for block in _destinations(interp, form, thread, masks, where):
                 # The same offsets in each destination block's shared memory.
                 box_shift = (block - interp.block_linear[thread]) * box.buffer.block_bytes
@@ -139,7 +140,7 @@ def execute(interp, form, values, executing):
             box = named["srcMem"]
             shared_at = (_addresses(box, thread, index)[:, None] + lanes_of[None, :]).reshape(-1)
             buffer = box.buffer
-            interp.track_read(buffer, shared_at, np.full(shared_at.size, lane))
+            interp.declare(E.read(buffer, shared_at, np.full(shared_at.size, lane)))
             P.check_async_read(interp, buffer, shared_at)
             # The copy reads its source until a wait_group{.read} covers
             # its bulk group.
@@ -149,12 +150,12 @@ def execute(interp, form, values, executing):
             mask = np.repeat(inside, nbytes)
             if form.opcode.startswith("cp.reduce."):
                 # Each element is read and written in one atomic step.
-                interp.track_read(tensor, global_bytes, np.full(global_bytes.size, lane), strength=MM.GPU)
-                interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane), strength=MM.GPU)
+                interp.declare(E.read(tensor, global_bytes, np.full(global_bytes.size, lane), strength=MM.GPU))
+                interp.declare(E.write(tensor, global_bytes, np.full(global_bytes.size, lane), strength=MM.GPU))
                 _reduce(form, tmap, tensor, global_bytes, buffer, shared_at[mask], bool(known[thread]), where)
                 _in_flight(interp, thread, buffer, shared_at, tensor, global_bytes)
                 continue
-            interp.track_write(tensor, global_bytes, np.full(global_bytes.size, lane))
+            interp.declare(E.write(tensor, global_bytes, np.full(global_bytes.size, lane)))
             _in_flight(interp, thread, buffer, shared_at, tensor, global_bytes)
             tensor.data[global_bytes] = buffer.data[shared_at[mask]]
             tensor.defined[global_bytes] = buffer.defined[shared_at[mask]] & bool(known[thread])
@@ -193,7 +194,7 @@ def _bulk(interp, form, named, masks, executing):
         source, target = src.buffer, dst.buffer
         if load:
             data, defined = source.data[at["srcMem"]].copy(), source.defined[at["srcMem"]].copy()
-            interp.track_read(source, at["srcMem"], np.full(size, lane))
+            interp.declare(E.read(source, at["srcMem"], np.full(size, lane)))
             own = int(interp.block_linear[thread])
             # The block whose shared memory dstMem is: the issuer's, or
             # through tile.mapa another one of its cluster.
@@ -204,13 +205,13 @@ def _bulk(interp, form, named, masks, executing):
                 _issue_load(interp, form, named["mbar"], thread, target, at["dstMem"] + shift, data.copy(),
                             defined.copy(), where, mbar_shift, remote=block != own or into != own)
             continue
-        interp.track_read(source, at["srcMem"], np.full(size, lane))
+        interp.declare(E.read(source, at["srcMem"], np.full(size, lane)))
         if source.shared:
             P.check_async_read(interp, source, at["srcMem"])
         if source.store_reading is None:
             source.store_reading = np.zeros(source.data.size, np.int32)
         source.store_reading[at["srcMem"]] = interp.point
-        interp.track_write(target, at["dstMem"], np.full(size, lane))
+        interp.declare(E.write(target, at["dstMem"], np.full(size, lane)))
         _in_flight(interp, thread, source, at["srcMem"], target, at["dstMem"])
         target.data[at["dstMem"]] = source.data[at["srcMem"]]
         target.defined[at["dstMem"]] = source.defined[at["srcMem"]]
@@ -425,7 +426,7 @@ def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mb
     if remote:
         interp.forget(buffer, at)
     else:
-        interp.track_write(buffer, at, np.full(at.size, lane))
+        interp.declare(E.write(buffer, at, np.full(at.size, lane)))
     if buffer.wgmma_reading is not None:
         W.check_shared_write(interp, buffer, at)
     interp.copy_sequence += 1

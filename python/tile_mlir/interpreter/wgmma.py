@@ -35,6 +35,7 @@ import functools
 import numpy as np
 
 from . import accumulation as ACC
+from . import effects as E
 from . import proxy as P
 from . import reference as R
 from .. import fragments
@@ -262,7 +263,7 @@ def _warpgroup_product(interp, call, repeat, first, executing):
                               b_rows.T, c, satfinite)
     d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]
     for buf, at in reads:
-        interp.track_read(buf, at, np.full(at.size, first, np.int64))
+        interp.declare(E.read(buf, at, np.full(at.size, first, np.int64)))
         P.check_async_read(interp, buf, at)
         if getattr(buf, "wgmma_reading", None) is None:
             buf.wgmma_reading = np.zeros(buf.data.size, np.int32)
@@ -419,7 +420,7 @@ def wait(interp, pending):
                     buffer.a_in_flight[members[:, None], at] = 0
                 for buffer, at in op["shared"]:
                     buffer.wgmma_reading[at] = 0
-                    interp.track_read(buffer, at, np.full(at.size, first, np.int64))
+                    interp.declare(E.read(buffer, at, np.full(at.size, first, np.int64)))
 
 
 def check_registers(interp, buffer, at, writing):
