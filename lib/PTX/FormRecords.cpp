@@ -2544,6 +2544,43 @@ constexpr VariantRecord kLoadVariants[] = {
 constexpr VariantRecord kStoreVariants[] = {
     {kMemTuple, kStoreSlots, kMemoryRules, kStoreFloors, kStoreSignature}};
 
+//===-- ldu ----------------------------------------------------------------===//
+
+// ldu{.global}{.vec}.type d, [a] (PTX ISA 9.0, 9.7.9.10): a load of data
+// that is read-only during the kernel, from an address common to the
+// threads of the warp; .global or a generic address. Measured with ptxas
+// 13.0: no other state space, ordering, cache operator or eviction priority;
+// f16 is not a type; .v2 and .v4 of at most 128 bits ("Vector type too
+// large, exceeds 128 bit limit" for .v4.f64 and .v2.b128); .b128 alone.
+constexpr StringRef kLduVectors[] = {"v2", "v4"};
+constexpr SlotRecord kLduSlots[] = {{"state space", kGlobalOnly},
+                                    {"vector width", kLduVectors}};
+
+/// An ldu vector of more than 128 bits.
+bool lduVectorTooWide(Tokens types, Tokens chosen) {
+  unsigned count = llvm::is_contained(chosen, "v2")   ? 2
+                   : llvm::is_contained(chosen, "v4") ? 4
+                                                      : 1;
+  return count * mlir::tile::ptx::detail::lookupType(types[0])->bits > 128;
+}
+
+constexpr StringRef kLduVectorTooWide =
+    "'{tok}' is not available for {ctx}: an ldu vector moves at most 128 bits";
+constexpr RuleRecord kLduRules[] = {
+    {.kind = RuleRecord::Chosen, .token = "vector width", .message = kB128NotVectorized, .types = kB128},
+    {.kind = RuleRecord::Hook, .token = "vector width", .message = kLduVectorTooWide, .holds = lduVectorTooWide},
+};
+constexpr FloorRecord kLduFloors[] = {{70, 83, kB128}};
+constexpr OperandRecord kLdu[] = {
+    {.name = "dst", .role = Role::Dst, .countFrom = "vector width"},
+    {.name = "src",
+     .role = Role::Src,
+     .countFrom = "vector width",
+     .spaceFrom = "state space"}};
+constexpr Signature kLduSignature[] = {kLdu};
+constexpr VariantRecord kLduVariants[] = {
+    {kMemTuple, kLduSlots, kLduRules, kLduFloors, kLduSignature}};
+
 //===-- createpolicy -------------------------------------------------------===//
 
 // PTX ISA 9.0, 9.7.9.17: createpolicy.fractional, .range{.global} and
@@ -3610,6 +3647,7 @@ const FamilyRecord kRecords[] = {
     {.name = "mov", .variants = kMov},
     {.name = "ld", .variants = kLoadVariants, .readsMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},
+    {.name = "ldu", .variants = kLduVariants, .readsMemory = true},
     {.name = "createpolicy.fractional", .family = "createpolicy",
      .variants = kFractionalPolicyVariants},
     {.name = "createpolicy.range", .family = "createpolicy",

@@ -145,6 +145,26 @@ def ldst_spellings():
                         yield ".".join(t for t in (family, space, first, l2, vec, ty) if t)
 
 
+def ldu_spellings():
+    """PTX ISA 9.0, 9.7.9.10: ldu{.global}{.vec}.type over every type (and
+    f16, which is not one), every vector width (and .v8), other state
+    spaces, and the qualifiers of ld that ldu does not take (an ordering, a
+    cache operator, .nc, eviction priorities), some in other orders."""
+    types = ["b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32",
+             "f64", "f16"]
+    for space in ("global", "", "shared", "local", "const", "param"):
+        for ty in types:
+            for vec in ("", "v2", "v4", "v8"):
+                yield ".".join(t for t in ("ldu", space, vec, ty) if t)
+    for extra in ("nc", "ca", "cg", "lu", "volatile", "relaxed.gpu", "acquire.gpu", "L1::evict_last",
+                  "L2::cache_hint", "L2::128B"):
+        yield f"ldu.global.{extra}.b32"
+        yield f"ldu.{extra}.v2.f32"
+    yield "ldu.v2.global.f32"
+    yield "ldu.global.global.b32"
+    yield "ldu.global.v2.v4.b32"
+
+
 def cache_hint_spellings():
     """.L2::cache_hint on ld and st: every state space, ordering, cache
     operator, L1 priority and prefetch size beside it, and its place in the
@@ -949,7 +969,7 @@ def spellings():
                 prefetch_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
-                cache_hint_spellings, createpolicy_spellings, async_copy_spellings):
+                cache_hint_spellings, createpolicy_spellings, async_copy_spellings, ldu_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -1159,7 +1179,7 @@ def _register_operands(tokens, types, vec):
         return [reg, reg, reg, pred]
     bits = max(BITS[types[-1]], 16)
     policy = [(64, 1, False)] if "L2::cache_hint" in tokens else []
-    if family == "ld":
+    if family in ("ld", "ldu"):
         return [(bits, vec, False), (bits, vec, True)] + policy
     return [(bits, vec, True), (bits, vec, False)] + policy
 

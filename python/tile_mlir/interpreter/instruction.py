@@ -21,7 +21,7 @@ from .reference import NotCovered
 
 
 # The families that move bits as they are.
-MOVES = ("ld", "st", "mov")
+MOVES = ("ld", "ldu", "st", "mov")
 
 
 def may_be_a_move(interp, form, values, coord):
@@ -102,6 +102,8 @@ def read_sources(interp, form, values, coord, touches):
             nbytes = operand.count * element_bytes(value.bits)
             interp.check_alignment(value, coord + [0], nbytes, touches)
             interp.bank_requests(value, coord + [0], nbytes, touches)
+            if form.family == "ldu":
+                check_uniform_load(interp, value, coord, touches)
             if operand.role == "src":  # ld: the registers come from memory
                 for reg in range(operand.count):
                     bits, defined, nan = interp.read(value, coord + [reg], touches, MM.order_of(form))
@@ -116,6 +118,37 @@ def read_sources(interp, form, values, coord, touches):
     if any(o.bits > 64 for o in form.operands):
         raise NotCovered("128-bit registers")
     return sources
+
+
+def check_uniform_load(interp, view, coord, touches):
+    """ldu (PTX ISA 9.0, 9.7.9.10) loads data that is read-only during the
+    kernel, from an address common to the threads of the warp: the
+    interpreter refuses what the ISA leaves undefined, at the line: shared
+    memory, a tensor the kernel may also write (setup.written_tensors: a
+    store, an atomic, a copy or a tensor map reaches it), and threads of
+    one warp at different addresses."""
+    buffer, name = view.buffer, view.buffer.name or "a tensor"
+    if buffer.shared or buffer.private:
+        raise interp.fault(touches, f"ldu loads global memory; {name} is "
+                                    f"{'shared memory' if buffer.shared else 'a register tile'}")
+    if not buffer.read_only:
+        raise interp.fault(touches, f"ldu loads data that is read-only during the kernel, but this kernel may "
+                                    f"also write {name} (a store, an atomic, a copy or a tensor map reaches it)")
+    lanes = np.flatnonzero(touches)
+    if lanes.size < 2:
+        return
+    address = view.addresses(coord + [0])[lanes]
+    warp = (interp.lanes - interp.lanes % interp.per_block % 32)[lanes]  # each thread's warp's lane 0
+    starts = np.flatnonzero(np.r_[True, warp[1:] != warp[:-1]])
+    leader = np.repeat(starts, np.diff(np.r_[starts, lanes.size]))
+    apart = np.flatnonzero(address != address[leader])
+    if apart.size:
+        i = apart[0]
+        where = np.zeros(interp.threads, bool)
+        where[lanes[i]] = True
+        raise interp.fault(where, f"ldu loads byte {int(address[i])} of {name}, but thread {int(lanes[leader[i]])} "
+                                  f"of its warp loads byte {int(address[leader[i]])}: ldu's address must be the "
+                                  "same in every thread of the warp")
 
 
 def _read_register(interp, operand, value, coord, sources):

@@ -939,7 +939,7 @@ F64_NAN_ORDER = {"add": (1, 0), "sub": (1, 0), "mul": (1, 0), "min": (1, 0), "ma
                  "div": (0, 1), "fma": (1, 2, 0), "mad": (1, 2, 0)}
 F64_MADE_NAN = 0xFFF8000000000000
 # Families whose result is bits of an input, not arithmetic.
-NAN_KEEPING = {"mov", "selp", "slct", "copysign", "testp", "setp", "set", "ld", "st"} | BIT_FAMILIES | INT_FAMILIES
+NAN_KEEPING = {"mov", "selp", "slct", "copysign", "testp", "setp", "set", "ld", "ldu", "st"} | BIT_FAMILIES | INT_FAMILIES
 
 
 def _quiet(bits, kind):

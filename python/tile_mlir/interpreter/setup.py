@@ -67,7 +67,7 @@ def synchronizes_through_memory(op):
 VIEWS = ("memref.subview", "memref.view", "memref.cast", "memref.reinterpret_cast", "memref.memory_space_cast",
          "memref.expand_shape", "memref.collapse_shape", "tile.view", "tile.broadcast", "tile.swizzle")
 # The instruction families that only read the memory they name.
-LOADS = frozenset(("ld", "ldmatrix", "prefetch", "prefetchu"))
+LOADS = frozenset(("ld", "ldu", "ldmatrix", "prefetch", "prefetchu"))
 # Uses of a tensor that neither write nor hand it on.
 READS = ("memref.load", "memref.dim")
 
