@@ -166,3 +166,26 @@ def test_the_ops_attention_on_random_data_is_the_gpus_bit_for_bit(name):
     assert inputs_digest == case["inputs"]
     got = out.view(torch.int16).numpy().view(np.uint16)
     assert np.array_equal(got, attention_check.decoded(case["out"], case["shape"]))
+
+
+def test_the_gpu_runs_cover_every_floating_type_group_with_ten_million_products():
+    # Issue 60's measure of the model (tools/gpu/results/accumulation.json):
+    # at least 10 million random products of every floating mma.sync and
+    # wgmma type group (inputs by outputs), each element the GPU stored
+    # equal to the model's, counted from the runs' own records.
+    import re
+    with open(os.path.join(RESULTS, "accumulation.json")) as f:
+        report = json.load(f)
+    mma = {}
+    for form in report["verify"]["forms"]:
+        d, a, b = form["opcode"].split(".")[-4:-1]
+        k = int(re.search(r"k(\d+)", form["opcode"]).group(1))
+        mma.setdefault((a, b, d), []).append((form["elements"] * k, sum(form["mismatched"].values())))
+    wgmma = report["wgmma_sweep"]["type_groups"]
+    assert len(mma) == 12 and len(wgmma) == 10
+    for group, runs in mma.items():
+        assert sum(p for p, _ in runs) >= 10_000_000 and all(bad == 0 for _, bad in runs), group
+    for group, run in wgmma.items():
+        assert run["products"] >= 10_000_000 and run["mismatched"] == 0, group
+    assert sum(row["products"] for row in report["wgmma_sweep"]["kernels"]) == sum(
+        run["products"] for run in wgmma.values())
