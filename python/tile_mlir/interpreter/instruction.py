@@ -138,7 +138,7 @@ def check_uniform_load(interp, view, coord, touches):
     if lanes.size < 2:
         return
     address = view.addresses(coord + [0])[lanes]
-    warp = (interp.lanes - interp.lanes % interp.per_block % 32)[lanes]  # each thread's warp's lane 0
+    warp = interp.warp_first[lanes]
     starts = np.flatnonzero(np.r_[True, warp[1:] != warp[:-1]])
     leader = np.repeat(starts, np.diff(np.r_[starts, lanes.size]))
     apart = np.flatnonzero(address != address[leader])

@@ -103,6 +103,10 @@ class Interpreter:
         self.context = CX.ExecutionContext(np.ones(threads, bool))
         self.exited = np.zeros(threads, bool)  # the threads that executed exit
         self.lanes = np.arange(threads)
+        # Each thread's lane in its warp, and its warp's lane 0 (a block's
+        # warps are its threads 32 at a time; the last may be partial).
+        self.warp_lane = thread_linear % 32
+        self.warp_first = self.lanes - self.warp_lane
         # Program points by number (a buffer's written_at/read_at index them)
         # and the hazards found, one per pair of points and kind.
         self.points = ["<unknown>"]

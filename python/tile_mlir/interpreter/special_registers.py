@@ -50,7 +50,7 @@ HANDLERS = {
     "gpu.block_id": _set(lambda interp, op: interp.bid[_axis(op)]),
     "gpu.block_dim": _set(lambda interp, op: np.full(interp.threads, interp.block[_axis(op)], np.int64)),
     "gpu.grid_dim": _set(lambda interp, op: np.full(interp.threads, interp.grid[_axis(op)], np.int64)),
-    "gpu.lane_id": _set(lambda interp, op: (interp.lanes % interp.per_block % 32).astype(np.int64)),
+    "gpu.lane_id": _set(lambda interp, op: interp.warp_lane),
     "nvvm.read.ptx.sreg.warpid": lambda interp, op: _special(interp, op, interp.lanes % interp.per_block // 32),
     "nvvm.read.ptx.sreg.cluster.ctarank": lambda interp, op: _special(interp, op, interp.cluster_rank),
     "nvvm.read.ptx.sreg.cluster.nctarank": lambda interp, op: _special(

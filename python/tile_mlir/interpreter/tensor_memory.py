@@ -122,8 +122,7 @@ def execute(interp, apply):
 def _warps(interp, executing):
     """The first thread of each warp of which a thread executes the
     instruction."""
-    lane = (interp.lanes % interp.per_block) % 32
-    return sorted({int(t) for t in (interp.lanes - lane)[executing]})
+    return sorted({int(t) for t in interp.warp_first[executing]})
 
 
 def _value(interp, value, coord, thread):

@@ -26,9 +26,7 @@ def shuffle(interp, form, values, coord, executing):
         return value[0] & np.uint64(0xFFFFFFFF), np.ones(interp.threads, bool), np.zeros(interp.threads, bool)
     sources = values[2:] if len(values) == 6 else values[1:]
     (a, a_def, a_nan), (b, b_def, _), (c, c_def, _), (mask, mask_def, _) = (bits(v) for v in sources)
-    in_block = interp.lanes % interp.per_block
-    lane = (in_block % 32).astype(np.int64)
-    first = interp.lanes - lane  # the warp's lane 0
+    lane, first = interp.warp_lane, interp.warp_first
     b, c, mask = b.astype(np.int64), c.astype(np.int64), mask.astype(np.int64)
     bval, cval, segmask = b & 31, c & 31, (c >> 8) & 31
     max_lane = (lane & segmask) | (cval & ~segmask)
@@ -39,7 +37,7 @@ def shuffle(interp, form, values, coord, executing):
     inside = j >= max_lane if mode == "up" else j <= max_lane
     j = np.where(inside, j, lane)
     # A lane past the end of a partial warp does not exist.
-    warp_size = np.minimum(32, interp.per_block - (in_block - lane))
+    warp_size = np.minimum(32, interp.per_block - (interp.thread_linear - lane))
     exists = j < warp_size
     source = first + np.where(exists, j, lane)
     own = (mask >> lane) & 1 == 1
@@ -76,10 +74,8 @@ def collective(interp, form, values, coord, executing):
     undefined. elect.sync elects the lowest lane of the mask: the ISA
     says only that the choice is deterministic."""
     named = {o.name: v for o, v in zip(form.operands, values)}
-    in_block = interp.lanes % interp.per_block
-    lane = (in_block % 32).astype(np.int64)
-    first = interp.lanes - lane
-    warp_size = np.minimum(32, interp.per_block - (in_block - lane))
+    lane, first = interp.warp_lane, interp.warp_first
+    warp_size = np.minimum(32, interp.per_block - (interp.thread_linear - lane))
     lanes32 = np.arange(32)
     exists = lanes32[None, :] < warp_size[:, None]
     peer = np.where(exists, first[:, None] + lanes32[None, :], interp.lanes[:, None])
@@ -205,9 +201,8 @@ def whole_warps(interp, form, executing):
     """(each thread's lane, the first thread of every warp, the threads
     of warps that run a .sync.aligned instruction with lanes missing):
     those lanes are a hazard, and what the warp gets is undefined."""
-    in_block = interp.lanes % interp.per_block
-    lane = (in_block % 32).astype(np.int64)
-    first_threads = np.unique(interp.lanes - lane)
+    lane = interp.warp_lane
+    first_threads = np.unique(interp.warp_first)
     partial = np.zeros(interp.threads, bool)
     for first in first_threads:
         members = first + np.arange(32)
