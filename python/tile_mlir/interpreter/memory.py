@@ -13,11 +13,6 @@ NOBODY, MANY = -1, -2
 # refines the buffer's grain (Buffer.refine).
 MAX_GRAIN = 16
 
-# The shadow fields kept per cell (memory_model's release ids and the
-# copies in flight, pending_at, stay per byte).
-SHADOW_FIELDS = ("writer", "reader", "reader_block", "written_epoch", "read_epoch", "written_at", "read_at",
-                 "written_stamp", "read_stamp", "written_strength", "read_strength", "written_span", "read_span",
-                 "written_clock", "read_clock", "read_set", "remote_reader", "remote_read_stamp", "remote_read_at")
 
 def element_bytes(bits):
     """Bytes of one element: a predicate (i1) takes one."""
@@ -59,6 +54,54 @@ class Zeros:
         if self.values is None:
             self.values = np.zeros(self.size, self.dtype)
         return self.values
+
+
+def _filled(value, dtype):
+    # (Filled, not np.zeros: pages touched in order here cost less than
+    # the same first touches scattered by the accesses.)
+    return lambda cells: np.full(cells, value, dtype)
+
+
+# The shadow fields kept per cell (memory_model's release ids and the
+# copies in flight, pending_at, stay per byte), each with how it is made
+# for `cells` cells that no access has touched (Buffer.__getattr__, at
+# the first use of any).
+SHADOW = {
+    # Who touched each cell since the last barrier, for the hazard check:
+    # the last writer and one reader (MANY: two or more), as thread
+    # numbers, and for the readers their block (MANY: two).
+    "writer": _filled(NOBODY, np.int32), "reader": _filled(NOBODY, np.int32),
+    "reader_block": _filled(NOBODY, np.int32),
+    # The block's barrier epoch each access happened in (a barrier orders
+    # the accesses of its block's threads before it against those after
+    # it) and the program points that made them: int16 until one does not
+    # fit (widen), 8 bytes a cell less in the common case.
+    "written_epoch": _filled(0, np.int16), "read_epoch": _filled(0, np.int16),
+    "written_at": _filled(0, np.int16), "read_at": _filled(0, np.int16),
+    # In a kernel with clusters: the cluster arrivals the writer (and the
+    # readers, the most of them) had made when it touched the byte; a
+    # thread whose barrier.cluster.wait completed more phases than that is
+    # ordered after the access.
+    "written_stamp": lambda cells: Zeros(cells, np.int64), "read_stamp": lambda cells: Zeros(cells, np.int64),
+    # The strength of the last write and the weakest of the reads since
+    # (memory_model.py): morally strong accesses do not race with each
+    # other.
+    "written_strength": lambda cells: np.zeros(cells, np.int8), "read_strength": lambda cells: np.zeros(cells, np.int8),
+    # The span (start * 16 + bytes) of the atomic that last wrote and read
+    # each byte, once an atomic touches the buffer (None: not an
+    # atomic's): atomics are morally strong only where they cover the same
+    # bytes (PTX ISA memory model, 8.6.3).
+    "written_span": lambda cells: None, "read_span": lambda cells: None,
+    # With mbarrier ordering (clocks.py): the writer's and the single
+    # reader's counts, and each byte's set of readers.
+    "written_clock": lambda cells: Zeros(cells, np.int64), "read_clock": lambda cells: Zeros(cells, np.int64),
+    "read_set": lambda cells: Zeros(cells, np.int64),
+    # Reads by other blocks of a block's shared bytes (tile.mapa), made
+    # when the first one happens (races.track_remote_read).
+    "remote_reader": lambda cells: None, "remote_read_stamp": lambda cells: None,
+    "remote_read_at": lambda cells: None,
+}
+SHADOW_FIELDS = tuple(SHADOW)
 
 
 class Buffer:
@@ -173,52 +216,6 @@ class Buffer:
                         np.repeat(values, factor))
         self.grain = grain
 
-
-
-def _filled(value, dtype):
-    # (Filled, not np.zeros: pages touched in order here cost less than
-    # the same first touches scattered by the accesses.)
-    return lambda cells: np.full(cells, value, dtype)
-
-
-# How each shadow field of `cells` cells that no access has touched is
-# made (Buffer.__getattr__, at its first use).
-SHADOW = {
-    # Who touched each cell since the last barrier, for the hazard check:
-    # the last writer and one reader (MANY: two or more), as thread
-    # numbers, and for the readers their block (MANY: two).
-    "writer": _filled(NOBODY, np.int32), "reader": _filled(NOBODY, np.int32),
-    "reader_block": _filled(NOBODY, np.int32),
-    # The block's barrier epoch each access happened in (a barrier orders
-    # the accesses of its block's threads before it against those after
-    # it) and the program points that made them: int16 until one does not
-    # fit (widen), 8 bytes a cell less in the common case.
-    "written_epoch": _filled(0, np.int16), "read_epoch": _filled(0, np.int16),
-    "written_at": _filled(0, np.int16), "read_at": _filled(0, np.int16),
-    # In a kernel with clusters: the cluster arrivals the writer (and the
-    # readers, the most of them) had made when it touched the byte; a
-    # thread whose barrier.cluster.wait completed more phases than that is
-    # ordered after the access.
-    "written_stamp": lambda cells: Zeros(cells, np.int64), "read_stamp": lambda cells: Zeros(cells, np.int64),
-    # The strength of the last write and the weakest of the reads since
-    # (memory_model.py): morally strong accesses do not race with each
-    # other.
-    "written_strength": lambda cells: np.zeros(cells, np.int8), "read_strength": lambda cells: np.zeros(cells, np.int8),
-    # The span (start * 16 + bytes) of the atomic that last wrote and read
-    # each byte, once an atomic touches the buffer (None: not an
-    # atomic's): atomics are morally strong only where they cover the same
-    # bytes (PTX ISA memory model, 8.6.3).
-    "written_span": lambda cells: None, "read_span": lambda cells: None,
-    # With mbarrier ordering (clocks.py): the writer's and the single
-    # reader's counts, and each byte's set of readers.
-    "written_clock": lambda cells: Zeros(cells, np.int64), "read_clock": lambda cells: Zeros(cells, np.int64),
-    "read_set": lambda cells: Zeros(cells, np.int64),
-    # Reads by other blocks of a block's shared bytes (tile.mapa), made
-    # when the first one happens (races.track_remote_read).
-    "remote_reader": lambda cells: None, "remote_read_stamp": lambda cells: None,
-    "remote_read_at": lambda cells: None,
-}
-assert set(SHADOW) == set(SHADOW_FIELDS)
 
 def initial_grain(size, block_bytes):
     """The largest power of two up to MAX_GRAIN that divides the buffer
