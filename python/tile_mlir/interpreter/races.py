@@ -267,14 +267,14 @@ def against_last_reads(interp, buffer, at, lanes, strength, span):
     at, lanes, readers, span = others_only(at, lanes, buffer.reader[at], span)
     if at.size == 0:
         return
+    blocks = buffer.reader_block[at]
+    if barrier_ordered(interp, blocks, buffer.read_epoch[at], lanes):
+        return
     clocks = interp.clocks
     readers_known = None
     if clocks:
         readers_known = np.where(readers == MANY, clocks.readers_known(lanes, buffer.read_set[at]),
                                  clocks.knows(lanes, readers, buffer.read_clock[at]))
-    blocks = buffer.reader_block[at]
-    if barrier_ordered(interp, blocks, buffer.read_epoch[at], lanes):
-        return
     strong = same_span(morally_strong(interp, buffer.read_strength[at], readers, blocks, strength, lanes),
                        buffer.read_span, at, span)
     ordered = either(readers_known, cluster_ordered(interp, lanes, readers, buffer.read_stamp[at]))
@@ -344,6 +344,16 @@ def check_bytes(interp, buffer, at, lanes, writing):
         T.check_target_access(interp, buffer, at, "writes" if writing else "reads")
 
 
+def strength_kept(buffer, strength):
+    """Whether an access of `strength` stores it in the strength fields:
+    once a strong access has touched the buffer (it is then marked); until
+    then every cell's strengths are weak, as a weak access would leave
+    them."""
+    if strength != MM.WEAK:
+        buffer.strong_accessed = True
+    return buffer.strong_accessed
+
+
 def read_cells(interp, buffer, at, lanes, span, strength):
     buffer.read_tracked = True
     against_last_write(interp, "read-after-write", buffer, at, lanes, strength, span)
@@ -365,8 +375,7 @@ def read_cells(interp, buffer, at, lanes, span, strength):
     buffer.reader[at] = np.where(fresh | same, thread, MANY)
     buffer.reader_block[at] = np.where(fresh | same_block, block, MANY)
     # The weakest read since the last write (a weak one is the weakest).
-    if strength != MM.WEAK or buffer.strong_accessed:
-        buffer.strong_accessed = True
+    if strength_kept(buffer, strength):
         buffer.read_strength[at] = strength if strength == MM.WEAK else \
             np.where(fresh, strength, np.minimum(buffer.read_strength[at], strength))
     buffer.widen("read_epoch", int(interp.epoch.max(initial=0)))[at] = epoch
@@ -423,8 +432,7 @@ def write_cells(interp, buffer, at, lanes, span, strength, repeats=None):
     buffer.writer[at] = lanes
     if interp.clocks:
         buffer.written_clock[at] = interp.clocks.own(lanes)
-    if strength != MM.WEAK or buffer.strong_accessed:
-        buffer.strong_accessed = True
+    if strength_kept(buffer, strength):
         buffer.written_strength[at] = strength
     buffer.widen("written_epoch", int(interp.epoch.max(initial=0)))[at] = interp.epoch[interp.block_of(lanes)]
     buffer.widen("written_at", interp.point)[at] = interp.point
