@@ -63,9 +63,6 @@ def synchronizes_through_memory(op):
     return has_apply_where(op, lambda opcode: any(MM.synchronizes(form) for form in forms_of(opcode)))
 
 
-# Ops whose result is a view of their first operand's bytes.
-VIEWS = ("memref.subview", "memref.view", "memref.cast", "memref.reinterpret_cast", "memref.memory_space_cast",
-         "memref.expand_shape", "memref.collapse_shape", "tile.view", "tile.broadcast", "tile.swizzle")
 # The instruction families that only read the memory they name.
 LOADS = frozenset(("ld", "ldu", "ldmatrix", "prefetch", "prefetchu"))
 # Uses of a tensor that neither write nor hand it on.
@@ -88,7 +85,7 @@ def written_tensors(func, tensors):
                 for inner in block.operations:
                     inner = inner.operation
                     roots = {root[v] for v in inner.operands if v in root}
-                    if inner.name in VIEWS and inner.operands and inner.operands[0] in root:
+                    if inner.name in VO.VIEWS and inner.operands and inner.operands[0] in root:
                         root[inner.results[0]] = root[inner.operands[0]]
                     elif roots and not (inner.name in READS or inner.name == "tile.apply" and all(
                             form.family in LOADS

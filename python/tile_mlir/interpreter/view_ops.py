@@ -154,3 +154,8 @@ HANDLERS = {
     "tile.view": same_offset,
     "tile.broadcast": same_offset,
 }
+
+# The ops whose result is a view of their first operand's buffer (the
+# set-up follows a tensor through them: setup.written_tensors).
+VIEWS = ("memref.subview", "memref.view", "tile.mapa", "tile.swizzle", "memref.memory_space_cast",
+         "memref.expand_shape", "memref.collapse_shape", "tile.view", "tile.broadcast")
