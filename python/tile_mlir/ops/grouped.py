@@ -94,9 +94,8 @@ def _config(n, experts, dtype):
     measured faster than 128 x 128 (an H100, one run of ops_grouped's
     16-bit cases both ways: 7 of DeepSeek-V3's 8 cases of 8 experts by
     5-19%, one 2% slower; all 11 of 64 or more experts slower, by 4-22%);
-    else 128 x
-    128 (e4m3's scale blocks are 128 columns), or 64 where N is not a
-    multiple of 128."""
+    else 128 x 128 (e4m3's scale blocks are 128 columns), or 64 where N is
+    not a multiple of 128."""
     from ..kernels.configs import GroupedGemmConfig  # no MLIR: the GPU machine runs precompiled kernels
     if dtype != E4M3 and experts <= 8 and n % 256 == 0:
         return GroupedGemmConfig(bn=256)
