@@ -5,6 +5,7 @@ past each count never written), the hazards its waits prevent, a count
 past the capacity reported, and its SASS."""
 
 import collections
+import itertools
 import os
 import re
 import sys
@@ -54,7 +55,10 @@ def as_float(c, dtype):
     # Persistent: 2 blocks over 3 x 4 x 2 tiles (each block's walk skips
     # the tiles past their counts, its ring steps counting only the tiles
     # it multiplied), a ring of 2 over 2 steps of K.
-    ([100, 0, 257], 300, 256, 128, "bfloat16", GroupedGemmConfig(stages=2, blocks=2))])
+    ([100, 0, 257], 300, 256, 128, "bfloat16", GroupedGemmConfig(stages=2, blocks=2)),
+    # An expert's 3 x 2 tiles in a group of 2 tile rows and the last row
+    # alone (GroupedTiles' partial group), by 3 blocks.
+    ([300, 129], 300, 256, 64, "bfloat16", GroupedGemmConfig(stages=2, blocks=3, group_m=2))])
 def test_each_experts_rows_are_numpys_and_the_rest_never_written(counts, capacity, n, k, dtype, config):
     c, want = run(counts, capacity, n, k, dtype, config)
     for e, m in enumerate(counts):
@@ -87,17 +91,25 @@ def test_problems_it_cannot_take_are_refused():
 
 @NEEDS_SASS
 def test_sass_is_one_launch_of_the_written_products_with_no_spills():
-    # A step's four HGMMA 64x128x16, written twice (the first step's, whose
-    # first starts the accumulators, and the loop's); two TMA loads a step
-    # (twice in the SASS: ptxas peels the producer's loop); the count's global load in each role's walk over the block's tiles
-    # (persistent: the producer's and the consumers'); the epilogue's 32
-    # predicated stores of rounded pairs; no local memory.
+    # A step's four HGMMA 64x128x16, written five times (the four peeled
+    # steps', the first of which starts the accumulators, and the loop's);
+    # two TMA loads a step (twice in the SASS: ptxas peels the producer's
+    # loop); the count's global load in the producer's walk over the
+    # block's tiles, and in the consumers' three times (the tile's, and
+    # the previous tile's in the walk and after it); the deferred
+    # epilogue's 32 predicated stores of rounded pairs in the walk (8 after
+    # each peeled step's HGMMA) and 32 after it; no local memory.
     compiled = tile_mlir.compile(grouped_gemm_masked(MaskedProblem(8, 512, 4096, 7168)), target="sm_90a")
     assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
     listing = sass.listing(compiled.cubin)
-    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x128x16": 8}
+    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x128x16": 20}
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
-    assert (counts["UTMALDG"], counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (4, 2, 32, 0, 0)
+    assert (counts["UTMALDG"], counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (4, 4, 64, 0, 0)
+    # The tensor cores do not wait for the stores: the previous tile's
+    # chunks are issued between the peeled steps' products.
+    order = [i.mnemonic for i in sass.instructions(compiled.cubin) if i.mnemonic in ("HGMMA", "STG")]
+    runs = [(name, len(list(group))) for name, group in itertools.groupby(order)]
+    assert runs == [("HGMMA", 4), ("STG", 8)] * 4 + [("HGMMA", 4), ("STG", 32)]
 
 
 def contiguous_table(offsets, rows, experts, bm, table_rows):
@@ -141,17 +153,18 @@ def test_the_contiguous_layout_multiplies_each_experts_rows_and_nothing_else(off
 @NEEDS_SASS
 def test_the_contiguous_kernel_reads_its_tile_once_and_loads_a_by_a_2d_box():
     # The schedule's row read in each role's walk (the producer's one
-    # 16-byte LDG.E.128; ptxas splits the consumers' into two), A's boxes
-    # by 2D TMA and Bt's by 3D (twice: the peeled loop), the same products and predicated stores as
-    # the masked kernel; no local memory.
+    # 16-byte LDG.E.128; ptxas splits each of the consumers' three into
+    # two), A's boxes by 2D TMA and Bt's by 3D (twice: the peeled loop),
+    # the same products and predicated stores as the masked kernel; no
+    # local memory.
     problem = grouped_module.ContiguousProblem(64, 16384, 4096, 7168)
     compiled = tile_mlir.compile(grouped_module.grouped_gemm_contiguous(problem), target="sm_90a")
     assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
     listing = sass.listing(compiled.cubin)
-    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x128x16": 8}
+    assert collections.Counter(re.findall(r"\bHGMMA\.(64x\d+x16)\.F32\.BF16\b", listing)) == {"64x128x16": 20}
     assert collections.Counter(re.findall(r"\bUTMALDG\.(\dD)\b", listing)) == {"2D": 2, "3D": 2}
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
-    assert (counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (3, 32, 0, 0)
+    assert (counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (7, 64, 0, 0)
     assert re.search(r"\bLDG\.E\.128\b", listing)
 
 

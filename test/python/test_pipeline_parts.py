@@ -432,16 +432,50 @@ def test_staged_f32_pairs_emit_a_vector_store_a_pair_and_one_reduction_a_box():
 
 # -- Tile schedulers ---------------------------------------------------------------
 
-@pytest.mark.parametrize("tiles_m,tiles_n,group_m", [(16, 16, 8), (32, 16, 16), (6, 5, 3), (4, 7, 1)])
+@pytest.mark.parametrize("tiles_m,tiles_n,group_m", [(16, 16, 8), (32, 16, 16), (6, 5, 3), (4, 7, 1), (7, 5, 3),
+                                                     (5, 3, 8), (17, 4, 8)])
 def test_grouped_tiles_cover_the_grid_once_in_groups(tiles_m, tiles_n, group_m):
     from tile_mlir.pipelining.schedulers import GroupedTiles
-    tiles = GroupedTiles(tiles_n, group_m, tile_m=128, tile_n=256)
+    tiles = GroupedTiles(tiles_n, group_m, tile_m=128, tile_n=256, tiles_m=tiles_m)
     origins = [tiles.origin(i) for i in range(tiles_m * tiles_n)]
     assert sorted(origins) == [(128 * r, 256 * c) for r in range(tiles_m) for c in range(tiles_n)]
-    # The first group: its tile rows down column 0, then down column 1.
-    assert origins[:2 * group_m] == [(128 * r, 256 * c) for c in range(2) for r in range(group_m)][:2 * group_m]
+    # Each group (the last of the rows left): its tile rows down column
+    # 0, then down column 1, ...
+    for first in range(0, tiles_m, group_m):
+        rows = range(first, min(first + group_m, tiles_m))
+        start = first * tiles_n
+        assert origins[start:start + len(rows) * tiles_n] == [(128 * r, 256 * c) for c in range(tiles_n)
+                                                              for r in rows]
     with pytest.raises(ValueError, match="group_m is a positive integer"):
         GroupedTiles(4, 0, 128, 128)
+    with pytest.raises(ValueError, match="tiles_m is a positive integer, got 0"):
+        GroupedTiles(4, 2, 128, 128, tiles_m=0)
+
+
+def grouped_origins(tiles):
+    """One thread writes the origin of every tile of `tiles`, taken at run
+    time (an index), to Out[tile]."""
+    count = tiles.tiles_m * tiles.tiles_n
+
+    @T.function
+    def origins(Out: T.Tensor((count, 2), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        held = T.alloc_local((1, 2), "uint32")
+        for unit in T.serial(0, count):
+            row0, col0 = tiles.origin(unit)
+            T.cuda.tile.apply(T.ptx["mov.b32"], held[0:1, 0:1], T.uint32(row0))
+            T.cuda.tile.apply(T.ptx["mov.b32"], held[0:1, 1:2], T.uint32(col0))
+            T.cuda.tile.apply(T.ptx["st.global.v2.u32"], Out[unit:unit + 1], held)
+    return origins
+
+
+@pytest.mark.parametrize("tiles_m,tiles_n,group_m", [(7, 5, 3), (4, 3, 2), (5, 3, 8)])
+def test_grouped_tiles_at_run_time_match_the_order(tiles_m, tiles_n, group_m):
+    from tile_mlir.pipelining.schedulers import GroupedTiles
+    tiles = GroupedTiles(tiles_n, group_m, tile_m=128, tile_n=64, tiles_m=tiles_m)
+    out = np.zeros((tiles_m * tiles_n, 2), np.uint32)
+    tile_mlir.interpret(grouped_origins(tiles), out)
+    assert out.tolist() == [list(tiles.origin(i)) for i in range(tiles_m * tiles_n)]
 
 
 # -- Warpgroup roles -------------------------------------------------------------

@@ -192,17 +192,23 @@ class SplitKFinish:
 class GroupedGemmConfig:
     """The block tile: `consumers` warpgroups of 64 rows by `bn` columns, a
     ring of `stages` slots; `blocks` persistent blocks taking the tiles in
-    turn (one an SM of an H100); setmaxnreg's registers for the producer
+    turn (one an SM of an H100), an expert's tiles (the masked layout) or
+    the schedule's (contiguous) in groups of `group_m` tile rows, column by
+    column within a group (GroupedTiles: blocks running at once share rows
+    of A and columns of B in L2); setmaxnreg's registers for the producer
     and the consumers."""
 
     bn: int = 128
     consumers: int = 2
     stages: int = 4
     blocks: int = 132
+    group_m: int = 8
     producer_regs: int = 40
     consumer_regs: int = 232
 
     def __post_init__(self):
+        if self.group_m < 1:
+            raise ValueError(f"group_m is at least 1, got {self.group_m}")
         if self.bn not in (64, 128, 256):
             raise ValueError(f"bn is 64, 128 or 256, got {self.bn}")
         if self.consumers not in (1, 2):

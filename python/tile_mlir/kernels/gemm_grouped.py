@@ -11,7 +11,10 @@ device, so one launch with a fixed grid serves any counts.
 
 A tile is one expert's `consumers` warpgroups of 64 rows by `bn`
 columns; `config.blocks` persistent blocks (one launch) take the tiles in
-turn. A tile whose first row is at or past its expert's count is skipped
+turn, an expert's in groups of `config.group_m` tile rows, column by
+column within a group (GroupedTiles: the blocks running at once share
+rows of A and columns of B in L2; row by row they read all of an
+expert's B for every few rows of A). A tile whose first row is at or past its expert's count is skipped
 after reading the count (an expert of 0 tokens costs a load a tile).
 Otherwise warpgroup 0's thread 0 loads each step of K (64 elements, one
 128-byte swizzled row) of A's and Bt's tiles by TMA into a ring of
@@ -55,8 +58,8 @@ stated order (test_kernels_gemm_grouped.py).
 from dataclasses import dataclass
 
 from .. import script as T
-from ..pipelining import PipelineState, TmaRing, WarpgroupRoles, WgmmaAccumulator, sync_block
-from ..pipelining.epilogues import store_pairs
+from ..pipelining import GroupedTiles, PipelineState, TmaRing, WarpgroupRoles, WgmmaAccumulator, sync_block
+from ..pipelining.epilogues import DeferredPairs, store_pairs
 from .configs import GroupedGemmConfig
 from .rows import KINDS
 
@@ -66,6 +69,9 @@ from .rows import KINDS
 STEP_BYTES = 128  # a step of K: one 128-byte swizzled row (64 16-bit elements, 128 e4m3)
 SCALE_BLOCK = 128  # e4m3's block scales: 1 x 128 of A, 128 x 128 of Bt
 TMA_LOAD = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+# The deferred epilogue (16-bit inputs) stores the previous tile in this
+# many chunks, one after each of the next tile's first steps.
+DEFERRED_STEPS = 4
 
 
 class _Types:
@@ -141,13 +147,13 @@ class _MaskedTiles:
         self.problem, self.bn, self.bm = problem, config.bn, 64 * config.consumers
         self.tiles_m, self.tiles_n = -(-problem.capacity // self.bm), problem.n // config.bn
         self.count = problem.experts * self.tiles_m * self.tiles_n
+        self.order = GroupedTiles(self.tiles_n, config.group_m, self.bm, self.bn, tiles_m=self.tiles_m)
         self.expert = self.row0 = self.col0 = self.end = None
 
     def at(self, unit):
         per_expert = self.tiles_m * self.tiles_n
         self.expert = unit // per_expert
-        within = unit % per_expert
-        self.row0, self.col0 = within // self.tiles_n * self.bm, within % self.tiles_n * self.bn
+        self.row0, self.col0 = self.order.origin(unit % per_expert)
 
     def read(self, Counts):
         """The expert's count, the rows' bound. A count past the capacity
@@ -170,8 +176,9 @@ class _MaskedTiles:
 
 
 class _TableTiles:
-    """The contiguous layout's tiles (`count`); at(unit): row unit /
-    tiles_n of the schedule table, columns from unit % tiles_n. A row is
+    """The contiguous layout's tiles (`count`); at(unit): the schedule
+    table's row and the columns of `unit` in groups of config.group_m
+    rows (GroupedTiles over the table's rows by N's tiles). A row is
     (expert, first row, end of the expert's rows, unused), made by the op
     from the offsets on the device (ops.grouped.schedule); a row past the
     last tile has end 0 (nothing to do)."""
@@ -179,10 +186,12 @@ class _TableTiles:
     def __init__(self, problem: ContiguousProblem, config: GroupedGemmConfig):
         self.problem, self.bn, self.tiles_n = problem, config.bn, problem.n // config.bn
         self.count = problem.table_rows(config) * self.tiles_n
+        # Rows of 1: the origin's row is the table's row.
+        self.order = GroupedTiles(self.tiles_n, config.group_m, 1, self.bn, tiles_m=problem.table_rows(config))
         self.tile = self.col0 = self.expert = self.row0 = self.end = None
 
     def at(self, unit):
-        self.tile, self.col0 = unit // self.tiles_n, unit % self.tiles_n * self.bn
+        self.tile, self.col0 = self.order.origin(unit)
 
     def read(self, Table):
         """The tile's row of the table, as indices (clamped: the op makes
@@ -281,21 +290,23 @@ def _body(tiles, config: GroupedGemmConfig, inputs, C, scales=None):
     walk = (tiles, schedule, grid, steps)
     with roles.producer():
         with T.if_(roles.p == 0):
-            _each_tile(walk, lambda first: _produce(tiles, (A, B), (a_s, b_s), ring, (first, steps)))
+            _each_tile(walk, lambda first, _: _produce(tiles, (A, B), (a_s, b_s), ring, (first, steps)))
     with roles.consumers() as c:
         if scales is None:
-            _each_tile(walk, lambda first: _consume(tiles, config, (a_s, b_s, ring), (c, t), (C, first, steps)))
+            consumer = _DeferredConsumer(tiles, config, (a_s, b_s, ring), (c, t), (C, schedule, steps))
+            consumer.finish(_each_tile(walk, consumer.tile))
         else:
-            _each_tile(walk, lambda first: _consume_scaled(tiles, config, (a_s, b_s, ring), (c, t),
-                                                           (C, first, steps, scales)))
+            _each_tile(walk, lambda first, _: _consume_scaled(tiles, config, (a_s, b_s, ring), (c, t),
+                                                              (C, first, steps, scales)))
 
 
 def _each_tile(walk, work):
-    """work(first) for each of the block's tiles (bid, bid + grid, ...)
-    that has rows below its bound (`first`: the ring's step of its first
-    step of K); a tile at or past its bound is skipped. Each role counts
-    the tiles it worked in a register, so the producer's and the
-    consumers' ring steps agree without the skipped ones."""
+    """work(first, unit) for each of the block's tiles (bid, bid + grid,
+    ...) that has rows below its bound (`first`: the ring's step of its
+    first step of K); a tile at or past its bound is skipped. Each role
+    counts the tiles it worked in a register (returned), so the
+    producer's and the consumers' ring steps agree without the skipped
+    ones."""
     tiles, schedule, grid, steps = walk
     worked = T.alloc_local((1, 1), "uint32")
     T.cuda.tile.apply(T.ptx["mov.b32"], worked, T.uint32(0))
@@ -303,8 +314,9 @@ def _each_tile(walk, work):
         tiles.at(unit)
         tiles.read(schedule)
         with T.if_(tiles.row0 < tiles.end):
-            work(worked.as_index(tiles.count + 1, mode="clamp") * steps)
+            work(worked.as_index(tiles.count + 1, mode="clamp") * steps, unit)
             T.cuda.tile.apply(T.ptx["add.u32"], worked, worked, T.uint32(1))
+    return worked
 
 
 def _produce(tiles, tensors, buffers, ring, counts):
@@ -324,41 +336,80 @@ def _produce(tiles, tensors, buffers, ring, counts):
                           (kt * bk, tiles.col0, tiles.expert), ring.full(put))
 
 
-def _consume(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
-    """Consumer `c`'s 64 rows: each step waits for its slot, issues four
-    wgmma (the first step's first starts the accumulators at A B) and
-    frees the step before's slot once it has retired; then the rows below
-    the count, rounded, from the registers."""
-    (a_s, b_s, ring), (c, t), (C, first_step, steps) = pipeline, who, outputs
-    types = _Types(tiles.problem.dtype, config.bn)
-    threads = 128 * (config.consumers + 1)
-    accumulate, fresh = t < threads, t >= threads  # a true and a false predicate
-    p = t % 128
-    acc = T.alloc_local((1, 1, config.bn // 2), "float32")
+class _DeferredConsumer:
+    """Consumer `c`'s tiles (16-bit inputs): each step waits for its slot,
+    issues four wgmma (a tile's first step's first starts the
+    accumulators at A B) and frees the step before's slot once it has
+    retired; the tile's accumulators are then rounded into registers
+    (DeferredPairs) and stored, their rows below the bound, while the next
+    tile's first DEFERRED_STEPS steps run, a chunk after each step's
+    wgmma (the last tile's after the walk, `finish`). The previous tile's
+    place is taken again from its unit, held in a register."""
 
-    def step(kt, first):
+    def __init__(self, tiles, config: GroupedGemmConfig, pipeline, who, outputs):
+        (self.a_s, self.b_s, self.ring), (self.c, t), (self.C, self.schedule, self.steps) = pipeline, who, outputs
+        self.tiles, self.config, self.types = tiles, config, _Types(tiles.problem.dtype, config.bn)
+        self.previous = type(tiles)(tiles.problem, config)
+        self.warp, self.lane, self.p = (t // 32) % 4, t % 32, t % 128
+        threads = 128 * (config.consumers + 1)
+        self.accumulate, self.fresh = t < threads, t >= threads  # a true and a false predicate
+        self.acc = T.alloc_local((1, 1, config.bn // 2), "float32")
+        self.pairs = DeferredPairs(config.bn // 64, self.types.out_kind, DEFERRED_STEPS)
+        self.previous_unit = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.previous_unit, T.uint32(0))
+
+    def tile(self, first_step, unit):
+        """The tile of `unit`, whose first step is the ring's `first_step`
+        (0: the block's first tile, with no tile before it to store)."""
+        self._take_previous()
+        peeled = min(DEFERRED_STEPS, self.steps)
+        for kt in range(DEFERRED_STEPS):
+            if kt < peeled:
+                self._step(first_step, kt)
+            with T.if_(first_step > 0):
+                self._store(kt)
+        for kt in T.serial(peeled, self.steps):
+            self._step(first_step, kt)
+        T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+        self.ring.release(PipelineState(self.ring.stages, first_step + self.steps - 1), where=self.p == 0)
+        self.pairs.round(self.acc.reshape((self.config.bn // 64, 1, 32)))
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.previous_unit, T.uint32(unit))
+
+    def finish(self, worked):
+        """The last tile's pairs, once the walk has ended (if it worked any)."""
+        self._take_previous()
+        with T.if_(worked.as_index(self.tiles.count + 1, mode="clamp") > 0):
+            for chunk in range(DEFERRED_STEPS):
+                self._store(chunk)
+
+    def _take_previous(self):
+        """The previous tile's place, from its unit (unit 0 before any:
+        its place is read, and nothing is stored)."""
+        self.previous.at(self.previous_unit.as_index(self.tiles.count, mode="clamp"))
+        self.previous.read(self.schedule)
+
+    def _store(self, chunk):
+        self.pairs.store(self.previous.rows(self.C), chunk, self.warp, self.lane, self.previous.row0 + 64 * self.c,
+                         self.previous.end)
+
+    def _step(self, first_step, kt):
         """Step kt: wait for its slot, four wgmma (the first step's first
         with a false scale-d: D = A B), commit, retire the step before."""
-        get = PipelineState(ring.stages, first_step + kt)
-        ring.wait(get)
+        types, config, c = self.types, self.config, self.c
+        get = PipelineState(self.ring.stages, first_step + kt)
+        self.ring.wait(get)
         T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
         for kk in range(types.bk // types.k_step):
             ks = slice(types.k_step * kk, types.k_step * (kk + 1))
-            a_desc = a_s[get.stage, 64 * c:64 * c + 64, ks].matrix_descriptor()
-            b_desc = b_s[get.stage, 0:config.bn, ks].matrix_descriptor()
-            T.cuda.tile.apply(T.ptx[types.wgmma], acc, a_desc, b_desc, fresh if first and kk == 0 else accumulate,
+            a_desc = self.a_s[get.stage, 64 * c:64 * c + 64, ks].matrix_descriptor()
+            b_desc = self.b_s[get.stage, 0:config.bn, ks].matrix_descriptor()
+            fresh = isinstance(kt, int) and kt == 0 and kk == 0
+            T.cuda.tile.apply(T.ptx[types.wgmma], self.acc, a_desc, b_desc, self.fresh if fresh else self.accumulate,
                               T.int32(1), T.int32(1), *types.transposes)
         T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
-        if not first:
-            ring.release(get.behind(1), where=p == 0)
-    step(0, True)
-    for kt in T.serial(1, steps):
-        step(kt, False)
-    T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-    ring.release(PipelineState(ring.stages, first_step + steps - 1), where=p == 0)
-    store_pairs(tiles.rows(C), acc.reshape((config.bn // 64, 1, 32)), p // 32, p % 32, tiles.row0 + 64 * c,
-                tiles.end, types.out_kind)
+        if not (isinstance(kt, int) and kt == 0):
+            self.ring.release(get.behind(1), where=self.p == 0)
 
 
 def _consume_scaled(tiles, config: GroupedGemmConfig, pipeline, who, outputs):

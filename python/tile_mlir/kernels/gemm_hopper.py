@@ -134,8 +134,7 @@ class _Geometry:
 
     @property
     def order(self) -> GroupedTiles:
-        group_m = self.config.group_m if self.tiles_m % self.config.group_m == 0 else 1
-        return GroupedTiles(self.tiles_n, group_m, self.bm, self.config.bn)
+        return GroupedTiles(self.tiles_n, self.config.group_m, self.bm, self.config.bn, tiles_m=self.tiles_m)
 
     @property
     def wgmma(self) -> str:

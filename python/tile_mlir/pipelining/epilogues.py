@@ -53,6 +53,44 @@ def store_pairs(out, acc, warp, lane, first_row, rows=None, kind=None):
                           **_below(row, rows))
 
 
+class DeferredPairs:
+    """A warpgroup's D of `halves` x 64 columns, rounded to `kind` pairs
+    (bf16 or f16 bits) and held in registers, then stored from them in
+    `chunks` parts, each pair by one st.global.b32 predicated on its row:
+    a persistent kernel's deferred epilogue where a TMA box would overrun
+    the rows it may write (a grouped GEMM's expert's rows). The kernel
+    rounds a tile (`round`) and stores its chunks between the next tile's
+    first wgmma (`store`), so the tensor cores do not wait for the
+    stores; `packed` is the held pairs (element i: pair i of
+    fragment_pairs' order)."""
+
+    def __init__(self, halves: int, kind: str, chunks: int):
+        if 16 * halves % chunks:
+            raise ValueError(f"{16 * halves} pairs do not split into {chunks} chunks")
+        self.halves, self.kind, self.chunks = halves, kind, chunks
+        self.packed = T.alloc_local((1, 1, 16 * halves), "uint32")
+
+    def round(self, acc):
+        """acc ((halves, 1, 32) float32) into the held pairs (cvt.rn.*x2.f32
+        d, a, b puts a in the upper half: the pair's second column)."""
+        for hf in range(self.halves):
+            for e in range(0, 32, 2):
+                i = 16 * hf + e // 2
+                T.cuda.tile.apply(T.ptx[f"cvt.rn.{self.kind}x2.f32"], self.packed[0, 0:1, i:i + 1],
+                                  acc[hf, 0:1, e + 1:e + 2], acc[hf, 0:1, e:e + 1])
+
+    def store(self, out, chunk, warp, lane, first_row, rows=None):
+        """Chunk `chunk` of the held pairs into out[first_row + its row] (a
+        (rows, 64 x halves) view), predicated on the row below `rows` where
+        it is given."""
+        per_chunk = 16 * self.halves // self.chunks
+        pairs = list(fragment_pairs(self.halves, warp, lane, first_row))
+        for i in range(chunk * per_chunk, (chunk + 1) * per_chunk):
+            _, _, row, col = pairs[i]
+            T.cuda.tile.apply(T.ptx["st.global.b32"], out[row:row + 1, col:col + 2].view("uint32"),
+                              self.packed[0, 0:1, i:i + 1], **_below(row, rows))
+
+
 def stage_f32_pairs(buf, acc, warp, lane, add=False):
     """A warpgroup's float32 D `acc` ((halves, 1, 32): 64 columns a half)
     into `buf` (halves x 2 boxes of 64 rows x 32 columns, 128-byte rows,

@@ -20,25 +20,57 @@ from typing import NamedTuple, Optional
 @dataclass(frozen=True)
 class GroupedTiles:
     """Tiles of `tile_m` x `tile_n` elements, `tiles_n` to a row of them,
-    in groups of `group_m` tile rows."""
+    in groups of `group_m` tile rows. `tiles_m`, the grid's tile rows,
+    where it is not a multiple of `group_m`: the last group has the
+    rows left, column by column as the others (without it every group is
+    taken as whole, and a grid of a partial last group would be walked
+    wrong)."""
 
     tiles_n: int
     group_m: int
     tile_m: int
     tile_n: int
+    tiles_m: Optional[int] = None
 
     def __post_init__(self):
-        for name in ("tiles_n", "group_m", "tile_m", "tile_n"):
+        for name in ("tiles_n", "group_m", "tile_m", "tile_n", "tiles_m"):
             value = getattr(self, name)
+            if name == "tiles_m" and value is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} is a positive integer, got {value!r}")
 
     def origin(self, tile):
         """(first row, first column) of tile number `tile` in the order."""
-        per_group = self.group_m * self.tiles_n
+        row, col = self._place(tile)
+        # Scaled last, so that a runtime origin stays a known multiple of
+        # the tile (what an aligned view of it needs proven).
+        return row * self.tile_m, col * self.tile_n
+
+    def _place(self, tile):
+        """(tile row, tile column) of tile number `tile`."""
+        # A grid of fewer tile rows than a group is one whole group.
+        group_m = min(self.group_m, self.tiles_m or self.group_m)
+        whole = self._in_groups(tile, group_m, 0)
+        rows_left = (self.tiles_m or 0) % group_m
+        if not rows_left:
+            return whole
+        # The partial last group starts after the whole groups' tiles.
+        first_row = self.tiles_m - rows_left
+        start = first_row * self.tiles_n
+        last = self._in_groups(tile - start, rows_left, first_row)
+        if isinstance(tile, int):
+            return last if tile >= start else whole
+        from .. import script as T
+        in_whole = tile < start
+        return tuple(T.where(in_whole, w, p) for w, p in zip(whole, last))
+
+    def _in_groups(self, tile, group_m, first_row):
+        """(tile row, tile column) of `tile` in groups of `group_m` rows
+        from tile row `first_row`."""
+        per_group = group_m * self.tiles_n
         in_group = tile % per_group
-        row0 = ((tile // per_group) * self.group_m + in_group % self.group_m) * self.tile_m
-        return row0, (in_group // self.group_m) * self.tile_n
+        return first_row + (tile // per_group) * group_m + in_group % group_m, in_group // group_m
 
 
 class HeadTile(NamedTuple):
