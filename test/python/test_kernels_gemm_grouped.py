@@ -236,16 +236,24 @@ def test_e4m3_without_whole_scale_blocks_is_refused():
 def test_block_scaled_sass_is_four_qgmma_a_step_and_one_ffma_a_register():
     # A step's four QGMMA 64x128x32 (e4m3) into the partial, then the
     # promotion: one FFMA a register of the 64 (total = partial x scale +
-    # total); three scale loads a step and the count's in each role's
-    # walk; no local memory.
+    # total), written five times (the four steps peeled for the deferred
+    # epilogue's chunks, and the loop's); three scale loads a step, the
+    # count's in the producer's walk and three times in the consumers'
+    # (as the 16-bit kernel's); the deferred epilogue's 32 stores in the
+    # walk and 32 after it; no local memory.
     compiled = tile_mlir.compile(grouped_gemm_masked(MaskedProblem(8, 512, 4096, 7168, "e4m3")), target="sm_90a")
     assert sass.NO_SPILLS.search(sass.ptxas_resources(compiled.ptx, arch="sm_90a"))
     listing = sass.listing(compiled.cubin)
-    assert len(re.findall(r"\bQGMMA\.64x128x32\.F32\.E4M3\.E4M3\b", listing)) == 4
+    assert len(re.findall(r"\bQGMMA\.64x128x32\.F32\.E4M3\.E4M3\b", listing)) == 4 * 5
     counts = collections.Counter(i.mnemonic for i in sass.instructions(compiled.cubin))
-    assert (counts["FFMA"], counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (64, 5, 32, 0, 0)
-    # The step's three scale loads are issued before its wgmma, so that
-    # their latency passes while the tensor cores run.
-    mnemonics = [i.mnemonic for i in sass.instructions(compiled.cubin)]
-    loads = [n for n, m in enumerate(mnemonics) if m == "LDG"][-3:]
-    assert max(loads) < mnemonics.index("QGMMA")
+    assert (counts["FFMA"], counts["LDG"], counts["STG"], counts["LDL"], counts["STL"]) == (64 * 5, 4 + 3 * 5, 64, 0, 0)
+    # Each step's three scale loads are issued before its wgmma, so that
+    # their latency passes while the tensor cores run; a chunk of the
+    # previous tile's stores follows each peeled step's wgmma.
+    order = [i.mnemonic for i in sass.instructions(compiled.cubin) if i.mnemonic in ("QGMMA", "LDG", "STG")]
+    runs = [(name, len(list(group))) for name, group in itertools.groupby(order)]
+    products = [n for n, (name, _) in enumerate(runs) if name == "QGMMA"]
+    assert [runs[n][1] for n in products] == [4] * 5
+    for before, n in zip([-1, *products], products):
+        assert sum(count for name, count in runs[before + 1:n] if name == "LDG") >= 3
+    assert [runs[n + 1] for n in products[:4]] == [("STG", 8)] * 4

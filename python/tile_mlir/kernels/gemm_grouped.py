@@ -59,7 +59,7 @@ from dataclasses import dataclass
 
 from .. import script as T
 from ..pipelining import GroupedTiles, PipelineState, TmaRing, WarpgroupRoles, WgmmaAccumulator, sync_block
-from ..pipelining.epilogues import DeferredPairs, store_pairs
+from ..pipelining.epilogues import DeferredPairs
 from .configs import GroupedGemmConfig
 from .rows import KINDS
 
@@ -292,12 +292,12 @@ def _body(tiles, config: GroupedGemmConfig, inputs, C, scales=None):
         with T.if_(roles.p == 0):
             _each_tile(walk, lambda first, _: _produce(tiles, (A, B), (a_s, b_s), ring, (first, steps)))
     with roles.consumers() as c:
+        outputs = (C, schedule, steps)
         if scales is None:
-            consumer = _DeferredConsumer(tiles, config, (a_s, b_s, ring), (c, t), (C, schedule, steps))
-            consumer.finish(_each_tile(walk, consumer.tile))
+            consumer = _DeferredConsumer(tiles, config, (a_s, b_s, ring), (c, t), outputs)
         else:
-            _each_tile(walk, lambda first, _: _consume_scaled(tiles, config, (a_s, b_s, ring), (c, t),
-                                                              (C, first, steps, scales)))
+            consumer = _ScaledConsumer(tiles, config, (a_s, b_s, ring), (c, t), outputs, scales)
+        consumer.finish(_each_tile(walk, consumer.tile))
 
 
 def _each_tile(walk, work):
@@ -362,17 +362,18 @@ class _DeferredConsumer:
         """The tile of `unit`, whose first step is the ring's `first_step`
         (0: the block's first tile, with no tile before it to store)."""
         self._take_previous()
+        self._begin()
         peeled = min(DEFERRED_STEPS, self.steps)
         for kt in range(DEFERRED_STEPS):
+            store = self._store_after(first_step, kt)
             if kt < peeled:
-                self._step(first_step, kt)
-            with T.if_(first_step > 0):
-                self._store(kt)
+                self._step(first_step, kt, store)
+            else:
+                store()
         for kt in T.serial(peeled, self.steps):
             self._step(first_step, kt)
-        T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-        self.ring.release(PipelineState(self.ring.stages, first_step + self.steps - 1), where=self.p == 0)
-        self.pairs.round(self.acc.reshape((self.config.bn // 64, 1, 32)))
+        self._end(first_step)
+        self.pairs.round(self._result().reshape((self.config.bn // 64, 1, 32)))
         T.cuda.tile.apply(T.ptx["mov.b32"], self.previous_unit, T.uint32(unit))
 
     def finish(self, worked):
@@ -388,79 +389,112 @@ class _DeferredConsumer:
         self.previous.at(self.previous_unit.as_index(self.tiles.count, mode="clamp"))
         self.previous.read(self.schedule)
 
+    def _store_after(self, first_step, chunk):
+        """Chunk `chunk` of the previous tile, if there is one."""
+        def store():
+            with T.if_(first_step > 0):
+                self._store(chunk)
+        return store
+
     def _store(self, chunk):
         self.pairs.store(self.previous.rows(self.C), chunk, self.warp, self.lane, self.previous.row0 + 64 * self.c,
                          self.previous.end)
 
-    def _step(self, first_step, kt):
-        """Step kt: wait for its slot, four wgmma (the first step's first
-        with a false scale-d: D = A B), commit, retire the step before."""
-        types, config, c = self.types, self.config, self.c
-        get = PipelineState(self.ring.stages, first_step + kt)
-        self.ring.wait(get)
+    def _issue(self, stage, d, accumulate):
+        """A step's four wgmma from slot `stage` into `d`, the first with
+        `accumulate` as its scale-d."""
+        types, c = self.types, self.c
         T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
         for kk in range(types.bk // types.k_step):
             ks = slice(types.k_step * kk, types.k_step * (kk + 1))
-            a_desc = self.a_s[get.stage, 64 * c:64 * c + 64, ks].matrix_descriptor()
-            b_desc = self.b_s[get.stage, 0:config.bn, ks].matrix_descriptor()
-            fresh = isinstance(kt, int) and kt == 0 and kk == 0
-            T.cuda.tile.apply(T.ptx[types.wgmma], self.acc, a_desc, b_desc, self.fresh if fresh else self.accumulate,
+            a_desc = self.a_s[stage, 64 * c:64 * c + 64, ks].matrix_descriptor()
+            b_desc = self.b_s[stage, 0:self.config.bn, ks].matrix_descriptor()
+            T.cuda.tile.apply(T.ptx[types.wgmma], d, a_desc, b_desc, accumulate if kk == 0 else self.accumulate,
                               T.int32(1), T.int32(1), *types.transposes)
         T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+
+    def _begin(self):
+        """Nothing before a tile's first step: its first wgmma starts the
+        accumulators."""
+
+    def _step(self, first_step, kt, between=None):
+        """Step kt: wait for its slot, four wgmma (the first step's first
+        with a false scale-d: D = A B), `between` (a chunk of the previous
+        tile), retire the step before and free its slot."""
+        get = PipelineState(self.ring.stages, first_step + kt)
+        self.ring.wait(get)
+        first = isinstance(kt, int) and kt == 0
+        self._issue(get.stage, self.acc, self.fresh if first else self.accumulate)
+        if between:
+            between()
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(1))
-        if not (isinstance(kt, int) and kt == 0):
+        if not first:
             self.ring.release(get.behind(1), where=self.p == 0)
 
+    def _end(self, first_step):
+        """The last step retired and its slot freed."""
+        T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
+        self.ring.release(PipelineState(self.ring.stages, first_step + self.steps - 1), where=self.p == 0)
 
-def _consume_scaled(tiles, config: GroupedGemmConfig, pipeline, who, outputs):
-    """Consumer `c`'s 64 rows of e4m3 with block scales (DeepGEMM's
+    def _result(self):
+        return self.acc
+
+
+class _ScaledConsumer(_DeferredConsumer):
+    """Consumer `c`'s tiles of e4m3 with block scales (DeepGEMM's
     promotion): each step (128 of K, one scale block) multiplies into a
     fresh float32 partial (four wgmma k32), waits for it, frees its slot,
     and adds it to the total outside the tensor cores: total = fma(partial,
     scale_a[row, step] x scale_b[tile's 128 columns, step], total), the
-    scales' product rounded once, the total from +0. Then the rows below
-    the bound, rounded to bf16, from the registers."""
-    (a_s, b_s, ring), (c, t), (C, first_step, steps, (ScaleA, ScaleB)) = pipeline, who, outputs
-    types = _Types(tiles.problem.dtype, config.bn)
-    threads, p = 128 * (config.consumers + 1), t % 128
-    accumulate, fresh = t < threads, t >= threads  # a true and a false predicate
-    regs = config.bn // 2
-    part, total = T.alloc_local((1, 1, regs), "float32"), T.alloc_local((1, 1, regs), "float32")
-    T.cuda.tile.apply(T.ptx["mov.b32"], total.view("uint32").reshape((regs, 1)), T.uint32(0))
-    scale_rows = tiles.scale_rows(ScaleA)
-    factor, other = T.alloc_local((2, 1), "float32"), T.alloc_local((1, 1), "float32")
-    # The thread's two rows: registers 0 (row r) and 2 (row r + 8) of the
-    # D table; register e is on the second where e % 4 is 2 or 3.
-    places = WgmmaAccumulator(config.bn)
-    rows = [places.place(2 * h, p // 32, p % 32, tiles.row0 + 64 * c)[0] for h in range(2)]
-    for kt in T.serial(0, steps):
-        # The step's scales first, so that their loads' latency passes
-        # while the wgmma run: the thread's two rows (r and r + 8; past
-        # the bound: the last row's, never stored) and the tile's column
-        # block. (A second partial, to promote a step while the next one's
-        # wgmma run, takes 64 more registers than a block of 384 threads
-        # has: it spills, and ptxas serializes the wgmma that the
-        # promotion's reads overlap.)
-        for h, row in enumerate(rows):
+    scales' product rounded once, the total from +0. The total is rounded
+    to bf16 and stored as the 16-bit consumer's accumulators are (the
+    deferred epilogue)."""
+
+    def __init__(self, tiles, config: GroupedGemmConfig, pipeline, who, outputs, scales):
+        super().__init__(tiles, config, pipeline, who, outputs)
+        self.scale_a, self.scale_b = scales
+        regs = config.bn // 2
+        self.part, self.total = self.acc, T.alloc_local((1, 1, regs), "float32")
+        self.factor, self.other = T.alloc_local((2, 1), "float32"), T.alloc_local((1, 1), "float32")
+        self.rows = None
+
+    def _begin(self):
+        """The total from +0, and the thread's two rows of the tile:
+        registers 0 (row r) and 2 (row r + 8) of the D table; register e is
+        on the second where e % 4 is 2 or 3."""
+        regs = self.config.bn // 2
+        T.cuda.tile.apply(T.ptx["mov.b32"], self.total.view("uint32").reshape((regs, 1)), T.uint32(0))
+        places = WgmmaAccumulator(self.config.bn)
+        self.rows = [places.place(2 * h, self.warp, self.lane, self.tiles.row0 + 64 * self.c)[0] for h in range(2)]
+
+    def _step(self, first_step, kt, between=None):
+        """The step's scales first, so that their loads' latency passes
+        while the wgmma run: the thread's two rows (past the bound: the
+        last row's, never stored) and the tile's column block. (A second
+        partial, to promote a step while the next one's wgmma run, takes
+        64 more registers than a block of 384 threads has: it spills, and
+        ptxas serializes the wgmma that the promotion's reads overlap.)"""
+        tiles, factor, other = self.tiles, self.factor, self.other
+        scale_rows = tiles.scale_rows(self.scale_a)
+        for h, row in enumerate(self.rows):
             row = T.minimum(row, scale_rows.shape[0] - 1)
             T.cuda.tile.apply(T.ptx["ld.global.f32"], factor[h:h + 1], scale_rows[row:row + 1, kt:kt + 1])
-        T.cuda.tile.apply(T.ptx["ld.global.f32"], other,
-                          ScaleB[tiles.expert, tiles.col0 // SCALE_BLOCK:tiles.col0 // SCALE_BLOCK + 1, kt:kt + 1])
-        get = PipelineState(ring.stages, first_step + kt)
-        ring.wait(get)
-        T.cuda.tile.apply(T.ptx["wgmma.fence.sync.aligned"])
-        for kk in range(types.bk // types.k_step):
-            ks = slice(types.k_step * kk, types.k_step * (kk + 1))
-            T.cuda.tile.apply(T.ptx[types.wgmma], part, a_s[get.stage, 64 * c:64 * c + 64, ks].matrix_descriptor(),
-                              b_s[get.stage, 0:config.bn, ks].matrix_descriptor(), fresh if kk == 0 else accumulate,
-                              T.int32(1), T.int32(1))
-        T.cuda.tile.apply(T.ptx["wgmma.commit_group.sync.aligned"])
+        block = tiles.col0 // SCALE_BLOCK
+        T.cuda.tile.apply(T.ptx["ld.global.f32"], other, self.scale_b[tiles.expert, block:block + 1, kt:kt + 1])
+        get = PipelineState(self.ring.stages, first_step + kt)
+        self.ring.wait(get)
+        self._issue(get.stage, self.part, self.fresh)
+        if between:
+            between()
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
-        ring.release(get, where=p == 0)
+        self.ring.release(get, where=self.p == 0)
         T.cuda.tile.apply(T.ptx["mul.rn.f32"], factor, factor, other.broadcast((2, 1)))
-        for e in range(regs):
-            h = (e % 4) // 2
-            T.cuda.tile.apply(T.ptx["fma.rn.f32"], total[0, 0:1, e:e + 1], part[0, 0:1, e:e + 1], factor[h:h + 1],
-                              total[0, 0:1, e:e + 1])
-    store_pairs(tiles.rows(C), total.reshape((config.bn // 64, 1, 32)), p // 32, p % 32, tiles.row0 + 64 * c,
-                tiles.end, types.out_kind)
+        for e in range(self.config.bn // 2):
+            h, total = (e % 4) // 2, self.total[0, 0:1, e:e + 1]
+            T.cuda.tile.apply(T.ptx["fma.rn.f32"], total, self.part[0, 0:1, e:e + 1], factor[h:h + 1], total)
+
+    def _end(self, first_step):
+        """Each step was retired and freed in turn."""
+
+    def _result(self):
+        return self.total
