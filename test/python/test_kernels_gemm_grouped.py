@@ -87,6 +87,8 @@ def test_problems_it_cannot_take_are_refused():
         grouped_gemm_masked(MaskedProblem(2, 64, 128, 60))
     with pytest.raises(ValueError, match=r"bn is 64, 128 or 256, got 96"):
         GroupedGemmConfig(bn=96)
+    with pytest.raises(ValueError, match=r"group_m is at least 1, got 0"):
+        GroupedGemmConfig(group_m=0)
 
 
 @NEEDS_SASS

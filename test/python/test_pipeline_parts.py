@@ -365,6 +365,48 @@ def test_stage_and_store_puts_each_register_where_the_layout_says(times):
     assert np.array_equal(out, bf16.astype(np.uint16))
 
 
+from tile_mlir.pipelining.epilogues import DeferredPairs  # noqa: E402
+
+
+def deferred_store(rows, order):
+    """One warpgroup's D (64 x 128 f32, register e of thread t holding
+    t * 64 + e) rounded into held bf16 pairs, the registers then
+    overwritten, and the held pairs stored chunk by chunk (of 4, in
+    `order`) into the rows below `rows`."""
+    @T.function
+    def epilogue(C: T.Tensor((64, 128), "uint16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+        t = T.thread_id()
+        acc = T.alloc_local((2, 1, 32), "float32")
+        pairs = DeferredPairs(2, "bf16", 4)
+        for e in range(64):
+            T.cuda.tile.apply(T.ptx["cvt.rn.f32.u32"], acc[e // 32, 0:1, e % 32:e % 32 + 1], T.uint32(t * 64 + e))
+        pairs.round(acc)
+        T.cuda.tile.apply(T.ptx["mov.b32"], acc.view("uint32").reshape((64, 1)), T.uint32(0))
+        for chunk in order:
+            pairs.store(C, chunk, t // 32, t % 32, 0, rows)
+    return epilogue
+
+
+@pytest.mark.parametrize("rows, order", [(64, (0, 1, 2, 3)), (37, (3, 1, 0, 2))])
+def test_deferred_pairs_store_what_was_rounded_below_the_rows(rows, order):
+    # The held pairs, not the registers rounded from, are stored; each
+    # chunk once, in any order; rows at or past `rows` keep what C held.
+    out = np.full((64, 128), 0x7777, np.uint16)
+    tile_mlir.interpret(deferred_store(rows, order), out)
+    layout, want = WgmmaAccumulator(64), np.zeros((64, 128), np.float32)
+    for t in range(128):
+        for e in range(64):
+            row, col = layout.place(e % 32, t // 32, t % 32, 0, 64 * (e // 32))
+            want[row, col] = t * 64 + e
+    bits = want.view(np.uint32)
+    bf16 = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)  # rounded to nearest even
+    assert np.array_equal(out[:rows], bf16[:rows])
+    assert (out[rows:] == 0x7777).all()
+    with pytest.raises(ValueError, match="32 pairs do not split into 5 chunks"):
+        DeferredPairs(2, "bf16", 5)
+
+
 def test_two_stores_to_one_place_without_a_wait_race():
     # The second store's writes and the first's are not ordered until a
     # cp.async.bulk.wait_group (without .read) covers the first.
