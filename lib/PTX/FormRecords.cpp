@@ -2556,8 +2556,8 @@ constexpr StringRef kLduVectors[] = {"v2", "v4"};
 constexpr SlotRecord kLduSlots[] = {{"state space", kGlobalOnly},
                                     {"vector width", kLduVectors}};
 
-/// An ldu vector of more than 128 bits.
-bool lduVectorTooWide(Tokens types, Tokens chosen) {
+/// A vector of more than 128 bits (ldu, st.async).
+bool vectorWiderThan128(Tokens types, Tokens chosen) {
   unsigned count = llvm::is_contained(chosen, "v2")   ? 2
                    : llvm::is_contained(chosen, "v4") ? 4
                                                       : 1;
@@ -2568,7 +2568,7 @@ constexpr StringRef kLduVectorTooWide =
     "'{tok}' is not available for {ctx}: an ldu vector moves at most 128 bits";
 constexpr RuleRecord kLduRules[] = {
     {.kind = RuleRecord::Chosen, .token = "vector width", .message = kB128NotVectorized, .types = kB128},
-    {.kind = RuleRecord::Hook, .token = "vector width", .message = kLduVectorTooWide, .holds = lduVectorTooWide},
+    {.kind = RuleRecord::Hook, .token = "vector width", .message = kLduVectorTooWide, .holds = vectorWiderThan128},
 };
 constexpr FloorRecord kLduFloors[] = {{70, 83, kB128}};
 constexpr OperandRecord kLdu[] = {
@@ -2580,6 +2580,43 @@ constexpr OperandRecord kLdu[] = {
 constexpr Signature kLduSignature[] = {kLdu};
 constexpr VariantRecord kLduVariants[] = {
     {kMemTuple, kLduSlots, kLduRules, kLduFloors, kLduSignature}};
+
+//===-- st.async -----------------------------------------------------------===//
+
+// st.async{.weak}{.cluster}{.shared::cluster}.mbarrier::complete_tx::bytes
+//     {.vec}.type [a], b, [mbar] (PTX ISA 9.0, 9.7.9.12): stores b into
+// shared memory of a block of the cluster (another's, through mapa) and
+// completes the bytes' transaction on the mbarrier at mbar, of the same
+// block; the writes are seen by a thread that observes the phase complete.
+// Measured with ptxas 13.0: sm_90 and PTX 8.1; the qualifiers and the type
+// in any order; the completion mechanism required (without it ptxas takes
+// the spelling for sm_100's .global form); .weak and .cluster exclusive;
+// .v2 and .v4 of at most 128 bits ("Vector type too large, exceeds 128
+// bit limit"); the types b, u, s and f of 32 and 64 bits. ptxas also takes
+// .shared::cta and .shared, which the ISA does not write: the table keeps
+// .shared::cluster (a generic address without it). sm_100's .mmio/.release
+// .global form is not in the table.
+constexpr StringRef kAsyncStoreTypes[] = {"b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64"};
+constexpr Tokens kAsyncStoreTuple[] = {kAsyncStoreTypes};
+constexpr SlotRecord kAsyncStoreSlots[] = {{"semantics", kWeak},
+                                           {"scope", kCluster},
+                                           {"state space", kMbarClusterSpace},
+                                           {"completion mechanism", kTmaMbarrier, true},
+                                           {"vector width", kLduVectors}};
+constexpr RuleRecord kAsyncStoreRules[] = {
+    {.kind = RuleRecord::Excludes, .token = "semantics", .other = "scope",
+     .message = "'{tok}' cannot be combined with '.{other}' in {ctx}: a weak store has no scope"},
+    {.kind = RuleRecord::Hook, .token = "vector width",
+     .message = "'{tok}' is not available for {ctx}: st.async moves at most 128 bits",
+     .holds = vectorWiderThan128}};
+constexpr FloorRecord kAsyncStoreFloors[] = {{90, 81}};
+constexpr OperandRecord kAsyncStore[] = {
+    {.name = "a", .role = Role::Dst, .countFrom = "vector width", .spaceFrom = "state space"},
+    {.name = "b", .role = Role::Src, .countFrom = "vector width"},
+    {.name = "mbar", .role = Role::Dst, .fixedType = "b64", .spaceFrom = "state space"}};
+constexpr Signature kAsyncStoreSignature[] = {kAsyncStore};
+constexpr VariantRecord kAsyncStoreVariants[] = {
+    {kAsyncStoreTuple, kAsyncStoreSlots, kAsyncStoreRules, kAsyncStoreFloors, kAsyncStoreSignature}};
 
 //===-- createpolicy -------------------------------------------------------===//
 
@@ -3646,6 +3683,8 @@ const FamilyRecord kRecords[] = {
      .typeError = cvtTypeError},
     {.name = "mov", .variants = kMov},
     {.name = "ld", .variants = kLoadVariants, .readsMemory = true},
+    // Before st, whose name it begins with.
+    {.name = "st.async", .variants = kAsyncStoreVariants, .readsMemory = true, .writesMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},
     {.name = "ldu", .variants = kLduVariants, .readsMemory = true},
     {.name = "createpolicy.fractional", .family = "createpolicy",

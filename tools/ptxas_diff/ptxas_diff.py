@@ -165,6 +165,33 @@ def ldu_spellings():
     yield "ldu.global.v2.v4.b32"
 
 
+def async_store_spellings():
+    """PTX ISA 9.0, st.async{.weak}{.cluster}{.shared::cluster}
+    .mbarrier::complete_tx::bytes{.vec}.type: every type of st (and b128),
+    every vector width (and .v8), each optional qualifier with and without
+    the others, the completion mechanism missing or another, other state
+    spaces and scopes, other orders and repeated qualifiers, and sm_100's
+    .mmio/.release/.global form."""
+    types = ["b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "f32",
+             "f64"]
+    complete = "mbarrier::complete_tx::bytes"
+    for ty, vec in itertools.product(types, ("", "v2", "v4", "v8")):
+        yield ".".join(t for t in ("st.async", "shared::cluster", complete, vec, ty) if t)
+    for sem, scope, space, completion in itertools.product(
+            ("", "weak", "relaxed", "release"), ("", "cluster", "cta", "gpu"),
+            ("", "shared::cluster", "shared::cta", "shared", "global"), ("", complete, "bulk_group")):
+        for ty in ("b32", "v2.f32", "v4.b64"):
+            yield ".".join(t for t in ("st.async", sem, scope, space, completion, ty) if t)
+    for quals in (("b32", "shared::cluster", complete), ("shared::cluster", "b32", complete),
+                  (complete, "weak", "shared::cluster", "b32"), ("v2", "shared::cluster", complete, "b32"),
+                  ("shared::cluster", complete, "b32", "v2"), ("cluster", "shared::cluster", complete, "u64"),
+                  ("weak", "weak", "shared::cluster", complete, "b32"),
+                  ("shared::cluster", "shared::cluster", complete, "b32"), ("shared::cluster", complete, "v2.v2.b32"),
+                  ("shared::cluster", complete, "b32.b32"), ("shared::cluster", complete, "L2::cache_hint", "b32"),
+                  ("mmio", "release", "gpu", "global", "b32"), ("release", "sys", "global", "s16")):
+        yield ".".join(("st.async",) + quals)
+
+
 def cache_hint_spellings():
     """.L2::cache_hint on ld and st: every state space, ordering, cache
     operator, L1 priority and prefetch size beside it, and its place in the
@@ -969,7 +996,8 @@ def spellings():
                 prefetch_spellings,
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
-                cache_hint_spellings, createpolicy_spellings, async_copy_spellings, ldu_spellings):
+                cache_hint_spellings, createpolicy_spellings, async_copy_spellings, ldu_spellings,
+                async_store_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -1077,6 +1105,10 @@ def _control_operands(tokens, types, vec):
         regs = (32, count, False, False, False, True)
         memory = (16, 8, True) if "b16" in tokens else (8, 16, True)
         return [regs, memory] if family == "ldmatrix" else [memory, regs]
+    if tokens[:2] in (["st", "async"], ["red", "async"]):
+        # [a], b, [mbar]
+        return [(BITS.get(types[-1], 32), vec, True), (max(BITS.get(types[-1], 32), 16), vec, False),
+                (64, 1, True)]
     if family in ("atom", "red"):
         reg = (max(BITS.get(types[-1], 32), 16), vec, False)
         memory = (BITS.get(types[-1], 32), vec, True)
@@ -1298,6 +1330,12 @@ EXPLAINED.append(
 EXPLAINED.append(
     (re.compile(r"^cp\.async\.bulk\.(?!tensor)(.*\.)?cp_mask(\.|$)"),
      "cp.async.bulk's .cp_mask (sm_100, a byte mask) is not in the table yet (docs/families/tma.md)"))
+
+
+EXPLAINED.append(
+    (re.compile(r"^st\.async\.(.*\.)?(shared::cta|shared)(\.|$)"),
+     "the PTX ISA 9.0 defines st.async's state space as .shared::cluster; ptxas 13.0 also takes .shared::cta and "
+     ".shared (then without a completion mechanism too), which no document defines, so the table keeps the ISA's"))
 
 
 def explanation(spelling):

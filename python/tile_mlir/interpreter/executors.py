@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import async_store as AS
 from . import barriers as B
 from . import cp_async as CP
 from . import mbarrier as M
@@ -222,6 +223,8 @@ EXECUTORS = {
     "mbarrier": _mbarrier,
     "cp.async": _cp_async,
     "cp.async.bulk": _with_executing(T.execute),
+    "st.async": lambda interp, apply: AS.execute(interp, apply.form, apply.values, apply.group,
+                                                 apply.executing(interp)[0]),
     "prefetch.tensormap": _with_executing(T.execute),
     "wgmma": _wgmma,
     "createpolicy": lambda interp, apply: CP.cache_policy(interp, apply.values, apply.group,

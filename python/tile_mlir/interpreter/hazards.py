@@ -46,19 +46,20 @@ class DivergentBarrier:
 
 class AsyncHazard:
     """A byte that a cp.async has not delivered yet (no cp.async.wait_group
-    since, in the copying thread, that covers its group), or a bulk load
-    (cp.async.bulk{.tensor}: no wait has seen the mbarrier phase it
-    completes), read or written by a thread: it sees or overwrites what the
-    copy has not written."""
+    since, in the copying thread, that covers its group), or one that an
+    mbarrier's phase delivers (cp.async.bulk{.tensor} and st.async, named
+    by `completed_by`: no wait has seen the phase it completes), read or
+    written by a thread: it sees or overwrites what the copy has not
+    written."""
 
     kind = "cp.async before its wait"
 
-    def __init__(self, opcode, point, buffer, byte, copied_at, tma=False):
+    def __init__(self, opcode, point, buffer, byte, copied_at, completed_by=None):
         self.opcode, self.second, self.buffer, self.byte = opcode, point, buffer, byte
-        self.first, self.tma = copied_at, tma
+        self.first, self.completed_by = copied_at, completed_by
 
     def __str__(self):
-        copy, wait = (("cp.async.bulk", "no mbarrier wait has seen the phase it completes") if self.tma
+        copy, wait = ((self.completed_by, "no mbarrier wait has seen the phase it completes") if self.completed_by
                       else ("cp.async", "no cp.async.wait_group covers its group"))
         return (f"{self.second}: {self.opcode} touches {self.buffer or 'memory'} byte {self.byte}, which the "
                 f"{copy} at {self.first} has not delivered: {wait}")

@@ -139,7 +139,7 @@ class Interpreter:
         self.copy_sequence = 0
         # TMA loads in flight, by copy sequence number, and the program
         # points that issue them (tma.py).
-        self.bulk_copies, self.bulk_points = {}, set()
+        self.bulk_copies, self.bulk_points = {}, {}
         # TMA stores whose source is still read: (thread, bulk group,
         # buffer, byte addresses), and each thread's open bulk group.
         self.bulk_stores, self.bulk_open_group = [], np.zeros(threads, np.int64)

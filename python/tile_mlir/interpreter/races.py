@@ -451,7 +451,7 @@ def pending_hazard(interp, buffer, at, lanes):
         return
     copied_at = int(buffer.pending_at[at][where])
     interp.hazards.append(AsyncHazard(interp.current_opcode, interp.points[interp.point], buffer.name,
-                                    int(at[where]), interp.points[copied_at], copied_at in interp.bulk_points))
+                                    int(at[where]), interp.points[copied_at], interp.bulk_points.get(copied_at)))
 
 # The copies an mbarrier phase completes (mbarrier.py, which the copy
 # modules build on) land through the machine.

@@ -134,7 +134,7 @@ def execute(interp, form, values, executing):
                 # The same offsets in each destination block's shared memory.
                 box_shift = (block - interp.block_linear[thread]) * box.buffer.block_bytes
                 mbar_shift = (block - interp.block_linear[thread]) * named["mbar"].buffer.block_bytes
-                _issue_load(interp, form, named["mbar"], thread, box.buffer, shared_at + box_shift, data.copy(),
+                issue_load(interp, form, named["mbar"], thread, box.buffer, shared_at + box_shift, data.copy(),
                             defined.copy(), where, mbar_shift, remote=block != interp.block_linear[thread])
         else:
             box = named["srcMem"]
@@ -202,7 +202,7 @@ def _bulk(interp, form, named, masks, executing):
             for block in _destinations(interp, form, thread, masks, where):
                 shift = (block - own) * target.block_bytes
                 mbar_shift = (block - own) * named["mbar"].buffer.block_bytes
-                _issue_load(interp, form, named["mbar"], thread, target, at["dstMem"] + shift, data.copy(),
+                issue_load(interp, form, named["mbar"], thread, target, at["dstMem"] + shift, data.copy(),
                             defined.copy(), where, mbar_shift, remote=block != own or into != own)
             continue
         interp.declare(E.read(source, at["srcMem"], np.full(size, lane)))
@@ -415,12 +415,14 @@ def _destinations(interp, form, thread, masks, where):
     return blocks
 
 
-def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mbar_shift=0, remote=False):
+def issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mbar_shift=0, remote=False,
+                mbar_coord=(0,)):
     """The load's bytes go in flight towards `buffer` at `at`; its
     complete_tx counts towards the current phase of the object at `mbar`
-    (shifted by `mbar_shift` bytes: the same object of another block of
-    the cluster, which a `remote` multicast delivers to; the race check
-    leaves its bytes to the AsyncHazard of an access before they land)."""
+    (its element `mbar_coord`, shifted by `mbar_shift` bytes: the same
+    object of another block of the cluster, which a `remote` multicast
+    delivers to; the race check leaves its bytes to the AsyncHazard of an
+    access before they land)."""
     from . import wgmma as W
     lane = interp.lanes[thread]
     if remote:
@@ -432,10 +434,10 @@ def _issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mb
     interp.copy_sequence += 1
     sequence = interp.copy_sequence
     interp.bulk_copies[sequence] = (buffer, at, data, defined)
-    interp.bulk_points.add(interp.point)
+    interp.bulk_points[interp.point] = form.family  # cp.async.bulk or st.async: who an AsyncHazard names
     interp.copy_in_flight(buffer, at, interp.point)
     state = interp.mbarriers
-    barrier = state.get(where, state.key(mbar, mbar.addresses([0])[thread] + mbar_shift), form.opcode)
+    barrier = state.get(where, state.key(mbar, mbar.addresses(list(mbar_coord))[thread] + mbar_shift), form.opcode)
     barrier.bulk.append((barrier.phase, sequence))
     barrier.tx -= data.size
     M.check_count(where, form.opcode, "the transaction count", barrier.tx, low=-M.MAX_COUNT)
