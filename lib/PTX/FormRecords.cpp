@@ -2618,6 +2618,50 @@ constexpr Signature kAsyncStoreSignature[] = {kAsyncStore};
 constexpr VariantRecord kAsyncStoreVariants[] = {
     {kAsyncStoreTuple, kAsyncStoreSlots, kAsyncStoreRules, kAsyncStoreFloors, kAsyncStoreSignature}};
 
+//===-- red.async ----------------------------------------------------------===//
+
+// red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes
+//     .op.type [a], b, [mbar] (PTX ISA 9.0, 9.7.13.7): an atomic reduction
+// of b into shared memory of a block of the cluster, whose bytes'
+// transaction completes on the mbarrier at mbar of that block. The ISA's
+// operations by type: and, or, xor on b32; inc, dec on u32; min, max on u32
+// and s32; add on u32, s32 and u64. Measured with ptxas 13.0: sm_90 and
+// PTX 8.1; .relaxed and .cluster required ("order modifier required",
+// "Modifier '.relaxed' requires scope"), the completion mechanism too; the
+// qualifiers in any order; no vector ("Vector qualifier is not allowed").
+// ptxas also takes add.s64, which the ISA does not write: the table keeps
+// the ISA's types. sm_100's .mmio/.release .global form is not in the table.
+constexpr StringRef kAsyncRedBitOps[] = {"and", "or", "xor"};
+constexpr StringRef kAsyncRedU32Ops[] = {"inc", "dec", "min", "max", "add"};
+constexpr StringRef kU64Only[] = {"u64"};
+constexpr StringRef kS32Only[] = {"s32"};
+constexpr StringRef kU32Only[] = {"u32"};
+constexpr Tokens kAsyncRedB32Tuple[] = {kB32Only};
+constexpr Tokens kAsyncRedU32Tuple[] = {kU32Only};
+constexpr Tokens kAsyncRedS32Tuple[] = {kS32Only};
+constexpr Tokens kAsyncRedU64Tuple[] = {kU64Only};
+#define ASYNC_RED_SLOTS(ops)                                                   \
+  {{"semantics", kRelaxed, true},                                              \
+   {"scope", kCluster, true},                                                  \
+   {"state space", kMbarClusterSpace},                                         \
+   {"completion mechanism", kTmaMbarrier, true},                               \
+   {"operation", ops, true}}
+constexpr SlotRecord kAsyncRedBitSlots[] = ASYNC_RED_SLOTS(kAsyncRedBitOps);
+constexpr SlotRecord kAsyncRedU32Slots[] = ASYNC_RED_SLOTS(kAsyncRedU32Ops);
+constexpr SlotRecord kAsyncRedS32Slots[] = ASYNC_RED_SLOTS(kAtomAddMinMax);
+constexpr SlotRecord kAsyncRedU64Slots[] = ASYNC_RED_SLOTS(kAtomAdd);
+#undef ASYNC_RED_SLOTS
+constexpr OperandRecord kAsyncRed[] = {
+    {.name = "a", .role = Role::Dst, .spaceFrom = "state space"},
+    {.name = "b", .role = Role::Src},
+    {.name = "mbar", .role = Role::Dst, .fixedType = "b64", .spaceFrom = "state space"}};
+constexpr Signature kAsyncRedSignature[] = {kAsyncRed};
+constexpr VariantRecord kAsyncRedVariants[] = {
+    {kAsyncRedB32Tuple, kAsyncRedBitSlots, {}, kAsyncStoreFloors, kAsyncRedSignature},
+    {kAsyncRedU32Tuple, kAsyncRedU32Slots, {}, kAsyncStoreFloors, kAsyncRedSignature},
+    {kAsyncRedS32Tuple, kAsyncRedS32Slots, {}, kAsyncStoreFloors, kAsyncRedSignature},
+    {kAsyncRedU64Tuple, kAsyncRedU64Slots, {}, kAsyncStoreFloors, kAsyncRedSignature}};
+
 //===-- createpolicy -------------------------------------------------------===//
 
 // PTX ISA 9.0, 9.7.9.17: createpolicy.fractional, .range{.global} and
@@ -2675,7 +2719,6 @@ constexpr VariantRecord kCvtPolicyVariants[] = {
 constexpr StringRef kPackWide[] = {"u16", "s16"};
 constexpr StringRef kPackNarrow[] = {"u8", "s8", "u4", "s4", "u2", "s2"};
 constexpr StringRef kPackNibbles[] = {"u4", "s4", "u2", "s2"};
-constexpr StringRef kS32Only[] = {"s32"};
 constexpr StringRef kPackDestinations[] = {"u16", "s16", "u8", "s8",
                                            "u4",  "s4",  "u2", "s2"};
 constexpr Tokens kPackWideTuple[] = {kPackWide, kS32Only};
@@ -3435,7 +3478,6 @@ constexpr unsigned kMaxRegisterCounts[] = {
 constexpr OperandRecord kSetmaxnreg[] = {
     {.name = "imm-reg-count", .role = Role::Imm, .immediates = kMaxRegisterCounts}};
 constexpr Signature kSetmaxnregSignature[] = {kSetmaxnreg};
-constexpr StringRef kU32Only[] = {"u32"};
 constexpr Tokens kSetmaxnregTuple[] = {kU32Only};
 constexpr FloorRecord kSetmaxnregFloors[] = {
     {.sm = 90, .ptx = 80, .archSpecific = true}};
@@ -3839,6 +3881,8 @@ const FamilyRecord kRecords[] = {
      .variants = kAtomVariants,
      .readsMemory = true,
      .writesMemory = true},
+    // Before red, whose name it begins with.
+    {.name = "red.async", .variants = kAsyncRedVariants, .readsMemory = true, .writesMemory = true},
     {.name = "red",
      .variants = kRedVariants,
      .readsMemory = true,

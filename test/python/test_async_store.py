@@ -1,9 +1,10 @@
-"""st.async (PTX ISA 9.0, 9.7.9.12): registers stored into the shared
-memory of a block of the cluster, the bytes' transaction completed on that
-block's mbarrier. The table's record (judged by tools/ptxas_diff), the
-emission as written, and the interpreter: the bytes land where the ISA
-says once the phase completes; a read before the wait, a misaligned
-address and an mbarrier of another block are reported at their lines."""
+"""st.async (PTX ISA 9.0, 9.7.9.12) and red.async (9.7.13.7): registers
+stored (or reduced atomically) into the shared memory of a block of the
+cluster, the bytes' transaction completed on that block's mbarrier. The
+table's records (judged by tools/ptxas_diff), the emission as written, and
+the interpreter: the bytes land where the ISA says once the phase
+completes; a read before the wait, a misaligned address and an mbarrier of
+another block are reported at their lines."""
 
 import os
 import re
@@ -17,6 +18,7 @@ from tile_mlir import ptx
 from tile_mlir import script as T
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "gpu"))
+import async_reduce_check as R  # noqa: E402
 import async_store_check as S  # noqa: E402
 
 V2_B32 = {"opcode": "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32", "type": "b32", "count": 2}
@@ -59,6 +61,11 @@ def test_the_emission_is_the_written_line_and_assembles():
         r"st\.async\.shared::cluster\.mbarrier::complete_tx::bytes\.v2\.b32\s+\[%rd\d+\], \{%r\d+, %r\d+\}, "
         r"\[%rd\d+\];", lines[0])
     assert compiled.ptx.count("mapa.shared::cluster.u64") == 2  # the buffer's and the mbarrier's
+    entry = next(e for e in R.entries() if e["operation"] == "min" and e["type"] == "s32")
+    compiled = tile_mlir.compile(R.kernel(entry), target="sm_90a")
+    lines = [line.strip() for line in compiled.ptx.splitlines() if "red.async" in line]
+    assert len(lines) == 1 and re.fullmatch(rf"{re.escape(entry['opcode'])}\s+\[%rd\d+\], %r\d+, \[%rd\d+\];",
+                                            lines[0])
 
 
 def test_reading_before_the_wait_is_a_hazard():
@@ -105,3 +112,40 @@ def test_another_blocks_memory_needs_the_cluster_space():
                                                   r"complete_tx::bytes.b32, got .*; another block's shared memory "
                                                   r"\(tile.mapa\) is addressed only through .shared::cluster"):
         S.kernel(entry)
+
+
+def test_the_reduction_record_is_the_isas():
+    form = ptx.parse("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u64")
+    assert [(o.name, o.role, o.space, o.count, o.bits) for o in form.operands] == [
+        ("a", "dst", "shared::cluster", 1, 64), ("b", "src", "reg", 1, 64), ("mbar", "dst", "shared::cluster", 1, 64)]
+    assert (form.min_sm, form.min_ptx) == (90, 81)
+    for spelling, message in (
+            ("red.async.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32", "red.async.u32 needs 'relaxed'"),
+            ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.inc.s32",
+             "'inc' is not a qualifier of red.async.s32"),
+            ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.s64",
+             "'s64' is not a type of red.async")):
+        with pytest.raises(ptx.PTXFormError, match=re.escape(message)):
+            ptx.parse(spelling)
+
+
+def test_each_reduction_lands_as_the_isa_says():
+    # and, or, xor (b32); inc, dec, min, max, add (u32); min, max, add
+    # (s32); add (u64): 64 threads into 4 words of the other block each.
+    entries = R.entries()
+    assert sorted((e["operation"], e["type"]) for e in entries) == sorted(
+        [(op, "b32") for op in ("and", "or", "xor")] + [(op, "u32") for op in ("inc", "dec", "min", "max", "add")]
+        + [(op, "s32") for op in ("min", "max", "add")] + [("add", "u64")])
+    for entry in entries:
+        start, operands, want = R.case(entry, seed=5)
+        out = np.zeros_like(want)
+        tile_mlir.interpret(R.kernel(entry), start, operands, out)
+        assert np.array_equal(out, want), entry
+
+
+def test_reading_a_reduction_before_the_wait_is_a_hazard():
+    entry = next(e for e in R.entries() if e["operation"] == "add" and e["type"] == "u32")
+    start, operands, want = R.case(entry, seed=0)
+    with pytest.raises(tile_mlir.HazardError, match=r"ld.shared.b32 touches the shared buffer of .*, which the "
+                                                    r"red.async at .*async_reduce_check.py:\d+ has not delivered"):
+        tile_mlir.interpret(R.kernel(entry, wait=False), start, operands, np.zeros_like(want))

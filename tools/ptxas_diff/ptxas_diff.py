@@ -192,6 +192,34 @@ def async_store_spellings():
         yield ".".join(("st.async",) + quals)
 
 
+def async_reduce_spellings():
+    """PTX ISA 9.0, red.async.relaxed.cluster{.shared::cluster}
+    .mbarrier::complete_tx::bytes.op.type: every operation (and mul, exch,
+    cas) with every integer and float type of 16 to 64 bits, the required
+    qualifiers each left out or replaced (.release, .acquire, .weak, .cta,
+    .gpu; .shared::cta, .global; .bulk_group), .noftz halves, a vector,
+    other orders, repeated and two operations."""
+    complete = "mbarrier::complete_tx::bytes"
+    for op, ty in itertools.product(("add", "min", "max", "and", "or", "xor", "inc", "dec", "mul", "exch", "cas"),
+                                    ("b32", "u32", "s32", "b64", "u64", "s64", "f32", "f64", "f16", "u16")):
+        yield ".".join(("red.async", "relaxed", "cluster", "shared::cluster", complete, op, ty))
+    for sem, scope, space, completion in itertools.product(
+            ("relaxed", "", "release", "acquire", "weak"), ("cluster", "", "cta", "gpu"),
+            ("shared::cluster", "", "shared::cta", "global"), (complete, "", "bulk_group")):
+        yield ".".join(t for t in ("red.async", sem, scope, space, completion, "add.u32") if t)
+    for quals in (("add", "u32", "relaxed", "cluster", "shared::cluster", complete),
+                  (complete, "shared::cluster", "cluster", "relaxed", "min", "s32"),
+                  ("relaxed", "cluster", "shared::cluster", complete, "u32"),
+                  ("relaxed", "cluster", "shared::cluster", complete, "add", "add", "u32"),
+                  ("relaxed", "cluster", "shared::cluster", complete, "add", "min", "u32"),
+                  ("relaxed", "relaxed", "cluster", "shared::cluster", complete, "add", "u32"),
+                  ("relaxed", "cluster", "shared::cluster", complete, "v2", "add", "u32"),
+                  ("relaxed", "cluster", "shared::cluster", complete, "add", "noftz", "f16"),
+                  ("relaxed", "cluster", "shared::cluster", complete, "add", "noftz", "bf16x2"),
+                  ("mmio", "release", "gpu", "global", "add", "u32")):
+        yield ".".join(("red.async",) + quals)
+
+
 def cache_hint_spellings():
     """.L2::cache_hint on ld and st: every state space, ordering, cache
     operator, L1 priority and prefetch size beside it, and its place in the
@@ -997,7 +1025,7 @@ def spellings():
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
                 cache_hint_spellings, createpolicy_spellings, async_copy_spellings, ldu_spellings,
-                async_store_spellings):
+                async_store_spellings, async_reduce_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -1336,6 +1364,12 @@ EXPLAINED.append(
     (re.compile(r"^st\.async\.(.*\.)?(shared::cta|shared)(\.|$)"),
      "the PTX ISA 9.0 defines st.async's state space as .shared::cluster; ptxas 13.0 also takes .shared::cta and "
      ".shared (then without a completion mechanism too), which no document defines, so the table keeps the ISA's"))
+
+
+EXPLAINED.append(
+    (re.compile(r"^red\.async\..*\.add\.s64$"),
+     "the PTX ISA 9.0 defines red.async's add on .u32, .s32 and .u64; ptxas 13.0 also takes .s64 (the same bits "
+     "as .u64), which the ISA does not write, so the table keeps the ISA's types"))
 
 
 def explanation(spelling):

@@ -1,7 +1,8 @@
-"""st.async (PTX ISA 9.0, 9.7.9.12) for the interpreter: a thread's
-registers stored into the shared memory of a block of its cluster (its
-own, or another's through tile.mapa), the bytes' transaction completed on
-the mbarrier `mbar` of that same block.
+"""st.async (PTX ISA 9.0, 9.7.9.12) and red.async (9.7.13.7) for the
+interpreter: a thread's registers stored into (or reduced into) the shared
+memory of a block of its cluster (its own, or another's through
+tile.mapa), the bytes' transaction completed on the mbarrier `mbar` of
+that same block.
 
 The store is asynchronous: its bytes are in flight, as a bulk copy's, until
 a wait sees the phase its complete_tx counts towards complete, and a thread
@@ -10,6 +11,14 @@ before is an AsyncHazard at the reader's line, as for a TMA load). The
 ISA's requirements are faults at the store's line: the address aligned to
 the bytes it stores, inside the buffer, and `mbar` in the block `a` names.
 A generic address (no .shared::cluster) is not modelled.
+
+red.async's reduction is atomic: it is computed when its phase completes,
+from the bytes there then, the reductions of one phase in the order they
+were issued (add, min, max, and, or and xor do not depend on it; inc and
+dec do where they wrap, which the hardware may order otherwise). Its
+bytes are left to the AsyncHazard of an access before they land, not
+race-checked against other red.async of the same bytes (atomic, as
+intended) or the accesses before it.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ def execute(interp, form, values, group, executing):
     """Runs one st.async for the executing threads, each repeat in turn."""
     if "shared::cluster" not in form.opcode.split("."):
         raise NotCovered(f"{form.opcode} with a generic address")
+    combine = _reduction(form) if form.family == "red.async" else None
     named = {o.name: v for o, v in zip(form.operands, values)}
     target, registers, mbar = named["a"], named["b"], named["mbar"]
     count, nbytes = registers.shape[-1], element_bytes(registers.bits)
@@ -40,7 +50,8 @@ def execute(interp, form, values, group, executing):
             defined = np.repeat([bool(known[thread]) for _, known, _ in words], nbytes)
             own = int(interp.block_linear[thread])
             tma.issue_load(interp, form, mbar, thread, target.buffer, place, data, defined,
-                           interp.points[interp.point], remote=block != own, mbar_coord=coord + [0])
+                           interp.points[interp.point], remote=combine is not None or block != own,
+                           mbar_coord=coord + [0], combine=combine)
 
 
 def _place(interp, form, stored, barrier, thread):
@@ -61,6 +72,30 @@ def _place(interp, form, stored, barrier, thread):
         raise MemoryFault(f"{point}'s mbarrier is in block {mbar_block} and its address in block {block}: the ISA "
                           "requires both in the same block")
     return start + np.arange(size), block
+
+
+# red.async's operations on (old, operand) of the element's numpy type.
+_OPERATIONS = {
+    "add": np.add, "min": np.minimum, "max": np.maximum,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    # inc: 0 at or past the operand, else one more; dec: the operand at 0
+    # or past it, else one less (unsigned, PTX ISA 9.7.13.5).
+    "inc": lambda old, b: np.where(old >= b, 0, old + 1).astype(old.dtype),
+    "dec": lambda old, b: np.where((old == 0) | (old > b), b, old - 1).astype(old.dtype),
+}
+_TYPES = {"b32": np.uint32, "u32": np.uint32, "s32": np.int32, "u64": np.uint64}
+
+
+def _reduction(form):
+    """combine(old bytes, operand bytes) -> the bytes the reduction leaves."""
+    tokens = form.opcode.split(".")
+    operation = _OPERATIONS[next(t for t in tokens if t in _OPERATIONS)]
+    dtype = _TYPES[next(t for t in tokens if t in _TYPES)]
+
+    def combine(old, operand):
+        with np.errstate(over="ignore"):
+            return operation(old.view(dtype), operand.view(dtype)).astype(dtype).view(np.uint8)
+    return combine
 
 
 def _bytes(bits, nbytes):

@@ -416,13 +416,14 @@ def _destinations(interp, form, thread, masks, where):
 
 
 def issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mbar_shift=0, remote=False,
-                mbar_coord=(0,)):
+                mbar_coord=(0,), combine=None):
     """The load's bytes go in flight towards `buffer` at `at`; its
     complete_tx counts towards the current phase of the object at `mbar`
     (its element `mbar_coord`, shifted by `mbar_shift` bytes: the same
     object of another block of the cluster, which a `remote` multicast
     delivers to; the race check leaves its bytes to the AsyncHazard of an
-    access before they land)."""
+    access before they land). `combine(old bytes, data)`: the bytes that
+    land are computed from those there then (red.async's reduction)."""
     from . import wgmma as W
     lane = interp.lanes[thread]
     if remote:
@@ -433,7 +434,7 @@ def issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mba
         W.check_shared_write(interp, buffer, at)
     interp.copy_sequence += 1
     sequence = interp.copy_sequence
-    interp.bulk_copies[sequence] = (buffer, at, data, defined)
+    interp.bulk_copies[sequence] = (buffer, at, data, defined, combine)
     interp.bulk_points[interp.point] = form.family  # cp.async.bulk or st.async: who an AsyncHazard names
     interp.copy_in_flight(buffer, at, interp.point)
     state = interp.mbarriers
@@ -448,8 +449,10 @@ def issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mba
 def deliver(interp, sequence):
     """The load numbered `sequence` lands: ordered before the wait that saw
     its phase complete, so the race check does not see the write."""
-    buffer, at, data, defined = interp.bulk_copies.pop(sequence)
+    buffer, at, data, defined, combine = interp.bulk_copies.pop(sequence)
     interp.unfenced.async_write(buffer, at)
+    if combine is not None:
+        data, defined = combine(buffer.data[at], data), defined & buffer.defined[at]
     buffer.data[at] = data
     buffer.defined[at] = defined
     buffer.nan[at] = False
