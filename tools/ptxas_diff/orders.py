@@ -12,6 +12,7 @@ table and ptxas disagree is listed.
 
     python tools/ptxas_diff/orders.py --out tools/ptxas_diff/orders.json [--sample N]
     python tools/ptxas_diff/orders.py --sm100 --out tools/ptxas_diff/orders_sm100.json
+    python tools/ptxas_diff/orders.py --families st.async red.async --out tools/ptxas_diff/orders_async.json
 """
 
 from __future__ import annotations
@@ -44,6 +45,13 @@ TCGEN05_VOCABULARY = VOCABULARY + ["sync", "aligned", "cta_group::1", "cta_group
                                    "b6x16_p32", "b64", "kind::f16", "kind::i8", "kind::mxf4", "block_scale",
                                    "scale_vec::2X", "block16", "block32", "ashift", "collector::a::fill",
                                    "collector::a::discard", "collector::b0::use", "ws"]
+
+
+# The asynchronous stores' and reductions' qualifiers, for their edits
+# (--families st.async red.async).
+ASYNC_VOCABULARY = VOCABULARY + ["shared::cluster", "shared::cta", "cluster", "mbarrier::complete_tx::bytes",
+                                 "bulk_group", "add", "min", "max", "inc", "dec", "and", "xor", "b64", "u64", "s64",
+                                 "f64", "v8", "async"]
 
 
 def edits(form, rng, permutations=24, others=24, vocabulary=VOCABULARY):
@@ -123,19 +131,25 @@ def main(argv=None):
     parser.add_argument("--out")
     parser.add_argument("--sample", type=int, default=0, help="check this many form classes")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--families", nargs="*", help="every legal form of these families (all their spellings, "
+                        "not one per qualifier set), with their qualifiers in the vocabulary")
     parser.add_argument("--sm100", action="store_true",
                         help="tcgen05's forms and edits, on the targets that have it and two that do not")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     if args.sm100:
         forms = [ptx.parse(spelling) for spelling in ptx.forms("tcgen05")]
+    elif args.families:
+        forms = [ptx.parse(spelling) for family in args.families for spelling in ptx.forms(family)]
     else:
         forms = D.legal_forms(one_per_qualifier_set=True)
         forms = [f for f in forms if all(o.count == 1 or o.space != "reg" for o in f.operands) or f.family != "mov"]
     if args.sample:
         forms = rng.sample(forms, min(args.sample, len(forms)))
-    report = run(forms, rng, targets=D.tcgen05.TARGETS, vocabulary=TCGEN05_VOCABULARY) if args.sm100 else \
-        run(forms, rng)
+    if args.sm100:
+        report = run(forms, rng, targets=D.tcgen05.TARGETS, vocabulary=TCGEN05_VOCABULARY)
+    else:
+        report = run(forms, rng, vocabulary=ASYNC_VOCABULARY if args.families else VOCABULARY)
     if args.out:
         with open(args.out, "w") as f:
             json.dump(report, f, indent=1)
