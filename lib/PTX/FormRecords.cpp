@@ -2636,7 +2636,6 @@ constexpr StringRef kAsyncRedU32Ops[] = {"inc", "dec", "min", "max", "add"};
 constexpr StringRef kU64Only[] = {"u64"};
 constexpr StringRef kS32Only[] = {"s32"};
 constexpr StringRef kU32Only[] = {"u32"};
-constexpr Tokens kAsyncRedB32Tuple[] = {kB32Only};
 constexpr Tokens kAsyncRedU32Tuple[] = {kU32Only};
 constexpr Tokens kAsyncRedS32Tuple[] = {kS32Only};
 constexpr Tokens kAsyncRedU64Tuple[] = {kU64Only};
@@ -2657,7 +2656,7 @@ constexpr OperandRecord kAsyncRed[] = {
     {.name = "mbar", .role = Role::Dst, .fixedType = "b64", .spaceFrom = "state space"}};
 constexpr Signature kAsyncRedSignature[] = {kAsyncRed};
 constexpr VariantRecord kAsyncRedVariants[] = {
-    {kAsyncRedB32Tuple, kAsyncRedBitSlots, {}, kAsyncStoreFloors, kAsyncRedSignature},
+    {kB32OnlyTuple, kAsyncRedBitSlots, {}, kAsyncStoreFloors, kAsyncRedSignature},
     {kAsyncRedU32Tuple, kAsyncRedU32Slots, {}, kAsyncStoreFloors, kAsyncRedSignature},
     {kAsyncRedS32Tuple, kAsyncRedS32Slots, {}, kAsyncStoreFloors, kAsyncRedSignature},
     {kAsyncRedU64Tuple, kAsyncRedU64Slots, {}, kAsyncStoreFloors, kAsyncRedSignature}};

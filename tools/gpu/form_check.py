@@ -6,6 +6,13 @@ import json
 import os
 
 
+def bits_differ(out, want):
+    """None where `out` holds `want`'s bits, else what to report: the count
+    of elements that differ (a check's result, for `run`)."""
+    same = out.view(f"uint{out.itemsize * 8}") == want.view(f"uint{want.itemsize * 8}")
+    return None if same.all() else {"elements": int((~same).sum())}
+
+
 def build(out_dir, entries, kernel, prefix, target, what):
     """Compiles kernel(entry) for each entry into out_dir/<prefix><i>.json."""
     import tile_mlir
