@@ -1537,6 +1537,30 @@ constexpr RuleRecord kProxyAsyncRules[] = {
      "'proxy' must come right after the name in {ctx} (fence.proxy.async)"}};
 constexpr FloorRecord kSm90Ptx80[] = {{90, 80}};
 constexpr Signature kNoOperands[] = {{}};
+// fence.proxy.tensormap::generic.release.scope and
+// fence.proxy.tensormap::generic.acquire.scope [a], 128 (PTX ISA 9.0,
+// 9.7.13.4): a one-way proxy fence between the generic proxy's accesses of
+// a 128-byte tensor map (st, tensormap.replace) and the tensormap proxy's
+// (a TMA reading the map): the release after the writes, the acquire, at
+// the map's generic address, before the use. Measured with ptxas 13.0:
+// sm_90 and PTX 8.3; proxy.tensormap::generic right after the name (its
+// own record), a scope required ("Modifier '.release' requires scope"),
+// .release without operands and .acquire with them (".release modifier
+// required for instruction 'fence.proxy' with 0 arguments"), 128 the only
+// size, the semantics and the scope in either order.
+constexpr StringRef kAcquire[] = {"acquire"};
+constexpr unsigned kTensormapBytes[] = {128};
+constexpr SlotRecord kTensormapReleaseSlots[] = {{"semantics", kRelease, true}, {"scope", kFenceScopes, true}};
+constexpr SlotRecord kTensormapAcquireSlots[] = {{"semantics", kAcquire, true}, {"scope", kFenceScopes, true}};
+constexpr FloorRecord kSm90Ptx83[] = {{90, 83}};
+constexpr OperandRecord kTensormapAcquire[] = {
+    {.name = "a", .role = Role::Src, .space = Space::Generic, .fixedType = "b8", .sizedBy = "size"},
+    {.name = "size", .role = Role::Imm, .fixedType = "b32", .immediates = kTensormapBytes}};
+constexpr Signature kTensormapAcquireSignature[] = {kTensormapAcquire};
+constexpr VariantRecord kTensormapReleaseVariants[] = {
+    {.slots = kTensormapReleaseSlots, .floors = kSm90Ptx83, .signatures = kNoOperands}};
+constexpr VariantRecord kTensormapAcquireVariants[] = {
+    {.slots = kTensormapAcquireSlots, .floors = kSm90Ptx83, .signatures = kTensormapAcquireSignature}};
 constexpr VariantRecord kMembarVariants[] = {
     {.slots = kMembarProxySlots,
      .rules = kProxyAliasRules,
@@ -3913,6 +3937,13 @@ const FamilyRecord kRecords[] = {
      .observesWarp = true},
     // Fences order memory: Form::ordersMemory.
     {.name = "membar", .variants = kMembarVariants, .ordersMemory = true},
+    // Before fence, whose name it begins with.
+    // The acquire reads the map at its operand (for MLIR: nothing moves a
+    // store of it across the fence); the release has no operand.
+    {.name = "fence.proxy.tensormap::generic", .family = "fence", .whenToken = "acquire",
+     .variants = kTensormapAcquireVariants, .readsMemory = true, .ordersMemory = true},
+    {.name = "fence.proxy.tensormap::generic", .family = "fence", .variants = kTensormapReleaseVariants,
+     .ordersMemory = true},
     {.name = "fence", .variants = kFenceVariants, .ordersMemory = true},
     {.name = "ldmatrix",
      .variants = kLdmatrixVariants,

@@ -62,3 +62,30 @@ def test_fence_floors_and_rules_follow_ptxas():
         tile_mlir.ptx.parse("fence.alias.proxy")
     with pytest.raises(tile_mlir.ptx.PTXFormError, match=r"requires sm_90"):
         tile_mlir.ptx.parse("fence.sc.cluster", target="sm_80")
+
+
+@T.function
+def tensor_map_fences(Map: T.Tensor((128,), "uint8"), Data: T.Tensor((32,), "int32")):
+    """The writer's release and the user's acquire of a 128-byte tensor map
+    in global memory (tile_mlir's maps are parameters: nothing edits this
+    one), around a store the interpreter runs."""
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    t = T.thread_id()
+    T.cuda.tile.apply(T.ptx["fence.proxy.tensormap::generic.release.gpu"])
+    T.cuda.tile.apply(T.ptx["fence.proxy.tensormap::generic.acquire.gpu"], Map.generic(), T.uint32(128))
+    T.cuda.tile.apply(T.ptx["st.global.b32"], Data[t:t + 1], T.int32(3))
+
+
+def test_tensormap_proxy_fences_are_emitted_as_written():
+    # fence.proxy.tensormap::generic (sm_90, PTX 8.3): .release with no
+    # operand, .acquire at the map's generic address with its 128 bytes.
+    compiled = tile_mlir.compile(tensor_map_fences, target="sm_90a")
+    lines = [line.strip() for line in compiled.ptx.splitlines() if "tensormap::generic" in line]
+    assert lines[0] == "fence.proxy.tensormap::generic.release.gpu;"
+    assert re.fullmatch(r"fence\.proxy\.tensormap::generic\.acquire\.gpu\s+\[%rd\d+\], 128;", lines[1])
+    data = np.zeros(32, np.int32)
+    tile_mlir.interpret(tensor_map_fences, np.zeros(128, np.uint8), data)
+    assert (data == 3).all()
+    with pytest.raises(tile_mlir.ptx.PTXFormError, match=r"'acq_rel' is not a qualifier of "
+                                                         r"fence.proxy.tensormap::generic"):
+        tile_mlir.ptx.parse("fence.proxy.tensormap::generic.acq_rel.gpu")

@@ -633,6 +633,16 @@ def fence_spellings():
                   "mbarrier_init.cluster.release", "mbarrier_init.release.cta", "mbarrier_init.cluster",
                   "mbarrier_init.acquire.cluster", "mbarrier_init.release.gpu"):
         yield f"fence.{order}"
+    # The tensormap proxy fence: each semantics and scope, in either order,
+    # the semantics or the scope left out, a space, repeated, moved.
+    for sem, scope in itertools.product(("release", "acquire", "acq_rel", "sc", "relaxed", ""),
+                                        ("cta", "cluster", "gpu", "sys", "gl", "")):
+        yield ".".join(t for t in ("fence.proxy.tensormap::generic", sem, scope) if t)
+        yield ".".join(t for t in ("fence.proxy.tensormap::generic", scope, sem) if t)
+    for quals in ("release.gpu.global", "acquire.gpu.global", "release.release.gpu", "release.gpu.sync.aligned",
+                  "tensormap::generic.proxy.release.gpu", "release.gpu.proxy.tensormap::generic",
+                  "tensormap::generic.release.gpu", "proxy.tensormap.release.gpu", "proxy.generic.release.gpu"):
+        yield f"fence.{quals}"
 
 
 MMA_SHAPES = ("m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32", "m8n8k4", "m8n8k16", "m16n8k64", "m8n8k32")
@@ -1098,6 +1108,8 @@ def _control_operands(tokens, types, vec):
         return [u32, (1, 1, False, False, True), u32]
     if family == "activemask":
         return [u32]
+    if family == "fence" and "tensormap::generic" in tokens and "acquire" in tokens:
+        return [(8, 1, True), ("imm", 128, False)]  # the tensor map's address and its 128 bytes
     if family in ("membar", "fence", "griddepcontrol", "trap", "exit"):
         return []
     if family in ("discard", "applypriority"):
