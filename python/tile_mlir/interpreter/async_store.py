@@ -49,9 +49,8 @@ def execute(interp, form, values, group, executing):
             data = np.concatenate([_bytes(bits[thread], nbytes) for bits, _, _ in words])
             defined = np.repeat([bool(known[thread]) for _, known, _ in words], nbytes)
             own = int(interp.block_linear[thread])
-            tma.issue_load(interp, form, mbar, thread, target.buffer, place, data, defined,
-                           interp.points[interp.point], remote=combine is not None or block != own,
-                           mbar_coord=coord + [0], combine=combine)
+            tma.issue_load(interp, form, thread, tma.Landing(target.buffer, place, data, defined, combine),
+                           tma.TxTarget(mbar, coord=tuple(coord) + (0,)), remote=combine is not None or block != own)
 
 
 def _place(interp, form, stored, barrier, thread):

@@ -32,6 +32,8 @@ to the same offsets of every block of the cluster that ctaMask names.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from . import effects as E
@@ -134,8 +136,9 @@ def execute(interp, form, values, executing):
                 # The same offsets in each destination block's shared memory.
                 box_shift = (block - interp.block_linear[thread]) * box.buffer.block_bytes
                 mbar_shift = (block - interp.block_linear[thread]) * named["mbar"].buffer.block_bytes
-                issue_load(interp, form, named["mbar"], thread, box.buffer, shared_at + box_shift, data.copy(),
-                            defined.copy(), where, mbar_shift, remote=block != interp.block_linear[thread])
+                issue_load(interp, form, thread, Landing(box.buffer, shared_at + box_shift, data.copy(),
+                                                         defined.copy()),
+                           TxTarget(named["mbar"], shift=mbar_shift), remote=block != interp.block_linear[thread])
         else:
             box = named["srcMem"]
             shared_at = (_addresses(box, thread, index)[:, None] + lanes_of[None, :]).reshape(-1)
@@ -202,8 +205,8 @@ def _bulk(interp, form, named, masks, executing):
             for block in _destinations(interp, form, thread, masks, where):
                 shift = (block - own) * target.block_bytes
                 mbar_shift = (block - own) * named["mbar"].buffer.block_bytes
-                issue_load(interp, form, named["mbar"], thread, target, at["dstMem"] + shift, data.copy(),
-                            defined.copy(), where, mbar_shift, remote=block != own or into != own)
+                issue_load(interp, form, thread, Landing(target, at["dstMem"] + shift, data.copy(), defined.copy()),
+                           TxTarget(named["mbar"], shift=mbar_shift), remote=block != own or into != own)
             continue
         interp.declare(E.read(source, at["srcMem"], np.full(size, lane)))
         if source.shared:
@@ -415,17 +418,38 @@ def _destinations(interp, form, thread, masks, where):
     return blocks
 
 
-def issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mbar_shift=0, remote=False,
-                mbar_coord=(0,), combine=None):
-    """The load's bytes go in flight towards `buffer` at `at`; its
-    complete_tx counts towards the current phase of the object at `mbar`
-    (its element `mbar_coord`, shifted by `mbar_shift` bytes: the same
-    object of another block of the cluster, which a `remote` multicast
-    delivers to; the race check leaves its bytes to the AsyncHazard of an
-    access before they land). `combine(old bytes, data)`: the bytes that
-    land are computed from those there then (red.async's reduction)."""
+@dataclass
+class Landing:
+    """Bytes in flight: `data` (which of them `defined`) towards `buffer`
+    at byte addresses `at`; with `combine(old bytes, data)`, what lands is
+    computed from the bytes there then (red.async's reduction)."""
+
+    buffer: object
+    at: np.ndarray
+    data: np.ndarray
+    defined: np.ndarray
+    combine: object = None
+
+
+@dataclass(frozen=True)
+class TxTarget:
+    """The mbarrier whose current phase a copy's complete_tx counts
+    towards: element `coord` of the view `mbar`, shifted by `shift` bytes
+    (the same object of another block of the cluster)."""
+
+    mbar: object
+    coord: tuple = (0,)
+    shift: int = 0
+
+
+def issue_load(interp, form, thread, landing: Landing, target: TxTarget, remote=False):
+    """`thread`'s copy: its bytes go in flight (`landing`), its complete_tx
+    counts towards `target`'s phase; a `remote` copy (another block's
+    memory, which a multicast or st.async delivers to, or a reduction's)
+    leaves its bytes to the AsyncHazard of an access before they land, not
+    to the race check."""
     from . import wgmma as W
-    lane = interp.lanes[thread]
+    lane, buffer, at = interp.lanes[thread], landing.buffer, landing.at
     if remote:
         interp.forget(buffer, at)
     else:
@@ -434,13 +458,14 @@ def issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mba
         W.check_shared_write(interp, buffer, at)
     interp.copy_sequence += 1
     sequence = interp.copy_sequence
-    interp.bulk_copies[sequence] = (buffer, at, data, defined, combine)
+    interp.bulk_copies[sequence] = landing
     interp.bulk_points[interp.point] = form.family  # cp.async.bulk or st.async: who an AsyncHazard names
     interp.copy_in_flight(buffer, at, interp.point)
-    state = interp.mbarriers
-    barrier = state.get(where, state.key(mbar, mbar.addresses(list(mbar_coord))[thread] + mbar_shift), form.opcode)
+    state, where, mbar = interp.mbarriers, interp.points[interp.point], target.mbar
+    barrier = state.get(where, state.key(mbar, mbar.addresses(list(target.coord))[thread] + target.shift),
+                        form.opcode)
     barrier.bulk.append((barrier.phase, sequence))
-    barrier.tx -= data.size
+    barrier.tx -= landing.data.size
     M.check_count(where, form.opcode, "the transaction count", barrier.tx, low=-M.MAX_COUNT)
     M.release(interp, barrier, thread)
     M.complete_if_done(barrier)
@@ -449,10 +474,11 @@ def issue_load(interp, form, mbar, thread, buffer, at, data, defined, where, mba
 def deliver(interp, sequence):
     """The load numbered `sequence` lands: ordered before the wait that saw
     its phase complete, so the race check does not see the write."""
-    buffer, at, data, defined, combine = interp.bulk_copies.pop(sequence)
+    landing = interp.bulk_copies.pop(sequence)
+    buffer, at, data, defined = landing.buffer, landing.at, landing.data, landing.defined
     interp.unfenced.async_write(buffer, at)
-    if combine is not None:
-        data, defined = combine(buffer.data[at], data), defined & buffer.defined[at]
+    if landing.combine is not None:
+        data, defined = landing.combine(buffer.data[at], data), defined & buffer.defined[at]
     buffer.data[at] = data
     buffer.defined[at] = defined
     buffer.nan[at] = False
