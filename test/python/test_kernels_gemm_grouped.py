@@ -56,8 +56,8 @@ def as_float(c, dtype):
     # the tiles past their counts, its ring steps counting only the tiles
     # it multiplied), a ring of 2 over 2 steps of K.
     ([100, 0, 257], 300, 256, 128, "bfloat16", GroupedGemmConfig(stages=2, blocks=2)),
-    # An expert's 3 x 3 tiles in a group of 2 tile columns and the last
-    # column alone (GroupedTiles' partial group), by 3 blocks.
+    # An expert's 3 x 3 tiles in a group of 2 tile rows and the last row
+    # alone (GroupedTiles' partial group), by 3 blocks.
     ([300, 129], 300, 384, 64, "bfloat16", GroupedGemmConfig(stages=2, blocks=3, group_m=2))])
 def test_each_experts_rows_are_numpys_and_the_rest_never_written(counts, capacity, n, k, dtype, config):
     c, want = run(counts, capacity, n, k, dtype, config)

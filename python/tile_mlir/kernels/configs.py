@@ -192,11 +192,11 @@ class SplitKFinish:
 class GroupedGemmConfig:
     """The block tile: `consumers` warpgroups of 64 rows by `bn` columns, a
     ring of `stages` slots; `blocks` persistent blocks taking the tiles in
-    turn (one an SM of an H100), an expert's tiles (the masked layout) in
-    groups of `group_m` tile columns, row by row, or the schedule's
-    (contiguous) in groups of `group_m` tile rows, column by column
-    (GroupedTiles: blocks running at once share rows of A and columns of B
-    in L2); setmaxnreg's registers for the producer and the consumers."""
+    turn (one an SM of an H100), an expert's tiles (the masked layout) or
+    the schedule's (contiguous) in groups of `group_m` tile rows, column by
+    column within a group (GroupedTiles: blocks running at once share rows
+    of A and columns of B in L2); setmaxnreg's registers for the producer
+    and the consumers."""
 
     bn: int = 128
     consumers: int = 2

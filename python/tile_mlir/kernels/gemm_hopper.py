@@ -134,7 +134,11 @@ class _Geometry:
 
     @property
     def order(self) -> GroupedTiles:
-        return GroupedTiles(self.tiles_n, self.config.group_m, self.bm, self.config.bn, tiles_m=self.tiles_m)
+        # A grid of a partial last group walks row by row: the order that
+        # was measured (GroupedTiles' partial groups are not, for this
+        # kernel: the 8 bf16 shapes at M 1,024 would change).
+        group_m = self.config.group_m if self.tiles_m % self.config.group_m == 0 else 1
+        return GroupedTiles(self.tiles_n, group_m, self.bm, self.config.bn)
 
     @property
     def wgmma(self) -> str:
