@@ -2685,6 +2685,136 @@ constexpr VariantRecord kAsyncRedVariants[] = {
     {kAsyncRedS32Tuple, kAsyncRedS32Slots, {}, kAsyncStoreFloors, kAsyncRedSignature},
     {kAsyncRedU64Tuple, kAsyncRedU64Slots, {}, kAsyncStoreFloors, kAsyncRedSignature}};
 
+//===-- multimem -----------------------------------------------------------===//
+
+// multimem.ld_reduce, multimem.st and multimem.red (PTX ISA 9.0, 9.7.9.14):
+// a load-reduce, a store and a reduction on every memory location a
+// multimem address names (one per GPU of an NVLink multicast object).
+// .global or a generic address; sm_90, PTX 8.1. Measured with ptxas 13.0:
+// the semantics .weak (ld_reduce, st), .relaxed, .acquire (ld_reduce) or
+// .release (st, red), each but .weak with a scope and a scope only with
+// one; the operations by type: and/or/xor on b32/b64, add on u32/u64/s32,
+// min/max on u32/u64/s32/s64; floats: add on f16 and bf16 (vectors of 2,
+// 4 or 8 required), f16x2 and bf16x2 (1, 2 or 4), f32 (1, 2 or 4) and f64,
+// min/max on the 16-bit ones only (red's pairs as vectors only),
+// .acc::f32 on ld_reduce's 16-bit adds (PTX 8.2); st takes the same float
+// types and vectors, and the six integer types alone. ptxas also takes .acc::f16/.acc::f32 on any red,
+// which the ISA does not write: the table keeps the ISA's.
+constexpr StringRef kMultimemLoadSems[] = {"weak", "relaxed", "acquire"};
+constexpr StringRef kMultimemStoreSems[] = {"weak", "relaxed", "release"};
+constexpr StringRef kMultimemRedSems[] = {"relaxed", "release"};
+constexpr StringRef kMultimemBitTypes[] = {"b32", "b64"};
+constexpr StringRef kMultimemAddTypes[] = {"u32", "u64", "s32"};
+constexpr StringRef kMultimemS64[] = {"s64"};
+constexpr StringRef kMultimemIntTypes[] = {"b32", "b64", "u32", "u64", "s32", "s64"};
+constexpr StringRef kMultimemHalves[] = {"f16", "bf16"};
+constexpr StringRef kMultimemPairs[] = {"f16x2", "bf16x2"};
+constexpr StringRef kMultimemF32[] = {"f32"};
+constexpr StringRef kMultimemF64[] = {"f64"};
+constexpr StringRef kMultimemBitOps[] = {"and", "or", "xor"};
+constexpr StringRef kMultimemMinMax[] = {"min", "max"};
+constexpr StringRef kMultimemAccF32[] = {"acc::f32"};
+constexpr StringRef kMultimemPairVectors[] = {"v2", "v4"};
+constexpr Tokens kMultimemBitTuple[] = {kMultimemBitTypes};
+constexpr Tokens kMultimemAddTuple[] = {kMultimemAddTypes};
+constexpr Tokens kMultimemS64Tuple[] = {kMultimemS64};
+constexpr Tokens kMultimemIntTuple[] = {kMultimemIntTypes};
+constexpr Tokens kMultimemHalfTuple[] = {kMultimemHalves};
+constexpr Tokens kMultimemPairTuple[] = {kMultimemPairs};
+constexpr Tokens kMultimemF32Tuple[] = {kMultimemF32};
+constexpr Tokens kMultimemF64Tuple[] = {kMultimemF64};
+#define MULTIMEM_SLOTS(sems, ...)                                              \
+  {{"semantics", sems}, {"scope", kFenceScopes}, {"state space", kGlobal}, __VA_ARGS__}
+constexpr SlotRecord kMultimemLoadBitSlots[] = MULTIMEM_SLOTS(kMultimemLoadSems, {"operation", kMultimemBitOps, true});
+constexpr SlotRecord kMultimemLoadAddSlots[] = MULTIMEM_SLOTS(kMultimemLoadSems, {"operation", kAtomAddMinMax, true});
+constexpr SlotRecord kMultimemLoadMinMaxSlots[] = MULTIMEM_SLOTS(kMultimemLoadSems,
+                                                                 {"operation", kMultimemMinMax, true});
+constexpr SlotRecord kMultimemLoadHalfSlots[] = MULTIMEM_SLOTS(
+    kMultimemLoadSems, {"operation", kAtomAddMinMax, true}, {"accumulation", kMultimemAccF32},
+    {"vector width", kVectors, true});
+constexpr SlotRecord kMultimemLoadPairSlots[] = MULTIMEM_SLOTS(
+    kMultimemLoadSems, {"operation", kAtomAddMinMax, true}, {"accumulation", kMultimemAccF32},
+    {"vector width", kMultimemPairVectors});
+constexpr SlotRecord kMultimemLoadF32Slots[] = MULTIMEM_SLOTS(kMultimemLoadSems, {"operation", kAtomAdd, true},
+                                                              {"vector width", kMultimemPairVectors});
+constexpr SlotRecord kMultimemLoadF64Slots[] = MULTIMEM_SLOTS(kMultimemLoadSems, {"operation", kAtomAdd, true});
+constexpr SlotRecord kMultimemRedBitSlots[] = MULTIMEM_SLOTS(kMultimemRedSems, {"operation", kMultimemBitOps, true});
+constexpr SlotRecord kMultimemRedAddSlots[] = MULTIMEM_SLOTS(kMultimemRedSems, {"operation", kAtomAddMinMax, true});
+constexpr SlotRecord kMultimemRedMinMaxSlots[] = MULTIMEM_SLOTS(kMultimemRedSems,
+                                                                {"operation", kMultimemMinMax, true});
+constexpr SlotRecord kMultimemRedHalfSlots[] = MULTIMEM_SLOTS(kMultimemRedSems, {"operation", kAtomAddMinMax, true},
+                                                              {"vector width", kVectors, true});
+constexpr SlotRecord kMultimemRedPairSlots[] = MULTIMEM_SLOTS(kMultimemRedSems, {"operation", kAtomAddMinMax, true},
+                                                              {"vector width", kMultimemPairVectors});
+constexpr SlotRecord kMultimemRedF32Slots[] = MULTIMEM_SLOTS(kMultimemRedSems, {"operation", kAtomAdd, true},
+                                                             {"vector width", kMultimemPairVectors});
+constexpr SlotRecord kMultimemRedF64Slots[] = MULTIMEM_SLOTS(kMultimemRedSems, {"operation", kAtomAdd, true});
+constexpr SlotRecord kMultimemStoreIntSlots[] = MULTIMEM_SLOTS(kMultimemStoreSems);
+constexpr SlotRecord kMultimemStoreHalfSlots[] = MULTIMEM_SLOTS(kMultimemStoreSems, {"vector width", kVectors, true});
+constexpr SlotRecord kMultimemStorePairSlots[] = MULTIMEM_SLOTS(kMultimemStoreSems,
+                                                                {"vector width", kMultimemPairVectors});
+#undef MULTIMEM_SLOTS
+constexpr StringRef kMultimemScopeNeedsOrder =
+    "'{tok}' needs a semantics in {ctx}: .relaxed, .acquire or .release with a scope";
+constexpr RuleRecord kMultimemRules[] = {
+    {.kind = RuleRecord::Excludes, .token = "weak", .other = "scope",
+     .message = "'{tok}' cannot be combined with '.{other}' in {ctx}: a weak access has no scope"},
+    {.kind = RuleRecord::Requires, .token = "scope", .other = "semantics", .message = kMultimemScopeNeedsOrder},
+    {.kind = RuleRecord::Requires, .token = "relaxed", .other = "scope",
+     .message = "'{tok}' needs a scope in {ctx} (.cta, .cluster, .gpu or .sys)"},
+    {.kind = RuleRecord::Requires, .token = "acquire", .other = "scope",
+     .message = "'{tok}' needs a scope in {ctx} (.cta, .cluster, .gpu or .sys)"},
+    {.kind = RuleRecord::Requires, .token = "release", .other = "scope",
+     .message = "'{tok}' needs a scope in {ctx} (.cta, .cluster, .gpu or .sys)"},
+    {.kind = RuleRecord::Excludes, .token = "accumulation", .other = "operation",
+     .message = "'{tok}' cannot be combined with '.{other}' in {ctx}: it is the accumulation of an add",
+     .allowed = kAtomAdd}};
+// red's min and max of f16x2 and bf16x2 take a vector ("multimem.red.min.
+// f16x2" alone is refused; its .v2 and .v4 are taken).
+constexpr RuleRecord kMultimemRedPairRules[] = {
+    kMultimemRules[0], kMultimemRules[1], kMultimemRules[2], kMultimemRules[3], kMultimemRules[4],
+    {.kind = RuleRecord::Requires, .token = "min", .other = "vector width",
+     .message = "'{tok}' of {ctx} takes a vector (.v2 or .v4)"},
+    {.kind = RuleRecord::Requires, .token = "max", .other = "vector width",
+     .message = "'{tok}' of {ctx} takes a vector (.v2 or .v4)"}};
+constexpr FloorRecord kMultimemFloors[] = {{90, 81}, {90, 82, {}, "acc::f32"}};
+constexpr OperandRecord kMultimemLoad[] = {
+    {.name = "d", .role = Role::Dst, .countFrom = "vector width"},
+    {.name = "a", .role = Role::Src, .countFrom = "vector width", .spaceFrom = "state space"}};
+constexpr OperandRecord kMultimemStore[] = {
+    {.name = "a", .role = Role::Dst, .countFrom = "vector width", .spaceFrom = "state space"},
+    {.name = "b", .role = Role::Src, .countFrom = "vector width"}};
+constexpr OperandRecord kMultimemRed[] = {
+    {.name = "a", .role = Role::Src, .countFrom = "vector width", .spaceFrom = "state space"},
+    {.name = "b", .role = Role::Src, .countFrom = "vector width"}};
+constexpr Signature kMultimemLoadSignature[] = {kMultimemLoad};
+constexpr Signature kMultimemStoreSignature[] = {kMultimemStore};
+constexpr Signature kMultimemRedSignature[] = {kMultimemRed};
+#define MULTIMEM(tuple, slots, signature) {tuple, slots, kMultimemRules, kMultimemFloors, signature}
+constexpr VariantRecord kMultimemLoadVariants[] = {
+    MULTIMEM(kMultimemBitTuple, kMultimemLoadBitSlots, kMultimemLoadSignature),
+    MULTIMEM(kMultimemAddTuple, kMultimemLoadAddSlots, kMultimemLoadSignature),
+    MULTIMEM(kMultimemS64Tuple, kMultimemLoadMinMaxSlots, kMultimemLoadSignature),
+    MULTIMEM(kMultimemHalfTuple, kMultimemLoadHalfSlots, kMultimemLoadSignature),
+    MULTIMEM(kMultimemPairTuple, kMultimemLoadPairSlots, kMultimemLoadSignature),
+    MULTIMEM(kMultimemF32Tuple, kMultimemLoadF32Slots, kMultimemLoadSignature),
+    MULTIMEM(kMultimemF64Tuple, kMultimemLoadF64Slots, kMultimemLoadSignature)};
+constexpr VariantRecord kMultimemRedVariants[] = {
+    MULTIMEM(kMultimemBitTuple, kMultimemRedBitSlots, kMultimemRedSignature),
+    MULTIMEM(kMultimemAddTuple, kMultimemRedAddSlots, kMultimemRedSignature),
+    MULTIMEM(kMultimemS64Tuple, kMultimemRedMinMaxSlots, kMultimemRedSignature),
+    MULTIMEM(kMultimemHalfTuple, kMultimemRedHalfSlots, kMultimemRedSignature),
+    {kMultimemPairTuple, kMultimemRedPairSlots, kMultimemRedPairRules, kMultimemFloors, kMultimemRedSignature},
+    MULTIMEM(kMultimemF32Tuple, kMultimemRedF32Slots, kMultimemRedSignature),
+    MULTIMEM(kMultimemF64Tuple, kMultimemRedF64Slots, kMultimemRedSignature)};
+constexpr VariantRecord kMultimemStoreVariants[] = {
+    MULTIMEM(kMultimemIntTuple, kMultimemStoreIntSlots, kMultimemStoreSignature),
+    MULTIMEM(kMultimemHalfTuple, kMultimemStoreHalfSlots, kMultimemStoreSignature),
+    MULTIMEM(kMultimemPairTuple, kMultimemStorePairSlots, kMultimemStoreSignature),
+    MULTIMEM(kMultimemF32Tuple, kMultimemStorePairSlots, kMultimemStoreSignature),
+    MULTIMEM(kMultimemF64Tuple, kMultimemStoreIntSlots, kMultimemStoreSignature)};
+#undef MULTIMEM
+
 //===-- createpolicy -------------------------------------------------------===//
 
 // PTX ISA 9.0, 9.7.9.17: createpolicy.fractional, .range{.global} and
@@ -3748,6 +3878,10 @@ const FamilyRecord kRecords[] = {
      .typeError = cvtTypeError},
     {.name = "mov", .variants = kMov},
     {.name = "ld", .variants = kLoadVariants, .readsMemory = true},
+    {.name = "multimem.ld_reduce", .family = "multimem", .variants = kMultimemLoadVariants, .readsMemory = true},
+    {.name = "multimem.st", .family = "multimem", .variants = kMultimemStoreVariants, .writesMemory = true},
+    {.name = "multimem.red", .family = "multimem", .variants = kMultimemRedVariants, .readsMemory = true,
+     .writesMemory = true},
     // Before st, whose name it begins with.
     {.name = "st.async", .variants = kAsyncStoreVariants, .readsMemory = true, .writesMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},

@@ -220,6 +220,31 @@ def async_reduce_spellings():
         yield ".".join(("red.async",) + quals)
 
 
+def multimem_spellings():
+    """PTX ISA 9.0, multimem.ld_reduce / st / red: every operation (and inc,
+    dec, exch) with every integer and float type of 16 to 64 bits, every
+    vector width (and none) and accumulation precision; the semantics and
+    scopes each with and without the other; other orders and spaces."""
+    types = ("b32", "b64", "u32", "u64", "s32", "s64", "f16", "bf16", "f16x2", "bf16x2", "f32", "f64", "u16", "e4m3")
+    for name, ops in (("ld_reduce", ("add", "min", "max", "and", "or", "xor", "inc")),
+                      ("red", ("add", "min", "max", "and", "or", "xor", "inc", "exch")), ("st", ("",))):
+        for op, acc, vec, ty in itertools.product(ops, ("", "acc::f32", "acc::f16"), ("", "v2", "v4", "v8"), types):
+            if name == "st" and acc:
+                continue
+            yield ".".join(t for t in ("multimem", name, "global", op, acc, vec, ty) if t)
+        tail = "u32" if name == "st" else "add.u32"
+        for sem, scope, space in itertools.product(("", "weak", "relaxed", "acquire", "release", "acq_rel"),
+                                                   ("", "cta", "cluster", "gpu", "sys"), ("", "global", "shared")):
+            yield ".".join(t for t in ("multimem", name, sem, scope, space, tail) if t)
+    for spelling in ("multimem.ld_reduce.add.u32.relaxed.gpu.global", "multimem.ld_reduce.global.gpu.relaxed.add.u32",
+                     "multimem.st.u32.global", "multimem.red.global.u32.add", "multimem.st.global.f32.v2",
+                     "multimem.st.v2.global.f32", "multimem.ld_reduce.global.add.v2.acc::f32.f16x2",
+                     "multimem.ld_reduce.global.acc::f32.add.f16x2", "multimem.ld_reduce.global.add.f16x2.acc::f32",
+                     "multimem.ld_reduce.global.add.add.u32", "multimem.st.weak.weak.u32", "multimem.ld.global.u32",
+                     "multimem.ld_reduce.min.acc::f32.v2.bf16x2"):
+        yield spelling
+
+
 def cache_hint_spellings():
     """.L2::cache_hint on ld and st: every state space, ordering, cache
     operator, L1 priority and prefetch size beside it, and its place in the
@@ -1035,7 +1060,7 @@ def spellings():
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
                 cache_hint_spellings, createpolicy_spellings, async_copy_spellings, ldu_spellings,
-                async_store_spellings, async_reduce_spellings):
+                async_store_spellings, async_reduce_spellings, multimem_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -1145,6 +1170,11 @@ def _control_operands(tokens, types, vec):
         regs = (32, count, False, False, False, True)
         memory = (16, 8, True) if "b16" in tokens else (8, 16, True)
         return [regs, memory] if family == "ldmatrix" else [memory, regs]
+    if family == "multimem" and len(tokens) > 1:
+        # ld_reduce d, [a]; st and red [a], b
+        bits = BITS.get(types[-1], 32) if types else 32
+        memory, reg = (bits, vec, True), (max(bits, 16), vec, False)
+        return [reg, memory] if tokens[1] == "ld_reduce" else [memory, reg]
     if tokens[:2] in (["st", "async"], ["red", "async"]):
         # [a], b, [mbar]
         return [(BITS.get(types[-1], 32), vec, True), (max(BITS.get(types[-1], 32), 16), vec, False),
@@ -1382,6 +1412,12 @@ EXPLAINED.append(
     (re.compile(r"^red\.async\..*\.add\.s64$"),
      "the PTX ISA 9.0 defines red.async's add on .u32, .s32 and .u64; ptxas 13.0 also takes .s64 (the same bits "
      "as .u64), which the ISA does not write, so the table keeps the ISA's types"))
+
+
+EXPLAINED.append(
+    (re.compile(r"^multimem\.red\.(.*\.)?acc::f(16|32)(\.|$)"),
+     "the PTX ISA 9.0 writes no accumulation precision on multimem.red; ptxas 13.0 takes .acc::f16 and .acc::f32 "
+     "on every red (integer and f64 ones too), so the table keeps the ISA's syntax"))
 
 
 def explanation(spelling):

@@ -156,6 +156,14 @@ def _no_visible_effect(interp, apply):
     prefetch / prefetchu (a line into a cache)."""
 
 
+def _multimem(interp, apply):
+    """multimem.ld_reduce, st and red: a multimem address names memory on
+    every GPU of an NVLink multicast object, which one interpreted launch
+    (one GPU) does not have: refused at the line."""
+    raise NotCovered(f"{apply.opcode} (a multimem address names memory on every GPU of an NVLink multicast "
+                     "object; the interpreter runs one GPU)")
+
+
 def _cache_line(interp, apply):
     """discard.L2 (PTX ISA 9.7.9.16): a weak write of unstable
     indeterminate bytes over the 128-byte line (later reads see them
@@ -242,6 +250,7 @@ EXECUTORS = {
     "exit": _exit,
     "tcgen05": TM.execute,
     "discard": _cache_line,
+    "multimem": _multimem,
     "applypriority": _cache_line,
 }
 
