@@ -2815,6 +2815,39 @@ constexpr VariantRecord kMultimemStoreVariants[] = {
     MULTIMEM(kMultimemF64Tuple, kMultimemStoreIntSlots, kMultimemStoreSignature)};
 #undef MULTIMEM
 
+//===-- tensormap.cp_fenceproxy --------------------------------------------===//
+
+// tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release
+//     .scope.sync.aligned [dst], [src], 128 (PTX ISA 9.0, 9.7.9.26): copies
+// a 128-byte tensor map from shared memory to global memory and fences the
+// copy for the tensormap proxy (a TMA that acquires the map then reads
+// it). Measured with ptxas 13.0: sm_90 and PTX 8.3; every qualifier
+// required (".sync modifier required", ".release modifier required",
+// ".tensormap::generic modifier required"), the scope one of cta,
+// cluster, gpu and sys; the destination space before the source's; the
+// other qualifiers in any order; 128 the only size.
+constexpr StringRef kTensormapProxy[] = {"tensormap::generic"};
+constexpr SlotRecord kTensormapCopySlots[] = {{"destination state space", kGlobal, true},
+                                              {"source state space", kTmaStoreSrc, true},
+                                              {"proxy kind", kTensormapProxy, true},
+                                              {"semantics", kRelease, true},
+                                              {"scope", kFenceScopes, true},
+                                              {"sync", kSync, true},
+                                              {"aligned", kAligned, true}};
+constexpr RuleRecord kTensormapCopyRules[] = {
+    {RuleRecord::Before, "global", "shared::cta", 0,
+     "'shared::cta' must follow the destination space in {ctx}: the copy names its destination first "
+     "(tensormap.cp_fenceproxy.global.shared::cta)"}};
+constexpr unsigned kTensormapCopyBytes[] = {128};
+constexpr OperandRecord kTensormapCopy[] = {
+    {.name = "dst", .role = Role::Dst, .fixedType = "b8", .sizedBy = "size", .spaceFrom = "destination state space"},
+    {.name = "src", .role = Role::Src, .fixedType = "b8", .sizedBy = "size", .spaceFrom = "source state space"},
+    {.name = "size", .role = Role::Imm, .fixedType = "b32", .immediates = kTensormapCopyBytes}};
+constexpr Signature kTensormapCopySignature[] = {kTensormapCopy};
+constexpr VariantRecord kTensormapCopyVariants[] = {
+    {.slots = kTensormapCopySlots, .rules = kTensormapCopyRules, .floors = kSm90Ptx83,
+     .signatures = kTensormapCopySignature}};
+
 //===-- createpolicy -------------------------------------------------------===//
 
 // PTX ISA 9.0, 9.7.9.17: createpolicy.fractional, .range{.global} and
@@ -3882,6 +3915,9 @@ const FamilyRecord kRecords[] = {
     {.name = "multimem.st", .family = "multimem", .variants = kMultimemStoreVariants, .writesMemory = true},
     {.name = "multimem.red", .family = "multimem", .variants = kMultimemRedVariants, .readsMemory = true,
      .writesMemory = true},
+    // ptxas takes .sync repeated, as one (no other qualifier).
+    {.name = "tensormap.cp_fenceproxy", .variants = kTensormapCopyVariants, .repeatable = kSync, .readsMemory = true,
+     .writesMemory = true, .warpCollective = true, .ordersMemory = true},
     // Before st, whose name it begins with.
     {.name = "st.async", .variants = kAsyncStoreVariants, .readsMemory = true, .writesMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},

@@ -89,3 +89,31 @@ def test_tensormap_proxy_fences_are_emitted_as_written():
     with pytest.raises(tile_mlir.ptx.PTXFormError, match=r"'acq_rel' is not a qualifier of "
                                                          r"fence.proxy.tensormap::generic"):
         tile_mlir.ptx.parse("fence.proxy.tensormap::generic.acq_rel.gpu")
+
+
+@T.function
+def tensor_map_copy(Maps: T.Tensor((128,), "uint8")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    staged = T.alloc_shared((128,), "uint8", align=128)
+    T.cuda.tile.apply(T.ptx["tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned"],
+                      Maps, staged, T.uint32(128))
+
+
+def test_a_tensor_map_copied_with_its_proxy_fence():
+    # tensormap.cp_fenceproxy (sm_90, PTX 8.3): every qualifier required,
+    # 128 bytes from shared to global memory; emitted as written, refused
+    # by the interpreter (its tensor maps are parameters).
+    form = tile_mlir.ptx.parse("tensormap.cp_fenceproxy.tensormap::generic.release.cta.sync.aligned.global.shared::cta")
+    assert [(o.name, o.space, o.sized_by) for o in form.operands] == [
+        ("dst", "global", "size"), ("src", "shared", "size"), ("size", "reg", "")]
+    assert (form.min_sm, form.min_ptx) == (90, 83)
+    with pytest.raises(tile_mlir.ptx.PTXFormError, match=r"tensormap.cp_fenceproxy needs 'aligned'"):
+        tile_mlir.ptx.parse("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync")
+    compiled = tile_mlir.compile(tensor_map_copy, target="sm_90a")
+    lines = [line.strip() for line in compiled.ptx.splitlines() if "cp_fenceproxy" in line]
+    assert len(lines) == 1 and re.fullmatch(
+        r"tensormap\.cp_fenceproxy\.global\.shared::cta\.tensormap::generic\.release\.gpu\.sync\.aligned\s+"
+        r"\[%rd\d+\], \[%r(d)?\d+\], 128;", lines[0])
+    with pytest.raises(tile_mlir.InterpretError, match=r"test_fences.py:\d+: the interpreter does not model "
+                                                       r"tensormap.cp_fenceproxy.* \(its tensor maps are parameters"):
+        tile_mlir.interpret(tensor_map_copy, np.zeros(128, np.uint8))

@@ -664,6 +664,17 @@ def fence_spellings():
                                         ("cta", "cluster", "gpu", "sys", "gl", "")):
         yield ".".join(t for t in ("fence.proxy.tensormap::generic", sem, scope) if t)
         yield ".".join(t for t in ("fence.proxy.tensormap::generic", scope, sem) if t)
+    # tensormap.cp_fenceproxy: each scope and semantics, each required
+    # qualifier left out, the spaces swapped, other orders.
+    copy = ["global", "shared::cta", "tensormap::generic", "release", "gpu", "sync", "aligned"]
+    for scope, sem in itertools.product(("cta", "cluster", "gpu", "sys", "gl"), ("release", "acquire", "acq_rel")):
+        yield ".".join(["tensormap.cp_fenceproxy", "global", "shared::cta", "tensormap::generic", sem, scope,
+                        "sync", "aligned"])
+    for i in range(len(copy)):
+        yield ".".join(["tensormap.cp_fenceproxy"] + copy[:i] + copy[i + 1:])
+    for quals in (copy[2:] + copy[:2], [copy[1], copy[0]] + copy[2:], copy[:5] + ["aligned", "sync"],
+                  ["global", "shared"] + copy[2:], copy + ["sync"]):
+        yield ".".join(["tensormap.cp_fenceproxy"] + quals)
     for quals in ("release.gpu.global", "acquire.gpu.global", "release.release.gpu", "release.gpu.sync.aligned",
                   "tensormap::generic.proxy.release.gpu", "release.gpu.proxy.tensormap::generic",
                   "tensormap::generic.release.gpu", "proxy.tensormap.release.gpu", "proxy.generic.release.gpu"):
@@ -1133,6 +1144,8 @@ def _control_operands(tokens, types, vec):
         return [u32, (1, 1, False, False, True), u32]
     if family == "activemask":
         return [u32]
+    if tokens[:2] == ["tensormap", "cp_fenceproxy"]:
+        return [(8, 1, True), (8, 1, True), ("imm", 128, False)]  # [dst], [src], 128
     if family == "fence" and "tensormap::generic" in tokens and "acquire" in tokens:
         return [(8, 1, True), ("imm", 128, False)]  # the tensor map's address and its 128 bytes
     if family in ("membar", "fence", "griddepcontrol", "trap", "exit"):

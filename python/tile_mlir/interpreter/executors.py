@@ -164,6 +164,13 @@ def _multimem(interp, apply):
                      "object; the interpreter runs one GPU)")
 
 
+def _tensor_map_copy(interp, apply):
+    """tensormap.cp_fenceproxy: a tensor map copied for the tensormap
+    proxy; the interpreter's tensor maps are parameters, not bytes of its
+    memory that a kernel edits, so it is refused at the line."""
+    raise NotCovered(f"{apply.opcode} (its tensor maps are parameters, not bytes a kernel edits)")
+
+
 def _cache_line(interp, apply):
     """discard.L2 (PTX ISA 9.7.9.16): a weak write of unstable
     indeterminate bytes over the 128-byte line (later reads see them
@@ -251,6 +258,7 @@ EXECUTORS = {
     "tcgen05": TM.execute,
     "discard": _cache_line,
     "multimem": _multimem,
+    "tensormap.cp_fenceproxy": _tensor_map_copy,
     "applypriority": _cache_line,
 }
 
