@@ -97,12 +97,18 @@ def test_what_the_isa_requires_is_a_fault_at_the_line(misuse, message):
         tile_mlir.interpret(S.kernel(V2_B32, misuse=misuse), given, np.zeros_like(given))
 
 
-def test_a_generic_address_is_not_modelled():
-    entry = {"opcode": "st.async.mbarrier::complete_tx::bytes.b32", "type": "b32", "count": 1}
-    given, _ = S.case(entry, seed=0)
-    with pytest.raises(tile_mlir.InterpretError, match=r"does not model st.async.mbarrier::complete_tx::bytes.b32 "
-                                                       r"with a generic address"):
-        tile_mlir.interpret(S.kernel(entry, misuse="generic"), given, np.zeros_like(given))
+def test_a_generic_address_into_the_blocks_own_memory_lands_there():
+    # Without .shared::cluster the address is generic: the issuing
+    # block's own buffer and mbarrier, so D holds each block's own rows.
+    entry = {"opcode": "st.async.mbarrier::complete_tx::bytes.v2.b32", "type": "b32", "count": 2}
+    given, _ = S.case(entry, seed=4)
+    out = np.zeros_like(given)
+    tile_mlir.interpret(S.kernel(entry, misuse="generic"), given, out)
+    assert np.array_equal(out, given)
+    with pytest.raises(tile_mlir.InterpretError, match=r"async_store_check.py:\d+: st.async.mbarrier::complete_tx::"
+                                                       r"bytes.v2.b32: its a is not in shared memory \(D\): the ISA "
+                                                       r"defines st.async and red.async there only"):
+        tile_mlir.interpret(S.kernel(entry, misuse="global"), given, np.zeros_like(given))
 
 
 def test_another_blocks_memory_needs_the_cluster_space():

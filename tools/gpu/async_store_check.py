@@ -47,7 +47,8 @@ def kernel(entry, expected_bytes=None, wait=True, misuse=""):
     second block of each cluster stores one element past its place, an
     offset the verifier cannot see), "other_mbarrier" (the issuer's own
     mbarrier, not the destination block's), "generic" (the issuer's own
-    buffer and mbarrier by generic addresses)."""
+    buffer and mbarrier by generic addresses: D then holds A unswapped),
+    "global" (a generic address into D, not shared memory)."""
     from tile_mlir import script as T
     dtype, count, opcode = NUMPY[entry["type"]], entry["count"], entry["opcode"]
     words = THREADS * count
@@ -80,6 +81,8 @@ def kernel(entry, expected_bytes=None, wait=True, misuse=""):
             barrier = bar
         elif misuse == "generic":
             into, barrier = buf.generic(), bar.generic()
+        elif misuse == "global":
+            into, barrier = D.generic()[b * words:(b + 1) * words + count], bar.generic()
         T.cuda.tile.apply(T.ptx[opcode], into[place:place + count].reshape((1, count)), held, barrier.reshape((1, 1)))
         if wait:
             with T.until(done):

@@ -10,7 +10,9 @@ of the destination block reads them only after such a wait (an access
 before is an AsyncHazard at the reader's line, as for a TMA load). The
 ISA's requirements are faults at the store's line: the address aligned to
 the bytes it stores, inside the buffer, and `mbar` in the block `a` names.
-A generic address (no .shared::cluster) is not modelled.
+A generic address (no .shared::cluster) must fall in shared memory (the
+verifier keeps another block's, through tile.mapa, to .shared::cluster);
+one in a tensor is a fault at the line.
 
 red.async's reduction is atomic: it is computed when its phase completes,
 from the bytes there then, the reductions of one phase in the order they
@@ -27,16 +29,20 @@ import numpy as np
 
 from . import tma
 from .memory import element_bytes
-from .reference import MemoryFault, NotCovered
+from .reference import MemoryFault
 
 
 def execute(interp, form, values, group, executing):
     """Runs one st.async for the executing threads, each repeat in turn."""
-    if "shared::cluster" not in form.opcode.split("."):
-        raise NotCovered(f"{form.opcode} with a generic address")
     combine = _reduction(form) if form.family == "red.async" else None
     named = {o.name: v for o, v in zip(form.operands, values)}
     target, registers, mbar = named["a"], named["b"], named["mbar"]
+    for name, view in (("a", target), ("mbar", mbar)):
+        if not view.buffer.shared:
+            # A generic address outside shared memory: the ISA defines
+            # none (the verifier proves a .shared::cluster view's space).
+            raise MemoryFault(f"{interp.points[interp.point]}: {form.opcode}: its {name} is not in shared memory "
+                              f"({view.buffer.name or 'a tensor'}): the ISA defines st.async and red.async there only")
     count, nbytes = registers.shape[-1], element_bytes(registers.bits)
     shape = registers.shape[len(group):-1]
     for coord in np.ndindex(*shape):
