@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import tma
+from .atomics import atomic_result
 from .memory import element_bytes
 from .reference import MemoryFault
 
@@ -79,27 +80,17 @@ def _place(interp, form, stored, barrier, thread):
     return start + np.arange(size), block
 
 
-# red.async's operations on (old, operand) of the element's numpy type.
-_OPERATIONS = {
-    "add": np.add, "min": np.minimum, "max": np.maximum,
-    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
-    # inc: 0 at or past the operand, else one more; dec: the operand at 0
-    # or past it, else one less (unsigned, PTX ISA 9.7.13.5).
-    "inc": lambda old, b: np.where(old >= b, 0, old + 1).astype(old.dtype),
-    "dec": lambda old, b: np.where((old == 0) | (old > b), b, old - 1).astype(old.dtype),
-}
-_TYPES = {"b32": np.uint32, "u32": np.uint32, "s32": np.int32, "u64": np.uint64}
-
-
 def _reduction(form):
-    """combine(old bytes, operand bytes) -> the bytes the reduction leaves."""
-    tokens = form.opcode.split(".")
-    operation = _OPERATIONS[next(t for t in tokens if t in _OPERATIONS)]
-    dtype = _TYPES[next(t for t in tokens if t in _TYPES)]
+    """combine(old bytes, operand bytes) -> the bytes red.async's reduction
+    leaves: atom/red's value of each operation (atomics.atomic_result:
+    integers wrap, min and max compare as the type's signedness says)."""
+    op = next(t for t in form.opcode.split(".") if t in ("add", "min", "max", "and", "or", "xor", "inc", "dec"))
+    operand = next(o for o in form.operands if o.name == "b")
 
-    def combine(old, operand):
-        with np.errstate(over="ignore"):
-            return operation(old.view(dtype), operand.view(dtype)).astype(dtype).view(np.uint8)
+    def combine(old, value):
+        new, _ = atomic_result(op, operand.type, operand.bits, int.from_bytes(old.tobytes(), "little"),
+                               int.from_bytes(value.tobytes(), "little"), 0)
+        return np.frombuffer(new.to_bytes(operand.bits // 8, "little"), np.uint8)
     return combine
 
 
