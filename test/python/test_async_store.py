@@ -88,6 +88,8 @@ def test_bytes_short_of_the_expected_never_complete_the_phase():
     ("misaligned", r"async_store_check.py:\d+: st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32: thread "
                    r"64's address is 4 bytes past a multiple of 8, the bytes it stores \(the ISA requires the "
                    r"alignment\)"),
+    ("past", r"async_store_check.py:\d+: st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32: thread 64 "
+             r"stores past the shared buffer of .*async_store_check.py:\d+"),
     ("other_mbarrier", r"async_store_check.py:\d+: st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32: "
                        r"thread 0's mbarrier is in block 0 and its address in block 1: the ISA requires both in the "
                        r"same block")])

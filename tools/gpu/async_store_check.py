@@ -48,7 +48,9 @@ def kernel(entry, expected_bytes=None, wait=True, misuse=""):
     offset the verifier cannot see), "other_mbarrier" (the issuer's own
     mbarrier, not the destination block's), "generic" (the issuer's own
     buffer and mbarrier by generic addresses: D then holds A unswapped),
-    "global" (a generic address into D, not shared memory)."""
+    "global" (a generic address into D, not shared memory), "past" (the
+    second block of each cluster stores past the buffer, at an offset the
+    verifier cannot see)."""
     from tile_mlir import script as T
     dtype, count, opcode = NUMPY[entry["type"]], entry["count"], entry["opcode"]
     words = THREADS * count
@@ -75,7 +77,7 @@ def kernel(entry, expected_bytes=None, wait=True, misuse=""):
         T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
         T.cuda.tile.apply(T.ptx["mbarrier.arrive.expect_tx.shared::cta.b64"], state, bar, T.uint32(expected),
                           pred=t == 0)
-        place = count * t + (rank if misuse == "misaligned" else 0)
+        place = count * t + {"misaligned": rank, "past": rank * 16 * words}.get(misuse, 0)
         into, barrier = buf.of_block(rank ^ 1), bar.of_block(rank ^ 1)
         if misuse == "other_mbarrier":
             barrier = bar
