@@ -1144,10 +1144,9 @@ def _control_operands(tokens, types, vec):
         return [u32, (1, 1, False, False, True), u32]
     if family == "activemask":
         return [u32]
-    if tokens[:2] == ["tensormap", "cp_fenceproxy"]:
-        return [(8, 1, True), (8, 1, True), ("imm", 128, False)]  # [dst], [src], 128
-    if family == "fence" and "tensormap::generic" in tokens and "acquire" in tokens:
-        return [(8, 1, True), ("imm", 128, False)]  # the tensor map's address and its 128 bytes
+    sm90 = _sm90_memory_operands(tokens, types, vec)
+    if sm90 is not None:
+        return sm90
     if family in ("membar", "fence", "griddepcontrol", "trap", "exit"):
         return []
     if family in ("discard", "applypriority"):
@@ -1183,15 +1182,6 @@ def _control_operands(tokens, types, vec):
         regs = (32, count, False, False, False, True)
         memory = (16, 8, True) if "b16" in tokens else (8, 16, True)
         return [regs, memory] if family == "ldmatrix" else [memory, regs]
-    if family == "multimem" and len(tokens) > 1:
-        # ld_reduce d, [a]; st and red [a], b
-        bits = BITS.get(types[-1], 32) if types else 32
-        memory, reg = (bits, vec, True), (max(bits, 16), vec, False)
-        return [reg, memory] if tokens[1] == "ld_reduce" else [memory, reg]
-    if tokens[:2] in (["st", "async"], ["red", "async"]):
-        # [a], b, [mbar]
-        return [(BITS.get(types[-1], 32), vec, True), (max(BITS.get(types[-1], 32), 16), vec, False),
-                (64, 1, True)]
     if family in ("atom", "red"):
         reg = (max(BITS.get(types[-1], 32), 16), vec, False)
         memory = (BITS.get(types[-1], 32), vec, True)
@@ -1207,6 +1197,22 @@ def _control_operands(tokens, types, vec):
             dst = (1, 1, False) if "pred" in tokens else (32, 1, False)
             return [dst, barrier, count, (1, 1, False)]
         return [barrier, count] if "arrive" in tokens else [barrier]
+    return None
+
+
+def _sm90_memory_operands(tokens, types, vec):
+    """The tensor-map copy and fence, multimem, st.async and red.async;
+    None for another family."""
+    if tokens[:2] == ["tensormap", "cp_fenceproxy"]:
+        return [(8, 1, True), (8, 1, True), ("imm", 128, False)]  # [dst], [src], 128
+    if tokens[0] == "fence" and "tensormap::generic" in tokens and "acquire" in tokens:
+        return [(8, 1, True), ("imm", 128, False)]  # the tensor map's address and its 128 bytes
+    bits = BITS.get(types[-1], 32) if types else 32
+    memory, reg = (bits, vec, True), (max(bits, 16), vec, False)
+    if tokens[0] == "multimem" and len(tokens) > 1:
+        return [reg, memory] if tokens[1] == "ld_reduce" else [memory, reg]  # d, [a] or [a], b
+    if tokens[:2] in (["st", "async"], ["red", "async"]):
+        return [memory, reg, (64, 1, True)]  # [a], b, [mbar]
     return None
 
 
