@@ -78,6 +78,7 @@ static nb::dict formToDict(const ptx::Form &form) {
   result["max_sm"] = form.maxSm;
   result["reads_memory"] = form.readsMemory;
   result["writes_memory"] = form.writesMemory;
+  result["address_value"] = form.addressValue;
   result["warp_collective"] = form.warpCollective;
   result["warpgroup_collective"] = form.warpgroupCollective;
   result["accesses_described_memory"] = form.accessesDescribedMemory;

@@ -208,6 +208,7 @@ Space spaceOf(StringRef token) {
       .Case("local", Space::Local)
       .Case("const", Space::Const)
       .Case("param", Space::Param)
+      .Case("param::entry", Space::Param)
       .Case("shared::cluster", Space::SharedCluster)
       .StartsWith("shared", Space::Shared)
       .Default(Space::Generic);
@@ -326,6 +327,7 @@ parseVariant(const FamilyRecord &record, const VariantRecord &variant,
   form.family = (record.family.empty() ? record.name : record.family).str();
   form.readsMemory = record.readsMemory;
   form.writesMemory = record.writesMemory;
+  form.addressValue = record.addressValue;
   form.warpCollective = record.warpCollective;
   form.warpgroupCollective = record.warpgroupCollective;
   form.accessesDescribedMemory = record.accessesDescribedMemory;

@@ -2685,6 +2685,61 @@ constexpr VariantRecord kAsyncRedVariants[] = {
     {kAsyncRedS32Tuple, kAsyncRedS32Slots, {}, kAsyncStoreFloors, kAsyncRedSignature},
     {kAsyncRedU64Tuple, kAsyncRedU64Slots, {}, kAsyncStoreFloors, kAsyncRedSignature}};
 
+//===-- isspacep, cvta, getctarank -----------------------------------------===//
+
+// Addresses read as values (Form::addressValue): the memory operand's
+// address is the operand, written without brackets, and no byte there is
+// read or written (PTX ISA 9.0, 9.7.9.21-9.7.9.23 and 9.7.9.20).
+//   isspacep.space p, a: whether the generic address a falls in the window
+//     of the state space (.shared::cluster: any block's of the cluster;
+//     .shared and .shared::cta: the executing block's).
+//   cvta.space.u64 p, a: a's address in the state space as a generic one;
+//   cvta.to.space.u64 p, a: the generic address a as one in the space.
+//   getctarank{.shared::cluster}.type d, a: the rank in the cluster of the
+//     block whose shared memory holds a (generic without the space).
+// Measured with ptxas 13.0: one state space required, once; .to only right
+// after cvta ("Unknown modifier '.to'" elsewhere); .param and
+// .param::entry from PTX 7.7 and 8.3, .shared::cta from 7.8,
+// .shared::cluster from sm_90 and 7.8, getctarank from sm_90 and 7.8, its
+// qualifiers in either order. cvta takes .u64 alone under .address_size
+// 64 (.u32 is "32-Bit ABI"), the only size tile-mlir emits; getctarank
+// takes .u32 with a 32-bit register, which a tile's 64-bit address is not
+// (tools/ptxas_diff explains it).
+constexpr StringRef kAddressSpaces[] = {"const", "global", "local", "shared", "shared::cta", "shared::cluster",
+                                        "param", "param::entry"};
+constexpr SlotRecord kAddressSpaceSlots[] = {{"state space", kAddressSpaces, true}};
+constexpr FloorRecord kAddressSpaceFloors[] = {{0, 77, {}, "param"},
+                                               {0, 83, {}, "param::entry"},
+                                               {0, 78, {}, "shared::cta"},
+                                               {90, 78, {}, "shared::cluster"}};
+constexpr OperandRecord kIsspacep[] = {
+    {.name = "p", .role = Role::Dst, .fixedType = "pred"},
+    {.name = "a", .role = Role::Src, .space = Space::Generic, .fixedType = "b8"}};
+constexpr Signature kIsspacepSignature[] = {kIsspacep};
+constexpr VariantRecord kIsspacepVariants[] = {
+    {.slots = kAddressSpaceSlots, .floors = kAddressSpaceFloors, .signatures = kIsspacepSignature}};
+constexpr Tokens kCvtaTuple[] = {kU64Only};
+constexpr OperandRecord kCvtaToGeneric[] = {
+    {.name = "p", .role = Role::Dst, .fixedType = "u64"},
+    {.name = "a", .role = Role::Src, .fixedType = "b8", .spaceFrom = "state space"}};
+constexpr OperandRecord kCvtaToSpace[] = {
+    {.name = "p", .role = Role::Dst, .fixedType = "u64"},
+    {.name = "a", .role = Role::Src, .space = Space::Generic, .fixedType = "b8"}};
+constexpr Signature kCvtaToGenericSignature[] = {kCvtaToGeneric};
+constexpr Signature kCvtaToSpaceSignature[] = {kCvtaToSpace};
+constexpr VariantRecord kCvtaVariants[] = {
+    {kCvtaTuple, kAddressSpaceSlots, {}, kAddressSpaceFloors, kCvtaToGenericSignature}};
+constexpr VariantRecord kCvtaToVariants[] = {
+    {kCvtaTuple, kAddressSpaceSlots, {}, kAddressSpaceFloors, kCvtaToSpaceSignature}};
+constexpr SlotRecord kCtaRankSlots[] = {{"state space", kMbarClusterSpace}};
+constexpr FloorRecord kCtaRankFloors[] = {{90, 78}};
+constexpr OperandRecord kCtaRank[] = {
+    {.name = "d", .role = Role::Dst, .fixedType = "u32"},
+    {.name = "a", .role = Role::Src, .fixedType = "b8", .spaceFrom = "state space"}};
+constexpr Signature kCtaRankSignature[] = {kCtaRank};
+constexpr VariantRecord kCtaRankVariants[] = {
+    {kCvtaTuple, kCtaRankSlots, {}, kCtaRankFloors, kCtaRankSignature}};
+
 //===-- multimem -----------------------------------------------------------===//
 
 // multimem.ld_reduce, multimem.st and multimem.red (PTX ISA 9.0, 9.7.9.14):
@@ -3922,6 +3977,12 @@ const FamilyRecord kRecords[] = {
     {.name = "st.async", .variants = kAsyncStoreVariants, .readsMemory = true, .writesMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},
     {.name = "ldu", .variants = kLduVariants, .readsMemory = true},
+    {.name = "isspacep", .variants = kIsspacepVariants, .addressValue = true},
+    // cvta.to is its own instruction to ptxas ("State space modifier
+    // required for instruction 'cvta.to'"), listed before cvta.
+    {.name = "cvta.to", .family = "cvta", .variants = kCvtaToVariants, .addressValue = true},
+    {.name = "cvta", .variants = kCvtaVariants, .addressValue = true},
+    {.name = "getctarank", .variants = kCtaRankVariants, .addressValue = true},
     {.name = "createpolicy.fractional", .family = "createpolicy",
      .variants = kFractionalPolicyVariants},
     {.name = "createpolicy.range", .family = "createpolicy",

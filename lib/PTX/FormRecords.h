@@ -232,6 +232,8 @@ struct FamilyRecord {
   bool readsCarry = false;
   /// See Form::accessesTensorMemory.
   bool accessesTensorMemory = false;
+  /// See Form::addressValue.
+  bool addressValue = false;
   /// Escape hooks for cvt, whose type tokens are positional among free
   /// qualifiers and whose errors name a destination or a source type:
   /// split the spelling after the name into types and qualifiers (false

@@ -129,6 +129,10 @@ class Form:
     targets in that range (tcgen05)."""
     max_sm: int = 0
     """The newest SM that has it (0: every later one)."""
+    address_value: bool = False
+    """Its memory operand is an address read as a value, written without
+    brackets (isspacep, cvta, getctarank): no byte there is read or
+    written."""
     caveat: str = ""
     """A measured way in which ptxas or the hardware departs from the PTX
     ISA for this form (tile-expand warns with it); "" for none."""

@@ -238,6 +238,9 @@ def read_then_written(writer):
                               r.view("uint16")[0:1, 0:1], pred=(t == 1))
         elif writer == "atomic":
             T.cuda.tile.apply(T.ptx["red.global.add.u32"], A[0:1], r, pred=(t == 1))  # the atomic's write
+        elif writer == "address":
+            flag = T.alloc_local((1,), "bool")
+            T.cuda.tile.apply(T.ptx["isspacep.global"], flag, A.view("uint8")[0, 0:1].generic())  # writes nothing
         else:
             T.cuda.tile.apply(T.ptx["st.global.b32"], B[0:1], r, pred=(t == 1))  # the alias's write
     return kernel
@@ -259,7 +262,8 @@ def test_reads_of_a_tensor_written_by_a_view_an_atomic_or_an_alias_are_race_chec
 
 def test_a_tensor_only_loaded_is_read_only_and_one_stored_to_is_not():
     from tile_mlir.interpreter.setup import written_tensors
-    for writer, written in (("alias", ["B"]), ("view", ["A"]), ("atomic", ["A"])):
+    # An address read as a value (isspacep) reads and writes no byte.
+    for writer, written in (("alias", ["B"]), ("view", ["A"]), ("atomic", ["A"]), ("address", [])):
         kernel = read_then_written(writer)
         func = kernel.module.body.operations[0].regions[0].blocks[0].operations[0]
         with kernel.context:

@@ -40,7 +40,9 @@ def render(form, immediates=None):
         if op.role == "imm":
             texts.append(str(immediates[i]))
         elif op.space != "reg":
-            texts.append(f"[%rd{30 + i}]")
+            # An address read as a value (isspacep, cvta, getctarank) is
+            # the register itself.
+            texts.append(f"%rd{30 + i}" if form.address_value else f"[%rd{30 + i}]")
         else:
             prefix = D.REG.get(op.register_bits, "%r")
             regs = [f"{prefix}{i * 8 + k + 1}" for k in range(op.count)]

@@ -39,6 +39,8 @@ def selected_forms(target):
                 seen[key] = seen.get(key, 0) + 1
                 if seen[key] > PER_MEMORY_CLASS:
                     continue
+            if family == "cvta" and spelling.split(".")[1] in ("const", "param", "param::entry"):
+                continue  # no view is in const or param memory (as for ld and st below)
             if family in ("ld", "st"):
                 key = memory_class(spelling)
                 if key[1] in ("const", "param"):

@@ -479,6 +479,29 @@ def prefetch_spellings():
     yield "prefetchu.L1.b8"
 
 
+def address_value_spellings():
+    """PTX ISA 9.0, 9.7.9.20-23: isspacep.space, cvta{.to}.space.size and
+    getctarank{.shared::cluster}.type, with every space, none and two, each
+    size and type, .to elsewhere, and the qualifiers in both orders."""
+    spaces = ("const", "global", "local", "shared", "shared::cta", "shared::cluster", "param", "param::entry",
+              "param::func", "tex", "")
+    for space in spaces:
+        yield ".".join(t for t in ("isspacep", space) if t)
+        for size in ("u64", "u32", "b64", "s64", ""):
+            yield ".".join(t for t in ("cvta", space, size) if t)
+            yield ".".join(t for t in ("cvta", "to", space, size) if t)
+            yield ".".join(t for t in ("cvta", size, space) if t)
+        for kind in ("u64", "u32", "b32", "s32", "b64", ""):
+            yield ".".join(t for t in ("getctarank", space, kind) if t)
+            yield ".".join(t for t in ("getctarank", kind, space) if t)
+    yield "isspacep.global.shared"
+    yield "isspacep.shared.u64"
+    yield "cvta.global.shared.u64"
+    yield "cvta.shared.to.u64"
+    yield "cvta.to.to.shared.u64"
+    yield "getctarank.shared::cluster.shared::cluster.u64"
+
+
 def setp_selp_spellings():
     """PTX ISA 9.0, setp.CmpOp{.BoolOp}{.ftz}.type and selp.type: every
     comparison on every type, with and without a boolean operation and ftz,
@@ -1071,7 +1094,7 @@ def spellings():
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
                 cache_hint_spellings, createpolicy_spellings, async_copy_spellings, ldu_spellings,
-                async_store_spellings, async_reduce_spellings, multimem_spellings):
+                async_store_spellings, async_reduce_spellings, multimem_spellings, address_value_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -1213,6 +1236,20 @@ def _sm90_memory_operands(tokens, types, vec):
         return [reg, memory] if tokens[1] == "ld_reduce" else [memory, reg]  # d, [a] or [a], b
     if tokens[:2] in (["st", "async"], ["red", "async"]):
         return [memory, reg, (64, 1, True)]  # [a], b, [mbar]
+    return _address_value_operands(tokens)
+
+
+def _address_value_operands(tokens):
+    """isspacep p, a; cvta p, a; getctarank d, a: the address a register
+    (not in brackets) of the spelling's size (64 bits without one); None
+    for another family."""
+    address = (32 if {"u32", "s32", "b32"} & set(tokens) else 64, 1, False)
+    if tokens[0] == "isspacep":
+        return [(1, 1, False), address]
+    if tokens[0] == "cvta":
+        return [address, address]
+    if tokens[0] == "getctarank":
+        return [(32, 1, False), address]
     return None
 
 
@@ -1343,6 +1380,7 @@ def table_operands(form):
     def immediate(op):
         return (op.immediates or ((16,) if op.name in sizes else (1,)))[0]
     return [("sink", 0, False)] * form.sink_result + [("imm", immediate(op), False) if op.role == "imm" else
+            (64, 1, False) if form.address_value and op.space != "reg" else  # the address itself: %rd1
             (op.register_bits if op.space == "reg" else op.bits, op.count, op.space != "reg",
              op.joined_by_bar, op.bar_before, op.braced, op.address, op.within_address)
             for op in form.operands]
@@ -1431,6 +1469,16 @@ EXPLAINED.append(
     (re.compile(r"^red\.async\..*\.add\.s64$"),
      "the PTX ISA 9.0 defines red.async's add on .u32, .s32 and .u64; ptxas 13.0 also takes .s64 (the same bits "
      "as .u64), which the ISA does not write, so the table keeps the ISA's types"))
+
+
+EXPLAINED.append(
+    (re.compile(r"^getctarank\.((shared::cluster\.)?u32|u32\.shared::cluster)$"),
+     "getctarank.u32 takes its address in a 32-bit register (ptxas 13.0 refuses a 64-bit one); a view's address "
+     "in tile-mlir is 64 bits (.address_size 64), so the table has the .u64 forms"))
+EXPLAINED.append(
+    (re.compile(r"^getctarank\.(.*\.)?s(32|64)(\.|$)"),
+     "the PTX ISA 9.0 defines getctarank's type as .u32 or .u64; ptxas 13.0 also takes .s32 and .s64, which the ISA "
+     "does not write, so the table keeps the ISA's types"))
 
 
 EXPLAINED.append(

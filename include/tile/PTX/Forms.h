@@ -221,7 +221,16 @@ struct Form {
   /// for this form, which the lowering reports as a warning; "" for none.
   std::string caveat;
 
+  /// Its memory operand is an address it reads as a value, written without
+  /// brackets (isspacep.space p, a; cvta; getctarank): it takes a view's
+  /// address as every memory operand does, and no byte there is read or
+  /// written.
+  bool addressValue = false;
+
   bool accessesMemory() const { return readsMemory || writesMemory; }
+  /// It takes an address: it accesses memory, or reads an address as a
+  /// value (addressValue).
+  bool takesAddress() const { return accessesMemory() || addressValue; }
   /// The index of the memory operand, if any.
   std::optional<unsigned> memoryOperand() const;
   /// "sm_100 or newer and PTX ISA 8.6"

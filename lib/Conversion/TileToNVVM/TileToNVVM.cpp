@@ -68,7 +68,7 @@ struct AsmNumbering {
     nextOutput = 0;
     nextInput = outputs;
     address = outputs + inputs;
-    pred = address + (form.accessesMemory() ? 1 : 0);
+    pred = address + (form.takesAddress() ? 1 : 0);
     guard = predicated ? "@$" + std::to_string(pred) + " " : "";
   }
 
@@ -131,6 +131,11 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
       // A second memory operand: its address is an input ("l").
       text += "[$" + std::to_string(number.nextInput++) + "]";
       inputs.push_back("l");
+      continue;
+    }
+    if (operand.isMemory() && form.addressValue) {
+      // The address itself is the operand (isspacep p, %rd1).
+      text += "$" + std::to_string(number.address);
       continue;
     }
     if (operand.isMemory()) {
@@ -251,7 +256,7 @@ InlineAsm mlir::tile::buildInlineAsm(const ptx::Form &form, bool predicated,
                      (operandText.empty() ? "" : " ") + operandText + ";";
   if (!scopedDecls.empty())
     text = "{ " + scopedDecls + before + text + after + " }";
-  if (form.accessesMemory())
+  if (form.takesAddress())
     inputs.push_back("l");
   if (predicated)
     inputs.push_back("b");
@@ -399,6 +404,13 @@ public:
             descriptor(memref), indices);
         asmOperands.push_back(LLVM::PtrToIntOp::create(
             builder, loc, builder.getI64Type(), address));
+      }
+      if (form->addressValue && addressOffset) {
+        // An address read as a value is one register (isspacep p, %rd1):
+        // PTX takes %rd1+16 only inside brackets.
+        Value offset = LLVM::ConstantOp::create(builder, loc, builder.getI64Type(), addressOffset);
+        asmOperands.back() = LLVM::AddOp::create(builder, loc, asmOperands.back(), offset);
+        addressOffset = 0;
       }
     }
     if (Value pred = op.getPred())

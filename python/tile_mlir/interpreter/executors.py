@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import address_values as AV
 from . import async_store as AS
 from . import barriers as B
 from . import cp_async as CP
@@ -260,6 +261,7 @@ EXECUTORS = {
     "multimem": _multimem,
     "tensormap.cp_fenceproxy": _tensor_map_copy,
     "applypriority": _cache_line,
+    **{family: AV.execute for family in ("isspacep", "cvta", "getctarank")},
 }
 
 

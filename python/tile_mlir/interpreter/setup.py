@@ -72,7 +72,8 @@ READS = ("memref.load", "memref.dim")
 def written_tensors(func, tensors):
     """The tensor parameters of `tensors` that the kernel may write: every
     one that a view of reaches an op other than a view, a load
-    instruction (LOADS: every form of its opcode) or READS (a store, an
+    instruction (LOADS: every form of its opcode), an address read as a
+    value (isspacep, cvta, getctarank) or READS (a store, an
     atomic, a copy, a tensor map, a loop's carried value, ...). The others
     are only read: their reads cannot race."""
     from mlir import ir
@@ -88,7 +89,7 @@ def written_tensors(func, tensors):
                     if inner.name in VO.VIEWS and inner.operands and inner.operands[0] in root:
                         root[inner.results[0]] = root[inner.operands[0]]
                     elif roots and not (inner.name in READS or inner.name == "tile.apply" and all(
-                            form.family in LOADS
+                            form.family in LOADS or form.address_value
                             for form in forms_of(ir.StringAttr(inner.attributes["opcode"]).value))):
                         written.update(roots)
                     walk(inner)

@@ -1220,8 +1220,8 @@ LogicalResult InstrOp::verify() {
     return emitOpError() << getOpcode()
                          << " takes no predicate: a barrier is reached by "
                             "every thread it counts";
-  if (form->accessesMemory() != static_cast<bool>(getMemref()))
-    return emitOpError() << (form->accessesMemory()
+  if (form->takesAddress() != static_cast<bool>(getMemref()))
+    return emitOpError() << (form->takesAddress()
                                  ? "expected a memory operand for "
                                  : "unexpected memory operand for ")
                          << getOpcode();
