@@ -8,7 +8,7 @@ import pytest
 
 import tile_mlir
 from tile_mlir import script as T
-from tile_mlir.interpreter.launch import HazardError, InterpretError
+from tile_mlir.interpreter.launch import HazardError, InterpretError, InterpretWarning
 
 
 def kernel(columns=32, registers=4, quadrant=True, wait=True, free=True, store_after_free=False, fence_before=True,
@@ -132,3 +132,117 @@ def test_what_is_not_modelled_is_refused():
 
     with pytest.raises(InterpretError, match=r"does not model tensor memory \(tcgen05\.shift"):
         tile_mlir.interpret(shifted, np.zeros((32, 1), np.uint32), target="sm_100a")
+
+
+# The data-movement shapes (PTX ISA 9.0, 9.7.16.2.3): thread l's register
+# r of each shape at (lane, column) offsets from the address, as the seed
+# system's tcgen05.ld/st table gives them (and CUTLASS's SM100 TMEM copy
+# traits: 16x64b's ((2,2,8),32):((512,32,64),1) is lane 8 (l%2) + l//4,
+# column l//2%2), written here apart from the interpreter.
+SHAPE_IMAGES = {
+    "32x32b": lambda l, r, split: (l, r),
+    "16x64b": lambda l, r, split: (l // 4 + 8 * (l % 2), l // 2 % 2 + 2 * r),
+    "16x128b": lambda l, r, split: (l // 4 + 8 * (r % 2), l % 4 + 4 * (r // 2)),
+    "16x256b": lambda l, r, split: (l // 4 + 8 * (r // 2 % 2), r % 2 + 2 * (l % 4) + 8 * (r // 4)),
+    "16x32bx2": lambda l, r, split: (l % 16, r + split * (l // 16)),
+}
+# Registers of one .x1 (x2 doubles them).
+SHAPE_REGISTERS = {"32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4, "16x32bx2": 1}
+
+
+def shape_kernel(shape, count, lane_offset, column_offset, split=8, store=False):
+    """One warp: 32 columns allocated. Loading: TMEM filled by a
+    32x32b.x32 store from In (lane l, column c: In[l, c]), then read with
+    `shape` at (lane_offset, column_offset) into Out[l, :registers].
+    Storing: `shape` stores In[l, :registers] there, and a 32x32b.x32 load
+    reads the whole of TMEM into Out."""
+    registers = SHAPE_REGISTERS[shape] * count
+    opcode = f"{shape}.x{count}.b32"
+    extra = [T.uint32(split)] if shape == "16x32bx2" else []
+
+    @T.function
+    def shaped(In: T.Tensor((32, 32), "uint32"), Out: T.Tensor((32, 32), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        slot = T.alloc_shared((1,), "uint32", align=16)
+        T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        base = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        at = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["add.u32"], at, base, T.uint32((lane_offset << 16) + column_offset))
+        whole = T.alloc_local((32,), "uint32")
+        part = T.alloc_local((registers,), "uint32")
+        if store:
+            T.cuda.tile.apply(T.ptx["ld.global.b32"], part.reshape((registers, 1)),
+                              In[t, 0:registers].reshape((registers, 1)))
+            T.cuda.tile.apply(T.ptx[f"tcgen05.st.sync.aligned.{opcode}"], at, *extra, part)
+            T.cuda.tile.apply(T.ptx["tcgen05.wait::st.sync.aligned"])
+            T.cuda.tile.apply(T.ptx["tcgen05.ld.sync.aligned.32x32b.x32.b32"], whole, base)
+            T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, :].reshape((32, 1)), whole.reshape((32, 1)))
+        else:
+            T.cuda.tile.apply(T.ptx["ld.global.b32"], whole.reshape((32, 1)), In[t, :].reshape((32, 1)))
+            T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x32.b32"], base, whole)
+            T.cuda.tile.apply(T.ptx["tcgen05.wait::st.sync.aligned"])
+            T.cuda.tile.apply(T.ptx[f"tcgen05.ld.sync.aligned.{opcode}"], part, at, *extra)
+            T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, 0:registers].reshape((registers, 1)),
+                              part.reshape((registers, 1)))
+        T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(32))
+    return shaped
+
+
+SHAPE_CASES = [("32x32b", 2, 0, 3), ("16x64b", 2, 0, 5), ("16x64b", 4, 16, 0), ("16x128b", 2, 16, 4),
+               ("16x256b", 1, 0, 8), ("16x256b", 2, 16, 0), ("16x32bx2", 2, 0, 1), ("16x32bx2", 4, 16, 20)]
+
+
+@pytest.mark.parametrize("shape,count,lane_offset,column_offset", SHAPE_CASES)
+def test_each_shape_loads_the_isa_image(shape, count, lane_offset, column_offset):
+    words = np.arange(32)[:, None] * 1000 + np.arange(32)[None, :]  # TMEM (lane, column): its coordinates
+    out = np.zeros((32, 32), np.uint32)
+    tile_mlir.interpret(shape_kernel(shape, count, lane_offset, column_offset), words.astype(np.uint32), out,
+                        target="sm_100a")
+    for lane in range(32):
+        for r in range(SHAPE_REGISTERS[shape] * count):
+            dl, dc = SHAPE_IMAGES[shape](lane, r, 8)
+            assert out[lane, r] == (lane_offset + dl) * 1000 + column_offset + dc, (lane, r)
+
+
+@pytest.mark.parametrize("shape,count,lane_offset,column_offset", SHAPE_CASES)
+def test_each_shape_stores_the_isa_image(shape, count, lane_offset, column_offset):
+    given = (np.arange(32)[:, None] * 100 + np.arange(32)[None, :] + 7).astype(np.uint32)
+    out = np.zeros((32, 32), np.uint32)
+    stored = 32 * SHAPE_REGISTERS[shape] * count
+    # The words no thread stores are undefined, and reported where they
+    # land in Out.
+    with pytest.warns(InterpretWarning, match=f"{1024 - stored} of 1024 elements of Out were stored undefined"):
+        tile_mlir.interpret(shape_kernel(shape, count, lane_offset, column_offset, store=True), given, out,
+                            target="sm_100a")
+    want = {}
+    for lane in range(32):
+        for r in range(SHAPE_REGISTERS[shape] * count):
+            dl, dc = SHAPE_IMAGES[shape](lane, r, 8)
+            want[(lane_offset + dl, column_offset + dc)] = given[lane, r]
+    # Every word the shape stores holds its thread's register (each
+    # (lane, column) once); out[l, c] is TMEM's lane l, column c.
+    assert len(want) == stored
+    for (lane, column), value in want.items():
+        assert out[lane, column] == value, (lane, column)
+
+
+def test_a_16_lane_shape_off_its_quadrants_halves():
+    with pytest.raises(HazardError, match=r"warp 0 reaches lanes 8-23, outside its quadrant 0-31 or not one of its "
+                                          r"halves"):
+        tile_mlir.interpret(shape_kernel("16x64b", 1, 8, 0), np.zeros((32, 32), np.uint32),
+                            np.zeros((32, 32), np.uint32), target="sm_100a")
+
+
+def test_a_split_past_the_allocation():
+    # 16x32bx2's second half at immHalfSplitoff columns: 30 + 4 registers
+    # reaches column 33 of a 32-column allocation.
+    with pytest.raises(HazardError, match=r"reaches columns 0-33, in no allocation of its block"):
+        tile_mlir.interpret(shape_kernel("16x32bx2", 4, 0, 0, split=30), np.zeros((32, 32), np.uint32),
+                            np.zeros((32, 32), np.uint32), target="sm_100a")

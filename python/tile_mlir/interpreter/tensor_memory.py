@@ -13,11 +13,20 @@ the column in its low half.
 - dealloc: the allocation that starts at taddr, with its nCols, by the
   warp that made it. Another warp's, an address that starts none or a
   wrong size are hazards; one never freed when the kernel ends is one.
-- st / ld .32x32b.xN: warp w of the block reaches the lanes 32 (w % 4) to
-  32 (w % 4) + 31 only (its quadrant), thread l lane 32 (w % 4) + l,
-  register r column c + r. Another quadrant's lanes, columns outside the
-  warp's block's allocations and a freed allocation are hazards, reported
-  at the instruction's line; nothing is moved there.
+- st / ld: warp w of the block reaches the lanes 32 (w % 4) to
+  32 (w % 4) + 31 only (its quadrant). From the address (lane L, column
+  c), thread l's register r is at (L + dl, c + dc) (`image`, the seed
+  system's table, each shape checked against CUTLASS's SM100 TMEM copy
+  traits):
+    32x32b   (l, r)
+    16x64b   (l//4 + 8 (l%2), l//2%2 + 2r)
+    16x128b  (l//4 + 8 (r%2), l%4 + 4 (r//2))
+    16x256b  (l//4 + 8 (r//2%2), r%2 + 2 (l%4) + 8 (r//4))
+    16x32bx2 (l%16, r + immHalfSplitoff (l//16))
+  A 16-lane shape takes the first or the second half of the quadrant.
+  Another quadrant's lanes, columns outside the warp's block's
+  allocations and a freed allocation are hazards, reported at the
+  instruction's line; nothing is moved there.
 - ld's registers are the load's until tcgen05.wait::ld: a read or write of
   them before it is a hazard at that line.
 
@@ -26,8 +35,8 @@ the column in its low half.
   the first use and tcgen05.fence::after_thread_sync after the barrier;
   a missing one is a hazard at the second use.
 
-Not yet: the other shapes, .pack/.unpack, cta_group::2, tcgen05.mma, cp,
-shift and commit (refused, NotCovered)."""
+Not yet: .pack/.unpack, cta_group::2, tcgen05.mma, cp, shift and commit
+(refused, NotCovered)."""
 
 from __future__ import annotations
 
@@ -100,8 +109,7 @@ def execute(interp, apply):
     if "cta_group::2" in tokens:
         raise NotCovered(f"tensor memory of a CTA pair ({apply.opcode}; docs/families/tcgen05.md)")
     moved = name in ("ld", "st")
-    if (name not in _HANDLERS and name != "ld") or (
-            moved and ("32x32b" not in tokens or "pack::16b" in tokens or "unpack::16b" in tokens)):
+    if (name not in _HANDLERS and name != "ld") or (moved and ("pack::16b" in tokens or "unpack::16b" in tokens)):
         raise NotCovered(f"tensor memory ({apply.opcode}; docs/families/tcgen05.md)")
     executing, _ = apply.executing(interp)
     # .sync.aligned: every lane of a warp executes it (a missing one is a
@@ -232,26 +240,59 @@ def _relinquish(interp, apply, coord, first):
     state(interp).relinquished[block] = True
 
 
+SHAPES = ("32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2")
+
+
+def image(shape, registers, split=0):
+    """(lane, column) offsets from the address of each thread's registers:
+    two (32, registers) arrays (module docstring's table)."""
+    lane, r = np.arange(32)[:, None], np.arange(registers)[None, :]
+    if shape == "32x32b":
+        return lane + 0 * r, r + 0 * lane
+    if shape == "16x64b":
+        return lane // 4 + 8 * (lane % 2) + 0 * r, lane // 2 % 2 + 2 * r
+    if shape == "16x128b":
+        return lane // 4 + 8 * (r % 2), lane % 4 + 4 * (r // 2)
+    if shape == "16x256b":
+        return lane // 4 + 8 * (r // 2 % 2), r % 2 + 2 * (lane % 4) + 8 * (r // 4)
+    return lane % 16 + 0 * r, r + split * (lane // 16)  # 16x32bx2
+
+
+class _Access:
+    """What one warp's ld or st reaches: its block, and the lane and column
+    of each thread's registers (32 x registers)."""
+
+    def __init__(self, block, lanes, columns):
+        self.block, self.lanes, self.columns = block, lanes, columns
+
+
 def _reach(interp, apply, coord, first, registers):
-    """(block, lane, column) of the warp's access at taddr, or None where a
-    rule is broken (reported)."""
+    """The warp's _Access at taddr, or None where a rule is broken
+    (reported)."""
     st = state(interp)
     block, warp = _block_and_warp(interp, first)
-    taddr = _value(interp, apply.values[0 if apply.opcode.startswith("tcgen05.st") else 1], coord, first)
+    storing = apply.opcode.startswith("tcgen05.st")
+    taddr = _value(interp, apply.values[0 if storing else 1], coord, first)
     if taddr is None:
         report(interp, "reads its address from a register never written")
         return None
+    shape = next(t for t in apply.opcode.split(".") if t in SHAPES)
+    split = 0
+    if shape == "16x32bx2":
+        split = _value(interp, apply.values[1 if storing else 2], coord, first)
     lane, column = taddr >> 16, taddr & 0xFFFF
-    quadrant = 32 * (warp % 4)
-    if lane != quadrant:
-        report(interp, f"warp {warp} reaches lanes {lane}-{lane + 31}, outside its quadrant {quadrant}-"
-                       f"{quadrant + 31} (warp w reaches lanes 32 (w % 4) to 32 (w % 4) + 31)")
+    quadrant, height = 32 * (warp % 4), 32 if shape == "32x32b" else 16
+    if lane not in (quadrant, quadrant + 32 - height):
+        report(interp, f"warp {warp} reaches lanes {lane}-{lane + height - 1}, outside its quadrant {quadrant}-"
+                       f"{quadrant + 31}" + (" or not one of its halves" if height == 16 else "") +
+               " (warp w reaches lanes 32 (w % 4) to 32 (w % 4) + 31)")
         return None
-    last = column + registers - 1
+    lanes, columns = image(shape, registers, split)
+    last = column + int(columns.max())
     for start, (width, _, _) in st.allocations[block].items():
         if start <= column and last < start + width:
             _hand_off(interp, first, start)
-            return block, lane, column
+            return _Access(block, lane + lanes, column + columns)
     freed = any(s <= column < s + width for s, width in st.freed[block].items())
     what = "a freed allocation" if freed else "no allocation of its block"
     report(interp, f"reaches columns {column}-{last}, in {what}")
@@ -263,12 +304,12 @@ def _store(interp, apply, coord, first):
     reached = _reach(interp, apply, coord, first, registers)
     if reached is None:
         return
-    block, lane, column = reached
     st, warp = state(interp), np.arange(first, first + 32)
     for r in range(registers):
         bits, known, _ = interp.read(apply.values[-1], coord + [r])
-        st.words[block, lane:lane + 32, column + r] = bits[warp].astype(np.uint32)
-        st.defined[block, lane:lane + 32, column + r] = known[warp]
+        at = (reached.block, reached.lanes[:, r], reached.columns[:, r])
+        st.words[at] = bits[warp].astype(np.uint32)
+        st.defined[at] = known[warp]
 
 
 def _load(interp, apply, coord, firsts):
@@ -285,9 +326,10 @@ def _load(interp, apply, coord, firsts):
     for r in range(registers):
         bits = np.zeros(interp.threads, np.uint64)
         known = np.zeros(interp.threads, bool)
-        for first, (block, lane, column) in reached:
-            bits[first:first + 32] = st.words[block, lane:lane + 32, column + r]
-            known[first:first + 32] = st.defined[block, lane:lane + 32, column + r]
+        for first, access in reached:
+            at = (access.block, access.lanes[:, r], access.columns[:, r])
+            bits[first:first + 32] = st.words[at]
+            known[first:first + 32] = st.defined[at]
         interp.write(view, coord + [r], bits, known, where)
     for first, _ in reached:
         own = np.zeros(interp.threads, bool)
