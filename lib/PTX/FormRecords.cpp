@@ -2903,6 +2903,84 @@ constexpr VariantRecord kTensormapCopyVariants[] = {
     {.slots = kTensormapCopySlots, .rules = kTensormapCopyRules, .floors = kSm90Ptx83,
      .signatures = kTensormapCopySignature}};
 
+//===-- tensormap.replace --------------------------------------------------===//
+
+// tensormap.replace.tile.field{.ss}.b1024.type [addr], {ord,} new_val (PTX
+// ISA 9.0, 9.7.9.27): one field of the 128-byte tensor map at addr (in
+// global or shared::cta memory, or a generic address), edited in place
+// (a grouped GEMM points one map at each expert). Measured with ptxas
+// 13.0: sm_90a (arch- or family-specific targets from it) and PTX 8.3;
+// .tile and .b1024 required ("'.tile modifier required", "Tensormap size
+// modifier required"), every qualifier in any order, each once; .b64 for
+// global_address and global_stride, .b32 for the others ("Illegal
+// modifier ... with type"); ord (box_dim, global_dim, global_stride,
+// element_stride) an immediate 0 to 4; new_val a register for the sizes,
+// the address and the rank, an immediate for the enumerated fields, of
+// ptxas's ranges: elemtype 0-12, interleave_layout 0-2, swizzle_mode 0-3,
+// fill_mode 0-1, swizzle_atomicity 0-3 (sm_100a and PTX 8.6). The map's
+// operand names its first byte.
+constexpr StringRef kTile[] = {"tile"};
+constexpr StringRef kB1024[] = {"b1024"};
+constexpr StringRef kReplaceSpaces[] = {"global", "shared::cta"};
+constexpr StringRef kReplaceFields[] = {"global_address", "rank", "global_stride", "box_dim", "global_dim",
+                                        "element_stride", "elemtype", "interleave_layout", "swizzle_mode",
+                                        "fill_mode", "swizzle_atomicity"};
+#define TENSORMAP_MAP {.name = "addr", .role = Role::Dst, .fixedType = "b8", .spaceFrom = "state space"}
+#define TENSORMAP_ORD {.name = "ord", .role = Role::Imm, .fixedType = "b32", .maxImmediate = 4}
+#define TENSORMAP_ENUM(most) {.name = "new_val", .role = Role::Imm, .fixedType = "b32", .maxImmediate = most}
+constexpr OperandRecord kReplaceValue[] = {TENSORMAP_MAP, {.name = "new_val", .role = Role::Src}};
+constexpr OperandRecord kReplaceOrdinal[] = {TENSORMAP_MAP, TENSORMAP_ORD, {.name = "new_val", .role = Role::Src}};
+constexpr OperandRecord kReplaceElemtype[] = {TENSORMAP_MAP, TENSORMAP_ENUM(12)};
+constexpr OperandRecord kReplaceInterleave[] = {TENSORMAP_MAP, TENSORMAP_ENUM(2)};
+constexpr OperandRecord kReplaceSwizzle[] = {TENSORMAP_MAP, TENSORMAP_ENUM(3)};
+constexpr OperandRecord kReplaceFill[] = {TENSORMAP_MAP, TENSORMAP_ENUM(1)};
+#undef TENSORMAP_MAP
+#undef TENSORMAP_ORD
+#undef TENSORMAP_ENUM
+constexpr Signature kReplaceValueSignature[] = {kReplaceValue};
+constexpr Signature kReplaceOrdinalSignature[] = {kReplaceOrdinal};
+constexpr Signature kReplaceElemtypeSignature[] = {kReplaceElemtype};
+constexpr Signature kReplaceInterleaveSignature[] = {kReplaceInterleave};
+constexpr Signature kReplaceSwizzleSignature[] = {kReplaceSwizzle};
+constexpr Signature kReplaceFillSignature[] = {kReplaceFill};
+constexpr FloorRecord kReplaceFloors[] = {{.sm = 90, .ptx = 83, .archSpecific = true}};
+constexpr FloorRecord kReplaceAtomicityFloors[] = {{.sm = 100, .ptx = 86, .archSpecific = true}};
+constexpr Tokens kReplaceB64Tuple[] = {kB64Only};
+constexpr Tokens kReplaceB32Tuple[] = {kB32Only};
+// One variant a field (its token selects it): the field's type, operands
+// and floors.
+#define TENSORMAP_FIELD(FIELD, TUPLE, FLOORS, SIGNATURE, TYPE)                 \
+  {.types = TUPLE,                                                             \
+   .slots = kReplaceSlots,                                                     \
+   .floors = FLOORS,                                                           \
+   .signatures = SIGNATURE,                                                    \
+   .whenToken = FIELD,                                                         \
+   .whenMessage = "tensormap.replace." FIELD " takes ." TYPE ", not .{type}"}
+constexpr SlotRecord kReplaceSlots[] = {{"mode", kTile, true},
+                                        {"field", kReplaceFields, true},
+                                        {"state space", kReplaceSpaces},
+                                        {"size", kB1024, true}};
+constexpr VariantRecord kTensormapReplaceVariants[] = {
+    TENSORMAP_FIELD("global_address", kReplaceB64Tuple, kReplaceFloors, kReplaceValueSignature, "b64"),
+    TENSORMAP_FIELD("rank", kReplaceB32Tuple, kReplaceFloors, kReplaceValueSignature, "b32"),
+    TENSORMAP_FIELD("global_stride", kReplaceB64Tuple, kReplaceFloors, kReplaceOrdinalSignature, "b64"),
+    TENSORMAP_FIELD("box_dim", kReplaceB32Tuple, kReplaceFloors, kReplaceOrdinalSignature, "b32"),
+    TENSORMAP_FIELD("global_dim", kReplaceB32Tuple, kReplaceFloors, kReplaceOrdinalSignature, "b32"),
+    TENSORMAP_FIELD("element_stride", kReplaceB32Tuple, kReplaceFloors, kReplaceOrdinalSignature, "b32"),
+    TENSORMAP_FIELD("elemtype", kReplaceB32Tuple, kReplaceFloors, kReplaceElemtypeSignature, "b32"),
+    TENSORMAP_FIELD("interleave_layout", kReplaceB32Tuple, kReplaceFloors, kReplaceInterleaveSignature, "b32"),
+    TENSORMAP_FIELD("swizzle_mode", kReplaceB32Tuple, kReplaceFloors, kReplaceSwizzleSignature, "b32"),
+    TENSORMAP_FIELD("fill_mode", kReplaceB32Tuple, kReplaceFloors, kReplaceFillSignature, "b32"),
+    TENSORMAP_FIELD("swizzle_atomicity", kReplaceB32Tuple, kReplaceAtomicityFloors, kReplaceSwizzleSignature, "b32")};
+#undef TENSORMAP_FIELD
+
+/// A spelling with no field's token selects no variant: the field is what
+/// is missing, whatever its types.
+std::string tensormapReplaceTypeError(Tokens) {
+  return "tensormap.replace needs a field: one of global_address, rank, global_stride, box_dim, global_dim, "
+         "element_stride, elemtype, interleave_layout, swizzle_mode, fill_mode, swizzle_atomicity";
+}
+
 //===-- createpolicy -------------------------------------------------------===//
 
 // PTX ISA 9.0, 9.7.9.17: createpolicy.fractional, .range{.global} and
@@ -3973,6 +4051,10 @@ const FamilyRecord kRecords[] = {
     // ptxas takes .sync repeated, as one (no other qualifier).
     {.name = "tensormap.cp_fenceproxy", .variants = kTensormapCopyVariants, .repeatable = kSync, .readsMemory = true,
      .writesMemory = true, .warpCollective = true, .ordersMemory = true},
+    // It writes one field of the map in memory; the generic proxy's write,
+    // which a fence.proxy.tensormap::generic orders before a TMA's use.
+    {.name = "tensormap.replace", .variants = kTensormapReplaceVariants, .readsMemory = true, .writesMemory = true,
+     .typeError = tensormapReplaceTypeError},
     // Before st, whose name it begins with.
     {.name = "st.async", .variants = kAsyncStoreVariants, .readsMemory = true, .writesMemory = true},
     {.name = "st", .variants = kStoreVariants, .writesMemory = true},

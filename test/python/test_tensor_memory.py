@@ -150,14 +150,15 @@ SHAPE_IMAGES = {
 SHAPE_REGISTERS = {"32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4, "16x32bx2": 1}
 
 
-def shape_kernel(shape, count, lane_offset, column_offset, split=8, store=False):
+def shape_kernel(shape, count, lane_offset, column_offset, split=8, store=False, halves=False):
     """One warp: 32 columns allocated. Loading: TMEM filled by a
     32x32b.x32 store from In (lane l, column c: In[l, c]), then read with
     `shape` at (lane_offset, column_offset) into Out[l, :registers].
     Storing: `shape` stores In[l, :registers] there, and a 32x32b.x32 load
     reads the whole of TMEM into Out."""
     registers = SHAPE_REGISTERS[shape] * count
-    opcode = f"{shape}.x{count}.b32"
+    packing = (".unpack::16b" if store else ".pack::16b") if halves else ""
+    opcode = f"{shape}.x{count}{packing}.b32"
     extra = [T.uint32(split)] if shape == "16x32bx2" else []
 
     @T.function
@@ -180,9 +181,16 @@ def shape_kernel(shape, count, lane_offset, column_offset, split=8, store=False)
                               In[t, 0:registers].reshape((registers, 1)))
             T.cuda.tile.apply(T.ptx[f"tcgen05.st.sync.aligned.{opcode}"], at, *extra, part)
             T.cuda.tile.apply(T.ptx["tcgen05.wait::st.sync.aligned"])
+            if halves:  # read back as it was stored: the same image, packed
+                T.cuda.tile.apply(T.ptx[f"tcgen05.ld.sync.aligned.{opcode.replace('unpack', 'pack')}"], part, at,
+                                  *extra)
+                T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
+                T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, 0:registers].reshape((registers, 1)),
+                                  part.reshape((registers, 1)))
             T.cuda.tile.apply(T.ptx["tcgen05.ld.sync.aligned.32x32b.x32.b32"], whole, base)
             T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
-            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, :].reshape((32, 1)), whole.reshape((32, 1)))
+            if not halves:
+                T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, :].reshape((32, 1)), whole.reshape((32, 1)))
         else:
             T.cuda.tile.apply(T.ptx["ld.global.b32"], whole.reshape((32, 1)), In[t, :].reshape((32, 1)))
             T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x32.b32"], base, whole)
@@ -246,3 +254,64 @@ def test_a_split_past_the_allocation():
     with pytest.raises(HazardError, match=r"reaches columns 0-33, in no allocation of its block"):
         tile_mlir.interpret(shape_kernel("16x32bx2", 4, 0, 0, split=30), np.zeros((32, 32), np.uint32),
                             np.zeros((32, 32), np.uint32), target="sm_100a")
+
+
+@pytest.mark.parametrize("shape,count,lane_offset,column_offset", [("32x32b", 2, 0, 3), ("16x64b", 2, 16, 4),
+                                                                   ("16x256b", 1, 0, 8), ("16x32bx2", 1, 0, 1)])
+def test_pack_reads_the_low_halves_of_two_columns(shape, count, lane_offset, column_offset):
+    # .pack::16b: a register holds the low 16 bits of the two adjacent
+    # columns 2 dc and 2 dc + 1 of the shape's image (the low column's in
+    # its low half).
+    words = (np.arange(32)[:, None] * 1000 + np.arange(32)[None, :]) | (0xABCD << 16)
+    out = np.zeros((32, 32), np.uint32)
+    tile_mlir.interpret(shape_kernel(shape, count, lane_offset, column_offset, split=4, halves=True),
+                        words.astype(np.uint32), out, target="sm_100a")
+    for lane in range(32):
+        for r in range(SHAPE_REGISTERS[shape] * count):
+            dl, dc = SHAPE_IMAGES[shape](lane, r, 4)
+            low = (lane_offset + dl) * 1000 + column_offset + 2 * dc
+            assert out[lane, r] == low | (low + 1) << 16, (lane, r)
+
+
+@pytest.mark.parametrize("shape,count", [("32x32b", 2), ("16x128b", 2), ("16x32bx2", 1)])
+def test_unpack_then_pack_gives_the_registers_back(shape, count):
+    # .unpack::16b writes a register's halves into the low 16 bits of two
+    # columns, which .pack::16b reads back.
+    given = (np.arange(32)[:, None] * 0x10203 + np.arange(32)[None, :] * 0x7001 + 5).astype(np.uint32)
+    out = np.zeros((32, 32), np.uint32)
+    registers = SHAPE_REGISTERS[shape] * count
+    tile_mlir.interpret(shape_kernel(shape, count, 0, 0, split=4, store=True, halves=True), given, out,
+                        target="sm_100a")
+    assert (out[:, :registers] == given[:, :registers]).all()
+
+
+def test_a_32_bit_load_of_unpacked_columns_is_undefined():
+    # The columns' high halves have no value after .unpack::16b: a 32-bit
+    # load of them is reported where it is stored.
+    k = kernel_unpacked_then_loaded()
+    with pytest.warns(InterpretWarning, match="128 of 128 elements of Out were stored undefined"):
+        tile_mlir.interpret(k, np.ones((32, 2), np.uint32), np.zeros((32, 4), np.uint32), target="sm_100a")
+
+
+def kernel_unpacked_then_loaded():
+    @T.function
+    def unpacked(In: T.Tensor((32, 2), "uint32"), Out: T.Tensor((32, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+        t = T.thread_id()
+        slot = T.alloc_shared((1,), "uint32", align=16)
+        T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        base = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        part = T.alloc_local((2,), "uint32")
+        whole = T.alloc_local((4,), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], part.reshape((2, 1)), In[t, :].reshape((2, 1)))
+        T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x2.unpack::16b.b32"], base, part)
+        T.cuda.tile.apply(T.ptx["tcgen05.wait::st.sync.aligned"])
+        T.cuda.tile.apply(T.ptx["tcgen05.ld.sync.aligned.32x32b.x4.b32"], whole, base)
+        T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, :].reshape((4, 1)), whole.reshape((4, 1)))
+        T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(32))
+    return unpacked

@@ -502,6 +502,28 @@ def address_value_spellings():
     yield "getctarank.shared::cluster.shared::cluster.u64"
 
 
+REPLACE_FIELDS = ("global_address", "rank", "global_stride", "box_dim", "global_dim", "element_stride", "elemtype",
+                  "interleave_layout", "swizzle_mode", "fill_mode", "swizzle_atomicity")
+
+
+def tensormap_replace_spellings():
+    """PTX ISA 9.0, 9.7.9.27: tensormap.replace.tile.field{.ss}.b1024.type
+    with every field (and one the ISA lacks), each space and none and
+    three it lacks, both types and u32, .tile or .b1024 missing, and the
+    space and type moved."""
+    for field in REPLACE_FIELDS + ("dims",):
+        for space in ("global", "shared::cta", "", "shared", "shared::cluster", "const"):
+            for kind in ("b32", "b64", "u32"):
+                yield ".".join(t for t in ("tensormap.replace.tile", field, space, "b1024", kind) if t)
+            yield ".".join(t for t in ("tensormap.replace", field, space, "b1024", "b32") if t)
+            yield ".".join(t for t in ("tensormap.replace.tile", field, space, "b32") if t)
+            yield ".".join(t for t in ("tensormap.replace", space, "tile", field, "b1024", "b64") if t)
+            yield ".".join(t for t in ("tensormap.replace.tile", field, "b32", "b1024", space) if t)
+    yield "tensormap.replace.tile.b1024.b32"
+    yield "tensormap.replace.tile.rank.rank.b1024.b32"
+    yield "tensormap.replace.tile.tile.rank.b1024.b32"
+
+
 def setp_selp_spellings():
     """PTX ISA 9.0, setp.CmpOp{.BoolOp}{.ftz}.type and selp.type: every
     comparison on every type, with and without a boolean operation and ftz,
@@ -1094,7 +1116,8 @@ def spellings():
                 async_group_spellings, mbarrier_spellings, hopper_group_spellings, wgmma_spellings,
                 tma_spellings, tma_prefetch_spellings, bulk_spellings, reduce_spellings, cluster_barrier_spellings,
                 cache_hint_spellings, createpolicy_spellings, async_copy_spellings, ldu_spellings,
-                async_store_spellings, async_reduce_spellings, multimem_spellings, address_value_spellings):
+                async_store_spellings, async_reduce_spellings, multimem_spellings, address_value_spellings,
+                tensormap_replace_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -1103,9 +1126,10 @@ def spellings():
 
 def sm90a_spellings():
     """The spellings of the families that exist on sm_90a alone or from it
-    (wgmma, setmaxnreg), which the three targets all refuse."""
+    (wgmma, setmaxnreg, tensormap.replace), which the three targets but
+    sm_100a refuse."""
     seen = set()
-    for gen in (hopper_group_spellings, wgmma_spellings):
+    for gen in (hopper_group_spellings, wgmma_spellings, tensormap_replace_spellings):
         for spelling in gen():
             if spelling not in seen:
                 seen.add(spelling)
@@ -1226,6 +1250,13 @@ def _control_operands(tokens, types, vec):
 def _sm90_memory_operands(tokens, types, vec):
     """The tensor-map copy and fence, multimem, st.async and red.async;
     None for another family."""
+    if tokens[:2] == ["tensormap", "replace"]:
+        # [addr], {ord,} new_val: an immediate for the enumerated fields.
+        value = ("imm", 1, False) if {"elemtype", "interleave_layout", "swizzle_mode", "fill_mode",
+                                      "swizzle_atomicity"} & set(tokens) else (BITS.get(types[-1], 32), 1, False)
+        ordinal = [("imm", 0, False)] if {"box_dim", "global_dim", "global_stride", "element_stride"} & set(tokens) \
+            else []
+        return [(8, 1, True), *ordinal, value]
     if tokens[:2] == ["tensormap", "cp_fenceproxy"]:
         return [(8, 1, True), (8, 1, True), ("imm", 128, False)]  # [dst], [src], 128
     if tokens[0] == "fence" and "tensormap::generic" in tokens and "acquire" in tokens:

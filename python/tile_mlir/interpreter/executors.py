@@ -165,10 +165,12 @@ def _multimem(interp, apply):
                      "object; the interpreter runs one GPU)")
 
 
-def _tensor_map_copy(interp, apply):
-    """tensormap.cp_fenceproxy: a tensor map copied for the tensormap
-    proxy; the interpreter's tensor maps are parameters, not bytes of its
-    memory that a kernel edits, so it is refused at the line."""
+def _tensor_map_edit(interp, apply):
+    """tensormap.cp_fenceproxy (a tensor map copied for the tensormap
+    proxy) and tensormap.replace (a field of a map in memory edited): the
+    interpreter's tensor maps are parameters, not bytes of its memory that
+    a kernel edits (and the map's encoding is the driver's, which no
+    document gives), so both are refused at the line."""
     raise NotCovered(f"{apply.opcode} (its tensor maps are parameters, not bytes a kernel edits)")
 
 
@@ -259,7 +261,8 @@ EXECUTORS = {
     "tcgen05": TM.execute,
     "discard": _cache_line,
     "multimem": _multimem,
-    "tensormap.cp_fenceproxy": _tensor_map_copy,
+    "tensormap.cp_fenceproxy": _tensor_map_edit,
+    "tensormap.replace": _tensor_map_edit,
     "applypriority": _cache_line,
     **{family: AV.execute for family in ("isspacep", "cvta", "getctarank")},
 }

@@ -24,6 +24,11 @@ the column in its low half.
     16x256b  (l//4 + 8 (r//2%2), r%2 + 2 (l%4) + 8 (r//4))
     16x32bx2 (l%16, r + immHalfSplitoff (l//16))
   A 16-lane shape takes the first or the second half of the quadrant.
+  With .pack::16b (ld) a register holds two columns, the low 16 bits of
+  columns c + 2 dc and c + 2 dc + 1 (CUTLASS's _16b traits: the same
+  register layout over the 32-bit columns' low halves); .unpack::16b (st)
+  writes a register's halves there, and the columns' high halves become
+  undefined (the ISA gives them no value).
   Another quadrant's lanes, columns outside the warp's block's
   allocations and a freed allocation are hazards, reported at the
   instruction's line; nothing is moved there.
@@ -35,8 +40,8 @@ the column in its low half.
   the first use and tcgen05.fence::after_thread_sync after the barrier;
   a missing one is a hazard at the second use.
 
-Not yet: .pack/.unpack, cta_group::2, tcgen05.mma, cp, shift and commit
-(refused, NotCovered)."""
+Not yet: cta_group::2, tcgen05.mma, cp, shift and commit (refused,
+NotCovered)."""
 
 from __future__ import annotations
 
@@ -69,6 +74,9 @@ class State:
     def __init__(self, blocks):
         self.words = np.zeros((blocks, LANES, COLUMNS), np.uint32)
         self.defined = np.zeros((blocks, LANES, COLUMNS), bool)
+        # Whether each word's low 16 bits are defined (what .pack::16b
+        # reads; .unpack::16b defines them alone).
+        self.half_defined = np.zeros((blocks, LANES, COLUMNS), bool)
         self.allocations = [dict() for _ in range(blocks)]
         self.freed = [dict() for _ in range(blocks)]
         self.relinquished = np.zeros(blocks, bool)
@@ -108,8 +116,7 @@ def execute(interp, apply):
         raise NotCovered(f"tensor memory in a block that is not whole warps ({apply.opcode})")
     if "cta_group::2" in tokens:
         raise NotCovered(f"tensor memory of a CTA pair ({apply.opcode}; docs/families/tcgen05.md)")
-    moved = name in ("ld", "st")
-    if (name not in _HANDLERS and name != "ld") or (moved and ("pack::16b" in tokens or "unpack::16b" in tokens)):
+    if name not in _HANDLERS and name != "ld":
         raise NotCovered(f"tensor memory ({apply.opcode}; docs/families/tcgen05.md)")
     executing, _ = apply.executing(interp)
     # .sync.aligned: every lane of a warp executes it (a missing one is a
@@ -288,6 +295,9 @@ def _reach(interp, apply, coord, first, registers):
                " (warp w reaches lanes 32 (w % 4) to 32 (w % 4) + 31)")
         return None
     lanes, columns = image(shape, registers, split)
+    if "pack::16b" in apply.opcode.split(".") or "unpack::16b" in apply.opcode.split("."):
+        # Two 16-bit halves a register, in two adjacent columns.
+        lanes, columns = np.stack([lanes, lanes], -1), np.stack([2 * columns, 2 * columns + 1], -1)
     last = column + int(columns.max())
     for start, (width, _, _) in st.allocations[block].items():
         if start <= column and last < start + width:
@@ -307,9 +317,16 @@ def _store(interp, apply, coord, first):
     st, warp = state(interp), np.arange(first, first + 32)
     for r in range(registers):
         bits, known, _ = interp.read(apply.values[-1], coord + [r])
+        bits, known = bits[warp].astype(np.uint32), known[warp]
+        if reached.lanes.ndim == 3:  # .unpack::16b: the halves' columns; their high halves undefined
+            for half in range(2):
+                at = (reached.block, reached.lanes[:, r, half], reached.columns[:, r, half])
+                st.words[at] = (bits >> (16 * half)) & 0xFFFF
+                st.defined[at], st.half_defined[at] = False, known
+            continue
         at = (reached.block, reached.lanes[:, r], reached.columns[:, r])
-        st.words[at] = bits[warp].astype(np.uint32)
-        st.defined[at] = known[warp]
+        st.words[at] = bits
+        st.defined[at] = st.half_defined[at] = known
 
 
 def _load(interp, apply, coord, firsts):
@@ -327,9 +344,7 @@ def _load(interp, apply, coord, firsts):
         bits = np.zeros(interp.threads, np.uint64)
         known = np.zeros(interp.threads, bool)
         for first, access in reached:
-            at = (access.block, access.lanes[:, r], access.columns[:, r])
-            bits[first:first + 32] = st.words[at]
-            known[first:first + 32] = st.defined[at]
+            bits[first:first + 32], known[first:first + 32] = _gather(st, access, r)
         interp.write(view, coord + [r], bits, known, where)
     for first, _ in reached:
         own = np.zeros(interp.threads, bool)
@@ -337,6 +352,18 @@ def _load(interp, apply, coord, firsts):
         for r in range(registers):
             _pending(interp, view, coord + [r], own)
         st.loads.setdefault(first, []).append((view.buffer, own))
+
+
+def _gather(st, access, r):
+    """(bits, defined) of register r of each of the warp's threads; with
+    .pack::16b the low halves of its two columns (a half stored by
+    .unpack::16b is defined though its column's word is not)."""
+    if access.lanes.ndim == 2:
+        at = (access.block, access.lanes[:, r], access.columns[:, r])
+        return st.words[at], st.defined[at]
+    low, high = ((access.block, access.lanes[:, r, h], access.columns[:, r, h]) for h in range(2))
+    bits = (st.words[low] & 0xFFFF) | ((st.words[high] & 0xFFFF) << 16)
+    return bits, st.half_defined[low] & st.half_defined[high]
 
 
 def _pending(interp, view, coord, where):
