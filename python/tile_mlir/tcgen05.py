@@ -125,3 +125,34 @@ def instruction_descriptor(opcode: str, *, d: str, a: str, b: str, m: int, n: in
         if ident not in (0, 1, 2, 3):
             raise DescriptorError(f"{name} is {ident!r}: 0 to 3")
     return word | a_scale_id << 29 | b_scale_id << 4
+
+
+class InstructionFields:
+    """What an instruction descriptor says (decode_instruction_descriptor):
+    D's, A's and B's PTX element types, M and N, the majors, the
+    negations and the saturation."""
+
+    def __init__(self, d, a, b, m, n, a_major, b_major, negate_a, negate_b, saturate):
+        self.d, self.a, self.b, self.m, self.n = d, a, b, m, n
+        self.a_major, self.b_major = a_major, b_major
+        self.negate_a, self.negate_b, self.saturate = negate_a, negate_b, saturate
+
+
+def decode_instruction_descriptor(kind: str, word: int) -> InstructionFields:
+    """The fields of a dense kind's (kind::f16, tf32, f8f6f4, i8) idesc,
+    read back through the tables instruction_descriptor writes with; a
+    code no type has raises DescriptorError naming the field."""
+    if kind not in _KINDS or kind.startswith("kind::mx"):
+        raise DescriptorError(f"{kind}: only the dense kinds' descriptors are read back")
+    inputs, outputs = _KINDS[kind]
+
+    def named(table, code, field):
+        found = [name for name, value in table.items() if value == code]
+        if not found:
+            raise DescriptorError(f"the descriptor's {field} code {code} is no type {kind} takes")
+        return found[0]
+    return InstructionFields(
+        d=named(outputs, word >> 4 & 3, "d"), a=named(inputs, word >> 7 & 7, "a"), b=named(inputs, word >> 10 & 7, "b"),
+        m=(word >> 24 & 0x1F) << 4, n=(word >> 17 & 0x3F) << 3,
+        a_major="MN" if word >> 15 & 1 else "K", b_major="MN" if word >> 16 & 1 else "K",
+        negate_a=bool(word >> 13 & 1), negate_b=bool(word >> 14 & 1), saturate=bool(word >> 3 & 1))

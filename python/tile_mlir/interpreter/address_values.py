@@ -40,7 +40,7 @@ def execute(interp, apply):
         interp.write(result, coord + [0], value.astype(np.uint64), defined, where)
 
 
-def _blocks(interp, view, coord):
+def _blocks(view, coord):
     """Per thread, the block whose shared memory holds the view's element
     (its byte address over the buffer's bytes a block)."""
     return view.addresses(coord + [0]) // view.buffer.block_bytes
@@ -57,7 +57,7 @@ def _in_window(interp, view, coord, space):
     if space in ("shared", "shared::cta"):
         if not buffer.shared:
             return np.zeros(interp.threads, bool)
-        return _blocks(interp, view, coord) == interp.block_linear
+        return _blocks(view, coord) == interp.block_linear
     if space == "shared::cluster":
         return np.full(interp.threads, buffer.shared)
     return np.zeros(interp.threads, bool)  # const, param, param::entry
@@ -70,7 +70,7 @@ def _rank(interp, form, view, coord, where):
         thread = int(np.flatnonzero(where)[0]) if where.any() else 0
         raise MemoryFault(f"{interp.points[interp.point]}: {form.opcode}: thread {thread}'s address is in "
                           f"{view.buffer.name or 'a tensor'}, not in shared memory: the ISA defines no rank for it")
-    block = _blocks(interp, view, coord)
+    block = _blocks(view, coord)
     gx, gy, _ = interp.grid
     cx, cy, _ = interp.cluster
     bid = (block % gx, block // gx % gy, block // (gx * gy))

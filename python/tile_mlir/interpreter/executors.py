@@ -18,6 +18,7 @@ from . import cp_async as CP
 from . import mbarrier as M
 from . import memory_model as MM
 from . import mma_sync as MS
+from . import tcgen05_mma as TMMA
 from . import tensor_memory as TM
 from . import tma as T
 from . import warp_collectives as WC
@@ -258,7 +259,8 @@ EXECUTORS = {
     "prefetchu": _no_visible_effect,
     "trap": _trap,
     "exit": _exit,
-    "tcgen05": TM.execute,
+    "tcgen05": lambda interp, apply: {"mma": TMMA.mma, "commit": TMMA.commit}.get(
+        apply.opcode.split(".")[1], TM.execute)(interp, apply),
     "discard": _cache_line,
     "multimem": _multimem,
     "tensormap.cp_fenceproxy": _tensor_map_edit,

@@ -65,12 +65,14 @@ MemoryFault = R.MemoryFault
 # Every MLIR op the interpreter runs, by name (T.ewise's float operations:
 # ewise_ops.handles).
 def _matrix_descriptor(interp, op):
-    """tile.matrix_descriptor: a wgmma operand's shared-memory descriptor;
-    sm_100's (tcgen05's) is refused with tensor memory."""
+    """tile.matrix_descriptor: a wgmma operand's shared-memory descriptor,
+    or sm_100's (tcgen05's): the same fields and layout bits, and the
+    version 1 in bits 46-47 (docs/families/tcgen05.md)."""
     from mlir import ir
+    value, width = W.descriptor(interp, interp.values[op.operands[0]])
     if "format" in op.attributes and ir.StringAttr(op.attributes["format"]).value == "tcgen05":
-        raise NotCovered("sm_100's matrix descriptor (tcgen05; docs/families/tcgen05.md)")
-    interp.values[op.results[0]] = W.descriptor(interp, interp.values[op.operands[0]])
+        value = value | np.uint64(1 << 46)
+    interp.values[op.results[0]] = (value, width)
 
 
 HANDLERS = {**AR.HANDLERS, **CF.HANDLERS, **SR.HANDLERS, **VO.HANDLERS, "tile.apply": EX.execute,

@@ -78,6 +78,9 @@ class Barrier:
     # (phase, copy sequence number) of the TMA loads whose complete_tx
     # counts towards that phase (tma.py).
     bulk: List[Tuple[int, int]] = field(default_factory=list)
+    # (phase, what completes when a wait sees it: a callable of no
+    # arguments) of tcgen05.commit's arrivals (tcgen05_mma.py).
+    completions: List[Tuple[int, object]] = field(default_factory=list)
     # The program point of an asynchronous arrival of the current phase, and
     # of each completed phase that had one.
     async_arrival: str = ""
@@ -332,11 +335,15 @@ def pending_count(interp, form, values, coord, executing):
 
 def deliver_attached(interp, barrier, phase):
     """The copies attached to phases up to `phase` land, cp.async's and the
-    TMA loads'."""
+    TMA loads', and the tcgen05.mma that commits arrive for complete."""
     for attached_phase, sequence in barrier.bulk:
         if attached_phase <= phase:
             interp.deliver_bulk(sequence)
     barrier.bulk = [(p, s) for p, s in barrier.bulk if p > phase]
+    for attached_phase, complete in barrier.completions:
+        if attached_phase <= phase:
+            complete()
+    barrier.completions = [(p, c) for p, c in barrier.completions if p > phase]
     kept = []
     for attached_phase, threads, sequence in barrier.attached:
         if attached_phase <= phase:

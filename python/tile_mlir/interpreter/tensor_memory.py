@@ -40,7 +40,7 @@ the column in its low half.
   the first use and tcgen05.fence::after_thread_sync after the barrier;
   a missing one is a hazard at the second use.
 
-Not yet: cta_group::2, tcgen05.mma, cp, shift and commit (refused,
+tcgen05.mma and tcgen05.commit: tcgen05_mma.py. Not yet: cta_group::2, cp and shift (refused,
 NotCovered)."""
 
 from __future__ import annotations
@@ -77,6 +77,11 @@ class State:
         # Whether each word's low 16 bits are defined (what .pack::16b
         # reads; .unpack::16b defines them alone).
         self.half_defined = np.zeros((blocks, LANES, COLUMNS), bool)
+        # The program point of the tcgen05.mma that writes each word, until a
+        # wait sees the phase its tcgen05.commit arrives on (0: none); each
+        # issuing thread's tcgen05.mma not yet committed (tcgen05_mma.py).
+        self.mma_pending = np.zeros((blocks, LANES, COLUMNS), np.int32)
+        self.uncommitted = {}
         self.allocations = [dict() for _ in range(blocks)]
         self.freed = [dict() for _ in range(blocks)]
         self.relinquished = np.zeros(blocks, bool)
@@ -140,12 +145,14 @@ def _warps(interp, executing):
     return sorted({int(t) for t in interp.warp_first[executing]})
 
 
-def _value(interp, value, coord, thread):
+def scalar(interp, value, coord, thread):
     """A scalar operand's (register's) value in `thread`, or None where it
     is undefined."""
     if isinstance(value, tuple):  # a constant: one value, or one a thread
         bits = np.asarray(value[0]).reshape(-1)
         return int(bits[thread if bits.size > 1 else 0])
+    if isinstance(value, np.ndarray):  # a condition, one a thread
+        return int(value[thread])
     bits, known, _ = interp.read(value, coord + [0])
     return int(bits[thread]) if known[thread] else None
 
@@ -196,7 +203,7 @@ def _block_and_warp(interp, first):
 def _alloc(interp, apply, coord, first):
     st = state(interp)
     block, warp = _block_and_warp(interp, first)
-    columns = _value(interp, apply.values[1], coord, first)
+    columns = scalar(interp, apply.values[1], coord, first)
     if columns not in (32, 64, 128, 256, 512):
         raise interp.fault(interp.lanes == first, f"allocates {columns} columns: a power of two from 32 to 512")
     if st.relinquished[block]:
@@ -222,8 +229,8 @@ def _alloc(interp, apply, coord, first):
 def _dealloc(interp, apply, coord, first):
     st = state(interp)
     block, warp = _block_and_warp(interp, first)
-    taddr = _value(interp, apply.values[0], coord, first)
-    columns = _value(interp, apply.values[1], coord, first)
+    taddr = scalar(interp, apply.values[0], coord, first)
+    columns = scalar(interp, apply.values[1], coord, first)
     held = st.allocations[block]
     start = None if taddr is None else taddr & 0xFFFF
     if start not in held or taddr >> 16:
@@ -279,14 +286,14 @@ def _reach(interp, apply, coord, first, registers):
     st = state(interp)
     block, warp = _block_and_warp(interp, first)
     storing = apply.opcode.startswith("tcgen05.st")
-    taddr = _value(interp, apply.values[0 if storing else 1], coord, first)
+    taddr = scalar(interp, apply.values[0 if storing else 1], coord, first)
     if taddr is None:
         report(interp, "reads its address from a register never written")
         return None
     shape = next(t for t in apply.opcode.split(".") if t in SHAPES)
     split = 0
     if shape == "16x32bx2":
-        split = _value(interp, apply.values[1 if storing else 2], coord, first)
+        split = scalar(interp, apply.values[1 if storing else 2], coord, first)
     lane, column = taddr >> 16, taddr & 0xFFFF
     quadrant, height = 32 * (warp % 4), 32 if shape == "32x32b" else 16
     if lane not in (quadrant, quadrant + 32 - height):
@@ -302,7 +309,13 @@ def _reach(interp, apply, coord, first, registers):
     for start, (width, _, _) in st.allocations[block].items():
         if start <= column and last < start + width:
             _hand_off(interp, first, start)
-            return _Access(block, lane + lanes, column + columns)
+            access = _Access(block, lane + lanes, column + columns)
+            pending = st.mma_pending[access.block, access.lanes, access.columns]
+            if pending.any():
+                issued = interp.points[int(pending[pending != 0][0])]
+                report(interp, f"{'writes' if storing else 'reads'} columns that the tcgen05.mma at {issued} writes: "
+                               "no wait has seen the phase its tcgen05.commit arrives on", key=("mma", issued))
+            return access
     freed = any(s <= column < s + width for s, width in st.freed[block].items())
     what = "a freed allocation" if freed else "no allocation of its block"
     report(interp, f"reaches columns {column}-{last}, in {what}")
@@ -395,9 +408,15 @@ def check_registers(interp, buffer, at, writing):
 
 
 def check_exit(interp):
-    """At the kernel's end: every allocation freed."""
+    """At the kernel's end: every allocation freed, every tcgen05.mma
+    committed."""
     if interp.tensor_memory is None:
         return
+    for thread, issued in interp.tensor_memory.uncommitted.items():
+        if issued and interp.first_report(("never committed", issued[0].point)):
+            interp.hazards.append(TensorMemoryHazard(
+                interp.points[issued[0].point], "tcgen05.mma",
+                f"thread {thread}'s tcgen05.mma is never committed: no tcgen05.commit tracks its completion"))
     for block, held in enumerate(interp.tensor_memory.allocations):
         for start, (width, warp, point) in held.items():
             key = ("never freed", point)

@@ -78,6 +78,9 @@ class State:
         # first thread of a warpgroup -> (uncommitted ops, committed groups).
         self.uncommitted = {}
         self.groups = {}
+        # program point -> the report of a write of shared bytes that
+        # another asynchronous reader issued there holds (tcgen05.mma).
+        self.other_readers = {}
 
 
 def state(interp):
@@ -121,7 +124,7 @@ def _signed(value):
     return v - (1 << width) if v >> (width - 1) else v
 
 
-def _operand_matrix(interp, desc, rows, kind, k, first, block, mn_major=False):
+def operand_matrix(interp, desc, rows, kind, k, first, block, mn_major=False):
     """The operand a descriptor describes: (bits rows x k, known, buffer,
     byte addresses) for the warpgroup of thread `first`. K-major (the
     default): row r (of M or N) at (r / 8) SBO + (r % 8) W, its K elements
@@ -184,7 +187,7 @@ def _register_matrix(interp, view, coord, kind, k, first):
     return bits, known
 
 
-def _negate(bits, kind):
+def negate(bits, kind):
     return bits ^ np.uint64(1 << (fragments.ELEMENT_BITS[kind] - 1))
 
 
@@ -282,19 +285,19 @@ def _operands(interp, call, repeat, first, members):
     block, reads, a_registers = first // interp.per_block, [], None
     if call.a_op.name == "a-desc":
         a_desc = _descriptor_value(interp, call.named["a-desc"], call.coord("a-desc", repeat), members, call.opcode)
-        a, a_known, buf, at = _operand_matrix(interp, a_desc, call.m, call.akind, call.k, first, block, call.trans_a)
+        a, a_known, buf, at = operand_matrix(interp, a_desc, call.m, call.akind, call.k, first, block, call.trans_a)
         reads.append((buf, at))
     else:
         a, a_known = _register_matrix(interp, call.named["a"], call.coord("a", repeat), call.akind, call.k, first)
         a_registers = _reading(interp, call.named["a"], call.coord("a", repeat), members)
     b_desc = _descriptor_value(interp, call.named["b-desc"], call.coord("b-desc", repeat), members, call.opcode)
-    b_rows, b_known, buf, at = _operand_matrix(interp, b_desc, call.n, call.bkind, call.k, first, block,
+    b_rows, b_known, buf, at = operand_matrix(interp, b_desc, call.n, call.bkind, call.k, first, block,
                                                call.trans_b)
     reads.append((buf, at))
     if call.scale_a < 0:
-        a = _negate(a, call.akind)
+        a = negate(a, call.akind)
     if call.scale_b < 0:
-        b_rows = _negate(b_rows, call.bkind)
+        b_rows = negate(b_rows, call.bkind)
     return a, a_known, b_rows, b_known, reads, a_registers
 
 
@@ -459,11 +462,19 @@ def check_a_registers(interp, buffer, at):
 
 
 def check_shared_write(interp, buffer, at):
+    """A write of shared bytes that a wgmma (or another asynchronous
+    reader that marks them: tcgen05.mma, which reports it itself) still
+    reads."""
     if getattr(interp, "wgmma_own_access", False):
         return
     reading = buffer.wgmma_reading[at]
     if (reading != 0).any():
-        _report(interp, int(reading[reading != 0][0]), "overwrites shared memory it reads")
+        issued = int(reading[reading != 0][0])
+        reporter = state(interp).other_readers.get(issued)
+        if reporter is not None:
+            reporter(interp, issued)
+            return
+        _report(interp, issued, "overwrites shared memory it reads")
 
 
 def _report(interp, issued, what):

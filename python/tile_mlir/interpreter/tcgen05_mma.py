@@ -1,0 +1,199 @@
+"""tcgen05.mma and tcgen05.commit (PTX ISA 9.0, 9.7.16.10 and 9.7.16.12)
+for the interpreter, with cta_group::1: D (M x N, in tensor memory) =
+A (M x K) B (K x N) + D, or A B where enable-input-d is false.
+
+- One thread issues it (it is not .sync.aligned): each executing thread
+  issues its own. A and B come from shared memory through sm_100's matrix
+  descriptors (tile.matrix_descriptor(format="tcgen05"), decoded as
+  wgmma's are: the fields and the swizzles are the same), K-major or
+  MN-major as the instruction descriptor says; the instruction descriptor
+  (tcgen05.decode_instruction_descriptor) gives the types, M, N, the
+  majors and the negations. K is 256 bits of A's elements (16 of f16 and
+  bf16, 8 of tf32, 32 of 8-bit types).
+- D's rows are the lanes (M 128: row m at lane m, the datapath the ISA's
+  layout D gives cta_group::1) and its columns the address's column on;
+  the columns must lie in an allocation of the issuing block, from lane 0.
+- The arithmetic is reference.mma's: exact where every partial sum is
+  (integers; narrow floats into f32), else undefined. No sm_100 is lent:
+  the chip's order of additions is not measured.
+- Asynchrony: the product is in tensor memory at once for the
+  interpreter, but until a wait sees the phase of the mbarrier that a
+  later tcgen05.commit of the issuing thread arrives on, D's words are the
+  mma's: a tcgen05.ld or st of them is a hazard, and so is a write of the
+  shared bytes it reads. A later tcgen05.mma may accumulate into the same
+  D (the tensor pipe keeps their order). The commit arrives once (.one)
+  when the thread's earlier mma complete: for the interpreter at the
+  commit, an asynchronous arrival (a single wait, not a loop, that sees
+  its phase complete is reported, as for cp.async.mbarrier.arrive). A
+  tcgen05.mma never committed is reported when the kernel ends. The
+  tcgen05.fence::after_thread_sync that the ISA's pattern puts after the
+  wait is not checked (the hand-off rule follows block barriers).
+
+Refused (NotCovered, at the line): cta_group::2, .ws, A in tensor memory, the
+disable-output-lane mask, scale-input-d, collector usage, the block-scaled
+and sub-byte kinds, M other than 128, an f16 D, and a multicast commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import effects as E
+from . import mbarrier as M
+from . import proxy as P
+from . import reference as R
+from . import tensor_memory as TM
+from . import wgmma as W
+from .. import tcgen05 as TC
+from .reference import NotCovered
+
+ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8}
+ROWS = 128  # M, and the lanes of its datapath
+
+
+@dataclass
+class Issued:
+    """One tcgen05.mma in flight: its program point, its block, D's columns
+    and the shared bytes it reads ((buffer, byte addresses))."""
+
+    point: int
+    block: int
+    columns: np.ndarray
+    reads: list
+
+
+def mma(interp, apply):
+    """One tcgen05.mma tile.apply: each executing thread's issue, each
+    repeat in turn."""
+    named = {o.name: v for o, v in zip(apply.form.operands, apply.values)}
+    kind = _refuse_unmodelled(apply.opcode, named)
+    for coord in apply.repeats():
+        executing, known = apply.executing(interp, coord)
+        for thread in np.flatnonzero(executing if known is None else executing & known):
+            _issue(interp, apply.opcode, named, kind, coord, int(thread))
+
+
+def _refuse_unmodelled(opcode, named):
+    """The kind, where the form is one the module models."""
+    tokens = opcode.split(".")
+    kind = next(t for t in tokens if t.startswith("kind::"))
+    unmodelled = ("cta_group::2" in tokens and "a CTA pair" or "ws" in tokens and "tcgen05.mma.ws"
+                  or "a-tmem" in named and "A in tensor memory"
+                  or "disable-output-lane" in named and "the disable-output-lane mask"
+                  or "scale-input-d" in named and "scale-input-d"
+                  or any(t.startswith("collector::") for t in tokens) and "collector usage"
+                  or kind not in ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8") and kind)
+    if unmodelled:
+        raise NotCovered(f"{opcode}: {unmodelled} (docs/families/tcgen05.md)")
+    return kind
+
+
+def _issue(interp, opcode, named, kind, coord, thread):
+    """`thread`'s mma: D computed into tensor memory, its words and its
+    shared operands marked as the mma's until the commit's phase is
+    waited for."""
+    st, block = TM.state(interp), int(interp.block_of(np.array([thread]))[0])
+    values = {name: TM.scalar(interp, named[name], coord, thread)
+              for name in ("d-tmem", "a-desc", "b-desc", "idesc", "enable-input-d")}
+    missing = [name for name, value in values.items() if value is None]
+    if missing:
+        TM.report(interp, f"thread {thread} reads its {', '.join(missing)} from a register never written")
+        return
+    try:
+        fields = TC.decode_instruction_descriptor(kind, values["idesc"])
+    except TC.DescriptorError as error:
+        raise interp.fault(interp.lanes == thread, f"its instruction descriptor: {error}") from None
+    if fields.m != ROWS or fields.d not in ("f32", "s32") or fields.a not in ELEMENT_BITS:
+        raise NotCovered(f"{opcode}: M {fields.m}, D {fields.d}, A {fields.a} (M 128 into f32 or s32 of f16, bf16, "
+                         "tf32, e4m3, e5m2 or 8-bit integers is modelled)")
+    columns = _columns(interp, st, block, values["d-tmem"], fields.n)
+    if columns is None:
+        return
+    k = 256 // ELEMENT_BITS[fields.a]
+    a, a_known, a_buffer, a_at = W.operand_matrix(interp, values["a-desc"], ROWS, fields.a, k, thread, block,
+                                                  fields.a_major == "MN")
+    b, b_known, b_buffer, b_at = W.operand_matrix(interp, values["b-desc"], fields.n, fields.b, k, thread, block,
+                                                  fields.b_major == "MN")
+    a = W.negate(a, fields.a) if fields.negate_a else a
+    b = W.negate(b, fields.b) if fields.negate_b else b
+    at = (block, np.arange(ROWS)[:, None], columns[None, :])
+    c = st.words[at] if values["enable-input-d"] else np.zeros((ROWS, fields.n), np.uint32)
+    c_known = st.defined[at] if values["enable-input-d"] else np.ones((ROWS, fields.n), bool)
+    d, d_known = R.mma(fields.d, fields.a, fields.b, fields.d, a, b.T, c, fields.saturate)
+    st.words[at] = d
+    st.defined[at] = st.half_defined[at] = d_known & c_known & a_known.all(axis=1)[:, None] & \
+        b_known.all(axis=1)[None, :]
+    st.mma_pending[at] = interp.point
+    reads = [(a_buffer, a_at), (b_buffer, b_at)]
+    for buffer, addresses in reads:
+        _reading(interp, buffer, addresses, thread)
+    st.uncommitted.setdefault(thread, []).append(Issued(interp.point, block, columns, reads))
+
+
+def _columns(interp, st, block, taddr, n):
+    """D's columns (from lane 0), or None where they are not in one
+    allocation of the block (reported)."""
+    lane, column = taddr >> 16, taddr & 0xFFFF
+    if lane:
+        TM.report(interp, f"D at lane {lane}: M 128's rows are lanes 0 to 127")
+        return None
+    for start, (width, _, _) in st.allocations[block].items():
+        if start <= column and column + n <= start + width:
+            return column + np.arange(n)
+    TM.report(interp, f"D's columns {column}-{column + n - 1} are in no allocation of its block")
+    return None
+
+
+def _reading(interp, buffer, addresses, thread):
+    """The shared bytes the mma reads: read now for the race check, and
+    the mma's until its completion is waited for (a write of them before
+    is a hazard: wgmma.check_shared_write, which names this mma)."""
+    interp.declare(E.read(buffer, addresses, np.full(addresses.size, interp.lanes[thread], np.int64)))
+    P.check_async_read(interp, buffer, addresses)
+    if buffer.wgmma_reading is None:
+        buffer.wgmma_reading = np.zeros(buffer.data.size, np.int32)
+    buffer.wgmma_reading[addresses] = interp.point
+    W.state(interp).other_readers[interp.point] = _report_shared_write
+
+
+def _report_shared_write(interp, issued):
+    TM.report(interp, f"overwrites shared memory that the tcgen05.mma at {interp.points[issued]} reads: no wait "
+                      "has seen the phase its tcgen05.commit arrives on", key=("mma shared", issued))
+
+
+def commit(interp, apply):
+    """tcgen05.commit.cta_group::1.mbarrier::arrive::one: each executing
+    thread's mma so far complete when a wait sees the phase its arrival
+    counts towards; the arrival is made now (asynchronously)."""
+    tokens = apply.opcode.split(".")
+    if "multicast::cluster" in tokens or "cta_group::2" in tokens:
+        raise NotCovered(f"{apply.opcode}: a multicast or CTA-pair commit (docs/families/tcgen05.md)")
+    st, mbar, where = TM.state(interp), apply.values[0], interp.points[interp.point]
+    for coord in apply.repeats():
+        executing, known = apply.executing(interp, coord)
+        addresses = mbar.addresses(coord + [0])
+        for thread in np.flatnonzero(executing if known is None else executing & known):
+            barrier = interp.mbarriers.get(where, interp.mbarriers.key(mbar, addresses[thread]), apply.opcode)
+            issued = st.uncommitted.pop(int(thread), [])
+            barrier.completions.append((barrier.phase, lambda issued=issued: _complete(interp, issued)))
+            if barrier.pending < 1:
+                raise M.MbarrierFault(f"{where}: {apply.opcode}: an arrival where none is pending (the phase "
+                                      "waits for its transactions): more arrivals than a phase expects are undefined")
+            barrier.async_arrival = where
+            barrier.pending -= 1
+            M.release(interp, barrier, int(thread))
+            M.complete_if_done(barrier)
+
+
+def _complete(interp, issued):
+    """The mma complete: their D words and shared bytes are free again
+    (where no later mma holds them)."""
+    st = TM.state(interp)
+    for mma_issued in issued:
+        at = (mma_issued.block, np.arange(ROWS)[:, None], mma_issued.columns[None, :])
+        st.mma_pending[at] = np.where(st.mma_pending[at] == mma_issued.point, 0, st.mma_pending[at])
+        for buffer, addresses in mma_issued.reads:
+            held = buffer.wgmma_reading[addresses]
+            buffer.wgmma_reading[addresses] = np.where(held == mma_issued.point, 0, held)
