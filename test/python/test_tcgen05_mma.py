@@ -112,6 +112,22 @@ def run(kernel, a, b, n):
     return out
 
 
+def fp8_bits(values, kind):
+    import torch
+    dtype = torch.float8_e4m3fn if kind == "e4m3" else torch.float8_e5m2
+    return torch.tensor(values, dtype=torch.float32).to(dtype).view(torch.uint8).numpy()
+
+
+def test_an_e4m3_by_e5m2_product_is_numpys():
+    # kind::f8f6f4: K is 32 bytes of 8-bit elements; small integers are
+    # exact in both formats.
+    rng = np.random.default_rng(11)
+    a, b = rng.integers(-8, 9, (1, 128, 32)), rng.integers(-8, 9, (1, 32, 32))
+    out = run(mma_kernel(kind="f8f6f4", elements=("e4m3", "e5m2", "f32")), fp8_bits(a, "e4m3"),
+              fp8_bits(b, "e5m2"), 32)
+    assert np.array_equal(out.view(np.float32), (a[0] @ b[0].T).astype(np.float32))
+
+
 @pytest.mark.parametrize("case", ["f16_b_mn_major_n64", "bf16_two_steps", "s8_u8", "tf32"])
 def test_the_product_is_numpys(case):
     rng = np.random.default_rng(7)
