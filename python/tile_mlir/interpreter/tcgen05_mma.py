@@ -53,12 +53,14 @@ ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8
 ROWS = 128  # M, and the lanes of its datapath
 
 
-@dataclass
+@dataclass(eq=False)
 class Issued:
-    """One tcgen05.mma in flight: its program point, its block, D's columns
-    and the shared bytes it reads ((buffer, byte addresses))."""
+    """One tcgen05.mma in flight: its program point, its issuing thread, its
+    block, D's columns and the shared bytes it reads ((buffer, byte
+    addresses))."""
 
     point: int
+    thread: int
     block: int
     columns: np.ndarray
     reads: list
@@ -129,7 +131,9 @@ def _issue(interp, opcode, named, kind, coord, thread):
     reads = [(a_buffer, a_at), (b_buffer, b_at)]
     for buffer, addresses in reads:
         _reading(interp, buffer, addresses, thread)
-    st.uncommitted.setdefault(thread, []).append(Issued(interp.point, block, columns, reads))
+    issued = Issued(interp.point, thread, block, columns, reads)
+    st.uncommitted.setdefault(thread, []).append(issued)
+    st.mma_in_flight.setdefault(thread, []).append(issued)
 
 
 def _columns(interp, st, block, taddr, n):
@@ -165,7 +169,8 @@ def _report_shared_write(interp, issued):
 
 def commit(interp, apply):
     """tcgen05.commit.cta_group::1.mbarrier::arrive::one: each executing
-    thread's mma so far complete when a wait sees the phase its arrival
+    thread's mma so far (every one not yet complete, whether an earlier
+    commit tracks it too) complete when a wait sees the phase its arrival
     counts towards; the arrival is made now (asynchronously)."""
     tokens = apply.opcode.split(".")
     if "multicast::cluster" in tokens or "cta_group::2" in tokens:
@@ -176,7 +181,10 @@ def commit(interp, apply):
         addresses = mbar.addresses(coord + [0])
         for thread in np.flatnonzero(executing if known is None else executing & known):
             barrier = interp.mbarriers.get(where, interp.mbarriers.key(mbar, addresses[thread]), apply.opcode)
-            issued = st.uncommitted.pop(int(thread), [])
+            # It tracks every earlier mma of the thread not yet complete,
+            # committed before or not (PTX ISA 9.7.16.12).
+            st.uncommitted.pop(int(thread), None)
+            issued = list(st.mma_in_flight.get(int(thread), []))
             barrier.completions.append((barrier.phase, lambda issued=issued: _complete(interp, issued)))
             if barrier.pending < 1:
                 raise M.MbarrierFault(f"{where}: {apply.opcode}: an arrival where none is pending (the phase "
@@ -192,6 +200,9 @@ def _complete(interp, issued):
     (where no later mma holds them)."""
     st = TM.state(interp)
     for mma_issued in issued:
+        flight = st.mma_in_flight.get(mma_issued.thread, [])
+        if mma_issued in flight:
+            flight.remove(mma_issued)
         at = (mma_issued.block, np.arange(ROWS)[:, None], mma_issued.columns[None, :])
         st.mma_pending[at] = np.where(st.mma_pending[at] == mma_issued.point, 0, st.mma_pending[at])
         for buffer, addresses in mma_issued.reads:

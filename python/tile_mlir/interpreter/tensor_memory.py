@@ -79,9 +79,11 @@ class State:
         self.half_defined = np.zeros((blocks, LANES, COLUMNS), bool)
         # The program point of the tcgen05.mma that writes each word, until a
         # wait sees the phase its tcgen05.commit arrives on (0: none); each
-        # issuing thread's tcgen05.mma not yet committed (tcgen05_mma.py).
+        # issuing thread's tcgen05.mma not yet committed, and those not yet
+        # complete (tcgen05_mma.py).
         self.mma_pending = np.zeros((blocks, LANES, COLUMNS), np.int32)
         self.uncommitted = {}
+        self.mma_in_flight = {}
         self.allocations = [dict() for _ in range(blocks)]
         self.freed = [dict() for _ in range(blocks)]
         self.relinquished = np.zeros(blocks, bool)
