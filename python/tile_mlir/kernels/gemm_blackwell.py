@@ -32,12 +32,13 @@ from .. import tcgen05
 from ..pipelining import Mbarriers, PipelineState, TmaRing, sync_block
 
 TMA_LOAD = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-MMA = "tcgen05.mma.cta_group::1.kind::f16"
 COMMIT = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"
 ALLOC = "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"
 DEALLOC = "tcgen05.dealloc.cta_group::1.sync.aligned.b32"
-BM, BK, MMA_K = 128, 64, 16
+BM, ROW_BYTES, MMA_BYTES = 128, 128, 32  # M, and a step's and an mma's K in bytes of a row
 COLUMNS = 32  # D's columns an epilogue load moves
+# Per input type: the bits TMA moves, the mma's kind and idesc's name.
+TYPES = {"bfloat16": ("uint16", "kind::f16", "bf16"), "e4m3": ("uint8", "kind::f8f6f4", "e4m3")}
 
 
 @dataclass(frozen=True)
@@ -49,24 +50,48 @@ class BlackwellGemmConfig:
     stages: int = 4
 
 
-def blackwell_gemm(m: int, n: int, k: int, config: BlackwellGemmConfig = BlackwellGemmConfig()):
-    """The kernel of one problem: a T.function of (A (m, k), Bt (n, k),
-    C (m, n)), bf16 as uint16 bits."""
-    bn, stages = config.bn, config.stages
-    if m % BM or n % bn or k % BK or bn not in (64, 128, 256):
-        raise ValueError(f"{m} x {n} x {k}: M a multiple of {BM}, N of bn ({bn}: 64, 128 or 256), K of {BK}")
-    idesc = tcgen05.instruction_descriptor(MMA, d="f32", a="bf16", b="bf16", m=BM, n=bn)
-    steps, tiles_n = k // BK, n // bn
+@dataclass(frozen=True)
+class _Inputs:
+    """What the input type decides: the bits TMA moves, the mma's opcode,
+    a step's and an mma's K in elements, the instruction descriptor."""
 
-    a_param = T.Tensor((m, k), "uint16", tma=T.TensorMap((BM, BK), "128B"))
-    b_param = T.Tensor((n, k), "uint16", tma=T.TensorMap((bn, BK), "128B"))
+    bits: str
+    mma: str
+    bk: int
+    mma_k: int
+    idesc: int
+
+    @classmethod
+    def of(cls, dtype: str, bn: int) -> "_Inputs":
+        if dtype not in TYPES:
+            raise ValueError(f"dtype {dtype!r}: one of {', '.join(TYPES)}")
+        bits, kind, element = TYPES[dtype]
+        mma = f"tcgen05.mma.cta_group::1.{kind}"
+        element_bytes = int(bits[4:]) // 8
+        return cls(bits, mma, ROW_BYTES // element_bytes, MMA_BYTES // element_bytes,
+                   tcgen05.instruction_descriptor(mma, d="f32", a=element, b=element, m=BM, n=bn))
+
+
+def blackwell_gemm(m: int, n: int, k: int, dtype: str = "bfloat16",
+                   config: BlackwellGemmConfig = BlackwellGemmConfig()):
+    """The kernel of one problem: a T.function of (A (m, k), Bt (n, k),
+    C (m, n)): bf16 (uint16 bits) or e4m3 (uint8 bits) in, bf16 (uint16
+    bits) out."""
+    bn, stages = config.bn, config.stages
+    inputs = _Inputs.of(dtype, bn)
+    bk = inputs.bk
+    if m % BM or n % bn or k % bk or bn not in (64, 128, 256):
+        raise ValueError(f"{m} x {n} x {k}: M a multiple of {BM}, N of bn ({bn}: 64, 128 or 256), K of {bk}")
+    steps, tiles_n = k // bk, n // bn
+    a_param = T.Tensor((m, k), inputs.bits, tma=T.TensorMap((BM, bk), "128B"))
+    b_param = T.Tensor((n, k), inputs.bits, tma=T.TensorMap((bn, bk), "128B"))
     c_param = T.Tensor((m, n), "uint16")
 
     @T.function
     def gemm(A: a_param, Bt: b_param, C: c_param):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=(m // BM) * tiles_n, block=192))
-        a_s = T.alloc_dynamic_shared((stages, BM, BK), "uint16", align=1024).swizzle("128B")
-        b_s = T.alloc_dynamic_shared((stages, bn, BK), "uint16", align=1024).swizzle("128B")
+        a_s = T.alloc_dynamic_shared((stages, BM, bk), inputs.bits, align=1024).swizzle("128B")
+        b_s = T.alloc_dynamic_shared((stages, bn, bk), inputs.bits, align=1024).swizzle("128B")
         slot = T.alloc_shared((1,), "uint32", align=16)
         t, bid = T.thread_id(), T.block_id()
         row0, col0 = bid // tiles_n * BM, bid % tiles_n * bn
@@ -83,9 +108,9 @@ def blackwell_gemm(m: int, n: int, k: int, config: BlackwellGemmConfig = Blackwe
         base = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
         with T.if_(t == 0):
-            _produce(A, Bt, a_s, b_s, ring, (row0, col0), steps, bn)
+            _produce(A, Bt, a_s, b_s, ring, (row0, col0), (steps, bk, bn))
         with T.if_(t == 32):
-            _multiply(a_s, b_s, ring, accumulated, base, (steps, bn, idesc))
+            _multiply(a_s, b_s, ring, accumulated, base, (steps, bn, inputs))
         with T.if_(t >= 64):
             _store(C, accumulated, base, (row0, col0), t, bn)
         T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
@@ -96,31 +121,31 @@ def blackwell_gemm(m: int, n: int, k: int, config: BlackwellGemmConfig = Blackwe
     return gemm
 
 
-def _produce(A, Bt, a_s, b_s, ring, origin, steps, bn):
+def _produce(A, Bt, a_s, b_s, ring, origin, shape):
     """The producer: each step's two boxes, once their slot is free."""
-    row0, col0 = origin
+    (row0, col0), (steps, bk, bn) = origin, shape
     for kt in T.serial(0, steps):
         put = PipelineState.producer(ring.stages, kt)
         ring.acquire(put)
-        ring.expect(put, (BM + bn) * BK * 2)
-        T.cuda.tile.apply(T.ptx[TMA_LOAD], a_s[put.stage], A.tensor_map, (kt * BK, row0), ring.full(put))
-        T.cuda.tile.apply(T.ptx[TMA_LOAD], b_s[put.stage], Bt.tensor_map, (kt * BK, col0), ring.full(put))
+        ring.expect(put, (BM + bn) * ROW_BYTES)
+        T.cuda.tile.apply(T.ptx[TMA_LOAD], a_s[put.stage], A.tensor_map, (kt * bk, row0), ring.full(put))
+        T.cuda.tile.apply(T.ptx[TMA_LOAD], b_s[put.stage], Bt.tensor_map, (kt * bk, col0), ring.full(put))
 
 
 def _multiply(a_s, b_s, ring, accumulated, base, shape):
     """The MMA thread: each step's four products into D (the first of the
     tile without D's input), the slot freed by a commit; the last commit
     tells the epilogue."""
-    steps, bn, idesc = shape
+    steps, bn, inputs = shape
     for kt in T.serial(0, steps):
         get = PipelineState(ring.stages, kt)
         ring.wait(get)
         T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
-        for j in range(BK // MMA_K):
-            ks = slice(MMA_K * j, MMA_K * (j + 1))
+        for j in range(ROW_BYTES // MMA_BYTES):
+            ks = slice(inputs.mma_k * j, inputs.mma_k * (j + 1))
             accumulate = kt > 0 if j == 0 else kt >= 0
-            T.cuda.tile.apply(T.ptx[MMA], base, a_s[get.stage, 0:BM, ks].matrix_descriptor(format="tcgen05"),
-                              b_s[get.stage, 0:bn, ks].matrix_descriptor(format="tcgen05"), T.uint32(idesc),
+            T.cuda.tile.apply(T.ptx[inputs.mma], base, a_s[get.stage, 0:BM, ks].matrix_descriptor(format="tcgen05"),
+                              b_s[get.stage, 0:bn, ks].matrix_descriptor(format="tcgen05"), T.uint32(inputs.idesc),
                               accumulate)
         T.cuda.tile.apply(T.ptx[COMMIT], ring.empty_barriers[get.stage].tile)
     T.cuda.tile.apply(T.ptx[COMMIT], accumulated[0].tile)
