@@ -10,9 +10,10 @@ A (M x K) B (K x N) + D, or A B where enable-input-d is false.
   (tcgen05.decode_instruction_descriptor) gives the types, M, N, the
   majors and the negations. K is 256 bits of A's elements (16 of f16 and
   bf16, 8 of tf32, 32 of 8-bit types).
-- D's rows are the lanes (M 128: row m at lane m, the datapath the ISA's
-  layout D gives cta_group::1) and its columns the address's column on;
-  the columns must lie in an allocation of the issuing block, from lane 0.
+- D's rows are lanes (M 128: row m at lane m, the ISA's layout D; M 64:
+  layout F, rows 16 q to 16 q + 15 at lanes 32 q to 32 q + 15) and its
+  columns the address's column on; the columns must lie in an allocation
+  of the issuing block, the address at lane 0.
 - The arithmetic is reference.mma's: exact where every partial sum is
   (integers; narrow floats into f32), else undefined. No sm_100 is lent:
   the chip's order of additions is not measured.
@@ -31,7 +32,7 @@ A (M x K) B (K x N) + D, or A B where enable-input-d is false.
 
 Refused (NotCovered, at the line): cta_group::2, .ws, A in tensor memory, the
 disable-output-lane mask, scale-input-d, collector usage, the block-scaled
-and sub-byte kinds, M other than 128, an f16 D, and a multicast commit.
+and sub-byte kinds, M other than 64 and 128, an f16 D, and a multicast commit.
 """
 
 from __future__ import annotations
@@ -50,18 +51,22 @@ from .. import tcgen05 as TC
 from .reference import NotCovered
 
 ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8}
-ROWS = 128  # M, and the lanes of its datapath
+# D's row m at a lane, per M (the ISA's datapath layouts for cta_group::1,
+# as the seed system's tmem_datapath_layout names them): M 128 (layout D)
+# lane m; M 64 (layout F) 16 rows in each warp's quadrant, lanes 0-15 of it.
+LANES_OF_ROWS = {128: np.arange(128), 64: 32 * (np.arange(64) // 16) + np.arange(64) % 16}
 
 
 @dataclass(eq=False)
 class Issued:
     """One tcgen05.mma in flight: its program point, its issuing thread, its
-    block, D's columns and the shared bytes it reads ((buffer, byte
-    addresses))."""
+    block, D's lanes and columns and the shared bytes it reads ((buffer,
+    byte addresses))."""
 
     point: int
     thread: int
     block: int
+    lanes: np.ndarray
     columns: np.ndarray
     reads: list
 
@@ -107,22 +112,23 @@ def _issue(interp, opcode, named, kind, coord, thread):
         fields = TC.decode_instruction_descriptor(kind, values["idesc"])
     except TC.DescriptorError as error:
         raise interp.fault(interp.lanes == thread, f"its instruction descriptor: {error}") from None
-    if fields.m != ROWS or fields.d not in ("f32", "s32") or fields.a not in ELEMENT_BITS:
-        raise NotCovered(f"{opcode}: M {fields.m}, D {fields.d}, A {fields.a} (M 128 into f32 or s32 of f16, bf16, "
-                         "tf32, e4m3, e5m2 or 8-bit integers is modelled)")
+    if fields.m not in LANES_OF_ROWS or fields.d not in ("f32", "s32") or fields.a not in ELEMENT_BITS:
+        raise NotCovered(f"{opcode}: M {fields.m}, D {fields.d}, A {fields.a} (M 64 or 128 into f32 or s32 of f16, "
+                         "bf16, tf32, e4m3, e5m2 or 8-bit integers is modelled)")
     columns = _columns(interp, st, block, values["d-tmem"], fields.n)
     if columns is None:
         return
     k = 256 // ELEMENT_BITS[fields.a]
-    a, a_known, a_buffer, a_at = W.operand_matrix(interp, values["a-desc"], ROWS, fields.a, k, thread, block,
+    a, a_known, a_buffer, a_at = W.operand_matrix(interp, values["a-desc"], fields.m, fields.a, k, thread, block,
                                                   fields.a_major == "MN")
     b, b_known, b_buffer, b_at = W.operand_matrix(interp, values["b-desc"], fields.n, fields.b, k, thread, block,
                                                   fields.b_major == "MN")
     a = W.negate(a, fields.a) if fields.negate_a else a
     b = W.negate(b, fields.b) if fields.negate_b else b
-    at = (block, np.arange(ROWS)[:, None], columns[None, :])
-    c = st.words[at] if values["enable-input-d"] else np.zeros((ROWS, fields.n), np.uint32)
-    c_known = st.defined[at] if values["enable-input-d"] else np.ones((ROWS, fields.n), bool)
+    lanes = LANES_OF_ROWS[fields.m]
+    at = (block, lanes[:, None], columns[None, :])
+    c = st.words[at] if values["enable-input-d"] else np.zeros((fields.m, fields.n), np.uint32)
+    c_known = st.defined[at] if values["enable-input-d"] else np.ones((fields.m, fields.n), bool)
     d, d_known = R.mma(fields.d, fields.a, fields.b, fields.d, a, b.T, c, fields.saturate)
     st.words[at] = d
     st.defined[at] = st.half_defined[at] = d_known & c_known & a_known.all(axis=1)[:, None] & \
@@ -131,7 +137,7 @@ def _issue(interp, opcode, named, kind, coord, thread):
     reads = [(a_buffer, a_at), (b_buffer, b_at)]
     for buffer, addresses in reads:
         _reading(interp, buffer, addresses, thread)
-    issued = Issued(interp.point, thread, block, columns, reads)
+    issued = Issued(interp.point, thread, block, lanes, columns, reads)
     st.uncommitted.setdefault(thread, []).append(issued)
     st.mma_in_flight.setdefault(thread, []).append(issued)
 
@@ -141,7 +147,7 @@ def _columns(interp, st, block, taddr, n):
     allocation of the block (reported)."""
     lane, column = taddr >> 16, taddr & 0xFFFF
     if lane:
-        TM.report(interp, f"D at lane {lane}: M 128's rows are lanes 0 to 127")
+        TM.report(interp, f"D at lane {lane}: its rows' lanes start at lane 0")
         return None
     for start, (width, _, _) in st.allocations[block].items():
         if start <= column and column + n <= start + width:
@@ -203,7 +209,7 @@ def _complete(interp, issued):
         flight = st.mma_in_flight.get(mma_issued.thread, [])
         if mma_issued in flight:
             flight.remove(mma_issued)
-        at = (mma_issued.block, np.arange(ROWS)[:, None], mma_issued.columns[None, :])
+        at = (mma_issued.block, mma_issued.lanes[:, None], mma_issued.columns[None, :])
         st.mma_pending[at] = np.where(st.mma_pending[at] == mma_issued.point, 0, st.mma_pending[at])
         for buffer, addresses in mma_issued.reads:
             held = buffer.wgmma_reading[addresses]
