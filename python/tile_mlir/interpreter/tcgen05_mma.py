@@ -112,7 +112,7 @@ def _issue(interp, opcode, named, kind, coord, thread):
         fields = TC.decode_instruction_descriptor(kind, values["idesc"])
     except TC.DescriptorError as error:
         raise interp.fault(interp.lanes == thread, f"its instruction descriptor: {error}") from None
-    if fields.m not in LANES_OF_ROWS or fields.d not in ("f32", "s32") or fields.a not in ELEMENT_BITS:
+    if fields.m not in LANES_OF_ROWS or fields.d not in ("f32", "s32") or not {fields.a, fields.b} <= set(ELEMENT_BITS):
         raise NotCovered(f"{opcode}: M {fields.m}, D {fields.d}, A {fields.a} (M 64 or 128 into f32 or s32 of f16, "
                          "bf16, tf32, e4m3, e5m2 or 8-bit integers is modelled)")
     columns = _columns(interp, st, block, values["d-tmem"], fields.n)
