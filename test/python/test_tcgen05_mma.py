@@ -18,12 +18,14 @@ COMMIT = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"
 
 
 def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", steps=1, wait=True,
-               commit=True, overwrite=False, m=128):
+               commit=True, overwrite=False, m=128, disable=None, scale=None):
     """128 threads: A (128 x 16 16-bit, or x 32 bytes) and B (n x K)
     staged in 32-byte-swizzled shared tiles, `steps` products chained into
     D (the first without its input), committed to an mbarrier that every
     thread waits on, then each warp's 32 lanes of D loaded (32x32b) into
-    Out. `overwrite`: thread 1 writes A's first word after the issue."""
+    Out. `overwrite`: thread 1 writes A's first word after the issue;
+    `disable` (four words: the lanes' bits) and `scale` (scale-input-d):
+    the later steps' disable-output-lane mask and D's scale."""
     a_kind, b_kind, d_kind = elements
     word_bits = {"f16": 16, "bf16": 16, "tf32": 32}.get(a_kind, 8)
     k_bytes = 32
@@ -63,13 +65,18 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
         T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
         base = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        mask = T.alloc_local((4,), "uint32")
+        for r, word in enumerate(disable or ()):
+            T.cuda.tile.apply(T.ptx["mov.b32"], mask[r:r + 1], T.uint32(word))
         with T.if_(t == 0):
             for s in range(steps):
                 b_tile = sb[s, 0:b_shape[0], 0:b_shape[1]]
                 accumulate = t < 0 if s == 0 else t == 0  # D's input from the second step on
+                extra = ([mask] if disable and s else []), ([T.uint32(scale)] if scale is not None and s else [])
                 T.cuda.tile.apply(T.ptx[KIND_OPCODE.format(kind)], base,
                                   sa[s, 0:m, 0:k].matrix_descriptor(format="tcgen05"),
-                                  b_tile.matrix_descriptor(format="tcgen05"), T.uint32(idesc), accumulate)
+                                  b_tile.matrix_descriptor(format="tcgen05"), T.uint32(idesc), *extra[0], accumulate,
+                                  *extra[1])
             if commit:
                 T.cuda.tile.apply(T.ptx[COMMIT], bar)
         if overwrite:
@@ -175,6 +182,26 @@ def test_an_operand_overwritten_before_the_commit_is_waited_for():
 def test_an_mma_never_committed():
     text = hazard(mma_kernel(wait=False, commit=False))
     assert "tcgen05.mma: thread 0's tcgen05.mma is never committed: no tcgen05.commit tracks its completion" in text
+
+
+def test_disabled_lanes_keep_their_rows():
+    # disable-output-lane on the second step: lanes 0-31 and 96 (bits of
+    # registers 0 and 3) keep the first step's D.
+    rng = np.random.default_rng(8)
+    a, b = rng.integers(-4, 5, (2, 128, 16)), rng.integers(-4, 5, (2, 32, 16))
+    out = run(mma_kernel(steps=2, disable=(0xFFFFFFFF, 0, 0, 1)), bf16_bits(a), bf16_bits(b), 32)
+    first, both = a[0] @ b[0].T, a[0] @ b[0].T + a[1] @ b[1].T
+    kept = np.zeros(128, bool)
+    kept[0:32] = kept[96] = True
+    assert np.array_equal(out.view(np.float32), np.where(kept[:, None], first, both).astype(np.float32))
+
+
+def test_scale_input_d_halves_the_input():
+    # scale-input-d 1 on the second step: D = A1 B1 + D / 2 (exact here).
+    rng = np.random.default_rng(9)
+    a, b = rng.integers(-4, 5, (2, 128, 16)), rng.integers(-4, 5, (2, 32, 16))
+    out = run(mma_kernel(steps=2, scale=1), bf16_bits(a), bf16_bits(b), 32)
+    assert np.array_equal(out.view(np.float32), (a[1] @ b[1].T + (a[0] @ b[0].T) / 2).astype(np.float32))
 
 
 def test_m_64_rows_are_16_lanes_of_each_quadrant():

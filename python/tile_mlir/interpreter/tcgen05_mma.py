@@ -30,9 +30,13 @@ A (M x K) B (K x N) + D, or A B where enable-input-d is false.
   tcgen05.fence::after_thread_sync that the ISA's pattern puts after the
   wait is not checked (the hand-off rule follows block barriers).
 
-Refused (NotCovered, at the line): cta_group::2, .ws, A in tensor memory, the
-disable-output-lane mask, scale-input-d, collector usage, the block-scaled
-and sub-byte kinds, M other than 64 and 128, an f16 D, and a multicast commit.
+- disable-output-lane (four registers, lane i's bit i % 32 of register
+  i // 32): the rows at set lanes keep their words; scale-input-d: D's
+  input times 2^-scale (defined where exact).
+
+Refused (NotCovered, at the line): cta_group::2, .ws, A in tensor memory,
+collector usage, the block-scaled and sub-byte kinds, M other than 64 and
+128, an f16 D, and a multicast commit.
 """
 
 from __future__ import annotations
@@ -88,8 +92,6 @@ def _refuse_unmodelled(opcode, named):
     kind = next(t for t in tokens if t.startswith("kind::"))
     unmodelled = ("cta_group::2" in tokens and "a CTA pair" or "ws" in tokens and "tcgen05.mma.ws"
                   or "a-tmem" in named and "A in tensor memory"
-                  or "disable-output-lane" in named and "the disable-output-lane mask"
-                  or "scale-input-d" in named and "scale-input-d"
                   or any(t.startswith("collector::") for t in tokens) and "collector usage"
                   or kind not in ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8") and kind)
     if unmodelled:
@@ -127,12 +129,12 @@ def _issue(interp, opcode, named, kind, coord, thread):
     b = W.negate(b, fields.b) if fields.negate_b else b
     lanes = LANES_OF_ROWS[fields.m]
     at = (block, lanes[:, None], columns[None, :])
-    c = st.words[at] if values["enable-input-d"] else np.zeros((fields.m, fields.n), np.uint32)
-    c_known = st.defined[at] if values["enable-input-d"] else np.ones((fields.m, fields.n), bool)
+    c, c_known = _input_d(st, at, (fields.m, fields.n), values["enable-input-d"], _scale_shift(named))
     d, d_known = R.mma(fields.d, fields.a, fields.b, fields.d, a, b.T, c, fields.saturate)
-    st.words[at] = d
-    st.defined[at] = st.half_defined[at] = d_known & c_known & a_known.all(axis=1)[:, None] & \
-        b_known.all(axis=1)[None, :]
+    d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]
+    kept = _disabled_rows(interp, named, coord, thread, lanes)
+    st.words[at] = np.where(kept[:, None], st.words[at], d)
+    st.defined[at] = st.half_defined[at] = np.where(kept[:, None], st.defined[at], d_known)
     st.mma_pending[at] = interp.point
     reads = [(a_buffer, a_at), (b_buffer, b_at)]
     for buffer, addresses in reads:
@@ -140,6 +142,40 @@ def _issue(interp, opcode, named, kind, coord, thread):
     issued = Issued(interp.point, thread, block, lanes, columns, reads)
     st.uncommitted.setdefault(thread, []).append(issued)
     st.mma_in_flight.setdefault(thread, []).append(issued)
+
+
+def _input_d(st, at, shape, enabled, shift):
+    """D's input (bits, defined): zeros where enable-input-d is false; else
+    D's words, times 2^-shift with scale-input-d (defined where that is
+    exact: a float32 D's product by a power of two that stays normal)."""
+    if not enabled:
+        return np.zeros(shape, np.uint32), np.ones(shape, bool)
+    c, known = st.words[at], st.defined[at]
+    if not shift:
+        return c, known
+    values = R.decode(c.astype(np.uint64), "f32") * 2.0 ** -shift
+    exact = (np.abs(values) >= 2.0 ** -126) | (values == 0) | ~np.isfinite(values)
+    return R.encode(values, "f32").astype(np.uint32), known & exact
+
+
+def _scale_shift(named):
+    """scale-input-d's immediate (0 to 15), 0 without one."""
+    if "scale-input-d" not in named:
+        return 0
+    return int(np.asarray(named["scale-input-d"][0]).reshape(-1)[0])
+
+
+def _disabled_rows(interp, named, coord, thread, lanes):
+    """Per row of D, whether disable-output-lane's bit for its lane is set
+    (the row keeps its words): four 32-bit registers, lane i at bit i % 32
+    of register i // 32. None of them without the operand."""
+    if "disable-output-lane" not in named:
+        return np.zeros(lanes.size, bool)
+    mask = [interp.read(named["disable-output-lane"], coord + [r]) for r in range(4)]
+    words = np.array([int(bits[thread]) for bits, _, _ in mask], np.uint64)
+    if not all(bool(known[thread]) for _, known, _ in mask):
+        raise interp.fault(interp.lanes == thread, "its disable-output-lane mask reads a register never written")
+    return ((words[lanes // 32] >> (lanes % 32).astype(np.uint64)) & np.uint64(1)).astype(bool)
 
 
 def _columns(interp, st, block, taddr, n):
