@@ -150,6 +150,19 @@ SHAPE_IMAGES = {
 SHAPE_REGISTERS = {"32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4, "16x32bx2": 1}
 
 
+def one_warps_columns():
+    """In a block of one warp: 32 columns allocated and handed over (the
+    fences around the barrier); their address (lane 0) in a register."""
+    slot = T.alloc_shared((1,), "uint32", align=16)
+    T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
+    T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+    T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+    T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+    base = T.alloc_local((1,), "uint32")
+    T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+    return base
+
+
 def shape_kernel(shape, count, lane_offset, column_offset, split=8, store=False, halves=False):
     """One warp: 32 columns allocated. Loading: TMEM filled by a
     32x32b.x32 store from In (lane l, column c: In[l, c]), then read with
@@ -165,13 +178,7 @@ def shape_kernel(shape, count, lane_offset, column_offset, split=8, store=False,
     def shaped(In: T.Tensor((32, 32), "uint32"), Out: T.Tensor((32, 32), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
         t = T.thread_id()
-        slot = T.alloc_shared((1,), "uint32", align=16)
-        T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
-        base = T.alloc_local((1,), "uint32")
-        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        base = one_warps_columns()
         at = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["add.u32"], at, base, T.uint32((lane_offset << 16) + column_offset))
         whole = T.alloc_local((32,), "uint32")
@@ -298,13 +305,7 @@ def kernel_unpacked_then_loaded():
     def unpacked(In: T.Tensor((32, 2), "uint32"), Out: T.Tensor((32, 4), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
         t = T.thread_id()
-        slot = T.alloc_shared((1,), "uint32", align=16)
-        T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
-        base = T.alloc_local((1,), "uint32")
-        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        base = one_warps_columns()
         part = T.alloc_local((2,), "uint32")
         whole = T.alloc_local((4,), "uint32")
         T.cuda.tile.apply(T.ptx["ld.global.b32"], part.reshape((2, 1)), In[t, :].reshape((2, 1)))
