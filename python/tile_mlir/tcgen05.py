@@ -130,12 +130,13 @@ def instruction_descriptor(opcode: str, *, d: str, a: str, b: str, m: int, n: in
 class InstructionFields:
     """What an instruction descriptor says (decode_instruction_descriptor):
     D's, A's and B's PTX element types, M and N, the majors, the
-    negations and the saturation."""
+    negations, the saturation and .ws's maximum shift."""
 
-    def __init__(self, d, a, b, m, n, a_major, b_major, negate_a, negate_b, saturate):
+    def __init__(self, d, a, b, m, n, a_major, b_major, negate_a, negate_b, saturate, max_shift=0):
         self.d, self.a, self.b, self.m, self.n = d, a, b, m, n
         self.a_major, self.b_major = a_major, b_major
         self.negate_a, self.negate_b, self.saturate = negate_a, negate_b, saturate
+        self.max_shift = max_shift
 
 
 def decode_instruction_descriptor(kind: str, word: int) -> InstructionFields:
@@ -155,4 +156,5 @@ def decode_instruction_descriptor(kind: str, word: int) -> InstructionFields:
         d=named(outputs, word >> 4 & 3, "d"), a=named(inputs, word >> 7 & 7, "a"), b=named(inputs, word >> 10 & 7, "b"),
         m=(word >> 24 & 0x1F) << 4, n=(word >> 17 & 0x3F) << 3,
         a_major="MN" if word >> 15 & 1 else "K", b_major="MN" if word >> 16 & 1 else "K",
-        negate_a=bool(word >> 13 & 1), negate_b=bool(word >> 14 & 1), saturate=bool(word >> 3 & 1))
+        negate_a=bool(word >> 13 & 1), negate_b=bool(word >> 14 & 1), saturate=bool(word >> 3 & 1),
+        max_shift=named(_MAX_SHIFTS, word >> 30 & 3, "max_shift"))

@@ -18,21 +18,23 @@ COMMIT = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"
 
 
 def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", steps=1, wait=True,
-               commit=True, overwrite=False, m=128, disable=None, scale=None):
+               commit=True, overwrite=False, m=128, disable=None, scale=None, ws=False):
     """128 threads: A (128 x 16 16-bit, or x 32 bytes) and B (n x K)
     staged in 32-byte-swizzled shared tiles, `steps` products chained into
     D (the first without its input), committed to an mbarrier that every
     thread waits on, then each warp's 32 lanes of D loaded (32x32b) into
     Out. `overwrite`: thread 1 writes A's first word after the issue;
     `disable` (four words: the lanes' bits) and `scale` (scale-input-d):
-    the later steps' disable-output-lane mask and D's scale."""
+    the later steps' disable-output-lane mask and D's scale; `ws`:
+    tcgen05.mma.ws."""
+    opcode = KIND_OPCODE.format(kind).replace("mma.", "mma.ws." if ws else "mma.")
     a_kind, b_kind, d_kind = elements
     word_bits = {"f16": 16, "bf16": 16, "tf32": 32}.get(a_kind, 8)
     k_bytes = 32
     dtype = f"uint{word_bits}"
     k = k_bytes * 8 // word_bits
     b_shape = (n, k) if b_major == "K" else (k, n)
-    idesc = tcgen05.instruction_descriptor(KIND_OPCODE.format(kind), d=d_kind, a=a_kind, b=b_kind, m=m, n=n,
+    idesc = tcgen05.instruction_descriptor(opcode, d=d_kind, a=a_kind, b=b_kind, m=m, n=n,
                                            b_major=b_major)
 
     @T.function
@@ -73,7 +75,7 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
                 b_tile = sb[s, 0:b_shape[0], 0:b_shape[1]]
                 accumulate = t < 0 if s == 0 else t == 0  # D's input from the second step on
                 extra = ([mask] if disable and s else []), ([T.uint32(scale)] if scale is not None and s else [])
-                T.cuda.tile.apply(T.ptx[KIND_OPCODE.format(kind)], base,
+                T.cuda.tile.apply(T.ptx[opcode], base,
                                   sa[s, 0:m, 0:k].matrix_descriptor(format="tcgen05"),
                                   b_tile.matrix_descriptor(format="tcgen05"), T.uint32(idesc), *extra[0], accumulate,
                                   *extra[1])
@@ -216,6 +218,22 @@ def test_m_64_rows_are_16_lanes_of_each_quadrant():
     want = (a[0, :64] @ b[0].T).astype(np.float32)
     lanes = 32 * (np.arange(64) // 16) + np.arange(64) % 16
     assert np.array_equal(out[lanes].view(np.float32), want)
+
+
+@pytest.mark.parametrize("m", [64, 32])
+def test_ws_folds_n_over_the_lanes(m):
+    # .ws M 64 (layout E) and M 32 (layout G): D[i, j] at lane
+    # i + m (j // w), column j % w, w = N / (128 / m).
+    rng = np.random.default_rng(m)
+    a, b = rng.integers(-4, 5, (1, 128, 16)), rng.integers(-4, 5, (1, 64, 16))
+    out = np.zeros((128, 64), np.uint32)
+    with pytest.warns(InterpretWarning, match="stored undefined"):  # the columns past w
+        tile_mlir.interpret(mma_kernel(n=64, m=m, ws=True), bf16_bits(a), bf16_bits(b), out, target="sm_100a")
+    want = (a[0, :m] @ b[0].T).astype(np.float32)
+    width = 64 // (128 // m)
+    lanes = np.arange(128)
+    for c in range(width):
+        assert np.array_equal(out[:, c].view(np.float32), want[lanes % m, lanes // m * width + c]), c
 
 
 def test_what_is_not_modelled_is_refused():

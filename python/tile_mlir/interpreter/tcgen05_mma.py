@@ -10,10 +10,10 @@ A (M x K) B (K x N) + D, or A B where enable-input-d is false.
   (tcgen05.decode_instruction_descriptor) gives the types, M, N, the
   majors and the negations. K is 256 bits of A's elements (16 of f16 and
   bf16, 8 of tf32, 32 of 8-bit types).
-- D's rows are lanes (M 128: row m at lane m, the ISA's layout D; M 64:
-  layout F, rows 16 q to 16 q + 15 at lanes 32 q to 32 q + 15) and its
-  columns the address's column on; the columns must lie in an allocation
-  of the issuing block, the address at lane 0.
+- D's elements sit where `places` says (the ISA's datapath layouts: M 128
+  and 64, and .ws's M 64 and 32 with N folded over the lanes), the
+  columns from the address's on; they must lie in an allocation of the
+  issuing block, the address at lane 0.
 - The arithmetic is reference.mma's: exact where every partial sum is
   (integers; narrow floats into f32), else undefined. No sm_100 is lent:
   the chip's order of additions is not measured.
@@ -34,9 +34,9 @@ A (M x K) B (K x N) + D, or A B where enable-input-d is false.
   i // 32): the rows at set lanes keep their words; scale-input-d: D's
   input times 2^-scale (defined where exact).
 
-Refused (NotCovered, at the line): cta_group::2, .ws, A in tensor memory,
-collector usage, the block-scaled and sub-byte kinds, M other than 64 and
-128, an f16 D, and a multicast commit.
+Refused (NotCovered, at the line): cta_group::2, A in tensor memory, the
+zero-column mask and B's shift of .ws, collector usage, the block-scaled
+and sub-byte kinds, an f16 D, and a multicast commit.
 """
 
 from __future__ import annotations
@@ -55,23 +55,36 @@ from .. import tcgen05 as TC
 from .reference import NotCovered
 
 ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8}
-# D's row m at a lane, per M (the ISA's datapath layouts for cta_group::1,
-# as the seed system's tmem_datapath_layout names them): M 128 (layout D)
-# lane m; M 64 (layout F) 16 rows in each warp's quadrant, lanes 0-15 of it.
-LANES_OF_ROWS = {128: np.arange(128), 64: 32 * (np.arange(64) // 16) + np.arange(64) % 16}
+
+
+def places(m: int, n: int, ws: bool):
+    """(lanes, columns) from D's address of each element [i, j] of an
+    M x N D: the ISA's datapath layouts for cta_group::1, as the seed
+    system's tmem_datapath_layout names them. M 128 (layout D): lane i,
+    column j. M 64 (F): rows 16q to 16q + 15 at lanes 32q to 32q + 15.
+    .ws M 64 (E) and M 32 (G): N folded over the lanes, into 2 or 4 column
+    blocks of N / 2 or N / 4, block h at lanes m h on."""
+    i, j = np.arange(m)[:, None] + 0 * np.arange(n)[None, :], np.arange(n)[None, :] + 0 * np.arange(m)[:, None]
+    if m == 128:
+        return i, j
+    if not ws:
+        return 32 * (i // 16) + i % 16, j
+    width = n // (128 // m)
+    return i + m * (j // width), j % width
+
+
+SHAPES = {(128, False), (64, False), (128, True), (64, True), (32, True)}  # (M, .ws)
 
 
 @dataclass(eq=False)
 class Issued:
-    """One tcgen05.mma in flight: its program point, its issuing thread, its
-    block, D's lanes and columns and the shared bytes it reads ((buffer,
+    """One tcgen05.mma in flight: its program point, its issuing thread, D's
+    words (block, lanes, columns) and the shared bytes it reads ((buffer,
     byte addresses))."""
 
     point: int
     thread: int
-    block: int
-    lanes: np.ndarray
-    columns: np.ndarray
+    at: tuple
     reads: list
 
 
@@ -80,18 +93,19 @@ def mma(interp, apply):
     repeat in turn."""
     named = {o.name: v for o, v in zip(apply.form.operands, apply.values)}
     kind = _refuse_unmodelled(apply.opcode, named)
+    ws = "ws" in apply.opcode.split(".")
     for coord in apply.repeats():
         executing, known = apply.executing(interp, coord)
         for thread in np.flatnonzero(executing if known is None else executing & known):
-            _issue(interp, apply.opcode, named, kind, coord, int(thread))
+            _issue(interp, (apply.opcode, ws), named, kind, coord, int(thread))
 
 
 def _refuse_unmodelled(opcode, named):
     """The kind, where the form is one the module models."""
     tokens = opcode.split(".")
     kind = next(t for t in tokens if t.startswith("kind::"))
-    unmodelled = ("cta_group::2" in tokens and "a CTA pair" or "ws" in tokens and "tcgen05.mma.ws"
-                  or "a-tmem" in named and "A in tensor memory"
+    unmodelled = ("cta_group::2" in tokens and "a CTA pair" or "a-tmem" in named and "A in tensor memory"
+                  or "zero-column-mask-desc" in named and "the zero-column mask"
                   or any(t.startswith("collector::") for t in tokens) and "collector usage"
                   or kind not in ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8") and kind)
     if unmodelled:
@@ -99,11 +113,11 @@ def _refuse_unmodelled(opcode, named):
     return kind
 
 
-def _issue(interp, opcode, named, kind, coord, thread):
+def _issue(interp, instruction, named, kind, coord, thread):
     """`thread`'s mma: D computed into tensor memory, its words and its
     shared operands marked as the mma's until the commit's phase is
     waited for."""
-    st, block = TM.state(interp), int(interp.block_of(np.array([thread]))[0])
+    (opcode, ws), st, block = instruction, TM.state(interp), int(interp.block_of(np.array([thread]))[0])
     values = {name: TM.scalar(interp, named[name], coord, thread)
               for name in ("d-tmem", "a-desc", "b-desc", "idesc", "enable-input-d")}
     missing = [name for name, value in values.items() if value is None]
@@ -114,11 +128,14 @@ def _issue(interp, opcode, named, kind, coord, thread):
         fields = TC.decode_instruction_descriptor(kind, values["idesc"])
     except TC.DescriptorError as error:
         raise interp.fault(interp.lanes == thread, f"its instruction descriptor: {error}") from None
-    if fields.m not in LANES_OF_ROWS or fields.d not in ("f32", "s32") or not {fields.a, fields.b} <= set(ELEMENT_BITS):
-        raise NotCovered(f"{opcode}: M {fields.m}, D {fields.d}, A {fields.a} (M 64 or 128 into f32 or s32 of f16, "
-                         "bf16, tf32, e4m3, e5m2 or 8-bit integers is modelled)")
-    columns = _columns(interp, st, block, values["d-tmem"], fields.n)
-    if columns is None:
+    if (fields.m, ws) not in SHAPES or fields.max_shift or fields.d not in ("f32", "s32") or \
+            not {fields.a, fields.b} <= set(ELEMENT_BITS):
+        raise NotCovered(f"{opcode}: M {fields.m}, D {fields.d}, A {fields.a}, B's shift {fields.max_shift} (M 64 or "
+                         "128, .ws M 32 too, unshifted, into f32 or s32 of f16, bf16, tf32, e4m3, e5m2 or 8-bit "
+                         "integers is modelled)")
+    lanes, columns = places(fields.m, fields.n, ws)
+    column0 = _column0(interp, st, block, values["d-tmem"], int(columns.max()) + 1)
+    if column0 is None:
         return
     k = 256 // ELEMENT_BITS[fields.a]
     a, a_known, a_buffer, a_at = W.operand_matrix(interp, values["a-desc"], fields.m, fields.a, k, thread, block,
@@ -127,19 +144,18 @@ def _issue(interp, opcode, named, kind, coord, thread):
                                                   fields.b_major == "MN")
     a = W.negate(a, fields.a) if fields.negate_a else a
     b = W.negate(b, fields.b) if fields.negate_b else b
-    lanes = LANES_OF_ROWS[fields.m]
-    at = (block, lanes[:, None], columns[None, :])
+    at = (block, lanes, column0 + columns)
     c, c_known = _input_d(st, at, (fields.m, fields.n), values["enable-input-d"], _scale_shift(named))
     d, d_known = R.mma(fields.d, fields.a, fields.b, fields.d, a, b.T, c, fields.saturate)
     d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]
-    kept = _disabled_rows(interp, named, coord, thread, lanes)
-    st.words[at] = np.where(kept[:, None], st.words[at], d)
-    st.defined[at] = st.half_defined[at] = np.where(kept[:, None], st.defined[at], d_known)
+    kept = _disabled_lanes(interp, named, coord, thread, lanes)
+    st.words[at] = np.where(kept, st.words[at], d)
+    st.defined[at] = st.half_defined[at] = np.where(kept, st.defined[at], d_known)
     st.mma_pending[at] = interp.point
     reads = [(a_buffer, a_at), (b_buffer, b_at)]
     for buffer, addresses in reads:
         _reading(interp, buffer, addresses, thread)
-    issued = Issued(interp.point, thread, block, lanes, columns, reads)
+    issued = Issued(interp.point, thread, at, reads)
     st.uncommitted.setdefault(thread, []).append(issued)
     st.mma_in_flight.setdefault(thread, []).append(issued)
 
@@ -165,12 +181,12 @@ def _scale_shift(named):
     return int(np.asarray(named["scale-input-d"][0]).reshape(-1)[0])
 
 
-def _disabled_rows(interp, named, coord, thread, lanes):
-    """Per row of D, whether disable-output-lane's bit for its lane is set
-    (the row keeps its words): four 32-bit registers, lane i at bit i % 32
-    of register i // 32. None of them without the operand."""
+def _disabled_lanes(interp, named, coord, thread, lanes):
+    """Per element of D, whether disable-output-lane's bit for its lane is
+    set (the word is kept): four 32-bit registers, lane i at bit i % 32 of
+    register i // 32. None of them without the operand."""
     if "disable-output-lane" not in named:
-        return np.zeros(lanes.size, bool)
+        return np.zeros(lanes.shape, bool)
     mask = [interp.read(named["disable-output-lane"], coord + [r]) for r in range(4)]
     words = np.array([int(bits[thread]) for bits, _, _ in mask], np.uint64)
     if not all(bool(known[thread]) for _, known, _ in mask):
@@ -178,16 +194,16 @@ def _disabled_rows(interp, named, coord, thread, lanes):
     return ((words[lanes // 32] >> (lanes % 32).astype(np.uint64)) & np.uint64(1)).astype(bool)
 
 
-def _columns(interp, st, block, taddr, n):
-    """D's columns (from lane 0), or None where they are not in one
-    allocation of the block (reported)."""
+def _column0(interp, st, block, taddr, n):
+    """D's first column (from lane 0), or None where its `n` columns are
+    not in one allocation of the block (reported)."""
     lane, column = taddr >> 16, taddr & 0xFFFF
     if lane:
         TM.report(interp, f"D at lane {lane}: its rows' lanes start at lane 0")
         return None
     for start, (width, _, _) in st.allocations[block].items():
         if start <= column and column + n <= start + width:
-            return column + np.arange(n)
+            return column
     TM.report(interp, f"D's columns {column}-{column + n - 1} are in no allocation of its block")
     return None
 
@@ -245,7 +261,7 @@ def _complete(interp, issued):
         flight = st.mma_in_flight.get(mma_issued.thread, [])
         if mma_issued in flight:
             flight.remove(mma_issued)
-        at = (mma_issued.block, mma_issued.lanes[:, None], mma_issued.columns[None, :])
+        at = mma_issued.at
         st.mma_pending[at] = np.where(st.mma_pending[at] == mma_issued.point, 0, st.mma_pending[at])
         for buffer, addresses in mma_issued.reads:
             held = buffer.wgmma_reading[addresses]
