@@ -49,15 +49,8 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
         b_row = b_shape[1] * word_bits // 8
         sb = T.alloc_shared((steps,) + b_shape, dtype, align=1024).swizzle(f"{b_row}B")
         word = T.alloc_local((1, 1), "uint32")
-        for tile, tensor, rows in ((sa, A, steps * 128), (sb, B, steps * b_shape[0])):
-            per_row = (k if tile is sa else b_shape[1]) * word_bits // 32
-            words = tile.view("uint32").reshape((rows, per_row))
-            source = tensor.view("uint32").reshape((rows, per_row))
-            for piece in range(0, rows * per_row, 128):
-                row, col = (piece + t) // per_row, (piece + t) % per_row
-                with T.if_(piece + t < rows * per_row):
-                    T.cuda.tile.apply(T.ptx["ld.global.b32"], word, source[row:row + 1, col:col + 1])
-                    T.cuda.tile.apply(T.ptx["st.shared.b32"], words[row:row + 1, col:col + 1], word)
+        stage(sa, A, (steps * 128, k * word_bits // 32), t, word)
+        stage(sb, B, (steps * b_shape[0], b_shape[1] * word_bits // 32), t, word)
         with T.if_(t < 32):
             T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(64))
         T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar, T.uint32(1), pred=t == 0)
@@ -101,6 +94,19 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
         with T.if_(t < 32):
             T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(64))
     return kernel
+
+
+def stage(tile, tensor, shape, t, word):
+    """The block's 128 threads copy `tensor` into the shared `tile`, a
+    32-bit word each at a time (`shape`: rows, words a row)."""
+    rows, per_row = shape
+    words = tile.view("uint32").reshape((rows, per_row))
+    source = tensor.view("uint32").reshape((rows, per_row))
+    for piece in range(0, rows * per_row, 128):
+        row, col = (piece + t) // per_row, (piece + t) % per_row
+        with T.if_(piece + t < rows * per_row):
+            T.cuda.tile.apply(T.ptx["ld.global.b32"], word, source[row:row + 1, col:col + 1])
+            T.cuda.tile.apply(T.ptx["st.shared.b32"], words[row:row + 1, col:col + 1], word)
 
 
 def bf16_bits(values):
