@@ -93,3 +93,32 @@ def test_refusals_name_the_field(opcode, fields, message):
 def test_shape_fields(m, n, message):
     with pytest.raises(DescriptorError, match=message):
         instruction_descriptor(F16, d="f32", a="f16", b="f16", m=m, n=n)
+
+
+@pytest.mark.parametrize("kind, d, elements", [
+    ("kind::f16", "f32", ("f16", "bf16")), ("kind::f16", "f16", ("f16",)), ("kind::tf32", "f32", ("tf32",)),
+    ("kind::f8f6f4", "f32", ("e4m3", "e5m2", "e2m3", "e3m2", "e2m1")), ("kind::i8", "s32", ("s8", "u8"))])
+def test_the_interpreter_reads_back_what_the_builder_writes(kind, d, elements):
+    # decode_instruction_descriptor (what the interpreter's tcgen05.mma
+    # reads) inverts instruction_descriptor for every type pair, shape,
+    # major and negation of the dense kinds.
+    from tile_mlir.tcgen05 import decode_instruction_descriptor
+    opcode = f"tcgen05.mma.cta_group::1.{kind}"
+    for a in elements:
+        for b in elements:
+            for m, n, majors, negate in ((128, 256, ("K", "MN"), False), (64, 8, ("MN", "K"), True)):
+                if (majors[0] == "MN" and a not in ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8")) or \
+                        (majors[1] == "MN" and b not in ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8")):
+                    continue
+                negate = negate and kind != "kind::i8"
+                word = instruction_descriptor(opcode, d=d, a=a, b=b, m=m, n=n, a_major=majors[0], b_major=majors[1],
+                                              negate_a=negate)
+                fields = decode_instruction_descriptor(kind, word)
+                assert (fields.d, fields.a, fields.b, fields.m, fields.n, fields.a_major, fields.b_major,
+                        fields.negate_a, fields.negate_b) == (d, a, b, m, n, *majors, negate, False), (a, b, m)
+
+
+def test_a_code_no_type_has_is_refused():
+    from tile_mlir.tcgen05 import decode_instruction_descriptor
+    with pytest.raises(DescriptorError, match="the descriptor's a code 7 is no type kind::f16 takes"):
+        decode_instruction_descriptor("kind::f16", 7 << 7 | 1 << 4)
