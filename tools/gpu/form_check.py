@@ -32,7 +32,8 @@ def run(out_dir, report_path, check, target, what, seeds=4):
     from tile_mlir import runtime
     with open(os.path.join(out_dir, "forms.json")) as f:
         entries = json.load(f)
-    report = {"target": target, "forms": 0, "cases": 0, "mismatched": [], "passed": []}
+    report = {"device": runtime.driver().device_name(), "target": target, "forms": 0, "cases": 0, "mismatched": [],
+              "passed": []}
     for entry in entries:
         kernel = runtime.load(os.path.join(out_dir, entry["artifact"]))
         bad = 0
