@@ -157,3 +157,13 @@ def test_reading_a_reduction_before_the_wait_is_a_hazard():
     with pytest.raises(tile_mlir.HazardError, match=r"ld.shared.b32 touches the shared buffer of .*, which the "
                                                     r"red.async at .*async_reduce_check.py:\d+ has not delivered"):
         tile_mlir.interpret(R.kernel(entry, wait=False), start, operands, np.zeros_like(want))
+
+
+@pytest.mark.parametrize("name, tool", [("st_async", S), ("red_async", R)])
+def test_the_gpu_agreed_on_every_form(name, tool):
+    # tools/gpu/results (an H100): every form of the table, no mismatch.
+    import json
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "gpu", "results", f"{name}.json")
+    with open(path) as f:
+        report = json.load(f)
+    assert report["mismatched"] == [] and sorted(report["passed"]) == sorted(e["opcode"] for e in tool.entries())
