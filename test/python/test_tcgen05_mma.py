@@ -249,3 +249,76 @@ def test_what_is_not_modelled_is_refused():
                                              r"tcgen05.mma.cta_group::1.kind::f16: M 128, D f16, A f16"):
         run(mma_kernel(elements=("f16", "f16", "f16")), np.zeros((1, 128, 16), np.uint16),
             np.zeros((1, 32, 16), np.uint16), 32)
+
+
+def multicast_kernel(mask):
+    """A cluster of two blocks: block 0's thread 0 issues one mma
+    (kind::i8, 128 x 32 x 32 of ones: every D word 32) and commits it to
+    the mbarrier at the same offset of each block whose rank `mask`
+    names; every thread of both blocks waits on its block's mbarrier,
+    then block 0 loads D into Out."""
+    idesc = tcgen05.instruction_descriptor(KIND_OPCODE.format("i8"), d="s32", a="s8", b="s8", m=128, n=32)
+
+    @T.function
+    def kernel(Out: T.Tensor((128, 32), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=128, cluster=2))
+        t, rank = T.thread_id(), T.cluster_ctarank()
+        slot = T.alloc_shared((1,), "uint32", align=16)
+        bar = T.alloc_shared((1,), "uint64", align=8)
+        done = T.alloc_local((1,), "bool")
+        sa = T.alloc_shared((128, 32), "uint8", align=1024).swizzle("32B")
+        sb = T.alloc_shared((32, 32), "uint8", align=1024).swizzle("32B")
+        ones = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.b32"], ones, T.uint32(0x01010101))
+        for tile, rows in ((sa, 128), (sb, 32)):
+            for row in range(0, rows, 16):  # 8 words a row, 128 threads: 16 rows a pass
+                r, c = row + t // 8, t % 8
+                T.cuda.tile.apply(T.ptx["st.shared.b32"], tile.view("uint32")[r:r + 1, c:c + 1], ones)
+        with T.if_(t < 32):
+            T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar, T.uint32(1), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["fence.mbarrier_init.release.cluster"], pred=t == 0)
+        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        base = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        with T.if_((t == 0) & (rank == 0)):
+            T.cuda.tile.apply(T.ptx[KIND_OPCODE.format("i8")], base, sa[0:128, 0:32].matrix_descriptor(format="tcgen05"),
+                              sb[0:32, 0:32].matrix_descriptor(format="tcgen05"), T.uint32(idesc), t < 0)
+            T.cuda.tile.apply(T.ptx["tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster."
+                                    "multicast::cluster.b64"], bar, T.uint16(mask))
+        with T.until(done):
+            T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, bar, T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        with T.if_(rank == 0):
+            at = T.alloc_local((1,), "uint32")
+            T.cuda.tile.apply(T.ptx["add.u32"], at, base, T.uint32((t // 32 * 32) << 16))
+            d = T.alloc_local((32,), "uint32")
+            T.cuda.tile.apply(T.ptx["tcgen05.ld.sync.aligned.32x32b.x32.b32"], d, at)
+            T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
+            T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, :].reshape((32, 1)), d.reshape((32, 1)))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.arrive.aligned"])
+        T.cuda.tile.apply(T.ptx["barrier.cluster.wait.aligned"])
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        with T.if_(t < 32):
+            T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(32))
+    return kernel
+
+
+def test_a_multicast_commit_arrives_on_each_named_block():
+    # ctaMask 0b11: both blocks' mbarriers complete (block 1 waits on its
+    # own); block 0 reads the product.
+    out = np.zeros((128, 32), np.uint32)
+    tile_mlir.interpret(multicast_kernel(0b11), out, target="sm_100a")
+    assert (out == 32).all()
+
+
+def test_a_block_the_mask_leaves_out_waits_forever():
+    # ctaMask 0b01: block 1's mbarrier never completes: its wait loop
+    # never ends (reported).
+    with pytest.raises(InterpretError, match=r"this loop never ends"):
+        tile_mlir.interpret(multicast_kernel(0b01), np.zeros((128, 32), np.uint32), target="sm_100a")

@@ -25,7 +25,8 @@ A (M x K) B (K x N) + D, or A B where enable-input-d is false.
   D (the tensor pipe keeps their order). The commit arrives once (.one)
   when the thread's earlier mma complete: for the interpreter at the
   commit, an asynchronous arrival (a single wait, not a loop, that sees
-  its phase complete is reported, as for cp.async.mbarrier.arrive). A
+  its phase complete is reported, as for cp.async.mbarrier.arrive); with
+  .multicast::cluster on the same mbarrier of each block ctaMask names. A
   tcgen05.mma never committed is reported when the kernel ends. The
   tcgen05.fence::after_thread_sync that the ISA's pattern puts after the
   wait is not checked (the hand-off rule follows block barriers).
@@ -36,7 +37,7 @@ A (M x K) B (K x N) + D, or A B where enable-input-d is false.
 
 Refused (NotCovered, at the line): cta_group::2, A in tensor memory, the
 zero-column mask and B's shift of .ws, collector usage, the block-scaled
-and sub-byte kinds, an f16 D, and a multicast commit.
+and sub-byte kinds, an f16 D, and a CTA pair's commit.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from . import mbarrier as M
 from . import proxy as P
 from . import reference as R
 from . import tensor_memory as TM
+from . import view_ops as VO
 from . import wgmma as W
 from .. import tcgen05 as TC
 from .reference import NotCovered
@@ -226,31 +228,57 @@ def _report_shared_write(interp, issued):
 
 
 def commit(interp, apply):
-    """tcgen05.commit.cta_group::1.mbarrier::arrive::one: each executing
-    thread's mma so far (every one not yet complete, whether an earlier
-    commit tracks it too) complete when a wait sees the phase its arrival
-    counts towards; the arrival is made now (asynchronously)."""
-    tokens = apply.opcode.split(".")
-    if "multicast::cluster" in tokens or "cta_group::2" in tokens:
-        raise NotCovered(f"{apply.opcode}: a multicast or CTA-pair commit (docs/families/tcgen05.md)")
-    st, mbar, where = TM.state(interp), apply.values[0], interp.points[interp.point]
+    """tcgen05.commit.cta_group::1.mbarrier::arrive::one{.multicast::cluster}:
+    each executing thread's mma so far (every one not yet complete, whether
+    an earlier commit tracks it too) complete when a wait sees the phase
+    its arrival counts towards (on each mbarrier it arrives on); the
+    arrival is made now (asynchronously)."""
+    if "cta_group::2" in apply.opcode.split("."):
+        raise NotCovered(f"{apply.opcode}: a CTA pair's commit (docs/families/tcgen05.md)")
+    st, mbar = TM.state(interp), apply.values[0]
     for coord in apply.repeats():
         executing, known = apply.executing(interp, coord)
-        addresses = mbar.addresses(coord + [0])
         for thread in np.flatnonzero(executing if known is None else executing & known):
-            barrier = interp.mbarriers.get(where, interp.mbarriers.key(mbar, addresses[thread]), apply.opcode)
             # It tracks every earlier mma of the thread not yet complete,
             # committed before or not (PTX ISA 9.7.16.12).
             st.uncommitted.pop(int(thread), None)
             issued = list(st.mma_in_flight.get(int(thread), []))
-            barrier.completions.append((barrier.phase, lambda issued=issued: _complete(interp, issued)))
-            if barrier.pending < 1:
-                raise M.MbarrierFault(f"{where}: {apply.opcode}: an arrival where none is pending (the phase "
-                                      "waits for its transactions): more arrivals than a phase expects are undefined")
-            barrier.async_arrival = where
-            barrier.pending -= 1
-            M.release(interp, barrier, int(thread))
-            M.complete_if_done(barrier)
+            for address in _commit_targets(interp, apply, coord, int(thread)):
+                barrier = interp.mbarriers.get(interp.points[interp.point], interp.mbarriers.key(mbar, address),
+                                               apply.opcode)
+                barrier.completions.append((barrier.phase, lambda issued=issued: _complete(interp, issued)))
+                _arrive(interp, apply.opcode, barrier, int(thread))
+
+
+def _commit_targets(interp, apply, coord, thread):
+    """The byte addresses of the mbarriers the thread's commit arrives on:
+    its own, or with .multicast::cluster the same offset in the shared
+    memory of each block whose cluster rank ctaMask's bit is set."""
+    mbar = apply.values[0]
+    address = int(mbar.addresses(coord + [0])[thread])
+    if "multicast::cluster" not in apply.opcode.split("."):
+        return [address]
+    mask = TM.scalar(interp, apply.values[1], coord, thread)
+    blocks = int(np.prod(interp.cluster))
+    if mask is None or mask >> blocks:
+        raise interp.fault(interp.lanes == thread, f"its ctaMask {mask} names a rank past its cluster's {blocks} "
+                                                   "blocks (or was never written)")
+    own = int(interp.block_linear[thread])
+    return [address + (int(VO.block_of_rank(interp, rank)[thread]) - own) * mbar.buffer.block_bytes
+            for rank in range(blocks) if mask >> rank & 1]
+
+
+def _arrive(interp, opcode, barrier, thread):
+    """The commit's arrival (.one) on `barrier`, made now and counted as
+    asynchronous."""
+    where = interp.points[interp.point]
+    if barrier.pending < 1:
+        raise M.MbarrierFault(f"{where}: {opcode}: an arrival where none is pending (the phase waits for its "
+                              "transactions): more arrivals than a phase expects are undefined")
+    barrier.async_arrival = where
+    barrier.pending -= 1
+    M.release(interp, barrier, thread)
+    M.complete_if_done(barrier)
 
 
 def _complete(interp, issued):
