@@ -286,7 +286,8 @@ def multicast_kernel(mask):
         base = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
         with T.if_((t == 0) & (rank == 0)):
-            T.cuda.tile.apply(T.ptx[KIND_OPCODE.format("i8")], base, sa[0:128, 0:32].matrix_descriptor(format="tcgen05"),
+            T.cuda.tile.apply(T.ptx[KIND_OPCODE.format("i8")], base,
+                              sa[0:128, 0:32].matrix_descriptor(format="tcgen05"),
                               sb[0:32, 0:32].matrix_descriptor(format="tcgen05"), T.uint32(idesc), t < 0)
             T.cuda.tile.apply(T.ptx["tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster."
                                     "multicast::cluster.b64"], bar, T.uint16(mask))
