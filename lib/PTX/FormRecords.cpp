@@ -2839,12 +2839,9 @@ constexpr OperandRecord kMultimemLoad[] = {
 constexpr OperandRecord kMultimemStore[] = {
     {.name = "a", .role = Role::Dst, .countFrom = "vector width", .spaceFrom = "state space"},
     {.name = "b", .role = Role::Src, .countFrom = "vector width"}};
-constexpr OperandRecord kMultimemRed[] = {
-    {.name = "a", .role = Role::Src, .countFrom = "vector width", .spaceFrom = "state space"},
-    {.name = "b", .role = Role::Src, .countFrom = "vector width"}};
 constexpr Signature kMultimemLoadSignature[] = {kMultimemLoad};
 constexpr Signature kMultimemStoreSignature[] = {kMultimemStore};
-constexpr Signature kMultimemRedSignature[] = {kMultimemRed};
+// multimem.red [a], b takes red's vector operands (kRedVectorSignature).
 #define MULTIMEM(tuple, slots, signature) {tuple, slots, kMultimemRules, kMultimemFloors, signature}
 constexpr VariantRecord kMultimemLoadVariants[] = {
     MULTIMEM(kMultimemBitTuple, kMultimemLoadBitSlots, kMultimemLoadSignature),
@@ -2855,13 +2852,13 @@ constexpr VariantRecord kMultimemLoadVariants[] = {
     MULTIMEM(kMultimemF32Tuple, kMultimemLoadF32Slots, kMultimemLoadSignature),
     MULTIMEM(kMultimemF64Tuple, kMultimemLoadF64Slots, kMultimemLoadSignature)};
 constexpr VariantRecord kMultimemRedVariants[] = {
-    MULTIMEM(kMultimemBitTuple, kMultimemRedBitSlots, kMultimemRedSignature),
-    MULTIMEM(kMultimemAddTuple, kMultimemRedAddSlots, kMultimemRedSignature),
-    MULTIMEM(kMultimemS64Tuple, kMultimemRedMinMaxSlots, kMultimemRedSignature),
-    MULTIMEM(kMultimemHalfTuple, kMultimemRedHalfSlots, kMultimemRedSignature),
-    {kMultimemPairTuple, kMultimemRedPairSlots, kMultimemRedPairRules, kMultimemFloors, kMultimemRedSignature},
-    MULTIMEM(kMultimemF32Tuple, kMultimemRedF32Slots, kMultimemRedSignature),
-    MULTIMEM(kMultimemF64Tuple, kMultimemRedF64Slots, kMultimemRedSignature)};
+    MULTIMEM(kMultimemBitTuple, kMultimemRedBitSlots, kRedVectorSignature),
+    MULTIMEM(kMultimemAddTuple, kMultimemRedAddSlots, kRedVectorSignature),
+    MULTIMEM(kMultimemS64Tuple, kMultimemRedMinMaxSlots, kRedVectorSignature),
+    MULTIMEM(kMultimemHalfTuple, kMultimemRedHalfSlots, kRedVectorSignature),
+    {kMultimemPairTuple, kMultimemRedPairSlots, kMultimemRedPairRules, kMultimemFloors, kRedVectorSignature},
+    MULTIMEM(kMultimemF32Tuple, kMultimemRedF32Slots, kRedVectorSignature),
+    MULTIMEM(kMultimemF64Tuple, kMultimemRedF64Slots, kRedVectorSignature)};
 constexpr VariantRecord kMultimemStoreVariants[] = {
     MULTIMEM(kMultimemIntTuple, kMultimemStoreIntSlots, kMultimemStoreSignature),
     MULTIMEM(kMultimemHalfTuple, kMultimemStoreHalfSlots, kMultimemStoreSignature),
