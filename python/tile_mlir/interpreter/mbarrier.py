@@ -231,10 +231,18 @@ def copies_arrive(call):
         mine[thread] = True
         barrier.attached.append((barrier.phase, mine, interp.copy_sequence))
         if "noinc" in call.tokens:
-            barrier.async_arrival = call.where
-            barrier.pending -= 1
-            release(interp, barrier, thread)
-            complete_if_done(barrier)
+            arrive_async(interp, barrier, thread, call.where)
+
+
+def arrive_async(interp, barrier, thread, where):
+    """One arrival of `thread` that the hardware makes when asynchronous
+    work completes (cp.async.mbarrier.arrive.noinc, tcgen05.commit), made
+    now for the interpreter and marked so that a single wait seeing its
+    phase complete is reported (AsyncArrivalHazard)."""
+    barrier.async_arrival = where
+    barrier.pending -= 1
+    release(interp, barrier, thread)
+    complete_if_done(barrier)
 
 
 def init(call):

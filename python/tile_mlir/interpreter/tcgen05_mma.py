@@ -275,10 +275,7 @@ def _arrive(interp, opcode, barrier, thread):
     if barrier.pending < 1:
         raise M.MbarrierFault(f"{where}: {opcode}: an arrival where none is pending (the phase waits for its "
                               "transactions): more arrivals than a phase expects are undefined")
-    barrier.async_arrival = where
-    barrier.pending -= 1
-    M.release(interp, barrier, thread)
-    M.complete_if_done(barrier)
+    M.arrive_async(interp, barrier, thread, where)
 
 
 def _complete(interp, issued):
