@@ -231,6 +231,14 @@ def _wgmma(interp, apply):
         W.wait(interp, int(apply.values[0][0][0]))
 
 
+# tcgen05.mma and commit (tcgen05_mma.py); the rest: tensor_memory.py.
+_TCGEN05_MMA = {"mma": TMMA.mma, "commit": TMMA.commit}
+
+
+def _tcgen05(interp, apply):
+    _TCGEN05_MMA.get(apply.opcode.split(".")[1], TM.execute)(interp, apply)
+
+
 def _with_executing(method):
     """An executor that takes (form, values, executing) after the interpreter."""
     return lambda interp, apply: method(interp, apply.form, apply.values, apply.executing(interp)[0])
@@ -259,8 +267,7 @@ EXECUTORS = {
     "prefetchu": _no_visible_effect,
     "trap": _trap,
     "exit": _exit,
-    "tcgen05": lambda interp, apply: {"mma": TMMA.mma, "commit": TMMA.commit}.get(
-        apply.opcode.split(".")[1], TM.execute)(interp, apply),
+    "tcgen05": _tcgen05,
     "discard": _cache_line,
     "multimem": _multimem,
     "tensormap.cp_fenceproxy": _tensor_map_edit,

@@ -66,7 +66,7 @@ def places(m: int, n: int, ws: bool):
     column j. M 64 (F): rows 16q to 16q + 15 at lanes 32q to 32q + 15.
     .ws M 64 (E) and M 32 (G): N folded over the lanes, into 2 or 4 column
     blocks of N / 2 or N / 4, block h at lanes m h on."""
-    i, j = np.arange(m)[:, None] + 0 * np.arange(n)[None, :], np.arange(n)[None, :] + 0 * np.arange(m)[:, None]
+    i, j = np.indices((m, n))
     if m == 128:
         return i, j
     if not ws:
