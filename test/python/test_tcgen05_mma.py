@@ -18,7 +18,7 @@ COMMIT = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"
 
 
 def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", steps=1, wait=True,
-               commit=True, overwrite=False, m=128, disable=None, scale=None, ws=False):
+               commit=True, overwrite=False, m=128, disable=None, scale=None, ws=False, idesc=None):
     """128 threads: A (128 x 16 16-bit, or x 32 bytes) and B (n x K)
     staged in 32-byte-swizzled shared tiles, `steps` products chained into
     D (the first without its input), committed to an mbarrier that every
@@ -26,7 +26,7 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
     Out. `overwrite`: thread 1 writes A's first word after the issue;
     `disable` (four words: the lanes' bits) and `scale` (scale-input-d):
     the later steps' disable-output-lane mask and D's scale; `ws`:
-    tcgen05.mma.ws."""
+    tcgen05.mma.ws; `idesc`: the instruction descriptor's word, as given."""
     opcode = KIND_OPCODE.format(kind).replace("mma.", "mma.ws." if ws else "mma.")
     a_kind, b_kind, d_kind = elements
     word_bits = {"f16": 16, "bf16": 16, "tf32": 32}.get(a_kind, 8)
@@ -34,8 +34,8 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
     dtype = f"uint{word_bits}"
     k = k_bytes * 8 // word_bits
     b_shape = (n, k) if b_major == "K" else (k, n)
-    idesc = tcgen05.instruction_descriptor(opcode, d=d_kind, a=a_kind, b=b_kind, m=m, n=n,
-                                           b_major=b_major)
+    if idesc is None:
+        idesc = tcgen05.instruction_descriptor(opcode, d=d_kind, a=a_kind, b=b_kind, m=m, n=n, b_major=b_major)
 
     @T.function
     def kernel(A: T.Tensor((steps, 128, k), dtype), B: T.Tensor((steps,) + b_shape, dtype),
@@ -323,3 +323,23 @@ def test_a_block_the_mask_leaves_out_waits_forever():
     # never ends (reported).
     with pytest.raises(InterpretError, match=r"this loop never ends"):
         tile_mlir.interpret(multicast_kernel(0b01), np.zeros((128, 32), np.uint32), target="sm_100a")
+
+
+def test_an_instruction_descriptor_no_type_has_is_a_fault():
+    # A's code 7 is no type of kind::f16: a fault at the mma's line.
+    with pytest.raises(InterpretError, match=r"test_tcgen05_mma.py:\d+: tcgen05.mma.cta_group::1.kind::f16: thread 0: "
+                                             r"its instruction descriptor: the descriptor's a code 7 is no type "
+                                             r"kind::f16 takes"):
+        run(mma_kernel(idesc=7 << 7 | 1 << 4 | 4 << 17 | 8 << 24), np.zeros((1, 128, 16), np.uint16),
+            np.zeros((1, 32, 16), np.uint16), 32)
+
+
+def test_d_past_the_allocation_is_reported():
+    # N 128 from column 0 of a 64-column allocation.
+    with pytest.raises(HazardError, match="D's columns 0-127 are in no allocation of its block"):
+        run(mma_kernel(n=128), np.zeros((1, 128, 16), np.uint16), np.zeros((1, 128, 16), np.uint16), 128)
+
+
+def test_a_multicast_mask_past_the_cluster_is_a_fault():
+    with pytest.raises(InterpretError, match=r"thread 0: its ctaMask 5 names a rank past its cluster's 2 blocks"):
+        tile_mlir.interpret(multicast_kernel(0b101), np.zeros((128, 32), np.uint32), target="sm_100a")
