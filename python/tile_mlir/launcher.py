@@ -17,7 +17,6 @@ descriptor convention) takes them each call (ExtentLauncher):
 """
 
 import ctypes
-import functools
 from collections import OrderedDict
 from typing import Optional
 
@@ -34,18 +33,33 @@ def prepared(kernel: runtime.Kernel):
     return ExtentLauncher(kernel) if kernel.convention == "descriptor" else PreparedLauncher(kernel)
 
 
-def _unconverted_launch(lib):
-    """cuLaunchKernel bound again without argtypes: ctypes then checks each
-    value's type instead of converting it (1 us less a launch on the GPU
-    machine's host); the caller converts the fixed arguments once."""
-    launch = type(lib.cuLaunchKernel)(("cuLaunchKernel", lib))
-    launch.restype = ctypes.c_int
-    return launch
+class _Launch:
+    """cuLaunchKernelEx of one function on a parameter array: its
+    configuration (grid, block, dynamic shared memory, stream) a struct
+    written once, the stream again only when it changes. The entry point
+    is bound without argtypes, so ctypes checks each value's type instead
+    of converting it (1 us less a launch on the GPU machine's host), and it
+    takes 4 values, where cuLaunchKernel takes 11 (each one's conversion
+    is part of a call)."""
 
+    def __init__(self, kernel: runtime.Kernel, grid):
+        lib = runtime.driver().lib
+        self.function = ctypes.c_void_p(kernel.function().value)
+        self.config = runtime.LaunchConfig(*grid, *kernel.block, kernel.dynamic_shared_bytes, None, None, 0)
+        self.config_address = ctypes.byref(self.config)
+        self.stream = None
+        self.launch = type(lib.cuLaunchKernelEx)(("cuLaunchKernelEx", lib))
+        self.launch.restype = ctypes.c_int
 
-def _check(status: int) -> None:
-    if status != 0:
-        runtime.driver().check(status, "cuLaunchKernel")
+    def __call__(self, params, stream: Optional[int]) -> None:
+        if stream != self.stream:
+            self.config.hStream = self.stream = stream
+        status = self.launch(self.config_address, self.function, params, None)
+        if status:
+            runtime.driver().check(status, "cuLaunchKernelEx")
+
+    def set_grid(self, grid) -> None:
+        self.config.gridDimX, self.config.gridDimY, self.config.gridDimZ = grid
 
 
 def _addresses(words) -> ctypes.Array:
@@ -62,9 +76,7 @@ class PreparedLauncher:
                              "grid compiled in, no cluster and no dependent launch")
         if any(p.kind != "tensor" or None in p.shape for p in kernel.params):
             raise ValueError(f"{kernel.name}: a prepared launcher takes tensor parameters of static shapes")
-        self.kernel, self.function = kernel, kernel.function()
-        lib = runtime.driver().lib
-        self.lib = lib
+        self.kernel, self.lib = kernel, runtime.driver().lib
         # One uint64 a parameter, written in place by one slice assignment
         # a call; the parameter array points at them and at the maps.
         self.pointers = (ctypes.c_uint64 * len(kernel.params))()
@@ -77,14 +89,14 @@ class PreparedLauncher:
                 slots.append(slot.address)
         self.params = (ctypes.c_void_p * len(slots))(*slots)
         self.grid, self.block = kernel.grid, kernel.block
-        fixed = [ctypes.c_uint(v) for v in (*self.grid, *self.block, kernel.dynamic_shared_bytes)]
-        self._launch = functools.partial(_unconverted_launch(lib), ctypes.c_void_p(self.function.value), *fixed)
+        self.launch = _Launch(kernel, kernel.grid)
 
     def __call__(self, *pointers: int, stream: Optional[int] = None) -> None:
         self.pointers[:] = pointers
         for entry in self.maps:
-            entry.update(self.lib, self.pointers[entry.index])
-        _check(self._launch(ctypes.c_void_p(stream or None), self.params, None))
+            if pointers[entry.index] != entry.address:
+                entry.update(self.lib, pointers[entry.index])
+        self.launch(self.params, stream)
 
 
 class ExtentLauncher:
@@ -101,14 +113,11 @@ class ExtentLauncher:
                              "compiled with LaunchConfig(grid=None), no cluster and no dependent launch")
         if any(p.kind != "tensor" or p.tensor_maps for p in kernel.params):
             raise ValueError(f"{kernel.name}: an extent launcher takes tensor parameters without tensor maps")
-        self.kernel, self.function = kernel, kernel.function()
+        self.kernel = kernel
         self.shapes = [tuple(p.shape) for p in kernel.params]
         self.words = (ctypes.c_uint64 * sum(3 + 2 * len(shape) for shape in self.shapes))()
         self.params = _addresses(self.words)
-        self.fixed = [ctypes.c_uint(v) for v in (*kernel.block, kernel.dynamic_shared_bytes)]
-        # cuLaunchKernel on this function (BoundLaunch binds the rest).
-        self.launch_function = functools.partial(_unconverted_launch(runtime.driver().lib),
-                                                 ctypes.c_void_p(self.function.value))
+        self.launch = _Launch(kernel, (1, 1, 1))
 
     def descriptor_words(self, pointers, extents):
         """The argument words: each tensor's descriptor."""
@@ -124,8 +133,8 @@ class ExtentLauncher:
 
     def __call__(self, *pointers: int, extents=(), grid=(1, 1, 1), stream: Optional[int] = None) -> None:
         self.words[:] = self.descriptor_words(pointers, extents)
-        _check(self.launch_function(*(ctypes.c_uint(v) for v in grid), *self.fixed,
-                                    ctypes.c_void_p(stream or None), self.params, None))
+        self.launch.set_grid(grid)
+        self.launch(self.params, stream)
 
     def bind(self, extents, grid) -> "BoundLaunch":
         """A launcher of these extents and grid (an op's signature fixes
@@ -146,14 +155,13 @@ class BoundLaunch:
         for shape in launcher.shapes:
             self.positions.append(position)
             position += 3 + 2 * len(shape)
-        self._launch = functools.partial(launcher.launch_function, *(ctypes.c_uint(v) for v in grid),
-                                         *launcher.fixed)
+        self.launch = _Launch(launcher.kernel, grid)
 
     def __call__(self, *pointers: int, stream: Optional[int] = None) -> None:
         words = self.words
         for position, pointer in zip(self.positions, pointers):
             words[position] = words[position + 1] = pointer
-        _check(self._launch(ctypes.c_void_p(stream or None), self.params, None))
+        self.launch(self.params, stream)
 
 
 class _MapSlot:

@@ -129,7 +129,7 @@ class _LaunchAttribute(ctypes.Structure):
     _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", _LaunchAttributeValue)]
 
 
-class _LaunchConfig(ctypes.Structure):
+class LaunchConfig(ctypes.Structure):
     _fields_ = [("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint), ("gridDimZ", ctypes.c_uint),
                 ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
                 ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
@@ -161,7 +161,7 @@ class _Driver:
         self.lib.cuMemFree_v2.argtypes = [ctypes.c_uint64]
         # Entry points of CUDA 12 and newer, bound where the driver has them.
         if hasattr(self.lib, "cuLaunchKernelEx"):
-            self.lib.cuLaunchKernelEx.argtypes = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p,
+            self.lib.cuLaunchKernelEx.argtypes = [ctypes.POINTER(LaunchConfig), ctypes.c_void_p,
                                                   ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
         if hasattr(self.lib, "cuTensorMapEncodeTiled"):
             self.lib.cuTensorMapEncodeTiled.argtypes = tensor_maps.ENCODE_ARGTYPES
@@ -265,7 +265,7 @@ class _Driver:
             attributes[-1].value.allowed = 1
         if attributes:
             array = (_LaunchAttribute * len(attributes))(*attributes)
-            config = _LaunchConfig(*grid, *block, shared_bytes, handle, array, len(attributes))
+            config = LaunchConfig(*grid, *block, shared_bytes, handle, array, len(attributes))
             self.check(self.lib.cuLaunchKernelEx(ctypes.byref(config), function, params, None),
                         "cuLaunchKernelEx")
         else:

@@ -97,17 +97,19 @@ def attention(q, k, v, causal=False, scale=None, return_lse=False, block_table=N
     default; with `return_lse`, (out, lse); with `block_table`, k and v
     a paged cache. Bad arguments raise before anything runs, naming the
     argument."""
-    launch.tensors(q=q, k=k, v=v, **({} if block_table is None else {"block_table": block_table}))
+    inputs = (q, k, v) if block_table is None else (q, k, v, block_table)
+    if not launch.eager(*inputs):  # the type checks of the eager path are eager()'s own
+        launch.tensors(q=q, k=k, v=v, **({} if block_table is None else {"block_table": block_table}))
+        check_flags(causal, scale)
+        scale = None if scale is None else float(scale)
+        if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
+            # The backward (ops/attention_grad.py) takes the forward's
+            # log-sum-exp: the op that returns it is the one autograd follows.
+            out, lse = attention_lse_op(q, k, v, causal, scale, block_table)
+            return (out, lse) if return_lse else out
+        return (attention_lse_op if return_lse else attention_op)(q, k, v, causal, scale, block_table)
     check_flags(causal, scale)
     scale = None if scale is None else float(scale)
-    inputs = (q, k, v) if block_table is None else (q, k, v, block_table)
-    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
-        # The backward (ops/attention_grad.py) takes the forward's
-        # log-sum-exp: the op that returns it is the one autograd follows.
-        out, lse = attention_lse_op(q, k, v, causal, scale, block_table)
-        return (out, lse) if return_lse else out
-    if not launch.eager(*inputs):
-        return (attention_lse_op if return_lse else attention_op)(q, k, v, causal, scale, block_table)
     key = ("attention", causal, scale, return_lse, *map(launch.signature_of, inputs))
     return launch.eager_call(key, lambda: _prepare(inputs, causal, scale, return_lse))(*inputs)
 
@@ -125,10 +127,9 @@ def _prepare(inputs, causal, scale, with_lse):
     index = q.device.index
 
     def call(*inputs):
-        args = run.arguments(*inputs)
+        args = run.eager_arguments(*inputs)
         launch.launch_all(launchers, run.operands(config, args), index)
-        result = run.results(args[4], args[5:])
-        return result if with_lse else result[0]
+        return run.results(args[4], args[5:]) if with_lse else args[4]
     return call
 
 
@@ -170,22 +171,26 @@ class _AttentionRun:
                        **({"paging": list(self.paging)} if self.paging else {})}
         self.signature = ("attention", *(tuple(v) if isinstance(v, list) else v for v in self.fields.values()))
 
-    def outputs(self, device):
-        """A call's fresh out, as the kernel's heads, and (with the
-        log-sum-exp) its rows' statistics: () or (stats,)."""
-        heads, rows = self.heads, self.rows
-        out = torch.empty((heads, rows, self.d), dtype=self.torch_dtype, device=device)
-        stats = (torch.empty((heads, rows, 2), dtype=torch.float32, device=device),) if self.with_lse else ()
-        return out, stats
+    def stats(self, q):
+        """A call's fresh statistics of the rows (with the log-sum-exp):
+        () or (stats,)."""
+        return (q.new_empty((self.heads, self.rows, 2), dtype=torch.float32),) if self.with_lse else ()
 
     def arguments(self, q, k, v, table=None):
         """The kernel's arrays: q, k and v (contiguous) as its heads (a
-        paged cache as it is), the block table or None, and the outputs."""
+        paged cache as it is), the block table or None, and the outputs
+        (out, fresh, and the statistics)."""
         d, s_k = self.d, self.s_k
-        out, stats = self.outputs(q.device)
         if self.paging is None:
             k, v = k.view(-1, s_k, d), v.view(-1, s_k, d)
-        return (q.view(self.heads, self.rows, d), k, v, table, out, *stats)
+        return (q.view(self.heads, self.rows, d), k, v, table, q.new_empty((self.heads, self.rows, d)),
+                *self.stats(q))
+
+    def eager_arguments(self, q, k, v, table=None):
+        """arguments() for a launch, which reads only addresses: q, k, v
+        and out (q's shape) as they are, contiguous (a view costs a
+        microsecond or more of the host's time a call)."""
+        return (q, k, v, table, torch.empty_like(q), *self.stats(q))
 
     def results(self, out, stats):
         """(out, lse or None) as the op returns them."""
@@ -236,8 +241,8 @@ class _AttentionRun:
         if config.splits == 1:
             return [(*inputs, out, *stats)]
         splits, d, rows = config.splits, self.d, self.heads * self.rows
-        partial = torch.empty((splits * self.heads, self.rows, d), dtype=torch.float32, device=q.device)
-        parts = torch.empty((splits * self.heads, self.rows, 2), dtype=torch.float32, device=q.device)
+        partial = q.new_empty((splits * self.heads, self.rows, d), dtype=torch.float32)
+        parts = q.new_empty((splits * self.heads, self.rows, 2), dtype=torch.float32)
         if config.one_launch:
             counters = launch.counters(q.device, self.heads * -(-self.rows // BM) * 2)
             return [(*inputs, partial, parts, out, counters, *stats)]

@@ -48,10 +48,11 @@ def check(a: torch.Tensor, b: torch.Tensor):
 def matmul(a, b, out_dtype=None):
     """a @ b (module docstring). Bad arguments raise before anything runs,
     naming the argument (the dispatcher's own cast errors do not)."""
-    launch.tensors(a=a, b=b)
-    check_out_dtype_type(out_dtype)
-    if not launch.eager(a, b):
+    if not launch.eager(a, b):  # the type checks of the eager path are eager()'s own
+        launch.tensors(a=a, b=b)
+        check_out_dtype_type(out_dtype)
         return matmul_op(a, b, out_dtype)
+    check_out_dtype_type(out_dtype)
     key = ("matmul", out_dtype, launch.signature_of(a), launch.signature_of(b))
     return launch.eager_call(key, lambda: _prepare_matmul(a, b, out_dtype))(a, b)
 
@@ -64,7 +65,7 @@ def _prepare_matmul(a, b, out_dtype):
         return general
     run = _GemmRun("matmul", (m, n, k), launch.NAMES[a.dtype], False,
                    None if out == a.dtype else launch.NAMES[out])
-    return run.prepared((a, b), lambda a, b: (a, b, torch.empty((m, n), dtype=out, device=a.device)))
+    return run.prepared((a, b), lambda a, b: (a, b, a.new_empty((m, n), dtype=out)))
 
 
 def matmul_impl(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
@@ -225,8 +226,7 @@ class _GemmRun:
         if self.direct(plan):
             return [(args[0], args[1], args[2].view(1, m, n))]
         split, swap = plan.config.split_k, plan.swap_ab
-        work = torch.empty((split, n, -(-m // 8) * 8) if swap else (split, m, n), dtype=torch.float32,
-                           device=args[0].device)
+        work = args[0].new_empty((split, n, -(-m // 8) * 8) if swap else (split, m, n), dtype=torch.float32)
         a_side, b_side = (args[1], args[0]) if swap else (args[0], args[1])
         if plan.one_launch:
             config = plan.config
@@ -337,10 +337,11 @@ def scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.bfloat16):
     rowwise scale_a (M, 1) and scale_b (1, N), each accumulator times its
     row's then its column's (torch's order); then rounded once to
     `out_dtype` (bf16 or fp16), or float32 as they are."""
-    launch.tensors(a=a, b=b, scale_a=scale_a, scale_b=scale_b)
-    check_out_dtype_type(out_dtype)
     if not launch.eager(a, b, scale_a, scale_b):
+        launch.tensors(a=a, b=b, scale_a=scale_a, scale_b=scale_b)
+        check_out_dtype_type(out_dtype)
         return scaled_matmul_op(a, b, scale_a, scale_b, out_dtype)
+    check_out_dtype_type(out_dtype)
     key = ("scaled_matmul", out_dtype, *map(launch.signature_of, (a, b, scale_a, scale_b)))
     return launch.eager_call(key, lambda: _prepare_scaled(a, b, scale_a, scale_b, out_dtype))(a, b, scale_a, scale_b)
 
@@ -357,7 +358,7 @@ def _prepare_scaled(a, b, scale_a, scale_b, out_dtype):
     # The scales as they are: contiguous, their one or M (N) values in
     # order, as the reshaped copies of the general path hold them.
     return run.prepared((a, b, scale_a, scale_b), lambda a, b, scale_a, scale_b: (
-        a, b, torch.empty((m, n), dtype=out, device=a.device), scale_a, scale_b))
+        a, b, a.new_empty((m, n), dtype=out), scale_a, scale_b))
 
 
 def scaled_matmul_impl(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,

@@ -64,12 +64,12 @@ def prepared_rows(spec: dict, build, x: torch.Tensor, general):
     `general` (the op's implementation: copies first)."""
     if not (x.is_contiguous() and x.data_ptr() % 16 == 0):
         return general
-    shape, dtype, device, index = x.shape, x.dtype, x.device, x.device.index
+    index = x.device.index
     rows = x.numel() // x.shape[-1]
     bound = _row_launcher(spec, build, x).bind((rows, rows), (rows, 1, 1))  # the signature fixes the rows
 
     def call(*inputs):
-        out = torch.empty(shape, dtype=dtype, device=device)
+        out = torch.empty_like(inputs[0])  # x's shape, contiguous as x is
         bound(*[t.data_ptr() for t in inputs], out.data_ptr(), stream=launch.stream(index))
         return out
     return call
@@ -78,10 +78,11 @@ def prepared_rows(spec: dict, build, x: torch.Tensor, general):
 def rms_norm(x, weight, eps=1e-6):
     """x / sqrt(mean(x^2) + eps) * weight over the last dimension. Bad
     arguments raise before anything runs, naming the argument."""
-    launch.tensors(x=x, weight=weight)
-    check_eps(eps)
-    if not launch.eager(x, weight):
+    if not launch.eager(x, weight):  # the type checks of the eager path are eager()'s own
+        launch.tensors(x=x, weight=weight)
+        check_eps(eps)
         return rms_norm_op(x, weight, eps)
+    check_eps(eps)
     call = launch.eager_call(("rms_norm", eps, launch.signature_of(x), launch.signature_of(weight)),
                              lambda: _prepare_rms_norm(x, weight, eps))
     return call(x, weight)
@@ -122,6 +123,11 @@ def _(x, weight, eps=1e-6):
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
+def check_dim_type(dim):
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"dim is an int, got {type(dim).__name__}")
+
+
 def check_softmax(x, dim):
     shape = rows_of(x)
     launch.require(dim in (-1, x.dim() - 1), "dim", f"{dim}: the kernel reduces over the last dimension")
@@ -131,11 +137,11 @@ def check_softmax(x, dim):
 def softmax(x, dim=-1):
     """softmax over the last dimension. Bad arguments raise before anything
     runs, naming the argument."""
-    launch.tensors(x=x)
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        raise TypeError(f"dim is an int, got {type(dim).__name__}")
     if not launch.eager(x):
+        launch.tensors(x=x)
+        check_dim_type(dim)
         return softmax_op(x, dim)
+    check_dim_type(dim)
     return launch.eager_call(("softmax", dim, launch.signature_of(x)), lambda: _prepare_softmax(x, dim))(x)
 
 
