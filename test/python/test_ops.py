@@ -7,6 +7,7 @@ exact, and an error, not a wrong result, where the interpreter cannot
 follow the data. Compiled kernels are cached on disk, and a second process
 loads them without MLIR."""
 
+import dataclasses
 import math
 import os
 import subprocess
@@ -541,6 +542,31 @@ def test_a_short_m_is_tuned_among_split_k_configurations():
                       (1, 128, 1, False, False)] + [p + (False,) for p in two] + [p + (True,) for p in two]
     assert all(p.config.split_k == 1 for p in matmul_module.candidates("bfloat16", 4096, 4096, 4096))
     assert HopperGemmConfig.best("bfloat16") == matmul_module.candidates("bfloat16", 16, 4096, 4096)[0].config
+
+
+def test_a_short_m_is_also_split_to_balance_the_sms_rounds():
+    # M 16 x N 6144 x K 4096 in e4m3 (32 steps of 128). Swap-AB with one
+    # consumer: 96 tiles of 64 rows of N. Split 2 ways (filling the SMs
+    # once is not possible; 2 at least) they are 192 units on 132 SMs, two
+    # rounds for 60 SMs and one for 72: 192 / 264 busy. Split 4 ways, 384
+    # units: 384 / 396. Two consumers: 48 tiles, 96 units (96 / 132) or
+    # split 8 ways 384. Without swapping, one consumer of 64 rows by 128
+    # columns: 48 tiles, 96 units unsplit, 8 ways 384. The default's 24
+    # tiles fill the SMs split 4 ways (96 units) and balance no better
+    # (16 ways would leave 2 steps a slice). Each split also in one launch.
+    import importlib
+    matmul_module = importlib.import_module("tile_mlir.ops.matmul")
+    plans = matmul_module.candidates("e4m3", 16, 6144, 4096)
+    split = [(p.config.consumers, p.config.bn, p.config.split_k, p.swap_ab) for p in plans
+             if p.config.split_k > 1 and not p.one_launch]
+    assert split == [(1, 128, 2, False), (1, 128, 8, False), (2, 256, 4, False),
+                     (1, 64, 2, True), (1, 64, 4, True), (2, 64, 2, True), (2, 64, 8, True)]
+    assert [p for p in plans if p.one_launch] == [
+        dataclasses.replace(p, one_launch=True) for p in plans if p.config.split_k > 1 and not p.one_launch]
+    # A K of 2 steps (bf16, 128) leaves a split nothing to balance: unsplit,
+    # and swap-AB's least split of 2 (its reduction writes C transposed).
+    tiny = matmul_module.candidates("bfloat16", 1, 64, 128)
+    assert {(p.swap_ab, p.config.split_k) for p in tiny} == {(False, 1), (True, 2)}
 
 
 def test_split_k_runs_through_the_op_in_the_interpreter(monkeypatch):

@@ -18,7 +18,7 @@ COMMIT = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"
 
 
 def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", steps=1, wait=True,
-               commit=True, overwrite=False, m=128, disable=None, scale=None, ws=False, idesc=None):
+               commit=True, overwrite=False, m=128, disable=None, scale=None, ws=False, idesc=None, d_lane=0):
     """128 threads: A (128 x 16 16-bit, or x 32 bytes) and B (n x K)
     staged in 32-byte-swizzled shared tiles, `steps` products chained into
     D (the first without its input), committed to an mbarrier that every
@@ -26,7 +26,8 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
     Out. `overwrite`: thread 1 writes A's first word after the issue;
     `disable` (four words: the lanes' bits) and `scale` (scale-input-d):
     the later steps' disable-output-lane mask and D's scale; `ws`:
-    tcgen05.mma.ws; `idesc`: the instruction descriptor's word, as given."""
+    tcgen05.mma.ws; `idesc`: the instruction descriptor's word, as given;
+    `d_lane`: the lane of D's address (its column the allocation's)."""
     opcode = KIND_OPCODE.format(kind).replace("mma.", "mma.ws." if ws else "mma.")
     a_kind, b_kind, d_kind = elements
     word_bits = {"f16": 16, "bf16": 16, "tf32": 32}.get(a_kind, 8)
@@ -60,6 +61,8 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
         T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
         base = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        d_at = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["add.u32"], d_at, base, T.uint32(d_lane << 16))
         mask = T.alloc_local((4,), "uint32")
         for r, word in enumerate(disable or ()):
             T.cuda.tile.apply(T.ptx["mov.b32"], mask[r:r + 1], T.uint32(word))
@@ -68,7 +71,7 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
                 b_tile = sb[s, 0:b_shape[0], 0:b_shape[1]]
                 accumulate = t < 0 if s == 0 else t == 0  # D's input from the second step on
                 extra = ([mask] if disable and s else []), ([T.uint32(scale)] if scale is not None and s else [])
-                T.cuda.tile.apply(T.ptx[opcode], base,
+                T.cuda.tile.apply(T.ptx[opcode], d_at,
                                   sa[s, 0:m, 0:k].matrix_descriptor(format="tcgen05"),
                                   b_tile.matrix_descriptor(format="tcgen05"), T.uint32(idesc), *extra[0], accumulate,
                                   *extra[1])
@@ -338,6 +341,21 @@ def test_d_past_the_allocation_is_reported():
     # N 128 from column 0 of a 64-column allocation.
     with pytest.raises(HazardError, match="D's columns 0-127 are in no allocation of its block"):
         run(mma_kernel(n=128), np.zeros((1, 128, 16), np.uint16), np.zeros((1, 128, 16), np.uint16), 128)
+
+
+def test_d_at_a_lane_other_than_0_is_reported():
+    # D's rows are lanes 0-127 of its columns (layout D, M 128): an address
+    # at lane 32 is no D.
+    with pytest.raises(HazardError, match="D at lane 32: its rows' lanes start at lane 0"):
+        run(mma_kernel(d_lane=32), np.zeros((1, 128, 16), np.uint16), np.zeros((1, 32, 16), np.uint16), 32)
+
+
+def test_a_disable_mask_register_never_written_is_a_fault():
+    # The second step's mask is four registers; only the first is written.
+    with pytest.raises(InterpretError, match=r"test_tcgen05_mma.py:\d+: tcgen05.mma.cta_group::1.kind::f16: thread 0: "
+                                             r"its disable-output-lane mask reads a register never written"):
+        run(mma_kernel(steps=2, disable=(0xFFFFFFFF,)), np.zeros((2, 128, 16), np.uint16),
+            np.zeros((2, 32, 16), np.uint16), 32)
 
 
 def test_a_multicast_mask_past_the_cluster_is_a_fault():

@@ -245,14 +245,41 @@ def _split_to_fill(tiles, steps):
     return split
 
 
+def _split_to_balance(tiles, steps):
+    """The split along K whose units (tiles x split, each SM taking them in
+    turn) leave the SMs' last round fullest: a power of two that keeps
+    slices of 4 or more steps, the smallest of the best. A short M reads
+    all of B once, so the time is that of the SM that reads the most:
+    96 tiles split 2 ways are 192 units, two rounds for 60 SMs and one for
+    72 (73% of the SMs' time reading), 4 ways 384, three rounds for 120
+    and two for 12 (97%)."""
+    splits = [1] + [1 << i for i in range(1, steps.bit_length()) if steps % (1 << i) == 0 and steps >> i >= 4]
+    return max(splits, key=lambda split: (_busy(tiles * split), -split))
+
+
+def _busy(units):
+    """The share of the SMs' rounds that `units` of equal work keep busy."""
+    return units / (-(-units // SMS) * SMS)
+
+
+def _splits(tiles, steps, least=1):
+    """The splits a short M's plan is tried with: the one that fills the
+    SMs once (at least `least`), and the one that balances their rounds
+    where that keeps them 10% busier."""
+    fill = max(least, _split_to_fill(tiles, steps))
+    balance = _split_to_balance(tiles, steps)
+    return [fill] + ([balance] if _busy(tiles * balance) >= 1.1 * _busy(tiles * fill) else [])
+
+
 def candidates(dtype, m=None, n=None, k=None):
     """The plans the autotuner times, the default (best) first: one block
     an SM in groups of 8, 128-column tiles with 6 stages, one consumer of
     64 rows (for a short M); where a short M leaves most SMs without a
     tile, that one and the default split along K into as many slices as
-    fill the SMs; and for M up to 128, swap-AB (N's rows as the tiles, M
-    as 64 or 128 columns) split likewise. Each split plan twice: summed by a
-    second kernel, and in the GEMM's own launch."""
+    fill the SMs (and into as many as balance their rounds, _splits); and
+    for M up to 128, swap-AB (N's rows as the tiles, M as 64 or 128
+    columns) split likewise. Each split plan twice: summed by a second
+    kernel, and in the GEMM's own launch."""
     plans = _plans(dtype, m, n, k)
     return plans + [dataclasses.replace(p, one_launch=True) for p in plans if p.config.split_k > 1]
 
@@ -267,18 +294,18 @@ def _plans(dtype, m, n, k):
         return plans
     steps = -(-k // (128 if dtype == "e4m3" else 64))
     for base in (short, best):
-        split = _split_to_fill(base.tiles(m, n), steps)
-        if split > 1:
-            plans.append(GemmPlan(dataclasses.replace(base, split_k=split, blocks=SMS)))
+        for split in _splits(base.tiles(m, n), steps):
+            if split > 1:
+                plans.append(GemmPlan(dataclasses.replace(base, split_k=split, blocks=SMS)))
     if m <= SWAP_AB_M:
         # M as the kernel's 64 (to M 64) or 128 columns; 8 or 6 stages fill
         # the shared memory.
         bn, stages = (64, 8) if m <= 64 else (128, 6)
         for consumers in (1, 2):
-            split = max(2, _split_to_fill(-(-n // (64 * consumers)), steps))
-            if steps % split == 0:
-                config = HopperGemmConfig(consumers=consumers, bn=bn, stages=stages, split_k=split, blocks=SMS)
-                plans.append(GemmPlan(config, swap_ab=True))
+            for split in _splits(-(-n // (64 * consumers)), steps, least=2):
+                if steps % split == 0:
+                    config = HopperGemmConfig(consumers=consumers, bn=bn, stages=stages, split_k=split, blocks=SMS)
+                    plans.append(GemmPlan(config, swap_ab=True))
     return plans
 
 
