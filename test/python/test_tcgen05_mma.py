@@ -361,3 +361,107 @@ def test_a_disable_mask_register_never_written_is_a_fault():
 def test_a_multicast_mask_past_the_cluster_is_a_fault():
     with pytest.raises(InterpretError, match=r"thread 0: its ctaMask 5 names a rank past its cluster's 2 blocks"):
         tile_mlir.interpret(multicast_kernel(0b101), np.zeros((128, 32), np.uint32), target="sm_100a")
+
+
+def a_in_tensor_memory_kernel(m=128, overwrite=False):
+    """128 threads: A (m x 16 bf16, two a 32-bit word, the first in the low
+    half) stored by tcgen05.st into columns 64-71 (row i at lane i; with m
+    64 the quadrants past it store nothing), B (32 x 16) staged in shared
+    memory; thread 0's tcgen05.mma reads A from tensor memory into D
+    (columns 0-31), committed and waited for; each warp loads its lanes of
+    D into Out. `overwrite`: warp 0 stores A's columns again after the
+    issue, before the wait."""
+    opcode = KIND_OPCODE.format("f16")
+    idesc = tcgen05.instruction_descriptor(opcode, d="f32", a="bf16", b="bf16", m=m, n=32, b_major="K")
+
+    @T.function
+    def kernel(A: T.Tensor((128, 8), "uint32"), B: T.Tensor((1, 32, 16), "uint16"),
+               Out: T.Tensor((128, 32), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+        t = T.thread_id()
+        slot = T.alloc_shared((1,), "uint32", align=16)
+        bar = T.alloc_shared((1,), "uint64", align=8)
+        done = T.alloc_local((1,), "bool")
+        sb = T.alloc_shared((1, 32, 16), "uint16", align=1024).swizzle("32B")
+        word = T.alloc_local((1, 1), "uint32")
+        stage(sb, B, (32, 8), t, word)
+        with T.if_(t < 32):
+            T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(128))
+        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar, T.uint32(1), pred=t == 0)
+        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        base = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        at = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["add.u32"], at, base, T.uint32(((t // 32 * 32) << 16) + 64))
+        row = T.alloc_local((8,), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.b32"], row.reshape((8, 1)), A[t, :].reshape((8, 1)))
+        with T.if_(t < m):
+            T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x8.b32"], at, row)
+            T.cuda.tile.apply(T.ptx["tcgen05.wait::st.sync.aligned"])
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        a_at = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["add.u32"], a_at, base, T.uint32(64))
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx[opcode], base, a_at, sb[0, 0:32, 0:16].matrix_descriptor(format="tcgen05"),
+                              T.uint32(idesc), t < 0)
+            T.cuda.tile.apply(T.ptx[COMMIT], bar)
+        if overwrite:
+            with T.if_(t < 32):
+                T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x8.b32"], at, row)
+        with T.until(done):
+            T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, bar, T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        T.cuda.tile.apply(T.ptx["sub.u32"], at, at, T.uint32(64))
+        d = T.alloc_local((32,), "uint32")
+        T.cuda.tile.apply(T.ptx["tcgen05.ld.sync.aligned.32x32b.x32.b32"], d, at)
+        T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
+        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, :].reshape((32, 1)), d.reshape((32, 1)))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        with T.if_(t < 32):
+            T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(128))
+    return kernel
+
+
+def packed_rows(a):
+    """A's bf16 rows as tensor memory holds them: two a 32-bit word, the
+    first element in the low half."""
+    bits = bf16_bits(a).astype(np.uint32)
+    return bits[:, 0::2] | bits[:, 1::2] << 16
+
+
+def test_a_in_tensor_memory_is_row_i_at_lane_i_packed_along_the_columns():
+    rng = np.random.default_rng(11)
+    a, b = rng.integers(-4, 5, (128, 16)), rng.integers(-4, 5, (1, 32, 16))
+    out = np.zeros((128, 32), np.uint32)
+    tile_mlir.interpret(a_in_tensor_memory_kernel(), packed_rows(a), bf16_bits(b), out, target="sm_100a")
+    assert np.array_equal(out.view(np.float32), (a @ b[0].T).astype(np.float32))
+
+
+def test_a_in_tensor_memory_of_m_64_is_lanes_0_to_63():
+    # M 64 (layout F): D's rows 16q to 16q + 15 at lanes 32q to 32q + 15;
+    # A's row i at lane i (lanes 0-63, the seed system's operand layout).
+    rng = np.random.default_rng(12)
+    a, b = rng.integers(-4, 5, (128, 16)), rng.integers(-4, 5, (1, 32, 16))
+    out = np.zeros((128, 32), np.uint32)
+    with pytest.warns(InterpretWarning, match="stored undefined"):  # lanes 16-31 of each quadrant hold no D
+        tile_mlir.interpret(a_in_tensor_memory_kernel(m=64), packed_rows(a), bf16_bits(b), out, target="sm_100a")
+    want = (a[:64] @ b[0].T).astype(np.float32)
+    lanes = 32 * (np.arange(64) // 16) + np.arange(64) % 16
+    assert np.array_equal(out[lanes].view(np.float32), want)
+
+
+def test_a_overwritten_in_tensor_memory_before_the_commit_is_waited_for():
+    rng = np.random.default_rng(13)
+    a, b = rng.integers(-4, 5, (128, 16)), rng.integers(-4, 5, (1, 32, 16))
+    with pytest.raises(HazardError, match=r"tcgen05.st.sync.aligned.32x32b.x8.b32: writes columns that the "
+                                          r"tcgen05.mma at .*test_tcgen05_mma.py:\d+ reads as its A: no wait has "
+                                          r"seen the phase its tcgen05.commit arrives on"):
+        tile_mlir.interpret(a_in_tensor_memory_kernel(overwrite=True), packed_rows(a), bf16_bits(b),
+                            np.zeros((128, 32), np.uint32), target="sm_100a")

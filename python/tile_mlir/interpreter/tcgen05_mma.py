@@ -34,10 +34,18 @@ A (M x K) B (K x N) + D, or A B where enable-input-d is false.
 - disable-output-lane (four registers, lane i's bit i % 32 of register
   i // 32): the rows at set lanes keep their words; scale-input-d: D's
   input times 2^-scale (defined where exact).
+- A in tensor memory ([a-tmem]): row i at lane i (M 128, the ISA's layout
+  D; M 64 lanes 0-63, as the seed system places A for layout F), its 256
+  bits of K in the 8 columns from the address's on, 32 / bits elements a
+  column, the first in the low bits; in one allocation of the block, the
+  address at lane 0. Until the commit's phase is waited for, a tcgen05.st
+  to A's words is a hazard. The warps' hand-off of A (tcgen05.st, fences,
+  a barrier, then the issue) is not checked at the mma.
 
-Refused (NotCovered, at the line): cta_group::2, A in tensor memory, the
-zero-column mask and B's shift of .ws, collector usage, the block-scaled
-and sub-byte kinds, an f16 D, and a CTA pair's commit.
+Refused (NotCovered, at the line): cta_group::2, A in tensor memory with
+.ws and A's shift (.ashift), the zero-column mask and B's shift of .ws,
+collector usage, the block-scaled and sub-byte kinds, an f16 D, and a CTA
+pair's commit.
 """
 
 from __future__ import annotations
@@ -81,13 +89,14 @@ SHAPES = {(128, False), (64, False), (128, True), (64, True), (32, True)}  # (M,
 @dataclass(eq=False)
 class Issued:
     """One tcgen05.mma in flight: its program point, its issuing thread, D's
-    words (block, lanes, columns) and the shared bytes it reads ((buffer,
-    byte addresses))."""
+    words (block, lanes, columns), the shared bytes it reads ((buffer,
+    byte addresses)) and A's words in tensor memory (or None)."""
 
     point: int
     thread: int
     at: tuple
     reads: list
+    a_words: tuple = None
 
 
 def mma(interp, apply):
@@ -106,7 +115,8 @@ def _refuse_unmodelled(opcode, named):
     """The kind, where the form is one the module models."""
     tokens = opcode.split(".")
     kind = next(t for t in tokens if t.startswith("kind::"))
-    unmodelled = ("cta_group::2" in tokens and "a CTA pair" or "a-tmem" in named and "A in tensor memory"
+    unmodelled = ("cta_group::2" in tokens and "a CTA pair" or "ashift" in tokens and "A's shift"
+                  or "a-tmem" in named and "ws" in tokens and "A in tensor memory with .ws"
                   or "zero-column-mask-desc" in named and "the zero-column mask"
                   or any(t.startswith("collector::") for t in tokens) and "collector usage"
                   or kind not in ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8") and kind)
@@ -120,8 +130,9 @@ def _issue(interp, instruction, named, kind, coord, thread):
     shared operands marked as the mma's until the commit's phase is
     waited for."""
     (opcode, ws), st, block = instruction, TM.state(interp), int(interp.block_of(np.array([thread]))[0])
+    a_name = "a-tmem" if "a-tmem" in named else "a-desc"
     values = {name: TM.scalar(interp, named[name], coord, thread)
-              for name in ("d-tmem", "a-desc", "b-desc", "idesc", "enable-input-d")}
+              for name in ("d-tmem", a_name, "b-desc", "idesc", "enable-input-d")}
     missing = [name for name, value in values.items() if value is None]
     if missing:
         TM.report(interp, f"thread {thread} reads its {', '.join(missing)} from a register never written")
@@ -140,8 +151,16 @@ def _issue(interp, instruction, named, kind, coord, thread):
     if column0 is None:
         return
     k = 256 // ELEMENT_BITS[fields.a]
-    a, a_known, a_buffer, a_at = W.operand_matrix(interp, values["a-desc"], fields.m, fields.a, k, thread, block,
-                                                  fields.a_major == "MN")
+    reads, a_words = [], None
+    if a_name == "a-tmem":
+        a_words = _a_words(interp, st, block, values["a-tmem"], fields.m)
+        if a_words is None:
+            return
+        a, a_known = _a_in_tensor_memory(st, a_words, fields.a, k)
+    else:
+        a, a_known, a_buffer, a_at = W.operand_matrix(interp, values["a-desc"], fields.m, fields.a, k, thread, block,
+                                                      fields.a_major == "MN")
+        reads.append((a_buffer, a_at))
     b, b_known, b_buffer, b_at = W.operand_matrix(interp, values["b-desc"], fields.n, fields.b, k, thread, block,
                                                   fields.b_major == "MN")
     a = W.negate(a, fields.a) if fields.negate_a else a
@@ -154,10 +173,12 @@ def _issue(interp, instruction, named, kind, coord, thread):
     st.words[at] = np.where(kept, st.words[at], d)
     st.defined[at] = st.half_defined[at] = np.where(kept, st.defined[at], d_known)
     st.mma_pending[at] = interp.point
-    reads = [(a_buffer, a_at), (b_buffer, b_at)]
+    reads.append((b_buffer, b_at))
     for buffer, addresses in reads:
         _reading(interp, buffer, addresses, thread)
-    issued = Issued(interp.point, thread, at, reads)
+    if a_words is not None:
+        st.mma_reading[a_words] = interp.point
+    issued = Issued(interp.point, thread, at, reads, a_words)
     st.uncommitted.setdefault(thread, []).append(issued)
     st.mma_in_flight.setdefault(thread, []).append(issued)
 
@@ -196,18 +217,51 @@ def _disabled_lanes(interp, named, coord, thread, lanes):
     return ((words[lanes // 32] >> (lanes % 32).astype(np.uint64)) & np.uint64(1)).astype(bool)
 
 
-def _column0(interp, st, block, taddr, n):
-    """D's first column (from lane 0), or None where its `n` columns are
-    not in one allocation of the block (reported)."""
+def _column0(interp, st, block, taddr, n, name="D"):
+    """The first column of D (or A) (from lane 0), or None where its `n`
+    columns are not in one allocation of the block (reported)."""
     lane, column = taddr >> 16, taddr & 0xFFFF
     if lane:
-        TM.report(interp, f"D at lane {lane}: its rows' lanes start at lane 0")
+        TM.report(interp, f"{name} at lane {lane}: its rows' lanes start at lane 0")
         return None
     for start, (width, _, _) in st.allocations[block].items():
         if start <= column and column + n <= start + width:
             return column
-    TM.report(interp, f"D's columns {column}-{column + n - 1} are in no allocation of its block")
+    TM.report(interp, f"{name}'s columns {column}-{column + n - 1} are in no allocation of its block")
     return None
+
+
+A_COLUMNS = 8  # K is 256 bits of A's elements: 8 32-bit columns of a row
+
+
+def _a_words(interp, st, block, taddr, m):
+    """A's words in tensor memory (block, lanes, columns), m x 8: row i at
+    lane i (M 128, the ISA's layout D; M 64 lanes 0-63, as the seed
+    system's A for layout F places it), its 256 bits in the 8 columns
+    from the address's on. None where they are not in one allocation of
+    the block (reported)."""
+    column0 = _column0(interp, st, block, taddr, A_COLUMNS, "A")
+    if column0 is None:
+        return None
+    lanes, columns = np.indices((m, A_COLUMNS))
+    return block, lanes, column0 + columns
+
+
+def _a_in_tensor_memory(st, words, kind, k):
+    """A (bits m x k, defined) from its words: 32 / bits elements a word,
+    element e of a word in its bits e * bits on (the first in the low
+    bits); a 16-bit element in a word's low half is defined where the half
+    is (tcgen05.st's .unpack::16b defines it alone)."""
+    bits = ELEMENT_BITS[kind]
+    per = 32 // bits
+    element = np.arange(k)
+    at = (words[0], words[1][:, element // per], words[2][:, element // per])
+    shift = ((element % per) * bits).astype(np.uint64)
+    a = (st.words[at].astype(np.uint64) >> shift) & np.uint64((1 << bits) - 1)
+    known = st.defined[at]
+    if bits == 16:
+        known = known | (st.half_defined[at] & (element % per == 0))
+    return a, known
 
 
 def _reading(interp, buffer, addresses, thread):
@@ -291,3 +345,6 @@ def _complete(interp, issued):
         for buffer, addresses in mma_issued.reads:
             held = buffer.wgmma_reading[addresses]
             buffer.wgmma_reading[addresses] = np.where(held == mma_issued.point, 0, held)
+        if mma_issued.a_words is not None:
+            held = st.mma_reading[mma_issued.a_words]
+            st.mma_reading[mma_issued.a_words] = np.where(held == mma_issued.point, 0, held)

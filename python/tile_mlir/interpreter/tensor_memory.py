@@ -82,6 +82,8 @@ class State:
         # issuing thread's tcgen05.mma not yet committed, and those not yet
         # complete (tcgen05_mma.py).
         self.mma_pending = np.zeros((blocks, LANES, COLUMNS), np.int32)
+        # Likewise of the tcgen05.mma that reads each word as its A.
+        self.mma_reading = np.zeros((blocks, LANES, COLUMNS), np.int32)
         self.uncommitted = {}
         self.mma_in_flight = {}
         self.allocations = [dict() for _ in range(blocks)]
@@ -317,6 +319,11 @@ def _reach(interp, apply, coord, first, registers):
                 issued = interp.points[int(pending[pending != 0][0])]
                 report(interp, f"{'writes' if storing else 'reads'} columns that the tcgen05.mma at {issued} writes: "
                                "no wait has seen the phase its tcgen05.commit arrives on", key=("mma", issued))
+            reading = st.mma_reading[access.block, access.lanes, access.columns] if storing else np.zeros(1)
+            if reading.any():
+                issued = interp.points[int(reading[reading != 0][0])]
+                report(interp, f"writes columns that the tcgen05.mma at {issued} reads as its A: no wait has seen "
+                               "the phase its tcgen05.commit arrives on", key=("mma A", issued))
             return access
     freed = any(s <= column < s + width for s, width in st.freed[block].items())
     what = "a freed allocation" if freed else "no allocation of its block"
