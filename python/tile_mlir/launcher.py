@@ -43,13 +43,11 @@ class _Launch:
     is part of a call)."""
 
     def __init__(self, kernel: runtime.Kernel, grid):
-        lib = runtime.driver().lib
         self.function = ctypes.c_void_p(kernel.function().value)
         self.config = runtime.LaunchConfig(*grid, *kernel.block, kernel.dynamic_shared_bytes, None, None, 0)
         self.config_address = ctypes.byref(self.config)
         self.stream = None
-        self.launch = type(lib.cuLaunchKernelEx)(("cuLaunchKernelEx", lib))
-        self.launch.restype = ctypes.c_int
+        self.launch = unconverted_entry("cuLaunchKernelEx")
 
     def __call__(self, params, stream: Optional[int]) -> None:
         if stream != self.stream:
@@ -60,6 +58,15 @@ class _Launch:
 
     def set_grid(self, grid) -> None:
         self.config.gridDimX, self.config.gridDimY, self.config.gridDimZ = grid
+
+
+def unconverted_entry(name: str):
+    """The driver's entry point `name` bound again without argtypes,
+    returning an int status."""
+    lib = runtime.driver().lib
+    entry = type(getattr(lib, name))((name, lib))
+    entry.restype = ctypes.c_int
+    return entry
 
 
 def _addresses(words) -> ctypes.Array:

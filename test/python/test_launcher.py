@@ -1,0 +1,86 @@
+"""The prepared launchers' calls of the driver (tile_mlir/launcher.py), on
+the CPU: cuLaunchKernelEx replaced by a recorder of what it is given (the
+configuration struct, the function, each parameter's words), so each test
+proves what a launch on a GPU would be handed: the grid, the block, the
+dynamic shared memory and the stream of each call, and the addresses and
+memref descriptors in the parameter array."""
+
+import ctypes
+import types
+
+import pytest
+
+import tile_mlir
+from tile_mlir import launcher, runtime
+from tile_mlir import script as T
+
+FUNCTION = 0x1234
+
+
+class Recorder:
+    """cuLaunchKernelEx's stand-in: each call's (grid, block, shared bytes,
+    stream, function, the first `words` words of the parameters)."""
+
+    def __init__(self, words):
+        self.words, self.calls = words, []
+
+    def __call__(self, config_address, function, params, extra):
+        config = config_address._obj
+        slots = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        self.calls.append(((config.gridDimX, config.gridDimY, config.gridDimZ),
+                           (config.blockDimX, config.blockDimY, config.blockDimZ), config.sharedMemBytes,
+                           config.hStream, function.value,
+                           [ctypes.c_uint64.from_address(slots[i]).value for i in range(self.words)],
+                           extra, config.numAttrs))
+        return 0
+
+
+def copy_kernel(rows):
+    """Each thread copies one row of four words (`rows` None: a runtime
+    extent, the grid given at launch)."""
+    @T.function
+    def copy(A: T.Tensor((rows, 4), "uint32"), Out: T.Tensor((rows, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=None if rows is None else rows // 32, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((1, 4), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], r, A[t:t + 1])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t:t + 1], r)
+    kernel = tile_mlir.compile(copy, target="sm_90")
+    kernel.function = lambda: ctypes.c_void_p(FUNCTION)
+    return kernel
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    def make(words):
+        record = Recorder(words)
+        monkeypatch.setattr(runtime, "driver", lambda: types.SimpleNamespace(lib=None))
+        monkeypatch.setattr(launcher, "unconverted_entry", lambda name: record if name == "cuLaunchKernelEx" else None)
+        return record
+    return make
+
+
+def test_a_prepared_launch_hands_the_driver_its_configuration_the_stream_and_the_addresses(recorder):
+    record = recorder(2)
+    launch = launcher.prepared(copy_kernel(64))
+    launch(0x1000, 0x2000, stream=7)
+    launch(0x3000, 0x4000, stream=7)
+    launch(0x5000, 0x6000, stream=None)
+    assert record.calls == [((2, 1, 1), (32, 1, 1), 0, stream, FUNCTION, pointers, None, 0)
+                            for stream, pointers in ((7, [0x1000, 0x2000]), (7, [0x3000, 0x4000]),
+                                                     (None, [0x5000, 0x6000]))]
+
+
+def test_an_extent_launch_writes_each_memref_descriptor_and_the_grid(recorder):
+    # The descriptor convention: each tensor's (allocated, aligned, offset,
+    # sizes, strides), the rows a runtime extent; bound to 96 rows, or
+    # given each call.
+    record = recorder(14)
+    extent = launcher.prepared(copy_kernel(None))
+    bound = extent.bind((96, 96), (3, 1, 1))
+    bound(0x1000, 0x2000, stream=5)
+    extent(0x3000, 0x4000, extents=(32, 32), grid=(1, 1, 1), stream=6)
+    def descriptors(rows, *addresses):
+        return [word for a in addresses for word in (a, a, 0, rows, 4, 4, 1)]
+    assert [call[:4] for call in record.calls] == [((3, 1, 1), (32, 1, 1), 0, 5), ((1, 1, 1), (32, 1, 1), 0, 6)]
+    assert [call[5] for call in record.calls] == [descriptors(96, 0x1000, 0x2000), descriptors(32, 0x3000, 0x4000)]
