@@ -18,6 +18,7 @@ from . import cp_async as CP
 from . import mbarrier as M
 from . import memory_model as MM
 from . import mma_sync as MS
+from . import tcgen05_copy as TCP
 from . import tcgen05_mma as TMMA
 from . import tensor_memory as TM
 from . import tma as T
@@ -231,8 +232,9 @@ def _wgmma(interp, apply):
         W.wait(interp, int(apply.values[0][0][0]))
 
 
-# tcgen05.mma and commit (tcgen05_mma.py); the rest: tensor_memory.py.
-_TCGEN05_MMA = {"mma": TMMA.mma, "commit": TMMA.commit}
+# tcgen05.mma and commit (tcgen05_mma.py), cp (tcgen05_copy.py); the rest:
+# tensor_memory.py.
+_TCGEN05_MMA = {"mma": TMMA.mma, "commit": TMMA.commit, "cp": TCP.copy}
 
 
 def _tcgen05(interp, apply):

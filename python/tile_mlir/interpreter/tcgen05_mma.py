@@ -175,12 +175,17 @@ def _issue(interp, instruction, named, kind, coord, thread):
     st.mma_pending[at] = interp.point
     reads.append((b_buffer, b_at))
     for buffer, addresses in reads:
-        _reading(interp, buffer, addresses, thread)
+        read_shared(interp, buffer, addresses, thread)
     if a_words is not None:
         st.mma_reading[a_words] = interp.point
-    issued = Issued(interp.point, thread, at, reads, a_words)
-    st.uncommitted.setdefault(thread, []).append(issued)
-    st.mma_in_flight.setdefault(thread, []).append(issued)
+    in_flight(st, Issued(interp.point, thread, at, reads, a_words))
+
+
+def in_flight(st, issued):
+    """An asynchronous operation issued: in flight until a commit's phase
+    after it is waited for."""
+    st.uncommitted.setdefault(issued.thread, []).append(issued)
+    st.mma_in_flight.setdefault(issued.thread, []).append(issued)
 
 
 def _input_d(st, at, shape, enabled, shift):
@@ -264,7 +269,7 @@ def _a_in_tensor_memory(st, words, kind, k):
     return a, known
 
 
-def _reading(interp, buffer, addresses, thread):
+def read_shared(interp, buffer, addresses, thread):
     """The shared bytes the mma reads: read now for the race check, and
     the mma's until its completion is waited for (a write of them before
     is a hazard: wgmma.check_shared_write, which names this mma)."""
@@ -277,7 +282,8 @@ def _reading(interp, buffer, addresses, thread):
 
 
 def _report_shared_write(interp, issued):
-    TM.report(interp, f"overwrites shared memory that the tcgen05.mma at {interp.points[issued]} reads: no wait "
+    TM.report(interp, f"overwrites shared memory that the {TM.issuer(TM.state(interp), issued)} at "
+                      f"{interp.points[issued]} reads: no wait "
                       "has seen the phase its tcgen05.commit arrives on", key=("mma shared", issued))
 
 

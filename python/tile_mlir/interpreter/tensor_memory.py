@@ -40,8 +40,8 @@ the column in its low half.
   the first use and tcgen05.fence::after_thread_sync after the barrier;
   a missing one is a hazard at the second use.
 
-tcgen05.mma and tcgen05.commit: tcgen05_mma.py. Not yet: cta_group::2, cp and shift (refused,
-NotCovered)."""
+tcgen05.mma and tcgen05.commit: tcgen05_mma.py; tcgen05.cp: tcgen05_copy.py. Not yet:
+cta_group::2 and shift (refused, NotCovered)."""
 
 from __future__ import annotations
 
@@ -84,6 +84,9 @@ class State:
         self.mma_pending = np.zeros((blocks, LANES, COLUMNS), np.int32)
         # Likewise of the tcgen05.mma that reads each word as its A.
         self.mma_reading = np.zeros((blocks, LANES, COLUMNS), np.int32)
+        # The instruction of each asynchronous program point above that is
+        # not a tcgen05.mma (tcgen05.cp), as the reports name it.
+        self.issuers = {}
         self.uncommitted = {}
         self.mma_in_flight = {}
         self.allocations = [dict() for _ in range(blocks)]
@@ -316,9 +319,10 @@ def _reach(interp, apply, coord, first, registers):
             access = _Access(block, lane + lanes, column + columns)
             pending = st.mma_pending[access.block, access.lanes, access.columns]
             if pending.any():
-                issued = interp.points[int(pending[pending != 0][0])]
-                report(interp, f"{'writes' if storing else 'reads'} columns that the tcgen05.mma at {issued} writes: "
-                               "no wait has seen the phase its tcgen05.commit arrives on", key=("mma", issued))
+                point = int(pending[pending != 0][0])
+                issued = interp.points[point]
+                report(interp, f"{'writes' if storing else 'reads'} columns that the {issuer(st, point)} at {issued} "
+                               "writes: no wait has seen the phase its tcgen05.commit arrives on", key=("mma", issued))
             reading = st.mma_reading[access.block, access.lanes, access.columns] if storing else np.zeros(1)
             if reading.any():
                 issued = interp.points[int(reading[reading != 0][0])]
@@ -416,6 +420,11 @@ def check_registers(interp, buffer, at, writing):
                        "since", key=("pending", issued))
 
 
+def issuer(st, point):
+    """The asynchronous tcgen05 instruction issued at `point`."""
+    return st.issuers.get(point, "tcgen05.mma")
+
+
 def check_exit(interp):
     """At the kernel's end: every allocation freed, every tcgen05.mma
     committed."""
@@ -423,9 +432,10 @@ def check_exit(interp):
         return
     for thread, issued in interp.tensor_memory.uncommitted.items():
         if issued and interp.first_report(("never committed", issued[0].point)):
+            name = issuer(interp.tensor_memory, issued[0].point)
             interp.hazards.append(TensorMemoryHazard(
-                interp.points[issued[0].point], "tcgen05.mma",
-                f"thread {thread}'s tcgen05.mma is never committed: no tcgen05.commit tracks its completion"))
+                interp.points[issued[0].point], name,
+                f"thread {thread}'s {name} is never committed: no tcgen05.commit tracks its completion"))
     for block, held in enumerate(interp.tensor_memory.allocations):
         for start, (width, warp, point) in held.items():
             key = ("never freed", point)
