@@ -29,7 +29,7 @@ from .artifacts import BASE_TAG
 
 BENCHMARKS = ("gemm_hopper", "attention", "gemm_mma", "softmax", "rmsnorm", "reduce_sum", "swiglu", "streaming",
               "dependent_launch",
-              "ops_launch", "ops_block", "ops_gemm", "ops_attention", "ops_grouped", "ops_compile", "ops_norms", "compile", "compile_scaling", "compile_stages", "cache", "interpreter")
+              "ops_launch", "ops_host", "ops_block", "ops_gemm", "ops_attention", "ops_grouped", "ops_compile", "ops_norms", "compile", "compile_scaling", "compile_stages", "cache", "interpreter")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -13,7 +13,6 @@ counts. Building a kernel and its data is not timed, nor its first run
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -118,35 +117,6 @@ def measure():
     print(json.dumps(seconds))
 
 
-def _tree(rev, into):
-    """A worktree of `rev` with this tree's build outputs in python/ (the
-    compiled extension, the generated dialect module: git ignores them)."""
-    subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", into, rev], check=True, capture_output=True)
-    built = subprocess.run(["git", "-C", ROOT, "ls-files", "--others", "--ignored", "--exclude-standard", "python"],
-                           check=True, capture_output=True, text=True).stdout.split()
-    for path in built:
-        if "__pycache__" not in path:
-            shutil.copy(os.path.join(ROOT, path), os.path.join(into, path))
-    with open(os.path.join(into, "python", "tile_mlir", "ptx.py"), "a") as ptx:
-        ptx.write(EXTENSION_FIELDS)
-    return into
-
-
-# The baseline's Python runs on this tree's compiled extension, whose form
-# records may carry fields added since (e.g. arch_only): its ptx._form
-# keeps only the fields its own dataclasses have (nothing else of the
-# baseline is changed; a tree with the same fields is unaffected).
-EXTENSION_FIELDS = """
-
-def _form(raw, _baseline_form=_form):  # appended by bench/interpreter.py
-    import dataclasses
-    known, known_operand = ({f.name for f in dataclasses.fields(c)} for c in (Form, Operand))
-    raw = {k: v for k, v in raw.items() if k in known}
-    raw["operands"] = [{k: v for k, v in op.items() if k in known_operand} for op in raw["operands"]]
-    return _baseline_form(raw)
-"""
-
-
 def _measured(tree):
     env = dict(os.environ, PYTHONPATH=os.path.join(tree, "python"),
                TILE_MLIR_CACHE_DIR=tempfile.mkdtemp(prefix="interp-bench-"))
@@ -158,13 +128,14 @@ def _measured(tree):
 
 
 def run(report_path):
+    from . import trees  # here: the measuring process runs this file as a script
     rev = os.environ.get("TILE_MLIR_BASELINE", "HEAD")
     with tempfile.TemporaryDirectory() as tmp:
-        base = _tree(rev, os.path.join(tmp, "base"))
+        base = trees.worktree(rev, os.path.join(tmp, "base"))
         try:
             rounds = [(_measured(base), _measured(ROOT)) for _ in range(ROUNDS)]
         finally:
-            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", base], capture_output=True)
+            trees.remove(base)
     kernels = {}
     for name in rounds[0][0]:
         before, after = (min(r[i][name] for r in rounds) for i in (0, 1))

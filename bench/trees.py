@@ -1,0 +1,42 @@
+"""Another commit's tree beside this one, for the CPU benchmarks that time
+this tree against a baseline in processes of their own (interpreter,
+ops_host)."""
+
+import os
+import shutil
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def worktree(rev, into):
+    """A worktree of `rev` with this tree's build outputs in python/ (the
+    compiled extension, the generated dialect module: git ignores them)."""
+    subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", into, rev], check=True, capture_output=True)
+    built = subprocess.run(["git", "-C", ROOT, "ls-files", "--others", "--ignored", "--exclude-standard", "python"],
+                           check=True, capture_output=True, text=True).stdout.split()
+    for path in built:
+        if "__pycache__" not in path:
+            shutil.copy(os.path.join(ROOT, path), os.path.join(into, path))
+    with open(os.path.join(into, "python", "tile_mlir", "ptx.py"), "a") as ptx:
+        ptx.write(EXTENSION_FIELDS)
+    return into
+
+
+def remove(tree):
+    subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tree], capture_output=True)
+
+
+# The baseline's Python runs on this tree's compiled extension, whose form
+# records may carry fields added since (e.g. arch_only): its ptx._form
+# keeps only the fields its own dataclasses have (nothing else of the
+# baseline is changed; a tree with the same fields is unaffected).
+EXTENSION_FIELDS = """
+
+def _form(raw, _baseline_form=_form):  # appended by bench/trees.py
+    import dataclasses
+    known, known_operand = ({f.name for f in dataclasses.fields(c)} for c in (Form, Operand))
+    raw = {k: v for k, v in raw.items() if k in known}
+    raw["operands"] = [{k: v for k, v in op.items() if k in known_operand} for op in raw["operands"]]
+    return _baseline_form(raw)
+"""
