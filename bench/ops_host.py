@@ -12,16 +12,13 @@ python/ on PYTHONPATH), ROUNDS times in turn; the best round counts.
 import json
 import os
 import platform
-import subprocess
 import sys
-import tempfile
 import time
 
 KIND = "cpu"
 ENTRIES = {}
 ROUNDS = 3
 CALLS = 20_000
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class _Idle:
@@ -74,33 +71,16 @@ def measure():
     print(json.dumps(result))
 
 
-def _measured(tree):
-    env = dict(os.environ, PYTHONPATH=os.path.join(tree, "python"),
-               TILE_MLIR_CACHE_DIR=tempfile.mkdtemp(prefix="ops-host-bench-"))
-    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--measure"], env=env, capture_output=True,
-                          text=True)
-    if done.returncode:
-        raise RuntimeError(f"measuring {tree} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def run(report_path):
     from . import trees  # here: the measuring process runs this file as a script
-    rev = os.environ.get("TILE_MLIR_BASELINE", "HEAD")
-    with tempfile.TemporaryDirectory() as tmp:
-        base = trees.worktree(rev, os.path.join(tmp, "base"))
-        try:
-            rounds = [(_measured(base), _measured(ROOT)) for _ in range(ROUNDS)]
-        finally:
-            trees.remove(base)
+    rounds, baseline = trees.against_baseline(os.path.abspath(__file__), ROUNDS)
     calls = {}
     for name in rounds[0][1]:
         before, after = (min(r[i][name] for r in rounds) for i in (0, 1))
         calls[name] = {"us_per_call": {"baseline": round(before, 2), "this_tree": round(after, 2)},
                        "ratio_vs_baseline": round(before / after, 3)}
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", rev], capture_output=True, text=True)
     report = {"device": f"CPU: {platform.processor() or platform.machine()}, {os.cpu_count()} cores",
-              "baseline": f"{rev} ({commit.stdout.strip()})", "rounds": ROUNDS, "calls": CALLS, "ops": calls}
+              "baseline": baseline, "rounds": ROUNDS, "calls": CALLS, "ops": calls}
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
     print(json.dumps(report, indent=1))

@@ -2,9 +2,12 @@
 this tree against a baseline in processes of their own (interpreter,
 ops_host)."""
 
+import json
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -25,6 +28,32 @@ def worktree(rev, into):
 
 def remove(tree):
     subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tree], capture_output=True)
+
+
+def measured(script, tree):
+    """The JSON line that `script --measure` prints last, run with `tree`'s
+    python/ on PYTHONPATH and a fresh cache."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(tree, "python"),
+               TILE_MLIR_CACHE_DIR=tempfile.mkdtemp(prefix="bench-tree-"))
+    done = subprocess.run([sys.executable, script, "--measure"], env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"measuring {tree} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def against_baseline(script, rounds):
+    """([(the baseline's, this tree's)] of `rounds` rounds in turn, the
+    baseline's name): the baseline the tree of commit TILE_MLIR_BASELINE
+    (default: HEAD)."""
+    rev = os.environ.get("TILE_MLIR_BASELINE", "HEAD")
+    with tempfile.TemporaryDirectory() as tmp:
+        base = worktree(rev, os.path.join(tmp, "base"))
+        try:
+            results = [(measured(script, base), measured(script, ROOT)) for _ in range(rounds)]
+        finally:
+            remove(base)
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", rev], capture_output=True, text=True)
+    return results, f"{rev} ({commit.stdout.strip()})"
 
 
 # The baseline's Python runs on this tree's compiled extension, whose form
