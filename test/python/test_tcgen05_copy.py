@@ -12,6 +12,8 @@ import tile_mlir
 from tile_mlir import script as T
 from tile_mlir.interpreter.launch import HazardError, InterpretError, InterpretWarning
 
+from tcgen05_blocks import allocated, unloaded, wait_for
+
 COMMIT = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"
 
 
@@ -29,9 +31,6 @@ def copy_kernel(shape, multicast="", column=0, wait=True):
     def kernel(A: T.Tensor((rows, 8), "uint32"), Out: T.Tensor((128, words), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
         t = T.thread_id()
-        slot = T.alloc_shared((1,), "uint32", align=16)
-        bar = T.alloc_shared((1,), "uint64", align=8)
-        done = T.alloc_local((1,), "bool")
         sa = T.alloc_shared((rows, 8), "uint32", align=1024).swizzle("32B")
         word = T.alloc_local((1, 1), "uint32")
         for piece in range(0, rows * 8, 128):
@@ -39,35 +38,17 @@ def copy_kernel(shape, multicast="", column=0, wait=True):
             with T.if_(piece + t < rows * 8):
                 T.cuda.tile.apply(T.ptx["ld.global.b32"], word, A[row:row + 1, col:col + 1])
                 T.cuda.tile.apply(T.ptx["st.shared.b32"], sa[row:row + 1, col:col + 1], word)
-        with T.if_(t < 32):
-            T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
-        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar, T.uint32(1), pred=t == 0)
-        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
-        base = T.alloc_local((1,), "uint32")
-        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        base, bar = allocated(t, 32)
         to = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["add.u32"], to, base, T.uint32(column))
         with T.if_(t == 0):
             T.cuda.tile.apply(T.ptx[opcode], to, sa[0:rows, 0:words].matrix_descriptor(format="tcgen05"))
             T.cuda.tile.apply(T.ptx[COMMIT], bar)
         if wait:
-            with T.until(done):
-                T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, bar, T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+            wait_for(bar)
         at = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["add.u32"], at, to, T.uint32((t // 32 * 32) << 16))
-        d = T.alloc_local((words,), "uint32")
-        T.cuda.tile.apply(T.ptx[f"tcgen05.ld.sync.aligned.32x32b.x{words}.b32"], d, at)
-        T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
-        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, :].reshape((words, 1)), d.reshape((words, 1)))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
-        with T.if_(t < 32):
-            T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(32))
+        unloaded(t, at, Out, words, base, 32)
     return kernel
 
 

@@ -13,6 +13,8 @@ from tile_mlir import script as T
 from tile_mlir import tcgen05
 from tile_mlir.interpreter.launch import HazardError, InterpretError, InterpretWarning
 
+from tcgen05_blocks import allocated, handed_over, unloaded, wait_for
+
 KIND_OPCODE = "tcgen05.mma.cta_group::1.kind::{}"
 COMMIT = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"
 
@@ -43,24 +45,13 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
                Out: T.Tensor((128, n), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
         t = T.thread_id()
-        slot = T.alloc_shared((1,), "uint32", align=16)
-        bar = T.alloc_shared((1,), "uint64", align=8)
-        done = T.alloc_local((1,), "bool")
         sa = T.alloc_shared((steps, 128, k), dtype, align=1024).swizzle("32B")
         b_row = b_shape[1] * word_bits // 8
         sb = T.alloc_shared((steps,) + b_shape, dtype, align=1024).swizzle(f"{b_row}B")
         word = T.alloc_local((1, 1), "uint32")
         stage(sa, A, (steps * 128, k * word_bits // 32), t, word)
         stage(sb, B, (steps * b_shape[0], b_shape[1] * word_bits // 32), t, word)
-        with T.if_(t < 32):
-            T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(64))
-        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar, T.uint32(1), pred=t == 0)
-        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
-        base = T.alloc_local((1,), "uint32")
-        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        base, bar = allocated(t, 64)
         d_at = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["add.u32"], d_at, base, T.uint32(d_lane << 16))
         mask = T.alloc_local((4,), "uint32")
@@ -82,20 +73,10 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
             T.cuda.tile.apply(T.ptx["st.shared.b32"], sa.view("uint32").reshape((steps * 128, 8))[0:1, 0:1],
                               word, pred=t == 1)
         if wait:
-            with T.until(done):
-                T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, bar, T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+            wait_for(bar)
         at = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["add.u32"], at, base, T.uint32((t // 32 * 32) << 16))
-        d = T.alloc_local((n,), "uint32")
-        T.cuda.tile.apply(T.ptx[f"tcgen05.ld.sync.aligned.32x32b.x{n}.b32"], d, at)
-        T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
-        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, :].reshape((n, 1)), d.reshape((n, 1)))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
-        with T.if_(t < 32):
-            T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(64))
+        unloaded(t, at, Out, n, base, 64)
     return kernel
 
 
@@ -379,21 +360,10 @@ def a_in_tensor_memory_kernel(m=128, overwrite=False):
                Out: T.Tensor((128, 32), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
         t = T.thread_id()
-        slot = T.alloc_shared((1,), "uint32", align=16)
-        bar = T.alloc_shared((1,), "uint64", align=8)
-        done = T.alloc_local((1,), "bool")
         sb = T.alloc_shared((1, 32, 16), "uint16", align=1024).swizzle("32B")
         word = T.alloc_local((1, 1), "uint32")
         stage(sb, B, (32, 8), t, word)
-        with T.if_(t < 32):
-            T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(128))
-        T.cuda.tile.apply(T.ptx["mbarrier.init.shared::cta.b64"], bar, T.uint32(1), pred=t == 0)
-        T.cuda.tile.apply(T.ptx["fence.proxy.async.shared::cta"])
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
-        base = T.alloc_local((1,), "uint32")
-        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        base, bar = allocated(t, 128)
         at = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["add.u32"], at, base, T.uint32(((t // 32 * 32) << 16) + 64))
         row = T.alloc_local((8,), "uint32")
@@ -401,9 +371,7 @@ def a_in_tensor_memory_kernel(m=128, overwrite=False):
         with T.if_(t < m):
             T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x8.b32"], at, row)
             T.cuda.tile.apply(T.ptx["tcgen05.wait::st.sync.aligned"])
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        handed_over()
         a_at = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["add.u32"], a_at, base, T.uint32(64))
         with T.if_(t == 0):
@@ -413,19 +381,9 @@ def a_in_tensor_memory_kernel(m=128, overwrite=False):
         if overwrite:
             with T.if_(t < 32):
                 T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x8.b32"], at, row)
-        with T.until(done):
-            T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, bar, T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        wait_for(bar)
         T.cuda.tile.apply(T.ptx["sub.u32"], at, at, T.uint32(64))
-        d = T.alloc_local((32,), "uint32")
-        T.cuda.tile.apply(T.ptx["tcgen05.ld.sync.aligned.32x32b.x32.b32"], d, at)
-        T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
-        T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, :].reshape((32, 1)), d.reshape((32, 1)))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
-        with T.if_(t < 32):
-            T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(128))
+        unloaded(t, at, Out, 32, base, 128)
     return kernel
 
 
