@@ -38,10 +38,12 @@ def wait_for(bar):
         T.cuda.tile.apply(T.ptx["mbarrier.try_wait.parity.shared::cta.b64"], done, bar, T.uint32(0))
 
 
-def unloaded(t, at, out, words, base, columns):
+def unloaded(t, at, out, words, base, columns, fence=True):
     """Each warp loads `words` columns of its lanes at `at` (32x32b) into
-    its threads' rows of `out`; then the columns are freed."""
-    T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+    its threads' rows of `out` (after a tcgen05.fence::after_thread_sync,
+    unless not `fence`); then the columns are freed."""
+    if fence:
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
     d = T.alloc_local((words,), "uint32")
     T.cuda.tile.apply(T.ptx[f"tcgen05.ld.sync.aligned.32x32b.x{words}.b32"], d, at)
     T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])

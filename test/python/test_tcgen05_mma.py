@@ -5,6 +5,8 @@ through sm_100's descriptors; the commit's mbarrier phase, waited for,
 hands D to four warps' tcgen05.ld. The products against numpy on
 integer-valued data (exact), and the hazards of the asynchrony."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -20,7 +22,8 @@ COMMIT = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"
 
 
 def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", steps=1, wait=True,
-               commit=True, overwrite=False, m=128, disable=None, scale=None, ws=False, idesc=None, d_lane=0):
+               commit=True, overwrite=False, m=128, disable=None, scale=None, ws=False, idesc=None, d_lane=0,
+               fence=True):
     """128 threads: A (128 x 16 16-bit, or x 32 bytes) and B (n x K)
     staged in 32-byte-swizzled shared tiles, `steps` products chained into
     D (the first without its input), committed to an mbarrier that every
@@ -29,7 +32,8 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
     `disable` (four words: the lanes' bits) and `scale` (scale-input-d):
     the later steps' disable-output-lane mask and D's scale; `ws`:
     tcgen05.mma.ws; `idesc`: the instruction descriptor's word, as given;
-    `d_lane`: the lane of D's address (its column the allocation's)."""
+    `d_lane`: the lane of D's address (its column the allocation's);
+    `fence`: the tcgen05.fence::after_thread_sync after the wait."""
     opcode = KIND_OPCODE.format(kind).replace("mma.", "mma.ws." if ws else "mma.")
     a_kind, b_kind, d_kind = elements
     word_bits = {"f16": 16, "bf16": 16, "tf32": 32}.get(a_kind, 8)
@@ -76,7 +80,7 @@ def mma_kernel(n=32, kind="f16", elements=("bf16", "bf16", "f32"), b_major="K", 
             wait_for(bar)
         at = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["add.u32"], at, base, T.uint32((t // 32 * 32) << 16))
-        unloaded(t, at, Out, n, base, 64)
+        unloaded(t, at, Out, n, base, 64, fence)
     return kernel
 
 
@@ -169,6 +173,16 @@ def test_d_loaded_before_the_commit_is_waited_for():
 def test_an_operand_overwritten_before_the_commit_is_waited_for():
     text = hazard(mma_kernel(overwrite=True))
     assert "st.shared.b32: overwrites shared memory that the tcgen05.mma at " in text
+
+
+def test_d_loaded_after_the_wait_without_the_fence_after_it():
+    # PTX ISA 9.7.16.6: the wait that sees the commit's phase hands D over
+    # to the waiting thread only with a tcgen05.fence::after_thread_sync
+    # after it, before its tcgen05.ld.
+    text = hazard(mma_kernel(fence=False))
+    assert re.search(r"tcgen05.ld.sync.aligned.32x32b.x32.b32: thread 0 uses the words the tcgen05.commit at "
+                     r"\S*test_tcgen05_mma.py:\d+ hands over with no tcgen05.fence::after_thread_sync since its "
+                     r"wait saw the phase", text), text
 
 
 def test_an_mma_never_committed():

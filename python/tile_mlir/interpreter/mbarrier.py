@@ -81,6 +81,10 @@ class Barrier:
     # (phase, what completes when a wait sees it: a callable of no
     # arguments) of tcgen05.commit's arrivals (tcgen05_mma.py).
     completions: List[Tuple[int, object]] = field(default_factory=list)
+    # Per phase, what each thread whose wait sees it observes (a callable
+    # of the thread): tcgen05.commit's hand-over, which the thread takes
+    # only after a tcgen05.fence::after_thread_sync (tcgen05_mma.py).
+    observers: Dict[int, List[object]] = field(default_factory=dict)
     # The program point of an asynchronous arrival of the current phase, and
     # of each completed phase that had one.
     async_arrival: str = ""
@@ -325,6 +329,8 @@ def wait(call):
             if arrived_at and not interp.spinning and interp.first_report(("async arrival", interp.point)):
                 interp.hazards.append(AsyncArrivalHazard(call.form.opcode, call.where, arrived_at))
             deliver_attached(interp, barrier, waited)
+            for observe in barrier.observers.get(waited, ()):
+                observe(thread)
     call.write("waitComplete", done, known)
 
 

@@ -27,9 +27,10 @@ A (M x K) B (K x N) + D, or A B where enable-input-d is false.
   commit, an asynchronous arrival (a single wait, not a loop, that sees
   its phase complete is reported, as for cp.async.mbarrier.arrive); with
   .multicast::cluster on the same mbarrier of each block ctaMask names. A
-  tcgen05.mma never committed is reported when the kernel ends. The
-  tcgen05.fence::after_thread_sync that the ISA's pattern puts after the
-  wait is not checked (the hand-off rule follows block barriers).
+  tcgen05.mma never committed is reported when the kernel ends. A thread
+  whose wait saw the phase takes D's words only after a
+  tcgen05.fence::after_thread_sync of its warp (PTX ISA 9.7.16.6): its
+  tcgen05.ld or st of them before the fence is reported.
 
 - disable-output-lane (four registers, lane i's bit i % 32 of register
   i // 32): the rows at set lanes keep their words; scale-input-d: D's
@@ -306,7 +307,12 @@ def commit(interp, apply):
             for address in _commit_targets(interp, apply, coord, int(thread)):
                 barrier = interp.mbarriers.get(interp.points[interp.point], interp.mbarriers.key(mbar, address),
                                                apply.opcode)
-                barrier.completions.append((barrier.phase, lambda issued=issued: _complete(interp, issued)))
+                token = interp.point, barrier.phase
+                barrier.completions.append((barrier.phase, lambda issued=issued, token=token:
+                                            _complete(interp, issued, token)))
+                barrier.observers.setdefault(barrier.phase, []).append(
+                    lambda waiter, token=token, where=interp.points[interp.point]: TM.awaiting_fence(
+                        interp, waiter, token, where))
                 _arrive(interp, apply.opcode, barrier, int(thread))
 
 
@@ -338,11 +344,14 @@ def _arrive(interp, opcode, barrier, thread):
     M.arrive_async(interp, barrier, thread, where)
 
 
-def _complete(interp, issued):
+def _complete(interp, issued, token):
     """The mma complete: their D words and shared bytes are free again
-    (where no later mma holds them)."""
+    (where no later mma holds them); D's words handed over by the commit
+    `token` (its program point and phase), which a waiting thread takes
+    after a tcgen05.fence::after_thread_sync."""
     st = TM.state(interp)
     for mma_issued in issued:
+        st.handed_over[mma_issued.at] = st.token_id(token)
         flight = st.mma_in_flight.get(mma_issued.thread, [])
         if mma_issued in flight:
             flight.remove(mma_issued)

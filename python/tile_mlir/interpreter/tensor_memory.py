@@ -87,6 +87,13 @@ class State:
         # The instruction of each asynchronous program point above that is
         # not a tcgen05.mma (tcgen05.cp), as the reports name it.
         self.issuers = {}
+        # The commit (a number, tokens) whose completion last handed each
+        # word over; each thread's commits seen by a wait with no
+        # tcgen05.fence::after_thread_sync of its warp since ({number:
+        # the commit's line}).
+        self.handed_over = np.zeros((blocks, LANES, COLUMNS), np.int32)
+        self.tokens = {}
+        self.unfenced = {}
         self.uncommitted = {}
         self.mma_in_flight = {}
         self.allocations = [dict() for _ in range(blocks)]
@@ -102,6 +109,10 @@ class State:
         # The accesses of the instruction running now, recorded when every
         # warp of it was checked against the accesses before it.
         self.recording = []
+
+    def token_id(self, token):
+        """The number of a commit's (program point, phase), from 1."""
+        return self.tokens.setdefault(token, len(self.tokens) + 1)
 
 
 def state(interp) -> State:
@@ -172,6 +183,8 @@ def _fence(interp, first, before):
     block, warp = _block_and_warp(interp, first)
     if not before:
         st.fenced_after[block, warp] = int(interp.epoch[block])
+        for thread in range(first, first + 32):
+            st.unfenced.pop(thread, None)
         return
     for (b, _), by_warp in st.accesses.items():
         if b == block and warp in by_warp:
@@ -323,6 +336,7 @@ def _reach(interp, apply, coord, first, registers):
                 issued = interp.points[point]
                 report(interp, f"{'writes' if storing else 'reads'} columns that the {issuer(st, point)} at {issued} "
                                "writes: no wait has seen the phase its tcgen05.commit arrives on", key=("mma", issued))
+            _check_fenced(interp, st, first, access)
             reading = st.mma_reading[access.block, access.lanes, access.columns] if storing else np.zeros(1)
             if reading.any():
                 issued = interp.points[int(reading[reading != 0][0])]
@@ -418,6 +432,30 @@ def check_registers(interp, buffer, at, writing):
         verb = "writes" if writing else "reads"
         report(interp, f"{verb} a register that the tcgen05.ld at {issued} loads: no tcgen05.wait::ld.sync.aligned "
                        "since", key=("pending", issued))
+
+
+def awaiting_fence(interp, thread, token, where):
+    """`thread`'s wait saw the phase of the commit `token` (at `where`):
+    the words it hands over are the thread's after a
+    tcgen05.fence::after_thread_sync (PTX ISA 9.7.16.6)."""
+    st = state(interp)
+    st.unfenced.setdefault(thread, {})[st.token_id(token)] = where
+
+
+def _check_fenced(interp, st, first, access):
+    """A warp's ld or st of words a commit handed over to a thread of it
+    whose wait has had no tcgen05.fence::after_thread_sync since."""
+    handed = st.handed_over[access.block, access.lanes, access.columns]
+    for thread in range(first, first + 32):
+        waited = st.unfenced.get(thread)
+        if not waited:
+            continue
+        for number in np.unique(handed[handed != 0]):
+            if int(number) in waited:
+                report(interp, f"thread {thread} uses the words the tcgen05.commit at {waited[int(number)]} hands "
+                               "over with no tcgen05.fence::after_thread_sync since its wait saw the phase",
+                       key=("unfenced", int(number)))
+                return
 
 
 def issuer(st, point):
