@@ -95,7 +95,6 @@ class PreparedLauncher:
                 self.maps.append(_MapSlot(index, param, box, swizzle, slot))
                 slots.append(slot.address)
         self.params = (ctypes.c_void_p * len(slots))(*slots)
-        self.grid, self.block = kernel.grid, kernel.block
         self.launch = _Launch(kernel, kernel.grid)
 
     def __call__(self, *pointers: int, stream: Optional[int] = None) -> None:
@@ -173,15 +172,14 @@ class BoundLaunch:
 
 class _MapSlot:
     """A tensor map parameter's bytes, encoded for the address it holds
-    (kept for the addresses seen lately; nothing done for the same one)."""
+    (kept for the addresses seen lately). The launcher calls update() only
+    for an address other than the one it holds."""
 
     def __init__(self, index, param, box, swizzle, slot):
         self.index, self.param, self.box, self.swizzle, self.slot = index, param, box, swizzle, slot
         self.address, self.seen = None, OrderedDict()
 
     def update(self, lib, address: int) -> None:
-        if address == self.address:
-            return
         encoded = self.seen.get(address)
         if encoded is None:
             param = self.param
