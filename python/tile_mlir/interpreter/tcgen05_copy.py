@@ -96,10 +96,8 @@ def _destination(interp, issuer, taddr, row_lanes, words):
     reached = lane + row_lanes
     if reached.max() >= TM.LANES:
         raise interp.fault(interp.lanes == thread, f"its rows reach lane {int(reached.max())}, past lane 127")
-    for start, (width, _, _) in st.allocations[block].items():
-        if start <= column and column + words <= start + width:
-            lanes_ = np.broadcast_to(reached.T[:, :, None], reached.T.shape + (words,))
-            columns = np.broadcast_to(column + np.arange(words), lanes_.shape)
-            return block, lanes_, columns
-    TM.report(interp, f"its columns {column}-{column + words - 1} are in no allocation of its block")
-    return None
+    if TM.allocation_holding(st, block, column, words) is None:
+        TM.report(interp, f"its columns {column}-{column + words - 1} are in no allocation of its block")
+        return None
+    word_lanes = np.broadcast_to(reached.T[:, :, None], reached.T.shape + (words,))
+    return block, word_lanes, np.broadcast_to(column + np.arange(words), word_lanes.shape)

@@ -230,9 +230,8 @@ def _column0(interp, st, block, taddr, n, name="D"):
     if lane:
         TM.report(interp, f"{name} at lane {lane}: its rows' lanes start at lane 0")
         return None
-    for start, (width, _, _) in st.allocations[block].items():
-        if start <= column and column + n <= start + width:
-            return column
+    if TM.allocation_holding(st, block, column, n) is not None:
+        return column
     TM.report(interp, f"{name}'s columns {column}-{column + n - 1} are in no allocation of its block")
     return None
 

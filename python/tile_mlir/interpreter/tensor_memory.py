@@ -326,26 +326,36 @@ def _reach(interp, apply, coord, first, registers):
         # Two 16-bit halves a register, in two adjacent columns.
         lanes, columns = np.stack([lanes, lanes], -1), np.stack([2 * columns, 2 * columns + 1], -1)
     last = column + int(columns.max())
+    start = allocation_holding(st, block, column, last - column + 1)
+    if start is None:
+        freed = any(s <= column < s + width for s, width in st.freed[block].items())
+        what = "a freed allocation" if freed else "no allocation of its block"
+        report(interp, f"reaches columns {column}-{last}, in {what}")
+        return None
+    _hand_off(interp, first, start)
+    access = _Access(block, lane + lanes, column + columns)
+    pending = st.mma_pending[access.block, access.lanes, access.columns]
+    if pending.any():
+        point = int(pending[pending != 0][0])
+        issued = interp.points[point]
+        report(interp, f"{'writes' if storing else 'reads'} columns that the {issuer(st, point)} at {issued} "
+                       "writes: no wait has seen the phase its tcgen05.commit arrives on", key=("mma", issued))
+    _check_fenced(interp, st, first, access)
+    if storing:
+        reading = st.mma_reading[access.block, access.lanes, access.columns]
+        if reading.any():
+            issued = interp.points[int(reading[reading != 0][0])]
+            report(interp, f"writes columns that the tcgen05.mma at {issued} reads as its A: no wait has "
+                           "seen the phase its tcgen05.commit arrives on", key=("mma A", issued))
+    return access
+
+
+def allocation_holding(st, block, column, n):
+    """The start of the block's allocation that holds columns `column` to
+    `column` + n - 1, or None."""
     for start, (width, _, _) in st.allocations[block].items():
-        if start <= column and last < start + width:
-            _hand_off(interp, first, start)
-            access = _Access(block, lane + lanes, column + columns)
-            pending = st.mma_pending[access.block, access.lanes, access.columns]
-            if pending.any():
-                point = int(pending[pending != 0][0])
-                issued = interp.points[point]
-                report(interp, f"{'writes' if storing else 'reads'} columns that the {issuer(st, point)} at {issued} "
-                               "writes: no wait has seen the phase its tcgen05.commit arrives on", key=("mma", issued))
-            _check_fenced(interp, st, first, access)
-            reading = st.mma_reading[access.block, access.lanes, access.columns] if storing else np.zeros(1)
-            if reading.any():
-                issued = interp.points[int(reading[reading != 0][0])]
-                report(interp, f"writes columns that the tcgen05.mma at {issued} reads as its A: no wait has seen "
-                               "the phase its tcgen05.commit arrives on", key=("mma A", issued))
-            return access
-    freed = any(s <= column < s + width for s, width in st.freed[block].items())
-    what = "a freed allocation" if freed else "no allocation of its block"
-    report(interp, f"reaches columns {column}-{last}, in {what}")
+        if start <= column and column + n <= start + width:
+            return start
     return None
 
 
@@ -445,16 +455,17 @@ def awaiting_fence(interp, thread, token, where):
 def _check_fenced(interp, st, first, access):
     """A warp's ld or st of words a commit handed over to a thread of it
     whose wait has had no tcgen05.fence::after_thread_sync since."""
+    waiting = [(thread, st.unfenced[thread]) for thread in range(first, first + 32) if st.unfenced.get(thread)]
+    if not waiting:  # the common case: no index of the words' hand-overs
+        return
     handed = st.handed_over[access.block, access.lanes, access.columns]
-    for thread in range(first, first + 32):
-        waited = st.unfenced.get(thread)
-        if not waited:
-            continue
-        for number in np.unique(handed[handed != 0]):
-            if int(number) in waited:
-                report(interp, f"thread {thread} uses the words the tcgen05.commit at {waited[int(number)]} hands "
+    numbers = [int(number) for number in np.unique(handed[handed != 0])]
+    for thread, waited in waiting:
+        for number in numbers:
+            if number in waited:
+                report(interp, f"thread {thread} uses the words the tcgen05.commit at {waited[number]} hands "
                                "over with no tcgen05.fence::after_thread_sync since its wait saw the phase",
-                       key=("unfenced", int(number)))
+                       key=("unfenced", number))
                 return
 
 
