@@ -11,7 +11,6 @@ python/ on PYTHONPATH), ROUNDS times in turn; the best round counts.
 
 import json
 import os
-import platform
 import sys
 import time
 
@@ -73,14 +72,10 @@ def measure():
 
 def run(report_path):
     from . import trees  # here: the measuring process runs this file as a script
-    rounds, baseline = trees.against_baseline(os.path.abspath(__file__), ROUNDS)
-    calls = {}
-    for name in rounds[0][1]:
-        before, after = (min(r[i][name] for r in rounds) for i in (0, 1))
-        calls[name] = {"us_per_call": {"baseline": round(before, 2), "this_tree": round(after, 2)},
-                       "ratio_vs_baseline": round(before / after, 3)}
-    report = {"device": f"CPU: {platform.processor() or platform.machine()}, {os.cpu_count()} cores",
-              "baseline": baseline, "rounds": ROUNDS, "calls": CALLS, "ops": calls}
+    best, baseline = trees.against_baseline(os.path.abspath(__file__), ROUNDS)
+    calls = {name: {"us_per_call": {"baseline": round(before, 2), "this_tree": round(after, 2)},
+                    "ratio_vs_baseline": round(before / after, 3)} for name, (before, after) in best.items()}
+    report = {"device": trees.machine(), "baseline": baseline, "rounds": ROUNDS, "calls": CALLS, "ops": calls}
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
     print(json.dumps(report, indent=1))

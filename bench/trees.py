@@ -4,6 +4,7 @@ ops_host)."""
 
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -42,9 +43,11 @@ def measured(script, tree):
 
 
 def against_baseline(script, rounds):
-    """([(the baseline's, this tree's)] of `rounds` rounds in turn, the
-    baseline's name): the baseline the tree of commit TILE_MLIR_BASELINE
-    (default: HEAD)."""
+    """({name: (the baseline's best, this tree's best)} over `rounds`
+    rounds in turn, the baseline's name): the baseline the tree of commit
+    TILE_MLIR_BASELINE (default: HEAD); each measurement `script --measure`'s
+    {name: a time}, the least of the rounds counting (one round's times
+    move by up to 30% on the 2-core build machine)."""
     rev = os.environ.get("TILE_MLIR_BASELINE", "HEAD")
     with tempfile.TemporaryDirectory() as tmp:
         base = worktree(rev, os.path.join(tmp, "base"))
@@ -53,7 +56,14 @@ def against_baseline(script, rounds):
         finally:
             remove(base)
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", rev], capture_output=True, text=True)
-    return results, f"{rev} ({commit.stdout.strip()})"
+    best = {name: tuple(min(r[i][name] for r in results) for i in (0, 1))
+            for name in results[0][1] if name in results[0][0]}
+    return best, f"{rev} ({commit.stdout.strip()})"
+
+
+def machine():
+    """The CPU the benchmarks ran on, as their reports name it."""
+    return f"CPU: {platform.processor() or platform.machine()}, {os.cpu_count()} cores"
 
 
 # The baseline's Python runs on this tree's compiled extension, whose form
