@@ -77,6 +77,13 @@ def stream_handle(stream) -> Optional[int]:
     return int(stream)
 
 
+# The largest runtime extent (a T.Tensor axis of None) a launch may give:
+# CUDA's 32-bit counts, so that the kernel's loops to it count in 32 bits
+# and its divisions are unsigned (the frontend assumes it; a launch past it
+# is refused).
+RUNTIME_EXTENT_LIMIT = 2**31 - 1
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -445,6 +452,10 @@ class Kernel:
                                                      for want, got in zip(param.shape, shape)):
                 raise ArgumentError(f"{param.name}: expected shape {_shape_text(param.shape)}, "
                                     f"got {tuple(shape)}")
+            for axis, (want, got) in enumerate(zip(param.shape, shape)):
+                if want is None and got > RUNTIME_EXTENT_LIMIT:
+                    raise ArgumentError(f"{param.name}: axis {axis}'s runtime extent {got} is past 2^31 - 1, the "
+                                        "largest a kernel counts to")
             if np.dtype(dtype) != np.dtype(param.dtype):
                 raise ArgumentError(f"{param.name}: expected dtype {param.dtype}, got {np.dtype(dtype)}")
             if not contiguous:

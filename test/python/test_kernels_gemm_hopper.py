@@ -20,7 +20,9 @@ import pytest
 
 import tile_mlir
 from tile_mlir.kernels.gemm_hopper import HopperGemmConfig, hopper_gemm
-from tile_mlir.kernels.gemm_reduce import split_k_reduce
+from tile_mlir.kernels.configs import SplitKFinish
+from tile_mlir.kernels.gemm_reduce import launch_grid as split_k_reduce_grid, split_k_reduce
+from tile_mlir.runtime import ArgumentError
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools", "sass"))
@@ -179,10 +181,13 @@ def mnemonics(cubin, keep):
 
 
 @pytest.mark.skipif(not sass.available(), reason="needs cuobjdump and nvdisasm (the test extra)")
+@pytest.mark.parametrize("m", [4096, None])
 @pytest.mark.parametrize("dtype, gmma", [("bfloat16", "HGMMA.64x256x16.F32.BF16"),
                                          ("e4m3", "QGMMA.64x256x32.F32.E4M3.E4M3")])
-def test_sass_is_the_instructions_written(dtype, gmma):
-    compiled = tile_mlir.compile(hopper_gemm(4096, 4096, 4096, dtype), target="sm_90a")
+def test_sass_is_the_instructions_written(dtype, gmma, m):
+    # A runtime M (None) adds only the tile order's arithmetic: the same
+    # tensor-core, shared-store and TMA sequence, registers and barriers.
+    compiled = tile_mlir.compile(hopper_gemm(m, 4096, 4096, dtype), target="sm_90a")
     resources = sass.ptxas_resources(compiled.ptx, arch="sm_90a")
     assert sass.NO_SPILLS.search(resources) and "Used 168 registers" in resources, resources
     text = sass.listing(compiled.cubin)
@@ -227,3 +232,82 @@ def test_reductions_it_cannot_take_are_refused():
         split_k_reduce(16, 64, 2, "int8")
     with pytest.raises(ValueError, match=r"a thread takes four columns: N 6 is not a multiple of 4"):
         split_k_reduce(16, 6, 2)
+
+
+def interpret_runtime(kernel, config, m, n, *arrays):
+    """A kernel of runtime sizes in the interpreter, on the grid the op
+    launches it with."""
+    tile_mlir.interpret(kernel, *arrays, grid=(config.grid(m, n), 1, 1))
+
+
+def integer_operands(m, n, k, dtype, seed):
+    rng = np.random.default_rng(seed)
+    a, b = [rng.integers(-2, 3, s).astype(np.float32) for s in ((m, k), (k, n))]
+    return a, b, gemm_reference.bits(a, dtype), np.ascontiguousarray(gemm_reference.bits(b, dtype).T)
+
+
+def test_one_kernel_takes_any_m():
+    # M read from A's rows when the kernel runs: one compiled kernel for
+    # three M. Two blocks in groups of two tile rows where the rows make
+    # whole groups (M 256: two tile rows), row by row where they do not
+    # (M 300: three), as the kernel of a constant M orders them; a grid of
+    # one block for M 20 (config.grid).
+    config = HopperGemmConfig(bn=64, stages=3, blocks=2, group_m=2)
+    kernel = hopper_gemm(None, 64, 192, "bfloat16", config)
+    assert [p[1].shape for p in kernel.params] == [(None, 192), (64, 192), (None, 64)]
+    assert [config.grid(m, 64) for m in (20, 256, 300)] == [1, 2, 2]
+    for m, seed in ((20, 1), (256, 2), (300, 3)):
+        a, b, a_bits, bt_bits = integer_operands(m, 64, 192, "bfloat16", seed)
+        c = np.zeros((m, 64), np.uint16)
+        interpret_runtime(kernel, config, m, 64, a_bits, bt_bits, c)
+        assert np.array_equal(c, rounded_bits(gemm_reference.expected(a, b), "bfloat16")), m
+
+
+@pytest.mark.parametrize("finish", [False, True])
+def test_swap_ab_of_a_runtime_m_and_its_reduction(finish):
+    # Swap-AB: C^T = Bt A^T, the short M as the kernel's N, read from the
+    # rows of its Bt (A) when it runs; split in 2 along K; the reduction
+    # (or the tile's last slice, in the same launch) writes C (M, N) from
+    # W (2, N, M rounded up to 8), its M C's rows. One pair of kernels for
+    # M 3 and 40; e4m3 with rowwise scales into float16.
+    n, k, split = 128, 512, 2
+    config = HopperGemmConfig(consumers=1, bn=64, stages=3, split_k=split, blocks=3, group_m=1)
+    how = SplitKFinish("float16", "row", transposed=True)
+    gemm = hopper_gemm(n, None, k, "e4m3", config, finish=how if finish else None)
+    reduce = None if finish else split_k_reduce(None, n, split, "float16", "row", transposed=True)
+    for m, seed in ((3, 5), (40, 6)):
+        a, b, a_bits, bt_bits = integer_operands(m, n, k, "e4m3", seed)
+        rng = np.random.default_rng(seed)
+        scale_a = rng.uniform(0.5, 2, (m, 1)).astype(np.float32)
+        scale_b = rng.uniform(0.5, 2, (1, n)).astype(np.float32)
+        w = np.zeros((split, n, -(-m // 8) * 8), np.float32)
+        c = np.zeros((m, n), np.uint16)
+        if finish:
+            counters = np.zeros((config.tiles(n, m), 1), np.uint32)
+            interpret_runtime(gemm, config, n, m, bt_bits, a_bits, w, c, counters, scale_a, scale_b)
+            assert not counters.any()
+        else:
+            interpret_runtime(gemm, config, n, m, bt_bits, a_bits, w)
+            tile_mlir.interpret(reduce, w, c, scale_a, scale_b, grid=(split_k_reduce_grid(m, n), 1, 1))
+        want = (gemm_reference.expected(a, b).astype(np.float32) * scale_a) * scale_b
+        assert np.array_equal(c, rounded_bits(want, "float16")), m
+
+
+def test_a_runtime_n_past_one_tile_traps():
+    # The kernel's runtime N (swap-AB's M) is one tile's columns at most:
+    # past them it would leave C's last columns unwritten, so it traps.
+    config = HopperGemmConfig(consumers=1, bn=64, stages=3, split_k=2, blocks=2, group_m=1)
+    kernel = hopper_gemm(64, None, 256, "bfloat16", config)
+    _, _, a_bits, bt_bits = integer_operands(72, 64, 256, "bfloat16", 9)
+    w = np.zeros((2, 64, 72), np.float32)
+    with pytest.raises(tile_mlir.InterpretError, match="trap"):
+        tile_mlir.interpret(kernel, bt_bits, a_bits, w, grid=(2, 1, 1))
+
+
+def test_a_runtime_extent_past_32_bits_is_refused():
+    # The kernel counts to a runtime extent in 32 bits: a launch past 2^31
+    # - 1 is refused before anything runs (a broadcast view: no memory).
+    kernel = tile_mlir.compile(hopper_gemm(None, 64, 192, "bfloat16", SMALL), target="sm_90a")
+    huge = np.broadcast_to(np.zeros(1, np.uint16), (2**31, 192))
+    with pytest.raises(ArgumentError, match=r"A: axis 0's runtime extent 2147483648 is past 2\^31 - 1"):
+        kernel.check_arguments([huge, np.zeros((64, 192), np.uint16), np.broadcast_to(np.zeros(1, np.uint16), (2**31, 64))])

@@ -10,6 +10,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, memref
 
 from ..dialects import tile as _tile_ops
+from ..runtime import RUNTIME_EXTENT_LIMIT
 from .tracing import (_DYNAMIC, REGISTER_SPACE, SHARED_SPACE, TileError, _active, _element_type, _integer,
                       _location, _raise, _shape, _tensor_element_type)
 from .values import Bool, Index, Scalar, _ComputedScalar, _check_owned
@@ -75,6 +76,23 @@ class Buffer:
     @property
     def shape(self) -> Tuple[int, ...]:
         return tuple(self.type.shape)
+
+    def extent(self, axis: int) -> Index:
+        """The extent of `axis`: its constant, or for a runtime extent (a
+        T.Tensor axis of None) the launch's, read from the tensor's
+        descriptor (memref.dim): the one source of a runtime size, so that
+        no separate parameter can disagree with the tensor."""
+        _check_owned(self)
+        shape = self.shape
+        if isinstance(axis, bool) or not isinstance(axis, int) or not 0 <= axis < len(shape):
+            raise TileError(f"extent: axis is an integer in [0, {len(shape)}), got {axis!r}")
+        if shape[axis] != _DYNAMIC:
+            return Index.of(shape[axis])
+        builder = _active()
+        with _location():
+            value = memref.dim(self.value, arith.constant(ir.IndexType.get(), axis))
+        builder.ranges[value] = (0, RUNTIME_EXTENT_LIMIT)
+        return Index([(value, 1)])
 
     def __getitem__(self, key) -> "Buffer":
         _check_owned(self)

@@ -119,6 +119,14 @@ def memref_load(interp, op):
     interp.values[op.results[0]] = bits.astype(bool) if view.bits == 1 else (bits, view.bits)
 
 
+def memref_dim(interp, op):
+    """A tensor's extent along an axis (Buffer.extent): the launch's, the
+    same for every thread."""
+    view = interp.values[op.operands[0]]
+    axis = int(interp.values[op.operands[1]][0])
+    interp.values[op.results[0]] = np.broadcast_to(np.int64(view.shape[axis]), (interp.threads,))
+
+
 def memref_store(interp, op):
     """A store of a scalar into a register tile (the coordinates a
     tuple gives cp.async.bulk.tensor)."""
@@ -148,6 +156,7 @@ HANDLERS = {
     "scf.while": scf_while,
     "scf.condition": scf_condition,
     "memref.load": memref_load,
+    "memref.dim": memref_dim,
     "memref.store": memref_store,
     "scf.if": scf_if,
 }

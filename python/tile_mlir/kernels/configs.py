@@ -31,6 +31,12 @@ class HopperGemmConfig:
         columns (the last ones partial)."""
         return -(-m // (64 * self.consumers)) * -(-n // self.bn)
 
+    def grid(self, m: int, n: int) -> int:
+        """The persistent blocks of an m x n C: one a unit of work (a tile,
+        or a slice of one), at most `blocks`; a kernel of runtime sizes is
+        launched with it."""
+        return min(self.blocks, self.tiles(m, n) * self.split_k)
+
     @classmethod
     def best(cls, dtype: str):
         """The configuration that won on the H200 (bench/README.md):

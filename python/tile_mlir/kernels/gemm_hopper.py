@@ -35,12 +35,12 @@ equals numpy bit for bit, in the interpreter and on the GPU
 (test_kernels_gemm_hopper.py).
 """
 
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, replace
+from typing import Optional, Tuple
 
 from .. import script as T
 from .configs import HopperGemmConfig
-from ..pipelining import (GroupedTiles, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles, WgmmaAccumulator,
+from ..pipelining import (EitherTiles, GroupedTiles, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles, WgmmaAccumulator,
                           sync_block)
 from ..pipelining.epilogues import stmatrix_place
 from .split_k_finish import SplitKFinish, TileFinisher
@@ -68,14 +68,17 @@ TMA_STORE = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
 class _Geometry:
     """What a problem and a configuration make of each other."""
 
-    m: int
-    n: int
+    m: Optional[int]  # None: each launch's (A's rows)
+    n: Optional[int]  # None: each launch's (Bt's rows), at most one tile's bn columns
     k: int
     dtype: str
     config: HopperGemmConfig
     scales: str = "none"  # "tensor": one scale each; "row": A's per row, Bt's per row (C's column)
     out_dtype: Optional[str] = None  # C's 16-bit type: the inputs' (bf16 for e4m3) by default
     partial: bool = False  # float32 accumulators into a workspace, unsplit too (a float32 C)
+    # Inside the kernel (bound()): M and N, constants or read from A's and
+    # Bt's descriptors, and the blocks (the launch's grid for runtime sizes).
+    at_launch: Optional[Tuple] = None
 
     def __post_init__(self):
         if self.dtype not in KINDS:
@@ -84,11 +87,14 @@ class _Geometry:
             raise ValueError(f"scales is one of {SCALES}, got {self.scales!r}")
         if self.out_dtype not in (None, *OUT_KINDS):
             raise ValueError(f"C is one of {sorted(OUT_KINDS)}, got {self.out_dtype!r}")
-        if min(self.m, self.n, self.k) < 1:
+        if min(e for e in (self.m, self.n, self.k) if e is not None) < 1:
             raise ValueError(f"an empty product: {self.m} x {self.n} x {self.k}")
         # TMA takes a tensor's rows at a pitch of whole 16 bytes: A's and
         # Bt's of K elements, C's of N 16-bit ones.
         # (A split-K partial stores no C by TMA: any N.)
+        if self.n is None and not self.to_workspace:
+            raise ValueError("a runtime N takes a float32 workspace (swap-AB's partial): C's TMA rows need "
+                             "N's 16 bytes")
         if self.k * (1 if self.fp8 else 2) % 16 or (not self.to_workspace and self.n * 2 % 16):
             raise ValueError(f"K {self.k} and N {self.n}: a TMA box's rows are whole 16 bytes (K a multiple of "
                              f"{16 if self.fp8 else 8}, N of 8)")
@@ -111,15 +117,30 @@ class _Geometry:
     # Tiles and steps past the edges: TMA's loads fill zeros there (which
     # add nothing) and its stores write only inside C.
     steps = property(lambda self: -(-self.k // self.bk))
-    tiles_m = property(lambda self: -(-self.m // self.bm))
-    tiles_n = property(lambda self: -(-self.n // self.config.bn))
-    tiles = property(lambda self: self.config.tiles(self.m, self.n))
+    # M and N: constants, or inside the kernel the launch's.
+    rows = property(lambda self: self.m if self.m is not None else self.at_launch[0])
+    cols = property(lambda self: self.n if self.n is not None else self.at_launch[1])
+    runtime = property(lambda self: self.m is None or self.n is None)
+    tiles_m = property(lambda self: -(-self.rows // self.bm))
+    # A runtime N is at most one tile's columns (_body traps past them).
+    tiles_n = property(lambda self: 1 if self.n is None else -(-self.n // self.config.bn))
+    tiles = property(lambda self: self.tiles_m * self.tiles_n)
     split = property(lambda self: self.config.split_k)
     # The accumulators go to a float32 workspace: split along K, or asked.
     to_workspace = property(lambda self: self.split > 1 or self.partial)
     slice_steps = property(lambda self: self.steps // self.split)  # a unit's steps: a tile's, or a slice's
     units = property(lambda self: self.tiles * self.split)
-    blocks = property(lambda self: min(self.config.blocks, self.units))
+    # The persistent blocks: as many as there are units, at most
+    # config.blocks; for runtime sizes the launch's grid (config.grid()).
+    blocks = property(lambda self: self.at_launch[2] if self.runtime else self.config.grid(self.m, self.n))
+    grid = property(lambda self: None if self.runtime else self.blocks)
+
+    def bound(self, A, B) -> "_Geometry":
+        """The geometry inside the kernel: runtime M and N read once from
+        A's and Bt's descriptors (their rows), the blocks from the grid."""
+        if not self.runtime:
+            return self
+        return replace(self, at_launch=(A.extent(0), B.extent(0), T.grid_dim()))
 
     def unit(self, unit):
         """(tile, slice) of a unit of work: a tile, or slice unit % split
@@ -133,12 +154,18 @@ class _Geometry:
                         "bf16" if self.fp8 else KINDS[self.dtype])
 
     @property
-    def order(self) -> GroupedTiles:
+    def order(self):
         # A grid of a partial last group walks row by row: the order that
         # was measured (GroupedTiles' partial groups are not, for this
-        # kernel: the 8 bf16 shapes at M 1,024 would change).
-        group_m = self.config.group_m if self.tiles_m % self.config.group_m == 0 else 1
-        return GroupedTiles(self.tiles_n, group_m, self.bm, self.config.bn)
+        # kernel: the 8 bf16 shapes at M 1,024 would change). A runtime M
+        # chooses between the two when it runs.
+        grouped = GroupedTiles(self.tiles_n, self.config.group_m, self.bm, self.config.bn)
+        by_rows = GroupedTiles(self.tiles_n, 1, self.bm, self.config.bn)
+        if self.config.group_m == 1:
+            return by_rows
+        if self.m is None:
+            return EitherTiles(self.tiles_m % self.config.group_m == 0, grouped, by_rows)
+        return grouped if self.tiles_m % self.config.group_m == 0 else by_rows
 
     @property
     def wgmma(self) -> str:
@@ -214,11 +241,11 @@ class _DeferredStore:
         places = WgmmaAccumulator(g.config.bn)
         for h in range(2):  # the thread's rows: elements 0-1 and 2-3 of each block of 8 columns
             row, _ = places.place(2 * h, warp, lane, row0 + 64 * self.c, col0)
-            row = T.minimum(row, g.m - 1)
+            row = T.minimum(row, g.rows - 1)
             T.cuda.tile.apply(T.ptx["ld.global.f32"], by_row[h:h + 1], scale_a[row:row + 1])
         for i in range(g.regs // 2):
             _, col = places.place(2 * i, warp, lane, row0, col0)
-            col = T.minimum(col, g.n - 2)
+            col = T.minimum(col, g.cols - 2)
             pair = acc[0, 0:1, 2 * i:2 * i + 2].reshape((2, 1))
             T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], by_col, scale_b[0:1, col:col + 2])
             T.cuda.tile.apply(T.ptx["mul.rn.f32"], pair, pair, by_row[(i % 2):(i % 2) + 1].broadcast((2, 1)))
@@ -291,7 +318,7 @@ def _consume_slices(g: _Geometry, a_s, b_s, ring, W, t, bid, c, finisher=None):
         for i in range(g.regs // 2):
             row, col = places.place(2 * i, warp, lane, row0 + 64 * c, col0)
             T.cuda.tile.apply(T.ptx["st.global.v2.f32"], W[part, row:row + 1, col:col + 2],
-                              acc[0, 0:1, 2 * i:2 * i + 2], pred=(row < g.m) & (col < g.n))
+                              acc[0, 0:1, 2 * i:2 * i + 2], pred=(row < g.rows) & (col < g.cols))
         if finisher is not None:
             finisher.arrive(tile, warp, lane, p)
 
@@ -357,12 +384,18 @@ def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "Hopper
     with `partial`, unsplit (W (1, M, N rounded up to 8): a float32 C).
     With `finish` (a SplitKFinish), one launch: (A, Bt, W, C, Counters,
     [ScaleA, ScaleB]), the last slice of each tile to arrive sums W into C
-    (split_k_finish.py; Counters (tiles x consumers, 1) uint32, zero)."""
+    (split_k_finish.py; Counters (tiles x consumers, 1) uint32, zero).
+
+    `m` None: one kernel for any M, read from A's rows when it runs (the
+    tensors' M axes runtime extents), launched with config.grid(M, n)
+    blocks; `n` None likewise from Bt's rows, at most config.bn (swap-AB's
+    short M as the kernel's N; a launch past it traps), for the float32
+    workspace only."""
     scales = {False: "none", True: "tensor"}.get(scaled, scaled)
     g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype, partial or bool(finish))
     a_param = T.Tensor((m, k), g.bits, tma=T.TensorMap((g.bm, g.bk), "128B"))
     b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((g.config.bn, g.bk), "128B"))
-    w_param = T.Tensor((g.split, m, -(-n // 8) * 8), "float32")
+    w_param = T.Tensor((g.split, m, None if n is None else -(-n // 8) * 8), "float32")
     if finish is not None:
         return _one_pass_split(g, finish, a_param, b_param, w_param)
     if g.to_workspace:
@@ -391,7 +424,7 @@ def _one_pass_split(g: _Geometry, finish: SplitKFinish, a_param, b_param, w_para
     if not finish.transposed and finish.kind and g.n % 2:
         raise ValueError(f"C's 16-bit pairs take an even N, got {g.n}")
     c_param = T.Tensor(finish.c_shape(g.m, g.n), "float32" if finish.kind is None else "uint16")
-    counters = T.Tensor((g.tiles * g.config.consumers, 1), "uint32")
+    counters = T.Tensor((None if g.m is None else g.tiles * g.config.consumers, 1), "uint32")
     if finish.scales == "none":
         @T.function
         def gemm_split(A: a_param, B: b_param, W: w_param, C: c_param, Counters: counters):
@@ -411,7 +444,13 @@ def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None, finish=None):
     the workspace W where the accumulators go there; `finish`, (how, C,
     Counters) of a one-launch split (split_k_finish.py)."""
     cfg = g.config
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=g.blocks, block=g.threads))
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=g.grid, block=g.threads))
+    g = g.bound(A, B)
+    if g.n is None:
+        # A runtime N is one tile's columns at most (tiles_n is 1): past
+        # them the kernel would leave C's last columns unwritten.
+        with T.if_(g.cols > cfg.bn):
+            T.cuda.tile.apply(T.ptx["trap"])
     a_s = T.alloc_dynamic_shared((cfg.stages, g.bm, g.bk), g.bits, align=1024).swizzle("128B")
     b_s = T.alloc_dynamic_shared((cfg.stages, cfg.bn, g.bk), g.bits, align=1024).swizzle("128B")
     if not g.to_workspace:

@@ -13,6 +13,8 @@ to 8); each thread reads its four columns of C's row as four words of W
 and writes C (M, N) as the one-pass kernel would.
 """
 
+from typing import Optional
+
 from .. import script as T
 from .gemm_hopper import scale_product
 
@@ -46,18 +48,25 @@ def _store(C, acc, row, col, kind):
     T.cuda.tile.apply(T.ptx["st.global.v2.b32"], C[row:row + 1, col:col + 4].view("uint32"), packed)
 
 
-def split_k_reduce(m: int, n: int, split: int, out_dtype: str = "bfloat16", scales: str = "none",
+def launch_grid(m: int, n: int) -> int:
+    """The blocks of a reduction of an m x n C: one vector of four columns
+    a thread, at most 8 blocks an SM of 132 (each block then loops)."""
+    return min(-(-(m * n // 4) // THREADS), 132 * 8)
+
+
+def split_k_reduce(m: Optional[int], n: int, split: int, out_dtype: str = "bfloat16", scales: str = "none",
                    transposed: bool = False):
     """The kernel: a T.function of (W, C), W (split, m, n) float32 (or
     `transposed`, (split, n, m rounded up to 8)) and C (m, n) as its 16-bit
     bits (float32 `out_dtype`: as it is); with `scales` "tensor" of (W, C, ScaleA, ScaleB) two (1, 1)
-    float32, "row" ScaleA (m, 1) and ScaleB (1, n)."""
+    float32, "row" ScaleA (m, 1) and ScaleB (1, n). `m` None: C's rows
+    are each launch's (read from C), the grid launch_grid(m, n)."""
     if out_dtype not in KINDS or scales not in SCALES:
         raise ValueError(f"C is one of {sorted(KINDS)} and scales one of {SCALES}, got {out_dtype!r}, {scales!r}")
-    if n % 4 or min(m, n, split) < 1:
+    if n % 4 or min(e for e in (m, n, split) if e is not None) < 1:
         raise ValueError(f"a thread takes four columns: N {n} is not a multiple of 4, or an empty problem")
-    vectors, quads = m * n // 4, n // 4
-    grid = min(-(-vectors // THREADS), 132 * 8)
+    quads = n // 4
+    grid = None if m is None else launch_grid(m, n)
     kind = KINDS[out_dtype]
 
     def load(W, s, dst, row, col):
@@ -70,7 +79,9 @@ def split_k_reduce(m: int, n: int, split: int, out_dtype: str = "bfloat16", scal
 
     def body(W, C, ScaleA=None, ScaleB=None):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=grid, block=THREADS))
-        for v in T.serial(T.block_id() * THREADS + T.thread_id(), vectors, grid * THREADS):
+        vectors = C.extent(0) * quads
+        blocks = T.grid_dim() if grid is None else grid
+        for v in T.serial(T.block_id() * THREADS + T.thread_id(), vectors, blocks * THREADS):
             row, col = v // quads, v % quads * 4
             acc, part = T.alloc_local((1, 4), "float32"), T.alloc_local((1, 4), "float32")
             load(W, 0, acc, row, col)
@@ -81,7 +92,7 @@ def split_k_reduce(m: int, n: int, split: int, out_dtype: str = "bfloat16", scal
             _scale_vector(acc.reshape((4, 1)), scales, ScaleA, ScaleB, row, col)
             _store(C, acc, row, col, kind)
 
-    w_shape = (split, n, -(-m // 8) * 8) if transposed else (split, m, n)
+    w_shape = (split, n, None if m is None else -(-m // 8) * 8) if transposed else (split, m, n)
     w_param, c_param = T.Tensor(w_shape, "float32"), T.Tensor((m, n), "uint16" if kind else "float32")
     if scales == "none":
         @T.function

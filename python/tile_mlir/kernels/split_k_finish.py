@@ -58,7 +58,7 @@ class TileFinisher:
             into = acc if s == 0 else part
             for i, (row, col) in enumerate(places):
                 # Places past C's edges read an element inside W (their sums are not stored).
-                row, col = T.minimum(row, g.m - 1), T.minimum(col, -(-g.n // 8) * 8 - 2)
+                row, col = T.minimum(row, g.rows - 1), T.minimum(col, -(-g.cols // 8) * 8 - 2)
                 T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], into[0, 0:1, 2 * i:2 * i + 2], self.W[s, row:row + 1,
                                                                                                   col:col + 2])
             if s:
@@ -88,10 +88,10 @@ class TileFinisher:
     def _store_row_pair(self, pair, row, col):
         """C[row, col:col + 2] (C is the GEMM's m x n)."""
         g, kind = self.g, self.how.kind
-        inside = (row < g.m) & (col < g.n)
+        inside = (row < g.rows) & (col < g.cols)
         if self.how.scales == "row":
-            row_c = T.minimum(row, g.m - 1)
-            self._row_scales(pair, (row_c, row_c), [T.minimum(col + e, g.n - 1) for e in range(2)])
+            row_c = T.minimum(row, g.rows - 1)
+            self._row_scales(pair, (row_c, row_c), [T.minimum(col + e, g.cols - 1) for e in range(2)])
         if kind is None:
             T.cuda.tile.apply(T.ptx["st.global.v2.f32"], self.C[row:row + 1, col:col + 2], pair, pred=inside)
             return
@@ -104,8 +104,8 @@ class TileFinisher:
         """C[col, row] and C[col + 1, row] (C is the GEMM's transpose, n x m)."""
         g, kind = self.g, self.how.kind
         if self.how.scales == "row":
-            row_c = T.minimum(row, g.m - 1)
-            self._row_scales(pair, [T.minimum(col + e, g.n - 1) for e in range(2)], (row_c, row_c))
+            row_c = T.minimum(row, g.rows - 1)
+            self._row_scales(pair, [T.minimum(col + e, g.cols - 1) for e in range(2)], (row_c, row_c))
         rounded = pair if kind is None else T.alloc_local((1, 2), "uint16")
         if kind is not None:
             for e in range(2):
@@ -113,4 +113,4 @@ class TileFinisher:
         store = T.ptx["st.global.f32" if kind is None else "st.global.b16"]
         for e in range(2):
             T.cuda.tile.apply(store, self.C[col + e:col + e + 1, row:row + 1], rounded[0:1, e:e + 1],
-                              pred=(row < g.m) & (col + e < g.n))
+                              pred=(row < g.rows) & (col + e < g.cols))

@@ -17,12 +17,13 @@ from .online_softmax import KeyMask, OnlineSoftmax
 from .reductions import block_reduce, butterfly
 from .ring import CpAsyncRing, TmaRing
 from .roles import ConsumerTurns, WarpgroupRoles
-from .schedulers import GroupedTiles, HeadTile, HeadTiles, StreamKShares
+from .schedulers import EitherTiles, GroupedTiles, HeadTile, HeadTiles, StreamKShares
 from .state import PipelineState
 
 __all__ = [
     "CpAsyncRing",
     "ConsumerTurns",
+    "EitherTiles",
     "GroupedTiles",
     "HeadTile",
     "HeadTiles",

@@ -42,12 +42,12 @@ class GroupedTiles:
 
     def origin(self, tile):
         """(first row, first column) of tile number `tile` in the order."""
-        row, col = self._place(tile)
+        row, col = self.place(tile)
         # Scaled last, so that a runtime origin stays a known multiple of
         # the tile (what an aligned view of it needs proven).
         return row * self.tile_m, col * self.tile_n
 
-    def _place(self, tile):
+    def place(self, tile):
         """(tile row, tile column) of tile number `tile`."""
         # A grid of fewer tile rows than a group is one whole group.
         group_m = min(self.group_m, self.tiles_m or self.group_m)
@@ -71,6 +71,26 @@ class GroupedTiles:
         per_group = group_m * self.tiles_n
         in_group = tile % per_group
         return first_row + (tile // per_group) * group_m + in_group % group_m, in_group // group_m
+
+
+class EitherTiles:
+    """The order of `first` where a runtime condition holds when the kernel
+    runs, else `second`'s (a kernel of a runtime M: whether its tile rows
+    make whole groups is known only then). Both orders are of one tile."""
+
+    def __init__(self, condition, first: GroupedTiles, second: GroupedTiles):
+        if (first.tile_m, first.tile_n) != (second.tile_m, second.tile_n):
+            raise ValueError(f"the two orders' tiles differ: {first.tile_m} x {first.tile_n} and "
+                             f"{second.tile_m} x {second.tile_n}")
+        self.condition, self.first, self.second = condition, first, second
+
+    def origin(self, tile):
+        """(first row, first column) of tile number `tile`: the places
+        chosen, then scaled (a known multiple of the tile, as
+        GroupedTiles.origin keeps it)."""
+        from .. import script as T
+        row, col = (T.where(self.condition, a, b) for a, b in zip(self.first.place(tile), self.second.place(tile)))
+        return row * self.first.tile_m, col * self.first.tile_n
 
 
 class HeadTile(NamedTuple):
