@@ -48,6 +48,9 @@ def baseline_module(rev, path):
     text = subprocess.run(["git", "-C", ROOT, "show", f"{rev}:{path}"], capture_output=True, text=True,
                           check=True).stdout
     module = type(sys)(f"baseline_{rev}_{os.path.basename(path)[:-3]}")
+    # A benchmark module's relative imports resolve in this bench package
+    # (its kernels, then, are this tree's, as its entries build them).
+    module.__package__ = "bench"
     # Named by its commit and path: its kernels' locations say where they
     # came from.
     exec(compile(text, f"{rev}:{path}", "exec"), module.__dict__)
@@ -65,7 +68,9 @@ def build(name, out, baseline=None, only=None):
     if baseline:
         for key in entries:
             path, table, old = module.BASELINE[key]
-            make, kwargs = getattr(baseline_module(baseline, path), table)[old]
+            # A table of (make, kwargs) (the notebooks'), or of makers (ENTRIES).
+            held = getattr(baseline_module(baseline, path), table)[old]
+            make, kwargs = held if isinstance(held, tuple) else (held, {})
             kernels[f"{key}{BASE_TAG}{baseline}"] = lambda make=make, kwargs=kwargs: make(**kwargs)
     options = getattr(module, "COMPILE_OPTIONS", {"target": "sm_90a"})
     with warnings.catch_warnings():

@@ -1,11 +1,16 @@
-"""The Hopper GEMM (tile_mlir.kernels.gemm_hopper) against cuBLAS
+"""The Hopper GEMM (tile_mlir.kernels.gemm_hopper, M a runtime size, as
+tile_mlir.ops launches it) against cuBLAS
 (torch.matmul, the faster of B row major and Bt's layout) and Triton's
 matmul, and e4m3 against torch._scaled_mm with and without its fast
 accumulation: bf16 and fp16 at 4096^3, 8192^3 and 512 x 8192 x 8192, e4m3
 at 4096^3 and 8192^3. Each kernel is checked bit for bit on
-integer-valued data and against float64 on random normal data."""
+integer-valued data and against float64 on random normal data. The
+baseline (`--baseline REV`) is REV's entry of the same name: a kernel of
+a constant M before 2026-12-07."""
 
 import torch
+
+from tile_mlir.kernels.configs import HopperGemmConfig
 
 from . import kernels
 from .artifacts import beside
@@ -17,22 +22,37 @@ SHAPES = {"bfloat16": ((4096,) * 3, (8192,) * 3, (512, 8192, 8192)), "float16": 
 
 
 ENTRIES = {f"hopper_{dtype}_{m}x{n}x{k}":
-           (lambda m=m, n=n, k=k, dtype=dtype: kernels("gemm_hopper").hopper_gemm(m, n, k, dtype))
+           (lambda n=n, k=k, dtype=dtype: kernels("gemm_hopper").hopper_gemm(None, n, k, dtype))
            for dtype, shapes in SHAPES.items() for m, n, k in shapes}
-# The kernels these replaced: bench/gemm_hopper/kernels.py's FINAL (commit
-# 14ca50e and before), the winning variant of each.
-BASELINE = {name: ("bench/gemm_hopper/kernels.py", "FINAL", f"{name}_persistent"
-                   + ("_deferred_tma" if "e4m3" in name else "_b128_deferred_tma")) for name in ENTRIES}
+# The kernels these replaced: the same entry of the baseline commit (449a9d8
+# and before: M a constant).
+BASELINE = {name: ("bench/gemm_hopper.py", "ENTRIES", name) for name in ENTRIES}
 
 
-def fp8_entry(kernel, baseline=None, base_name=None):
+def problem(name):
+    """(m, n, k, dtype) of an entry, from its name (M is the kernel's runtime size)."""
+    _, dtype, shape = name.split("_")[:3]
+    return (*map(int, shape.split("x")), dtype)
+
+
+def launcher(kernel, m, n, dtype):
+    """The kernel as a call on (A, Bt, C): a kernel of a runtime M on the
+    grid the op launches it with, one of a constant M on its own."""
+    if kernel.grid is not None:
+        return kernel
+    grid = (HopperGemmConfig.best(dtype).grid(m, n), 1, 1)
+    return lambda *arrays, **options: kernel(*arrays, grid=grid, **options)
+
+
+def fp8_entry(name, kernel, baseline=None, base_name=None):
     """The e4m3 kernel (C = A Bt^T in bf16, their bits) against
     torch._scaled_mm with unit scales on the same data: bit for bit on
     integer data in {-1, 0, 1} (every partial sum exact), and recorded for
     {-4, ..., 4} (sums to 2^16: whether the tensor cores' fp8 accumulation
     keeps them); the error on random normal e4m3 data against float64,
     beside _scaled_mm's; timed."""
-    (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
+    m, n, k, _ = problem(name)
+    kernel = launcher(kernel, m, n, "e4m3")
     entry = {"shape": [m, n, k], "dtype": "e4m3", "output": "bfloat16"}
     one = torch.tensor(1.0, device="cuda")
     c = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
@@ -78,8 +98,8 @@ def half_entry(kernel, name, tri, baseline=None, base_name=None):
     """A bf16 or fp16 kernel (C in the inputs' type, its bits) against cuBLAS
     on both layouts of B and Triton: bit for bit on integer data, the error
     on random normal data beside cuBLAS's, timed."""
-    (m, k), (n, _) = kernel.params[0].shape, kernel.params[1].shape
-    dtype = "bfloat16" if "bfloat16" in name else "float16"
+    m, n, k, dtype = problem(name)
+    kernel = launcher(kernel, m, n, dtype)
     entry = {"shape": [m, n, k], "dtype": dtype, "output": dtype}
     A, B, want, x, y, exact, scale, cublas_error = references(m, n, k, dtype)
     bt, yt = B.t().contiguous(), y.t().contiguous()
@@ -107,4 +127,4 @@ def half_entry(kernel, name, tri, baseline=None, base_name=None):
 
 def run(artifacts, report_path):
     run_report(artifacts, report_path, lambda name, kernel, tri, *base: (
-        fp8_entry(kernel, *base) if "e4m3" in name else half_entry(kernel, name, tri, *base)))
+        fp8_entry(name, kernel, *base) if "e4m3" in name else half_entry(kernel, name, tri, *base)))

@@ -107,29 +107,41 @@ class PreparedLauncher:
 
 class ExtentLauncher:
     """A prepared launcher of a kernel compiled with runtime extents and
-    LaunchConfig(grid=None) (the descriptor convention, no tensor maps):
-    each call gives the addresses, the runtime extents (`extents`, in the
-    order the parameters' None extents appear) and the grid; each tensor's
-    memref descriptor (the address twice, offset 0, its sizes and its
-    C-contiguous strides) is written into one argument array."""
+    LaunchConfig(grid=None) (the descriptor convention): each call gives
+    the addresses, the runtime extents (`extents`, in the order the
+    parameters' None extents appear) and the grid; each tensor's memref
+    descriptor (the address twice, offset 0, its sizes and its
+    C-contiguous strides) is written into one argument array, and each of
+    its tensor maps is encoded for its address and sizes (kept for those
+    seen lately)."""
 
     def __init__(self, kernel: runtime.Kernel):
         if kernel.convention != "descriptor" or kernel.cluster or kernel.dependent or kernel.grid is not None:
             raise ValueError(f"{kernel.name}: an extent launcher takes a kernel of the descriptor convention, "
                              "compiled with LaunchConfig(grid=None), no cluster and no dependent launch")
-        if any(p.kind != "tensor" or p.tensor_maps for p in kernel.params):
-            raise ValueError(f"{kernel.name}: an extent launcher takes tensor parameters without tensor maps")
+        if any(p.kind != "tensor" for p in kernel.params):
+            raise ValueError(f"{kernel.name}: an extent launcher takes tensor parameters only")
         self.kernel = kernel
         self.shapes = [tuple(p.shape) for p in kernel.params]
         self.words = (ctypes.c_uint64 * sum(3 + 2 * len(shape) for shape in self.shapes))()
-        self.params = _addresses(self.words)
+        self.maps, self.params = _descriptor_params(kernel, self.words)
         self.launch = _Launch(kernel, (1, 1, 1))
+
+    def sizes(self, extents):
+        """Each tensor's sizes, its None extents taken from `extents` in turn."""
+        given = iter(extents)
+        return [[next(given) if extent is None else extent for extent in shape] for shape in self.shapes]
+
+    def extents_of(self, shapes):
+        """The runtime extents of tensors of `shapes` (in the parameters'
+        order), as a call takes them."""
+        return tuple(size for shape, got in zip(self.shapes, shapes) for want, size in zip(shape, got)
+                     if want is None)
 
     def descriptor_words(self, pointers, extents):
         """The argument words: each tensor's descriptor."""
-        values, given = [], iter(extents)
-        for pointer, shape in zip(pointers, self.shapes):
-            sizes = [next(given) if extent is None else extent for extent in shape]
+        values = []
+        for pointer, sizes in zip(pointers, self.sizes(extents)):
             strides, step = [], 1
             for size in reversed(sizes):
                 strides.append(step)
@@ -139,6 +151,10 @@ class ExtentLauncher:
 
     def __call__(self, *pointers: int, extents=(), grid=(1, 1, 1), stream: Optional[int] = None) -> None:
         self.words[:] = self.descriptor_words(pointers, extents)
+        if self.maps:
+            sizes = self.sizes(extents)
+            for entry in self.maps:
+                entry.update(runtime.driver().lib, pointers[entry.index], sizes[entry.index])
         self.launch.set_grid(grid)
         self.launch(self.params, stream)
 
@@ -147,16 +163,39 @@ class ExtentLauncher:
         them): its descriptors written once, a call writes the addresses."""
         return BoundLaunch(self, extents, grid)
 
+    def bind_shapes(self, shapes, grid) -> "BoundLaunch":
+        """bind() for tensors of `shapes`: their runtime extents read from them."""
+        return self.bind(self.extents_of(shapes), grid)
+
+
+def _descriptor_params(kernel: runtime.Kernel, words):
+    """([_MapSlot], the kernel-parameter array) of a descriptor-convention
+    kernel whose descriptors are `words`: each word's address, each tensor's
+    map slots after its descriptor's words, as the kernel declares them."""
+    base, slots, maps, position = ctypes.addressof(words), [], [], 0
+    for index, param in enumerate(kernel.params):
+        count = 3 + 2 * len(param.shape)
+        slots += [base + 8 * (position + i) for i in range(count)]
+        position += count
+        for box, swizzle in param.tensor_maps:
+            slot = tensor_maps.TensorMapBytes()
+            maps.append(_MapSlot(index, param, box, swizzle, slot))
+            slots.append(slot.address)
+    return maps, (ctypes.c_void_p * len(slots))(*slots)
+
 
 class BoundLaunch:
     """ExtentLauncher's launches at one set of extents and one grid: the
     descriptors' sizes and strides written once into words of its own; a
-    call writes each address (twice: allocated and aligned) and launches."""
+    call writes each address (twice: allocated and aligned), encodes a
+    tensor map for an address it does not hold, and launches."""
 
     def __init__(self, launcher: ExtentLauncher, extents, grid):
         template = launcher.descriptor_words([0] * len(launcher.shapes), extents)
         self.words = (ctypes.c_uint64 * len(template))(*template)
-        self.params = _addresses(self.words)
+        self.maps, self.params = _descriptor_params(launcher.kernel, self.words)
+        self.sizes = launcher.sizes(extents)
+        self.lib = runtime.driver().lib if self.maps else None
         self.positions, position = [], 0
         for shape in launcher.shapes:
             self.positions.append(position)
@@ -167,6 +206,9 @@ class BoundLaunch:
         words = self.words
         for position, pointer in zip(self.positions, pointers):
             words[position] = words[position + 1] = pointer
+        for entry in self.maps:
+            if pointers[entry.index] != entry.address:
+                entry.update(self.lib, pointers[entry.index], self.sizes[entry.index])
         self.launch(self.params, stream)
 
 
@@ -179,12 +221,16 @@ class _MapSlot:
         self.index, self.param, self.box, self.swizzle, self.slot = index, param, box, swizzle, slot
         self.address, self.seen = None, OrderedDict()
 
-    def update(self, lib, address: int) -> None:
-        encoded = self.seen.get(address)
+    def update(self, lib, address: int, sizes=None) -> None:
+        """The map for `address` (and `sizes`, a runtime-extent tensor's:
+        its compiled shape otherwise) into the slot."""
+        key = address if sizes is None else (address, *sizes)
+        encoded = self.seen.get(key)
         if encoded is None:
             param = self.param
-            encoded = tensor_maps.encode(lib, param.name, address, param.shape, param.dtype, self.box, self.swizzle)
-            self.seen[address] = encoded
+            encoded = tensor_maps.encode(lib, param.name, address, param.shape if sizes is None else sizes,
+                                         param.dtype, self.box, self.swizzle)
+            self.seen[key] = encoded
             if len(self.seen) > MAPS_KEPT:
                 self.seen.popitem(last=False)
         ctypes.memmove(self.slot.address, encoded.address, tensor_maps.TENSOR_MAP_BYTES)

@@ -20,8 +20,8 @@ import pytest
 
 import tile_mlir
 from tile_mlir.kernels.gemm_hopper import HopperGemmConfig, hopper_gemm
-from tile_mlir.kernels.configs import SplitKFinish
-from tile_mlir.kernels.gemm_reduce import launch_grid as split_k_reduce_grid, split_k_reduce
+from tile_mlir.kernels.configs import SplitKFinish, split_k_reduce_grid
+from tile_mlir.kernels.gemm_reduce import split_k_reduce
 from tile_mlir.runtime import ArgumentError
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")

@@ -84,3 +84,44 @@ def test_an_extent_launch_writes_each_memref_descriptor_and_the_grid(recorder):
         return [word for a in addresses for word in (a, a, 0, rows, 4, 4, 1)]
     assert [call[:4] for call in record.calls] == [((3, 1, 1), (32, 1, 1), 0, 5), ((1, 1, 1), (32, 1, 1), 0, 6)]
     assert [call[5] for call in record.calls] == [descriptors(96, 0x1000, 0x2000), descriptors(32, 0x3000, 0x4000)]
+
+
+def test_an_extent_launch_encodes_each_tensor_map_for_its_address_and_runtime_sizes(recorder, monkeypatch):
+    # A runtime-extent tensor with a tensor map (the GEMM of a runtime M):
+    # the map follows the tensor's descriptor in the parameters, encoded
+    # for the call's address and sizes; bound, again only for an address
+    # it does not hold.
+    @T.function
+    def rows(A: T.Tensor((None, 64), "uint16", tma=T.TensorMap((64, 64), "128B")),
+             Out: T.Tensor((None, 64), "uint16")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=None, block=32))
+        t = T.thread_id()
+        r = T.alloc_local((1, 1), "uint16")
+        T.cuda.tile.apply(T.ptx["ld.global.b16"], r, A[t:t + 1, 0:1])
+        T.cuda.tile.apply(T.ptx["st.global.b16"], Out[t:t + 1, 0:1], r)
+    kernel = tile_mlir.compile(rows, target="sm_90a")
+    kernel.function = lambda: ctypes.c_void_p(FUNCTION)
+    encoded = []
+
+    def encode(lib, name, address, shape, dtype, box, swizzle):
+        encoded.append((name, address, tuple(shape), box))
+        held = tile_mlir.tensor_maps.TensorMapBytes()
+        ctypes.c_uint64.from_address(held.address).value = 0xA000 + len(encoded)  # which encoding it is
+        return held
+    monkeypatch.setattr(tile_mlir.tensor_maps, "encode", encode)
+    record = recorder(15)
+    extent = launcher.prepared(kernel)
+    assert extent.extents_of([(96, 64), (96, 64)]) == (96, 96)
+    extent(0x1000, 0x2000, extents=(32, 32), grid=(1, 1, 1))
+    bound = extent.bind_shapes([(96, 64), (96, 64)], (3, 1, 1))
+    bound(0x1000, 0x2000)
+    bound(0x1000, 0x3000)  # A's address held: no encoding
+    bound(0x4000, 0x3000)
+    assert encoded == [("A", 0x1000, (32, 64), (64, 64)), ("A", 0x1000, (96, 64), (64, 64)),
+                       ("A", 0x4000, (96, 64), (64, 64))]
+
+    def words(rows, a, out, encoding):
+        return [a, a, 0, rows, 64, 64, 1, 0xA000 + encoding, out, out, 0, rows, 64, 64, 1]
+    assert [call[5] for call in record.calls] == [words(32, 0x1000, 0x2000, 1), words(96, 0x1000, 0x2000, 2),
+                                                  words(96, 0x1000, 0x3000, 2), words(96, 0x4000, 0x3000, 3)]
+    assert [call[0] for call in record.calls] == [(1, 1, 1)] + [(3, 1, 1)] * 3

@@ -144,6 +144,21 @@ def test_matmul_runs_its_kernel_in_the_interpreter_exactly(m, n, k, dtype):
     assert torch.equal(ops.matmul(a, b), (a.double() @ b.double()).to(dtype))
 
 
+def test_matmul_builds_one_kernel_for_every_m(monkeypatch):
+    # M is the kernels' runtime size: three token counts (one a tail of
+    # the 128-row tile, one past two tiles) run one GEMM kernel, each
+    # result the product rounded once.
+    from tile_mlir.ops import kernel_cache
+    built, real = set(), kernel_cache.built
+    monkeypatch.setattr(kernel_cache, "built", lambda spec, build: built.add(kernel_cache.key(spec)) or
+                        real(spec, build))
+    b = integers((64, 24), -3, 3, 5)
+    for m in (3, 100, 260):
+        a = integers((m, 64), -3, 3, m)
+        assert torch.equal(ops.matmul(a, b), (a.double() @ b.double()).to(torch.bfloat16)), m
+    assert len(built) == 1
+
+
 def test_matmul_takes_b_in_either_major_order():
     a, bt = integers((16, 64), -2, 2, 3), integers((32, 64), -2, 2, 4)
     want = (a.double() @ bt.double().t()).to(torch.bfloat16)

@@ -43,6 +43,13 @@ class AddressLauncher:
         """ExtentLauncher.bind's: these extents and grid on every call."""
         return lambda *pointers, stream=None: self(*pointers, stream=stream, extents=extents, grid=grid)
 
+    def bind_shapes(self, shapes, grid):
+        """ExtentLauncher.bind_shapes': the runtime extents of tensors of `shapes`."""
+        params = kernel_cache.built(self.spec, self.build).runtime_params()
+        extents = [size for param, shape in zip(params, shapes) for want, size in zip(param.shape, shape)
+                   if want is None]
+        return self.bind(tuple(extents), grid)
+
     def __call__(self, *pointers, stream=None, extents=(), grid=None):
         params = kernel_cache.built(self.spec, self.build).runtime_params()
         assert len(pointers) == len(params), self.spec

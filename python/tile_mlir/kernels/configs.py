@@ -194,6 +194,16 @@ class SplitKFinish:
         return ((1, 1), (1, 1)) if self.scales == "tensor" else ((rows, 1), (1, cols))
 
 
+SPLIT_K_REDUCE_THREADS = 256  # gemm_reduce.split_k_reduce's block
+
+
+def split_k_reduce_grid(m: int, n: int) -> int:
+    """The blocks of gemm_reduce.split_k_reduce for an m x n C: one vector
+    of four columns a thread, at most 8 blocks an SM of 132 (each block
+    then loops)."""
+    return min(-(-(m * n // 4) // SPLIT_K_REDUCE_THREADS), 132 * 8)
+
+
 @dataclass(frozen=True)
 class GroupedGemmConfig:
     """The block tile: `consumers` warpgroups of 64 rows by `bn` columns, a

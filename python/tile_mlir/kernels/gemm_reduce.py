@@ -16,9 +16,10 @@ and writes C (M, N) as the one-pass kernel would.
 from typing import Optional
 
 from .. import script as T
+from .configs import SPLIT_K_REDUCE_THREADS, split_k_reduce_grid
 from .gemm_hopper import scale_product
 
-THREADS = 256
+THREADS = SPLIT_K_REDUCE_THREADS
 KINDS = {"bfloat16": "bf16", "float16": "f16", "float32": None}  # C's type: its rounding (float32: none)
 SCALES = ("none", "tensor", "row")
 
@@ -48,25 +49,19 @@ def _store(C, acc, row, col, kind):
     T.cuda.tile.apply(T.ptx["st.global.v2.b32"], C[row:row + 1, col:col + 4].view("uint32"), packed)
 
 
-def launch_grid(m: int, n: int) -> int:
-    """The blocks of a reduction of an m x n C: one vector of four columns
-    a thread, at most 8 blocks an SM of 132 (each block then loops)."""
-    return min(-(-(m * n // 4) // THREADS), 132 * 8)
-
-
 def split_k_reduce(m: Optional[int], n: int, split: int, out_dtype: str = "bfloat16", scales: str = "none",
                    transposed: bool = False):
     """The kernel: a T.function of (W, C), W (split, m, n) float32 (or
     `transposed`, (split, n, m rounded up to 8)) and C (m, n) as its 16-bit
     bits (float32 `out_dtype`: as it is); with `scales` "tensor" of (W, C, ScaleA, ScaleB) two (1, 1)
     float32, "row" ScaleA (m, 1) and ScaleB (1, n). `m` None: C's rows
-    are each launch's (read from C), the grid launch_grid(m, n)."""
+    are each launch's (read from C), the grid configs.split_k_reduce_grid(m, n)."""
     if out_dtype not in KINDS or scales not in SCALES:
         raise ValueError(f"C is one of {sorted(KINDS)} and scales one of {SCALES}, got {out_dtype!r}, {scales!r}")
     if n % 4 or min(e for e in (m, n, split) if e is not None) < 1:
         raise ValueError(f"a thread takes four columns: N {n} is not a multiple of 4, or an empty problem")
     quads = n // 4
-    grid = None if m is None else launch_grid(m, n)
+    grid = None if m is None else split_k_reduce_grid(m, n)
     kind = KINDS[out_dtype]
 
     def load(W, s, dst, row, col):

@@ -133,7 +133,7 @@ def tuned(fields: dict, candidates, stages: Callable, operands: Callable, device
     their arguments)."""
     if device_tensor.device.type == "meta":
         for config in candidates:
-            for spec, build in stages(config):
+            for spec, build, *_ in stages(config):
                 kernel_cache.kernel(spec, build, PRECOMPILE_TARGET)
         return candidates[0]
     if not device_tensor.is_cuda:
@@ -142,8 +142,9 @@ def tuned(fields: dict, candidates, stages: Callable, operands: Callable, device
     device = device_tensor.device
 
     def measure(config):
-        launchers = [kernel_cache.launcher(spec, build, target(device)) for spec, build in stages(config)]
-        pointers = [[a.data_ptr() for a in args] for args in operands(config)]
+        operand_lists = operands(config)
+        launchers = stage_launchers(stages(config), operand_lists, device)
+        pointers = [[a.data_ptr() for a in args] for args in operand_lists]
         handle = stream(device.index)
 
         def once():
@@ -165,21 +166,36 @@ def tuned(fields: dict, candidates, stages: Callable, operands: Callable, device
     return autotune.choose(dict(fields, device=torch.cuda.get_device_name(device)), candidates, measure)
 
 
+def stage_launchers(stages, operand_lists, device: torch.device):
+    """The launcher of each stage, (spec, build) or (spec, build, grid):
+    with a grid, a kernel of runtime sizes (launcher.ExtentLauncher) bound
+    to that grid and to the shapes of its operands (an op's signature
+    fixes both); else the kernel's PreparedLauncher."""
+    launchers = []
+    for (spec, build, *grid), operands in zip(stages, operand_lists):
+        made = kernel_cache.launcher(spec, build, target(device))
+        launchers.append(made.bind_shapes([tuple(t.shape) for t in operands], (grid[0], 1, 1)) if grid else made)
+    return launchers
+
+
 _BY_SIGNATURE: Dict[tuple, object] = {}
 
 
-def prepared(signature: tuple, device_tensor: torch.Tensor, choose: Callable, stages: Callable):
+def prepared(signature: tuple, device_tensor: torch.Tensor, choose: Callable, stages: Callable,
+             operands: Callable = None):
     """(config, launchers) of a CUDA call: the configuration `choose()`
-    picks (perhaps timing candidates) and a PreparedLauncher of each kernel
-    `stages(config)` gives as (spec, build), made once a signature
-    (everything that decides the kernels: op, shape, dtypes, variant) and
-    device; a later call is one dictionary lookup."""
+    picks (perhaps timing candidates) and the launcher of each kernel
+    `stages(config)` gives (stage_launchers; `operands(config)`, their
+    arguments, where a stage has a grid), made once a signature
+    (everything that decides the kernels and their launches: op, shape,
+    dtypes, variant) and device; a later call is one dictionary lookup."""
     key = (signature, device_tensor.device.index)
     hit = _BY_SIGNATURE.get(key)
     if hit is None:
         config = choose()
-        launchers = [kernel_cache.launcher(spec, build, target(device_tensor.device)) for spec, build in stages(config)]
-        hit = _BY_SIGNATURE[key] = (config, launchers)
+        stage_list = stages(config)
+        operand_lists = operands(config) if operands else [()] * len(stage_list)
+        hit = _BY_SIGNATURE[key] = (config, stage_launchers(stage_list, operand_lists, device_tensor.device))
     return hit
 
 
@@ -235,12 +251,12 @@ def by_signature(signature: tuple, device_tensor: torch.Tensor, choose: Callable
     their arguments, in launch order. On a CUDA device through prepared();
     elsewhere run()."""
     if device_tensor.is_cuda:
-        config, launchers = prepared(signature, device_tensor, choose, stages)
+        config, launchers = prepared(signature, device_tensor, choose, stages, operands)
         launch_all(launchers, operands(config), device_tensor.device.index)
         return
     config = choose()
-    for (spec, build), args in zip(stages(config), operands(config)):
-        run(spec, build, *args)
+    for (spec, build, *grid), args in zip(stages(config), operands(config)):
+        run(spec, build, *args, grid=(grid[0], 1, 1) if grid else None)
 
 
 def run(spec: dict, build: Callable, *args: torch.Tensor, grid=None) -> None:

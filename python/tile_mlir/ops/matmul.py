@@ -147,10 +147,12 @@ class _GemmRun:
         self.c_dtype = out_dtype or ("bfloat16" if dtype == "e4m3" else dtype)
 
     def choose(self, args):
-        """The plan the autotuner picks for the bucket of M, timed on `args`."""
-        m, n, k = self.m, self.n, self.k
-        return launch.tuned({"op": self.op, "bucket": [autotune.bucket(m), n, k], "dtypes": [self.dtype],
-                             **self.variant}, candidates(self.dtype, m, n, k), self.stages,
+        """The plan the autotuner picks for the bucket of M, timed on `args`:
+        the candidates are the bucket's (every M in it shares the choice,
+        and the kernels, whose M is a runtime size)."""
+        bucket, n, k = autotune.bucket(self.m), self.n, self.k
+        return launch.tuned({"op": self.op, "bucket": [bucket, n, k], "dtypes": [self.dtype], **self.variant},
+                            candidates(self.dtype, bucket, n, k), self.stages,
                             lambda plan: self.operands(plan, args), args[0])
 
     def prepared(self, inputs, arguments):
@@ -159,7 +161,7 @@ class _GemmRun:
         fresh; a call is C's (and a workspace's) allocation and the
         launches. The plan is chosen (timed) on the first call's `inputs`."""
         plan, launchers = launch.prepared(self.signature, inputs[0], lambda: self.choose(arguments(*inputs)),
-                                          self.stages)
+                                          self.stages, lambda plan: self.operands(plan, arguments(*inputs)))
         index = inputs[0].device.index
         if not self.to_workspace(plan):
             # One kernel on (A, Bt, C, scales) as they are (operands()'s
@@ -186,46 +188,51 @@ class _GemmRun:
         return self.c_dtype == "float32" and plan.config.split_k == 1 and not plan.swap_ab and self.scales == "none"
 
     def stages(self, plan):
-        """(spec, build) of each kernel `plan` launches."""
+        """(spec, build, grid) of each kernel `plan` launches: M (swap-AB:
+        the GEMM's N) a runtime size, so that one kernel serves every M of
+        the plan; the grid this call's."""
+        from ..kernels.configs import split_k_reduce_grid
         config, swap, (m, n, k) = plan.config, plan.swap_ab, (self.m, self.n, self.k)
-        gm, gn = (n, m) if swap else (m, n)
+        gm, gn = (n, None) if swap else (None, n)  # the GEMM's sizes as compiled
+        grid = config.grid(n, m) if swap else config.grid(m, n)
         partial = self.to_workspace(plan)
 
         def gemm():
             from ..kernels.gemm_hopper import hopper_gemm
             if partial:
                 return hopper_gemm(gm, gn, k, self.dtype, config, partial=True)
-            return hopper_gemm(m, n, k, self.dtype, config, scaled=self.scaled, out_dtype=self.out_dtype)
+            return hopper_gemm(None, n, k, self.dtype, config, scaled=self.scaled, out_dtype=self.out_dtype)
         # A partial's scales and C's type are the reduction's; unsplit, it is
         # told from the one-pass kernel of the same configuration.
         extra = ({"workspace": True} if config.split_k == 1 else {}) if partial else self.variant
         spec = {"op": self.op, "kernel": "hopper_gemm", "shape": [gm, gn, k], "dtype": self.dtype,
                 "config": dataclasses.asdict(config), **extra}
         if plan.one_launch:
-            return [self._one_launch(plan, dict(spec, finish=dataclasses.asdict(self._finish(plan))))]
+            return [self._one_launch(plan, dict(spec, finish=dataclasses.asdict(self._finish(plan))), grid)]
         if not partial or self.direct(plan):
-            return [(spec, gemm)]
+            return [(spec, gemm, grid)]
 
         def reduce():
             from ..kernels.gemm_reduce import split_k_reduce
-            return split_k_reduce(m, n, config.split_k, self.c_dtype, self.scales, transposed=swap)
-        return [(spec, gemm), ({"op": self.op, "kernel": "split_k_reduce", "shape": [m, n], "split": config.split_k,
-                                "dtype": self.dtype, **({"transposed": True} if swap else {}), **self.variant},
-                               reduce)]
+            return split_k_reduce(None, n, config.split_k, self.c_dtype, self.scales, transposed=swap)
+        return [(spec, gemm, grid), ({"op": self.op, "kernel": "split_k_reduce", "shape": [None, n],
+                                      "split": config.split_k, "dtype": self.dtype,
+                                      **({"transposed": True} if swap else {}), **self.variant},
+                                     reduce, split_k_reduce_grid(m, n))]
 
     def _finish(self, plan):
         from ..kernels.configs import SplitKFinish
         return SplitKFinish(self.c_dtype, self.scales, plan.swap_ab)
 
-    def _one_launch(self, plan, spec):
-        """(spec, build) of the GEMM whose tiles' last slices sum the split."""
-        (m, n, k), swap = (self.m, self.n, self.k), plan.swap_ab
+    def _one_launch(self, plan, spec, grid):
+        """(spec, build, grid) of the GEMM whose tiles' last slices sum the split."""
+        n, k, swap = self.n, self.k, plan.swap_ab
 
         def gemm():
             from ..kernels.gemm_hopper import hopper_gemm
-            return hopper_gemm(n if swap else m, m if swap else n, k, self.dtype, plan.config,
+            return hopper_gemm(n if swap else None, None if swap else n, k, self.dtype, plan.config,
                                finish=self._finish(plan))
-        return spec, gemm
+        return spec, gemm, grid
 
     def operands(self, plan, args):
         """Each kernel's arguments under `plan`, from the call's (A, Bt, C,
