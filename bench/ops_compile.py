@@ -4,9 +4,9 @@ projection (N 6144, K 4096, bf16), precompiled from meta tensors (the
 kernels the op may choose among, every autotune candidate's), first into
 an empty ops cache (each kernel compiled: MLIR, then ptxas), then by a
 fresh process from the filled one (each loaded from disk). It counts the
-kernels each shape compiles and times each shape's call; the kernels'
-extents are static, so every M compiles its own (a runtime M is the
-fix, not yet built)."""
+kernels each shape compiles and times each shape's call. M is the
+kernels' runtime size and the candidates are its bucket's (the next
+power of two), so a shape compiles only what its bucket's plans add."""
 
 import json
 import os

@@ -260,6 +260,36 @@ def test_runtime_sized_tensors_and_reads_past_them():
         tile_mlir.interpret(scale, a, out, 300, 301, grid=2)
 
 
+def test_a_tensors_runtime_extent_is_read_from_the_tensor():
+    # A.extent(0) is the array's rows when it runs (memref.dim), the same in
+    # every thread; a static axis's extent is its constant; an axis the
+    # tensor does not have is refused at the line.
+    import tile_mlir
+    from tile_mlir import script as T
+
+    @T.function
+    def rows(A: T.Tensor((None, 4), "uint32"), Out: T.Tensor((256, 1), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=256))
+        t = T.thread_id()
+        assert A.extent(1).const == 4
+        r = T.alloc_local((1, 1), "uint32")
+        T.cuda.tile.apply(T.ptx["mov.u32"], r, T.uint32(0))
+        with T.if_(t < A.extent(0)):
+            T.cuda.tile.apply(T.ptx["mov.u32"], r, T.uint32(1))
+        T.cuda.tile.apply(T.ptx["st.global.u32"], Out[t:t + 1], r)
+
+    for n in (0, 37, 256):
+        out = np.full((256, 1), 7, np.uint32)
+        tile_mlir.interpret(rows, np.zeros((n, 4), np.uint32), out)
+        assert np.array_equal(out[:, 0], (np.arange(256) < n).astype(np.uint32)), n
+    with pytest.raises(T.TileError, match=r"test_interpret\.py:\d+: extent: axis is an integer in \[0, 2\), "
+                       r"got 2"):
+        @T.function
+        def bad(A: T.Tensor((None, 4), "uint32")):
+            T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+            A.extent(2)
+
+
 def test_a_misaligned_vector_access_is_a_fault():
     # ld.global.v4 at a runtime offset of 8 bytes: the verifier cannot see
     # it; the GPU faults (misaligned address), and so does the interpreter.
