@@ -6,6 +6,7 @@ dynamic shared memory and the stream of each call, and the addresses and
 memref descriptors in the parameter array."""
 
 import ctypes
+import re
 import types
 
 import pytest
@@ -13,6 +14,8 @@ import pytest
 import tile_mlir
 from tile_mlir import launcher, runtime
 from tile_mlir import script as T
+from tile_mlir.kernels.configs import HopperGemmConfig, SplitKFinish
+from tile_mlir.kernels.gemm_hopper import hopper_gemm
 
 FUNCTION = 0x1234
 
@@ -125,3 +128,28 @@ def test_an_extent_launch_encodes_each_tensor_map_for_its_address_and_runtime_si
     assert [call[5] for call in record.calls] == [words(32, 0x1000, 0x2000, 1), words(96, 0x1000, 0x2000, 2),
                                                   words(96, 0x1000, 0x3000, 2), words(96, 0x4000, 0x3000, 3)]
     assert [call[0] for call in record.calls] == [(1, 1, 1)] + [(3, 1, 1)] * 3
+
+
+@pytest.mark.parametrize("make", [
+    lambda: hopper_gemm(None, 256, 128, "bfloat16"),
+    # swap-AB in one launch, rowwise scales: a runtime N, counters, five tensors
+    lambda: hopper_gemm(256, None, 256, "e4m3", HopperGemmConfig(consumers=1, bn=64, stages=4, split_k=2, blocks=132),
+                        finish=SplitKFinish("bfloat16", "row", True))])
+def test_an_extent_launchs_parameters_are_the_ptx_entrys(recorder, make):
+    # The parameter array against the kernel's own PTX signature, parsed
+    # from the .entry: one slot a parameter, in order, an 8-byte word for
+    # each descriptor field and a 128-byte tensor map where the entry takes
+    # `.param .align 64 .b8 [128]`.
+    recorder(0)
+    kernel = tile_mlir.compile(make(), target="sm_90a")
+    params = re.search(r"\.entry\s+\w+\((.*?)\)", kernel.ptx, re.S).group(1).split(",")
+    assert all(re.search(r"\.param \.u64 |\.param \.align 64 \.b8 \w+\[128\]", p) for p in params), params
+    sizes = [128 if "[128]" in p else 8 for p in params]
+    kernel.function = lambda: ctypes.c_void_p(FUNCTION)
+    shapes = [[7 if d is None else d for d in p.shape] for p in kernel.params]
+    launch = launcher.prepared(kernel).bind_shapes(shapes, (1, 1, 1))
+    first = ctypes.addressof(launch.words)
+    words = range(first, first + 8 * len(launch.words))
+    slots = [launch.params[i] for i in range(len(launch.params))]
+    assert [8 if s in words else 128 for s in slots] == sizes
+    assert [s for s in slots if s in words] == list(words[::8])  # every word once, in order
