@@ -358,14 +358,17 @@ def test_a_multicast_mask_past_the_cluster_is_a_fault():
         tile_mlir.interpret(multicast_kernel(0b101), np.zeros((128, 32), np.uint32), target="sm_100a")
 
 
-def a_in_tensor_memory_kernel(m=128, overwrite=False):
+def a_in_tensor_memory_kernel(m=128, overwrite=False, wait_st=True, d_stored=False):
     """128 threads: A (m x 16 bf16, two a 32-bit word, the first in the low
     half) stored by tcgen05.st into columns 64-71 (row i at lane i; with m
     64 the quadrants past it store nothing), B (32 x 16) staged in shared
     memory; thread 0's tcgen05.mma reads A from tensor memory into D
     (columns 0-31), committed and waited for; each warp loads its lanes of
     D into Out. `overwrite`: warp 0 stores A's columns again after the
-    issue, before the wait."""
+    issue, before the wait. `wait_st` False: the stores of A are handed
+    over without their warps' tcgen05.wait::st. `d_stored`: each warp
+    also stores its lanes of D's first 8 columns, with no wait::st, and
+    the mma accumulates into D."""
     opcode = KIND_OPCODE.format("f16")
     idesc = tcgen05.instruction_descriptor(opcode, d="f32", a="bf16", b="bf16", m=m, n=32, b_major="K")
 
@@ -384,13 +387,18 @@ def a_in_tensor_memory_kernel(m=128, overwrite=False):
         T.cuda.tile.apply(T.ptx["ld.global.b32"], row.reshape((8, 1)), A[t, :].reshape((8, 1)))
         with T.if_(t < m):
             T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x8.b32"], at, row)
-            T.cuda.tile.apply(T.ptx["tcgen05.wait::st.sync.aligned"])
+            if wait_st:
+                T.cuda.tile.apply(T.ptx["tcgen05.wait::st.sync.aligned"])
+        if d_stored:
+            d_at = T.alloc_local((1,), "uint32")
+            T.cuda.tile.apply(T.ptx["sub.u32"], d_at, at, T.uint32(64))
+            T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x8.b32"], d_at, row)
         handed_over()
         a_at = T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["add.u32"], a_at, base, T.uint32(64))
         with T.if_(t == 0):
             T.cuda.tile.apply(T.ptx[opcode], base, a_at, sb[0, 0:32, 0:16].matrix_descriptor(format="tcgen05"),
-                              T.uint32(idesc), t < 0)
+                              T.uint32(idesc), t == 0 if d_stored else t < 0)
             T.cuda.tile.apply(T.ptx[COMMIT], bar)
         if overwrite:
             with T.if_(t < 32):
@@ -436,4 +444,26 @@ def test_a_overwritten_in_tensor_memory_before_the_commit_is_waited_for():
                                           r"tcgen05.mma at .*test_tcgen05_mma.py:\d+ reads as its A: no wait has "
                                           r"seen the phase its tcgen05.commit arrives on"):
         tile_mlir.interpret(a_in_tensor_memory_kernel(overwrite=True), packed_rows(a), bf16_bits(b),
+                            np.zeros((128, 32), np.uint32), target="sm_100a")
+
+
+def test_a_stored_without_wait_st_is_reported_at_the_mma():
+    # tcgen05.st completes at its warp's tcgen05.wait::st: the mma that
+    # reads A's words before it is reported, naming the store.
+    rng = np.random.default_rng(14)
+    a, b = rng.integers(-4, 5, (128, 16)), rng.integers(-4, 5, (1, 32, 16))
+    with pytest.raises(HazardError, match=r"tcgen05.mma.cta_group::1.kind::f16: reads, as its A, columns that the "
+                                          r"tcgen05.st at \S*test_tcgen05_mma.py:\d+ writes: its warp has run no "
+                                          r"tcgen05.wait::st.sync.aligned since"):
+        tile_mlir.interpret(a_in_tensor_memory_kernel(wait_st=False), packed_rows(a), bf16_bits(b),
+                            np.zeros((128, 32), np.uint32), target="sm_100a")
+
+
+def test_d_stored_without_wait_st_is_reported_where_the_mma_accumulates():
+    rng = np.random.default_rng(15)
+    a, b = rng.integers(-4, 5, (128, 16)), rng.integers(-4, 5, (1, 32, 16))
+    with pytest.raises(HazardError, match=r"tcgen05.mma.cta_group::1.kind::f16: accumulates into columns that the "
+                                          r"tcgen05.st at \S*test_tcgen05_mma.py:\d+ writes: its warp has run no "
+                                          r"tcgen05.wait::st.sync.aligned since"):
+        tile_mlir.interpret(a_in_tensor_memory_kernel(d_stored=True), packed_rows(a), bf16_bits(b),
                             np.zeros((128, 32), np.uint32), target="sm_100a")

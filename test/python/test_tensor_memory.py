@@ -316,3 +316,55 @@ def kernel_unpacked_then_loaded():
         T.cuda.tile.apply(T.ptx["st.global.b32"], Out[t, :].reshape((4, 1)), whole.reshape((4, 1)))
         T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(32))
     return unpacked
+
+
+def handed_over_store(wait_st):
+    """Eight warps: warp 0 stores lanes 0-31 (one a thread, four columns),
+    with or without tcgen05.wait::st, then hands them over (fences and a
+    barrier) to warp 4, whose quadrant is the same lanes; warp 4 loads them
+    into Out."""
+    @T.function
+    def hand_over(In: T.Tensor((32, 4), "uint32"), Out: T.Tensor((32, 4), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=256))
+        t = T.thread_id()
+        slot = T.alloc_shared((1,), "uint32", align=16)
+        with T.if_(t < 32):
+            T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        base = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        values = T.alloc_local((4,), "uint32")
+        with T.if_(t < 32):
+            T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], values.reshape((1, 4)), In[t:t + 1, :])
+            T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x4.b32"], base, values)
+            if wait_st:
+                T.cuda.tile.apply(T.ptx["tcgen05.wait::st.sync.aligned"])
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        with T.if_((t >= 128) & (t < 160)):
+            T.cuda.tile.apply(T.ptx["tcgen05.ld.sync.aligned.32x32b.x4.b32"], values, base)
+            T.cuda.tile.apply(T.ptx["tcgen05.wait::ld.sync.aligned"])
+            T.cuda.tile.apply(T.ptx["st.global.v4.b32"], Out[t - 128:t - 127, :], values.reshape((1, 4)))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
+        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
+        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
+        with T.if_(t < 32):
+            T.cuda.tile.apply(T.ptx["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], base, T.uint32(32))
+    return hand_over
+
+
+def test_a_store_completes_at_its_warps_wait_st():
+    # tcgen05.st is asynchronous: warp 4 reads warp 0's words only after
+    # warp 0's tcgen05.wait::st; without it the load is reported, naming
+    # the store.
+    data = np.arange(128, dtype=np.uint32).reshape(32, 4) * 7 + 3
+    out = np.zeros((32, 4), np.uint32)
+    tile_mlir.interpret(handed_over_store(True), data, out, target="sm_100a")
+    assert np.array_equal(out, data)
+    with pytest.raises(HazardError, match=r"test_tensor_memory.py:\d+: tcgen05.ld.sync.aligned.32x32b.x4.b32: reads "
+                                          r"columns that the tcgen05.st at \S*test_tensor_memory.py:\d+ writes: its "
+                                          r"warp has run no tcgen05.wait::st.sync.aligned since"):
+        tile_mlir.interpret(handed_over_store(False), data, np.zeros((32, 4), np.uint32), target="sm_100a")

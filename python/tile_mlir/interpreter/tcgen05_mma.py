@@ -167,6 +167,10 @@ def _issue(interp, instruction, named, kind, coord, thread):
     a = W.negate(a, fields.a) if fields.negate_a else a
     b = W.negate(b, fields.b) if fields.negate_b else b
     at = (block, lanes, column0 + columns)
+    if a_words is not None:
+        TM.check_stored(interp, a_words, what="reads, as its A,")
+    if values["enable-input-d"]:
+        TM.check_stored(interp, at, what="accumulates into")
     c, c_known = _input_d(st, at, (fields.m, fields.n), values["enable-input-d"], _scale_shift(named))
     d, d_known = R.mma(fields.d, fields.a, fields.b, fields.d, a, b.T, c, fields.saturate)
     d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]

@@ -34,6 +34,11 @@ the column in its low half.
   instruction's line; nothing is moved there.
 - ld's registers are the load's until tcgen05.wait::ld: a read or write of
   them before it is a hazard at that line.
+- st's words are the store's until its warp's tcgen05.wait::st (st is
+  asynchronous: wait::st is what waits for its completion): another
+  warp's tcgen05.ld of them, or a tcgen05.mma reading them (A, or D with
+  enable-input-d), before it is a hazard at that line, naming the st.
+  (The same warp's ld after its own st is not reported.)
 
 - The hand-off (9.7.16.6): a warp's use of an allocation after another
   warp's, across a barrier, needs tcgen05.fence::before_thread_sync after
@@ -84,6 +89,10 @@ class State:
         self.mma_pending = np.zeros((blocks, LANES, COLUMNS), np.int32)
         # Likewise of the tcgen05.mma that reads each word as its A.
         self.mma_reading = np.zeros((blocks, LANES, COLUMNS), np.int32)
+        # The tcgen05.st that writes each word until its warp's
+        # tcgen05.wait::st (0: none), and that warp's first thread.
+        self.st_pending = np.zeros((blocks, LANES, COLUMNS), np.int32)
+        self.st_warp = np.full((blocks, LANES, COLUMNS), -1, np.int32)
         # The instruction of each asynchronous program point above that is
         # not a tcgen05.mma (tcgen05.cp), as the reports name it.
         self.issuers = {}
@@ -341,6 +350,8 @@ def _reach(interp, apply, coord, first, registers):
         report(interp, f"{'writes' if storing else 'reads'} columns that the {issuer(st, point)} at {issued} "
                        "writes: no wait has seen the phase its tcgen05.commit arrives on", key=("mma", issued))
     _check_fenced(interp, st, first, access)
+    if not storing:
+        check_stored(interp, (access.block, access.lanes, access.columns), reader_warp=first)
     if storing:
         reading = st.mma_reading[access.block, access.lanes, access.columns]
         if reading.any():
@@ -377,6 +388,29 @@ def _store(interp, apply, coord, first):
         at = (reached.block, reached.lanes[:, r], reached.columns[:, r])
         st.words[at] = bits
         st.defined[at] = st.half_defined[at] = known
+    _stored(st, reached, first, interp.point)
+
+
+def _stored(st, reached, first, point):
+    """The words the warp's st writes, the st's until its wait::st."""
+    at = (reached.block, reached.lanes, reached.columns)
+    st.st_pending[at], st.st_warp[at] = point, first
+
+
+def check_stored(interp, at, reader_warp=None, what="reads"):
+    """A read of words (at: block, lanes, columns) whose tcgen05.st has not
+    completed: its warp has run no tcgen05.wait::st since (reported, naming
+    the st). `reader_warp`: the reading warp's first thread, whose own
+    stores are not counted."""
+    st = state(interp)
+    pending = st.st_pending[at]
+    if reader_warp is not None:
+        pending = np.where(st.st_warp[at] == reader_warp, 0, pending)
+    if pending.any():
+        issued = interp.points[int(pending[pending != 0][0])]
+        report(interp, f"{what} columns that the tcgen05.st at {issued} writes: its warp has run no "
+                       "tcgen05.wait::st.sync.aligned since (a tcgen05.st completes at its warp's wait::st)",
+               key=("st", issued))
 
 
 def _load(interp, apply, coord, firsts):
@@ -427,9 +461,13 @@ def _pending(interp, view, coord, where):
 
 
 def _wait(interp, apply, coord, first):
+    st = state(interp)
     if apply.opcode.startswith("tcgen05.wait::ld"):
-        for buffer, where in state(interp).loads.pop(first, []):
+        for buffer, where in st.loads.pop(first, []):
             buffer.tmem_pending[where] = 0
+        return
+    done = st.st_warp == first  # wait::st: the warp's stores complete
+    st.st_pending[done], st.st_warp[done] = 0, -1
 
 
 def check_registers(interp, buffer, at, writing):
