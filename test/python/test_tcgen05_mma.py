@@ -437,33 +437,22 @@ def test_a_in_tensor_memory_of_m_64_is_lanes_0_to_63():
     assert np.array_equal(out[lanes].view(np.float32), want)
 
 
-def test_a_overwritten_in_tensor_memory_before_the_commit_is_waited_for():
+@pytest.mark.parametrize("variant, message", [
+    # warp 0 stores A's columns again after the issue, before the wait
+    ({"overwrite": True}, r"tcgen05.st.sync.aligned.32x32b.x8.b32: writes columns that the tcgen05.mma at "
+                          r".*test_tcgen05_mma.py:\d+ reads as its A: no wait has seen the phase its "
+                          r"tcgen05.commit arrives on"),
+    # tcgen05.st completes at its warp's tcgen05.wait::st: the mma reading
+    # A's words, or accumulating into D's, before it
+    ({"wait_st": False}, r"tcgen05.mma.cta_group::1.kind::f16: reads, as its A, columns that the tcgen05.st at "
+                         r"\S*test_tcgen05_mma.py:\d+ writes: its warp has run no tcgen05.wait::st.sync.aligned "
+                         r"since"),
+    ({"d_stored": True}, r"tcgen05.mma.cta_group::1.kind::f16: accumulates into columns that the tcgen05.st at "
+                         r"\S*test_tcgen05_mma.py:\d+ writes: its warp has run no tcgen05.wait::st.sync.aligned "
+                         r"since")])
+def test_a_in_tensor_memorys_hazards(variant, message):
     rng = np.random.default_rng(13)
     a, b = rng.integers(-4, 5, (128, 16)), rng.integers(-4, 5, (1, 32, 16))
-    with pytest.raises(HazardError, match=r"tcgen05.st.sync.aligned.32x32b.x8.b32: writes columns that the "
-                                          r"tcgen05.mma at .*test_tcgen05_mma.py:\d+ reads as its A: no wait has "
-                                          r"seen the phase its tcgen05.commit arrives on"):
-        tile_mlir.interpret(a_in_tensor_memory_kernel(overwrite=True), packed_rows(a), bf16_bits(b),
-                            np.zeros((128, 32), np.uint32), target="sm_100a")
-
-
-def test_a_stored_without_wait_st_is_reported_at_the_mma():
-    # tcgen05.st completes at its warp's tcgen05.wait::st: the mma that
-    # reads A's words before it is reported, naming the store.
-    rng = np.random.default_rng(14)
-    a, b = rng.integers(-4, 5, (128, 16)), rng.integers(-4, 5, (1, 32, 16))
-    with pytest.raises(HazardError, match=r"tcgen05.mma.cta_group::1.kind::f16: reads, as its A, columns that the "
-                                          r"tcgen05.st at \S*test_tcgen05_mma.py:\d+ writes: its warp has run no "
-                                          r"tcgen05.wait::st.sync.aligned since"):
-        tile_mlir.interpret(a_in_tensor_memory_kernel(wait_st=False), packed_rows(a), bf16_bits(b),
-                            np.zeros((128, 32), np.uint32), target="sm_100a")
-
-
-def test_d_stored_without_wait_st_is_reported_where_the_mma_accumulates():
-    rng = np.random.default_rng(15)
-    a, b = rng.integers(-4, 5, (128, 16)), rng.integers(-4, 5, (1, 32, 16))
-    with pytest.raises(HazardError, match=r"tcgen05.mma.cta_group::1.kind::f16: accumulates into columns that the "
-                                          r"tcgen05.st at \S*test_tcgen05_mma.py:\d+ writes: its warp has run no "
-                                          r"tcgen05.wait::st.sync.aligned since"):
-        tile_mlir.interpret(a_in_tensor_memory_kernel(d_stored=True), packed_rows(a), bf16_bits(b),
+    with pytest.raises(HazardError, match=message):
+        tile_mlir.interpret(a_in_tensor_memory_kernel(**variant), packed_rows(a), bf16_bits(b),
                             np.zeros((128, 32), np.uint32), target="sm_100a")

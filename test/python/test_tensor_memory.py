@@ -150,11 +150,19 @@ SHAPE_IMAGES = {
 SHAPE_REGISTERS = {"32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4, "16x32bx2": 1}
 
 
-def one_warps_columns():
-    """In a block of one warp: 32 columns allocated and handed over (the
-    fences around the barrier); their address (lane 0) in a register."""
+def one_warps_columns(t=None):
+    """32 columns allocated by warp 0 (`t`, the thread, in a block of more
+    than one warp) and handed over (the fences around the barrier); their
+    address (lane 0) in a register."""
     slot = T.alloc_shared((1,), "uint32", align=16)
-    T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
+
+    def allocate():
+        T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
+    if t is None:
+        allocate()
+    else:
+        with T.if_(t < 32):
+            allocate()
     T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
     T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
     T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
@@ -327,14 +335,7 @@ def handed_over_store(wait_st):
     def hand_over(In: T.Tensor((32, 4), "uint32"), Out: T.Tensor((32, 4), "uint32")):
         T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=256))
         t = T.thread_id()
-        slot = T.alloc_shared((1,), "uint32", align=16)
-        with T.if_(t < 32):
-            T.cuda.tile.apply(T.ptx["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"], slot, T.uint32(32))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::before_thread_sync"])
-        T.cuda.tile.apply(T.ptx["bar.sync"], T.uint32(0))
-        T.cuda.tile.apply(T.ptx["tcgen05.fence::after_thread_sync"])
-        base = T.alloc_local((1,), "uint32")
-        T.cuda.tile.apply(T.ptx["ld.shared.b32"], base, slot)
+        base = one_warps_columns(t)
         values = T.alloc_local((4,), "uint32")
         with T.if_(t < 32):
             T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], values.reshape((1, 4)), In[t:t + 1, :])
