@@ -132,19 +132,22 @@ class InstructionFields:
     D's, A's and B's PTX element types, M and N, the majors, the
     negations, the saturation and .ws's maximum shift."""
 
-    def __init__(self, d, a, b, m, n, a_major, b_major, negate_a, negate_b, saturate, max_shift=0):
+    def __init__(self, d, a, b, m, n, a_major, b_major, negate_a, negate_b, saturate, max_shift=0, scales=None):
         self.d, self.a, self.b, self.m, self.n = d, a, b, m, n
         self.a_major, self.b_major = a_major, b_major
         self.negate_a, self.negate_b, self.saturate = negate_a, negate_b, saturate
         self.max_shift = max_shift
+        # Block-scaled: (the scales' type, A's scale id, B's scale id).
+        self.scales = scales
 
 
 def decode_instruction_descriptor(kind: str, word: int) -> InstructionFields:
-    """The fields of a dense kind's (kind::f16, tf32, f8f6f4, i8) idesc,
-    read back through the tables instruction_descriptor writes with; a
-    code no type has raises DescriptorError naming the field."""
-    if kind not in _KINDS or kind.startswith("kind::mx"):
-        raise DescriptorError(f"{kind}: only the dense kinds' descriptors are read back")
+    """The fields of an idesc, read back through the tables
+    instruction_descriptor writes with (a block-scaled kind's D is f32,
+    its scale type and ids in `scales`); a code no type has raises
+    DescriptorError naming the field."""
+    if kind not in _KINDS:
+        raise DescriptorError(f"{kind}: no tcgen05.mma kind")
     inputs, outputs = _KINDS[kind]
 
     def named(table, code, field):
@@ -152,9 +155,12 @@ def decode_instruction_descriptor(kind: str, word: int) -> InstructionFields:
         if not found:
             raise DescriptorError(f"the descriptor's {field} code {code} is no type {kind} takes")
         return found[0]
+    block_scaled = kind.startswith("kind::mx")
     return InstructionFields(
-        d=named(outputs, word >> 4 & 3, "d"), a=named(inputs, word >> 7 & 7, "a"), b=named(inputs, word >> 10 & 7, "b"),
-        m=(word >> 24 & 0x1F) << 4, n=(word >> 17 & 0x3F) << 3,
+        d="f32" if block_scaled else named(outputs, word >> 4 & 3, "d"), a=named(inputs, word >> 7 & 7, "a"),
+        b=named(inputs, word >> 10 & 7, "b"), m=(word >> 24 & 0x1F) << 4, n=(word >> 17 & 0x3F) << 3,
         a_major="MN" if word >> 15 & 1 else "K", b_major="MN" if word >> 16 & 1 else "K",
         negate_a=bool(word >> 13 & 1), negate_b=bool(word >> 14 & 1), saturate=bool(word >> 3 & 1),
-        max_shift=named(_MAX_SHIFTS, word >> 30 & 3, "max_shift"))
+        max_shift=0 if block_scaled else named(_MAX_SHIFTS, word >> 30 & 3, "max_shift"),
+        scales=(named(_SCALE_TYPES[kind], word >> 23 & 1, "scale_type"), word >> 29 & 3, word >> 4 & 3)
+        if block_scaled else None)

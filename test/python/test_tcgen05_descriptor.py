@@ -118,6 +118,23 @@ def test_the_interpreter_reads_back_what_the_builder_writes(kind, d, elements):
                         fields.negate_a, fields.negate_b) == (d, a, b, m, n, *majors, negate, False), (a, b, m)
 
 
+@pytest.mark.parametrize("kind, scale_type, vector", [("kind::mxf8f6f4", "ue8m0", ""),
+                                                      ("kind::mxf4nvf4", "ue4m3", ".scale_vec::4X")])
+def test_the_interpreter_reads_back_a_block_scaled_descriptor(kind, scale_type, vector):
+    # A block-scaled idesc: D f32 (no D field), the scale type (bit 23),
+    # A's scale id (bits 29-30) and B's (bits 4-5), every id.
+    from tile_mlir.tcgen05 import decode_instruction_descriptor
+    opcode = f"tcgen05.mma.cta_group::1.{kind}.block_scale{vector}"
+    element = "e4m3" if kind == "kind::mxf8f6f4" else "e2m1"
+    for a_id in range(4):
+        for b_id in range(4):
+            word = instruction_descriptor(opcode, d="f32", a=element, b=element, m=128, n=64, scale_type=scale_type,
+                                          a_scale_id=a_id, b_scale_id=b_id)
+            fields = decode_instruction_descriptor(kind, word)
+            assert (fields.d, fields.a, fields.m, fields.n, fields.scales) == \
+                ("f32", element, 128, 64, (scale_type, a_id, b_id)), (a_id, b_id)
+
+
 def test_a_code_no_type_has_is_refused():
     from tile_mlir.tcgen05 import decode_instruction_descriptor
     with pytest.raises(DescriptorError, match="the descriptor's a code 7 is no type kind::f16 takes"):

@@ -1225,11 +1225,26 @@ def _mma_narrow(dtype, atype, btype, ctype, a, b, c, rounding):
     below 2^p times it (p <= 24), so float64 sums it exactly; where the
     magnitudes reach that bound, the float64 sum of magnitudes reaches it
     too, as the bound is a power of two and rounding is monotone."""
-    av, bv, cv = _defined_values(a, atype), _defined_values(b, btype), _defined_values(c, ctype)
+    av, bv = _defined_values(a, atype), _defined_values(b, btype)
+    return mma_of_values(dtype, (av, _negative(a, atype)), (bv, _negative(b, btype)), (c, ctype), rounding)
+
+
+def values_and_signs(bits, kind):
+    """(float64 values, NaN where undefined; sign bits) of a float input
+    kind's element bit patterns, as mma_of_values takes an operand."""
+    return _defined_values(bits, kind), _negative(bits, kind)
+
+
+def mma_of_values(dtype, a, b, c, rounding="rn"):
+    """_mma_narrow's sum of A's and B's values (each (float64 values, NaN
+    where undefined; sign bits), exact products: a block-scaled mma's
+    scaled elements) and C (bits, type) into an f16 or f32 D."""
+    (av, a_negative), (bv, b_negative), (c, ctype) = a, b, c
+    cv = _defined_values(c, ctype)
     # terms[i, j] = (C[i, j], A[i, 0] B[0, j], ..., A[i, K-1] B[K-1, j])
     terms = np.concatenate([cv[:, :, None], (av[:, :, None] * bv[None, :, :]).transpose(0, 2, 1)], axis=2)
     signs = np.concatenate([_negative(c, ctype)[:, :, None],
-                            _negative(a, atype)[:, None, :] ^ _negative(b, btype).T[None, :, :]], axis=2)
+                            a_negative[:, None, :] ^ b_negative.T[None, :, :]], axis=2)
     undefined = np.isnan(terms)
     inputs_defined = ~undefined.any(axis=2)
     terms = np.where(undefined, 0.0, terms)

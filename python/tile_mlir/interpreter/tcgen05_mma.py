@@ -91,13 +91,14 @@ SHAPES = {(128, False), (64, False), (128, True), (64, True), (32, True)}  # (M,
 class Issued:
     """One tcgen05.mma in flight: its program point, its issuing thread, D's
     words (block, lanes, columns), the shared bytes it reads ((buffer,
-    byte addresses)) and A's words in tensor memory (or None)."""
+    byte addresses)) and the tensor-memory words it reads (A's, the block
+    scales'; flat index arrays, or None)."""
 
     point: int
     thread: int
     at: tuple
     reads: list
-    a_words: tuple = None
+    tmem_reads: tuple = None
 
 
 def mma(interp, apply):
@@ -120,7 +121,7 @@ def _refuse_unmodelled(opcode, named):
                   or "a-tmem" in named and "ws" in tokens and "A in tensor memory with .ws"
                   or "zero-column-mask-desc" in named and "the zero-column mask"
                   or any(t.startswith("collector::") for t in tokens) and "collector usage"
-                  or kind not in ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8") and kind)
+                  or kind not in ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8", "kind::mxf8f6f4") and kind)
     if unmodelled:
         raise NotCovered(f"{opcode}: {unmodelled} (docs/families/tcgen05.md)")
     return kind
@@ -132,8 +133,9 @@ def _issue(interp, instruction, named, kind, coord, thread):
     waited for."""
     (opcode, ws), st, block = instruction, TM.state(interp), int(interp.block_of(np.array([thread]))[0])
     a_name = "a-tmem" if "a-tmem" in named else "a-desc"
+    scaled = ("scale-A-tmem", "scale-B-tmem") if "scale-A-tmem" in named else ()
     values = {name: TM.scalar(interp, named[name], coord, thread)
-              for name in ("d-tmem", a_name, "b-desc", "idesc", "enable-input-d")}
+              for name in ("d-tmem", a_name, "b-desc", "idesc", "enable-input-d", *scaled)}
     missing = [name for name, value in values.items() if value is None]
     if missing:
         TM.report(interp, f"thread {thread} reads its {', '.join(missing)} from a register never written")
@@ -172,7 +174,17 @@ def _issue(interp, instruction, named, kind, coord, thread):
     if values["enable-input-d"]:
         TM.check_stored(interp, at, what="accumulates into")
     c, c_known = _input_d(st, at, (fields.m, fields.n), values["enable-input-d"], _scale_shift(named))
-    d, d_known = R.mma(fields.d, fields.a, fields.b, fields.d, a, b.T, c, fields.saturate)
+    tmem_reads = None if a_words is None else _flat(a_words)
+    if scaled:
+        factors = _block_scales(interp, st, block, values, fields)
+        if factors is None:
+            return
+        b_values, b_negative = _scaled(b, fields.b, factors[1])
+        d, d_known = R.mma_of_values(fields.d, _scaled(a, fields.a, factors[0]), (b_values.T, b_negative.T),
+                                     (c, fields.d))
+        tmem_reads = _flat(*factors[2], *([a_words] if a_words is not None else []))
+    else:
+        d, d_known = R.mma(fields.d, fields.a, fields.b, fields.d, a, b.T, c, fields.saturate)
     d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]
     kept = _disabled_lanes(interp, named, coord, thread, lanes)
     st.words[at] = np.where(kept, st.words[at], d)
@@ -181,9 +193,63 @@ def _issue(interp, instruction, named, kind, coord, thread):
     reads.append((b_buffer, b_at))
     for buffer, addresses in reads:
         read_shared(interp, buffer, addresses, thread)
-    if a_words is not None:
-        st.mma_reading[a_words] = interp.point
-    in_flight(st, Issued(interp.point, thread, at, reads, a_words))
+    if tmem_reads is not None:
+        st.mma_reading[tmem_reads] = interp.point
+    in_flight(st, Issued(interp.point, thread, at, reads, tmem_reads))
+
+
+def _flat(*words):
+    """Tensor-memory words (block, lanes, columns) as one flat index."""
+    flat = []
+    for block, lanes, columns in words:
+        lanes, columns = np.broadcast_arrays(lanes, columns)
+        flat.append((np.full(lanes.size, block), lanes.reshape(-1), columns.reshape(-1)))
+    return tuple(np.concatenate([f[i] for f in flat]) for i in range(3))
+
+
+# A block-scaled mma's K: one scale a row of A and of B (scale_vec::1X,
+# kind::mxf8f6f4: 32 8-bit elements a scale, the whole K of one mma).
+UE8M0_NAN = 255
+
+
+def _block_scales(interp, st, block, values, fields):
+    """(A's scales, B's scales, the words of both) as powers of two (NaN
+    where undefined): each row's ue8m0 exponent in tensor memory as the
+    seed system lays a scale operand out (patterns/tcgen05_mma.py): row r
+    at lane r % 32 of each 32-lane quadrant (four replicas, which must
+    agree), word column (the address's) + r // 32, the byte its scale id
+    (the idesc's) names. None where the words are outside the block's
+    allocations (reported)."""
+    scale_type, a_id, b_id = fields.scales
+    if scale_type != "ue8m0":
+        raise NotCovered(f"block scales of type {scale_type} (ue8m0 is modelled)")
+    found, words = [], []
+    for name, rows, ident in (("scale-A-tmem", fields.m, a_id), ("scale-B-tmem", fields.n, b_id)):
+        taddr = values[name]
+        lane, column = taddr >> 16, taddr & 0xFFFF
+        if lane:
+            TM.report(interp, f"{name} at lane {lane}: its rows' scales start at lane 0 of each quadrant")
+            return None
+        columns = -(-rows // 32)
+        if TM.allocation_holding(st, block, column, columns) is None:
+            TM.report(interp, f"{name}'s columns {column}-{column + columns - 1} are in no allocation of its block")
+            return None
+        r = np.arange(rows)
+        at = (block, (32 * np.arange(4))[:, None] + r % 32, column + r // 32)
+        TM.check_stored(interp, at, what=f"reads, as {name},")
+        exponents = (st.words[at] >> np.uint32(8 * ident)) & np.uint32(0xFF)
+        agree = (exponents == exponents[0]).all(axis=0) & st.defined[at].all(axis=0)
+        exponent = exponents[0].astype(np.float64)
+        found.append(np.where(agree & (exponent != UE8M0_NAN), np.ldexp(1.0, (exponent - 127).astype(int)), np.nan))
+        words.append(at)
+    return found[0], found[1], words
+
+
+def _scaled(bits, kind, factors):
+    """An operand's elements (rows x K) times its rows' scales, as
+    mma_of_values takes them (exact: a power of two)."""
+    values, negative = R.values_and_signs(bits, kind)
+    return values * factors[:, None], negative
 
 
 def in_flight(st, issued):
@@ -363,6 +429,6 @@ def _complete(interp, issued, token):
         for buffer, addresses in mma_issued.reads:
             held = buffer.wgmma_reading[addresses]
             buffer.wgmma_reading[addresses] = np.where(held == mma_issued.point, 0, held)
-        if mma_issued.a_words is not None:
-            held = st.mma_reading[mma_issued.a_words]
-            st.mma_reading[mma_issued.a_words] = np.where(held == mma_issued.point, 0, held)
+        if mma_issued.tmem_reads is not None:
+            held = st.mma_reading[mma_issued.tmem_reads]
+            st.mma_reading[mma_issued.tmem_reads] = np.where(held == mma_issued.point, 0, held)
