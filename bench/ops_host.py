@@ -30,6 +30,9 @@ class _Idle:
     def bind(self, extents, grid):
         return self
 
+    def bind_shapes(self, shapes, grid):
+        return self
+
 
 def _eager_on_the_cpu():
     """tile_mlir.ops' CUDA path on CPU tensors: eager, sm_90a, stream 0,

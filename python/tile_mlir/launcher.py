@@ -168,14 +168,20 @@ class ExtentLauncher:
         return self.bind(self.extents_of(shapes), grid)
 
 
-def _descriptor_params(kernel: runtime.Kernel, words):
+def _descriptor_params(kernel: runtime.Kernel, words, pointers=None):
     """([_MapSlot], the kernel-parameter array) of a descriptor-convention
     kernel whose descriptors are `words`: each word's address, each tensor's
-    map slots after its descriptor's words, as the kernel declares them."""
+    map slots after its descriptor's words, as the kernel declares them.
+    With `pointers` (a uint64 a tensor), a descriptor's allocated and
+    aligned addresses are both read from the tensor's one (a parameter
+    slot points at a value; two may point at the same)."""
     base, slots, maps, position = ctypes.addressof(words), [], [], 0
     for index, param in enumerate(kernel.params):
         count = 3 + 2 * len(param.shape)
-        slots += [base + 8 * (position + i) for i in range(count)]
+        own = [base + 8 * (position + i) for i in range(count)]
+        if pointers is not None:
+            own[0] = own[1] = ctypes.addressof(pointers) + 8 * index
+        slots += own
         position += count
         for box, swizzle in param.tensor_maps:
             slot = tensor_maps.TensorMapBytes()
@@ -187,25 +193,22 @@ def _descriptor_params(kernel: runtime.Kernel, words):
 class BoundLaunch:
     """ExtentLauncher's launches at one set of extents and one grid: the
     descriptors' sizes and strides written once into words of its own; a
-    call writes each address (twice: allocated and aligned), encodes a
-    tensor map for an address it does not hold, and launches."""
+    call writes the addresses (each the descriptor's allocated and aligned
+    pointer), encodes a tensor map for an address it does not hold, and
+    launches."""
 
     def __init__(self, launcher: ExtentLauncher, extents, grid):
         template = launcher.descriptor_words([0] * len(launcher.shapes), extents)
         self.words = (ctypes.c_uint64 * len(template))(*template)
-        self.maps, self.params = _descriptor_params(launcher.kernel, self.words)
+        # The addresses, one a tensor, written by one slice assignment a call.
+        self.pointers = (ctypes.c_uint64 * len(launcher.shapes))()
+        self.maps, self.params = _descriptor_params(launcher.kernel, self.words, self.pointers)
         self.sizes = launcher.sizes(extents)
         self.lib = runtime.driver().lib if self.maps else None
-        self.positions, position = [], 0
-        for shape in launcher.shapes:
-            self.positions.append(position)
-            position += 3 + 2 * len(shape)
         self.launch = _Launch(launcher.kernel, grid)
 
     def __call__(self, *pointers: int, stream: Optional[int] = None) -> None:
-        words = self.words
-        for position, pointer in zip(self.positions, pointers):
-            words[position] = words[position + 1] = pointer
+        self.pointers[:] = pointers
         for entry in self.maps:
             if pointers[entry.index] != entry.address:
                 entry.update(self.lib, pointers[entry.index], self.sizes[entry.index])

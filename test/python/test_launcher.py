@@ -148,8 +148,13 @@ def test_an_extent_launchs_parameters_are_the_ptx_entrys(recorder, make):
     kernel.function = lambda: ctypes.c_void_p(FUNCTION)
     shapes = [[7 if d is None else d for d in p.shape] for p in kernel.params]
     launch = launcher.prepared(kernel).bind_shapes(shapes, (1, 1, 1))
-    first = ctypes.addressof(launch.words)
-    words = range(first, first + 8 * len(launch.words))
+    first, held = ctypes.addressof(launch.words), ctypes.addressof(launch.pointers)
+    words, pointers = range(first, first + 8 * len(launch.words), 8), range(held, held + 8 * len(launch.pointers), 8)
     slots = [launch.params[i] for i in range(len(launch.params))]
-    assert [8 if s in words else 128 for s in slots] == sizes
-    assert [s for s in slots if s in words] == list(words[::8])  # every word once, in order
+    assert [8 if s in words or s in pointers else 128 for s in slots] == sizes
+    # Each tensor's descriptor: its address twice (allocated, aligned: the
+    # tensor's one pointer), then its own words in order.
+    starts = [i for i, s in enumerate(slots) if s in pointers][::2]
+    assert [slots[i] for i in starts] == list(pointers) and all(slots[i + 1] == slots[i] for i in starts)
+    used = [s for s in slots if s in words]
+    assert used == sorted(set(used)) and len(used) == len(words) - 2 * len(pointers)
