@@ -520,6 +520,32 @@ def test_grouped_tiles_at_run_time_match_the_order(tiles_m, tiles_n, group_m):
     assert out.tolist() == [list(tiles.origin(i)) for i in range(tiles_m * tiles_n)]
 
 
+@pytest.mark.parametrize("rows", [4, 6])
+def test_either_tiles_takes_the_order_its_condition_names_when_it_runs(rows):
+    # The condition (a runtime one: the tensor's rows, read when the kernel
+    # runs, a multiple of 4) picks groups of 2 tile rows or row by row; the
+    # origins are the chosen order's, and stay multiples of the tile.
+    from tile_mlir.pipelining.schedulers import EitherTiles, GroupedTiles
+    grouped, by_rows = (GroupedTiles(3, group, tile_m=128, tile_n=64) for group in (2, 1))
+
+    @T.function
+    def origins(Rows: T.Tensor((None, 1), "uint32"), Out: T.Tensor((12, 2), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))
+        tiles = EitherTiles(Rows.extent(0) % 4 == 0, grouped, by_rows)
+        held = T.alloc_local((1, 2), "uint32")
+        for unit in T.serial(0, 12):
+            row0, col0 = tiles.origin(unit)
+            T.cuda.tile.apply(T.ptx["mov.b32"], held[0:1, 0:1], T.uint32(row0))
+            T.cuda.tile.apply(T.ptx["mov.b32"], held[0:1, 1:2], T.uint32(col0))
+            T.cuda.tile.apply(T.ptx["st.global.v2.u32"], Out[unit:unit + 1], held)
+    out = np.zeros((12, 2), np.uint32)
+    tile_mlir.interpret(origins, np.zeros((rows, 1), np.uint32), out)
+    chosen = grouped if rows % 4 == 0 else by_rows
+    assert out.tolist() == [list(chosen.origin(i)) for i in range(12)]
+    with pytest.raises(ValueError, match="the two orders' tiles differ: 128 x 64 and 64 x 64"):
+        EitherTiles(None, grouped, GroupedTiles(3, 1, tile_m=64, tile_n=64))
+
+
 # -- Warpgroup roles -------------------------------------------------------------
 
 def specialized_ring_sum(steps, stages):
