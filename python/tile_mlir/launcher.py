@@ -69,13 +69,6 @@ def unconverted_entry(name: str):
     return entry
 
 
-def _addresses(words) -> ctypes.Array:
-    """The kernel-parameter array of a ctypes array of uint64 words: each
-    word's address."""
-    base = ctypes.addressof(words)
-    return (ctypes.c_void_p * len(words))(*[base + 8 * i for i in range(len(words))])
-
-
 class PreparedLauncher:
     def __init__(self, kernel: runtime.Kernel):
         if kernel.convention != "bare" or kernel.grid is None or kernel.cluster or kernel.dependent:

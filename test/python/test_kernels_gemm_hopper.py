@@ -310,4 +310,5 @@ def test_a_runtime_extent_past_32_bits_is_refused():
     kernel = tile_mlir.compile(hopper_gemm(None, 64, 192, "bfloat16", SMALL), target="sm_90a")
     huge = np.broadcast_to(np.zeros(1, np.uint16), (2**31, 192))
     with pytest.raises(ArgumentError, match=r"A: axis 0's runtime extent 2147483648 is past 2\^31 - 1"):
-        kernel.check_arguments([huge, np.zeros((64, 192), np.uint16), np.broadcast_to(np.zeros(1, np.uint16), (2**31, 64))])
+        kernel.check_arguments([huge, np.zeros((64, 192), np.uint16),
+                                np.broadcast_to(np.zeros(1, np.uint16), (2**31, 64))])

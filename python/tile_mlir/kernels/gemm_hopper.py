@@ -40,8 +40,8 @@ from typing import Optional, Tuple
 
 from .. import script as T
 from .configs import HopperGemmConfig
-from ..pipelining import (EitherTiles, GroupedTiles, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles, WgmmaAccumulator,
-                          sync_block)
+from ..pipelining import (EitherTiles, GroupedTiles, NamedBarriers, PipelineState, TmaRing, WarpgroupRoles,
+                          WgmmaAccumulator, sync_block)
 from ..pipelining.epilogues import stmatrix_place
 from .split_k_finish import SplitKFinish, TileFinisher
 
