@@ -33,7 +33,7 @@ def scale_image(a_exponents, b_exponents, a_id, b_id):
     return np.tile(words, (4, 1))
 
 
-def block_scaled_kernel(a_id, b_id, wait_st=True):
+def block_scaled_kernel(a_id, b_id, wait_st=True, b_scales_at=B_SCALES_AT):
     """128 threads: A (128 x 32 e4m3) and B (32 x 32) staged in shared
     memory; each warp stores its quadrant's scale words (tcgen05.st
     32x32b.x8 at column 32) and hands them over; thread 0's mma into D
@@ -62,7 +62,7 @@ def block_scaled_kernel(a_id, b_id, wait_st=True):
         handed_over()
         sfa, sfb = T.alloc_local((1,), "uint32"), T.alloc_local((1,), "uint32")
         T.cuda.tile.apply(T.ptx["add.u32"], sfa, base, T.uint32(SCALES_AT))
-        T.cuda.tile.apply(T.ptx["add.u32"], sfb, base, T.uint32(B_SCALES_AT))
+        T.cuda.tile.apply(T.ptx["add.u32"], sfb, base, T.uint32(b_scales_at))
         with T.if_(t == 0):
             T.cuda.tile.apply(T.ptx[OPCODE], base, sa[0, 0:128, 0:32].matrix_descriptor(format="tcgen05"),
                               sb[0, 0:N, 0:32].matrix_descriptor(format="tcgen05"), T.uint32(idesc), sfa, sfb, t < 0)
@@ -110,5 +110,16 @@ def test_scales_stored_without_wait_st_are_reported():
                                           r"reads, as scale-A-tmem, columns that the tcgen05.st at "
                                           r"\S*test_tcgen05_block_scaled.py:\d+ writes"):
         tile_mlir.interpret(block_scaled_kernel(0, 0, wait_st=False), fp8_bits(a[None], "e4m3"),
+                            fp8_bits(b[None], "e4m3"), scale_image(ea, eb, 0, 0), np.zeros((128, N), np.uint32),
+                            target="sm_100a")
+
+
+@pytest.mark.parametrize("b_scales_at, message", [
+    ((32 << 16) + B_SCALES_AT, "scale-B-tmem at lane 32: its rows' lanes start at lane 0"),
+    (64, "scale-B-tmem's columns 64-64 are in no allocation of its block")])
+def test_a_scale_address_off_lane_0_or_its_allocation_is_reported(b_scales_at, message):
+    a, b, ea, eb = operands(32)
+    with pytest.raises(HazardError, match=message):
+        tile_mlir.interpret(block_scaled_kernel(0, 0, b_scales_at=b_scales_at), fp8_bits(a[None], "e4m3"),
                             fp8_bits(b[None], "e4m3"), scale_image(ea, eb, 0, 0), np.zeros((128, N), np.uint32),
                             target="sm_100a")

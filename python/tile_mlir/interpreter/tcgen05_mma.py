@@ -207,8 +207,8 @@ def _flat(*words):
     return tuple(np.concatenate([f[i] for f in flat]) for i in range(3))
 
 
-# A block-scaled mma's K: one scale a row of A and of B (scale_vec::1X,
-# kind::mxf8f6f4: 32 8-bit elements a scale, the whole K of one mma).
+# The ue8m0 scale that is NaN (kind::mxf8f6f4, scale_vec::1X: one scale a
+# row of A and of B, its 32 8-bit elements the whole K of one mma).
 UE8M0_NAN = 255
 
 
@@ -218,21 +218,15 @@ def _block_scales(interp, st, block, values, fields):
     seed system lays a scale operand out (patterns/tcgen05_mma.py): row r
     at lane r % 32 of each 32-lane quadrant (four replicas, which must
     agree), word column (the address's) + r // 32, the byte its scale id
-    (the idesc's) names. None where the words are outside the block's
-    allocations (reported)."""
+    (the idesc's) names. None where the address is not at lane 0 or the
+    words are outside the block's allocations (reported, as D's are)."""
     scale_type, a_id, b_id = fields.scales
     if scale_type != "ue8m0":
         raise NotCovered(f"block scales of type {scale_type} (ue8m0 is modelled)")
     found, words = [], []
     for name, rows, ident in (("scale-A-tmem", fields.m, a_id), ("scale-B-tmem", fields.n, b_id)):
-        taddr = values[name]
-        lane, column = taddr >> 16, taddr & 0xFFFF
-        if lane:
-            TM.report(interp, f"{name} at lane {lane}: its rows' scales start at lane 0 of each quadrant")
-            return None
-        columns = -(-rows // 32)
-        if TM.allocation_holding(st, block, column, columns) is None:
-            TM.report(interp, f"{name}'s columns {column}-{column + columns - 1} are in no allocation of its block")
+        column = _column0(interp, st, block, values[name], -(-rows // 32), name)
+        if column is None:
             return None
         r = np.arange(rows)
         at = (block, (32 * np.arange(4))[:, None] + r % 32, column + r // 32)
@@ -294,8 +288,9 @@ def _disabled_lanes(interp, named, coord, thread, lanes):
 
 
 def _column0(interp, st, block, taddr, n, name="D"):
-    """The first column of D (or A) (from lane 0), or None where its `n`
-    columns are not in one allocation of the block (reported)."""
+    """The first column of D (or A, or a block-scale operand) (from lane
+    0), or None where its `n` columns are not in one allocation of the
+    block (reported)."""
     lane, column = taddr >> 16, taddr & 0xFFFF
     if lane:
         TM.report(interp, f"{name} at lane {lane}: its rows' lanes start at lane 0")
