@@ -13,12 +13,14 @@ def field(word, low, width):
 
 
 def decode(word, block_scaled=False):
-    """The ISA's fields, by bit position."""
+    """The ISA's fields, by bit position (block-scaled: tables 43 and 44,
+    M >> 7 in bits 27-28 and bits 24-26 reserved)."""
     out = {"sparse": field(word, 0, 3), "a": field(word, 7, 3), "b": field(word, 10, 3),
            "negate_a": field(word, 13, 1), "negate_b": field(word, 14, 1), "a_mn": field(word, 15, 1),
            "b_mn": field(word, 16, 1), "n": field(word, 17, 6) << 3, "m": field(word, 24, 5) << 4}
     if block_scaled:
-        out.update(b_scale_id=field(word, 4, 2), scale_type=field(word, 23, 1), a_scale_id=field(word, 29, 2))
+        out.update(b_scale_id=field(word, 4, 2), scale_type=field(word, 23, 1), a_scale_id=field(word, 29, 2),
+                   m=field(word, 27, 2) << 7, reserved=field(word, 24, 3) | field(word, 6, 1))
     else:
         out.update(saturate=field(word, 3, 1), d=field(word, 4, 2), max_shift=field(word, 30, 2),
                    reserved=field(word, 6, 1) | field(word, 23, 1) | field(word, 29, 1))
@@ -59,14 +61,62 @@ def test_majors_negation_saturation_and_shift():
 
 
 def test_block_scaled():
-    word = instruction_descriptor("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16", d="f32",
-                                  a="e2m1", b="e2m1", m=128, n=128, scale_type="ue4m3", a_scale_id=2, b_scale_id=3)
+    word = instruction_descriptor("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::2X", d="f32",
+                                  a="e2m1", b="e2m1", m=128, n=128, scale_type="ue8m0", a_scale_id=2, b_scale_id=0)
     assert decode(word, block_scaled=True) == {
         "sparse": 0, "a": 1, "b": 1, "negate_a": 0, "negate_b": 0, "a_mn": 0, "b_mn": 0, "n": 128, "m": 128,
-        "b_scale_id": 3, "scale_type": 0, "a_scale_id": 2}
+        "b_scale_id": 0, "scale_type": 1, "a_scale_id": 2, "reserved": 0}
+    word = instruction_descriptor("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16", d="f32",
+                                  a="e2m1", b="e2m1", m=256, n=64, scale_type="ue4m3")
+    assert decode(word, block_scaled=True)["m"] == 256 and field(word, 23, 1) == 0 and field(word, 24, 3) == 0
     word = instruction_descriptor("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale", d="f32", a="e4m3",
-                                  b="e2m1", m=128, n=64, scale_type="ue8m0")
+                                  b="e2m1", m=128, n=64, scale_type="ue8m0", a_scale_id=3, b_scale_id=1)
     assert decode(word, block_scaled=True)["scale_type"] == 1 and field(word, 7, 3) == 0 and field(word, 10, 3) == 5
+    assert (field(word, 29, 2), field(word, 4, 2), field(word, 27, 2), field(word, 24, 3)) == (3, 1, 1, 0)
+
+
+# The ISA's scale ids (9.7.16.10.7.2): 1X a byte 0-3, 2X the half-word at
+# byte 0 or 2, 4X the word (id 0); ue4m3 scales with 4X only.
+@pytest.mark.parametrize("vector, ids", [("scale_vec::2X", (0, 2)), ("block32", (0, 2)), ("scale_vec::4X", (0,)),
+                                         ("block16", (0,))])
+def test_the_scale_ids_a_vector_takes(vector, ids):
+    opcode = f"tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.{vector}"
+    for ident in range(4):
+        for name in ("a_scale_id", "b_scale_id"):
+            make = lambda: instruction_descriptor(opcode, d="f32", a="e2m1", b="e2m1", m=128, n=64,
+                                                  scale_type="ue8m0", **{name: ident})
+            if ident in ids:
+                make()
+            else:
+                with pytest.raises(DescriptorError, match=f"{name} is {ident}: a scale vector of"):
+                    make()
+
+
+def test_ue4m3_scales_take_a_vector_of_four():
+    with pytest.raises(DescriptorError, match=r"scale_type is 'ue4m3', which takes a scale vector of 4"):
+        instruction_descriptor("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::2X", d="f32",
+                               a="e2m1", b="e2m1", m=128, n=64, scale_type="ue4m3")
+
+
+@pytest.mark.parametrize("m", [64, 192])
+def test_a_block_scaled_m_is_128_or_256(m):
+    with pytest.raises(DescriptorError, match=f"m is {m}: a block-scaled descriptor holds M >> 7, M 128 or 256"):
+        instruction_descriptor("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale", d="f32", a="e4m3", b="e4m3",
+                               m=m, n=64, scale_type="ue8m0")
+
+
+def test_reading_a_block_scaled_descriptor():
+    from tile_mlir.tcgen05 import decode_instruction_descriptor
+    base = instruction_descriptor("tcgen05.mma.cta_group::1.kind::mxf4.block_scale", d="f32", a="e2m1", b="e2m1",
+                                  m=128, n=64, scale_type="ue8m0")
+    # Bit 31 of the mxf4 kinds: a dense K of 96.
+    assert (decode_instruction_descriptor("kind::mxf4", base).k96,
+            decode_instruction_descriptor("kind::mxf4", base | 1 << 31).k96) == (False, True)
+    # M written as the dense kinds' M >> 4 (64: bit 26) sets a reserved bit.
+    with pytest.raises(DescriptorError, match="bits 24-26 of a kind::mxf4 descriptor are reserved"):
+        decode_instruction_descriptor("kind::mxf4", base | 1 << 26)
+    with pytest.raises(DescriptorError, match=r"M field \(bits 27-28\) is 3"):
+        decode_instruction_descriptor("kind::mxf4", base | 3 << 27)
 
 
 @pytest.mark.parametrize("opcode, fields, message", [
@@ -118,21 +168,23 @@ def test_the_interpreter_reads_back_what_the_builder_writes(kind, d, elements):
                         fields.negate_a, fields.negate_b) == (d, a, b, m, n, *majors, negate, False), (a, b, m)
 
 
-@pytest.mark.parametrize("kind, scale_type, vector", [("kind::mxf8f6f4", "ue8m0", ""),
-                                                      ("kind::mxf4nvf4", "ue4m3", ".scale_vec::4X")])
-def test_the_interpreter_reads_back_a_block_scaled_descriptor(kind, scale_type, vector):
+@pytest.mark.parametrize("kind, scale_type, vector, ids", [
+    ("kind::mxf8f6f4", "ue8m0", "", range(4)), ("kind::mxf4", "ue8m0", ".scale_vec::2X", (0, 2)),
+    ("kind::mxf4nvf4", "ue4m3", ".scale_vec::4X", (0,))])
+def test_the_interpreter_reads_back_a_block_scaled_descriptor(kind, scale_type, vector, ids):
     # A block-scaled idesc: D f32 (no D field), the scale type (bit 23),
-    # A's scale id (bits 29-30) and B's (bits 4-5), every id.
+    # A's scale id (bits 29-30) and B's (bits 4-5), every id the vector
+    # takes, M 128 and 256.
     from tile_mlir.tcgen05 import decode_instruction_descriptor
     opcode = f"tcgen05.mma.cta_group::1.{kind}.block_scale{vector}"
     element = "e4m3" if kind == "kind::mxf8f6f4" else "e2m1"
-    for a_id in range(4):
-        for b_id in range(4):
-            word = instruction_descriptor(opcode, d="f32", a=element, b=element, m=128, n=64, scale_type=scale_type,
+    for a_id in ids:
+        for b_id, m in zip(ids[::-1], (128, 256, 128, 256)):
+            word = instruction_descriptor(opcode, d="f32", a=element, b=element, m=m, n=64, scale_type=scale_type,
                                           a_scale_id=a_id, b_scale_id=b_id)
             fields = decode_instruction_descriptor(kind, word)
-            assert (fields.d, fields.a, fields.m, fields.n, fields.scales) == \
-                ("f32", element, 128, 64, (scale_type, a_id, b_id)), (a_id, b_id)
+            assert (fields.d, fields.a, fields.b, fields.m, fields.n, fields.scales, fields.k96) == \
+                ("f32", element, element, m, 64, (scale_type, a_id, b_id), False), (a_id, b_id)
 
 
 def test_a_code_no_type_has_is_refused():

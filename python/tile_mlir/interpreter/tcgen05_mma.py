@@ -66,6 +66,14 @@ from .. import tcgen05 as TC
 from .reference import NotCovered
 
 ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8}
+# kind::mxf4 and mxf4nvf4: e2m1 elements two to a byte (the first of K in
+# the low four bits), 64 of K an mma. (kind::f8f6f4's and mxf8f6f4's
+# sub-byte elements lie padded in bytes, which is not modelled.)
+PACKED_KINDS = ("kind::mxf4", "kind::mxf4nvf4")
+PACKED_BITS = {"e2m1": 4}
+# e2m1's 16 codes (OCP MX: sign bit 3, exponent bits 1-2 of bias 1, one
+# mantissa bit; no infinity or NaN).
+E2M1_VALUES = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0] * 2) * np.repeat([1.0, -1.0], 8)
 
 
 def places(m: int, n: int, ws: bool):
@@ -121,7 +129,8 @@ def _refuse_unmodelled(opcode, named):
                   or "a-tmem" in named and "ws" in tokens and "A in tensor memory with .ws"
                   or "zero-column-mask-desc" in named and "the zero-column mask"
                   or any(t.startswith("collector::") for t in tokens) and "collector usage"
-                  or kind not in ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8", "kind::mxf8f6f4") and kind)
+                  or kind not in ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8", "kind::mxf8f6f4",
+                                  *PACKED_KINDS) and kind)
     if unmodelled:
         raise NotCovered(f"{opcode}: {unmodelled} (docs/families/tcgen05.md)")
     return kind
@@ -140,62 +149,114 @@ def _issue(interp, instruction, named, kind, coord, thread):
     if missing:
         TM.report(interp, f"thread {thread} reads its {', '.join(missing)} from a register never written")
         return
-    try:
-        fields = TC.decode_instruction_descriptor(kind, values["idesc"])
-    except TC.DescriptorError as error:
-        raise interp.fault(interp.lanes == thread, f"its instruction descriptor: {error}") from None
-    if (fields.m, ws) not in SHAPES or fields.max_shift or fields.d not in ("f32", "s32") or \
-            not {fields.a, fields.b} <= set(ELEMENT_BITS):
-        raise NotCovered(f"{opcode}: M {fields.m}, D {fields.d}, A {fields.a}, B's shift {fields.max_shift} (M 64 or "
-                         "128, .ws M 32 too, unshifted, into f32 or s32 of f16, bf16, tf32, e4m3, e5m2 or 8-bit "
-                         "integers is modelled)")
+    fields = _fields(interp, opcode, kind, values["idesc"], thread)
     lanes, columns = places(fields.m, fields.n, ws)
     column0 = _column0(interp, st, block, values["d-tmem"], int(columns.max()) + 1)
-    if column0 is None:
+    operands = None if column0 is None else _operands(interp, st, block, values, fields, (kind, thread))
+    if operands is None:
         return
-    k = 256 // ELEMENT_BITS[fields.a]
-    reads, a_words = [], None
-    if a_name == "a-tmem":
-        a_words = _a_words(interp, st, block, values["a-tmem"], fields.m)
-        if a_words is None:
-            return
-        a, a_known = _a_in_tensor_memory(st, a_words, fields.a, k)
-    else:
-        a, a_known, a_buffer, a_at = W.operand_matrix(interp, values["a-desc"], fields.m, fields.a, k, thread, block,
-                                                      fields.a_major == "MN")
-        reads.append((a_buffer, a_at))
-    b, b_known, b_buffer, b_at = W.operand_matrix(interp, values["b-desc"], fields.n, fields.b, k, thread, block,
-                                                  fields.b_major == "MN")
-    a = W.negate(a, fields.a) if fields.negate_a else a
-    b = W.negate(b, fields.b) if fields.negate_b else b
     at = (block, lanes, column0 + columns)
-    if a_words is not None:
-        TM.check_stored(interp, a_words, what="reads, as its A,")
+    if operands.a_words is not None:
+        TM.check_stored(interp, operands.a_words, what="reads, as its A,")
     if values["enable-input-d"]:
         TM.check_stored(interp, at, what="accumulates into")
     c, c_known = _input_d(st, at, (fields.m, fields.n), values["enable-input-d"], _scale_shift(named))
-    tmem_reads = None if a_words is None else _flat(a_words)
+    tmem_reads = [] if operands.a_words is None else [operands.a_words]
     if scaled:
-        factors = _block_scales(interp, st, block, values, fields)
+        factors = _block_scales(interp, (st, block, thread), values, fields, TC.scale_vector(opcode))
         if factors is None:
             return
-        b_values, b_negative = _scaled(b, fields.b, factors[1])
-        d, d_known = R.mma_of_values(fields.d, _scaled(a, fields.a, factors[0]), (b_values.T, b_negative.T),
-                                     (c, fields.d))
-        tmem_reads = _flat(*factors[2], *([a_words] if a_words is not None else []))
+        d, d_known = R.mma_of_values(fields.d, _scaled(operands.a, fields.a, factors[0]),
+                                     tuple(x.T for x in _scaled(operands.b, fields.b, factors[1])), (c, fields.d))
+        tmem_reads += factors[2]
     else:
-        d, d_known = R.mma(fields.d, fields.a, fields.b, fields.d, a, b.T, c, fields.saturate)
-    d_known = d_known & c_known & a_known.all(axis=1)[:, None] & b_known.all(axis=1)[None, :]
+        d, d_known = R.mma(fields.d, fields.a, fields.b, fields.d, operands.a, operands.b.T, c, fields.saturate)
+    d_known = d_known & c_known & operands.a_known.all(axis=1)[:, None] & operands.b_known.all(axis=1)[None, :]
     kept = _disabled_lanes(interp, named, coord, thread, lanes)
     st.words[at] = np.where(kept, st.words[at], d)
     st.defined[at] = st.half_defined[at] = np.where(kept, st.defined[at], d_known)
     st.mma_pending[at] = interp.point
-    reads.append((b_buffer, b_at))
-    for buffer, addresses in reads:
+    for buffer, addresses in operands.reads:
         read_shared(interp, buffer, addresses, thread)
+    tmem_reads = _flat(*tmem_reads) if tmem_reads else None
     if tmem_reads is not None:
         st.mma_reading[tmem_reads] = interp.point
-    in_flight(st, Issued(interp.point, thread, at, reads, tmem_reads))
+    in_flight(st, Issued(interp.point, thread, at, operands.reads, tmem_reads))
+
+
+def _fields(interp, opcode, kind, idesc, thread):
+    """The instruction descriptor's fields, where the interpreter models
+    them (NotCovered otherwise; a descriptor the ISA does not define is
+    the thread's fault)."""
+    try:
+        fields = TC.decode_instruction_descriptor(kind, idesc)
+    except TC.DescriptorError as error:
+        raise interp.fault(interp.lanes == thread, f"its instruction descriptor: {error}") from None
+    ws = "ws" in opcode.split(".")
+    elements = set(PACKED_BITS) if kind in PACKED_KINDS else set(ELEMENT_BITS)
+    if (fields.m, ws) not in SHAPES or fields.max_shift or fields.d not in ("f32", "s32") or \
+            not {fields.a, fields.b} <= elements or fields.k96:
+        raise NotCovered(f"{opcode}: M {fields.m}, D {fields.d}, A {fields.a}, B's shift {fields.max_shift}"
+                         f"{', a K of 96' if fields.k96 else ''} (M 64 or 128, .ws M 32 too, unshifted, into f32 or "
+                         "s32 of f16, bf16, tf32, e4m3, e5m2, 8-bit integers or the mxf4 kinds' packed e2m1 is "
+                         "modelled)")
+    if kind in PACKED_KINDS and "MN" in (fields.a_major, fields.b_major):
+        raise interp.fault(interp.lanes == thread, f"its instruction descriptor: {kind}'s e2m1 operands are "
+                                                   "K-major (the transpose bits 15-16 are 0)")
+    return fields
+
+
+@dataclass
+class _Operands:
+    """An mma's A and B (element bits rows x K, defined), the shared bytes
+    it reads ((buffer, addresses)) and A's tensor-memory words (or None)."""
+
+    a: np.ndarray
+    a_known: np.ndarray
+    b: np.ndarray
+    b_known: np.ndarray
+    reads: list
+    a_words: tuple = None
+
+
+def _operands(interp, st, block, values, fields, issuer):
+    """A (from shared memory or tensor memory) and B, negated as the
+    descriptor says; None where A's words are in no allocation (reported)."""
+    kind, thread = issuer
+    packed = kind in PACKED_KINDS
+    k = 256 // (PACKED_BITS if packed else ELEMENT_BITS)[fields.a]
+    reads, a_words = [], None
+    if "a-tmem" in values:
+        a_words = _a_words(interp, st, block, values["a-tmem"], fields.m)
+        if a_words is None:
+            return None
+        a, a_known = _a_in_tensor_memory(st, a_words, (PACKED_BITS if packed else ELEMENT_BITS)[fields.a], k)
+    else:
+        a, a_known, a_buffer, a_at = _shared_operand(interp, (values["a-desc"], fields.m, fields.a, k, packed),
+                                                     thread, block, fields.a_major == "MN")
+        reads.append((a_buffer, a_at))
+    b, b_known, b_buffer, b_at = _shared_operand(interp, (values["b-desc"], fields.n, fields.b, k, packed), thread,
+                                                 block, fields.b_major == "MN")
+    reads.append((b_buffer, b_at))
+    a = _negate(a, fields.a, packed) if fields.negate_a else a
+    b = _negate(b, fields.b, packed) if fields.negate_b else b
+    return _Operands(a, a_known, b, b_known, reads, a_words)
+
+
+def _shared_operand(interp, operand, thread, block, mn_major):
+    """W.operand_matrix's (bits rows x k, known, buffer, addresses); packed
+    e2m1 read as k / 2 bytes a row, element 2j the low four bits of byte j
+    and 2j + 1 the high four."""
+    desc, rows, element, k, packed = operand
+    if not packed:
+        return W.operand_matrix(interp, desc, rows, element, k, thread, block, mn_major)
+    data, known, buffer, at = W.operand_matrix(interp, desc, rows, "u8", k // 2, thread, block, mn_major)
+    bits = np.stack([data & np.uint64(0xF), data >> np.uint64(4)], axis=2).reshape(rows, k)
+    return bits, np.repeat(known, 2, axis=1), buffer, at
+
+
+def _negate(bits, element, packed):
+    return bits ^ np.uint64(1 << (PACKED_BITS[element] - 1)) if packed else W.negate(bits, element)
 
 
 def _flat(*words):
@@ -207,22 +268,29 @@ def _flat(*words):
     return tuple(np.concatenate([f[i] for f in flat]) for i in range(3))
 
 
-# The ue8m0 scale that is NaN (kind::mxf8f6f4, scale_vec::1X: one scale a
-# row of A and of B, its 32 8-bit elements the whole K of one mma).
+# The ue8m0 scale that is NaN (its other codes e are 2^(e - 127)).
 UE8M0_NAN = 255
 
 
-def _block_scales(interp, st, block, values, fields):
-    """(A's scales, B's scales, the words of both) as powers of two (NaN
-    where undefined): each row's ue8m0 exponent in tensor memory as the
-    seed system lays a scale operand out (patterns/tcgen05_mma.py): row r
-    at lane r % 32 of each 32-lane quadrant (four replicas, which must
-    agree), word column (the address's) + r // 32, the byte its scale id
-    (the idesc's) names. None where the address is not at lane 0 or the
-    words are outside the block's allocations (reported, as D's are)."""
+def _block_scales(interp, where, values, fields, vector):
+    """(A's scales, B's scales (rows x `vector` factors, NaN where
+    undefined), the words of both): each row's scale vector in tensor
+    memory as the seed system lays a scale operand out
+    (patterns/tcgen05_mma.py): row r at lane r % 32 of each 32-lane
+    quadrant (four replicas, which must agree), word column (the
+    address's) + r // 32, its factor j in byte id + j of the word (PTX ISA
+    9.7.16.10.7.2: 1X the byte the scale id names, 2X the half-word, 4X
+    the word). None where the address is not at lane 0 or the words are
+    outside the block's allocations (reported, as D's are)."""
+    st, block, thread = where
     scale_type, a_id, b_id = fields.scales
-    if scale_type != "ue8m0":
-        raise NotCovered(f"block scales of type {scale_type} (ue8m0 is modelled)")
+    try:
+        if scale_type == "ue4m3" and vector != 4:
+            raise TC.DescriptorError(f"ue4m3 scales take a scale vector of 4, not {vector}")
+        for name, ident in (("A's scale id", a_id), ("B's scale id", b_id)):
+            TC.check_scale_id(vector, name, ident)
+    except TC.DescriptorError as error:
+        raise interp.fault(interp.lanes == thread, f"its instruction descriptor: {error}") from None
     found, words = [], []
     for name, rows, ident in (("scale-A-tmem", fields.m, a_id), ("scale-B-tmem", fields.n, b_id)):
         column = _column0(interp, st, block, values[name], -(-rows // 32), name)
@@ -231,19 +299,33 @@ def _block_scales(interp, st, block, values, fields):
         r = np.arange(rows)
         at = (block, (32 * np.arange(4))[:, None] + r % 32, column + r // 32)
         TM.check_stored(interp, at, what=f"reads, as {name},")
-        exponents = (st.words[at] >> np.uint32(8 * ident)) & np.uint32(0xFF)
-        agree = (exponents == exponents[0]).all(axis=0) & st.defined[at].all(axis=0)
-        exponent = exponents[0].astype(np.float64)
-        found.append(np.where(agree & (exponent != UE8M0_NAN), np.ldexp(1.0, (exponent - 127).astype(int)), np.nan))
+        shifts = (8 * (ident + np.arange(vector))).astype(np.uint32)
+        codes = (st.words[at][:, :, None] >> shifts) & np.uint32(0xFF)  # (replica, row, factor)
+        agree = (codes == codes[0]).all(axis=0) & st.defined[at].all(axis=0)[:, None]
+        found.append(np.where(agree, _scale_values(codes[0], scale_type), np.nan))
         words.append(at)
     return found[0], found[1], words
 
 
-def _scaled(bits, kind, factors):
-    """An operand's elements (rows x K) times its rows' scales, as
-    mma_of_values takes them (exact: a power of two)."""
-    values, negative = R.values_and_signs(bits, kind)
-    return values * factors[:, None], negative
+def _scale_values(codes, scale_type):
+    """Scale codes as float64 factors, NaN where the ISA gives none: ue8m0
+    2^(e - 127) (255 NaN); ue4m3 an e4m3 without its sign (0x7F NaN; a set
+    bit 7 is no ue4m3)."""
+    if scale_type == "ue8m0":
+        return np.where(codes == UE8M0_NAN, np.nan, np.ldexp(1.0, codes.astype(np.int64) - 127))
+    return np.where(codes >> np.uint32(7), np.nan, R.decode(codes & np.uint32(0x7F), "e4m3"))
+
+
+def _scaled(bits, element, factors):
+    """An operand's elements (rows x K) times its rows' scale vectors (K in
+    as many equal blocks as a row has factors), as mma_of_values takes
+    them: (values, sign bits); exact (an element's few significant bits
+    times a factor's)."""
+    if element in PACKED_BITS:
+        values, negative = E2M1_VALUES[bits.astype(np.intp)], (bits >> np.uint64(3)).astype(bool)
+    else:
+        values, negative = R.values_and_signs(bits, element)
+    return values * np.repeat(factors, bits.shape[1] // factors.shape[1], axis=1), negative
 
 
 def in_flight(st, issued):
@@ -317,12 +399,11 @@ def _a_words(interp, st, block, taddr, m):
     return block, lanes, column0 + columns
 
 
-def _a_in_tensor_memory(st, words, kind, k):
+def _a_in_tensor_memory(st, words, bits, k):
     """A (bits m x k, defined) from its words: 32 / bits elements a word,
     element e of a word in its bits e * bits on (the first in the low
     bits); a 16-bit element in a word's low half is defined where the half
     is (tcgen05.st's .unpack::16b defines it alone)."""
-    bits = ELEMENT_BITS[kind]
     per = 32 // bits
     element = np.arange(k)
     at = (words[0], words[1][:, element // per], words[2][:, element // per])
