@@ -121,7 +121,9 @@ class _Geometry:
     rows = property(lambda self: self.m if self.m is not None else self.at_launch[0])
     cols = property(lambda self: self.n if self.n is not None else self.at_launch[1])
     runtime = property(lambda self: self.m is None or self.n is None)
-    tiles_m = property(lambda self: -(-self.rows // self.bm))
+    # (rows + bm - 1) // bm, not -(-rows // bm): a runtime M stays known
+    # non-negative, so the unit arithmetic divides unsigned.
+    tiles_m = property(lambda self: (self.rows + self.bm - 1) // self.bm)
     # A runtime N is at most one tile's columns (_body traps past them).
     tiles_n = property(lambda self: 1 if self.n is None else -(-self.n // self.config.bn))
     tiles = property(lambda self: self.tiles_m * self.tiles_n)
@@ -141,6 +143,14 @@ class _Geometry:
         if not self.runtime:
             return self
         return replace(self, at_launch=(A.extent(0), B.extent(0), T.grid_dim()))
+
+    def round_of(self, unit):
+        """The block's round that takes `unit` (a unit bid + r x blocks is
+        round r): unit // blocks, as the block id is below the blocks. Not
+        (unit - bid) // blocks, whose dividend may be negative as far as
+        the index ranges know: a signed 64-bit division a unit, and a
+        signed ring index in every step's stage and phase arithmetic."""
+        return unit // self.blocks
 
     def unit(self, unit):
         """(tile, slice) of a unit of work: a tile, or slice unit % split
@@ -197,7 +207,7 @@ def _produce(g: _Geometry, A, B, a_s, b_s, ring, bid):
     for unit in T.serial(bid, g.units, g.blocks):
         tile, part = g.unit(unit)
         row0, col0 = g.order.origin(tile)
-        first = (unit - bid) // g.blocks * g.slice_steps
+        first = g.round_of(unit) * g.slice_steps
         for kt in T.serial(0, g.slice_steps):
             put = PipelineState.producer(g.config.stages, first + kt)
             ring.acquire(put)
@@ -308,7 +318,7 @@ def _consume_slices(g: _Geometry, a_s, b_s, ring, W, t, bid, c, finisher=None):
     for unit in T.serial(bid, g.units, g.blocks):
         tile, part = g.unit(unit)
         row0, col0 = g.order.origin(tile)
-        first = (unit - bid) // g.blocks * g.slice_steps
+        first = g.round_of(unit) * g.slice_steps
         multiply(first, 0)
         for kt in T.serial(1, g.slice_steps):
             multiply(first, kt)
@@ -337,7 +347,7 @@ def _consume(g: _Geometry, a_s, b_s, ring, epilogue: _DeferredStore, t, bid, c):
     # the previous tile; a K of fewer steps stores the rest after them.
     peeled = min(DEFERRED_STEPS, g.steps)
     for tile in T.serial(bid, g.tiles, g.blocks):
-        first = (tile - bid) // g.blocks * g.steps
+        first = g.round_of(tile) * g.steps
         for kt in range(DEFERRED_STEPS):
             if kt < peeled:
                 multiply(first, kt)
