@@ -226,3 +226,56 @@ def test_a_descriptor_the_scale_vector_does_not_take_is_a_fault(opcode, change, 
     with pytest.raises(InterpretError, match=r"test_tcgen05_block_scaled.py:\d+: " + re.escape(opcode)
                        + r": thread 0: its instruction descriptor: " + re.escape(message)):
         run()
+
+
+A_AT = 64  # A in tensor memory: columns 64-71 (D 0-31, the scales 32-39)
+
+
+def fp4_a_in_tensor_memory_kernel(idesc, opcode):
+    """As block_scaled_kernel, but A (128 x 64 e2m1, eight a 32-bit word,
+    the first in the low four bits) stored by each thread's tcgen05.st at
+    its lane, columns 64-71, beside the scales."""
+
+    @T.function
+    def kernel(A: T.Tensor((128, 8), "uint32"), B: T.Tensor((1, N, 32), "uint8"),
+               Scales: T.Tensor((128, 8), "uint32"), Out: T.Tensor((128, N), "uint32")):
+        T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+        t = T.thread_id()
+        sb = T.alloc_shared((1, N, 32), "uint8", align=1024).swizzle("32B")
+        word = T.alloc_local((1, 1), "uint32")
+        stage(sb, B, (N, 8), t, word)
+        base, bar = allocated(t, 128)
+        lanes = T.alloc_local((1,), "uint32")
+        T.cuda.tile.apply(T.ptx["add.u32"], lanes, base, T.uint32((t // 32 * 32) << 16))
+        for source, column in ((A, A_AT), (Scales, SCALES_AT)):
+            at, row = T.alloc_local((1,), "uint32"), T.alloc_local((8,), "uint32")
+            T.cuda.tile.apply(T.ptx["add.u32"], at, lanes, T.uint32(column))
+            T.cuda.tile.apply(T.ptx["ld.global.b32"], row.reshape((8, 1)), source[t, :].reshape((8, 1)))
+            T.cuda.tile.apply(T.ptx["tcgen05.st.sync.aligned.32x32b.x8.b32"], at, row)
+        T.cuda.tile.apply(T.ptx["tcgen05.wait::st.sync.aligned"])
+        handed_over()
+        a_at, sfa, sfb = (T.alloc_local((1,), "uint32") for _ in range(3))
+        for register, column in ((a_at, A_AT), (sfa, SCALES_AT), (sfb, B_SCALES_AT)):
+            T.cuda.tile.apply(T.ptx["add.u32"], register, base, T.uint32(column))
+        with T.if_(t == 0):
+            T.cuda.tile.apply(T.ptx[opcode], base, a_at, sb[0, 0:N, 0:32].matrix_descriptor(format="tcgen05"),
+                              T.uint32(idesc), sfa, sfb, t < 0)
+            T.cuda.tile.apply(T.ptx[COMMIT], bar)
+        wait_for(bar)
+        unloaded(t, lanes, Out, N, base, 128)
+    return kernel
+
+
+def test_fp4_a_in_tensor_memory_takes_its_nibbles_in_shared_memorys_order():
+    # A's element e of a row in bits 4 (e % 8) of word e // 8 (the first
+    # in the low bits, as tcgen05.st's words hold 16-bit A), B's in bits
+    # 4 (e % 2) of byte e // 2: with A read from tensor memory and B from
+    # shared memory, D shows whether the two orders agree.
+    a, b, sa, sb = fp4_operands(52, 2, "ue8m0")
+    words = np.zeros((128, 8), np.uint32)
+    for e in range(64):
+        words[:, e // 8] |= a[:, e].astype(np.uint32) << np.uint32(4 * (e % 8))
+    out = np.zeros((128, N), np.uint32)
+    tile_mlir.interpret(fp4_a_in_tensor_memory_kernel(descriptor(0, 2, MXF4, "e2m1"), MXF4), words,
+                        packed(b)[None], scale_image(sa, sb, 0, 2), out, target="sm_100a")
+    assert np.array_equal(out.view(np.float32), fp4_expected(a, b, sa, sb, "ue8m0"))
