@@ -305,6 +305,40 @@ def test_a_runtime_n_past_one_tile_traps():
         tile_mlir.interpret(kernel, bt_bits, a_bits, w, grid=(2, 1, 1))
 
 
+def test_a_bounded_m_is_any_m_up_to_its_bound():
+    # max_m 128 (two tile rows of 64): the tiles, units and grid are
+    # max_m's, constants (as a constant M's are), for every M up to it:
+    # M 20 (its second tile row past A: zeros loaded, nothing stored) and
+    # 128, bit for bit; one kernel.
+    config = HopperGemmConfig(consumers=1, bn=64, stages=3, blocks=4, group_m=2)
+    kernel = hopper_gemm(None, 64, 192, "bfloat16", config, max_m=128)
+    for m, seed in ((20, 11), (128, 12)):
+        a, b, a_bits, bt_bits = integer_operands(m, 64, 192, "bfloat16", seed)
+        c = np.zeros((m, 64), np.uint16)
+        tile_mlir.interpret(kernel, a_bits, bt_bits, c, grid=(config.grid(128, 64), 1, 1))
+        assert np.array_equal(c, rounded_bits(gemm_reference.expected(a, b), "bfloat16")), m
+
+
+@pytest.mark.parametrize("case", ["m past the bound", "another grid", "swap-AB on another grid"])
+def test_a_bounded_kernel_traps_where_its_tiles_would_be_wrong(case):
+    # Past max_m its tiles would not cover A's rows; on another grid than
+    # its constant blocks, some units would run twice or not at all. The
+    # same holds for swap-AB's kernel (a runtime N: its tiles constant).
+    config = HopperGemmConfig(consumers=1, bn=64, stages=3, blocks=4, group_m=1, split_k=2)
+    if case == "swap-AB on another grid":
+        kernel = hopper_gemm(64, None, 256, "bfloat16", config)
+        _, _, a_bits, bt_bits = integer_operands(8, 64, 256, "bfloat16", 13)
+        arrays, grid = (bt_bits, a_bits, np.zeros((2, 64, 8), np.float32)), config.grid(64, 8) - 1
+    else:
+        m = 72 if case == "m past the bound" else 64
+        kernel = hopper_gemm(None, 64, 256, "bfloat16", config, max_m=64)
+        _, _, a_bits, bt_bits = integer_operands(m, 64, 256, "bfloat16", 14)
+        arrays, grid = (a_bits, bt_bits, np.zeros((2, m, 64), np.float32)), config.grid(64, 64)
+        grid += case == "another grid"
+    with pytest.raises(tile_mlir.InterpretError, match="trap"):
+        tile_mlir.interpret(kernel, *arrays, grid=(grid, 1, 1))
+
+
 def test_a_runtime_extent_past_32_bits_is_refused():
     # The kernel counts to a runtime extent in 32 bits: a launch past 2^31
     # - 1 is refused before anything runs (a broadcast view: no memory).

@@ -144,19 +144,20 @@ def test_matmul_runs_its_kernel_in_the_interpreter_exactly(m, n, k, dtype):
     assert torch.equal(ops.matmul(a, b), (a.double() @ b.double()).to(dtype))
 
 
-def test_matmul_builds_one_kernel_for_every_m(monkeypatch):
-    # M is the kernels' runtime size: three token counts (one a tail of
-    # the 128-row tile, one past two tiles) run one GEMM kernel, each
+def test_matmul_builds_one_kernel_for_every_m_of_a_tile_row_count(monkeypatch):
+    # M is the kernels' runtime size: M 3 and 100 (one tile row of 128)
+    # run the kernel bounded by one row (its tiles, loops and grid
+    # constants); M 260 and 300 (past two rows) the kernel of any M; each
     # result the product rounded once.
     from tile_mlir.ops import kernel_cache
     built, real = set(), kernel_cache.built
     monkeypatch.setattr(kernel_cache, "built", lambda spec, build: built.add(kernel_cache.key(spec)) or
                         real(spec, build))
     b = integers((64, 24), -3, 3, 5)
-    for m in (3, 100, 260):
+    for m in (3, 100, 260, 300):
         a = integers((m, 64), -3, 3, m)
         assert torch.equal(ops.matmul(a, b), (a.double() @ b.double()).to(torch.bfloat16)), m
-    assert len(built) == 1
+    assert len(built) == 2
 
 
 def test_matmul_takes_b_in_either_major_order():

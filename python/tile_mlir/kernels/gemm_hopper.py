@@ -76,8 +76,11 @@ class _Geometry:
     scales: str = "none"  # "tensor": one scale each; "row": A's per row, Bt's per row (C's column)
     out_dtype: Optional[str] = None  # C's 16-bit type: the inputs' (bf16 for e4m3) by default
     partial: bool = False  # float32 accumulators into a workspace, unsplit too (a float32 C)
+    # A runtime M known to be at most this (hopper_gemm's max_m): its tile
+    # rows, and so the units and the blocks, are constants.
+    max_m: Optional[int] = None
     # Inside the kernel (bound()): M and N, constants or read from A's and
-    # Bt's descriptors, and the blocks (the launch's grid for runtime sizes).
+    # Bt's descriptors, and the launch's grid.
     at_launch: Optional[Tuple] = None
 
     def __post_init__(self):
@@ -87,6 +90,8 @@ class _Geometry:
             raise ValueError(f"scales is one of {SCALES}, got {self.scales!r}")
         if self.out_dtype not in (None, *OUT_KINDS):
             raise ValueError(f"C is one of {sorted(OUT_KINDS)}, got {self.out_dtype!r}")
+        if self.max_m is not None and (self.m is not None or self.max_m < 1):
+            raise ValueError(f"max_m bounds a runtime M (None) by at least 1, got m {self.m}, max_m {self.max_m}")
         if min(e for e in (self.m, self.n, self.k) if e is not None) < 1:
             raise ValueError(f"an empty product: {self.m} x {self.n} x {self.k}")
         # TMA takes a tensor's rows at a pitch of whole 16 bytes: A's and
@@ -122,8 +127,13 @@ class _Geometry:
     cols = property(lambda self: self.n if self.n is not None else self.at_launch[1])
     runtime = property(lambda self: self.m is None or self.n is None)
     # (rows + bm - 1) // bm, not -(-rows // bm): a runtime M stays known
-    # non-negative, so the unit arithmetic divides unsigned.
-    tiles_m = property(lambda self: (self.rows + self.bm - 1) // self.bm)
+    # non-negative, so the unit arithmetic divides unsigned. A bounded M's
+    # are its bound's (past the rows, a tile loads zeros and stores nothing).
+    tiles_m = property(lambda self: (self.rows_bound + self.bm - 1) // self.bm)
+    rows_bound = property(lambda self: self.max_m if self.max_m is not None else self.rows)
+    # The units (and so the blocks) are constants: M is, or is bounded (a
+    # runtime N is at most one tile's columns).
+    fixed_units = property(lambda self: self.m is not None or self.max_m is not None)
     # A runtime N is at most one tile's columns (_body traps past them).
     tiles_n = property(lambda self: 1 if self.n is None else -(-self.n // self.config.bn))
     tiles = property(lambda self: self.tiles_m * self.tiles_n)
@@ -133,8 +143,10 @@ class _Geometry:
     slice_steps = property(lambda self: self.steps // self.split)  # a unit's steps: a tile's, or a slice's
     units = property(lambda self: self.tiles * self.split)
     # The persistent blocks: as many as there are units, at most
-    # config.blocks; for runtime sizes the launch's grid (config.grid()).
-    blocks = property(lambda self: self.at_launch[2] if self.runtime else self.config.grid(self.m, self.n))
+    # config.blocks (a kernel of runtime sizes is launched on as many, and
+    # checks it); where the units are not constants, the launch's grid
+    # (config.grid()).
+    blocks = property(lambda self: min(self.config.blocks, self.units) if self.fixed_units else self.at_launch[2])
     grid = property(lambda self: None if self.runtime else self.blocks)
 
     def bound(self, A, B) -> "_Geometry":
@@ -173,7 +185,7 @@ class _Geometry:
         by_rows = GroupedTiles(self.tiles_n, 1, self.bm, self.config.bn)
         if self.config.group_m == 1:
             return by_rows
-        if self.m is None:
+        if not self.fixed_units:
             return EitherTiles(self.tiles_m % self.config.group_m == 0, grouped, by_rows)
         return grouped if self.tiles_m % self.config.group_m == 0 else by_rows
 
@@ -380,7 +392,7 @@ def scale_product(ScaleA, ScaleB):
 
 def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "HopperGemmConfig | None" = None,
                 scaled=False, out_dtype: Optional[str] = None, partial: bool = False,
-                finish: Optional[SplitKFinish] = None):
+                finish: Optional[SplitKFinish] = None, max_m: Optional[int] = None):
     """The kernel for one problem: a T.function of (A, Bt, C), or with
     `scaled` of (A, Bt, C, ScaleA, ScaleB) float32 in global memory:
     True (or "tensor"), two scalars (1, 1) (torch._scaled_mm's per-tensor
@@ -400,9 +412,14 @@ def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "Hopper
     tensors' M axes runtime extents), launched with config.grid(M, n)
     blocks; `n` None likewise from Bt's rows, at most config.bn (swap-AB's
     short M as the kernel's N; a launch past it traps), for the float32
-    workspace only."""
+    workspace only. `max_m` (with `m` None): M is at most max_m (a launch
+    past it traps), so the kernel's tiles and blocks are those of max_m,
+    constants, as a constant M's are (a short M's loops fold; it is
+    launched on config.grid(max_m, n) blocks, checked: another grid traps).
+    A runtime N alone keeps them constant too (and checks the grid)."""
     scales = {False: "none", True: "tensor"}.get(scaled, scaled)
-    g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype, partial or bool(finish))
+    g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype, partial or bool(finish),
+                  max_m=max_m)
     a_param = T.Tensor((m, k), g.bits, tma=T.TensorMap((g.bm, g.bk), "128B"))
     b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((g.config.bn, g.bk), "128B"))
     w_param = T.Tensor((g.split, m, None if n is None else -(-n // 8) * 8), "float32")
@@ -460,6 +477,14 @@ def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None, finish=None):
         # A runtime N is one tile's columns at most (tiles_n is 1): past
         # them the kernel would leave C's last columns unwritten.
         with T.if_(g.cols > cfg.bn):
+            T.cuda.tile.apply(T.ptx["trap"])
+    if g.max_m is not None:
+        with T.if_(g.rows > g.max_m):  # its tiles would not cover A's rows
+            T.cuda.tile.apply(T.ptx["trap"])
+    if g.runtime and g.fixed_units:
+        # Constant units dealt over constant blocks: a launch on another
+        # grid would run some units twice, or none.
+        with T.if_(g.at_launch[2] != g.blocks):
             T.cuda.tile.apply(T.ptx["trap"])
     a_s = T.alloc_dynamic_shared((cfg.stages, g.bm, g.bk), g.bits, align=1024).swizzle("128B")
     b_s = T.alloc_dynamic_shared((cfg.stages, cfg.bn, g.bk), g.bits, align=1024).swizzle("128B")

@@ -190,23 +190,27 @@ class _GemmRun:
     def stages(self, plan):
         """(spec, build, grid) of each kernel `plan` launches: M (swap-AB:
         the GEMM's N) a runtime size, so that one kernel serves every M of
-        the plan; the grid this call's."""
+        the plan (bounded by the bucket where that fixes its tiles:
+        max_m); the grid this call's."""
         from ..kernels.configs import split_k_reduce_grid
         config, swap, (m, n, k) = plan.config, plan.swap_ab, (self.m, self.n, self.k)
         gm, gn = (n, None) if swap else (None, n)  # the GEMM's sizes as compiled
-        grid = config.grid(n, m) if swap else config.grid(m, n)
+        max_m = self.max_m(plan)
+        grid = config.grid(n, m) if swap else config.grid(max_m or m, n)
         partial = self.to_workspace(plan)
+        bounded = {"max_m": max_m} if max_m else {}
 
         def gemm():
             from ..kernels.gemm_hopper import hopper_gemm
             if partial:
-                return hopper_gemm(gm, gn, k, self.dtype, config, partial=True)
-            return hopper_gemm(None, n, k, self.dtype, config, scaled=self.scaled, out_dtype=self.out_dtype)
+                return hopper_gemm(gm, gn, k, self.dtype, config, partial=True, **bounded)
+            return hopper_gemm(None, n, k, self.dtype, config, scaled=self.scaled, out_dtype=self.out_dtype,
+                               **bounded)
         # A partial's scales and C's type are the reduction's; unsplit, it is
         # told from the one-pass kernel of the same configuration.
         extra = ({"workspace": True} if config.split_k == 1 else {}) if partial else self.variant
         spec = {"op": self.op, "kernel": "hopper_gemm", "shape": [gm, gn, k], "dtype": self.dtype,
-                "config": dataclasses.asdict(config), **extra}
+                "config": dataclasses.asdict(config), **bounded, **extra}
         if plan.one_launch:
             return [self._one_launch(plan, dict(spec, finish=dataclasses.asdict(self._finish(plan))), grid)]
         if not partial or self.direct(plan):
@@ -220,6 +224,18 @@ class _GemmRun:
                                       **({"transposed": True} if swap else {}), **self.variant},
                                      reduce, split_k_reduce_grid(m, n))]
 
+    def max_m(self, plan):
+        """The bound of a runtime M that fixes the GEMM's tiles (and so its
+        loops and grid, as a constant M's): one tile row's rows where the
+        bucket fits in one, two rows' where it fits in two (every M of such
+        a bucket makes that many tile rows); else None. So a plan has at
+        most three kernels for all M. (Swap-AB's runtime size is its N,
+        one tile's columns: its tiles are fixed.)"""
+        bucket, rows = autotune.bucket(self.m), 64 * plan.config.consumers
+        if plan.swap_ab or bucket > 2 * rows:
+            return None
+        return rows if bucket <= rows else 2 * rows
+
     def _finish(self, plan):
         from ..kernels.configs import SplitKFinish
         return SplitKFinish(self.c_dtype, self.scales, plan.swap_ab)
@@ -228,10 +244,12 @@ class _GemmRun:
         """(spec, build, grid) of the GEMM whose tiles' last slices sum the split."""
         n, k, swap = self.n, self.k, plan.swap_ab
 
+        max_m = self.max_m(plan)
+
         def gemm():
             from ..kernels.gemm_hopper import hopper_gemm
             return hopper_gemm(n if swap else None, None if swap else n, k, self.dtype, plan.config,
-                               finish=self._finish(plan))
+                               finish=self._finish(plan), **({"max_m": max_m} if max_m else {}))
         return spec, gemm, grid
 
     def operands(self, plan, args):
