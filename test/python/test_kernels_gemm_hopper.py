@@ -294,6 +294,37 @@ def test_swap_ab_of_a_runtime_m_and_its_reduction(finish):
         assert np.array_equal(c, rounded_bits(want, "float16")), m
 
 
+def test_swap_ab_bounded_by_max_n_sums_and_stores_only_its_columns():
+    # max_n 8: the accumulators of columns 8 to 63 are neither stored nor
+    # summed (registers 0-3 of 32: WgmmaAccumulator's first block of 8
+    # columns); M 3 bit for bit through the one-launch finish (e4m3,
+    # rowwise scales, float16), and M 9 (past the bound) traps.
+    n, k, split = 128, 512, 2
+    config = HopperGemmConfig(consumers=1, bn=64, stages=3, split_k=split, blocks=3, group_m=1)
+    how = SplitKFinish("float16", "row", transposed=True)
+    gemm = hopper_gemm(n, None, k, "e4m3", config, finish=how, max_n=8)
+    # A thread's partial: 2 of its 16 pairs stored; the finish: 2 pairs a
+    # slice loaded (without the bound: 16 and 16 a slice).
+    for kernel, pairs in ((gemm, 2), (hopper_gemm(n, None, k, "e4m3", config, finish=how), 16)):
+        ptx = tile_mlir.compile(kernel, target="sm_90a").ptx
+        assert (ptx.count("st.global.v2.f32"), ptx.count("ld.global.v2.f32")) == (pairs, split * pairs)
+    for m, seed in ((3, 15), (9, 16)):
+        a, b, a_bits, bt_bits = integer_operands(m, n, k, "e4m3", seed)
+        rng = np.random.default_rng(seed)
+        scale_a = rng.uniform(0.5, 2, (m, 1)).astype(np.float32)
+        scale_b = rng.uniform(0.5, 2, (1, n)).astype(np.float32)
+        w = np.zeros((split, n, -(-m // 8) * 8), np.float32)
+        c, counters = np.zeros((m, n), np.uint16), np.zeros((config.tiles(n, m), 1), np.uint32)
+        run = lambda: interpret_runtime(gemm, config, n, m, bt_bits, a_bits, w, c, counters, scale_a, scale_b)
+        if m > 8:
+            with pytest.raises(tile_mlir.InterpretError, match="trap"):
+                run()
+            continue
+        run()
+        want = (gemm_reference.expected(a, b).astype(np.float32) * scale_a) * scale_b
+        assert np.array_equal(c, rounded_bits(want, "float16")) and not counters.any()
+
+
 def test_a_runtime_n_past_one_tile_traps():
     # The kernel's runtime N (swap-AB's M) is one tile's columns at most:
     # past them it would leave C's last columns unwritten, so it traps.

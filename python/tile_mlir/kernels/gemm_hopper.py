@@ -79,6 +79,9 @@ class _Geometry:
     # A runtime M known to be at most this (hopper_gemm's max_m): its tile
     # rows, and so the units and the blocks, are constants.
     max_m: Optional[int] = None
+    # A runtime N known to be at most this (hopper_gemm's max_n): the
+    # accumulators of the columns past it are never stored nor summed.
+    max_n: Optional[int] = None
     # Inside the kernel (bound()): M and N, constants or read from A's and
     # Bt's descriptors, and the launch's grid.
     at_launch: Optional[Tuple] = None
@@ -92,6 +95,9 @@ class _Geometry:
             raise ValueError(f"C is one of {sorted(OUT_KINDS)}, got {self.out_dtype!r}")
         if self.max_m is not None and (self.m is not None or self.max_m < 1):
             raise ValueError(f"max_m bounds a runtime M (None) by at least 1, got m {self.m}, max_m {self.max_m}")
+        if self.max_n is not None and (self.n is not None or not 1 <= self.max_n <= self.config.bn):
+            raise ValueError(f"max_n bounds a runtime N (None) by 1 to bn {self.config.bn}, got n {self.n}, "
+                             f"max_n {self.max_n}")
         if min(e for e in (self.m, self.n, self.k) if e is not None) < 1:
             raise ValueError(f"an empty product: {self.m} x {self.n} x {self.k}")
         # TMA takes a tensor's rows at a pitch of whole 16 bytes: A's and
@@ -171,6 +177,12 @@ class _Geometry:
             return unit, 0
         return unit // self.split, unit % self.split
     regs = property(lambda self: self.config.bn // 2)
+    # The accumulator registers whose columns may be inside C: all, or
+    # with max_n those of the first ceil(max_n / 8) blocks of 8 columns
+    # (register e holds a column of block e // 4: pipelining's
+    # WgmmaAccumulator), registers 0 to 4 ceil(max_n / 8) - 1.
+    live_regs = property(lambda self: self.regs if self.max_n is None else min(self.regs,
+                                                                                4 * -(-self.max_n // 8)))
     chunk_cols = property(lambda self: self.config.bn // DEFERRED_STEPS)
     out_kind = property(lambda self: OUT_KINDS[self.out_dtype] if self.out_dtype else
                         "bf16" if self.fp8 else KINDS[self.dtype])
@@ -337,7 +349,7 @@ def _consume_slices(g: _Geometry, a_s, b_s, ring, W, t, bid, c, finisher=None):
         T.cuda.tile.apply(T.ptx["wgmma.wait_group.sync.aligned"], T.uint32(0))
         ring.release(PipelineState(g.config.stages, first + g.slice_steps - 1), where=p == 0)
         places = WgmmaAccumulator(g.config.bn)
-        for i in range(g.regs // 2):
+        for i in range(g.live_regs // 2):
             row, col = places.place(2 * i, warp, lane, row0 + 64 * c, col0)
             T.cuda.tile.apply(T.ptx["st.global.v2.f32"], W[part, row:row + 1, col:col + 2],
                               acc[0, 0:1, 2 * i:2 * i + 2], pred=(row < g.rows) & (col < g.cols))
@@ -392,7 +404,8 @@ def scale_product(ScaleA, ScaleB):
 
 def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "HopperGemmConfig | None" = None,
                 scaled=False, out_dtype: Optional[str] = None, partial: bool = False,
-                finish: Optional[SplitKFinish] = None, max_m: Optional[int] = None):
+                finish: Optional[SplitKFinish] = None, max_m: Optional[int] = None,
+                max_n: Optional[int] = None):
     """The kernel for one problem: a T.function of (A, Bt, C), or with
     `scaled` of (A, Bt, C, ScaleA, ScaleB) float32 in global memory:
     True (or "tensor"), two scalars (1, 1) (torch._scaled_mm's per-tensor
@@ -416,10 +429,12 @@ def hopper_gemm(m: int, n: int, k: int, dtype: str = "bfloat16", config: "Hopper
     past it traps), so the kernel's tiles and blocks are those of max_m,
     constants, as a constant M's are (a short M's loops fold; it is
     launched on config.grid(max_m, n) blocks, checked: another grid traps).
-    A runtime N alone keeps them constant too (and checks the grid)."""
+    A runtime N alone keeps them constant too (and checks the grid);
+    `max_n` (with `n` None) bounds it (a launch past it traps), so that the
+    accumulators of the columns past it are neither stored nor summed."""
     scales = {False: "none", True: "tensor"}.get(scaled, scaled)
     g = _Geometry(m, n, k, dtype, config or HopperGemmConfig.best(dtype), scales, out_dtype, partial or bool(finish),
-                  max_m=max_m)
+                  max_m=max_m, max_n=max_n)
     a_param = T.Tensor((m, k), g.bits, tma=T.TensorMap((g.bm, g.bk), "128B"))
     b_param = T.Tensor((n, k), g.bits, tma=T.TensorMap((g.config.bn, g.bk), "128B"))
     w_param = T.Tensor((g.split, m, None if n is None else -(-n // 8) * 8), "float32")
@@ -474,9 +489,10 @@ def _body(g: _Geometry, A, B, C, ScaleA=None, ScaleB=None, finish=None):
     T.device_entry(launch=T.cuda.LaunchConfig(grid=g.grid, block=g.threads))
     g = g.bound(A, B)
     if g.n is None:
-        # A runtime N is one tile's columns at most (tiles_n is 1): past
-        # them the kernel would leave C's last columns unwritten.
-        with T.if_(g.cols > cfg.bn):
+        # A runtime N is one tile's columns at most (tiles_n is 1), and
+        # max_n's: past them the kernel would leave C's last columns
+        # unwritten.
+        with T.if_(g.cols > (g.max_n or cfg.bn)):
             T.cuda.tile.apply(T.ptx["trap"])
     if g.max_m is not None:
         with T.if_(g.rows > g.max_m):  # its tiles would not cover A's rows

@@ -53,7 +53,8 @@ class TileFinisher:
         g = self.g
         acc, part = T.alloc_local((1, 1, g.regs), "float32"), T.alloc_local((1, 1, g.regs), "float32")
         row0, col0 = g.order.origin(tile)
-        places = [self.places.place(2 * i, warp, lane, row0 + 64 * self.c, col0) for i in range(g.regs // 2)]
+        live = g.live_regs  # the registers whose columns may be inside C
+        places = [self.places.place(2 * i, warp, lane, row0 + 64 * self.c, col0) for i in range(live // 2)]
         for s in range(g.split):
             into = acc if s == 0 else part
             for i, (row, col) in enumerate(places):
@@ -62,11 +63,11 @@ class TileFinisher:
                 T.cuda.tile.apply(T.ptx["ld.global.v2.f32"], into[0, 0:1, 2 * i:2 * i + 2], self.W[s, row:row + 1,
                                                                                                   col:col + 2])
             if s:
-                flat = (g.regs, 1)
-                T.cuda.tile.apply(T.ptx["add.rn.f32"], acc.reshape(flat), acc.reshape(flat), part.reshape(flat))
+                into, summed = acc[0, 0:1, 0:live].reshape((live, 1)), part[0, 0:1, 0:live].reshape((live, 1))
+                T.cuda.tile.apply(T.ptx["add.rn.f32"], into, into, summed)
         if self.how.scales == "tensor":
-            flat = acc.reshape((g.regs, 1))
-            T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, self.scale.broadcast((g.regs, 1)))
+            flat = acc[0, 0:1, 0:live].reshape((live, 1))
+            T.cuda.tile.apply(T.ptx["mul.rn.f32"], flat, flat, self.scale.broadcast((live, 1)))
         for i, (row, col) in enumerate(places):
             pair = acc[0, 0:1, 2 * i:2 * i + 2]
             if self.how.transposed:

@@ -195,10 +195,9 @@ class _GemmRun:
         from ..kernels.configs import split_k_reduce_grid
         config, swap, (m, n, k) = plan.config, plan.swap_ab, (self.m, self.n, self.k)
         gm, gn = (n, None) if swap else (None, n)  # the GEMM's sizes as compiled
-        max_m = self.max_m(plan)
-        grid = config.grid(n, m) if swap else config.grid(max_m or m, n)
+        bounded = self.bounds(plan)
+        grid = config.grid(n, m) if swap else config.grid(bounded.get("max_m", m), n)
         partial = self.to_workspace(plan)
-        bounded = {"max_m": max_m} if max_m else {}
 
         def gemm():
             from ..kernels.gemm_hopper import hopper_gemm
@@ -224,17 +223,20 @@ class _GemmRun:
                                       **({"transposed": True} if swap else {}), **self.variant},
                                      reduce, split_k_reduce_grid(m, n))]
 
-    def max_m(self, plan):
-        """The bound of a runtime M that fixes the GEMM's tiles (and so its
-        loops and grid, as a constant M's): one tile row's rows where the
-        bucket fits in one, two rows' where it fits in two (every M of such
-        a bucket makes that many tile rows); else None. So a plan has at
-        most three kernels for all M. (Swap-AB's runtime size is its N,
-        one tile's columns: its tiles are fixed.)"""
-        bucket, rows = autotune.bucket(self.m), 64 * plan.config.consumers
-        if plan.swap_ab or bucket > 2 * rows:
-            return None
-        return rows if bucket <= rows else 2 * rows
+    def bounds(self, plan):
+        """hopper_gemm's bound of the runtime size, where one fixes the
+        kernel's work (at most five kernels a plan, for every M):
+        max_m: one tile row's rows where the bucket fits in one, two rows'
+        where it fits in two (every M of such a bucket makes that many
+        tile rows), so the tiles, loops and grid are constants, as a
+        constant M's; swap-AB's max_n: the bucket's columns (at least 8,
+        at most bn), so the accumulators of the columns past it are
+        neither stored nor summed."""
+        bucket, config = autotune.bucket(self.m), plan.config
+        if plan.swap_ab:
+            return {"max_n": min(config.bn, max(8, bucket))}
+        rows = 64 * config.consumers
+        return {} if bucket > 2 * rows else {"max_m": rows if bucket <= rows else 2 * rows}
 
     def _finish(self, plan):
         from ..kernels.configs import SplitKFinish
@@ -244,12 +246,12 @@ class _GemmRun:
         """(spec, build, grid) of the GEMM whose tiles' last slices sum the split."""
         n, k, swap = self.n, self.k, plan.swap_ab
 
-        max_m = self.max_m(plan)
+        bounded = self.bounds(plan)
 
         def gemm():
             from ..kernels.gemm_hopper import hopper_gemm
             return hopper_gemm(n if swap else None, None if swap else n, k, self.dtype, plan.config,
-                               finish=self._finish(plan), **({"max_m": max_m} if max_m else {}))
+                               finish=self._finish(plan), **bounded)
         return spec, gemm, grid
 
     def operands(self, plan, args):
