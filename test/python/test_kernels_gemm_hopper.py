@@ -264,6 +264,16 @@ def test_one_kernel_takes_any_m():
         assert np.array_equal(c, rounded_bits(gemm_reference.expected(a, b), "bfloat16")), m
 
 
+def swap_ab_operands(m, n, k, split, seed):
+    """Integer e4m3 A (M x K) and B, rowwise scales around 1, and swap-AB's
+    float32 workspace (split, N, M rounded up to 8)."""
+    a, b, a_bits, bt_bits = integer_operands(m, n, k, "e4m3", seed)
+    rng = np.random.default_rng(seed)
+    scale_a = rng.uniform(0.5, 2, (m, 1)).astype(np.float32)
+    scale_b = rng.uniform(0.5, 2, (1, n)).astype(np.float32)
+    return a, b, a_bits, bt_bits, scale_a, scale_b, np.zeros((split, n, -(-m // 8) * 8), np.float32)
+
+
 @pytest.mark.parametrize("finish", [False, True])
 def test_swap_ab_of_a_runtime_m_and_its_reduction(finish):
     # Swap-AB: C^T = Bt A^T, the short M as the kernel's N, read from the
@@ -277,11 +287,7 @@ def test_swap_ab_of_a_runtime_m_and_its_reduction(finish):
     gemm = hopper_gemm(n, None, k, "e4m3", config, finish=how if finish else None)
     reduce = None if finish else split_k_reduce(None, n, split, "float16", "row", transposed=True)
     for m, seed in ((3, 5), (40, 6)):
-        a, b, a_bits, bt_bits = integer_operands(m, n, k, "e4m3", seed)
-        rng = np.random.default_rng(seed)
-        scale_a = rng.uniform(0.5, 2, (m, 1)).astype(np.float32)
-        scale_b = rng.uniform(0.5, 2, (1, n)).astype(np.float32)
-        w = np.zeros((split, n, -(-m // 8) * 8), np.float32)
+        a, b, a_bits, bt_bits, scale_a, scale_b, w = swap_ab_operands(m, n, k, split, seed)
         c = np.zeros((m, n), np.uint16)
         if finish:
             counters = np.zeros((config.tiles(n, m), 1), np.uint32)
@@ -309,11 +315,7 @@ def test_swap_ab_bounded_by_max_n_sums_and_stores_only_its_columns():
         ptx = tile_mlir.compile(kernel, target="sm_90a").ptx
         assert (ptx.count("st.global.v2.f32"), ptx.count("ld.global.v2.f32")) == (pairs, split * pairs)
     for m, seed in ((3, 15), (9, 16)):
-        a, b, a_bits, bt_bits = integer_operands(m, n, k, "e4m3", seed)
-        rng = np.random.default_rng(seed)
-        scale_a = rng.uniform(0.5, 2, (m, 1)).astype(np.float32)
-        scale_b = rng.uniform(0.5, 2, (1, n)).astype(np.float32)
-        w = np.zeros((split, n, -(-m // 8) * 8), np.float32)
+        a, b, a_bits, bt_bits, scale_a, scale_b, w = swap_ab_operands(m, n, k, split, seed)
         c, counters = np.zeros((m, n), np.uint16), np.zeros((config.tiles(n, m), 1), np.uint32)
         run = lambda: interpret_runtime(gemm, config, n, m, bt_bits, a_bits, w, c, counters, scale_a, scale_b)
         if m > 8:
