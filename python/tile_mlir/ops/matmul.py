@@ -19,6 +19,11 @@ DTYPES = (torch.bfloat16, torch.float16)
 OUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32)
 
 
+# Swap-AB's bound of a decode M (its kernel's N): 4 of a thread's bn / 2
+# accumulator pairs hold its columns.
+SHORT_N = 16
+
+
 def check_out_dtype_type(out_dtype):
     if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
         raise TypeError(f"out_dtype is a torch.dtype or None, got {type(out_dtype).__name__}")
@@ -225,16 +230,16 @@ class _GemmRun:
 
     def bounds(self, plan):
         """hopper_gemm's bound of the runtime size, where one fixes the
-        kernel's work (at most five kernels a plan, for every M):
-        max_m: one tile row's rows where the bucket fits in one, two rows'
-        where it fits in two (every M of such a bucket makes that many
-        tile rows), so the tiles, loops and grid are constants, as a
-        constant M's; swap-AB's max_n: the bucket's columns (at least 8,
-        at most bn), so the accumulators of the columns past it are
-        neither stored nor summed."""
+        kernel's work (at most three kernels a plan, for every M): max_m,
+        one tile row's rows where the bucket fits in one, two rows' where
+        it fits in two (every M of such a bucket makes that many tile
+        rows), so the tiles, loops and grid are constants, as a constant
+        M's; swap-AB's max_n 16 for a bucket of at most 16 (decode), so the
+        accumulators of the columns past it are neither stored nor
+        summed."""
         bucket, config = autotune.bucket(self.m), plan.config
         if plan.swap_ab:
-            return {"max_n": min(config.bn, max(8, bucket))}
+            return {"max_n": SHORT_N} if bucket <= SHORT_N < config.bn else {}
         rows = 64 * config.consumers
         return {} if bucket > 2 * rows else {"max_m": rows if bucket <= rows else 2 * rows}
 
