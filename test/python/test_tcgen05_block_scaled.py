@@ -96,8 +96,8 @@ def operands(seed):
 def test_each_row_is_scaled_by_its_power_of_two(a_id, b_id):
     a, b, ea, eb = operands(21 + a_id)
     out = np.zeros((128, N), np.uint32)
-    tile_mlir.interpret(block_scaled_kernel(descriptor(a_id, b_id)), fp8_bits(a[None], "e4m3"), fp8_bits(b[None], "e4m3"),
-                        scale_image(ea, eb, a_id, b_id), out, target="sm_100a")
+    tile_mlir.interpret(block_scaled_kernel(descriptor(a_id, b_id)), fp8_bits(a[None], "e4m3"),
+                        fp8_bits(b[None], "e4m3"), scale_image(ea, eb, a_id, b_id), out, target="sm_100a")
     want = (a * np.ldexp(1.0, ea - 127)[:, None]) @ (b * np.ldexp(1.0, eb - 127)[:, None]).T
     assert np.array_equal(out.view(np.float32), want.astype(np.float32))
 
@@ -111,8 +111,8 @@ def test_replicas_that_disagree_and_the_nan_scale_leave_rows_undefined():
     image[64 + 5, 0] ^= 1
     out = np.zeros((128, N), np.uint32)
     with pytest.warns(InterpretWarning, match=f"{2 * N} of {128 * N} elements of Out were stored undefined"):
-        tile_mlir.interpret(block_scaled_kernel(descriptor(0, 0)), fp8_bits(a[None], "e4m3"), fp8_bits(b[None], "e4m3"), image,
-                            out, target="sm_100a")
+        tile_mlir.interpret(block_scaled_kernel(descriptor(0, 0)), fp8_bits(a[None], "e4m3"),
+                            fp8_bits(b[None], "e4m3"), image, out, target="sm_100a")
 
 
 def test_scales_stored_without_wait_st_are_reported():
