@@ -76,12 +76,18 @@ def scale_vector(opcode: str) -> int:
     return 1 if "kind::mxf8f6f4" in tokens else 2
 
 
-def check_scale_id(vector: int, name: str, ident) -> None:
-    """A scale id a scale vector of `vector` factors takes: the byte (1X),
-    the half-word at byte 0 or 2 (2X) or the word (4X) the factors are in."""
-    if ident not in range(0, 4, vector):
-        raise DescriptorError(f"{name} is {ident!r}: a scale vector of {vector} takes "
-                              f"{' or '.join(map(str, range(0, 4, vector)))}")
+def check_block_scales(vector: int, scale_type: str, ids) -> None:
+    """The scales a scale vector of `vector` factors takes (the builder's
+    and the interpreter's one rule): ue4m3 with 4 only, and each scale id
+    of `ids` ((name, id) pairs) the byte (1X), the half-word at byte 0 or
+    2 (2X) or the word (4X) the factors are in."""
+    if scale_type == "ue4m3" and vector != 4:
+        raise DescriptorError(f"scale_type is 'ue4m3', which takes a scale vector of 4 (.scale_vec::4X or "
+                              f".block16), not {vector}")
+    for name, ident in ids:
+        if ident not in range(0, 4, vector):
+            raise DescriptorError(f"{name} is {ident!r}: a scale vector of {vector} takes "
+                                  f"{' or '.join(map(str, range(0, 4, vector)))}")
 
 
 class DescriptorError(ValueError):
@@ -149,12 +155,7 @@ def instruction_descriptor(opcode: str, *, d: str, a: str, b: str, m: int, n: in
         return word | d_code << 4
     # Block-scaled: no D type field; the scale type and each scale's id.
     word |= _code(_SCALE_TYPES[kind], scale_type, "scale_type", opcode) << 23
-    vector = scale_vector(opcode)
-    if scale_type == "ue4m3" and vector != 4:
-        raise DescriptorError(f"scale_type is 'ue4m3', which takes a scale vector of 4 (.scale_vec::4X or "
-                              f".block16), not {vector} ({opcode})")
-    for name, ident in (("a_scale_id", a_scale_id), ("b_scale_id", b_scale_id)):
-        check_scale_id(vector, name, ident)
+    check_block_scales(scale_vector(opcode), scale_type, (("a_scale_id", a_scale_id), ("b_scale_id", b_scale_id)))
     return word | a_scale_id << 29 | b_scale_id << 4
 
 

@@ -327,6 +327,17 @@ def test_swap_ab_bounded_by_max_n_sums_and_stores_only_its_columns():
         assert np.array_equal(c, rounded_bits(want, "float16")) and not counters.any()
 
 
+@pytest.mark.parametrize("sizes, bounds, message", [
+    ((64, 64), {"max_m": 64}, r"max_m bounds a runtime M \(None\) by at least 1, got m 64, max_m 64"),
+    ((None, 64), {"max_m": 0}, r"max_m bounds a runtime M \(None\) by at least 1, got m None, max_m 0"),
+    ((64, None), {"max_n": 72}, r"max_n bounds a runtime N \(None\) by 1 to bn 64, got n None, max_n 72"),
+    ((64, 64), {"max_n": 8}, r"max_n bounds a runtime N \(None\) by 1 to bn 64, got n 64, max_n 8")])
+def test_a_bound_without_its_runtime_size_or_past_a_tile_is_refused(sizes, bounds, message):
+    config = HopperGemmConfig(consumers=1, bn=64, stages=3, split_k=2, blocks=2, group_m=1)
+    with pytest.raises(ValueError, match=message):
+        hopper_gemm(*sizes, 256, "bfloat16", config, **bounds)
+
+
 def test_a_runtime_n_past_one_tile_traps():
     # The kernel's runtime N (swap-AB's M) is one tile's columns at most:
     # past them it would leave C's last columns unwritten, so it traps.

@@ -206,8 +206,9 @@ def test_a_ue4m3_scale_with_its_sign_bit_or_nan_leaves_rows_undefined():
 @pytest.mark.parametrize("opcode, change, message", [
     (MXF4, 1 << 29, "A's scale id is 1: a scale vector of 2 takes 0 or 2"),
     (NVF4, 2 << 4, "B's scale id is 2: a scale vector of 4 takes 0"),
-    ("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::2X", 0, "ue4m3 scales take a scale vector of "
-                                                                            "4, not 2"),
+    ("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::2X", 0, "scale_type is 'ue4m3', which takes a "
+                                                                            "scale vector of 4 (.scale_vec::4X or "
+                                                                            ".block16), not 2"),
     (MXF4, 1 << 31, None)])
 def test_a_descriptor_the_scale_vector_does_not_take_is_a_fault(opcode, change, message):
     # The builder refuses these descriptors; written by hand, each is the

@@ -224,13 +224,14 @@ def _operands(interp, st, block, values, fields, issuer):
     descriptor says; None where A's words are in no allocation (reported)."""
     kind, thread = issuer
     packed = kind in PACKED_KINDS
-    k = 256 // (PACKED_BITS if packed else ELEMENT_BITS)[fields.a]
+    bits = (PACKED_BITS if packed else ELEMENT_BITS)[fields.a]
+    k = 256 // bits
     reads, a_words = [], None
     if "a-tmem" in values:
         a_words = _a_words(interp, st, block, values["a-tmem"], fields.m)
         if a_words is None:
             return None
-        a, a_known = _a_in_tensor_memory(st, a_words, (PACKED_BITS if packed else ELEMENT_BITS)[fields.a], k)
+        a, a_known = _a_in_tensor_memory(st, a_words, bits, k)
     else:
         a, a_known, a_buffer, a_at = _shared_operand(interp, (values["a-desc"], fields.m, fields.a, k, packed),
                                                      thread, block, fields.a_major == "MN")
@@ -285,10 +286,7 @@ def _block_scales(interp, where, values, fields, vector):
     st, block, thread = where
     scale_type, a_id, b_id = fields.scales
     try:
-        if scale_type == "ue4m3" and vector != 4:
-            raise TC.DescriptorError(f"ue4m3 scales take a scale vector of 4, not {vector}")
-        for name, ident in (("A's scale id", a_id), ("B's scale id", b_id)):
-            TC.check_scale_id(vector, name, ident)
+        TC.check_block_scales(vector, scale_type, (("A's scale id", a_id), ("B's scale id", b_id)))
     except TC.DescriptorError as error:
         raise interp.fault(interp.lanes == thread, f"its instruction descriptor: {error}") from None
     found, words = [], []

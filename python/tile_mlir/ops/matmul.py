@@ -216,7 +216,8 @@ class _GemmRun:
         spec = {"op": self.op, "kernel": "hopper_gemm", "shape": [gm, gn, k], "dtype": self.dtype,
                 "config": dataclasses.asdict(config), **bounded, **extra}
         if plan.one_launch:
-            return [self._one_launch(plan, dict(spec, finish=dataclasses.asdict(self._finish(plan))), grid)]
+            finish = dataclasses.asdict(self._finish(plan))
+            return [self._one_launch(plan, dict(spec, finish=finish), grid, bounded)]
         if not partial or self.direct(plan):
             return [(spec, gemm, grid)]
 
@@ -247,11 +248,10 @@ class _GemmRun:
         from ..kernels.configs import SplitKFinish
         return SplitKFinish(self.c_dtype, self.scales, plan.swap_ab)
 
-    def _one_launch(self, plan, spec, grid):
-        """(spec, build, grid) of the GEMM whose tiles' last slices sum the split."""
+    def _one_launch(self, plan, spec, grid, bounded):
+        """(spec, build, grid) of the GEMM whose tiles' last slices sum the
+        split (`bounded`: its runtime size's bound, stages')."""
         n, k, swap = self.n, self.k, plan.swap_ab
-
-        bounded = self.bounds(plan)
 
         def gemm():
             from ..kernels.gemm_hopper import hopper_gemm
